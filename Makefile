@@ -1,0 +1,55 @@
+# One place for every gate. `make test` is the README's test command and what CI runs.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+FORGE := ./node_modules/.bin/forge
+NODE_STAMP := node_modules/.package-lock.json
+
+.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas
+
+## Run the service: two local chains, contracts deployed, until Ctrl-C.
+dev: setup
+	cargo run -p openrail-cli -- dev
+
+## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests.
+test: setup check-artifacts lint forge-test cargo-test
+pr: test
+
+## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
+setup: $(NODE_STAMP)
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(NODE_STAMP)
+
+contracts: setup
+	$(FORGE) build
+
+## Regenerate the ABI/bytecode artifacts the Rust bindings are built from.
+artifacts: contracts
+	node scripts/export-artifacts.mjs
+
+check-artifacts: contracts
+	node scripts/export-artifacts.mjs --check
+
+fmt: setup
+	cargo fmt --all
+	$(FORGE) fmt
+
+lint: setup
+	cargo fmt --all --check
+	$(FORGE) fmt --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+forge-test: setup
+	$(FORGE) test
+	$(FORGE) snapshot --check contracts/.gas-snapshot --no-match-path "contracts/test/invariant/*"
+
+cargo-test:
+	cargo test --workspace --locked
+
+## Re-record the committed gas snapshot.
+snapshot: setup
+	$(FORGE) snapshot --snap contracts/.gas-snapshot --no-match-path "contracts/test/invariant/*"
+
+## Total transaction gas of pulls, as a table.
+bench-gas: setup
+	cargo run -p openrail-cli -- bench gas

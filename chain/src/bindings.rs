@@ -1,0 +1,34 @@
+//! Typed bindings generated from the contracts' own artifacts (`chain/artifacts/*.json`,
+//! exported from `forge build` by `scripts/export-artifacts.mjs`). Each module exposes the
+//! contract's calls, events, errors and, because the artifacts carry bytecode, `deploy`.
+#![allow(missing_docs, clippy::too_many_arguments)]
+
+use alloy::sol;
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    AllowanceStateMachine,
+    "artifacts/AllowanceStateMachine.json"
+);
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    SettlementRouter,
+    "artifacts/SettlementRouter.json"
+);
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    AttestationVerifier,
+    "artifacts/AttestationVerifier.json"
+);
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    TestStablecoin,
+    "artifacts/TestStablecoin.json"
+);

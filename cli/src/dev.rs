@@ -1,0 +1,112 @@
+//! `openrail dev`: two local chains with the contracts deployed, a funded demo payer and a
+//! demo mandate with a session key, until Ctrl-C.
+
+use std::path::PathBuf;
+
+use alloy::primitives::{B256, U256, keccak256};
+use alloy::signers::local::PrivateKeySigner;
+use alloy::transports::http::reqwest::Url;
+use anyhow::Context;
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
+use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator};
+
+/// Options of `openrail dev`.
+#[derive(Debug, clap::Args)]
+pub struct DevArgs {
+    /// Port of the settlement chain (A, chain id 31337); 0 picks a free port.
+    #[arg(long, default_value_t = 8545, env = "OPENRAIL_SETTLEMENT_PORT")]
+    settlement_port: u16,
+    /// Port of the attestation chain (B, chain id 31338); 0 picks a free port.
+    #[arg(long, default_value_t = 8546, env = "OPENRAIL_ATTESTATION_PORT")]
+    attestation_port: u16,
+    /// Directory for the deployment manifest and, later, the database.
+    #[arg(long, default_value_os_t = crate::default_data_dir(), env = "OPENRAIL_DATA_DIR")]
+    data_dir: PathBuf,
+}
+
+/// Demo payer funding: 10,000 units of each test currency.
+const DEMO_FUNDING: u64 = 10_000;
+
+pub async fn run(args: DevArgs) -> anyhow::Result<()> {
+    let devnet = Devnet::start(DevnetConfig {
+        settlement_port: args.settlement_port,
+        attestation_port: args.attestation_port,
+    })
+    .await
+    .context("starting the local chains (is another `openrail dev` or anvil using the ports? try --settlement-port 0)")?;
+
+    let result = async {
+        let manifest_path = args.data_dir.join("dev").join("deployment.json");
+        devnet.manifest.write(&manifest_path)?;
+
+        let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
+        let payer = dev_demo_payer();
+        let payer_addr = payer.address();
+        fund_wallet(&devnet.manifest.settlement, dev_operator(), payer.clone(), U256::from(DEMO_FUNDING) * unit)
+            .await?;
+        fund_wallet(&devnet.manifest.attestation, dev_operator(), payer, U256::from(DEMO_FUNDING) * unit).await?;
+        let demo = demo_mandate(&devnet, unit).await?;
+
+        let a = &devnet.manifest.settlement;
+        let b = &devnet.manifest.attestation;
+        let asm = a.allowance_state_machine.expect("settlement chain has a state machine");
+        println!("Openrail dev: two local chains with the contracts deployed\n");
+        println!("Settlement chain (A)   chain id {}   {}", a.chain_id, a.rpc_url);
+        println!("  AllowanceStateMachine  {asm}");
+        println!("  SettlementRouter       {}", a.router);
+        for (code, token) in &a.tokens {
+            println!("  {code} test token         {token}");
+        }
+        println!("Attestation chain (B)  chain id {}   {}", b.chain_id, b.rpc_url);
+        println!("  AttestationVerifier    {}", b.attestation_verifier.expect("attestation chain has a verifier"));
+        println!("  SettlementRouter       {}", b.router);
+        for (code, token) in &b.tokens {
+            println!("  {code} test token         {token}");
+        }
+        println!("\nOperator (owner of every contract)  {}", a.operator);
+        println!("Treasury                            {}", a.treasury);
+        println!("Demo payer wallet                   {payer_addr} ({DEMO_FUNDING} USD and EUR on both chains, router approved)");
+        println!("Demo mandate (100 USD per day)      {}", demo.mandate);
+        println!("Demo session key (60 USD per day)   {}", demo.key);
+        println!("Deployment manifest                 {}", manifest_path.display());
+        println!("\nRead the demo key's remaining allowance (amount in micro-USD, epoch reset time):");
+        println!(
+            "  cast call {asm} 'remainingAllowance(bytes32)(uint256,uint64)' {} --rpc-url {}",
+            demo.key, a.rpc_url
+        );
+        println!("\nPress Ctrl-C to stop the chains.");
+        anyhow::Ok(())
+    }
+    .await;
+
+    if result.is_ok() {
+        tokio::signal::ctrl_c().await.context("waiting for Ctrl-C")?;
+        eprintln!("\nstopping…");
+    }
+    devnet.stop().await;
+    result
+}
+
+struct DemoMandate {
+    mandate: B256,
+    key: B256,
+}
+
+/// Creates a demo mandate (100 USD a day, paid by the demo payer) with a session key (60 USD
+/// a day, valid 30 days), so the chain can be explored at once.
+async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate> {
+    let a = &devnet.manifest.settlement;
+    let url: Url = a.rpc_url.parse()?;
+    let op = signer_provider(&url, dev_operator());
+    let asm = AllowanceStateMachine::new(a.allowance_state_machine.context("no state machine")?, &op);
+    let payer: PrivateKeySigner = dev_demo_payer();
+    let mandate = keccak256("openrail-dev-demo-mandate");
+    let key = keccak256("openrail-dev-demo-session-key");
+    let usd = a.tokens["USD"];
+    mined(asm.createMandate(mandate, payer.address(), usd, U256::from(100u64) * unit, 0).send().await?).await?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    mined(asm.issueSessionKey(key, mandate, now + 30 * 86_400, U256::from(60u64) * unit, vec![]).send().await?)
+        .await?;
+    Ok(DemoMandate { mandate, key })
+}
