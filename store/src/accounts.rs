@@ -1,0 +1,155 @@
+//! Developer accounts and their API keys. A key is shown once at creation and stored only
+//! as its SHA-256.
+
+use sqlx::Row;
+
+use crate::db::{Store, StoreError};
+use crate::ids::{Mode, hash_secret, new_id, random_id};
+use crate::now_ms;
+
+/// A developer account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// `acct_…`
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+}
+
+/// An API key's record (never its secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKey {
+    /// `key_…`
+    pub id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Which money the key moves.
+    pub mode: Mode,
+    /// Last four characters of the secret, to tell keys apart.
+    pub last4: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Unix milliseconds, when revoked.
+    pub revoked_at: Option<i64>,
+}
+
+/// What an authenticated API key may act as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The key's id.
+    pub key_id: String,
+    /// The account.
+    pub account_id: String,
+    /// The key's mode.
+    pub mode: Mode,
+}
+
+/// The secret of an API key: `sk_testnet_…` or `sk_mainnet_…` and 32 random characters.
+pub fn new_api_key_secret(mode: Mode) -> String {
+    random_id(&format!("sk_{}_", mode.as_str()), 32)
+}
+
+impl Store {
+    /// Creates a developer account.
+    pub async fn create_account(&self, name: &str) -> Result<Account, StoreError> {
+        let account = Account { id: new_id("acct_"), name: name.to_string(), created_at: now_ms() };
+        sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+            .bind(&account.id)
+            .bind(&account.name)
+            .bind(account.created_at)
+            .execute(self.pool())
+            .await?;
+        Ok(account)
+    }
+
+    /// An account by id.
+    pub async fn account(&self, id: &str) -> Result<Account, StoreError> {
+        let row = sqlx::query("SELECT id, name, created_at FROM accounts WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok(Account { id: row.try_get(0)?, name: row.try_get(1)?, created_at: row.try_get(2)? })
+    }
+
+    /// Creates an API key; returns its record and the secret, which is not stored.
+    pub async fn create_api_key(&self, account_id: &str, mode: Mode) -> Result<(ApiKey, String), StoreError> {
+        self.account(account_id).await?;
+        let secret = new_api_key_secret(mode);
+        let key = ApiKey {
+            id: new_id("key_"),
+            account_id: account_id.to_string(),
+            mode,
+            last4: secret[secret.len() - 4..].to_string(),
+            created_at: now_ms(),
+            revoked_at: None,
+        };
+        sqlx::query(
+            "INSERT INTO api_keys (id, account_id, mode, secret_hash, last4, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&key.id)
+        .bind(&key.account_id)
+        .bind(mode.as_str())
+        .bind(hash_secret(&secret))
+        .bind(&key.last4)
+        .bind(key.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok((key, secret))
+    }
+
+    /// API keys, newest first; of one account when given.
+    pub async fn list_api_keys(&self, account_id: Option<&str>) -> Result<Vec<ApiKey>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, account_id, mode, last4, created_at, revoked_at FROM api_keys \
+             WHERE ($1 IS NULL OR account_id = $1) ORDER BY created_at DESC, id DESC",
+        )
+        .bind(account_id)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let mode: String = r.try_get(2)?;
+                Ok(ApiKey {
+                    id: r.try_get(0)?,
+                    account_id: r.try_get(1)?,
+                    mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
+                    last4: r.try_get(3)?,
+                    created_at: r.try_get(4)?,
+                    revoked_at: r.try_get(5)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Revokes an API key; it stops authenticating at once. Revoking twice is a no-op.
+    pub async fn revoke_api_key(&self, id: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
+            .bind(id)
+            .bind(now_ms())
+            .execute(self.pool())
+            .await?;
+        if done.rows_affected() == 0 { Err(StoreError::NotFound) } else { Ok(()) }
+    }
+
+    /// The principal of a live API key secret, or `None`.
+    pub async fn authenticate_api_key(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, account_id, mode FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL",
+        )
+        .bind(hash_secret(secret))
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| {
+            let mode: String = r.try_get(2)?;
+            Ok(Principal {
+                key_id: r.try_get(0)?,
+                account_id: r.try_get(1)?,
+                mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
+            })
+        })
+        .transpose()
+    }
+}
