@@ -36,6 +36,15 @@ pub enum ChainError {
         #[source]
         source: std::io::Error,
     },
+    /// The submitter task has stopped (the server is shutting down).
+    #[error("the transaction submitter has stopped")]
+    SubmitterStopped,
+    /// Building, signing or matching a transaction failed.
+    #[error("submit: {0}")]
+    Submit(String),
+    /// The journal could not persist a transaction before broadcast.
+    #[error("journal: {0}")]
+    Journal(String),
     /// The deployment manifest is not valid JSON of the expected shape.
     #[error("manifest is malformed: {0}")]
     ManifestFormat(#[from] serde_json::Error),
@@ -53,7 +62,8 @@ impl ChainError {
                 transport_is_transient(e)
             }
             ChainError::PendingTx(_) => true,
-            ChainError::AnvilTimeout(_) => true,
+            ChainError::AnvilTimeout(_) | ChainError::Journal(_) => true,
+            ChainError::SubmitterStopped | ChainError::Submit(_) => false,
             ChainError::AnvilNotFound
             | ChainError::AnvilStart(_)
             | ChainError::Reverted(_)

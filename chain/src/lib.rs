@@ -6,6 +6,7 @@
 //! - [`anvil`]: local anvil processes on free ports, stopped when dropped.
 //! - [`deploy`]: deployment of the contract set to a chain and the deployment manifest.
 //! - [`devnet`]: the two local chains of development and of the end-to-end harness.
+//! - [`submitter`]: the per-chain transaction submitter (nonces, journal, batching).
 //!
 //! This crate never serves HTTP and never writes SQL.
 
@@ -13,6 +14,7 @@ pub mod anvil;
 pub mod bindings;
 pub mod deploy;
 pub mod devnet;
+pub mod submitter;
 mod error;
 
 pub use error::ChainError;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+mod admin;
 mod bench;
 mod dev;
 
@@ -25,6 +26,47 @@ enum Command {
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Developer accounts.
+    #[command(subcommand)]
+    Accounts(admin::AccountsCommand),
+    /// API keys of developer accounts.
+    #[command(subcommand)]
+    Keys(admin::KeysCommand),
+}
+
+/// Where the database is: `DATABASE_URL` (`postgres://…` or `sqlite://…`), else a SQLite
+/// file in the data directory.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DbArgs {
+    /// Database URL; defaults to SQLite at DATA_DIR/openrail.db.
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: Option<String>,
+    /// Directory for the SQLite database and the dev deployment manifest.
+    #[arg(long, default_value_os_t = default_data_dir(), env = "OPENRAIL_DATA_DIR")]
+    data_dir: PathBuf,
+}
+
+impl DbArgs {
+    /// Opens the store (creating the data directory for SQLite) and applies migrations.
+    pub async fn open(&self) -> anyhow::Result<openrail_store::Store> {
+        let url = match &self.database_url {
+            Some(url) => url.clone(),
+            None => {
+                std::fs::create_dir_all(&self.data_dir)
+                    .with_context(|| format!("creating {}", self.data_dir.display()))?;
+                format!("sqlite://{}", self.data_dir.join("openrail.db").display())
+            }
+        };
+        openrail_store::Store::connect(&url).await.with_context(|| format!("opening the database {}", redact(&url)))
+    }
+}
+
+/// The URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}://…@{}", &url[..s], &url[at + 1..]),
+        _ => url.to_string(),
+    }
 }
 
 /// Where `openrail` keeps its files unless told otherwise.
@@ -46,6 +88,8 @@ pub fn main() -> anyhow::Result<()> {
         match cli.command {
             Command::Dev(args) => dev::run(args).await,
             Command::Bench(cmd) => bench::run(cmd).await,
+            Command::Accounts(cmd) => admin::accounts(cmd).await,
+            Command::Keys(cmd) => admin::keys(cmd).await,
         }
     })
 }

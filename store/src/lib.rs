@@ -3,9 +3,11 @@
 //! SQL query and the migrations runner; it knows nothing of HTTP or chains.
 
 pub mod accounts;
+pub mod agentic;
 pub mod db;
 pub mod epoch;
 pub mod ids;
+pub mod journal;
 pub mod testing;
 pub mod money;
 

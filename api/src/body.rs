@@ -1,0 +1,175 @@
+//! Strict JSON request bodies: content type checked, size limited, an object required, each
+//! field taken by name with its own error, unknown fields refused. Fields are kept as raw
+//! JSON text so amounts sent as numbers are parsed exactly, never through a float.
+
+use std::collections::BTreeMap;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::header;
+use openrail_store::{Amount, AmountError, Currency};
+use serde_json::value::RawValue;
+
+use crate::error::ApiError;
+
+/// Largest accepted request body.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The fields of a JSON object body, consumed one by one.
+#[derive(Debug, Default)]
+pub struct Fields {
+    raw: Vec<u8>,
+    map: BTreeMap<String, Box<RawValue>>,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Fields {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+        let json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|ct| {
+                let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+                mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+            })
+            .unwrap_or(false);
+        let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES)
+            .await
+            .map_err(|_| ApiError::PayloadTooLarge { limit: MAX_BODY_BYTES })?;
+        if !json {
+            return Err(ApiError::UnsupportedMediaType);
+        }
+        Self::parse(bytes)
+    }
+}
+
+impl Fields {
+    /// Parses a JSON object.
+    pub fn parse(bytes: Bytes) -> Result<Self, ApiError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::InvalidJson("the request body is empty; send a JSON object".into()));
+        }
+        let value: Box<RawValue> = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::InvalidJson(format!("the request body is not valid JSON: {e}")))?;
+        let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(value.get())
+            .map_err(|_| ApiError::InvalidJson("the request body must be a JSON object".into()))?;
+        Ok(Self { raw: bytes.to_vec(), map })
+    }
+
+    /// The raw body, for idempotency fingerprints.
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    fn take(&mut self, name: &str) -> Option<Box<RawValue>> {
+        self.map.remove(name).filter(|v| v.get() != "null")
+    }
+
+    /// A required string.
+    pub fn string(&mut self, name: &str) -> Result<String, ApiError> {
+        self.opt_string(name)?.ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+    }
+
+    /// An optional string (`null` counts as absent).
+    pub fn opt_string(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+        self.take(name)
+            .map(|raw| {
+                serde_json::from_str::<String>(raw.get()).map_err(|_| invalid(name, "must be a string"))
+            })
+            .transpose()
+    }
+
+    /// A required non-negative integer.
+    pub fn integer(&mut self, name: &str) -> Result<u64, ApiError> {
+        let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing { param: name.into() })?;
+        let text = raw.get();
+        if !text.bytes().all(|b| b.is_ascii_digit()) || text.is_empty() {
+            return Err(invalid(name, "must be a whole number of seconds"));
+        }
+        text.parse().map_err(|_| invalid(name, "is too large"))
+    }
+
+    /// A required amount in `currency`, from a JSON number or a decimal string.
+    pub fn amount(&mut self, name: &str, currency: Currency) -> Result<Amount, ApiError> {
+        self.opt_amount(name, currency)?.ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+    }
+
+    /// An optional amount.
+    pub fn opt_amount(&mut self, name: &str, currency: Currency) -> Result<Option<Amount>, ApiError> {
+        let Some(raw) = self.take(name) else { return Ok(None) };
+        let text = raw.get();
+        let text = if text.starts_with('"') {
+            serde_json::from_str::<String>(text).map_err(|_| amount_invalid(name, AmountError::NotDecimal))?
+        } else {
+            text.to_string()
+        };
+        Amount::parse(&text, currency).map(Some).map_err(|e| amount_invalid(name, e))
+    }
+
+    /// The raw text of a field still present, without consuming it (for look-ahead).
+    pub fn peek_string(&self, name: &str) -> Option<String> {
+        self.map.get(name).and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+    }
+
+    /// An optional array of strings.
+    pub fn opt_string_array(&mut self, name: &str) -> Result<Option<Vec<String>>, ApiError> {
+        self.take(name)
+            .map(|raw| {
+                serde_json::from_str::<Vec<String>>(raw.get())
+                    .map_err(|_| invalid(name, "must be an array of strings"))
+            })
+            .transpose()
+    }
+
+    /// Fails on the first field nobody took.
+    pub fn finish(self) -> Result<(), ApiError> {
+        match self.map.into_keys().next() {
+            Some(param) => Err(ApiError::ParameterUnknown { param }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A `parameter_invalid` error.
+pub fn invalid(param: &str, detail: &str) -> ApiError {
+    ApiError::ParameterInvalid { param: param.into(), detail: detail.into() }
+}
+
+fn amount_invalid(param: &str, e: AmountError) -> ApiError {
+    ApiError::AmountInvalid { param: param.into(), detail: e.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(json: &str) -> Result<Fields, ApiError> {
+        Fields::parse(Bytes::from(json.to_string()))
+    }
+
+    #[test]
+    fn amounts_are_exact_from_numbers_and_strings() {
+        let mut f = fields(r#"{"a": 12.5, "b": "0.10", "c": 1e3, "d": -1, "e": true, "f": 1.005}"#).unwrap();
+        assert_eq!(f.amount("a", Currency::Usd).unwrap().minor(), 1250);
+        assert_eq!(f.amount("b", Currency::Usd).unwrap().minor(), 10);
+        for name in ["c", "d", "e", "f"] {
+            assert!(matches!(f.amount(name, Currency::Usd), Err(ApiError::AmountInvalid { .. })), "{name}");
+        }
+        f.finish().unwrap();
+    }
+
+    #[test]
+    fn shapes() {
+        assert!(matches!(fields("[1]"), Err(ApiError::InvalidJson(_))));
+        assert!(matches!(fields("{"), Err(ApiError::InvalidJson(_))));
+        assert!(matches!(fields(""), Err(ApiError::InvalidJson(_))));
+        let mut f = fields(r#"{"s": 5, "n": "x", "extra": 1, "nothing": null}"#).unwrap();
+        assert!(matches!(f.string("s"), Err(ApiError::ParameterInvalid { .. })));
+        assert!(matches!(f.integer("n"), Err(ApiError::ParameterInvalid { .. })));
+        assert!(matches!(f.string("missing"), Err(ApiError::ParameterMissing { .. })));
+        assert_eq!(f.opt_string("nothing").unwrap(), None);
+        assert!(matches!(f.finish(), Err(ApiError::ParameterUnknown { param }) if param == "extra"));
+    }
+}

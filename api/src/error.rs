@@ -1,0 +1,326 @@
+//! The one mapping from errors to RFC 9457 problems. Every failure of a handler is an
+//! [`ApiError`]; [`ApiError::problem`] turns it into status, stable `code` and body, with no
+//! `_` arm, so a new variant cannot ship without a decided answer. 5xx bodies never carry
+//! internal messages; those are logged with the request id.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use openrail_chain::ChainError;
+use openrail_store::StoreError;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Everything a request can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The body is not valid JSON, or not a JSON object.
+    #[error("{0}")]
+    InvalidJson(String),
+    /// The request did not say `Content-Type: application/json`.
+    #[error("send JSON with Content-Type: application/json")]
+    UnsupportedMediaType,
+    /// A required field is absent.
+    #[error("{param} is required")]
+    ParameterMissing {
+        /// The missing field.
+        param: String,
+    },
+    /// A field is not one the endpoint knows.
+    #[error("{param} is not a known parameter")]
+    ParameterUnknown {
+        /// The unknown field.
+        param: String,
+    },
+    /// A field has the wrong type or value.
+    #[error("{param} {detail}")]
+    ParameterInvalid {
+        /// The field.
+        param: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// An amount is malformed, zero, negative, too precise or too large.
+    #[error("{param} {detail}")]
+    AmountInvalid {
+        /// The field.
+        param: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// No valid credential.
+    #[error("provide a valid API key as `Authorization: Bearer sk_testnet_…`")]
+    Unauthenticated,
+    /// The credential is valid but may not do this.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The object does not exist for this account and mode.
+    #[error("no such {kind}: {id}")]
+    ResourceMissing {
+        /// The kind of object.
+        kind: &'static str,
+        /// The id asked for.
+        id: String,
+    },
+    /// The body is larger than the limit.
+    #[error("the request body is larger than {limit} bytes")]
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// No route for this method and path.
+    #[error("no such endpoint")]
+    NotFound,
+    /// The route exists but not for this method.
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    /// A session key's ceiling above its mandate's.
+    #[error("max_amount {key} is above the mandate's max_amount {mandate}")]
+    SessionKeyCeilingExceedsMandate {
+        /// The requested key ceiling.
+        key: String,
+        /// The mandate's ceiling.
+        mandate: String,
+    },
+    /// An on-chain rule declined a pull, or an operation met an object in the wrong state.
+    #[error("{detail}")]
+    Declined {
+        /// Which rule.
+        reason: DeclineReason,
+        /// Human explanation.
+        detail: String,
+        /// The declined pull, when one was recorded.
+        pull_id: Option<String>,
+        /// Allowance left this epoch (for `allowance_exceeded`).
+        remaining: Option<String>,
+        /// When the allowance resets, RFC 3339 (for `allowance_exceeded`).
+        resets_at: Option<String>,
+    },
+    /// The idempotency key was used with another request.
+    #[error("this Idempotency-Key was used with a different request")]
+    IdempotencyKeyReused,
+    /// The idempotency key's first request is still running.
+    #[error("a request with this Idempotency-Key is still in progress; retry later")]
+    IdempotencyInProgress,
+    /// Too many requests for this key.
+    #[error("too many requests; retry after {retry_after_secs} s")]
+    RateLimited {
+        /// Seconds to wait.
+        retry_after_secs: u64,
+    },
+    /// Mainnet keys work only when mainnet chains and bank are configured.
+    #[error("mainnet is not configured on this server; use a testnet key")]
+    MainnetUnavailable,
+    /// The database failed.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    /// A chain failed.
+    #[error("chain: {0}")]
+    Chain(#[from] ChainError),
+    /// A bug or an unexpected state, logged.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+/// On-chain and state rules that decline a request with 422.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclineReason {
+    /// The session key was revoked.
+    SessionKeyRevoked,
+    /// The session key expired.
+    SessionKeyExpired,
+    /// The mandate is not active (pending, canceled or failed).
+    MandateNotActive,
+    /// The pull would exceed the key's or the mandate's ceiling this epoch.
+    AllowanceExceeded,
+    /// The destination is not on the key's allow-list.
+    DestinationNotAllowed,
+    /// The payer cannot fund the pull (balance or router allowance too low).
+    InsufficientFunds,
+}
+
+impl DeclineReason {
+    /// The stable code.
+    pub fn code(self) -> &'static str {
+        match self {
+            DeclineReason::SessionKeyRevoked => "session_key_revoked",
+            DeclineReason::SessionKeyExpired => "session_key_expired",
+            DeclineReason::MandateNotActive => "mandate_not_active",
+            DeclineReason::AllowanceExceeded => "allowance_exceeded",
+            DeclineReason::DestinationNotAllowed => "destination_not_allowed",
+            DeclineReason::InsufficientFunds => "insufficient_funds",
+        }
+    }
+
+    /// Parses a stored code.
+    pub fn parse(code: &str) -> Option<Self> {
+        [
+            DeclineReason::SessionKeyRevoked,
+            DeclineReason::SessionKeyExpired,
+            DeclineReason::MandateNotActive,
+            DeclineReason::AllowanceExceeded,
+            DeclineReason::DestinationNotAllowed,
+            DeclineReason::InsufficientFunds,
+        ]
+        .into_iter()
+        .find(|r| r.code() == code)
+    }
+}
+
+/// An RFC 9457 problem document plus Openrail's members.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// A URI naming the problem type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Short summary of the type.
+    pub title: &'static str,
+    /// HTTP status.
+    pub status: u16,
+    /// This occurrence, in words.
+    pub detail: String,
+    /// Stable snake_case code.
+    pub code: &'static str,
+    /// The field at fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// Filled in by the request-id middleware.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Domain members (`remaining`, `resets_at`, `pull_id`, …).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+    /// Seconds for `Retry-After`.
+    #[serde(skip)]
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    /// Status, code, title and body members of this error.
+    pub fn problem(&self) -> Problem {
+        use ApiError as E;
+        let (status, code, title, param): (StatusCode, &'static str, &'static str, Option<String>) = match self {
+            E::InvalidJson(_) => (StatusCode::BAD_REQUEST, "invalid_json", "Invalid JSON", None),
+            E::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "Unsupported media type", None)
+            }
+            E::ParameterMissing { param } => {
+                (StatusCode::BAD_REQUEST, "parameter_missing", "Missing parameter", Some(param.clone()))
+            }
+            E::ParameterUnknown { param } => {
+                (StatusCode::BAD_REQUEST, "parameter_unknown", "Unknown parameter", Some(param.clone()))
+            }
+            E::ParameterInvalid { param, .. } => {
+                (StatusCode::BAD_REQUEST, "parameter_invalid", "Invalid parameter", Some(param.clone()))
+            }
+            E::AmountInvalid { param, .. } => {
+                (StatusCode::BAD_REQUEST, "amount_invalid", "Invalid amount", Some(param.clone()))
+            }
+            E::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated", "Unauthenticated", None),
+            E::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
+            E::ResourceMissing { .. } => (StatusCode::NOT_FOUND, "resource_missing", "No such resource", None),
+            E::PayloadTooLarge { .. } => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "Request body too large", None)
+            }
+            E::NotFound => (StatusCode::NOT_FOUND, "not_found", "No such endpoint", None),
+            E::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "Method not allowed", None),
+            E::SessionKeyCeilingExceedsMandate { .. } => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "session_key_ceiling_exceeds_mandate",
+                "Session key ceiling above the mandate's",
+                Some("max_amount".into()),
+            ),
+            E::Declined { reason, .. } => {
+                let param = match reason {
+                    DeclineReason::DestinationNotAllowed => Some("destination".to_string()),
+                    DeclineReason::AllowanceExceeded => Some("amount".to_string()),
+                    DeclineReason::SessionKeyRevoked
+                    | DeclineReason::SessionKeyExpired
+                    | DeclineReason::MandateNotActive
+                    | DeclineReason::InsufficientFunds => None,
+                };
+                (StatusCode::UNPROCESSABLE_ENTITY, reason.code(), "Declined", param)
+            }
+            E::IdempotencyKeyReused => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "idempotency_key_reused",
+                "Idempotency key reused",
+                Some("Idempotency-Key".into()),
+            ),
+            E::IdempotencyInProgress => {
+                (StatusCode::CONFLICT, "idempotency_in_progress", "Idempotent request in progress", None)
+            }
+            E::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited", "Too many requests", None),
+            E::MainnetUnavailable => {
+                (StatusCode::SERVICE_UNAVAILABLE, "mainnet_unavailable", "Mainnet unavailable", None)
+            }
+            E::Store(e) if e.is_transient() => {
+                (StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "Temporarily unavailable", None)
+            }
+            E::Chain(e) if e.is_transient() => {
+                (StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "Temporarily unavailable", None)
+            }
+            E::Store(_) | E::Chain(_) | E::Internal(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Internal error", None)
+            }
+        };
+        let detail = if status.is_server_error() {
+            match self {
+                E::MainnetUnavailable => self.to_string(),
+                _ => "something went wrong on our side; it has been logged with this request id".to_string(),
+            }
+        } else {
+            self.to_string()
+        };
+        let mut extra = Map::new();
+        if let E::Declined { pull_id, remaining, resets_at, .. } = self {
+            for (k, v) in [("pull_id", pull_id), ("remaining", remaining), ("resets_at", resets_at)] {
+                if let Some(v) = v {
+                    extra.insert(k.to_string(), Value::String(v.clone()));
+                }
+            }
+        }
+        Problem {
+            type_: format!("https://docs.openrail.dev/errors/{code}"),
+            title,
+            status: status.as_u16(),
+            detail,
+            code,
+            param,
+            request_id: None,
+            extra,
+            retry_after: match self {
+                E::RateLimited { retry_after_secs } => Some(*retry_after_secs),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let problem = self.problem();
+        if problem.status >= 500 {
+            tracing::error!(error = %self, "request failed");
+        }
+        problem.into_response()
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = serde_json::to_vec(&self).unwrap_or_default();
+        let mut res = (status, body).into_response();
+        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        if let Some(secs) = self.retry_after {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        // The request-id middleware fills `request_id` from the extension.
+        res.extensions_mut().insert(ProblemMarker);
+        res
+    }
+}
+
+/// Marks a response whose body is a problem document (so middleware may add `request_id`).
+#[derive(Debug, Clone, Copy)]
+pub struct ProblemMarker;

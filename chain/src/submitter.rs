@@ -1,0 +1,463 @@
+//! The per-chain submitter: the only writer of the operator's transactions on a chain.
+//!
+//! - It assigns nonces itself (one task owns the counter) and never waits for a receipt
+//!   before sending the next transaction; a separate task collects receipts.
+//! - Each transaction is signed locally and handed to the [`Journal`] (persisted) before it
+//!   is broadcast, so after a crash the same raw bytes can be rebroadcast: never two
+//!   transactions for one intent.
+//! - Debit pulls that arrive while a transaction is being sent are batched into one
+//!   `pullBatch`; each waiting request is resolved with its own item's outcome, read from
+//!   the receipt's `DebitPulled` / `DebitPullDeclined` logs (one per item, in order).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy::consensus::TxEnvelope;
+use alloy::eips::eip2718::Encodable2718;
+use alloy::network::{EthereumWallet, TransactionBuilder};
+use alloy::primitives::{Address, B256, Bytes, TxHash, U256};
+use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::rpc::types::{TransactionReceipt, TransactionRequest};
+use alloy::signers::local::PrivateKeySigner;
+use alloy::sol_types::{SolCall, SolEvent, SolInterface};
+use alloy::transports::http::reqwest::Url;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::ChainError;
+use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors as AsmError};
+use crate::bindings::IAllowanceStateMachine::PullItem;
+
+/// Most items in one `pullBatch`.
+pub const MAX_BATCH: usize = 128;
+/// Gas budget per batch item (a pull costs well under this).
+const GAS_PER_PULL: u64 = 90_000;
+/// Gas for any other operator transaction (allow-lists are bounded by the API).
+const GAS_OTHER: u64 = 1_500_000;
+
+/// A signed transaction about to be broadcast.
+#[derive(Debug, Clone)]
+pub struct SignedTx {
+    /// Chain id.
+    pub chain_id: u64,
+    /// Operator nonce.
+    pub nonce: u64,
+    /// Transaction hash.
+    pub hash: TxHash,
+    /// EIP-2718 encoded bytes, ready for `eth_sendRawTransaction`.
+    pub raw: Bytes,
+    /// What it does (`pull_batch`, `create_mandate`, …).
+    pub kind: &'static str,
+    /// The intents (API object ids) it carries, in item order.
+    pub intents: Vec<String>,
+}
+
+/// Error of a [`Journal`].
+pub type JournalError = Box<dyn std::error::Error + Send + Sync>;
+/// A boxed future returned by a [`Journal`].
+pub type JournalFuture<'a> = Pin<Box<dyn Future<Output = Result<(), JournalError>> + Send + 'a>>;
+
+/// Durable record of outbound transactions, written before broadcast.
+pub trait Journal: Send + Sync + 'static {
+    /// Persists a signed transaction before it is broadcast.
+    fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a>;
+    /// Records that a transaction was mined (successfully or not).
+    fn mined<'a>(&'a self, chain_id: u64, hash: TxHash, success: bool) -> JournalFuture<'a>;
+}
+
+/// A journal that keeps nothing (benchmarks of the chain alone, tests).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoJournal;
+
+impl Journal for NoJournal {
+    fn record<'a>(&'a self, _tx: &'a SignedTx) -> JournalFuture<'a> {
+        Box::pin(async { Ok(()) })
+    }
+    fn mined<'a>(&'a self, _chain_id: u64, _hash: TxHash, _success: bool) -> JournalFuture<'a> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// One debit pull to submit.
+#[derive(Debug, Clone)]
+pub struct PullRequest {
+    /// The API's pull id (the intent).
+    pub intent: String,
+    /// On-chain session key id.
+    pub key_id: B256,
+    /// Destination wallet.
+    pub destination: Address,
+    /// Amount in token units.
+    pub amount: U256,
+}
+
+/// Why the chain declined a pull.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decline {
+    /// The key is not on chain.
+    UnknownKey,
+    /// The key was revoked.
+    KeyRevoked,
+    /// The key expired.
+    KeyExpired {
+        /// When it expired (unix seconds).
+        expires_at: u64,
+    },
+    /// The mandate is canceled.
+    MandateNotActive,
+    /// The destination is not allow-listed.
+    DestinationNotAllowed,
+    /// Above the key's ceiling this epoch.
+    KeyCeilingExceeded {
+        /// Token units left.
+        remaining: U256,
+        /// Unix seconds of the reset.
+        resets_at: u64,
+    },
+    /// Above the mandate's ceiling this epoch.
+    MandateCeilingExceeded {
+        /// Token units left.
+        remaining: U256,
+        /// Unix seconds of the reset.
+        resets_at: u64,
+    },
+    /// The token move failed (balance or allowance too low, router paused).
+    TransferFailed,
+    /// A reason this version does not know (raw revert data).
+    Other(Bytes),
+}
+
+impl Decline {
+    /// Decodes the custom error a declined item carries.
+    pub fn decode(reason: &[u8]) -> Self {
+        match AsmError::abi_decode(reason) {
+            Ok(AsmError::UnknownKey(_)) => Decline::UnknownKey,
+            Ok(AsmError::KeyRevoked(_)) => Decline::KeyRevoked,
+            Ok(AsmError::KeyExpired(e)) => Decline::KeyExpired { expires_at: e.expiresAt },
+            Ok(AsmError::MandateNotActive(_) | AsmError::UnknownMandate(_)) => Decline::MandateNotActive,
+            Ok(AsmError::DestinationNotAllowed(_)) => Decline::DestinationNotAllowed,
+            Ok(AsmError::KeyCeilingExceeded(e)) => {
+                Decline::KeyCeilingExceeded { remaining: e.remaining, resets_at: e.resetsAt }
+            }
+            Ok(AsmError::MandateCeilingExceeded(e)) => {
+                Decline::MandateCeilingExceeded { remaining: e.remaining, resets_at: e.resetsAt }
+            }
+            Ok(AsmError::TransferFailed(_)) => Decline::TransferFailed,
+            _ => Decline::Other(Bytes::copy_from_slice(reason)),
+        }
+    }
+}
+
+/// What happened to one pull.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PullOutcome {
+    /// Allowance consumed and tokens moved, in this transaction.
+    Authorized {
+        /// The transaction.
+        tx_hash: TxHash,
+        /// Its block.
+        block_number: u64,
+    },
+    /// Declined on chain.
+    Declined {
+        /// The transaction that carried the attempt.
+        tx_hash: TxHash,
+        /// Why.
+        reason: Decline,
+    },
+}
+
+/// A mined operator transaction.
+#[derive(Debug, Clone)]
+pub struct Mined {
+    /// Hash.
+    pub tx_hash: TxHash,
+    /// Block.
+    pub block_number: u64,
+    /// Whether it succeeded.
+    pub success: bool,
+}
+
+enum Job {
+    Pull(PullRequest, oneshot::Sender<Result<PullOutcome, ChainError>>),
+    Call { to: Address, input: Bytes, kind: &'static str, intent: String, reply: oneshot::Sender<Result<Mined, ChainError>> },
+}
+
+enum Waiters {
+    Pulls(Vec<oneshot::Sender<Result<PullOutcome, ChainError>>>),
+    Call(oneshot::Sender<Result<Mined, ChainError>>),
+}
+
+struct InFlight {
+    hash: TxHash,
+    waiters: Waiters,
+}
+
+/// Handle on a chain's submitter task; cheap to clone.
+#[derive(Clone)]
+pub struct Submitter {
+    jobs: mpsc::Sender<Job>,
+    asm: Address,
+    chain_id: u64,
+}
+
+impl std::fmt::Debug for Submitter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Submitter").field("chain_id", &self.chain_id).field("asm", &self.asm).finish()
+    }
+}
+
+impl Submitter {
+    /// Starts the submitter of the chain at `rpc_url`, signing as `operator`; `asm` is the
+    /// allowance state machine that pulls go to.
+    pub async fn start(
+        rpc_url: &Url,
+        operator: PrivateKeySigner,
+        asm: Address,
+        journal: Arc<dyn Journal>,
+    ) -> Result<Self, ChainError> {
+        let provider = ProviderBuilder::new().connect_http(rpc_url.clone()).erased();
+        let chain_id = provider.get_chain_id().await?;
+        let from = operator.address();
+        let nonce = provider.get_transaction_count(from).pending().await?;
+        let (jobs_tx, jobs_rx) = mpsc::channel(4096);
+        let (flight_tx, flight_rx) = mpsc::unbounded_channel();
+        let sender = Sender {
+            provider: provider.clone(),
+            wallet: EthereumWallet::from(operator),
+            from,
+            chain_id,
+            nonce,
+            asm,
+            journal: journal.clone(),
+        };
+        tokio::spawn(sender.run(jobs_rx, flight_tx));
+        tokio::spawn(collect_receipts(provider, asm, chain_id, journal, flight_rx));
+        Ok(Self { jobs: jobs_tx, asm, chain_id })
+    }
+
+    /// The chain id.
+    pub fn chain_id(&self) -> u64 {
+        self.chain_id
+    }
+
+    /// Submits a pull and waits for its own outcome (batched with concurrent pulls).
+    pub async fn pull(&self, req: PullRequest) -> Result<PullOutcome, ChainError> {
+        let (tx, rx) = oneshot::channel();
+        self.jobs.send(Job::Pull(req, tx)).await.map_err(|_| ChainError::SubmitterStopped)?;
+        rx.await.map_err(|_| ChainError::SubmitterStopped)?
+    }
+
+    /// Sends an operator call to the allowance state machine and waits until it is mined.
+    pub async fn call_asm<C: SolCall>(&self, call: C, kind: &'static str, intent: &str) -> Result<Mined, ChainError> {
+        let (tx, rx) = oneshot::channel();
+        let job = Job::Call { to: self.asm, input: call.abi_encode().into(), kind, intent: intent.to_string(), reply: tx };
+        self.jobs.send(job).await.map_err(|_| ChainError::SubmitterStopped)?;
+        rx.await.map_err(|_| ChainError::SubmitterStopped)?
+    }
+}
+
+struct Sender {
+    provider: DynProvider,
+    wallet: EthereumWallet,
+    from: Address,
+    chain_id: u64,
+    nonce: u64,
+    asm: Address,
+    journal: Arc<dyn Journal>,
+}
+
+impl Sender {
+    async fn run(mut self, mut jobs: mpsc::Receiver<Job>, flights: mpsc::UnboundedSender<InFlight>) {
+        let mut backlog: VecDeque<Job> = VecDeque::new();
+        loop {
+            let first = match backlog.pop_front() {
+                Some(j) => j,
+                None => match jobs.recv().await {
+                    Some(j) => j,
+                    None => return,
+                },
+            };
+            match first {
+                Job::Call { to, input, kind, intent, reply } => {
+                    let gas = GAS_OTHER;
+                    match self.send(to, input, gas, kind, vec![intent]).await {
+                        Ok(hash) => {
+                            let _ = flights.send(InFlight { hash, waiters: Waiters::Call(reply) });
+                        }
+                        Err(e) => {
+                            let _ = reply.send(Err(e));
+                        }
+                    }
+                }
+                Job::Pull(req, reply) => {
+                    // Everything that queued while the previous transaction was sent joins
+                    // this batch; other jobs wait their turn.
+                    let mut pulls = vec![(req, reply)];
+                    while pulls.len() < MAX_BATCH {
+                        match jobs.try_recv() {
+                            Ok(Job::Pull(r, tx)) => pulls.push((r, tx)),
+                            Ok(other) => backlog.push_back(other),
+                            Err(_) => break,
+                        }
+                    }
+                    let items: Vec<PullItem> = pulls
+                        .iter()
+                        .map(|(r, _)| PullItem { keyId: r.key_id, destination: r.destination, amount: r.amount })
+                        .collect();
+                    let intents = pulls.iter().map(|(r, _)| r.intent.clone()).collect();
+                    let input: Bytes = AllowanceStateMachine::pullBatchCall { items }.abi_encode().into();
+                    let gas = 60_000 + GAS_PER_PULL * pulls.len() as u64;
+                    let (_, replies): (Vec<_>, Vec<_>) = pulls.into_iter().unzip();
+                    match self.send(self.asm, input, gas, "pull_batch", intents).await {
+                        Ok(hash) => {
+                            let _ = flights.send(InFlight { hash, waiters: Waiters::Pulls(replies) });
+                        }
+                        Err(e) => {
+                            let msg = e.to_string();
+                            for r in replies {
+                                let _ = r.send(Err(ChainError::Submit(msg.clone())));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Signs, journals and broadcasts one transaction with the next nonce.
+    async fn send(
+        &mut self,
+        to: Address,
+        input: Bytes,
+        gas: u64,
+        kind: &'static str,
+        intents: Vec<String>,
+    ) -> Result<TxHash, ChainError> {
+        let fees = self.provider.estimate_eip1559_fees().await?;
+        let request = TransactionRequest::default()
+            .with_from(self.from)
+            .with_to(to)
+            .with_input(input)
+            .with_nonce(self.nonce)
+            .with_chain_id(self.chain_id)
+            .with_gas_limit(gas)
+            .with_max_fee_per_gas(fees.max_fee_per_gas)
+            .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas);
+        let envelope: TxEnvelope =
+            request.build(&self.wallet).await.map_err(|e| ChainError::Submit(format!("signing: {e}")))?;
+        let signed = SignedTx {
+            chain_id: self.chain_id,
+            nonce: self.nonce,
+            hash: *envelope.tx_hash(),
+            raw: envelope.encoded_2718().into(),
+            kind,
+            intents,
+        };
+        self.journal.record(&signed).await.map_err(|e| ChainError::Journal(e.to_string()))?;
+        // The nonce is spent once the transaction is journaled: a crash from here on
+        // rebroadcasts these exact bytes.
+        self.nonce += 1;
+        if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
+            // A definite rejection (nonce too low after an outside transaction, …): resync
+            // the nonce from the chain so the next transaction does not jam.
+            if let Ok(n) = self.provider.get_transaction_count(self.from).pending().await {
+                self.nonce = n;
+            }
+            return Err(e.into());
+        }
+        Ok(signed.hash)
+    }
+}
+
+/// Polls receipts of in-flight transactions and resolves their waiters.
+async fn collect_receipts(
+    provider: DynProvider,
+    asm: Address,
+    chain_id: u64,
+    journal: Arc<dyn Journal>,
+    mut flights: mpsc::UnboundedReceiver<InFlight>,
+) {
+    let mut pending: VecDeque<InFlight> = VecDeque::new();
+    loop {
+        if pending.is_empty() {
+            match flights.recv().await {
+                Some(f) => pending.push_back(f),
+                None => return,
+            }
+        }
+        while let Ok(f) = flights.try_recv() {
+            pending.push_back(f);
+        }
+        let mut still = VecDeque::with_capacity(pending.len());
+        let mut progressed = false;
+        for flight in pending.drain(..) {
+            match provider.get_transaction_receipt(flight.hash).await {
+                Ok(Some(receipt)) => {
+                    progressed = true;
+                    let _ = journal.mined(chain_id, flight.hash, receipt.status()).await;
+                    resolve(flight.waiters, &receipt, asm);
+                }
+                Ok(None) => still.push_back(flight),
+                Err(e) => {
+                    tracing::warn!(error = %e, hash = %flight.hash, "receipt poll failed");
+                    still.push_back(flight);
+                }
+            }
+        }
+        pending = still;
+        if !progressed && !pending.is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {
+    let tx_hash = receipt.transaction_hash;
+    let block_number = receipt.block_number.unwrap_or_default();
+    match waiters {
+        Waiters::Call(reply) => {
+            let _ = reply.send(Ok(Mined { tx_hash, block_number, success: receipt.status() }));
+        }
+        Waiters::Pulls(replies) => {
+            if !receipt.status() {
+                for r in replies {
+                    let _ = r.send(Err(ChainError::Reverted(tx_hash)));
+                }
+                return;
+            }
+            let outcomes: Vec<PullOutcome> = receipt
+                .inner
+                .logs()
+                .iter()
+                .filter(|l| l.address() == asm)
+                .filter_map(|l| match l.topics().first() {
+                    Some(t) if *t == AllowanceStateMachine::DebitPulled::SIGNATURE_HASH => {
+                        Some(PullOutcome::Authorized { tx_hash, block_number })
+                    }
+                    Some(t) if *t == AllowanceStateMachine::DebitPullDeclined::SIGNATURE_HASH => {
+                        let reason = AllowanceStateMachine::DebitPullDeclined::decode_log_data(l.data())
+                            .map(|e| Decline::decode(&e.reason))
+                            .unwrap_or(Decline::Other(Bytes::new()));
+                        Some(PullOutcome::Declined { tx_hash, reason })
+                    }
+                    _ => None,
+                })
+                .collect();
+            if outcomes.len() != replies.len() {
+                for r in replies {
+                    let _ = r.send(Err(ChainError::Submit(format!(
+                        "batch {tx_hash} has {} outcomes for its items",
+                        outcomes.len()
+                    ))));
+                }
+                return;
+            }
+            for (r, o) in replies.into_iter().zip(outcomes) {
+                let _ = r.send(Ok(o));
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! `openrail accounts …` and `openrail keys …`: developer accounts and API keys.
+
+use anyhow::{Context, bail};
+use openrail_store::{Mode, StoreError};
+
+use crate::DbArgs;
+
+/// Developer account commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum AccountsCommand {
+    /// Create a developer account and print its id.
+    Create {
+        /// Display name.
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+/// API key commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum KeysCommand {
+    /// Create an API key; the secret is printed once and stored only as a hash.
+    Create {
+        /// The account (`acct_…`).
+        #[arg(long)]
+        account: String,
+        /// `testnet` or `mainnet`.
+        #[arg(long, default_value = "testnet")]
+        mode: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// List API keys (never their secrets).
+    List {
+        /// Only this account's keys.
+        #[arg(long)]
+        account: Option<String>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Revoke an API key (`key_…`); it stops working at once.
+    Revoke {
+        /// The key's id.
+        id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+pub async fn accounts(cmd: AccountsCommand) -> anyhow::Result<()> {
+    match cmd {
+        AccountsCommand::Create { name, db } => {
+            if name.trim().is_empty() {
+                bail!("--name must not be empty");
+            }
+            let account = db.open().await?.create_account(name.trim()).await?;
+            println!("{}", account.id);
+        }
+    }
+    Ok(())
+}
+
+pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
+    match cmd {
+        KeysCommand::Create { account, mode, db } => {
+            let mode = Mode::parse(&mode).with_context(|| format!("--mode must be testnet or mainnet, not {mode:?}"))?;
+            let store = db.open().await?;
+            let (key, secret) = match store.create_api_key(&account, mode).await {
+                Err(StoreError::NotFound) => bail!("no account {account}"),
+                other => other?,
+            };
+            eprintln!("created {} for {} ({}); the secret is shown only now:", key.id, key.account_id, mode.as_str());
+            println!("{secret}");
+        }
+        KeysCommand::List { account, db } => {
+            let keys = db.open().await?.list_api_keys(account.as_deref()).await?;
+            println!("{:<30} {:<30} {:<8} {:<10} status", "id", "account", "mode", "secret");
+            for k in keys {
+                let status = if k.revoked_at.is_some() { "revoked" } else { "active" };
+                println!(
+                    "{:<30} {:<30} {:<8} {:<10} {status}",
+                    k.id,
+                    k.account_id,
+                    k.mode.as_str(),
+                    format!("…{}", k.last4)
+                );
+            }
+        }
+        KeysCommand::Revoke { id, db } => match db.open().await?.revoke_api_key(&id).await {
+            Err(StoreError::NotFound) => bail!("no API key {id}"),
+            other => {
+                other?;
+                println!("revoked {id}");
+            }
+        },
+    }
+    Ok(())
+}

@@ -1,0 +1,546 @@
+//! Mandates, session keys and debit pulls: rows and queries.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use crate::db::{Store, StoreError};
+use crate::epoch::Interval;
+use crate::ids::Mode;
+use crate::money::Currency;
+
+macro_rules! string_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $variant),+ }
+        impl $name {
+            /// The stored and API name.
+            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+            /// Parses the stored name.
+            pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
+        }
+    };
+}
+
+string_enum!(
+    /// Lifecycle of a mandate.
+    MandateStatus {
+        /// Created, its transaction not yet mined.
+        Pending = "pending",
+        /// On chain; keys may be issued and pull.
+        Active = "active",
+        /// Canceled; its keys can no longer pull.
+        Canceled = "canceled",
+        /// Its transaction failed.
+        Failed = "failed",
+    }
+);
+
+string_enum!(
+    /// Stored lifecycle of a session key (`expired` is computed from time).
+    KeyStatus {
+        /// Issued, its transaction not yet mined.
+        Pending = "pending",
+        /// On chain.
+        Active = "active",
+        /// Revoked.
+        Revoked = "revoked",
+        /// Its transaction failed.
+        Failed = "failed",
+    }
+);
+
+string_enum!(
+    /// Lifecycle of a debit pull.
+    PullStatus {
+        /// Submitted, outcome unknown.
+        Pending = "pending",
+        /// Allowance consumed on chain, tokens moved.
+        Authorized = "authorized",
+        /// Any bank leg done.
+        Settled = "settled",
+        /// An on-chain rule refused it.
+        Declined = "declined",
+        /// A bank leg failed after authorization, or the transaction failed.
+        Failed = "failed",
+    }
+);
+
+/// A mandate row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mandate {
+    /// `man_…`
+    pub id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Mode of the key that created it.
+    pub mode: Mode,
+    /// As given: a wallet address (or, later, a bank account id).
+    pub payer_account_id: String,
+    /// The wallet the chain pulls from.
+    pub payer_address: String,
+    /// Currency.
+    pub currency: Currency,
+    /// Ceiling per epoch, minor units.
+    pub max_amount: u64,
+    /// Epoch length.
+    pub interval: Interval,
+    /// Free text.
+    pub purpose: Option<String>,
+    /// Lifecycle.
+    pub status: MandateStatus,
+    /// Chain holding it.
+    pub chain_id: u64,
+    /// Allowance state machine address.
+    pub contract: String,
+    /// On-chain id (0x bytes32).
+    pub onchain_id: String,
+    /// Creating transaction.
+    pub tx_hash: Option<String>,
+    /// Unix ms.
+    pub created_at: i64,
+}
+
+/// A session key row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionKey {
+    /// `sk_…`
+    pub id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Parent mandate.
+    pub mandate_id: String,
+    /// Unix ms.
+    pub expires_at: i64,
+    /// Key ceiling per epoch, minor units.
+    pub max_amount: Option<u64>,
+    /// As given.
+    pub allowed_destinations: Vec<String>,
+    /// Stored status.
+    pub status: KeyStatus,
+    /// On-chain id (0x bytes32).
+    pub onchain_id: String,
+    /// Issuing transaction.
+    pub tx_hash: Option<String>,
+    /// Unix ms.
+    pub created_at: i64,
+}
+
+/// A debit pull row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DebitPull {
+    /// `pull_…`
+    pub id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Mode.
+    pub mode: Mode,
+    /// The key pulled against.
+    pub session_key_id: String,
+    /// Its mandate.
+    pub mandate_id: String,
+    /// Minor units.
+    pub amount: u64,
+    /// Currency.
+    pub currency: Currency,
+    /// As given (or the default).
+    pub destination: String,
+    /// The wallet paid.
+    pub destination_address: String,
+    /// Free text.
+    pub description: Option<String>,
+    /// Lifecycle.
+    pub status: PullStatus,
+    /// Why it was declined.
+    pub decline_code: Option<String>,
+    /// Allowance left when declined for the ceiling (minor units).
+    pub remaining: Option<u64>,
+    /// When that allowance resets (unix ms).
+    pub resets_at: Option<i64>,
+    /// The transaction that carried it.
+    pub tx_hash: Option<String>,
+    /// Block time of the authorization (unix ms).
+    pub authorized_at: Option<i64>,
+    /// Unix ms.
+    pub created_at: i64,
+    /// Unix ms.
+    pub updated_at: i64,
+}
+
+/// A page of a list.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// Newest first.
+    pub data: Vec<T>,
+    /// Whether older objects follow.
+    pub has_more: bool,
+}
+
+/// Who is asking, for scoping every read.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    /// Account.
+    pub account_id: &'a str,
+    /// Mode.
+    pub mode: Mode,
+}
+
+fn corrupt(what: &str, v: &str) -> StoreError {
+    StoreError::Corrupt(format!("{what} {v:?}"))
+}
+
+fn u64_of(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or_default()
+}
+
+fn i64_of(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
+    purpose, status, chain_id, contract, onchain_id, tx_hash, created_at";
+const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
+    onchain_id, tx_hash, created_at";
+const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
+    destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
+    created_at, updated_at";
+
+fn mode_of(r: &AnyRow, i: usize) -> Result<Mode, StoreError> {
+    let s: String = r.try_get(i)?;
+    Mode::parse(&s).ok_or_else(|| corrupt("mode", &s))
+}
+
+fn currency_of(r: &AnyRow, i: usize) -> Result<Currency, StoreError> {
+    let s: String = r.try_get(i)?;
+    Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
+}
+
+fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
+    let interval: String = r.try_get(7)?;
+    let status: String = r.try_get(9)?;
+    Ok(Mandate {
+        id: r.try_get(0)?,
+        account_id: r.try_get(1)?,
+        mode: mode_of(r, 2)?,
+        payer_account_id: r.try_get(3)?,
+        payer_address: r.try_get(4)?,
+        currency: currency_of(r, 5)?,
+        max_amount: u64_of(r.try_get(6)?),
+        interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
+        purpose: r.try_get(8)?,
+        status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
+        chain_id: u64_of(r.try_get(10)?),
+        contract: r.try_get(11)?,
+        onchain_id: r.try_get(12)?,
+        tx_hash: r.try_get(13)?,
+        created_at: r.try_get(14)?,
+    })
+}
+
+fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
+    let dests: String = r.try_get(6)?;
+    let status: String = r.try_get(7)?;
+    Ok(SessionKey {
+        id: r.try_get(0)?,
+        account_id: r.try_get(1)?,
+        mode: mode_of(r, 2)?,
+        mandate_id: r.try_get(3)?,
+        expires_at: r.try_get(4)?,
+        max_amount: r.try_get::<Option<i64>, _>(5)?.map(u64_of),
+        allowed_destinations: serde_json::from_str(&dests).map_err(|_| corrupt("destinations", &dests))?,
+        status: KeyStatus::parse(&status).ok_or_else(|| corrupt("key status", &status))?,
+        onchain_id: r.try_get(8)?,
+        tx_hash: r.try_get(9)?,
+        created_at: r.try_get(10)?,
+    })
+}
+
+fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
+    let status: String = r.try_get(10)?;
+    Ok(DebitPull {
+        id: r.try_get(0)?,
+        account_id: r.try_get(1)?,
+        mode: mode_of(r, 2)?,
+        session_key_id: r.try_get(3)?,
+        mandate_id: r.try_get(4)?,
+        amount: u64_of(r.try_get(5)?),
+        currency: currency_of(r, 6)?,
+        destination: r.try_get(7)?,
+        destination_address: r.try_get(8)?,
+        description: r.try_get(9)?,
+        status: PullStatus::parse(&status).ok_or_else(|| corrupt("pull status", &status))?,
+        decline_code: r.try_get(11)?,
+        remaining: r.try_get::<Option<i64>, _>(12)?.map(u64_of),
+        resets_at: r.try_get(13)?,
+        tx_hash: r.try_get(14)?,
+        authorized_at: r.try_get(15)?,
+        created_at: r.try_get(16)?,
+        updated_at: r.try_get(17)?,
+    })
+}
+
+impl Store {
+    async fn list_rows(
+        &self,
+        table: &'static str,
+        cols: &'static str,
+        scope: Scope<'_>,
+        filter: Option<(&'static str, &str)>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
+        let limit = limit.clamp(1, 100);
+        let (filter_sql, filter_val) = match filter {
+            Some((col, v)) => (format!(" AND {col} = $4"), Some(v)),
+            None => (" AND $4 IS NULL".to_string(), None),
+        };
+        // Cursor: rows strictly older than the named row, in (created_at, id) order.
+        let sql = format!(
+            "SELECT {cols} FROM {table} WHERE account_id = $1 AND mode = $2{filter_sql} AND \
+             ($3 IS NULL OR (created_at, id) < (SELECT created_at, id FROM {table} WHERE id = $3 AND account_id = $1)) \
+             ORDER BY created_at DESC, id DESC LIMIT {}",
+            limit + 1
+        );
+        let mut rows = sqlx::query(&sql)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .bind(starting_after)
+            .bind(filter_val)
+            .fetch_all(self.pool())
+            .await?;
+        let has_more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        Ok((rows, has_more))
+    }
+
+    /// Inserts a new mandate.
+    pub async fn insert_mandate(&self, m: &Mandate) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
+        ))
+        .bind(&m.id)
+        .bind(&m.account_id)
+        .bind(m.mode.as_str())
+        .bind(&m.payer_account_id)
+        .bind(&m.payer_address)
+        .bind(m.currency.code())
+        .bind(i64_of(m.max_amount))
+        .bind(m.interval.as_str())
+        .bind(&m.purpose)
+        .bind(m.status.as_str())
+        .bind(i64_of(m.chain_id))
+        .bind(&m.contract)
+        .bind(&m.onchain_id)
+        .bind(&m.tx_hash)
+        .bind(m.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Sets a mandate's status and, when given, its transaction.
+    pub async fn set_mandate_status(
+        &self,
+        id: &str,
+        status: MandateStatus,
+        tx_hash: Option<&str>,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1")
+            .bind(id)
+            .bind(status.as_str())
+            .bind(tx_hash)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// A mandate of this account and mode.
+    pub async fn mandate(&self, scope: Scope<'_>, id: &str) -> Result<Mandate, StoreError> {
+        let row = sqlx::query(&format!("SELECT {MANDATE_COLS} FROM mandates WHERE id = $1 AND account_id = $2 AND mode = $3"))
+            .bind(id)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        mandate_of(&row)
+    }
+
+    /// Mandates, newest first.
+    pub async fn list_mandates(
+        &self,
+        scope: Scope<'_>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<Mandate>, StoreError> {
+        let (rows, has_more) = self.list_rows("mandates", MANDATE_COLS, scope, None, limit, starting_after).await?;
+        Ok(Page { data: rows.iter().map(mandate_of).collect::<Result<_, _>>()?, has_more })
+    }
+
+    /// Inserts a new session key with the hash of its agent secret.
+    pub async fn insert_session_key(&self, k: &SessionKey, secret_hash: &str) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)"
+        ))
+        .bind(&k.id)
+        .bind(&k.account_id)
+        .bind(k.mode.as_str())
+        .bind(&k.mandate_id)
+        .bind(k.expires_at)
+        .bind(k.max_amount.map(i64_of))
+        .bind(serde_json::to_string(&k.allowed_destinations).expect("strings serialize"))
+        .bind(k.status.as_str())
+        .bind(&k.onchain_id)
+        .bind(&k.tx_hash)
+        .bind(k.created_at)
+        .bind(secret_hash)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Sets a key's status and, when given, its issuing transaction.
+    pub async fn set_key_status(&self, id: &str, status: KeyStatus, tx_hash: Option<&str>) -> Result<(), StoreError> {
+        let revoked_at = (status == KeyStatus::Revoked).then(crate::now_ms);
+        sqlx::query(
+            "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) WHERE id = $1",
+        )
+        .bind(id)
+        .bind(status.as_str())
+        .bind(tx_hash)
+        .bind(revoked_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// A session key of this account and mode.
+    pub async fn session_key(&self, scope: Scope<'_>, id: &str) -> Result<SessionKey, StoreError> {
+        let row = sqlx::query(&format!("SELECT {KEY_COLS} FROM session_keys WHERE id = $1 AND account_id = $2 AND mode = $3"))
+            .bind(id)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        key_of(&row)
+    }
+
+    /// The session key whose agent secret hashes to `secret_hash`.
+    pub async fn session_key_by_secret(&self, secret_hash: &str) -> Result<Option<SessionKey>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"))
+            .bind(secret_hash)
+            .fetch_optional(self.pool())
+            .await?;
+        row.as_ref().map(key_of).transpose()
+    }
+
+    /// Session keys, newest first; of one mandate when given.
+    pub async fn list_session_keys(
+        &self,
+        scope: Scope<'_>,
+        mandate_id: Option<&str>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<SessionKey>, StoreError> {
+        let filter = mandate_id.map(|m| ("mandate_id", m));
+        let (rows, has_more) = self.list_rows("session_keys", KEY_COLS, scope, filter, limit, starting_after).await?;
+        Ok(Page { data: rows.iter().map(key_of).collect::<Result<_, _>>()?, has_more })
+    }
+
+    /// Inserts a new debit pull.
+    pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
+        ))
+        .bind(&p.id)
+        .bind(&p.account_id)
+        .bind(p.mode.as_str())
+        .bind(&p.session_key_id)
+        .bind(&p.mandate_id)
+        .bind(i64_of(p.amount))
+        .bind(p.currency.code())
+        .bind(&p.destination)
+        .bind(&p.destination_address)
+        .bind(&p.description)
+        .bind(p.status.as_str())
+        .bind(&p.decline_code)
+        .bind(p.remaining.map(i64_of))
+        .bind(p.resets_at)
+        .bind(&p.tx_hash)
+        .bind(p.authorized_at)
+        .bind(p.created_at)
+        .bind(p.updated_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Records a pull's outcome; only a pending pull changes.
+    pub async fn resolve_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
+             authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'",
+        )
+        .bind(&p.id)
+        .bind(p.status.as_str())
+        .bind(&p.decline_code)
+        .bind(p.remaining.map(i64_of))
+        .bind(p.resets_at)
+        .bind(&p.tx_hash)
+        .bind(p.authorized_at)
+        .bind(crate::now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// A debit pull of this account and mode.
+    pub async fn pull(&self, scope: Scope<'_>, id: &str) -> Result<DebitPull, StoreError> {
+        let row = sqlx::query(&format!("SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1 AND account_id = $2 AND mode = $3"))
+            .bind(id)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        pull_of(&row)
+    }
+
+    /// Debit pulls, newest first; of one session key when given.
+    pub async fn list_pulls(
+        &self,
+        scope: Scope<'_>,
+        session_key_id: Option<&str>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<DebitPull>, StoreError> {
+        let filter = session_key_id.map(|k| ("session_key_id", k));
+        let (rows, has_more) = self.list_rows("debit_pulls", PULL_COLS, scope, filter, limit, starting_after).await?;
+        Ok(Page { data: rows.iter().map(pull_of).collect::<Result<_, _>>()?, has_more })
+    }
+
+    /// Sum of authorized (or settled) pulls of a key since `since_ms` (block time).
+    pub async fn key_spend(&self, session_key_id: &str, since_ms: i64) -> Result<u64, StoreError> {
+        self.spend("session_key_id", session_key_id, since_ms).await
+    }
+
+    /// Sum of authorized (or settled) pulls of a mandate since `since_ms` (block time).
+    pub async fn mandate_spend(&self, mandate_id: &str, since_ms: i64) -> Result<u64, StoreError> {
+        self.spend("mandate_id", mandate_id, since_ms).await
+    }
+
+    async fn spend(&self, col: &'static str, id: &str, since_ms: i64) -> Result<u64, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM debit_pulls WHERE {col} = $1 \
+             AND status IN ('authorized', 'settled') AND authorized_at >= $2"
+        ))
+        .bind(id)
+        .bind(since_ms)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(u64_of(row.try_get(0)?))
+    }
+}

@@ -1,0 +1,151 @@
+//! The outbound transaction journal and idempotency records.
+
+use sqlx::Row;
+
+use crate::db::{Store, StoreError};
+use crate::now_ms;
+
+/// What an `Idempotency-Key` lookup found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// First use: the request runs; call [`Store::finish_idempotency`] with its response.
+    Started,
+    /// Same key, same request, finished: replay this response.
+    Replay {
+        /// HTTP status.
+        status: u16,
+        /// Body.
+        body: String,
+    },
+    /// Same key, another request.
+    Mismatch,
+    /// Same key, the first request still running.
+    InProgress,
+}
+
+/// Idempotency records are kept this long.
+pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
+
+impl Store {
+    /// Persists a signed transaction before broadcast.
+    pub async fn record_tx(
+        &self,
+        chain_id: u64,
+        nonce: u64,
+        hash: &str,
+        raw: &str,
+        kind: &str,
+        intents: &[String],
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'signed', $7)",
+        )
+        .bind(chain_id as i64)
+        .bind(nonce as i64)
+        .bind(hash)
+        .bind(raw)
+        .bind(kind)
+        .bind(serde_json::to_string(intents).expect("strings serialize"))
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Marks a journaled transaction mined.
+    pub async fn mark_tx_mined(&self, chain_id: u64, hash: &str, success: bool) -> Result<(), StoreError> {
+        sqlx::query("UPDATE chain_txs SET status = $3 WHERE chain_id = $1 AND hash = $2")
+            .bind(chain_id as i64)
+            .bind(hash)
+            .bind(if success { "succeeded" } else { "reverted" })
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Number of journaled transactions carrying `intent` (tests prove it is never two).
+    pub async fn txs_for_intent(&self, intent: &str) -> Result<u64, StoreError> {
+        let pattern = format!("%\"{intent}\"%");
+        let row = sqlx::query("SELECT COUNT(*) FROM chain_txs WHERE intents LIKE $1")
+            .bind(pattern)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(row.try_get::<i64, _>(0)? as u64)
+    }
+
+    /// Claims an idempotency key for a request with `fingerprint`.
+    pub async fn begin_idempotency(
+        &self,
+        api_key_id: &str,
+        key: &str,
+        fingerprint: &str,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        let now = now_ms();
+        sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < $3")
+            .bind(api_key_id)
+            .bind(key)
+            .bind(now - IDEMPOTENCY_TTL_MS)
+            .execute(self.pool())
+            .await?;
+        let inserted = sqlx::query(
+            "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at) \
+             VALUES ($1, $2, $3, 'in_flight', $4) ON CONFLICT DO NOTHING",
+        )
+        .bind(api_key_id)
+        .bind(key)
+        .bind(fingerprint)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        if inserted.rows_affected() == 1 {
+            return Ok(IdempotencyBegin::Started);
+        }
+        let row = sqlx::query(
+            "SELECT fingerprint, status, response_status, response_body FROM idempotency_keys \
+             WHERE api_key_id = $1 AND idempotency_key = $2",
+        )
+        .bind(api_key_id)
+        .bind(key)
+        .fetch_one(self.pool())
+        .await?;
+        let stored: String = row.try_get(0)?;
+        let status: String = row.try_get(1)?;
+        Ok(if stored != fingerprint {
+            IdempotencyBegin::Mismatch
+        } else if status == "in_flight" {
+            IdempotencyBegin::InProgress
+        } else {
+            IdempotencyBegin::Replay {
+                status: row.try_get::<Option<i64>, _>(2)?.unwrap_or(500) as u16,
+                body: row.try_get::<Option<String>, _>(3)?.unwrap_or_default(),
+            }
+        })
+    }
+
+    /// Stores the response of a claimed idempotency key.
+    pub async fn finish_idempotency(&self, api_key_id: &str, key: &str, status: u16, body: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 \
+             WHERE api_key_id = $1 AND idempotency_key = $2",
+        )
+        .bind(api_key_id)
+        .bind(key)
+        .bind(i64::from(status))
+        .bind(body)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Releases a claimed key without a stored response (the request failed on our side
+    /// before doing anything), so a retry runs again.
+    pub async fn abandon_idempotency(&self, api_key_id: &str, key: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'")
+            .bind(api_key_id)
+            .bind(key)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+}
