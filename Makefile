@@ -45,6 +45,14 @@ forge-test: setup
 
 cargo-test:
 	cargo test --workspace --locked
+	@# The end-to-end suite again on PostgreSQL: required in CI, skipped visibly elsewhere
+	@# when no server answers at 127.0.0.1:5432.
+	@if [ "$${CI:-}" = "true" ] || pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
+		echo "== end-to-end tests on PostgreSQL =="; \
+		OPENRAIL_TEST_DB=postgres cargo test -p openrail-tests --locked; \
+	else \
+		echo "SKIPPED: end-to-end tests on PostgreSQL (no server at 127.0.0.1:5432; CI runs them)"; \
+	fi
 
 ## Re-record the committed gas snapshot.
 snapshot: setup

@@ -136,6 +136,8 @@ pub enum DeclineReason {
     DestinationNotAllowed,
     /// The payer cannot fund the pull (balance or router allowance too low).
     InsufficientFunds,
+    /// The session key is not on chain (its issuing transaction is pending or failed).
+    SessionKeyNotActive,
 }
 
 impl DeclineReason {
@@ -148,6 +150,7 @@ impl DeclineReason {
             DeclineReason::AllowanceExceeded => "allowance_exceeded",
             DeclineReason::DestinationNotAllowed => "destination_not_allowed",
             DeclineReason::InsufficientFunds => "insufficient_funds",
+            DeclineReason::SessionKeyNotActive => "session_key_not_active",
         }
     }
 
@@ -160,6 +163,7 @@ impl DeclineReason {
             DeclineReason::AllowanceExceeded,
             DeclineReason::DestinationNotAllowed,
             DeclineReason::InsufficientFunds,
+            DeclineReason::SessionKeyNotActive,
         ]
         .into_iter()
         .find(|r| r.code() == code)
@@ -236,7 +240,8 @@ impl ApiError {
                     DeclineReason::SessionKeyRevoked
                     | DeclineReason::SessionKeyExpired
                     | DeclineReason::MandateNotActive
-                    | DeclineReason::InsufficientFunds => None,
+                    | DeclineReason::InsufficientFunds
+                    | DeclineReason::SessionKeyNotActive => None,
                 };
                 (StatusCode::UNPROCESSABLE_ENTITY, reason.code(), "Declined", param)
             }
@@ -286,7 +291,7 @@ impl ApiError {
             detail,
             code,
             param,
-            request_id: None,
+            request_id: crate::middleware::current_request_id(),
             extra,
             retry_after: match self {
                 E::RateLimited { retry_after_secs } => Some(*retry_after_secs),
@@ -315,12 +320,6 @@ impl IntoResponse for Problem {
         if let Some(secs) = self.retry_after {
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
-        // The request-id middleware fills `request_id` from the extension.
-        res.extensions_mut().insert(ProblemMarker);
         res
     }
 }
-
-/// Marks a response whose body is a problem document (so middleware may add `request_id`).
-#[derive(Debug, Clone, Copy)]
-pub struct ProblemMarker;

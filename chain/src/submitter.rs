@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use alloy::consensus::TxEnvelope;
 use alloy::eips::eip2718::Encodable2718;
-use alloy::network::{EthereumWallet, TransactionBuilder};
+use alloy::network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder};
 use alloy::primitives::{Address, B256, Bytes, TxHash, U256};
 use alloy::providers::{DynProvider, Provider, ProviderBuilder};
 use alloy::rpc::types::{TransactionReceipt, TransactionRequest};

@@ -20,9 +20,13 @@ pub struct DevArgs {
     /// Port of the attestation chain (B, chain id 31338); 0 picks a free port.
     #[arg(long, default_value_t = 8546, env = "OPENRAIL_ATTESTATION_PORT")]
     attestation_port: u16,
-    /// Directory for the deployment manifest and, later, the database.
+    /// Directory for the deployment manifest and the dev database (both made anew each run,
+    /// like the chains).
     #[arg(long, default_value_os_t = crate::default_data_dir(), env = "OPENRAIL_DATA_DIR")]
     data_dir: PathBuf,
+    /// Port of the HTTP API; 0 picks a free port.
+    #[arg(long, default_value_t = 8080, env = "OPENRAIL_PORT")]
+    port: u16,
 }
 
 /// Demo payer funding: 10,000 units of each test currency.
@@ -37,9 +41,9 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     .context("starting the local chains (is another `openrail dev` or anvil using the ports? try --settlement-port 0)")?;
 
     let result = async {
-        let manifest_path = args.data_dir.join("dev").join("deployment.json");
+        let dev_dir = args.data_dir.join("dev");
+        let manifest_path = dev_dir.join("deployment.json");
         devnet.manifest.write(&manifest_path)?;
-
         let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
         let payer = dev_demo_payer();
         let payer_addr = payer.address();
@@ -47,11 +51,42 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
             .await?;
         fund_wallet(&devnet.manifest.attestation, dev_operator(), payer, U256::from(DEMO_FUNDING) * unit).await?;
         let demo = demo_mandate(&devnet, unit).await?;
+        // The submitter counts the operator's nonces from here on: no other operator
+        // transaction may be sent after it starts.
+        let db_path = dev_dir.join("openrail.db");
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", db_path.display()));
+        }
+        let store = openrail_store::Store::connect(&format!("sqlite://{}", db_path.display())).await?;
+        let account = store.create_account("Dev account").await?;
+        let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet).await?;
+        let network =
+            openrail_api::server::network_from_deployment(&store, &devnet.manifest.settlement, dev_operator()).await?;
+        let state = openrail_api::AppState::new(
+            store,
+            Some(std::sync::Arc::new(network)),
+            None,
+            openrail_api::ApiConfig::default(),
+        );
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
+            .await
+            .with_context(|| format!("binding the API to 127.0.0.1:{} (try --port 0)", args.port))?;
+        let base_url = format!("http://{}", listener.local_addr()?);
+        let app = openrail_api::router(state);
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!(error = %e, "the API server stopped");
+            }
+        });
+
 
         let a = &devnet.manifest.settlement;
         let b = &devnet.manifest.attestation;
         let asm = a.allowance_state_machine.expect("settlement chain has a state machine");
-        println!("Openrail dev: two local chains with the contracts deployed\n");
+        println!("Openrail dev: the API, two local chains with the contracts deployed\n");
+        println!("API base URL        {base_url}");
+        println!("Testnet API key     {api_key}   (account {})", account.id);
+        println!("Database            {} (SQLite, made anew each run)\n", db_path.display());
         println!("Settlement chain (A)   chain id {}   {}", a.chain_id, a.rpc_url);
         println!("  AllowanceStateMachine  {asm}");
         println!("  SettlementRouter       {}", a.router);
@@ -75,7 +110,10 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
             "  cast call {asm} 'remainingAllowance(bytes32)(uint256,uint64)' {} --rpc-url {}",
             demo.key, a.rpc_url
         );
-        println!("\nPress Ctrl-C to stop the chains.");
+        println!("\nTry it:");
+        println!("  curl -s {base_url}/v1/mandates -H 'Authorization: Bearer {api_key}' -H 'Content-Type: application/json' \\");
+        println!("    -d '{{\"payer_account_id\": \"{payer_addr}\", \"max_amount\": \"100.00\", \"currency\": \"USD\", \"interval\": \"daily\"}}'");
+        println!("\nPress Ctrl-C to stop everything.");
         anyhow::Ok(())
     }
     .await;

@@ -1,16 +1,39 @@
 //! The one end-to-end harness. Every e2e test goes through [`Harness::start`]: two anvil
-//! chains on free ports with the full contract set deployed (and, from the API issue on, a
-//! fresh database and the server on port 0). Tests never share chains, so they run in
-//! parallel.
+//! chains on free ports with the full contract set deployed, a fresh database (SQLite, or
+//! PostgreSQL when `OPENRAIL_TEST_DB=postgres`), a developer account with a testnet API key,
+//! and the server on port 0 in this process. Tests never share chains or databases, so they
+//! run in parallel. [`Harness::chains_only`] is the same without the server, for tests that
+//! drive the contracts as the operator directly (the server's submitter owns the operator's
+//! nonces, so the two never run together).
+
+use std::sync::Arc;
 
 use alloy::primitives::{Address, U256};
 use alloy::providers::ext::AnvilApi;
 use alloy::providers::{DynProvider, Provider};
 use alloy::signers::local::PrivateKeySigner;
 use anyhow::Context;
+use openrail_api::{ApiConfig, AppState};
 use openrail_chain::bindings::{AllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{ChainDeployment, TOKEN_DECIMALS, fund_wallet, signer_provider};
 use openrail_chain::devnet::{Devnet, DevnetConfig, dev_operator};
+use openrail_store::{Mode, Store};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+/// The running API server of a harness.
+pub struct Server {
+    /// `http://127.0.0.1:PORT`
+    pub base_url: String,
+    /// The account's testnet API key.
+    pub api_key: String,
+    /// The developer account.
+    pub account_id: String,
+    /// The server's database.
+    pub store: Store,
+    task: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+}
 
 /// A running test environment.
 pub struct Harness {
@@ -18,14 +41,74 @@ pub struct Harness {
     pub devnet: Devnet,
     /// A provider on the settlement chain that signs as the operator.
     pub settlement: DynProvider,
+    /// The server, unless started with [`Harness::chains_only`].
+    pub server: Option<Server>,
+    http: reqwest::Client,
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    /// Status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// JSON body (`Null` when empty or not JSON).
+    pub body: Value,
+}
+
+impl Reply {
+    /// A string member of the body.
+    pub fn str(&self, key: &str) -> &str {
+        self.body[key].as_str().unwrap_or_else(|| panic!("no string {key:?} in {}", self.body))
+    }
 }
 
 impl Harness {
-    /// Starts two fresh chains on free ports and deploys the contracts.
+    /// Chains, contracts, database and server.
     pub async fn start() -> anyhow::Result<Self> {
+        Self::start_with(ApiConfig::default()).await
+    }
+
+    /// As [`Harness::start`], with API tunables.
+    pub async fn start_with(config: ApiConfig) -> anyhow::Result<Self> {
+        let mut h = Self::chains_only().await?;
+        let dir = tempfile::tempdir()?;
+        let store = match std::env::var("OPENRAIL_TEST_DB").as_deref() {
+            Ok("postgres") => {
+                let url = openrail_store::testing::fresh_postgres_url()
+                    .await?
+                    .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?;
+                Store::connect(&url).await?
+            }
+            _ => openrail_store::testing::fresh_sqlite(dir.path()).await?,
+        };
+        let account = store.create_account("Harness").await?;
+        let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
+        let network =
+            openrail_api::server::network_from_deployment(&store, &h.devnet.manifest.settlement, dev_operator())
+                .await?;
+        let state = AppState::new(store.clone(), Some(Arc::new(network)), None, config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base_url = format!("http://{}", listener.local_addr()?);
+        let app = openrail_api::router(state);
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.expect("server runs");
+        });
+        h.server = Some(Server { base_url, api_key, account_id: account.id, store, task, _dir: dir });
+        Ok(h)
+    }
+
+    /// Chains and contracts only.
+    pub async fn chains_only() -> anyhow::Result<Self> {
         let devnet = Devnet::start(DevnetConfig::default()).await.context("starting the devnet")?;
         let settlement = signer_provider(devnet.settlement.rpc_url(), dev_operator());
-        Ok(Self { devnet, settlement })
+        Ok(Self { devnet, settlement, server: None, http: reqwest::Client::new() })
+    }
+
+    /// The server.
+    pub fn server(&self) -> &Server {
+        self.server.as_ref().expect("harness started with a server")
     }
 
     /// What was deployed on the settlement chain.
@@ -69,8 +152,52 @@ impl Harness {
         Ok(())
     }
 
-    /// Stops both chains.
+    /// Sends a request with the account's API key (or `bearer` when given).
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        bearer: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> anyhow::Result<Reply> {
+        let s = self.server();
+        let mut req = self.http.request(method, format!("{}{path}", s.base_url));
+        req = req.bearer_auth(bearer.unwrap_or(&s.api_key));
+        if let Some(b) = body {
+            req = req.header("content-type", "application/json").body(b.to_string());
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let res = req.send().await?;
+        let status = res.status();
+        let headers = res.headers().clone();
+        let text = res.text().await?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Ok(Reply { status, headers, body })
+    }
+
+    /// `POST` JSON with the account's API key.
+    pub async fn post(&self, path: &str, body: Value) -> anyhow::Result<Reply> {
+        self.call(Method::POST, path, Some(&body), None, &[]).await
+    }
+
+    /// `GET` with the account's API key.
+    pub async fn get(&self, path: &str) -> anyhow::Result<Reply> {
+        self.call(Method::GET, path, None, None, &[]).await
+    }
+
+    /// `DELETE` with the account's API key.
+    pub async fn delete(&self, path: &str) -> anyhow::Result<Reply> {
+        self.call(Method::DELETE, path, None, None, &[]).await
+    }
+
+    /// Stops the server and both chains.
     pub async fn stop(self) {
+        if let Some(s) = self.server {
+            s.task.abort();
+        }
         self.devnet.stop().await;
     }
 }

@@ -12,7 +12,7 @@ const DAILY: u8 = 0;
 
 #[tokio::test]
 async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
-    let h = Harness::start().await?;
+    let h = Harness::chains_only().await?;
     let asm = h.allowance_state_machine();
     let payer = dev_demo_payer();
     let dest = dev_spare().address();

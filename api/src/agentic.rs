@@ -1,0 +1,667 @@
+//! Mandates, session keys and debit pulls.
+//!
+//! Writes become transactions on the settlement chain through the submitter. The chain
+//! work runs in a spawned task that records the outcome in the store whatever happens to
+//! the HTTP request; the handler waits for it up to a bound (`Prefer: wait=N`, default
+//! 10 s) and answers 201 when it is done, 202 while it is still pending.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy::primitives::{Address, B256, U256, keccak256};
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::submitter::{Decline, PullOutcome, PullRequest};
+use openrail_store::agentic::{DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey};
+use openrail_store::ids::{hash_secret, new_id, random_id};
+use openrail_store::money::format_minor;
+use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
+use serde_json::Value;
+
+use crate::body::{Fields, invalid};
+use crate::error::{ApiError, DeclineReason};
+use crate::middleware::Principal;
+use crate::network::{Network, TOKEN_DECIMALS};
+use crate::views::{self, EpochUse};
+use crate::AppState;
+
+/// Bounds of `expires_in`, seconds.
+pub const EXPIRES_IN: std::ops::RangeInclusive<u64> = 60..=31_536_000;
+/// Most entries in a key's allow-list.
+pub const MAX_ALLOWED_DESTINATIONS: usize = 20;
+/// Longest free-text field.
+const MAX_TEXT: usize = 500;
+
+type ApiResult = Result<Response, ApiError>;
+
+fn network(state: &AppState, p: &Principal) -> Result<Arc<Network>, ApiError> {
+    match p.mode() {
+        Mode::Testnet => state.testnet.clone(),
+        Mode::Mainnet => state.mainnet.clone(),
+    }
+    .ok_or(ApiError::MainnetUnavailable)
+}
+
+fn account_only(p: &Principal) -> Result<(), ApiError> {
+    match p {
+        Principal::Account(_) => Ok(()),
+        Principal::Agent { .. } => Err(ApiError::Forbidden(
+            "a session key's secret may only create pulls on its key and read that key and its pulls".into(),
+        )),
+    }
+}
+
+fn missing<'a>(kind: &'static str, id: &'a str) -> impl FnOnce(StoreError) -> ApiError + 'a {
+    move |e| match e {
+        StoreError::NotFound => ApiError::ResourceMissing { kind, id: id.to_string() },
+        other => ApiError::Store(other),
+    }
+}
+
+/// How long to wait for the chain: `Prefer: wait=N` (seconds) within the configured bound.
+fn wait_of(state: &AppState, headers: &HeaderMap) -> Duration {
+    headers
+        .get_all("prefer")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|p| p.trim().strip_prefix("wait="))
+        .filter_map(|n| n.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .next()
+        .unwrap_or(state.config.default_wait)
+        .min(state.config.max_wait)
+}
+
+fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
+    if s.starts_with("ba_") {
+        return Err(invalid(param, "names a bank account; bank accounts are not available yet, use a wallet address"));
+    }
+    let hex = s.strip_prefix("0x").filter(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    match hex {
+        Some(_) => s.parse().map_err(|_| invalid(param, "must be a wallet address (0x and 40 hex digits)")),
+        None => Err(invalid(param, "must be a wallet address (0x and 40 hex digits)")),
+    }
+}
+
+fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
+    match v {
+        Some(t) if t.chars().count() > MAX_TEXT => Err(invalid(param, "is longer than 500 characters")),
+        other => Ok(other),
+    }
+}
+
+fn onchain_id(id: &str) -> B256 {
+    keccak256(id.as_bytes())
+}
+
+fn token_units(a: Amount) -> U256 {
+    U256::from(a.to_token_units(TOKEN_DECIMALS))
+}
+
+fn minor_of_units(units: U256, currency: Currency) -> u64 {
+    let scale = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - currency.decimals()));
+    u64::try_from(units / scale).unwrap_or(u64::MAX)
+}
+
+fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {
+    let c = fields.string("currency")?;
+    Currency::parse(&c).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))
+}
+
+fn paging(q: &mut HashMap<String, String>) -> Result<(u32, Option<String>), ApiError> {
+    let limit = match q.remove("limit") {
+        None => 10,
+        Some(l) => l.parse::<u32>().ok().filter(|l| (1..=100).contains(l)).ok_or_else(|| invalid("limit", "must be 1 to 100"))?,
+    };
+    Ok((limit, q.remove("starting_after")))
+}
+
+fn no_more_query(q: HashMap<String, String>) -> Result<(), ApiError> {
+    match q.into_keys().next() {
+        Some(param) => Err(ApiError::ParameterUnknown { param }),
+        None => Ok(()),
+    }
+}
+
+fn json(status: StatusCode, v: Value) -> Response {
+    (status, axum::Json(v)).into_response()
+}
+
+/// Spend and remaining of a mandate in the epoch containing now.
+async fn mandate_use(store: &Store, m: &Mandate, now: i64) -> Result<EpochUse, ApiError> {
+    let epoch = m.interval.epoch_at(now / 1000);
+    let spent = store.mandate_spend(&m.id, epoch.starts_at * 1000).await?;
+    let remaining = if m.status == MandateStatus::Active { m.max_amount.saturating_sub(spent) } else { 0 };
+    Ok(EpochUse { starts_at: epoch.starts_at, ends_at: epoch.ends_at, spent, remaining })
+}
+
+/// Spend and remaining of a key: its own ceiling and its mandate's, whichever is tighter.
+async fn key_use(store: &Store, k: &SessionKey, m: &Mandate, now: i64) -> Result<EpochUse, ApiError> {
+    let mandate = mandate_use(store, m, now).await?;
+    let spent = store.key_spend(&k.id, mandate.starts_at * 1000).await?;
+    let live = k.status == KeyStatus::Active && now < k.expires_at;
+    let own = k.max_amount.map(|max| max.saturating_sub(spent)).unwrap_or(u64::MAX);
+    let remaining = if live { own.min(mandate.remaining) } else { 0 };
+    Ok(EpochUse { spent, remaining, ..mandate })
+}
+
+async fn render_mandate(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
+    let usage = mandate_use(&state.store, m, now_ms()).await?;
+    Ok(views::mandate(m, usage))
+}
+
+async fn render_key(state: &AppState, k: &SessionKey, m: &Mandate) -> Result<Value, ApiError> {
+    let now = now_ms();
+    let usage = key_use(&state.store, k, m, now).await?;
+    Ok(views::session_key(k, m, usage, &m.contract, now))
+}
+
+/// Runs chain work in its own task (it finishes even if the client goes away) and waits for
+/// it up to `wait`. Returns whether it finished.
+async fn run_bounded<F>(wait: Duration, work: F) -> bool
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let task = tokio::spawn(work);
+    matches!(tokio::time::timeout(wait, task).await, Ok(Ok(())))
+}
+
+// ------------------------------------------------------------------ mandates
+
+/// `POST /v1/mandates`
+pub async fn create_mandate(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    mut fields: Fields,
+) -> ApiResult {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let payer_account_id = fields.string("payer_account_id")?;
+    let currency = currency_of(&mut fields)?;
+    let max_amount = fields.amount("max_amount", currency)?;
+    let interval = fields.string("interval")?;
+    let interval = Interval::parse(&interval)
+        .ok_or_else(|| invalid("interval", "must be one of daily, weekly, monthly, yearly"))?;
+    let purpose = text("purpose", fields.opt_string("purpose")?)?;
+    fields.finish()?;
+    let payer = parse_address("payer_account_id", &payer_account_id)?;
+    let token = *net.tokens.get(&currency).ok_or_else(|| invalid("currency", "is not available on this network"))?;
+
+    let id = new_id("man_");
+    let mandate = Mandate {
+        onchain_id: onchain_id(&id).to_string(),
+        id,
+        account_id: p.account_id().to_string(),
+        mode: p.mode(),
+        payer_account_id,
+        payer_address: payer.to_checksum(None),
+        currency,
+        max_amount: max_amount.minor(),
+        interval,
+        purpose,
+        status: MandateStatus::Pending,
+        chain_id: net.chain_id,
+        contract: net.allowance_state_machine.to_checksum(None),
+        tx_hash: None,
+        created_at: now_ms(),
+    };
+    state.store.insert_mandate(&mandate).await?;
+
+    let call = AllowanceStateMachine::createMandateCall {
+        mandateId: onchain_id(&mandate.id),
+        payer,
+        token,
+        maxAmount: token_units(max_amount),
+        interval: interval.onchain(),
+    };
+    let (store, id) = (state.store.clone(), mandate.id.clone());
+    let done = run_bounded(wait_of(&state, &headers), async move {
+        let (status, tx) = match net.submitter.call_asm(call, "create_mandate", &id).await {
+            Ok(m) if m.success => (MandateStatus::Active, Some(m.tx_hash.to_string())),
+            Ok(m) => (MandateStatus::Failed, Some(m.tx_hash.to_string())),
+            Err(e) => {
+                tracing::error!(mandate = %id, error = %e, "creating mandate on chain failed");
+                (MandateStatus::Failed, None)
+            }
+        };
+        if let Err(e) = store.set_mandate_status(&id, status, tx.as_deref()).await {
+            tracing::error!(mandate = %id, error = %e, "recording mandate status failed");
+        }
+    })
+    .await;
+    let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
+    let status = if done { StatusCode::CREATED } else { StatusCode::ACCEPTED };
+    Ok(json(status, render_mandate(&state, &mandate).await?))
+}
+
+/// `GET /v1/mandates/{id}`
+pub async fn get_mandate(State(state): State<AppState>, Extension(p): Extension<Principal>, Path(id): Path<String>) -> ApiResult {
+    account_only(&p)?;
+    let m = state.store.mandate(p.scope(), &id).await.map_err(missing("mandate", &id))?;
+    Ok(json(StatusCode::OK, render_mandate(&state, &m).await?))
+}
+
+/// `GET /v1/mandates`
+pub async fn list_mandates(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> ApiResult {
+    account_only(&p)?;
+    let (limit, after) = paging(&mut q)?;
+    no_more_query(q)?;
+    let page = state.store.list_mandates(p.scope(), limit, after.as_deref()).await?;
+    let mut data = Vec::with_capacity(page.data.len());
+    for m in &page.data {
+        data.push(render_mandate(&state, m).await?);
+    }
+    Ok(json(StatusCode::OK, views::list(data, page.has_more, "/v1/mandates")))
+}
+
+/// `POST /v1/mandates/{id}/cancel`
+pub async fn cancel_mandate(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let m = state.store.mandate(p.scope(), &id).await.map_err(missing("mandate", &id))?;
+    match m.status {
+        MandateStatus::Canceled => return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?)),
+        MandateStatus::Pending | MandateStatus::Failed => {
+            return Err(ApiError::Declined {
+                reason: DeclineReason::MandateNotActive,
+                detail: format!("mandate {id} is {}; only an active mandate can be canceled", m.status.as_str()),
+                pull_id: None,
+                remaining: None,
+                resets_at: None,
+            });
+        }
+        MandateStatus::Active => {}
+    }
+    let call = AllowanceStateMachine::cancelMandateCall { mandateId: onchain_id(&m.id) };
+    let store = state.store.clone();
+    let mid = m.id.clone();
+    let done = run_bounded(wait_of(&state, &headers), async move {
+        match net.submitter.call_asm(call, "cancel_mandate", &mid).await {
+            Ok(r) if r.success => {
+                if let Err(e) = store.set_mandate_status(&mid, MandateStatus::Canceled, None).await {
+                    tracing::error!(mandate = %mid, error = %e, "recording cancel failed");
+                }
+            }
+            Ok(r) => tracing::error!(mandate = %mid, tx = %r.tx_hash, "cancel reverted"),
+            Err(e) => tracing::error!(mandate = %mid, error = %e, "cancel failed"),
+        }
+    })
+    .await;
+    let m = state.store.mandate(p.scope(), &id).await?;
+    let status = if done { StatusCode::OK } else { StatusCode::ACCEPTED };
+    Ok(json(status, render_mandate(&state, &m).await?))
+}
+
+// ------------------------------------------------------------------ session keys
+
+/// `POST /v1/session-keys`
+pub async fn create_session_key(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    mut fields: Fields,
+) -> ApiResult {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let mandate_id = fields.string("mandate_id")?;
+    let expires_in = fields.integer("expires_in")?;
+    if !EXPIRES_IN.contains(&expires_in) {
+        return Err(invalid("expires_in", "must be between 60 and 31536000 seconds"));
+    }
+    // The currency of the ceiling is the mandate's: look it up before parsing it.
+    let mandate = state.store.mandate(p.scope(), &mandate_id).await.map_err(|e| match e {
+        StoreError::NotFound => ApiError::ResourceMissing { kind: "mandate", id: mandate_id.clone() },
+        other => ApiError::Store(other),
+    })?;
+    let max_amount = fields.opt_amount("max_amount", mandate.currency)?;
+    let dests = fields.opt_string_array("allowed_destinations")?.unwrap_or_default();
+    fields.finish()?;
+    if dests.len() > MAX_ALLOWED_DESTINATIONS {
+        return Err(invalid("allowed_destinations", "may hold at most 20 destinations"));
+    }
+    let mut addresses = Vec::with_capacity(dests.len());
+    for d in &dests {
+        let a = parse_address("allowed_destinations", d)?;
+        if !addresses.contains(&a) {
+            addresses.push(a);
+        }
+    }
+    if let Some(max) = max_amount
+        && max.minor() > mandate.max_amount
+    {
+        return Err(ApiError::SessionKeyCeilingExceedsMandate {
+            key: max.to_string(),
+            mandate: format_minor(mandate.max_amount, mandate.currency),
+        });
+    }
+    if mandate.status != MandateStatus::Active {
+        return Err(ApiError::Declined {
+            reason: DeclineReason::MandateNotActive,
+            detail: format!("mandate {} is {}", mandate.id, mandate.status.as_str()),
+            pull_id: None,
+            remaining: None,
+            resets_at: None,
+        });
+    }
+
+    let now = now_ms();
+    let expires_at_s = now / 1000 + expires_in as i64;
+    let secret = random_id(&format!("sks_{}_", p.mode().as_str()), 32);
+    let id = new_id("sk_");
+    let key = SessionKey {
+        onchain_id: onchain_id(&id).to_string(),
+        id,
+        account_id: p.account_id().to_string(),
+        mode: p.mode(),
+        mandate_id: mandate.id.clone(),
+        expires_at: expires_at_s * 1000,
+        max_amount: max_amount.map(Amount::minor),
+        allowed_destinations: dests,
+        status: KeyStatus::Pending,
+        tx_hash: None,
+        created_at: now,
+    };
+    state.store.insert_session_key(&key, &hash_secret(&secret)).await?;
+
+    let call = AllowanceStateMachine::issueSessionKeyCall {
+        keyId: onchain_id(&key.id),
+        mandateId: onchain_id(&mandate.id),
+        expiresAt: expires_at_s as u64,
+        maxAmount: max_amount.map(token_units).unwrap_or_default(),
+        allowedDestinations: addresses,
+    };
+    let (store, kid) = (state.store.clone(), key.id.clone());
+    let done = run_bounded(wait_of(&state, &headers), async move {
+        let (status, tx) = match net.submitter.call_asm(call, "issue_session_key", &kid).await {
+            Ok(m) if m.success => (KeyStatus::Active, Some(m.tx_hash.to_string())),
+            Ok(m) => (KeyStatus::Failed, Some(m.tx_hash.to_string())),
+            Err(e) => {
+                tracing::error!(session_key = %kid, error = %e, "issuing session key failed");
+                (KeyStatus::Failed, None)
+            }
+        };
+        if let Err(e) = store.set_key_status(&kid, status, tx.as_deref()).await {
+            tracing::error!(session_key = %kid, error = %e, "recording session key status failed");
+        }
+    })
+    .await;
+    let key = state.store.session_key(p.scope(), &key.id).await?;
+    let mut body = render_key(&state, &key, &mandate).await?;
+    body["secret"] = Value::String(secret);
+    Ok(json(if done { StatusCode::CREATED } else { StatusCode::ACCEPTED }, body))
+}
+
+fn agent_may_read_key(p: &Principal, key_id: &str) -> Result<(), ApiError> {
+    match p {
+        Principal::Agent { session_key_id, .. } if session_key_id != key_id => {
+            Err(ApiError::Forbidden("a session key's secret may only read its own key and pulls".into()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `GET /v1/session-keys/{id}`
+pub async fn get_session_key(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult {
+    agent_may_read_key(&p, &id)?;
+    let k = state.store.session_key(p.scope(), &id).await.map_err(missing("session_key", &id))?;
+    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+    Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?))
+}
+
+/// `GET /v1/session-keys`
+pub async fn list_session_keys(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> ApiResult {
+    account_only(&p)?;
+    let (limit, after) = paging(&mut q)?;
+    let mandate_id = q.remove("mandate_id");
+    no_more_query(q)?;
+    let page = state.store.list_session_keys(p.scope(), mandate_id.as_deref(), limit, after.as_deref()).await?;
+    let mut data = Vec::with_capacity(page.data.len());
+    for k in &page.data {
+        let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+        data.push(render_key(&state, k, &m).await?);
+    }
+    Ok(json(StatusCode::OK, views::list(data, page.has_more, "/v1/session-keys")))
+}
+
+/// `DELETE /v1/session-keys/{id}`: revokes the key on chain; its mandate and sibling keys
+/// are unaffected. Revoking a revoked key answers the key again.
+pub async fn revoke_session_key(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let k = state.store.session_key(p.scope(), &id).await.map_err(missing("session_key", &id))?;
+    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+    if k.status == KeyStatus::Revoked {
+        return Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?));
+    }
+    let call = AllowanceStateMachine::revokeSessionKeyCall { keyId: onchain_id(&k.id) };
+    let (store, kid) = (state.store.clone(), k.id.clone());
+    let done = run_bounded(wait_of(&state, &headers), async move {
+        match net.submitter.call_asm(call, "revoke_session_key", &kid).await {
+            Ok(r) if r.success => {
+                if let Err(e) = store.set_key_status(&kid, KeyStatus::Revoked, None).await {
+                    tracing::error!(session_key = %kid, error = %e, "recording revocation failed");
+                }
+            }
+            Ok(r) => tracing::error!(session_key = %kid, tx = %r.tx_hash, "revocation reverted"),
+            Err(e) => tracing::error!(session_key = %kid, error = %e, "revocation failed"),
+        }
+    })
+    .await;
+    let k = state.store.session_key(p.scope(), &id).await?;
+    let status = if done { StatusCode::OK } else { StatusCode::ACCEPTED };
+    Ok(json(status, render_key(&state, &k, &m).await?))
+}
+
+// ------------------------------------------------------------------ debit pulls
+
+/// `POST /v1/debit-pulls`
+pub async fn create_pull(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    mut fields: Fields,
+) -> ApiResult {
+    let net = network(&state, &p)?;
+    let key_id = fields.string("session_key_id")?;
+    agent_may_read_key(&p, &key_id)?;
+    let key = state.store.session_key(p.scope(), &key_id).await.map_err(|e| match e {
+        StoreError::NotFound => ApiError::ResourceMissing { kind: "session_key", id: key_id.clone() },
+        other => ApiError::Store(other),
+    })?;
+    let mandate = state.store.mandate(p.scope(), &key.mandate_id).await?;
+    let amount = fields.amount("amount", mandate.currency)?;
+    let destination = fields.opt_string("destination")?;
+    let description = text("description", fields.opt_string("description")?)?;
+    fields.finish()?;
+    let (destination, address) = match destination {
+        Some(d) => {
+            let a = parse_address("destination", &d)?;
+            (d, a)
+        }
+        None => (net.default_destination.to_checksum(None), net.default_destination),
+    };
+    if matches!(key.status, KeyStatus::Pending | KeyStatus::Failed) {
+        return Err(ApiError::Declined {
+            reason: DeclineReason::SessionKeyNotActive,
+            detail: format!("session key {} is {} on chain", key.id, key.status.as_str()),
+            pull_id: None,
+            remaining: None,
+            resets_at: None,
+        });
+    }
+
+    let now = now_ms();
+    let pull = DebitPull {
+        id: new_id("pull_"),
+        account_id: p.account_id().to_string(),
+        mode: p.mode(),
+        session_key_id: key.id.clone(),
+        mandate_id: mandate.id.clone(),
+        amount: amount.minor(),
+        currency: mandate.currency,
+        destination,
+        destination_address: address.to_checksum(None),
+        description,
+        status: PullStatus::Pending,
+        decline_code: None,
+        remaining: None,
+        resets_at: None,
+        tx_hash: None,
+        authorized_at: None,
+        created_at: now,
+        updated_at: now,
+    };
+    state.store.insert_pull(&pull).await?;
+
+    let request =
+        PullRequest { intent: pull.id.clone(), key_id: onchain_id(&key.id), destination: address, amount: token_units(amount) };
+    let (store, mut resolved, chain_id) = (state.store.clone(), pull.clone(), net.chain_id);
+    run_bounded(wait_of(&state, &headers), async move {
+        match net.submitter.pull(request).await {
+            Ok(PullOutcome::Authorized { tx_hash, .. }) => {
+                resolved.status = PullStatus::Authorized;
+                resolved.tx_hash = Some(tx_hash.to_string());
+                resolved.authorized_at = Some(now_ms());
+            }
+            Ok(PullOutcome::Declined { tx_hash, reason }) => {
+                resolved.status = PullStatus::Declined;
+                resolved.tx_hash = Some(tx_hash.to_string());
+                let (code, remaining, resets_at) = decline_code(&reason, resolved.currency);
+                resolved.decline_code = Some(code.code().to_string());
+                resolved.remaining = remaining;
+                resolved.resets_at = resets_at;
+            }
+            Err(e) => {
+                tracing::error!(pull = %resolved.id, error = %e, "pull submission failed");
+                resolved.status = PullStatus::Failed;
+            }
+        }
+        if let Err(e) = store.resolve_pull(&resolved).await {
+            tracing::error!(pull = %resolved.id, error = %e, "recording pull outcome failed");
+        }
+    })
+    .await;
+
+    let pull = state.store.pull(p.scope(), &pull.id).await?;
+    pull_response(&pull, chain_id)
+}
+
+/// Maps an on-chain decline to the API's code and, for the ceilings, what is left and when
+/// it resets.
+fn decline_code(reason: &Decline, currency: Currency) -> (DeclineReason, Option<u64>, Option<i64>) {
+    match reason {
+        Decline::KeyRevoked => (DeclineReason::SessionKeyRevoked, None, None),
+        Decline::KeyExpired { .. } => (DeclineReason::SessionKeyExpired, None, None),
+        Decline::MandateNotActive => (DeclineReason::MandateNotActive, None, None),
+        Decline::DestinationNotAllowed => (DeclineReason::DestinationNotAllowed, None, None),
+        Decline::KeyCeilingExceeded { remaining, resets_at } | Decline::MandateCeilingExceeded { remaining, resets_at } => (
+            DeclineReason::AllowanceExceeded,
+            Some(minor_of_units(*remaining, currency)),
+            Some(*resets_at as i64 * 1000),
+        ),
+        Decline::TransferFailed => (DeclineReason::InsufficientFunds, None, None),
+        Decline::UnknownKey | Decline::Other(_) => (DeclineReason::SessionKeyNotActive, None, None),
+    }
+}
+
+fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
+    match pull.status {
+        PullStatus::Pending => Ok(json(StatusCode::ACCEPTED, views::pull(pull, chain_id))),
+        PullStatus::Authorized | PullStatus::Settled | PullStatus::Failed => {
+            Ok(json(StatusCode::CREATED, views::pull(pull, chain_id)))
+        }
+        PullStatus::Declined => {
+            let reason = pull
+                .decline_code
+                .as_deref()
+                .and_then(DeclineReason::parse)
+                .ok_or_else(|| ApiError::Internal(format!("pull {} declined without a code", pull.id)))?;
+            let amount = format_minor(pull.amount, pull.currency);
+            let detail = match reason {
+                DeclineReason::SessionKeyRevoked => format!("session key {} was revoked", pull.session_key_id),
+                DeclineReason::SessionKeyExpired => format!("session key {} has expired", pull.session_key_id),
+                DeclineReason::MandateNotActive => format!("mandate {} is not active", pull.mandate_id),
+                DeclineReason::AllowanceExceeded => format!(
+                    "a pull of {amount} {} exceeds what may still be pulled this epoch",
+                    pull.currency.code()
+                ),
+                DeclineReason::DestinationNotAllowed => {
+                    format!("{} is not among the session key's allowed_destinations", pull.destination)
+                }
+                DeclineReason::InsufficientFunds => {
+                    format!("the payer's balance or router allowance cannot cover {amount} {}", pull.currency.code())
+                }
+                DeclineReason::SessionKeyNotActive => format!("session key {} is not on chain", pull.session_key_id),
+            };
+            Err(ApiError::Declined {
+                reason,
+                detail,
+                pull_id: Some(pull.id.clone()),
+                remaining: pull.remaining.map(|r| format_minor(r, pull.currency)),
+                resets_at: pull.resets_at.map(views::rfc3339_ms),
+            })
+        }
+    }
+}
+
+/// `GET /v1/debit-pulls/{id}`
+pub async fn get_pull(State(state): State<AppState>, Extension(p): Extension<Principal>, Path(id): Path<String>) -> ApiResult {
+    let net = network(&state, &p)?;
+    let pull = state.store.pull(p.scope(), &id).await.map_err(missing("debit_pull", &id))?;
+    if let Principal::Agent { session_key_id, .. } = &p
+        && *session_key_id != pull.session_key_id
+    {
+        // Not this agent's: as if it did not exist.
+        return Err(ApiError::ResourceMissing { kind: "debit_pull", id });
+    }
+    Ok(json(StatusCode::OK, views::pull(&pull, net.chain_id)))
+}
+
+/// `GET /v1/debit-pulls`
+pub async fn list_pulls(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> ApiResult {
+    let net = network(&state, &p)?;
+    let (limit, after) = paging(&mut q)?;
+    let mut key = q.remove("session_key_id");
+    no_more_query(q)?;
+    if let Principal::Agent { session_key_id, .. } = &p {
+        if key.as_ref().is_some_and(|k| k != session_key_id) {
+            return Err(ApiError::Forbidden("a session key's secret may only list its own pulls".into()));
+        }
+        key = Some(session_key_id.clone());
+    }
+    let page = state.store.list_pulls(p.scope(), key.as_deref(), limit, after.as_deref()).await?;
+    let data = page.data.iter().map(|x| views::pull(x, net.chain_id)).collect();
+    Ok(json(StatusCode::OK, views::list(data, page.has_more, "/v1/debit-pulls")))
+}

@@ -1,0 +1,208 @@
+//! Request ids, authentication, rate limits, idempotency and the fallbacks.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use openrail_store::accounts::Principal as KeyPrincipal;
+use openrail_store::ids::{hash_secret, random_id};
+use openrail_store::journal::IdempotencyBegin;
+use openrail_store::Mode;
+use sha2::{Digest, Sha256};
+
+use crate::AppState;
+use crate::body::MAX_BODY_BYTES;
+use crate::error::ApiError;
+
+tokio::task_local! {
+    /// The id of the request being served.
+    pub static REQUEST_ID: String;
+}
+
+/// The current request id, if inside a request.
+pub fn current_request_id() -> Option<String> {
+    REQUEST_ID.try_with(Clone::clone).ok()
+}
+
+/// Gives every request an id, returned as `Request-Id` (and in problem bodies).
+pub async fn request_id(req: Request, next: Next) -> Response {
+    let id = random_id("req_", 20);
+    let mut res = REQUEST_ID.scope(id.clone(), next.run(req)).await;
+    res.headers_mut().insert("request-id", HeaderValue::from_str(&id).expect("ids are ascii"));
+    res
+}
+
+/// Who is calling.
+#[derive(Debug, Clone)]
+pub enum Principal {
+    /// An account's API key: everything of that account in that mode.
+    Account(KeyPrincipal),
+    /// A session key's agent secret: only pulls on that key and reads of the key and its pulls.
+    Agent {
+        /// The session key.
+        session_key_id: String,
+        /// Its account.
+        account_id: String,
+        /// Its mode.
+        mode: Mode,
+    },
+}
+
+impl Principal {
+    /// The account.
+    pub fn account_id(&self) -> &str {
+        match self {
+            Principal::Account(p) => &p.account_id,
+            Principal::Agent { account_id, .. } => account_id,
+        }
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        match self {
+            Principal::Account(p) => p.mode,
+            Principal::Agent { mode, .. } => *mode,
+        }
+    }
+
+    /// The credential's id, for rate limits and idempotency.
+    pub fn credential_id(&self) -> &str {
+        match self {
+            Principal::Account(p) => &p.key_id,
+            Principal::Agent { session_key_id, .. } => session_key_id,
+        }
+    }
+
+    /// Store scope of this principal.
+    pub fn scope(&self) -> openrail_store::agentic::Scope<'_> {
+        openrail_store::agentic::Scope { account_id: self.account_id(), mode: self.mode() }
+    }
+}
+
+/// Authenticates `Authorization: Bearer …`, enforces mainnet availability and rate limits.
+pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Result<Response, ApiError> {
+    let secret = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim)
+        .ok_or(ApiError::Unauthenticated)?
+        .to_string();
+    let principal = if secret.starts_with("sks_") {
+        let key = state.store.session_key_by_secret(&hash_secret(&secret)).await?.ok_or(ApiError::Unauthenticated)?;
+        Principal::Agent { session_key_id: key.id, account_id: key.account_id, mode: key.mode }
+    } else if secret.starts_with("sk_testnet_") || secret.starts_with("sk_mainnet_") {
+        Principal::Account(state.store.authenticate_api_key(&secret).await?.ok_or(ApiError::Unauthenticated)?)
+    } else {
+        return Err(ApiError::Unauthenticated);
+    };
+    if principal.mode() == Mode::Mainnet && state.mainnet.is_none() {
+        return Err(ApiError::MainnetUnavailable);
+    }
+    if let Err(retry_after_secs) = state.limiter.check(principal.credential_id()) {
+        return Err(ApiError::RateLimited { retry_after_secs });
+    }
+    req.extensions_mut().insert(principal);
+    Ok(next.run(req).await)
+}
+
+/// `Idempotency-Key` on POST and DELETE: replay a finished request's response, refuse the
+/// key with another request (422) or while the first is in flight (409).
+pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next) -> Result<Response, ApiError> {
+    let key = req.headers().get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (Some(key), true) = (key, matches!(*req.method(), Method::POST | Method::DELETE)) else {
+        return Ok(next.run(req).await);
+    };
+    if key.is_empty() || key.len() > 255 {
+        return Err(ApiError::ParameterInvalid {
+            param: "Idempotency-Key".into(),
+            detail: "must be 1 to 255 characters".into(),
+        });
+    }
+    let principal = req.extensions().get::<Principal>().cloned().ok_or(ApiError::Unauthenticated)?;
+    let (parts, body) = req.into_parts();
+    let bytes = to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::PayloadTooLarge { limit: MAX_BODY_BYTES })?;
+    let mut hasher = Sha256::new();
+    hasher.update(parts.method.as_str());
+    hasher.update(b" ");
+    hasher.update(parts.uri.path());
+    hasher.update(b"\n");
+    hasher.update(&bytes);
+    let fingerprint = hex::encode(hasher.finalize());
+    let cred = principal.credential_id().to_string();
+    match state.store.begin_idempotency(&cred, &key, &fingerprint).await? {
+        IdempotencyBegin::Started => {}
+        IdempotencyBegin::Mismatch => return Err(ApiError::IdempotencyKeyReused),
+        IdempotencyBegin::InProgress => return Err(ApiError::IdempotencyInProgress),
+        IdempotencyBegin::Replay { status, body } => {
+            let mut res = Response::new(Body::from(body.clone()));
+            *res.status_mut() = axum::http::StatusCode::from_u16(status).unwrap_or_default();
+            let ct = if status >= 400 { "application/problem+json" } else { "application/json" };
+            res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+            res.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+            return Ok(res);
+        }
+    }
+    let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    let (parts, body) = res.into_parts();
+    let bytes = match to_bytes(body, usize::MAX).await {
+        Ok(b) => b,
+        Err(e) => {
+            state.store.abandon_idempotency(&cred, &key).await?;
+            return Err(ApiError::Internal(format!("buffering response: {e}")));
+        }
+    };
+    if parts.status.is_server_error() {
+        // Nothing durable was promised: let a retry run again.
+        state.store.abandon_idempotency(&cred, &key).await?;
+    } else {
+        state.store.finish_idempotency(&cred, &key, parts.status.as_u16(), &String::from_utf8_lossy(&bytes)).await?;
+    }
+    Ok(Response::from_parts(parts, Body::from(bytes)))
+}
+
+/// Token buckets per credential.
+#[derive(Debug)]
+pub struct RateLimiter {
+    rate: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+}
+
+impl RateLimiter {
+    /// `rate` tokens per second, at most `burst` saved.
+    pub fn new(rate: f64, burst: f64) -> Self {
+        Self { rate, burst, buckets: Mutex::new(HashMap::new()) }
+    }
+
+    /// Takes a token, or says how many seconds until one is available.
+    pub fn check(&self, credential: &str) -> Result<(), u64> {
+        let now = Instant::now();
+        let mut buckets = self.buckets.lock().expect("rate limiter lock");
+        let (tokens, last) = buckets.entry(credential.to_string()).or_insert((self.burst, now));
+        *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.burst);
+        *last = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(((1.0 - *tokens) / self.rate).ceil().max(1.0) as u64)
+        }
+    }
+}
+
+/// Any path that is not a route.
+pub async fn not_found() -> Response {
+    ApiError::NotFound.into_response()
+}
+
+/// A route asked with the wrong method.
+pub async fn method_not_allowed() -> Response {
+    ApiError::MethodNotAllowed.into_response()
+}

@@ -1,0 +1,122 @@
+//! JSON renderings of the resources. Amounts are decimal strings in major units, times are
+//! RFC 3339 UTC.
+
+use openrail_store::agentic::{DebitPull, KeyStatus, Mandate, SessionKey};
+use openrail_store::money::format_minor;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// RFC 3339 UTC of unix milliseconds.
+pub fn rfc3339_ms(ms: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+/// RFC 3339 UTC of unix seconds.
+pub fn rfc3339_s(s: i64) -> String {
+    rfc3339_ms(s.saturating_mul(1000))
+}
+
+/// The current epoch of a mandate as the API shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct EpochUse {
+    /// Unix seconds.
+    pub starts_at: i64,
+    /// Unix seconds.
+    pub ends_at: i64,
+    /// Minor units spent this epoch.
+    pub spent: u64,
+    /// Minor units left this epoch.
+    pub remaining: u64,
+}
+
+pub fn mandate(m: &Mandate, epoch: EpochUse) -> Value {
+    json!({
+        "id": m.id,
+        "object": "mandate",
+        "livemode": m.mode.livemode(),
+        "created_at": rfc3339_ms(m.created_at),
+        "payer_account_id": m.payer_account_id,
+        "max_amount": format_minor(m.max_amount, m.currency),
+        "currency": m.currency.code(),
+        "interval": m.interval.as_str(),
+        "purpose": m.purpose,
+        "status": m.status.as_str(),
+        "current_epoch": {
+            "starts_at": rfc3339_s(epoch.starts_at),
+            "ends_at": rfc3339_s(epoch.ends_at),
+            "spent": format_minor(epoch.spent, m.currency),
+            "remaining": format_minor(epoch.remaining, m.currency),
+        },
+        "onchain": {
+            "chain_id": m.chain_id,
+            "contract": m.contract,
+            "id": m.onchain_id,
+            "tx_hash": m.tx_hash,
+        },
+    })
+}
+
+/// A key's status as shown: `expired` the moment its time passes.
+pub fn key_status(k: &SessionKey, now_ms: i64) -> &'static str {
+    match k.status {
+        KeyStatus::Revoked => "revoked",
+        KeyStatus::Failed => "failed",
+        KeyStatus::Pending => "pending",
+        KeyStatus::Active if now_ms >= k.expires_at => "expired",
+        KeyStatus::Active => "active",
+    }
+}
+
+pub fn session_key(k: &SessionKey, m: &Mandate, epoch: EpochUse, contract: &str, now_ms: i64) -> Value {
+    json!({
+        "id": k.id,
+        "object": "session_key",
+        "livemode": k.mode.livemode(),
+        "created_at": rfc3339_ms(k.created_at),
+        "mandate_id": k.mandate_id,
+        "status": key_status(k, now_ms),
+        "expires_at": rfc3339_ms(k.expires_at),
+        "max_amount": k.max_amount.map(|a| format_minor(a, m.currency)),
+        "currency": m.currency.code(),
+        "allowed_destinations": k.allowed_destinations,
+        "current_epoch": {
+            "starts_at": rfc3339_s(epoch.starts_at),
+            "ends_at": rfc3339_s(epoch.ends_at),
+            "spent": format_minor(epoch.spent, m.currency),
+            "remaining": format_minor(epoch.remaining, m.currency),
+        },
+        "onchain": {
+            "chain_id": m.chain_id,
+            "contract": contract,
+            "id": k.onchain_id,
+            "tx_hash": k.tx_hash,
+        },
+    })
+}
+
+pub fn pull(p: &DebitPull, chain_id: u64) -> Value {
+    json!({
+        "id": p.id,
+        "object": "debit_pull",
+        "livemode": p.mode.livemode(),
+        "created_at": rfc3339_ms(p.created_at),
+        "session_key_id": p.session_key_id,
+        "mandate_id": p.mandate_id,
+        "amount": format_minor(p.amount, p.currency),
+        "currency": p.currency.code(),
+        "destination": p.destination,
+        "description": p.description,
+        "status": p.status.as_str(),
+        "decline_code": p.decline_code,
+        "authorized_at": p.authorized_at.map(rfc3339_ms),
+        "onchain": { "chain_id": chain_id, "tx_hash": p.tx_hash },
+    })
+}
+
+pub fn list(data: Vec<Value>, has_more: bool, url: &str) -> Value {
+    json!({ "object": "list", "url": url, "data": data, "has_more": has_more })
+}
