@@ -11,6 +11,7 @@ use std::path::Path;
 
 use alloy::network::Ethereum;
 use alloy::primitives::{Address, U256};
+use alloy::providers::fillers::{ChainIdFiller, GasFiller, NonceFiller, SimpleNonceManager};
 use alloy::providers::{DynProvider, PendingTransactionBuilder, Provider, ProviderBuilder};
 use alloy::rpc::types::TransactionReceipt;
 use alloy::signers::local::PrivateKeySigner;
@@ -88,9 +89,17 @@ impl Manifest {
     }
 }
 
-/// A provider that signs with `signer`.
+/// A provider that signs with `signer`. Nonces are asked of the node for every
+/// transaction (alloy's default cache would skip a nonce after a call that fails to
+/// estimate, leaving later transactions stuck behind the gap).
 pub fn signer_provider(rpc_url: &Url, signer: PrivateKeySigner) -> DynProvider {
-    ProviderBuilder::new().wallet(signer).connect_http(rpc_url.clone()).erased()
+    ProviderBuilder::default()
+        .filler(GasFiller::default())
+        .filler(NonceFiller::<SimpleNonceManager>::default())
+        .filler(ChainIdFiller::default())
+        .wallet(signer)
+        .connect_http(rpc_url.clone())
+        .erased()
 }
 
 /// Waits for a sent transaction's receipt and fails when it reverted.
@@ -166,11 +175,12 @@ pub async fn deploy_chain(
     })
 }
 
-/// Mints `amount` (smallest units) of every test stablecoin of `deployment` to `wallet`
-/// and has the wallet approve the router for an unlimited amount, so it can pay at once.
+/// Sends `amount` (smallest units) of every test stablecoin of `deployment` from the
+/// treasury to `wallet` and has the wallet approve the router for an unlimited amount, so
+/// it can pay at once. The operator sends nothing: its nonces belong to the submitter.
 pub async fn fund_wallet(
     deployment: &ChainDeployment,
-    operator: PrivateKeySigner,
+    treasury: PrivateKeySigner,
     wallet: PrivateKeySigner,
     amount: U256,
 ) -> Result<(), ChainError> {
@@ -179,10 +189,10 @@ pub async fn fund_wallet(
         .parse()
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let wallet_addr = wallet.address();
-    let op = signer_provider(&url, operator);
+    let tre = signer_provider(&url, treasury);
     let payer = signer_provider(&url, wallet);
     for token in deployment.tokens.values() {
-        mined(TestStablecoin::new(*token, &op).mint(wallet_addr, amount).send().await?).await?;
+        mined(TestStablecoin::new(*token, &tre).transfer(wallet_addr, amount).send().await?).await?;
         mined(TestStablecoin::new(*token, &payer).approve(deployment.router, U256::MAX).send().await?).await?;
     }
     Ok(())

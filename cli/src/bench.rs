@@ -7,7 +7,7 @@ use alloy::transports::http::reqwest::Url;
 use anyhow::Context;
 use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
-use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare};
+use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare, dev_treasury};
 
 /// Benchmarks.
 #[derive(Debug, clap::Subcommand)]
@@ -70,7 +70,7 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     let usd = a.tokens["USD"];
     let payer = dev_demo_payer();
     let destination = dev_spare().address();
-    fund_wallet(a, dev_operator(), payer.clone(), U256::from(1_000_000u64) * unit).await?;
+    fund_wallet(a, dev_treasury(), payer.clone(), U256::from(1_000_000u64) * unit).await?;
     // The destination already holds tokens, as in steady state.
     mined(TestStablecoin::new(usd, &op).mint(destination, unit).send().await?).await?;
 

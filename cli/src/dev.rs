@@ -9,7 +9,7 @@ use alloy::transports::http::reqwest::Url;
 use anyhow::Context;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
-use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator};
+use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_treasury};
 
 /// Options of `openrail dev`.
 #[derive(Debug, clap::Args)]
@@ -47,9 +47,9 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
         let payer = dev_demo_payer();
         let payer_addr = payer.address();
-        fund_wallet(&devnet.manifest.settlement, dev_operator(), payer.clone(), U256::from(DEMO_FUNDING) * unit)
+        fund_wallet(&devnet.manifest.settlement, dev_treasury(), payer.clone(), U256::from(DEMO_FUNDING) * unit)
             .await?;
-        fund_wallet(&devnet.manifest.attestation, dev_operator(), payer, U256::from(DEMO_FUNDING) * unit).await?;
+        fund_wallet(&devnet.manifest.attestation, dev_treasury(), payer, U256::from(DEMO_FUNDING) * unit).await?;
         let demo = demo_mandate(&devnet, unit).await?;
         // The submitter counts the operator's nonces from here on: no other operator
         // transaction may be sent after it starts.

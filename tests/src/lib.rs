@@ -16,7 +16,7 @@ use anyhow::Context;
 use openrail_api::{ApiConfig, AppState};
 use openrail_chain::bindings::{AllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{ChainDeployment, TOKEN_DECIMALS, fund_wallet, signer_provider};
-use openrail_chain::devnet::{Devnet, DevnetConfig, dev_operator};
+use openrail_chain::devnet::{Devnet, DevnetConfig, dev_operator, dev_treasury};
 use openrail_store::{Mode, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -130,7 +130,7 @@ impl Harness {
     /// Funds `wallet` with `major_units` of every test currency on the settlement chain and
     /// approves the router.
     pub async fn fund(&self, wallet: PrivateKeySigner, major_units: u64) -> anyhow::Result<()> {
-        fund_wallet(self.settlement_deployment(), dev_operator(), wallet, units(major_units)).await?;
+        fund_wallet(self.settlement_deployment(), dev_treasury(), wallet, units(major_units)).await?;
         Ok(())
     }
 

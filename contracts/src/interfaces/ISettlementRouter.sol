@@ -35,9 +35,6 @@ interface ISettlementRouter {
     error ZeroAddress();
     /// @notice `from` and `to` are the same wallet.
     error SelfTransfer();
-    /// @notice The router would have kept a balance after the move (fee-on-transfer or rebasing token).
-    /// @param token The token that left a balance behind.
-    error BalanceLeftBehind(address token);
 
     /// @notice Moves `amount` of `token` from `from` to `to`. Called by the AllowanceStateMachine
     ///         for debit pulls (the pull's own event is the record, so no `Settled` is emitted).

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: UNLICENSED
+pragma solidity 0.8.30;
+
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
+import {IAllowanceStateMachine} from "./interfaces/IAllowanceStateMachine.sol";
+import {ISettlementRouter} from "./interfaces/ISettlementRouter.sol";
+
+/// @title AllowanceStateMachine
+/// @notice Enforces agentic recurring debits on chain: mandates with a ceiling per calendar epoch,
+///         session keys scoped to a mandate, and debit pulls checked against both ceilings.
+/// @dev Storage is laid out for the pull hot path: a key is one slot (config and its epoch usage);
+///      a mandate is two slots (config, and token with its epoch usage). A pull reads three slots,
+///      writes two, checks the allow-list once, and calls the router.
+contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
+    /// @dev Slot A of a mandate.
+    struct MandateConfig {
+        address payer;
+        uint64 maxAmount;
+        Interval interval;
+        MandateStatus status;
+    }
+
+    /// @dev Slot B of a mandate: the token and the usage of the current epoch.
+    struct MandateUsage {
+        address token;
+        uint32 epochDay;
+        uint64 spent;
+    }
+
+    /// @dev A session key and its usage, one slot.
+    struct Key {
+        uint32 mandateIndex; // 0 = no such key
+        uint40 expiresAt;
+        bool revoked;
+        bool hasAllowList;
+        uint64 ceiling; // 0 = none
+        uint32 epochDay;
+        uint64 spent;
+    }
+
+    uint256 private constant DAY = 86_400;
+
+    ISettlementRouter private immutable _router;
+
+    uint32 private _mandateCount;
+    mapping(bytes32 mandateId => uint32) private _mandateIndex;
+    mapping(uint32 index => bytes32) private _mandateIdOf;
+    mapping(uint32 index => MandateConfig) private _config;
+    mapping(uint32 index => MandateUsage) private _usage;
+    mapping(bytes32 keyId => Key) private _keys;
+    mapping(bytes32 keyId => mapping(address destination => bool)) private _allowed;
+
+    /// @notice Deploys the state machine.
+    /// @param owner_ The operator: the only account that may write.
+    /// @param router_ The settlement router that moves the tokens.
+    constructor(address owner_, address router_) Ownable(owner_) {
+        if (router_.code.length == 0) revert InvalidRouter(router_);
+        _router = ISettlementRouter(router_);
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /// @inheritdoc IAllowanceStateMachine
+    function createMandate(bytes32 mandateId, address payer, address token, uint256 maxAmount, Interval interval)
+        external
+        onlyOwner
+    {
+        if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
+        if (payer == address(0) || token == address(0)) revert ZeroAddress();
+        if (maxAmount == 0 || maxAmount > type(uint64).max) revert InvalidAmount(maxAmount);
+        uint32 index = ++_mandateCount;
+        _mandateIndex[mandateId] = index;
+        _mandateIdOf[index] = mandateId;
+        _config[index] = MandateConfig(payer, uint64(maxAmount), interval, MandateStatus.Active);
+        _usage[index] = MandateUsage(token, 0, 0);
+        emit MandateCreated(mandateId, payer, token, uint64(maxAmount), interval);
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function cancelMandate(bytes32 mandateId) external onlyOwner {
+        uint32 index = _mandateIndex[mandateId];
+        if (index == 0) revert UnknownMandate(mandateId);
+        MandateConfig storage cfg = _config[index];
+        if (cfg.status != MandateStatus.Active) revert MandateNotActive(mandateId);
+        cfg.status = MandateStatus.Canceled;
+        emit MandateCanceled(mandateId);
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function issueSessionKey(
+        bytes32 keyId,
+        bytes32 mandateId,
+        uint64 expiresAt,
+        uint256 maxAmount,
+        address[] calldata allowedDestinations
+    ) external onlyOwner {
+        if (_keys[keyId].mandateIndex != 0) revert KeyAlreadyExists(keyId);
+        uint32 index = _mandateIndex[mandateId];
+        if (index == 0) revert UnknownMandate(mandateId);
+        MandateConfig memory cfg = _config[index];
+        if (cfg.status != MandateStatus.Active) revert MandateNotActive(mandateId);
+        if (expiresAt <= block.timestamp) revert ExpiryNotInFuture(expiresAt);
+        if (maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(maxAmount, cfg.maxAmount);
+        uint256 n = allowedDestinations.length;
+        for (uint256 i; i < n; ++i) {
+            address d = allowedDestinations[i];
+            if (d == address(0)) revert ZeroAddress();
+            _allowed[keyId][d] = true;
+        }
+        uint40 expiry = expiresAt > type(uint40).max ? type(uint40).max : uint40(expiresAt);
+        _keys[keyId] = Key(index, expiry, false, n != 0, uint64(maxAmount), 0, 0);
+        emit SessionKeyIssued(keyId, mandateId, expiresAt, uint64(maxAmount), allowedDestinations);
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function revokeSessionKey(bytes32 keyId) external onlyOwner {
+        Key storage k = _keys[keyId];
+        if (k.mandateIndex == 0) revert UnknownKey(keyId);
+        if (k.revoked) revert KeyRevoked(keyId);
+        k.revoked = true;
+        emit SessionKeyRevoked(keyId);
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function pull(bytes32 keyId, address destination, uint256 amount) external onlyOwner {
+        (bytes memory err, Key memory k, MandateConfig memory cfg, MandateUsage memory use) =
+            _authorize(keyId, destination, amount);
+        if (err.length != 0) {
+            assembly ("memory-safe") {
+                revert(add(err, 32), mload(err))
+            }
+        }
+        _keys[keyId] = k;
+        _usage[k.mandateIndex] = use;
+        try _router.pullFor(use.token, cfg.payer, destination, amount) {}
+        catch {
+            revert TransferFailed(keyId);
+        }
+        emit DebitPulled(keyId, destination, amount);
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function pullBatch(PullItem[] calldata items) external onlyOwner returns (uint256 authorized) {
+        uint256 n = items.length;
+        for (uint256 i; i < n; ++i) {
+            PullItem calldata item = items[i];
+            (bytes memory err, Key memory k, MandateConfig memory cfg, MandateUsage memory use) =
+                _authorize(item.keyId, item.destination, item.amount);
+            if (err.length != 0) {
+                emit DebitPullDeclined(item.keyId, i, err);
+                continue;
+            }
+            Key memory keyBefore = _keys[item.keyId];
+            MandateUsage memory useBefore = _usage[k.mandateIndex];
+            _keys[item.keyId] = k;
+            _usage[k.mandateIndex] = use;
+            try _router.pullFor(use.token, cfg.payer, item.destination, item.amount) {
+                emit DebitPulled(item.keyId, item.destination, item.amount);
+                ++authorized;
+            } catch {
+                _keys[item.keyId] = keyBefore;
+                _usage[k.mandateIndex] = useBefore;
+                emit DebitPullDeclined(item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ views
+
+    /// @inheritdoc IAllowanceStateMachine
+    function getMandate(bytes32 mandateId) external view returns (MandateView memory v) {
+        uint32 index = _mandateIndex[mandateId];
+        if (index == 0) revert UnknownMandate(mandateId);
+        MandateConfig memory cfg = _config[index];
+        MandateUsage memory use = _usage[index];
+        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
+        v = MandateView({
+            payer: cfg.payer,
+            token: use.token,
+            maxAmount: cfg.maxAmount,
+            interval: cfg.interval,
+            status: cfg.status,
+            spentThisEpoch: use.epochDay == startDay ? use.spent : 0,
+            epochStart: uint64(startDay * DAY),
+            epochEnd: uint64(endDay * DAY)
+        });
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function getSessionKey(bytes32 keyId) external view returns (SessionKeyView memory v) {
+        Key memory k = _keys[keyId];
+        if (k.mandateIndex == 0) revert UnknownKey(keyId);
+        (uint256 startDay,) = _epochDays(_config[k.mandateIndex].interval, block.timestamp / DAY);
+        v = SessionKeyView({
+            mandateId: _mandateIdOf[k.mandateIndex],
+            expiresAt: k.expiresAt,
+            maxAmount: k.ceiling,
+            revoked: k.revoked,
+            hasAllowList: k.hasAllowList,
+            spentThisEpoch: k.epochDay == startDay ? k.spent : 0
+        });
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function isDestinationAllowed(bytes32 keyId, address destination) external view returns (bool) {
+        Key memory k = _keys[keyId];
+        if (k.mandateIndex == 0) return false;
+        return !k.hasAllowList || _allowed[keyId][destination];
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function remainingAllowance(bytes32 keyId) external view returns (uint256 remaining, uint64 resetsAt) {
+        Key memory k = _keys[keyId];
+        if (k.mandateIndex == 0) return (0, 0);
+        MandateConfig memory cfg = _config[k.mandateIndex];
+        MandateUsage memory use = _usage[k.mandateIndex];
+        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
+        resetsAt = uint64(endDay * DAY);
+        if (k.revoked || block.timestamp >= k.expiresAt || cfg.status != MandateStatus.Active) return (0, resetsAt);
+        uint256 mandateSpent = use.epochDay == startDay ? use.spent : 0;
+        remaining = cfg.maxAmount - mandateSpent;
+        if (k.ceiling != 0) {
+            uint256 keySpent = k.epochDay == startDay ? k.spent : 0;
+            uint256 own = k.ceiling - keySpent;
+            if (own < remaining) remaining = own;
+        }
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function epochBounds(Interval interval, uint256 timestamp) external pure returns (uint64 start, uint64 end) {
+        (uint256 startDay, uint256 endDay) = _epochDays(interval, timestamp / DAY);
+        return (uint64(startDay * DAY), uint64(endDay * DAY));
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function router() external view returns (address) {
+        return address(_router);
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    /// @dev Checks a pull in the documented order. On success returns the key and the mandate usage
+    ///      as they must be stored; on a decline returns the custom error's ABI encoding.
+    function _authorize(bytes32 keyId, address destination, uint256 amount)
+        private
+        view
+        returns (bytes memory err, Key memory k, MandateConfig memory cfg, MandateUsage memory use)
+    {
+        if (amount == 0 || amount > type(uint64).max) {
+            return (abi.encodeWithSelector(InvalidAmount.selector, amount), k, cfg, use);
+        }
+        k = _keys[keyId];
+        if (k.mandateIndex == 0) return (abi.encodeWithSelector(UnknownKey.selector, keyId), k, cfg, use);
+        if (k.revoked) return (abi.encodeWithSelector(KeyRevoked.selector, keyId), k, cfg, use);
+        if (block.timestamp >= k.expiresAt) {
+            return (abi.encodeWithSelector(KeyExpired.selector, keyId, uint64(k.expiresAt)), k, cfg, use);
+        }
+        cfg = _config[k.mandateIndex];
+        if (cfg.status != MandateStatus.Active) {
+            return (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[k.mandateIndex]), k, cfg, use);
+        }
+        if (k.hasAllowList && !_allowed[keyId][destination]) {
+            return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), k, cfg, use);
+        }
+        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
+        if (k.epochDay != startDay) {
+            k.epochDay = uint32(startDay);
+            k.spent = 0;
+        }
+        if (k.ceiling != 0 && k.spent + amount > k.ceiling) {
+            return (
+                abi.encodeWithSelector(KeyCeilingExceeded.selector, keyId, k.ceiling - k.spent, uint64(endDay * DAY)),
+                k,
+                cfg,
+                use
+            );
+        }
+        use = _usage[k.mandateIndex];
+        if (use.epochDay != startDay) {
+            use.epochDay = uint32(startDay);
+            use.spent = 0;
+        }
+        if (use.spent + amount > cfg.maxAmount) {
+            return (
+                abi.encodeWithSelector(
+                    MandateCeilingExceeded.selector,
+                    _mandateIdOf[k.mandateIndex],
+                    cfg.maxAmount - use.spent,
+                    uint64(endDay * DAY)
+                ),
+                k,
+                cfg,
+                use
+            );
+        }
+        k.spent += uint64(amount);
+        use.spent += uint64(amount);
+    }
+
+    /// @dev First day and first day after the epoch of `interval` that contains day number `day`.
+    function _epochDays(Interval interval, uint256 day) private pure returns (uint256 startDay, uint256 endDay) {
+        if (interval == Interval.Daily) return (day, day + 1);
+        if (interval == Interval.Weekly) {
+            // 1970-01-01 was a Thursday, three days after a Monday.
+            startDay = day - ((day + 3) % 7);
+            return (startDay, startDay + 7);
+        }
+        (uint256 y, uint256 m) = _yearMonth(day);
+        if (interval == Interval.Monthly) {
+            return (_daysFromCivil(y, m, 1), m == 12 ? _daysFromCivil(y + 1, 1, 1) : _daysFromCivil(y, m + 1, 1));
+        }
+        return (_daysFromCivil(y, 1, 1), _daysFromCivil(y + 1, 1, 1));
+    }
+
+    /// @dev Year and month of a day number (Howard Hinnant's civil_from_days, days >= 0).
+    function _yearMonth(uint256 day) private pure returns (uint256 y, uint256 m) {
+        unchecked {
+            uint256 z = day + 719_468;
+            uint256 era = z / 146_097;
+            uint256 doe = z - era * 146_097;
+            uint256 yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+            uint256 doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+            uint256 mp = (5 * doy + 2) / 153;
+            m = mp < 10 ? mp + 3 : mp - 9;
+            y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+        }
+    }
+
+    /// @dev Day number of a civil date (Howard Hinnant's days_from_civil, years >= 1970).
+    function _daysFromCivil(uint256 y, uint256 m, uint256 d) private pure returns (uint256) {
+        unchecked {
+            if (m <= 2) y -= 1;
+            uint256 era = y / 400;
+            uint256 yoe = y - era * 400;
+            uint256 doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+            uint256 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+            return era * 146_097 + doe - 719_468;
+        }
+    }
+}
