@@ -62,10 +62,13 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     // ------------------------------------------------------------------ writes
 
     /// @inheritdoc IAllowanceStateMachine
-    function createMandate(bytes32 mandateId, address payer, address token, uint256 maxAmount, Interval interval)
-        external
-        onlyOwner
-    {
+    function createMandate(
+        bytes32 mandateId,
+        address payer,
+        address token,
+        uint256 maxAmount,
+        Interval interval
+    ) external onlyOwner {
         if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
         if (payer == address(0) || token == address(0)) revert ZeroAddress();
         if (maxAmount == 0 || maxAmount > type(uint64).max) revert InvalidAmount(maxAmount);
@@ -161,7 +164,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
             } catch {
                 _keys[item.keyId] = keyBefore;
                 _usage[k.mandateIndex] = useBefore;
-                emit DebitPullDeclined(item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId));
+                emit DebitPullDeclined(
+                    item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
+                );
             }
         }
     }
@@ -217,7 +222,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         MandateUsage memory use = _usage[k.mandateIndex];
         (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
         resetsAt = uint64(endDay * DAY);
-        if (k.revoked || block.timestamp >= k.expiresAt || cfg.status != MandateStatus.Active) return (0, resetsAt);
+        if (k.revoked || block.timestamp >= k.expiresAt || cfg.status != MandateStatus.Active) {
+            return (0, resetsAt);
+        }
         uint256 mandateSpent = use.epochDay == startDay ? use.spent : 0;
         remaining = cfg.maxAmount - mandateSpent;
         if (k.ceiling != 0) {
@@ -228,7 +235,11 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function epochBounds(Interval interval, uint256 timestamp) external pure returns (uint64 start, uint64 end) {
+    function epochBounds(Interval interval, uint256 timestamp)
+        external
+        pure
+        returns (uint64 start, uint64 end)
+    {
         (uint256 startDay, uint256 endDay) = _epochDays(interval, timestamp / DAY);
         return (uint64(startDay * DAY), uint64(endDay * DAY));
     }
@@ -258,7 +269,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         }
         cfg = _config[k.mandateIndex];
         if (cfg.status != MandateStatus.Active) {
-            return (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[k.mandateIndex]), k, cfg, use);
+            return
+                (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[k.mandateIndex]), k, cfg, use);
         }
         if (k.hasAllowList && !_allowed[keyId][destination]) {
             return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), k, cfg, use);
@@ -270,7 +282,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         }
         if (k.ceiling != 0 && k.spent + amount > k.ceiling) {
             return (
-                abi.encodeWithSelector(KeyCeilingExceeded.selector, keyId, k.ceiling - k.spent, uint64(endDay * DAY)),
+                abi.encodeWithSelector(
+                    KeyCeilingExceeded.selector, keyId, k.ceiling - k.spent, uint64(endDay * DAY)
+                ),
                 k,
                 cfg,
                 use
@@ -299,7 +313,11 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     }
 
     /// @dev First day and first day after the epoch of `interval` that contains day number `day`.
-    function _epochDays(Interval interval, uint256 day) private pure returns (uint256 startDay, uint256 endDay) {
+    function _epochDays(Interval interval, uint256 day)
+        private
+        pure
+        returns (uint256 startDay, uint256 endDay)
+    {
         if (interval == Interval.Daily) return (day, day + 1);
         if (interval == Interval.Weekly) {
             // 1970-01-01 was a Thursday, three days after a Monday.
@@ -308,7 +326,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         }
         (uint256 y, uint256 m) = _yearMonth(day);
         if (interval == Interval.Monthly) {
-            return (_daysFromCivil(y, m, 1), m == 12 ? _daysFromCivil(y + 1, 1, 1) : _daysFromCivil(y, m + 1, 1));
+            return
+                (_daysFromCivil(y, m, 1), m == 12 ? _daysFromCivil(y + 1, 1, 1) : _daysFromCivil(y, m + 1, 1));
         }
         return (_daysFromCivil(y, 1, 1), _daysFromCivil(y + 1, 1, 1));
     }

@@ -53,13 +53,17 @@ contract SettlementRouter is ISettlementRouter, Ownable2Step {
 
     /// @inheritdoc ISettlementRouter
     function pullFor(address token, address from, address to, uint256 amount) external {
-        if (msg.sender != allowanceStateMachine && msg.sender != operator) revert UnauthorizedCaller(msg.sender);
+        if (msg.sender != allowanceStateMachine && msg.sender != operator) {
+            revert UnauthorizedCaller(msg.sender);
+        }
         _move(token, from, to, amount);
     }
 
     /// @inheritdoc ISettlementRouter
     function settle(bytes32 ref, address token, address from, address to, uint256 amount) external {
-        if (msg.sender != operator && msg.sender != allowanceStateMachine) revert UnauthorizedCaller(msg.sender);
+        if (msg.sender != operator && msg.sender != allowanceStateMachine) {
+            revert UnauthorizedCaller(msg.sender);
+        }
         _move(token, from, to, amount);
         emit Settled(ref, token, from, to, amount);
     }

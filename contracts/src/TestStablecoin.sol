@@ -12,7 +12,10 @@ contract TestStablecoin is ERC20, Ownable2Step {
     /// @param name_ Token name.
     /// @param symbol_ Token symbol.
     /// @param owner_ The account allowed to mint.
-    constructor(string memory name_, string memory symbol_, address owner_) ERC20(name_, symbol_) Ownable(owner_) {}
+    constructor(string memory name_, string memory symbol_, address owner_)
+        ERC20(name_, symbol_)
+        Ownable(owner_)
+    {}
 
     /// @notice Six decimals, like the stablecoins it stands in for.
     /// @return Always 6.

@@ -55,13 +55,21 @@ interface IAllowanceStateMachine {
 
     /// @notice A mandate was created.
     event MandateCreated(
-        bytes32 indexed mandateId, address indexed payer, address indexed token, uint64 maxAmount, Interval interval
+        bytes32 indexed mandateId,
+        address indexed payer,
+        address indexed token,
+        uint64 maxAmount,
+        Interval interval
     );
     /// @notice A mandate was canceled; none of its keys can pull again.
     event MandateCanceled(bytes32 indexed mandateId);
     /// @notice A session key was issued under a mandate.
     event SessionKeyIssued(
-        bytes32 indexed keyId, bytes32 indexed mandateId, uint64 expiresAt, uint64 maxAmount, address[] allowedDestinations
+        bytes32 indexed keyId,
+        bytes32 indexed mandateId,
+        uint64 expiresAt,
+        uint64 maxAmount,
+        address[] allowedDestinations
     );
     /// @notice A session key was revoked.
     event SessionKeyRevoked(bytes32 indexed keyId);
@@ -106,8 +114,13 @@ interface IAllowanceStateMachine {
     error InvalidRouter(address router);
 
     /// @notice Creates a mandate. Only the operator.
-    function createMandate(bytes32 mandateId, address payer, address token, uint256 maxAmount, Interval interval)
-        external;
+    function createMandate(
+        bytes32 mandateId,
+        address payer,
+        address token,
+        uint256 maxAmount,
+        Interval interval
+    ) external;
     /// @notice Cancels a mandate; its keys can no longer pull. Only the operator.
     function cancelMandate(bytes32 mandateId) external;
     /// @notice Issues a session key. `maxAmount` 0 means no key ceiling; an empty list means any
@@ -138,7 +151,10 @@ interface IAllowanceStateMachine {
     ///         and when the epoch resets.
     function remainingAllowance(bytes32 keyId) external view returns (uint256 remaining, uint64 resetsAt);
     /// @notice The bounds [start, end) of the epoch of `interval` containing `timestamp`.
-    function epochBounds(Interval interval, uint256 timestamp) external pure returns (uint64 start, uint64 end);
+    function epochBounds(Interval interval, uint256 timestamp)
+        external
+        pure
+        returns (uint64 start, uint64 end);
     /// @notice The router that moves the tokens.
     function router() external view returns (address);
 }

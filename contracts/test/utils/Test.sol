@@ -91,24 +91,83 @@ abstract contract Test {
 
     // ---------------------------------------------------------------- assertions
 
-    function assertTrue(bool c) internal pure { vm.assertTrue(c); }
-    function assertTrue(bool c, string memory err) internal pure { vm.assertTrue(c, err); }
-    function assertFalse(bool c) internal pure { vm.assertFalse(c); }
-    function assertFalse(bool c, string memory err) internal pure { vm.assertFalse(c, err); }
-    function assertEq(uint256 a, uint256 b) internal pure { vm.assertEq(a, b); }
-    function assertEq(uint256 a, uint256 b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(address a, address b) internal pure { vm.assertEq(a, b); }
-    function assertEq(address a, address b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(bytes32 a, bytes32 b) internal pure { vm.assertEq(a, b); }
-    function assertEq(bytes32 a, bytes32 b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(bool a, bool b) internal pure { vm.assertEq(a, b); }
-    function assertEq(bool a, bool b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(bytes memory a, bytes memory b) internal pure { vm.assertEq(a, b); }
-    function assertEq(string memory a, string memory b) internal pure { vm.assertEq(a, b); }
-    function assertLe(uint256 a, uint256 b) internal pure { vm.assertLe(a, b); }
-    function assertLe(uint256 a, uint256 b, string memory err) internal pure { vm.assertLe(a, b, err); }
-    function assertGe(uint256 a, uint256 b) internal pure { vm.assertGe(a, b); }
-    function assertGe(uint256 a, uint256 b, string memory err) internal pure { vm.assertGe(a, b, err); }
-    function assertLt(uint256 a, uint256 b) internal pure { vm.assertLt(a, b); }
-    function assertGt(uint256 a, uint256 b) internal pure { vm.assertGt(a, b); }
+    function assertTrue(bool c) internal pure {
+        vm.assertTrue(c);
+    }
+
+    function assertTrue(bool c, string memory err) internal pure {
+        vm.assertTrue(c, err);
+    }
+
+    function assertFalse(bool c) internal pure {
+        vm.assertFalse(c);
+    }
+
+    function assertFalse(bool c, string memory err) internal pure {
+        vm.assertFalse(c, err);
+    }
+
+    function assertEq(uint256 a, uint256 b) internal pure {
+        vm.assertEq(a, b);
+    }
+
+    function assertEq(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(address a, address b) internal pure {
+        vm.assertEq(a, b);
+    }
+
+    function assertEq(address a, address b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(bytes32 a, bytes32 b) internal pure {
+        vm.assertEq(a, b);
+    }
+
+    function assertEq(bytes32 a, bytes32 b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(bool a, bool b) internal pure {
+        vm.assertEq(a, b);
+    }
+
+    function assertEq(bool a, bool b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(bytes memory a, bytes memory b) internal pure {
+        vm.assertEq(a, b);
+    }
+
+    function assertEq(string memory a, string memory b) internal pure {
+        vm.assertEq(a, b);
+    }
+
+    function assertLe(uint256 a, uint256 b) internal pure {
+        vm.assertLe(a, b);
+    }
+
+    function assertLe(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertLe(a, b, err);
+    }
+
+    function assertGe(uint256 a, uint256 b) internal pure {
+        vm.assertGe(a, b);
+    }
+
+    function assertGe(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertGe(a, b, err);
+    }
+
+    function assertLt(uint256 a, uint256 b) internal pure {
+        vm.assertLt(a, b);
+    }
+
+    function assertGt(uint256 a, uint256 b) internal pure {
+        vm.assertGt(a, b);
+    }
 }
