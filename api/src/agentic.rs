@@ -16,18 +16,20 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{Decline, PullOutcome, PullRequest};
-use openrail_store::agentic::{DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey};
+use openrail_store::agentic::{
+    DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
+};
 use openrail_store::ids::{hash_secret, new_id, random_id};
 use openrail_store::money::format_minor;
 use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
 use serde_json::Value;
 
+use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::error::{ApiError, DeclineReason};
 use crate::middleware::Principal;
 use crate::network::{Network, TOKEN_DECIMALS};
 use crate::views::{self, EpochUse};
-use crate::AppState;
 
 /// Bounds of `expires_in`, seconds.
 pub const EXPIRES_IN: std::ops::RangeInclusive<u64> = 60..=31_536_000;
@@ -57,7 +59,10 @@ fn account_only(p: &Principal) -> Result<(), ApiError> {
 
 fn missing<'a>(kind: &'static str, id: &'a str) -> impl FnOnce(StoreError) -> ApiError + 'a {
     move |e| match e {
-        StoreError::NotFound => ApiError::ResourceMissing { kind, id: id.to_string() },
+        StoreError::NotFound => ApiError::ResourceMissing {
+            kind,
+            id: id.to_string(),
+        },
         other => ApiError::Store(other),
     }
 }
@@ -79,18 +84,30 @@ fn wait_of(state: &AppState, headers: &HeaderMap) -> Duration {
 
 fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
     if s.starts_with("ba_") {
-        return Err(invalid(param, "names a bank account; bank accounts are not available yet, use a wallet address"));
+        return Err(invalid(
+            param,
+            "names a bank account; bank accounts are not available yet, use a wallet address",
+        ));
     }
-    let hex = s.strip_prefix("0x").filter(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    let hex = s
+        .strip_prefix("0x")
+        .filter(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()));
     match hex {
-        Some(_) => s.parse().map_err(|_| invalid(param, "must be a wallet address (0x and 40 hex digits)")),
-        None => Err(invalid(param, "must be a wallet address (0x and 40 hex digits)")),
+        Some(_) => s
+            .parse()
+            .map_err(|_| invalid(param, "must be a wallet address (0x and 40 hex digits)")),
+        None => Err(invalid(
+            param,
+            "must be a wallet address (0x and 40 hex digits)",
+        )),
     }
 }
 
 fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
     match v {
-        Some(t) if t.chars().count() > MAX_TEXT => Err(invalid(param, "is longer than 500 characters")),
+        Some(t) if t.chars().count() > MAX_TEXT => {
+            Err(invalid(param, "is longer than 500 characters"))
+        }
         other => Ok(other),
     }
 }
@@ -116,7 +133,11 @@ fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {
 fn paging(q: &mut HashMap<String, String>) -> Result<(u32, Option<String>), ApiError> {
     let limit = match q.remove("limit") {
         None => 10,
-        Some(l) => l.parse::<u32>().ok().filter(|l| (1..=100).contains(l)).ok_or_else(|| invalid("limit", "must be 1 to 100"))?,
+        Some(l) => l
+            .parse::<u32>()
+            .ok()
+            .filter(|l| (1..=100).contains(l))
+            .ok_or_else(|| invalid("limit", "must be 1 to 100"))?,
     };
     Ok((limit, q.remove("starting_after")))
 }
@@ -136,18 +157,39 @@ fn json(status: StatusCode, v: Value) -> Response {
 async fn mandate_use(store: &Store, m: &Mandate, now: i64) -> Result<EpochUse, ApiError> {
     let epoch = m.interval.epoch_at(now / 1000);
     let spent = store.mandate_spend(&m.id, epoch.starts_at * 1000).await?;
-    let remaining = if m.status == MandateStatus::Active { m.max_amount.saturating_sub(spent) } else { 0 };
-    Ok(EpochUse { starts_at: epoch.starts_at, ends_at: epoch.ends_at, spent, remaining })
+    let remaining = if m.status == MandateStatus::Active {
+        m.max_amount.saturating_sub(spent)
+    } else {
+        0
+    };
+    Ok(EpochUse {
+        starts_at: epoch.starts_at,
+        ends_at: epoch.ends_at,
+        spent,
+        remaining,
+    })
 }
 
 /// Spend and remaining of a key: its own ceiling and its mandate's, whichever is tighter.
-async fn key_use(store: &Store, k: &SessionKey, m: &Mandate, now: i64) -> Result<EpochUse, ApiError> {
+async fn key_use(
+    store: &Store,
+    k: &SessionKey,
+    m: &Mandate,
+    now: i64,
+) -> Result<EpochUse, ApiError> {
     let mandate = mandate_use(store, m, now).await?;
     let spent = store.key_spend(&k.id, mandate.starts_at * 1000).await?;
     let live = k.status == KeyStatus::Active && now < k.expires_at;
-    let own = k.max_amount.map(|max| max.saturating_sub(spent)).unwrap_or(u64::MAX);
+    let own = k
+        .max_amount
+        .map(|max| max.saturating_sub(spent))
+        .unwrap_or(u64::MAX);
     let remaining = if live { own.min(mandate.remaining) } else { 0 };
-    Ok(EpochUse { spent, remaining, ..mandate })
+    Ok(EpochUse {
+        spent,
+        remaining,
+        ..mandate
+    })
 }
 
 async fn render_mandate(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
@@ -191,7 +233,10 @@ pub async fn create_mandate(
     let purpose = text("purpose", fields.opt_string("purpose")?)?;
     fields.finish()?;
     let payer = parse_address("payer_account_id", &payer_account_id)?;
-    let token = *net.tokens.get(&currency).ok_or_else(|| invalid("currency", "is not available on this network"))?;
+    let token = *net
+        .tokens
+        .get(&currency)
+        .ok_or_else(|| invalid("currency", "is not available on this network"))?;
 
     let id = new_id("man_");
     let mandate = Mandate {
@@ -236,14 +281,26 @@ pub async fn create_mandate(
     })
     .await;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
-    let status = if done { StatusCode::CREATED } else { StatusCode::ACCEPTED };
+    let status = if done {
+        StatusCode::CREATED
+    } else {
+        StatusCode::ACCEPTED
+    };
     Ok(json(status, render_mandate(&state, &mandate).await?))
 }
 
 /// `GET /v1/mandates/{id}`
-pub async fn get_mandate(State(state): State<AppState>, Extension(p): Extension<Principal>, Path(id): Path<String>) -> ApiResult {
+pub async fn get_mandate(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult {
     account_only(&p)?;
-    let m = state.store.mandate(p.scope(), &id).await.map_err(missing("mandate", &id))?;
+    let m = state
+        .store
+        .mandate(p.scope(), &id)
+        .await
+        .map_err(missing("mandate", &id))?;
     Ok(json(StatusCode::OK, render_mandate(&state, &m).await?))
 }
 
@@ -256,12 +313,18 @@ pub async fn list_mandates(
     account_only(&p)?;
     let (limit, after) = paging(&mut q)?;
     no_more_query(q)?;
-    let page = state.store.list_mandates(p.scope(), limit, after.as_deref()).await?;
+    let page = state
+        .store
+        .list_mandates(p.scope(), limit, after.as_deref())
+        .await?;
     let mut data = Vec::with_capacity(page.data.len());
     for m in &page.data {
         data.push(render_mandate(&state, m).await?);
     }
-    Ok(json(StatusCode::OK, views::list(data, page.has_more, "/v1/mandates")))
+    Ok(json(
+        StatusCode::OK,
+        views::list(data, page.has_more, "/v1/mandates"),
+    ))
 }
 
 /// `POST /v1/mandates/{id}/cancel`
@@ -273,13 +336,22 @@ pub async fn cancel_mandate(
 ) -> ApiResult {
     account_only(&p)?;
     let net = network(&state, &p)?;
-    let m = state.store.mandate(p.scope(), &id).await.map_err(missing("mandate", &id))?;
+    let m = state
+        .store
+        .mandate(p.scope(), &id)
+        .await
+        .map_err(missing("mandate", &id))?;
     match m.status {
-        MandateStatus::Canceled => return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?)),
+        MandateStatus::Canceled => {
+            return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
+        }
         MandateStatus::Pending | MandateStatus::Failed => {
             return Err(ApiError::Declined {
                 reason: DeclineReason::MandateNotActive,
-                detail: format!("mandate {id} is {}; only an active mandate can be canceled", m.status.as_str()),
+                detail: format!(
+                    "mandate {id} is {}; only an active mandate can be canceled",
+                    m.status.as_str()
+                ),
                 pull_id: None,
                 remaining: None,
                 resets_at: None,
@@ -287,13 +359,18 @@ pub async fn cancel_mandate(
         }
         MandateStatus::Active => {}
     }
-    let call = AllowanceStateMachine::cancelMandateCall { mandateId: onchain_id(&m.id) };
+    let call = AllowanceStateMachine::cancelMandateCall {
+        mandateId: onchain_id(&m.id),
+    };
     let store = state.store.clone();
     let mid = m.id.clone();
     let done = run_bounded(wait_of(&state, &headers), async move {
         match net.submitter.call_asm(call, "cancel_mandate", &mid).await {
             Ok(r) if r.success => {
-                if let Err(e) = store.set_mandate_status(&mid, MandateStatus::Canceled, None).await {
+                if let Err(e) = store
+                    .set_mandate_status(&mid, MandateStatus::Canceled, None)
+                    .await
+                {
                     tracing::error!(mandate = %mid, error = %e, "recording cancel failed");
                 }
             }
@@ -303,7 +380,11 @@ pub async fn cancel_mandate(
     })
     .await;
     let m = state.store.mandate(p.scope(), &id).await?;
-    let status = if done { StatusCode::OK } else { StatusCode::ACCEPTED };
+    let status = if done {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
     Ok(json(status, render_mandate(&state, &m).await?))
 }
 
@@ -321,18 +402,33 @@ pub async fn create_session_key(
     let mandate_id = fields.string("mandate_id")?;
     let expires_in = fields.integer("expires_in")?;
     if !EXPIRES_IN.contains(&expires_in) {
-        return Err(invalid("expires_in", "must be between 60 and 31536000 seconds"));
+        return Err(invalid(
+            "expires_in",
+            "must be between 60 and 31536000 seconds",
+        ));
     }
     // The currency of the ceiling is the mandate's: look it up before parsing it.
-    let mandate = state.store.mandate(p.scope(), &mandate_id).await.map_err(|e| match e {
-        StoreError::NotFound => ApiError::ResourceMissing { kind: "mandate", id: mandate_id.clone() },
-        other => ApiError::Store(other),
-    })?;
+    let mandate = state
+        .store
+        .mandate(p.scope(), &mandate_id)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::ResourceMissing {
+                kind: "mandate",
+                id: mandate_id.clone(),
+            },
+            other => ApiError::Store(other),
+        })?;
     let max_amount = fields.opt_amount("max_amount", mandate.currency)?;
-    let dests = fields.opt_string_array("allowed_destinations")?.unwrap_or_default();
+    let dests = fields
+        .opt_string_array("allowed_destinations")?
+        .unwrap_or_default();
     fields.finish()?;
     if dests.len() > MAX_ALLOWED_DESTINATIONS {
-        return Err(invalid("allowed_destinations", "may hold at most 20 destinations"));
+        return Err(invalid(
+            "allowed_destinations",
+            "may hold at most 20 destinations",
+        ));
     }
     let mut addresses = Vec::with_capacity(dests.len());
     for d in &dests {
@@ -376,7 +472,10 @@ pub async fn create_session_key(
         tx_hash: None,
         created_at: now,
     };
-    state.store.insert_session_key(&key, &hash_secret(&secret)).await?;
+    state
+        .store
+        .insert_session_key(&key, &hash_secret(&secret))
+        .await?;
 
     let call = AllowanceStateMachine::issueSessionKeyCall {
         keyId: onchain_id(&key.id),
@@ -387,7 +486,11 @@ pub async fn create_session_key(
     };
     let (store, kid) = (state.store.clone(), key.id.clone());
     let done = run_bounded(wait_of(&state, &headers), async move {
-        let (status, tx) = match net.submitter.call_asm(call, "issue_session_key", &kid).await {
+        let (status, tx) = match net
+            .submitter
+            .call_asm(call, "issue_session_key", &kid)
+            .await
+        {
             Ok(m) if m.success => (KeyStatus::Active, Some(m.tx_hash.to_string())),
             Ok(m) => (KeyStatus::Failed, Some(m.tx_hash.to_string())),
             Err(e) => {
@@ -403,13 +506,22 @@ pub async fn create_session_key(
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
     body["secret"] = Value::String(secret);
-    Ok(json(if done { StatusCode::CREATED } else { StatusCode::ACCEPTED }, body))
+    Ok(json(
+        if done {
+            StatusCode::CREATED
+        } else {
+            StatusCode::ACCEPTED
+        },
+        body,
+    ))
 }
 
 fn agent_may_read_key(p: &Principal, key_id: &str) -> Result<(), ApiError> {
     match p {
         Principal::Agent { session_key_id, .. } if session_key_id != key_id => {
-            Err(ApiError::Forbidden("a session key's secret may only read its own key and pulls".into()))
+            Err(ApiError::Forbidden(
+                "a session key's secret may only read its own key and pulls".into(),
+            ))
         }
         _ => Ok(()),
     }
@@ -422,7 +534,11 @@ pub async fn get_session_key(
     Path(id): Path<String>,
 ) -> ApiResult {
     agent_may_read_key(&p, &id)?;
-    let k = state.store.session_key(p.scope(), &id).await.map_err(missing("session_key", &id))?;
+    let k = state
+        .store
+        .session_key(p.scope(), &id)
+        .await
+        .map_err(missing("session_key", &id))?;
     let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
     Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?))
 }
@@ -437,13 +553,19 @@ pub async fn list_session_keys(
     let (limit, after) = paging(&mut q)?;
     let mandate_id = q.remove("mandate_id");
     no_more_query(q)?;
-    let page = state.store.list_session_keys(p.scope(), mandate_id.as_deref(), limit, after.as_deref()).await?;
+    let page = state
+        .store
+        .list_session_keys(p.scope(), mandate_id.as_deref(), limit, after.as_deref())
+        .await?;
     let mut data = Vec::with_capacity(page.data.len());
     for k in &page.data {
         let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
         data.push(render_key(&state, k, &m).await?);
     }
-    Ok(json(StatusCode::OK, views::list(data, page.has_more, "/v1/session-keys")))
+    Ok(json(
+        StatusCode::OK,
+        views::list(data, page.has_more, "/v1/session-keys"),
+    ))
 }
 
 /// `DELETE /v1/session-keys/{id}`: revokes the key on chain; its mandate and sibling keys
@@ -456,15 +578,25 @@ pub async fn revoke_session_key(
 ) -> ApiResult {
     account_only(&p)?;
     let net = network(&state, &p)?;
-    let k = state.store.session_key(p.scope(), &id).await.map_err(missing("session_key", &id))?;
+    let k = state
+        .store
+        .session_key(p.scope(), &id)
+        .await
+        .map_err(missing("session_key", &id))?;
     let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
     if k.status == KeyStatus::Revoked {
         return Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?));
     }
-    let call = AllowanceStateMachine::revokeSessionKeyCall { keyId: onchain_id(&k.id) };
+    let call = AllowanceStateMachine::revokeSessionKeyCall {
+        keyId: onchain_id(&k.id),
+    };
     let (store, kid) = (state.store.clone(), k.id.clone());
     let done = run_bounded(wait_of(&state, &headers), async move {
-        match net.submitter.call_asm(call, "revoke_session_key", &kid).await {
+        match net
+            .submitter
+            .call_asm(call, "revoke_session_key", &kid)
+            .await
+        {
             Ok(r) if r.success => {
                 if let Err(e) = store.set_key_status(&kid, KeyStatus::Revoked, None).await {
                     tracing::error!(session_key = %kid, error = %e, "recording revocation failed");
@@ -476,7 +608,11 @@ pub async fn revoke_session_key(
     })
     .await;
     let k = state.store.session_key(p.scope(), &id).await?;
-    let status = if done { StatusCode::OK } else { StatusCode::ACCEPTED };
+    let status = if done {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
     Ok(json(status, render_key(&state, &k, &m).await?))
 }
 
@@ -492,10 +628,17 @@ pub async fn create_pull(
     let net = network(&state, &p)?;
     let key_id = fields.string("session_key_id")?;
     agent_may_read_key(&p, &key_id)?;
-    let key = state.store.session_key(p.scope(), &key_id).await.map_err(|e| match e {
-        StoreError::NotFound => ApiError::ResourceMissing { kind: "session_key", id: key_id.clone() },
-        other => ApiError::Store(other),
-    })?;
+    let key = state
+        .store
+        .session_key(p.scope(), &key_id)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::ResourceMissing {
+                kind: "session_key",
+                id: key_id.clone(),
+            },
+            other => ApiError::Store(other),
+        })?;
     let mandate = state.store.mandate(p.scope(), &key.mandate_id).await?;
     let amount = fields.amount("amount", mandate.currency)?;
     let destination = fields.opt_string("destination")?;
@@ -506,7 +649,10 @@ pub async fn create_pull(
             let a = parse_address("destination", &d)?;
             (d, a)
         }
-        None => (net.default_destination.to_checksum(None), net.default_destination),
+        None => (
+            net.default_destination.to_checksum(None),
+            net.default_destination,
+        ),
     };
     if matches!(key.status, KeyStatus::Pending | KeyStatus::Failed) {
         return Err(ApiError::Declined {
@@ -541,8 +687,12 @@ pub async fn create_pull(
     };
     state.store.insert_pull(&pull).await?;
 
-    let request =
-        PullRequest { intent: pull.id.clone(), key_id: onchain_id(&key.id), destination: address, amount: token_units(amount) };
+    let request = PullRequest {
+        intent: pull.id.clone(),
+        key_id: onchain_id(&key.id),
+        destination: address,
+        amount: token_units(amount),
+    };
     let (store, mut resolved, chain_id) = (state.store.clone(), pull.clone(), net.chain_id);
     run_bounded(wait_of(&state, &headers), async move {
         match net.submitter.pull(request).await {
@@ -582,7 +732,14 @@ fn decline_code(reason: &Decline, currency: Currency) -> (DeclineReason, Option<
         Decline::KeyExpired { .. } => (DeclineReason::SessionKeyExpired, None, None),
         Decline::MandateNotActive => (DeclineReason::MandateNotActive, None, None),
         Decline::DestinationNotAllowed => (DeclineReason::DestinationNotAllowed, None, None),
-        Decline::KeyCeilingExceeded { remaining, resets_at } | Decline::MandateCeilingExceeded { remaining, resets_at } => (
+        Decline::KeyCeilingExceeded {
+            remaining,
+            resets_at,
+        }
+        | Decline::MandateCeilingExceeded {
+            remaining,
+            resets_at,
+        } => (
             DeclineReason::AllowanceExceeded,
             Some(minor_of_units(*remaining, currency)),
             Some(*resets_at as i64 * 1000),
@@ -603,23 +760,39 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
                 .decline_code
                 .as_deref()
                 .and_then(DeclineReason::parse)
-                .ok_or_else(|| ApiError::Internal(format!("pull {} declined without a code", pull.id)))?;
+                .ok_or_else(|| {
+                    ApiError::Internal(format!("pull {} declined without a code", pull.id))
+                })?;
             let amount = format_minor(pull.amount, pull.currency);
             let detail = match reason {
-                DeclineReason::SessionKeyRevoked => format!("session key {} was revoked", pull.session_key_id),
-                DeclineReason::SessionKeyExpired => format!("session key {} has expired", pull.session_key_id),
-                DeclineReason::MandateNotActive => format!("mandate {} is not active", pull.mandate_id),
+                DeclineReason::SessionKeyRevoked => {
+                    format!("session key {} was revoked", pull.session_key_id)
+                }
+                DeclineReason::SessionKeyExpired => {
+                    format!("session key {} has expired", pull.session_key_id)
+                }
+                DeclineReason::MandateNotActive => {
+                    format!("mandate {} is not active", pull.mandate_id)
+                }
                 DeclineReason::AllowanceExceeded => format!(
                     "a pull of {amount} {} exceeds what may still be pulled this epoch",
                     pull.currency.code()
                 ),
                 DeclineReason::DestinationNotAllowed => {
-                    format!("{} is not among the session key's allowed_destinations", pull.destination)
+                    format!(
+                        "{} is not among the session key's allowed_destinations",
+                        pull.destination
+                    )
                 }
                 DeclineReason::InsufficientFunds => {
-                    format!("the payer's balance or router allowance cannot cover {amount} {}", pull.currency.code())
+                    format!(
+                        "the payer's balance or router allowance cannot cover {amount} {}",
+                        pull.currency.code()
+                    )
                 }
-                DeclineReason::SessionKeyNotActive => format!("session key {} is not on chain", pull.session_key_id),
+                DeclineReason::SessionKeyNotActive => {
+                    format!("session key {} is not on chain", pull.session_key_id)
+                }
             };
             Err(ApiError::Declined {
                 reason,
@@ -633,14 +806,25 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
 }
 
 /// `GET /v1/debit-pulls/{id}`
-pub async fn get_pull(State(state): State<AppState>, Extension(p): Extension<Principal>, Path(id): Path<String>) -> ApiResult {
+pub async fn get_pull(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult {
     let net = network(&state, &p)?;
-    let pull = state.store.pull(p.scope(), &id).await.map_err(missing("debit_pull", &id))?;
+    let pull = state
+        .store
+        .pull(p.scope(), &id)
+        .await
+        .map_err(missing("debit_pull", &id))?;
     if let Principal::Agent { session_key_id, .. } = &p
         && *session_key_id != pull.session_key_id
     {
         // Not this agent's: as if it did not exist.
-        return Err(ApiError::ResourceMissing { kind: "debit_pull", id });
+        return Err(ApiError::ResourceMissing {
+            kind: "debit_pull",
+            id,
+        });
     }
     Ok(json(StatusCode::OK, views::pull(&pull, net.chain_id)))
 }
@@ -657,11 +841,23 @@ pub async fn list_pulls(
     no_more_query(q)?;
     if let Principal::Agent { session_key_id, .. } = &p {
         if key.as_ref().is_some_and(|k| k != session_key_id) {
-            return Err(ApiError::Forbidden("a session key's secret may only list its own pulls".into()));
+            return Err(ApiError::Forbidden(
+                "a session key's secret may only list its own pulls".into(),
+            ));
         }
         key = Some(session_key_id.clone());
     }
-    let page = state.store.list_pulls(p.scope(), key.as_deref(), limit, after.as_deref()).await?;
-    let data = page.data.iter().map(|x| views::pull(x, net.chain_id)).collect();
-    Ok(json(StatusCode::OK, views::list(data, page.has_more, "/v1/debit-pulls")))
+    let page = state
+        .store
+        .list_pulls(p.scope(), key.as_deref(), limit, after.as_deref())
+        .await?;
+    let data = page
+        .data
+        .iter()
+        .map(|x| views::pull(x, net.chain_id))
+        .collect();
+    Ok(json(
+        StatusCode::OK,
+        views::list(data, page.has_more, "/v1/debit-pulls"),
+    ))
 }

@@ -31,13 +31,21 @@ impl<S: Send + Sync> FromRequest<S> for Fields {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(|ct| {
-                let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-                mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+                let mime = ct
+                    .split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase();
+                mime == "application/json"
+                    || (mime.starts_with("application/") && mime.ends_with("+json"))
             })
             .unwrap_or(false);
         let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES)
             .await
-            .map_err(|_| ApiError::PayloadTooLarge { limit: MAX_BODY_BYTES })?;
+            .map_err(|_| ApiError::PayloadTooLarge {
+                limit: MAX_BODY_BYTES,
+            })?;
         if !json {
             return Err(ApiError::UnsupportedMediaType);
         }
@@ -49,13 +57,19 @@ impl Fields {
     /// Parses a JSON object.
     pub fn parse(bytes: Bytes) -> Result<Self, ApiError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::InvalidJson("the request body is empty; send a JSON object".into()));
+            return Err(ApiError::InvalidJson(
+                "the request body is empty; send a JSON object".into(),
+            ));
         }
-        let value: Box<RawValue> = serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::InvalidJson(format!("the request body is not valid JSON: {e}")))?;
+        let value: Box<RawValue> = serde_json::from_slice(&bytes).map_err(|e| {
+            ApiError::InvalidJson(format!("the request body is not valid JSON: {e}"))
+        })?;
         let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(value.get())
             .map_err(|_| ApiError::InvalidJson("the request body must be a JSON object".into()))?;
-        Ok(Self { raw: bytes.to_vec(), map })
+        Ok(Self {
+            raw: bytes.to_vec(),
+            map,
+        })
     }
 
     /// The raw body, for idempotency fingerprints.
@@ -69,21 +83,25 @@ impl Fields {
 
     /// A required string.
     pub fn string(&mut self, name: &str) -> Result<String, ApiError> {
-        self.opt_string(name)?.ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+        self.opt_string(name)?
+            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
     }
 
     /// An optional string (`null` counts as absent).
     pub fn opt_string(&mut self, name: &str) -> Result<Option<String>, ApiError> {
         self.take(name)
             .map(|raw| {
-                serde_json::from_str::<String>(raw.get()).map_err(|_| invalid(name, "must be a string"))
+                serde_json::from_str::<String>(raw.get())
+                    .map_err(|_| invalid(name, "must be a string"))
             })
             .transpose()
     }
 
     /// A required non-negative integer.
     pub fn integer(&mut self, name: &str) -> Result<u64, ApiError> {
-        let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing { param: name.into() })?;
+        let raw = self
+            .take(name)
+            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })?;
         let text = raw.get();
         if !text.bytes().all(|b| b.is_ascii_digit()) || text.is_empty() {
             return Err(invalid(name, "must be a whole number of seconds"));
@@ -93,24 +111,36 @@ impl Fields {
 
     /// A required amount in `currency`, from a JSON number or a decimal string.
     pub fn amount(&mut self, name: &str, currency: Currency) -> Result<Amount, ApiError> {
-        self.opt_amount(name, currency)?.ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+        self.opt_amount(name, currency)?
+            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
     }
 
     /// An optional amount.
-    pub fn opt_amount(&mut self, name: &str, currency: Currency) -> Result<Option<Amount>, ApiError> {
-        let Some(raw) = self.take(name) else { return Ok(None) };
+    pub fn opt_amount(
+        &mut self,
+        name: &str,
+        currency: Currency,
+    ) -> Result<Option<Amount>, ApiError> {
+        let Some(raw) = self.take(name) else {
+            return Ok(None);
+        };
         let text = raw.get();
         let text = if text.starts_with('"') {
-            serde_json::from_str::<String>(text).map_err(|_| amount_invalid(name, AmountError::NotDecimal))?
+            serde_json::from_str::<String>(text)
+                .map_err(|_| amount_invalid(name, AmountError::NotDecimal))?
         } else {
             text.to_string()
         };
-        Amount::parse(&text, currency).map(Some).map_err(|e| amount_invalid(name, e))
+        Amount::parse(&text, currency)
+            .map(Some)
+            .map_err(|e| amount_invalid(name, e))
     }
 
     /// The raw text of a field still present, without consuming it (for look-ahead).
     pub fn peek_string(&self, name: &str) -> Option<String> {
-        self.map.get(name).and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+        self.map
+            .get(name)
+            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
     }
 
     /// An optional array of strings.
@@ -134,11 +164,17 @@ impl Fields {
 
 /// A `parameter_invalid` error.
 pub fn invalid(param: &str, detail: &str) -> ApiError {
-    ApiError::ParameterInvalid { param: param.into(), detail: detail.into() }
+    ApiError::ParameterInvalid {
+        param: param.into(),
+        detail: detail.into(),
+    }
 }
 
 fn amount_invalid(param: &str, e: AmountError) -> ApiError {
-    ApiError::AmountInvalid { param: param.into(), detail: e.to_string() }
+    ApiError::AmountInvalid {
+        param: param.into(),
+        detail: e.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -151,11 +187,18 @@ mod tests {
 
     #[test]
     fn amounts_are_exact_from_numbers_and_strings() {
-        let mut f = fields(r#"{"a": 12.5, "b": "0.10", "c": 1e3, "d": -1, "e": true, "f": 1.005}"#).unwrap();
+        let mut f = fields(r#"{"a": 12.5, "b": "0.10", "c": 1e3, "d": -1, "e": true, "f": 1.005}"#)
+            .unwrap();
         assert_eq!(f.amount("a", Currency::Usd).unwrap().minor(), 1250);
         assert_eq!(f.amount("b", Currency::Usd).unwrap().minor(), 10);
         for name in ["c", "d", "e", "f"] {
-            assert!(matches!(f.amount(name, Currency::Usd), Err(ApiError::AmountInvalid { .. })), "{name}");
+            assert!(
+                matches!(
+                    f.amount(name, Currency::Usd),
+                    Err(ApiError::AmountInvalid { .. })
+                ),
+                "{name}"
+            );
         }
         f.finish().unwrap();
     }
@@ -166,10 +209,21 @@ mod tests {
         assert!(matches!(fields("{"), Err(ApiError::InvalidJson(_))));
         assert!(matches!(fields(""), Err(ApiError::InvalidJson(_))));
         let mut f = fields(r#"{"s": 5, "n": "x", "extra": 1, "nothing": null}"#).unwrap();
-        assert!(matches!(f.string("s"), Err(ApiError::ParameterInvalid { .. })));
-        assert!(matches!(f.integer("n"), Err(ApiError::ParameterInvalid { .. })));
-        assert!(matches!(f.string("missing"), Err(ApiError::ParameterMissing { .. })));
+        assert!(matches!(
+            f.string("s"),
+            Err(ApiError::ParameterInvalid { .. })
+        ));
+        assert!(matches!(
+            f.integer("n"),
+            Err(ApiError::ParameterInvalid { .. })
+        ));
+        assert!(matches!(
+            f.string("missing"),
+            Err(ApiError::ParameterMissing { .. })
+        ));
         assert_eq!(f.opt_string("nothing").unwrap(), None);
-        assert!(matches!(f.finish(), Err(ApiError::ParameterUnknown { param }) if param == "extra"));
+        assert!(
+            matches!(f.finish(), Err(ApiError::ParameterUnknown { param }) if param == "extra")
+        );
     }
 }

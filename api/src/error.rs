@@ -202,83 +202,158 @@ impl ApiError {
     /// Status, code, title and body members of this error.
     pub fn problem(&self) -> Problem {
         use ApiError as E;
-        let (status, code, title, param): (StatusCode, &'static str, &'static str, Option<String>) = match self {
-            E::InvalidJson(_) => (StatusCode::BAD_REQUEST, "invalid_json", "Invalid JSON", None),
-            E::UnsupportedMediaType => {
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "Unsupported media type", None)
-            }
-            E::ParameterMissing { param } => {
-                (StatusCode::BAD_REQUEST, "parameter_missing", "Missing parameter", Some(param.clone()))
-            }
-            E::ParameterUnknown { param } => {
-                (StatusCode::BAD_REQUEST, "parameter_unknown", "Unknown parameter", Some(param.clone()))
-            }
-            E::ParameterInvalid { param, .. } => {
-                (StatusCode::BAD_REQUEST, "parameter_invalid", "Invalid parameter", Some(param.clone()))
-            }
-            E::AmountInvalid { param, .. } => {
-                (StatusCode::BAD_REQUEST, "amount_invalid", "Invalid amount", Some(param.clone()))
-            }
-            E::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated", "Unauthenticated", None),
-            E::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
-            E::ResourceMissing { .. } => (StatusCode::NOT_FOUND, "resource_missing", "No such resource", None),
-            E::PayloadTooLarge { .. } => {
-                (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "Request body too large", None)
-            }
-            E::NotFound => (StatusCode::NOT_FOUND, "not_found", "No such endpoint", None),
-            E::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "Method not allowed", None),
-            E::SessionKeyCeilingExceedsMandate { .. } => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "session_key_ceiling_exceeds_mandate",
-                "Session key ceiling above the mandate's",
-                Some("max_amount".into()),
-            ),
-            E::Declined { reason, .. } => {
-                let param = match reason {
-                    DeclineReason::DestinationNotAllowed => Some("destination".to_string()),
-                    DeclineReason::AllowanceExceeded => Some("amount".to_string()),
-                    DeclineReason::SessionKeyRevoked
-                    | DeclineReason::SessionKeyExpired
-                    | DeclineReason::MandateNotActive
-                    | DeclineReason::InsufficientFunds
-                    | DeclineReason::SessionKeyNotActive => None,
-                };
-                (StatusCode::UNPROCESSABLE_ENTITY, reason.code(), "Declined", param)
-            }
-            E::IdempotencyKeyReused => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "idempotency_key_reused",
-                "Idempotency key reused",
-                Some("Idempotency-Key".into()),
-            ),
-            E::IdempotencyInProgress => {
-                (StatusCode::CONFLICT, "idempotency_in_progress", "Idempotent request in progress", None)
-            }
-            E::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited", "Too many requests", None),
-            E::MainnetUnavailable => {
-                (StatusCode::SERVICE_UNAVAILABLE, "mainnet_unavailable", "Mainnet unavailable", None)
-            }
-            E::Store(e) if e.is_transient() => {
-                (StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "Temporarily unavailable", None)
-            }
-            E::Chain(e) if e.is_transient() => {
-                (StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", "Temporarily unavailable", None)
-            }
-            E::Store(_) | E::Chain(_) | E::Internal(_) => {
-                (StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "Internal error", None)
-            }
-        };
+        let (status, code, title, param): (StatusCode, &'static str, &'static str, Option<String>) =
+            match self {
+                E::InvalidJson(_) => (
+                    StatusCode::BAD_REQUEST,
+                    "invalid_json",
+                    "Invalid JSON",
+                    None,
+                ),
+                E::UnsupportedMediaType => (
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "Unsupported media type",
+                    None,
+                ),
+                E::ParameterMissing { param } => (
+                    StatusCode::BAD_REQUEST,
+                    "parameter_missing",
+                    "Missing parameter",
+                    Some(param.clone()),
+                ),
+                E::ParameterUnknown { param } => (
+                    StatusCode::BAD_REQUEST,
+                    "parameter_unknown",
+                    "Unknown parameter",
+                    Some(param.clone()),
+                ),
+                E::ParameterInvalid { param, .. } => (
+                    StatusCode::BAD_REQUEST,
+                    "parameter_invalid",
+                    "Invalid parameter",
+                    Some(param.clone()),
+                ),
+                E::AmountInvalid { param, .. } => (
+                    StatusCode::BAD_REQUEST,
+                    "amount_invalid",
+                    "Invalid amount",
+                    Some(param.clone()),
+                ),
+                E::Unauthenticated => (
+                    StatusCode::UNAUTHORIZED,
+                    "unauthenticated",
+                    "Unauthenticated",
+                    None,
+                ),
+                E::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
+                E::ResourceMissing { .. } => (
+                    StatusCode::NOT_FOUND,
+                    "resource_missing",
+                    "No such resource",
+                    None,
+                ),
+                E::PayloadTooLarge { .. } => (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "payload_too_large",
+                    "Request body too large",
+                    None,
+                ),
+                E::NotFound => (StatusCode::NOT_FOUND, "not_found", "No such endpoint", None),
+                E::MethodNotAllowed => (
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "method_not_allowed",
+                    "Method not allowed",
+                    None,
+                ),
+                E::SessionKeyCeilingExceedsMandate { .. } => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "session_key_ceiling_exceeds_mandate",
+                    "Session key ceiling above the mandate's",
+                    Some("max_amount".into()),
+                ),
+                E::Declined { reason, .. } => {
+                    let param = match reason {
+                        DeclineReason::DestinationNotAllowed => Some("destination".to_string()),
+                        DeclineReason::AllowanceExceeded => Some("amount".to_string()),
+                        DeclineReason::SessionKeyRevoked
+                        | DeclineReason::SessionKeyExpired
+                        | DeclineReason::MandateNotActive
+                        | DeclineReason::InsufficientFunds
+                        | DeclineReason::SessionKeyNotActive => None,
+                    };
+                    (
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        reason.code(),
+                        "Declined",
+                        param,
+                    )
+                }
+                E::IdempotencyKeyReused => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "idempotency_key_reused",
+                    "Idempotency key reused",
+                    Some("Idempotency-Key".into()),
+                ),
+                E::IdempotencyInProgress => (
+                    StatusCode::CONFLICT,
+                    "idempotency_in_progress",
+                    "Idempotent request in progress",
+                    None,
+                ),
+                E::RateLimited { .. } => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "rate_limited",
+                    "Too many requests",
+                    None,
+                ),
+                E::MainnetUnavailable => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "mainnet_unavailable",
+                    "Mainnet unavailable",
+                    None,
+                ),
+                E::Store(e) if e.is_transient() => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "Temporarily unavailable",
+                    None,
+                ),
+                E::Chain(e) if e.is_transient() => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "Temporarily unavailable",
+                    None,
+                ),
+                E::Store(_) | E::Chain(_) | E::Internal(_) => (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal_error",
+                    "Internal error",
+                    None,
+                ),
+            };
         let detail = if status.is_server_error() {
             match self {
                 E::MainnetUnavailable => self.to_string(),
-                _ => "something went wrong on our side; it has been logged with this request id".to_string(),
+                _ => "something went wrong on our side; it has been logged with this request id"
+                    .to_string(),
             }
         } else {
             self.to_string()
         };
         let mut extra = Map::new();
-        if let E::Declined { pull_id, remaining, resets_at, .. } = self {
-            for (k, v) in [("pull_id", pull_id), ("remaining", remaining), ("resets_at", resets_at)] {
+        if let E::Declined {
+            pull_id,
+            remaining,
+            resets_at,
+            ..
+        } = self
+        {
+            for (k, v) in [
+                ("pull_id", pull_id),
+                ("remaining", remaining),
+                ("resets_at", resets_at),
+            ] {
                 if let Some(v) = v {
                     extra.insert(k.to_string(), Value::String(v.clone()));
                 }
@@ -316,9 +391,13 @@ impl IntoResponse for Problem {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = serde_json::to_vec(&self).unwrap_or_default();
         let mut res = (status, body).into_response();
-        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        res.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
         if let Some(secs) = self.retry_after {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         res
     }

@@ -61,26 +61,61 @@ pub struct AppState {
 
 impl AppState {
     /// State with the given networks and configuration.
-    pub fn new(store: Store, testnet: Option<Arc<Network>>, mainnet: Option<Arc<Network>>, config: ApiConfig) -> Self {
-        let limiter = Arc::new(middleware::RateLimiter::new(config.rate_per_sec, config.rate_burst));
-        Self { store, testnet, mainnet, config, limiter }
+    pub fn new(
+        store: Store,
+        testnet: Option<Arc<Network>>,
+        mainnet: Option<Arc<Network>>,
+        config: ApiConfig,
+    ) -> Self {
+        let limiter = Arc::new(middleware::RateLimiter::new(
+            config.rate_per_sec,
+            config.rate_burst,
+        ));
+        Self {
+            store,
+            testnet,
+            mainnet,
+            config,
+            limiter,
+        }
     }
 }
 
 /// The whole HTTP application.
 pub fn router(state: AppState) -> Router {
     let v1 = Router::new()
-        .route("/v1/mandates", post(agentic::create_mandate).get(agentic::list_mandates))
+        .route(
+            "/v1/mandates",
+            post(agentic::create_mandate).get(agentic::list_mandates),
+        )
         .route("/v1/mandates/{id}", get(agentic::get_mandate))
         .route("/v1/mandates/{id}/cancel", post(agentic::cancel_mandate))
-        .route("/v1/session-keys", post(agentic::create_session_key).get(agentic::list_session_keys))
-        .route("/v1/session-keys/{id}", get(agentic::get_session_key).delete(agentic::revoke_session_key))
-        .route("/v1/debit-pulls", post(agentic::create_pull).get(agentic::list_pulls))
+        .route(
+            "/v1/session-keys",
+            post(agentic::create_session_key).get(agentic::list_session_keys),
+        )
+        .route(
+            "/v1/session-keys/{id}",
+            get(agentic::get_session_key).delete(agentic::revoke_session_key),
+        )
+        .route(
+            "/v1/debit-pulls",
+            post(agentic::create_pull).get(agentic::list_pulls),
+        )
         .route("/v1/debit-pulls/{id}", get(agentic::get_pull))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::idempotency))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::authenticate));
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::idempotency,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::authenticate,
+        ));
     Router::new()
-        .route("/healthz", get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }))
+        .route(
+            "/healthz",
+            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
+        )
         .merge(v1)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)

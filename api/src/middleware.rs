@@ -9,10 +9,10 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use openrail_store::Mode;
 use openrail_store::accounts::Principal as KeyPrincipal;
 use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::journal::IdempotencyBegin;
-use openrail_store::Mode;
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
@@ -33,7 +33,10 @@ pub fn current_request_id() -> Option<String> {
 pub async fn request_id(req: Request, next: Next) -> Response {
     let id = random_id("req_", 20);
     let mut res = REQUEST_ID.scope(id.clone(), next.run(req)).await;
-    res.headers_mut().insert("request-id", HeaderValue::from_str(&id).expect("ids are ascii"));
+    res.headers_mut().insert(
+        "request-id",
+        HeaderValue::from_str(&id).expect("ids are ascii"),
+    );
     res
 }
 
@@ -80,25 +83,49 @@ impl Principal {
 
     /// Store scope of this principal.
     pub fn scope(&self) -> openrail_store::agentic::Scope<'_> {
-        openrail_store::agentic::Scope { account_id: self.account_id(), mode: self.mode() }
+        openrail_store::agentic::Scope {
+            account_id: self.account_id(),
+            mode: self.mode(),
+        }
     }
 }
 
 /// Authenticates `Authorization: Bearer …`, enforces mainnet availability and rate limits.
-pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Result<Response, ApiError> {
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
     let secret = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
         .map(str::trim)
         .ok_or(ApiError::Unauthenticated)?
         .to_string();
     let principal = if secret.starts_with("sks_") {
-        let key = state.store.session_key_by_secret(&hash_secret(&secret)).await?.ok_or(ApiError::Unauthenticated)?;
-        Principal::Agent { session_key_id: key.id, account_id: key.account_id, mode: key.mode }
+        let key = state
+            .store
+            .session_key_by_secret(&hash_secret(&secret))
+            .await?
+            .ok_or(ApiError::Unauthenticated)?;
+        Principal::Agent {
+            session_key_id: key.id,
+            account_id: key.account_id,
+            mode: key.mode,
+        }
     } else if secret.starts_with("sk_testnet_") || secret.starts_with("sk_mainnet_") {
-        Principal::Account(state.store.authenticate_api_key(&secret).await?.ok_or(ApiError::Unauthenticated)?)
+        Principal::Account(
+            state
+                .store
+                .authenticate_api_key(&secret)
+                .await?
+                .ok_or(ApiError::Unauthenticated)?,
+        )
     } else {
         return Err(ApiError::Unauthenticated);
     };
@@ -114,8 +141,16 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
 
 /// `Idempotency-Key` on POST and DELETE: replay a finished request's response, refuse the
 /// key with another request (422) or while the first is in flight (409).
-pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next) -> Result<Response, ApiError> {
-    let key = req.headers().get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_string);
+pub async fn idempotency(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let key = req
+        .headers()
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let (Some(key), true) = (key, matches!(*req.method(), Method::POST | Method::DELETE)) else {
         return Ok(next.run(req).await);
     };
@@ -125,9 +160,17 @@ pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next
             detail: "must be 1 to 255 characters".into(),
         });
     }
-    let principal = req.extensions().get::<Principal>().cloned().ok_or(ApiError::Unauthenticated)?;
+    let principal = req
+        .extensions()
+        .get::<Principal>()
+        .cloned()
+        .ok_or(ApiError::Unauthenticated)?;
     let (parts, body) = req.into_parts();
-    let bytes = to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::PayloadTooLarge { limit: MAX_BODY_BYTES })?;
+    let bytes = to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| ApiError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        })?;
     let mut hasher = Sha256::new();
     hasher.update(parts.method.as_str());
     hasher.update(b" ");
@@ -136,20 +179,32 @@ pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next
     hasher.update(&bytes);
     let fingerprint = hex::encode(hasher.finalize());
     let cred = principal.credential_id().to_string();
-    match state.store.begin_idempotency(&cred, &key, &fingerprint).await? {
+    match state
+        .store
+        .begin_idempotency(&cred, &key, &fingerprint)
+        .await?
+    {
         IdempotencyBegin::Started => {}
         IdempotencyBegin::Mismatch => return Err(ApiError::IdempotencyKeyReused),
         IdempotencyBegin::InProgress => return Err(ApiError::IdempotencyInProgress),
         IdempotencyBegin::Replay { status, body } => {
             let mut res = Response::new(Body::from(body.clone()));
             *res.status_mut() = axum::http::StatusCode::from_u16(status).unwrap_or_default();
-            let ct = if status >= 400 { "application/problem+json" } else { "application/json" };
-            res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
-            res.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+            let ct = if status >= 400 {
+                "application/problem+json"
+            } else {
+                "application/json"
+            };
+            res.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+            res.headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
             return Ok(res);
         }
     }
-    let res = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    let res = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
     let (parts, body) = res.into_parts();
     let bytes = match to_bytes(body, usize::MAX).await {
         Ok(b) => b,
@@ -162,7 +217,15 @@ pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next
         // Nothing durable was promised: let a retry run again.
         state.store.abandon_idempotency(&cred, &key).await?;
     } else {
-        state.store.finish_idempotency(&cred, &key, parts.status.as_u16(), &String::from_utf8_lossy(&bytes)).await?;
+        state
+            .store
+            .finish_idempotency(
+                &cred,
+                &key,
+                parts.status.as_u16(),
+                &String::from_utf8_lossy(&bytes),
+            )
+            .await?;
     }
     Ok(Response::from_parts(parts, Body::from(bytes)))
 }
@@ -178,14 +241,20 @@ pub struct RateLimiter {
 impl RateLimiter {
     /// `rate` tokens per second, at most `burst` saved.
     pub fn new(rate: f64, burst: f64) -> Self {
-        Self { rate, burst, buckets: Mutex::new(HashMap::new()) }
+        Self {
+            rate,
+            burst,
+            buckets: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Takes a token, or says how many seconds until one is available.
     pub fn check(&self, credential: &str) -> Result<(), u64> {
         let now = Instant::now();
         let mut buckets = self.buckets.lock().expect("rate limiter lock");
-        let (tokens, last) = buckets.entry(credential.to_string()).or_insert((self.burst, now));
+        let (tokens, last) = buckets
+            .entry(credential.to_string())
+            .or_insert((self.burst, now));
         *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.burst);
         *last = now;
         if *tokens >= 1.0 {

@@ -20,14 +20,31 @@ impl Journal for StoreJournal {
     fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a> {
         Box::pin(async move {
             self.0
-                .record_tx(tx.chain_id, tx.nonce, &tx.hash.to_string(), &tx.raw.to_string(), tx.kind, &tx.intents)
+                .record_tx(
+                    tx.chain_id,
+                    tx.nonce,
+                    &tx.hash.to_string(),
+                    &tx.raw.to_string(),
+                    tx.kind,
+                    &tx.intents,
+                )
                 .await
                 .map_err(Into::into)
         })
     }
 
-    fn mined<'a>(&'a self, chain_id: u64, hash: alloy::primitives::TxHash, success: bool) -> JournalFuture<'a> {
-        Box::pin(async move { self.0.mark_tx_mined(chain_id, &hash.to_string(), success).await.map_err(Into::into) })
+    fn mined<'a>(
+        &'a self,
+        chain_id: u64,
+        hash: alloy::primitives::TxHash,
+        success: bool,
+    ) -> JournalFuture<'a> {
+        Box::pin(async move {
+            self.0
+                .mark_tx_mined(chain_id, &hash.to_string(), success)
+                .await
+                .map_err(Into::into)
+        })
     }
 }
 
@@ -41,12 +58,16 @@ pub async fn network_from_deployment(
         .rpc_url
         .parse()
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
-    let asm = deployment
-        .allowance_state_machine
-        .ok_or_else(|| ChainError::Deployment("the settlement chain has no allowance state machine".into()))?;
-    let submitter = Submitter::start(&url, operator, asm, Arc::new(StoreJournal(store.clone()))).await?;
-    let tokens: BTreeMap<Currency, _> =
-        deployment.tokens.iter().filter_map(|(code, addr)| Currency::parse(code).map(|c| (c, *addr))).collect();
+    let asm = deployment.allowance_state_machine.ok_or_else(|| {
+        ChainError::Deployment("the settlement chain has no allowance state machine".into())
+    })?;
+    let submitter =
+        Submitter::start(&url, operator, asm, Arc::new(StoreJournal(store.clone()))).await?;
+    let tokens: BTreeMap<Currency, _> = deployment
+        .tokens
+        .iter()
+        .filter_map(|(code, addr)| Currency::parse(code).map(|c| (c, *addr)))
+        .collect();
     Ok(Network {
         submitter,
         chain_id: deployment.chain_id,
@@ -54,4 +75,51 @@ pub async fn network_from_deployment(
         tokens,
         default_destination: deployment.treasury,
     })
+}
+
+/// A server running in this process.
+#[derive(Debug)]
+pub struct Running {
+    /// `http://127.0.0.1:PORT`
+    pub base_url: String,
+    /// The serving task.
+    pub task: tokio::task::JoinHandle<()>,
+}
+
+/// Serves the API for testnet keys on the settlement chain of `deployment`, on
+/// `127.0.0.1:port` (`0` picks a free port), with `operator` signing. Mainnet keys get 503.
+pub async fn serve_testnet(
+    store: Store,
+    deployment: &ChainDeployment,
+    operator: PrivateKeySigner,
+    port: u16,
+    config: crate::ApiConfig,
+) -> Result<Running, ServeError> {
+    let network = network_from_deployment(&store, deployment, operator).await?;
+    let state = crate::AppState::new(store, Some(Arc::new(network)), None, config);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(ServeError::Bind)?;
+    let base_url = format!(
+        "http://{}",
+        listener.local_addr().map_err(ServeError::Bind)?
+    );
+    let app = crate::router(state);
+    let task = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "the API server stopped");
+        }
+    });
+    Ok(Running { base_url, task })
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The chain could not be reached or is not deployed as expected.
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    /// The port could not be bound.
+    #[error("binding the API port: {0}")]
+    Bind(std::io::Error),
 }

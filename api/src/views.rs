@@ -71,7 +71,13 @@ pub fn key_status(k: &SessionKey, now_ms: i64) -> &'static str {
     }
 }
 
-pub fn session_key(k: &SessionKey, m: &Mandate, epoch: EpochUse, contract: &str, now_ms: i64) -> Value {
+pub fn session_key(
+    k: &SessionKey,
+    m: &Mandate,
+    epoch: EpochUse,
+    contract: &str,
+    now_ms: i64,
+) -> Value {
     json!({
         "id": k.id,
         "object": "session_key",

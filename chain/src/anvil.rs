@@ -43,7 +43,11 @@ impl Anvil {
         let stderr = child.stderr.take().expect("stderr is piped");
         let mut lines = BufReader::new(stdout).lines();
         let addr = tokio::time::timeout(STARTUP_TIMEOUT, async {
-            while let Some(line) = lines.next_line().await.map_err(|e| ChainError::AnvilStart(e.to_string()))? {
+            while let Some(line) = lines
+                .next_line()
+                .await
+                .map_err(|e| ChainError::AnvilStart(e.to_string()))?
+            {
                 if let Some(addr) = line.strip_prefix("Listening on ") {
                     return Ok(addr.trim().to_string());
                 }
@@ -54,7 +58,10 @@ impl Anvil {
                 err.push_str(&l);
                 err.push('\n');
             }
-            Err(ChainError::AnvilStart(format!("anvil exited before listening: {}", err.trim())))
+            Err(ChainError::AnvilStart(format!(
+                "anvil exited before listening: {}",
+                err.trim()
+            )))
         })
         .await
         .map_err(|_| ChainError::AnvilTimeout(STARTUP_TIMEOUT))??;
@@ -68,7 +75,11 @@ impl Anvil {
 
         let rpc_url = Url::parse(&format!("http://{addr}"))
             .map_err(|e| ChainError::AnvilStart(format!("bad listening address {addr}: {e}")))?;
-        Ok(Self { child, rpc_url, chain_id })
+        Ok(Self {
+            child,
+            rpc_url,
+            chain_id,
+        })
     }
 
     /// The HTTP JSON-RPC endpoint.
@@ -111,8 +122,15 @@ pub fn find_anvil() -> Result<PathBuf, ChainError> {
             other => other,
         }
     );
-    let rel = Path::new("node_modules").join("@foundry-rs").join(platform).join("bin").join("anvil");
-    let starts = [std::env::current_dir().ok(), Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))];
+    let rel = Path::new("node_modules")
+        .join("@foundry-rs")
+        .join(platform)
+        .join("bin")
+        .join("anvil");
+    let starts = [
+        std::env::current_dir().ok(),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+    ];
     for start in starts.into_iter().flatten() {
         for dir in start.ancestors() {
             let candidate = dir.join(&rel);
@@ -121,7 +139,10 @@ pub fn find_anvil() -> Result<PathBuf, ChainError> {
             }
         }
     }
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|d| d.join("anvil")).find(|p| p.is_file()));
+    let on_path = std::env::var_os("PATH").map(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("anvil"))
+            .find(|p| p.is_file())
+    });
     on_path.flatten().ok_or(ChainError::AnvilNotFound)
 }

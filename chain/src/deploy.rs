@@ -19,7 +19,9 @@ use alloy::transports::http::reqwest::Url;
 use serde::{Deserialize, Serialize};
 
 use crate::ChainError;
-use crate::bindings::{AllowanceStateMachine, AttestationVerifier, SettlementRouter, TestStablecoin};
+use crate::bindings::{
+    AllowanceStateMachine, AttestationVerifier, SettlementRouter, TestStablecoin,
+};
 
 /// Currencies that get a test stablecoin (6 decimals) on every testnet chain.
 pub const TEST_CURRENCIES: [&str; 2] = ["USD", "EUR"];
@@ -73,7 +75,10 @@ pub struct Manifest {
 impl Manifest {
     /// Writes the manifest as pretty JSON, creating parent directories.
     pub fn write(&self, path: &Path) -> Result<(), ChainError> {
-        let io = |source| ChainError::Manifest { path: path.display().to_string(), source };
+        let io = |source| ChainError::Manifest {
+            path: path.display().to_string(),
+            source,
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
@@ -83,8 +88,10 @@ impl Manifest {
 
     /// Reads a manifest written by [`Manifest::write`].
     pub fn read(path: &Path) -> Result<Self, ChainError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ChainError::Manifest { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ChainError::Manifest {
+            path: path.display().to_string(),
+            source,
+        })?;
         Ok(serde_json::from_str(&text)?)
     }
 }
@@ -103,9 +110,15 @@ pub fn signer_provider(rpc_url: &Url, signer: PrivateKeySigner) -> DynProvider {
 }
 
 /// Waits for a sent transaction's receipt and fails when it reverted.
-pub async fn mined(pending: PendingTransactionBuilder<Ethereum>) -> Result<TransactionReceipt, ChainError> {
+pub async fn mined(
+    pending: PendingTransactionBuilder<Ethereum>,
+) -> Result<TransactionReceipt, ChainError> {
     let receipt = pending.get_receipt().await?;
-    if receipt.status() { Ok(receipt) } else { Err(ChainError::Reverted(receipt.transaction_hash)) }
+    if receipt.status() {
+        Ok(receipt)
+    } else {
+        Err(ChainError::Reverted(receipt.transaction_hash))
+    }
 }
 
 /// Deploys the contract set of `role` to the chain at `rpc_url`, mints `treasury_supply`
@@ -125,8 +138,13 @@ pub async fn deploy_chain(
 
     let mut tokens = BTreeMap::new();
     for code in TEST_CURRENCIES {
-        let token =
-            TestStablecoin::deploy(&op, format!("Openrail Test {code}"), format!("t{code}"), operator_addr).await?;
+        let token = TestStablecoin::deploy(
+            &op,
+            format!("Openrail Test {code}"),
+            format!("t{code}"),
+            operator_addr,
+        )
+        .await?;
         mined(token.mint(treasury_addr, treasury_supply).send().await?).await?;
         tokens.insert(code.to_string(), *token.address());
     }
@@ -136,7 +154,14 @@ pub async fn deploy_chain(
             // router at nonce n, state machine at n + 1.
             let nonce = op.get_transaction_count(operator_addr).await?;
             let predicted = operator_addr.create(nonce + 1);
-            let router = SettlementRouter::deploy(&op, operator_addr, operator_addr, treasury_addr, predicted).await?;
+            let router = SettlementRouter::deploy(
+                &op,
+                operator_addr,
+                operator_addr,
+                treasury_addr,
+                predicted,
+            )
+            .await?;
             let asm = AllowanceStateMachine::deploy(&op, operator_addr, *router.address()).await?;
             if *asm.address() != predicted {
                 return Err(ChainError::Deployment(format!(
@@ -147,8 +172,14 @@ pub async fn deploy_chain(
             (*router.address(), Some(*asm.address()), None)
         }
         ChainRole::Attestation => {
-            let router =
-                SettlementRouter::deploy(&op, operator_addr, operator_addr, treasury_addr, Address::ZERO).await?;
+            let router = SettlementRouter::deploy(
+                &op,
+                operator_addr,
+                operator_addr,
+                treasury_addr,
+                Address::ZERO,
+            )
+            .await?;
             let verifier = AttestationVerifier::deploy(&op, operator_addr).await?;
             mined(verifier.addAttester(operator_addr).send().await?).await?;
             (*router.address(), None, Some(*verifier.address()))
@@ -157,7 +188,13 @@ pub async fn deploy_chain(
 
     let tre = signer_provider(rpc_url, treasury);
     for token in tokens.values() {
-        mined(TestStablecoin::new(*token, &tre).approve(router, U256::MAX).send().await?).await?;
+        mined(
+            TestStablecoin::new(*token, &tre)
+                .approve(router, U256::MAX)
+                .send()
+                .await?,
+        )
+        .await?;
     }
     let deployed_at_block = op.get_block_number().await?;
 
@@ -192,8 +229,20 @@ pub async fn fund_wallet(
     let tre = signer_provider(&url, treasury);
     let payer = signer_provider(&url, wallet);
     for token in deployment.tokens.values() {
-        mined(TestStablecoin::new(*token, &tre).transfer(wallet_addr, amount).send().await?).await?;
-        mined(TestStablecoin::new(*token, &payer).approve(deployment.router, U256::MAX).send().await?).await?;
+        mined(
+            TestStablecoin::new(*token, &tre)
+                .transfer(wallet_addr, amount)
+                .send()
+                .await?,
+        )
+        .await?;
+        mined(
+            TestStablecoin::new(*token, &payer)
+                .approve(deployment.router, U256::MAX)
+                .send()
+                .await?,
+        )
+        .await?;
     }
     Ok(())
 }

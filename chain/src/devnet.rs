@@ -23,7 +23,9 @@ const ANVIL_KEYS: [&str; 4] = [
 ];
 
 fn anvil_key(i: usize) -> PrivateKeySigner {
-    ANVIL_KEYS[i].parse().expect("anvil development keys are valid")
+    ANVIL_KEYS[i]
+        .parse()
+        .expect("anvil development keys are valid")
 }
 
 /// The operator (the service's signer) on local chains: anvil account 0.
@@ -79,10 +81,29 @@ impl Devnet {
             Anvil::spawn(ATTESTATION_CHAIN_ID, config.attestation_port),
         )?;
         let (a, b) = tokio::try_join!(
-            deploy_chain(settlement.rpc_url(), ChainRole::Settlement, dev_operator(), dev_treasury(), treasury_supply()),
-            deploy_chain(attestation.rpc_url(), ChainRole::Attestation, dev_operator(), dev_treasury(), treasury_supply()),
+            deploy_chain(
+                settlement.rpc_url(),
+                ChainRole::Settlement,
+                dev_operator(),
+                dev_treasury(),
+                treasury_supply()
+            ),
+            deploy_chain(
+                attestation.rpc_url(),
+                ChainRole::Attestation,
+                dev_operator(),
+                dev_treasury(),
+                treasury_supply()
+            ),
         )?;
-        Ok(Self { settlement, attestation, manifest: Manifest { settlement: a, attestation: b } })
+        Ok(Self {
+            settlement,
+            attestation,
+            manifest: Manifest {
+                settlement: a,
+                attestation: b,
+            },
+        })
     }
 
     /// Stops both chains.

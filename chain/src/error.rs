@@ -56,7 +56,9 @@ impl ChainError {
     pub fn is_transient(&self) -> bool {
         match self {
             ChainError::Rpc(e) => transport_is_transient(e),
-            ChainError::Contract(alloy::contract::Error::TransportError(e)) => transport_is_transient(e),
+            ChainError::Contract(alloy::contract::Error::TransportError(e)) => {
+                transport_is_transient(e)
+            }
             ChainError::Contract(_) => false,
             ChainError::PendingTx(alloy::providers::PendingTransactionError::TransportError(e)) => {
                 transport_is_transient(e)

@@ -14,7 +14,7 @@ pub mod anvil;
 pub mod bindings;
 pub mod deploy;
 pub mod devnet;
-pub mod submitter;
 mod error;
+pub mod submitter;
 
 pub use error::ChainError;

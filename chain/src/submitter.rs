@@ -135,15 +135,21 @@ impl Decline {
         match AsmError::abi_decode(reason) {
             Ok(AsmError::UnknownKey(_)) => Decline::UnknownKey,
             Ok(AsmError::KeyRevoked(_)) => Decline::KeyRevoked,
-            Ok(AsmError::KeyExpired(e)) => Decline::KeyExpired { expires_at: e.expiresAt },
-            Ok(AsmError::MandateNotActive(_) | AsmError::UnknownMandate(_)) => Decline::MandateNotActive,
+            Ok(AsmError::KeyExpired(e)) => Decline::KeyExpired {
+                expires_at: e.expiresAt,
+            },
+            Ok(AsmError::MandateNotActive(_) | AsmError::UnknownMandate(_)) => {
+                Decline::MandateNotActive
+            }
             Ok(AsmError::DestinationNotAllowed(_)) => Decline::DestinationNotAllowed,
-            Ok(AsmError::KeyCeilingExceeded(e)) => {
-                Decline::KeyCeilingExceeded { remaining: e.remaining, resets_at: e.resetsAt }
-            }
-            Ok(AsmError::MandateCeilingExceeded(e)) => {
-                Decline::MandateCeilingExceeded { remaining: e.remaining, resets_at: e.resetsAt }
-            }
+            Ok(AsmError::KeyCeilingExceeded(e)) => Decline::KeyCeilingExceeded {
+                remaining: e.remaining,
+                resets_at: e.resetsAt,
+            },
+            Ok(AsmError::MandateCeilingExceeded(e)) => Decline::MandateCeilingExceeded {
+                remaining: e.remaining,
+                resets_at: e.resetsAt,
+            },
             Ok(AsmError::TransferFailed(_)) => Decline::TransferFailed,
             _ => Decline::Other(Bytes::copy_from_slice(reason)),
         }
@@ -181,8 +187,17 @@ pub struct Mined {
 }
 
 enum Job {
-    Pull(PullRequest, oneshot::Sender<Result<PullOutcome, ChainError>>),
-    Call { to: Address, input: Bytes, kind: &'static str, intent: String, reply: oneshot::Sender<Result<Mined, ChainError>> },
+    Pull(
+        PullRequest,
+        oneshot::Sender<Result<PullOutcome, ChainError>>,
+    ),
+    Call {
+        to: Address,
+        input: Bytes,
+        kind: &'static str,
+        intent: String,
+        reply: oneshot::Sender<Result<Mined, ChainError>>,
+    },
 }
 
 enum Waiters {
@@ -205,7 +220,10 @@ pub struct Submitter {
 
 impl std::fmt::Debug for Submitter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Submitter").field("chain_id", &self.chain_id).field("asm", &self.asm).finish()
+        f.debug_struct("Submitter")
+            .field("chain_id", &self.chain_id)
+            .field("asm", &self.asm)
+            .finish()
     }
 }
 
@@ -218,7 +236,9 @@ impl Submitter {
         asm: Address,
         journal: Arc<dyn Journal>,
     ) -> Result<Self, ChainError> {
-        let provider = ProviderBuilder::new().connect_http(rpc_url.clone()).erased();
+        let provider = ProviderBuilder::new()
+            .connect_http(rpc_url.clone())
+            .erased();
         let chain_id = provider.get_chain_id().await?;
         let from = operator.address();
         let nonce = provider.get_transaction_count(from).pending().await?;
@@ -234,8 +254,14 @@ impl Submitter {
             journal: journal.clone(),
         };
         tokio::spawn(sender.run(jobs_rx, flight_tx));
-        tokio::spawn(collect_receipts(provider, asm, chain_id, journal, flight_rx));
-        Ok(Self { jobs: jobs_tx, asm, chain_id })
+        tokio::spawn(collect_receipts(
+            provider, asm, chain_id, journal, flight_rx,
+        ));
+        Ok(Self {
+            jobs: jobs_tx,
+            asm,
+            chain_id,
+        })
     }
 
     /// The chain id.
@@ -246,15 +272,32 @@ impl Submitter {
     /// Submits a pull and waits for its own outcome (batched with concurrent pulls).
     pub async fn pull(&self, req: PullRequest) -> Result<PullOutcome, ChainError> {
         let (tx, rx) = oneshot::channel();
-        self.jobs.send(Job::Pull(req, tx)).await.map_err(|_| ChainError::SubmitterStopped)?;
+        self.jobs
+            .send(Job::Pull(req, tx))
+            .await
+            .map_err(|_| ChainError::SubmitterStopped)?;
         rx.await.map_err(|_| ChainError::SubmitterStopped)?
     }
 
     /// Sends an operator call to the allowance state machine and waits until it is mined.
-    pub async fn call_asm<C: SolCall>(&self, call: C, kind: &'static str, intent: &str) -> Result<Mined, ChainError> {
+    pub async fn call_asm<C: SolCall>(
+        &self,
+        call: C,
+        kind: &'static str,
+        intent: &str,
+    ) -> Result<Mined, ChainError> {
         let (tx, rx) = oneshot::channel();
-        let job = Job::Call { to: self.asm, input: call.abi_encode().into(), kind, intent: intent.to_string(), reply: tx };
-        self.jobs.send(job).await.map_err(|_| ChainError::SubmitterStopped)?;
+        let job = Job::Call {
+            to: self.asm,
+            input: call.abi_encode().into(),
+            kind,
+            intent: intent.to_string(),
+            reply: tx,
+        };
+        self.jobs
+            .send(job)
+            .await
+            .map_err(|_| ChainError::SubmitterStopped)?;
         rx.await.map_err(|_| ChainError::SubmitterStopped)?
     }
 }
@@ -270,7 +313,11 @@ struct Sender {
 }
 
 impl Sender {
-    async fn run(mut self, mut jobs: mpsc::Receiver<Job>, flights: mpsc::UnboundedSender<InFlight>) {
+    async fn run(
+        mut self,
+        mut jobs: mpsc::Receiver<Job>,
+        flights: mpsc::UnboundedSender<InFlight>,
+    ) {
         let mut backlog: VecDeque<Job> = VecDeque::new();
         loop {
             let first = match backlog.pop_front() {
@@ -281,11 +328,20 @@ impl Sender {
                 },
             };
             match first {
-                Job::Call { to, input, kind, intent, reply } => {
+                Job::Call {
+                    to,
+                    input,
+                    kind,
+                    intent,
+                    reply,
+                } => {
                     let gas = GAS_OTHER;
                     match self.send(to, input, gas, kind, vec![intent]).await {
                         Ok(hash) => {
-                            let _ = flights.send(InFlight { hash, waiters: Waiters::Call(reply) });
+                            let _ = flights.send(InFlight {
+                                hash,
+                                waiters: Waiters::Call(reply),
+                            });
                         }
                         Err(e) => {
                             let _ = reply.send(Err(e));
@@ -305,15 +361,24 @@ impl Sender {
                     }
                     let items: Vec<PullItem> = pulls
                         .iter()
-                        .map(|(r, _)| PullItem { keyId: r.key_id, destination: r.destination, amount: r.amount })
+                        .map(|(r, _)| PullItem {
+                            keyId: r.key_id,
+                            destination: r.destination,
+                            amount: r.amount,
+                        })
                         .collect();
                     let intents = pulls.iter().map(|(r, _)| r.intent.clone()).collect();
-                    let input: Bytes = AllowanceStateMachine::pullBatchCall { items }.abi_encode().into();
+                    let input: Bytes = AllowanceStateMachine::pullBatchCall { items }
+                        .abi_encode()
+                        .into();
                     let gas = 60_000 + GAS_PER_PULL * pulls.len() as u64;
                     let (_, replies): (Vec<_>, Vec<_>) = pulls.into_iter().unzip();
                     match self.send(self.asm, input, gas, "pull_batch", intents).await {
                         Ok(hash) => {
-                            let _ = flights.send(InFlight { hash, waiters: Waiters::Pulls(replies) });
+                            let _ = flights.send(InFlight {
+                                hash,
+                                waiters: Waiters::Pulls(replies),
+                            });
                         }
                         Err(e) => {
                             let msg = e.to_string();
@@ -346,8 +411,10 @@ impl Sender {
             .with_gas_limit(gas)
             .with_max_fee_per_gas(fees.max_fee_per_gas)
             .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas);
-        let envelope: TxEnvelope =
-            request.build(&self.wallet).await.map_err(|e| ChainError::Submit(format!("signing: {e}")))?;
+        let envelope: TxEnvelope = request
+            .build(&self.wallet)
+            .await
+            .map_err(|e| ChainError::Submit(format!("signing: {e}")))?;
         let signed = SignedTx {
             chain_id: self.chain_id,
             nonce: self.nonce,
@@ -356,14 +423,22 @@ impl Sender {
             kind,
             intents,
         };
-        self.journal.record(&signed).await.map_err(|e| ChainError::Journal(e.to_string()))?;
+        self.journal
+            .record(&signed)
+            .await
+            .map_err(|e| ChainError::Journal(e.to_string()))?;
         // The nonce is spent once the transaction is journaled: a crash from here on
         // rebroadcasts these exact bytes.
         self.nonce += 1;
         if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
             // A definite rejection (nonce too low after an outside transaction, …): resync
             // the nonce from the chain so the next transaction does not jam.
-            if let Ok(n) = self.provider.get_transaction_count(self.from).pending().await {
+            if let Ok(n) = self
+                .provider
+                .get_transaction_count(self.from)
+                .pending()
+                .await
+            {
                 self.nonce = n;
             }
             return Err(e.into());
@@ -419,7 +494,11 @@ fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {
     let block_number = receipt.block_number.unwrap_or_default();
     match waiters {
         Waiters::Call(reply) => {
-            let _ = reply.send(Ok(Mined { tx_hash, block_number, success: receipt.status() }));
+            let _ = reply.send(Ok(Mined {
+                tx_hash,
+                block_number,
+                success: receipt.status(),
+            }));
         }
         Waiters::Pulls(replies) => {
             if !receipt.status() {
@@ -435,12 +514,16 @@ fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {
                 .filter(|l| l.address() == asm)
                 .filter_map(|l| match l.topics().first() {
                     Some(t) if *t == AllowanceStateMachine::DebitPulled::SIGNATURE_HASH => {
-                        Some(PullOutcome::Authorized { tx_hash, block_number })
+                        Some(PullOutcome::Authorized {
+                            tx_hash,
+                            block_number,
+                        })
                     }
                     Some(t) if *t == AllowanceStateMachine::DebitPullDeclined::SIGNATURE_HASH => {
-                        let reason = AllowanceStateMachine::DebitPullDeclined::decode_log_data(l.data())
-                            .map(|e| Decline::decode(&e.reason))
-                            .unwrap_or(Decline::Other(Bytes::new()));
+                        let reason =
+                            AllowanceStateMachine::DebitPullDeclined::decode_log_data(l.data())
+                                .map(|e| Decline::decode(&e.reason))
+                                .unwrap_or(Decline::Other(Bytes::new()));
                         Some(PullOutcome::Declined { tx_hash, reason })
                     }
                     _ => None,

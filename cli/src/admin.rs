@@ -65,20 +65,33 @@ pub async fn accounts(cmd: AccountsCommand) -> anyhow::Result<()> {
 pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
     match cmd {
         KeysCommand::Create { account, mode, db } => {
-            let mode = Mode::parse(&mode).with_context(|| format!("--mode must be testnet or mainnet, not {mode:?}"))?;
+            let mode = Mode::parse(&mode)
+                .with_context(|| format!("--mode must be testnet or mainnet, not {mode:?}"))?;
             let store = db.open().await?;
             let (key, secret) = match store.create_api_key(&account, mode).await {
                 Err(StoreError::NotFound) => bail!("no account {account}"),
                 other => other?,
             };
-            eprintln!("created {} for {} ({}); the secret is shown only now:", key.id, key.account_id, mode.as_str());
+            eprintln!(
+                "created {} for {} ({}); the secret is shown only now:",
+                key.id,
+                key.account_id,
+                mode.as_str()
+            );
             println!("{secret}");
         }
         KeysCommand::List { account, db } => {
             let keys = db.open().await?.list_api_keys(account.as_deref()).await?;
-            println!("{:<30} {:<30} {:<8} {:<10} status", "id", "account", "mode", "secret");
+            println!(
+                "{:<30} {:<30} {:<8} {:<10} status",
+                "id", "account", "mode", "secret"
+            );
             for k in keys {
-                let status = if k.revoked_at.is_some() { "revoked" } else { "active" };
+                let status = if k.revoked_at.is_some() {
+                    "revoked"
+                } else {
+                    "active"
+                };
                 println!(
                     "{:<30} {:<30} {:<8} {:<10} {status}",
                     k.id,

@@ -60,24 +60,16 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         let store = openrail_store::Store::connect(&format!("sqlite://{}", db_path.display())).await?;
         let account = store.create_account("Dev account").await?;
         let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet).await?;
-        let network =
-            openrail_api::server::network_from_deployment(&store, &devnet.manifest.settlement, dev_operator()).await?;
-        let state = openrail_api::AppState::new(
+        let server = openrail_api::server::serve_testnet(
             store,
-            Some(std::sync::Arc::new(network)),
-            None,
+            &devnet.manifest.settlement,
+            dev_operator(),
+            args.port,
             openrail_api::ApiConfig::default(),
-        );
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
-            .await
-            .with_context(|| format!("binding the API to 127.0.0.1:{} (try --port 0)", args.port))?;
-        let base_url = format!("http://{}", listener.local_addr()?);
-        let app = openrail_api::router(state);
-        tokio::spawn(async move {
-            if let Err(e) = axum::serve(listener, app).await {
-                tracing::error!(error = %e, "the API server stopped");
-            }
-        });
+        )
+        .await
+        .with_context(|| format!("starting the API on port {} (try --port 0)", args.port))?;
+        let base_url = server.base_url.clone();
 
 
         let a = &devnet.manifest.settlement;
@@ -119,7 +111,9 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     .await;
 
     if result.is_ok() {
-        tokio::signal::ctrl_c().await.context("waiting for Ctrl-C")?;
+        tokio::signal::ctrl_c()
+            .await
+            .context("waiting for Ctrl-C")?;
         eprintln!("\nstopping…");
     }
     devnet.stop().await;
@@ -137,14 +131,32 @@ async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate
     let a = &devnet.manifest.settlement;
     let url: Url = a.rpc_url.parse()?;
     let op = signer_provider(&url, dev_operator());
-    let asm = AllowanceStateMachine::new(a.allowance_state_machine.context("no state machine")?, &op);
+    let asm =
+        AllowanceStateMachine::new(a.allowance_state_machine.context("no state machine")?, &op);
     let payer: PrivateKeySigner = dev_demo_payer();
     let mandate = keccak256("openrail-dev-demo-mandate");
     let key = keccak256("openrail-dev-demo-session-key");
     let usd = a.tokens["USD"];
-    mined(asm.createMandate(mandate, payer.address(), usd, U256::from(100u64) * unit, 0).send().await?).await?;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-    mined(asm.issueSessionKey(key, mandate, now + 30 * 86_400, U256::from(60u64) * unit, vec![]).send().await?)
-        .await?;
+    mined(
+        asm.createMandate(mandate, payer.address(), usd, U256::from(100u64) * unit, 0)
+            .send()
+            .await?,
+    )
+    .await?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs();
+    mined(
+        asm.issueSessionKey(
+            key,
+            mandate,
+            now + 30 * 86_400,
+            U256::from(60u64) * unit,
+            vec![],
+        )
+        .send()
+        .await?,
+    )
+    .await?;
     Ok(DemoMandate { mandate, key })
 }

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod admin;
 mod bench;
+mod bench_pulls;
 mod dev;
 
 /// Openrail: one API for bank rails and EVM chains.
@@ -57,7 +58,9 @@ impl DbArgs {
                 format!("sqlite://{}", self.data_dir.join("openrail.db").display())
             }
         };
-        openrail_store::Store::connect(&url).await.with_context(|| format!("opening the database {}", redact(&url)))
+        openrail_store::Store::connect(&url)
+            .await
+            .with_context(|| format!("opening the database {}", redact(&url)))
     }
 }
 
@@ -79,11 +82,15 @@ pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "openrail=info,warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "openrail=info,warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting tokio")?;
     runtime.block_on(async move {
         match cli.command {
             Command::Dev(args) => dev::run(args).await,

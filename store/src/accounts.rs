@@ -54,7 +54,11 @@ pub fn new_api_key_secret(mode: Mode) -> String {
 impl Store {
     /// Creates a developer account.
     pub async fn create_account(&self, name: &str) -> Result<Account, StoreError> {
-        let account = Account { id: new_id("acct_"), name: name.to_string(), created_at: now_ms() };
+        let account = Account {
+            id: new_id("acct_"),
+            name: name.to_string(),
+            created_at: now_ms(),
+        };
         sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
             .bind(&account.id)
             .bind(&account.name)
@@ -71,11 +75,19 @@ impl Store {
             .fetch_optional(self.pool())
             .await?
             .ok_or(StoreError::NotFound)?;
-        Ok(Account { id: row.try_get(0)?, name: row.try_get(1)?, created_at: row.try_get(2)? })
+        Ok(Account {
+            id: row.try_get(0)?,
+            name: row.try_get(1)?,
+            created_at: row.try_get(2)?,
+        })
     }
 
     /// Creates an API key; returns its record and the secret, which is not stored.
-    pub async fn create_api_key(&self, account_id: &str, mode: Mode) -> Result<(ApiKey, String), StoreError> {
+    pub async fn create_api_key(
+        &self,
+        account_id: &str,
+        mode: Mode,
+    ) -> Result<(ApiKey, String), StoreError> {
         self.account(account_id).await?;
         let secret = new_api_key_secret(mode);
         let key = ApiKey {
@@ -115,7 +127,8 @@ impl Store {
                 Ok(ApiKey {
                     id: r.try_get(0)?,
                     account_id: r.try_get(1)?,
-                    mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
+                    mode: Mode::parse(&mode)
+                        .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
                     last4: r.try_get(3)?,
                     created_at: r.try_get(4)?,
                     revoked_at: r.try_get(5)?,
@@ -126,16 +139,24 @@ impl Store {
 
     /// Revokes an API key; it stops authenticating at once. Revoking twice is a no-op.
     pub async fn revoke_api_key(&self, id: &str) -> Result<(), StoreError> {
-        let done = sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
-            .bind(id)
-            .bind(now_ms())
-            .execute(self.pool())
-            .await?;
-        if done.rows_affected() == 0 { Err(StoreError::NotFound) } else { Ok(()) }
+        let done =
+            sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
+                .bind(id)
+                .bind(now_ms())
+                .execute(self.pool())
+                .await?;
+        if done.rows_affected() == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
     }
 
     /// The principal of a live API key secret, or `None`.
-    pub async fn authenticate_api_key(&self, secret: &str) -> Result<Option<Principal>, StoreError> {
+    pub async fn authenticate_api_key(
+        &self,
+        secret: &str,
+    ) -> Result<Option<Principal>, StoreError> {
         let row = sqlx::query(
             "SELECT id, account_id, mode FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL",
         )
@@ -147,7 +168,8 @@ impl Store {
             Ok(Principal {
                 key_id: r.try_get(0)?,
                 account_id: r.try_get(1)?,
-                mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
+                mode: Mode::parse(&mode)
+                    .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
             })
         })
         .transpose()

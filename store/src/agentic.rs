@@ -249,7 +249,8 @@ fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
         mandate_id: r.try_get(3)?,
         expires_at: r.try_get(4)?,
         max_amount: r.try_get::<Option<i64>, _>(5)?.map(u64_of),
-        allowed_destinations: serde_json::from_str(&dests).map_err(|_| corrupt("destinations", &dests))?,
+        allowed_destinations: serde_json::from_str(&dests)
+            .map_err(|_| corrupt("destinations", &dests))?,
         status: KeyStatus::parse(&status).ok_or_else(|| corrupt("key status", &status))?,
         onchain_id: r.try_get(8)?,
         tx_hash: r.try_get(9)?,
@@ -347,24 +348,28 @@ impl Store {
         status: MandateStatus,
         tx_hash: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1")
-            .bind(id)
-            .bind(status.as_str())
-            .bind(tx_hash)
-            .execute(self.pool())
-            .await?;
+        sqlx::query(
+            "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1",
+        )
+        .bind(id)
+        .bind(status.as_str())
+        .bind(tx_hash)
+        .execute(self.pool())
+        .await?;
         Ok(())
     }
 
     /// A mandate of this account and mode.
     pub async fn mandate(&self, scope: Scope<'_>, id: &str) -> Result<Mandate, StoreError> {
-        let row = sqlx::query(&format!("SELECT {MANDATE_COLS} FROM mandates WHERE id = $1 AND account_id = $2 AND mode = $3"))
-            .bind(id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(&format!(
+            "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1 AND account_id = $2 AND mode = $3"
+        ))
+        .bind(id)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         mandate_of(&row)
     }
 
@@ -375,12 +380,21 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Mandate>, StoreError> {
-        let (rows, has_more) = self.list_rows("mandates", MANDATE_COLS, scope, None, limit, starting_after).await?;
-        Ok(Page { data: rows.iter().map(mandate_of).collect::<Result<_, _>>()?, has_more })
+        let (rows, has_more) = self
+            .list_rows("mandates", MANDATE_COLS, scope, None, limit, starting_after)
+            .await?;
+        Ok(Page {
+            data: rows.iter().map(mandate_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
     }
 
     /// Inserts a new session key with the hash of its agent secret.
-    pub async fn insert_session_key(&self, k: &SessionKey, secret_hash: &str) -> Result<(), StoreError> {
+    pub async fn insert_session_key(
+        &self,
+        k: &SessionKey,
+        secret_hash: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query(&format!(
             "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)"
         ))
@@ -402,7 +416,12 @@ impl Store {
     }
 
     /// Sets a key's status and, when given, its issuing transaction.
-    pub async fn set_key_status(&self, id: &str, status: KeyStatus, tx_hash: Option<&str>) -> Result<(), StoreError> {
+    pub async fn set_key_status(
+        &self,
+        id: &str,
+        status: KeyStatus,
+        tx_hash: Option<&str>,
+    ) -> Result<(), StoreError> {
         let revoked_at = (status == KeyStatus::Revoked).then(crate::now_ms);
         sqlx::query(
             "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) WHERE id = $1",
@@ -418,22 +437,29 @@ impl Store {
 
     /// A session key of this account and mode.
     pub async fn session_key(&self, scope: Scope<'_>, id: &str) -> Result<SessionKey, StoreError> {
-        let row = sqlx::query(&format!("SELECT {KEY_COLS} FROM session_keys WHERE id = $1 AND account_id = $2 AND mode = $3"))
-            .bind(id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(&format!(
+            "SELECT {KEY_COLS} FROM session_keys WHERE id = $1 AND account_id = $2 AND mode = $3"
+        ))
+        .bind(id)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         key_of(&row)
     }
 
     /// The session key whose agent secret hashes to `secret_hash`.
-    pub async fn session_key_by_secret(&self, secret_hash: &str) -> Result<Option<SessionKey>, StoreError> {
-        let row = sqlx::query(&format!("SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"))
-            .bind(secret_hash)
-            .fetch_optional(self.pool())
-            .await?;
+    pub async fn session_key_by_secret(
+        &self,
+        secret_hash: &str,
+    ) -> Result<Option<SessionKey>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"
+        ))
+        .bind(secret_hash)
+        .fetch_optional(self.pool())
+        .await?;
         row.as_ref().map(key_of).transpose()
     }
 
@@ -446,8 +472,20 @@ impl Store {
         starting_after: Option<&str>,
     ) -> Result<Page<SessionKey>, StoreError> {
         let filter = mandate_id.map(|m| ("mandate_id", m));
-        let (rows, has_more) = self.list_rows("session_keys", KEY_COLS, scope, filter, limit, starting_after).await?;
-        Ok(Page { data: rows.iter().map(key_of).collect::<Result<_, _>>()?, has_more })
+        let (rows, has_more) = self
+            .list_rows(
+                "session_keys",
+                KEY_COLS,
+                scope,
+                filter,
+                limit,
+                starting_after,
+            )
+            .await?;
+        Ok(Page {
+            data: rows.iter().map(key_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
     }
 
     /// Inserts a new debit pull.
@@ -499,13 +537,15 @@ impl Store {
 
     /// A debit pull of this account and mode.
     pub async fn pull(&self, scope: Scope<'_>, id: &str) -> Result<DebitPull, StoreError> {
-        let row = sqlx::query(&format!("SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1 AND account_id = $2 AND mode = $3"))
-            .bind(id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(&format!(
+            "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1 AND account_id = $2 AND mode = $3"
+        ))
+        .bind(id)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         pull_of(&row)
     }
 
@@ -518,8 +558,20 @@ impl Store {
         starting_after: Option<&str>,
     ) -> Result<Page<DebitPull>, StoreError> {
         let filter = session_key_id.map(|k| ("session_key_id", k));
-        let (rows, has_more) = self.list_rows("debit_pulls", PULL_COLS, scope, filter, limit, starting_after).await?;
-        Ok(Page { data: rows.iter().map(pull_of).collect::<Result<_, _>>()?, has_more })
+        let (rows, has_more) = self
+            .list_rows(
+                "debit_pulls",
+                PULL_COLS,
+                scope,
+                filter,
+                limit,
+                starting_after,
+            )
+            .await?;
+        Ok(Page {
+            data: rows.iter().map(pull_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
     }
 
     /// Sum of authorized (or settled) pulls of a key since `since_ms` (block time).

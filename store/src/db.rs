@@ -41,10 +41,15 @@ impl StoreError {
     /// serialization failure, SQLite busy).
     pub fn is_transient(&self) -> bool {
         match self {
-            StoreError::Db(sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed) => true,
+            StoreError::Db(
+                sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed,
+            ) => true,
             StoreError::Db(sqlx::Error::Database(e)) => {
                 // 40001 serialization_failure, 40P01 deadlock (Postgres); 5/6 busy/locked (SQLite).
-                matches!(e.code().as_deref(), Some("40001" | "40P01" | "5" | "6" | "517"))
+                matches!(
+                    e.code().as_deref(),
+                    Some("40001" | "40P01" | "5" | "6" | "517")
+                )
             }
             StoreError::Db(_)
             | StoreError::UnsupportedUrl
@@ -98,8 +103,16 @@ impl Store {
 
     async fn migrate(&self) -> Result<(), StoreError> {
         match self.backend {
-            Backend::Sqlite => sqlx::migrate!("../migrations/sqlite").run(&self.pool).await?,
-            Backend::Postgres => sqlx::migrate!("../migrations/postgres").run(&self.pool).await?,
+            Backend::Sqlite => {
+                sqlx::migrate!("../migrations/sqlite")
+                    .run(&self.pool)
+                    .await?
+            }
+            Backend::Postgres => {
+                sqlx::migrate!("../migrations/postgres")
+                    .run(&self.pool)
+                    .await?
+            }
         }
         Ok(())
     }

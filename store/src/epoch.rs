@@ -21,7 +21,12 @@ pub enum Interval {
 
 impl Interval {
     /// All intervals, in on-chain order.
-    pub const ALL: [Interval; 4] = [Interval::Daily, Interval::Weekly, Interval::Monthly, Interval::Yearly];
+    pub const ALL: [Interval; 4] = [
+        Interval::Daily,
+        Interval::Weekly,
+        Interval::Monthly,
+        Interval::Yearly,
+    ];
 
     /// The value of the contract's `Interval` enum.
     pub fn onchain(self) -> u8 {
@@ -40,7 +45,9 @@ impl Interval {
 
     /// Parses an API name, case-insensitively.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|i| i.as_str().eq_ignore_ascii_case(s))
+        Self::ALL
+            .into_iter()
+            .find(|i| i.as_str().eq_ignore_ascii_case(s))
     }
 
     /// The epoch containing the unix time `ts` (seconds, UTC).
@@ -63,7 +70,10 @@ impl Interval {
                 (days_from_civil(y, 1, 1), days_from_civil(y + 1, 1, 1))
             }
         };
-        Epoch { starts_at: start_day * DAY, ends_at: end_day * DAY }
+        Epoch {
+            starts_at: start_day * DAY,
+            ends_at: end_day * DAY,
+        }
     }
 }
 
@@ -117,16 +127,37 @@ mod tests {
         assert_eq!(civil_from_days(days_from_civil(2024, 2, 29)), (2024, 2, 29));
         // 2025-12-31T23:59:59Z
         let t = ts(2025, 12, 31, DAY - 1);
-        assert_eq!(Interval::Monthly.epoch_at(t), Epoch { starts_at: ts(2025, 12, 1, 0), ends_at: ts(2026, 1, 1, 0) });
-        assert_eq!(Interval::Yearly.epoch_at(t), Epoch { starts_at: ts(2025, 1, 1, 0), ends_at: ts(2026, 1, 1, 0) });
+        assert_eq!(
+            Interval::Monthly.epoch_at(t),
+            Epoch {
+                starts_at: ts(2025, 12, 1, 0),
+                ends_at: ts(2026, 1, 1, 0)
+            }
+        );
+        assert_eq!(
+            Interval::Yearly.epoch_at(t),
+            Epoch {
+                starts_at: ts(2025, 1, 1, 0),
+                ends_at: ts(2026, 1, 1, 0)
+            }
+        );
         // Leap February.
         let feb = Interval::Monthly.epoch_at(ts(2024, 2, 29, 10));
         assert_eq!(feb.ends_at - feb.starts_at, 29 * DAY);
         // 2026-11-22 is a Sunday: its week started Monday 2026-11-16.
         let w = Interval::Weekly.epoch_at(ts(2026, 11, 22, 3600));
-        assert_eq!(w, Epoch { starts_at: ts(2026, 11, 16, 0), ends_at: ts(2026, 11, 23, 0) });
+        assert_eq!(
+            w,
+            Epoch {
+                starts_at: ts(2026, 11, 16, 0),
+                ends_at: ts(2026, 11, 23, 0)
+            }
+        );
         // A Monday at 00:00Z starts its own week.
-        assert_eq!(Interval::Weekly.epoch_at(ts(2026, 11, 23, 0)).starts_at, ts(2026, 11, 23, 0));
+        assert_eq!(
+            Interval::Weekly.epoch_at(ts(2026, 11, 23, 0)).starts_at,
+            ts(2026, 11, 23, 0)
+        );
     }
 
     #[test]

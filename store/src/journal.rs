@@ -54,7 +54,12 @@ impl Store {
     }
 
     /// Marks a journaled transaction mined.
-    pub async fn mark_tx_mined(&self, chain_id: u64, hash: &str, success: bool) -> Result<(), StoreError> {
+    pub async fn mark_tx_mined(
+        &self,
+        chain_id: u64,
+        hash: &str,
+        success: bool,
+    ) -> Result<(), StoreError> {
         sqlx::query("UPDATE chain_txs SET status = $3 WHERE chain_id = $1 AND hash = $2")
             .bind(chain_id as i64)
             .bind(hash)
@@ -124,7 +129,13 @@ impl Store {
     }
 
     /// Stores the response of a claimed idempotency key.
-    pub async fn finish_idempotency(&self, api_key_id: &str, key: &str, status: u16, body: &str) -> Result<(), StoreError> {
+    pub async fn finish_idempotency(
+        &self,
+        api_key_id: &str,
+        key: &str,
+        status: u16,
+        body: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 \
              WHERE api_key_id = $1 AND idempotency_key = $2",

@@ -8,8 +8,8 @@ pub mod db;
 pub mod epoch;
 pub mod ids;
 pub mod journal;
-pub mod testing;
 pub mod money;
+pub mod testing;
 
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
@@ -18,6 +18,8 @@ pub use money::{Amount, AmountError, Currency};
 
 /// Now, in unix milliseconds.
 pub fn now_ms() -> i64 {
-    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock after 1970");
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock after 1970");
     i64::try_from(d.as_millis()).expect("milliseconds fit in i64")
 }

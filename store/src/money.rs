@@ -30,7 +30,9 @@ impl Currency {
 
     /// Parses an ISO 4217 code, case-insensitively.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.code().eq_ignore_ascii_case(s))
+        Self::ALL
+            .into_iter()
+            .find(|c| c.code().eq_ignore_ascii_case(s))
     }
 
     /// Decimals of the currency's minor unit (ISO 4217).
@@ -92,7 +94,11 @@ impl Amount {
         let text = text.trim();
         if let Some(rest) = text.strip_prefix('-') {
             // A well-formed negative number is "negative"; anything else is not a number.
-            return Err(if is_decimal(rest) { AmountError::Negative } else { AmountError::NotDecimal });
+            return Err(if is_decimal(rest) {
+                AmountError::Negative
+            } else {
+                AmountError::NotDecimal
+            });
         }
         if !is_decimal(text) {
             return Err(AmountError::NotDecimal);
@@ -107,8 +113,16 @@ impl Amount {
         if int.len() > 13 {
             return Err(AmountError::TooLarge);
         }
-        let int: u64 = if int.is_empty() { 0 } else { int.parse().map_err(|_| AmountError::TooLarge)? };
-        let frac_val: u64 = if frac.is_empty() { 0 } else { frac.parse().map_err(|_| AmountError::NotDecimal)? };
+        let int: u64 = if int.is_empty() {
+            0
+        } else {
+            int.parse().map_err(|_| AmountError::TooLarge)?
+        };
+        let frac_val: u64 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse().map_err(|_| AmountError::NotDecimal)?
+        };
         let scale = 10u64.pow(max);
         let minor = int
             .checked_mul(scale)
@@ -139,7 +153,12 @@ impl Amount {
 /// Formats minor units as a decimal string in major units (`1250` → `"12.50"`).
 pub fn format_minor(minor: u64, currency: Currency) -> String {
     let scale = 10u64.pow(currency.decimals());
-    format!("{}.{:0width$}", minor / scale, minor % scale, width = currency.decimals() as usize)
+    format!(
+        "{}.{:0width$}",
+        minor / scale,
+        minor % scale,
+        width = currency.decimals() as usize
+    )
 }
 
 impl fmt::Display for Amount {
@@ -172,8 +191,14 @@ mod tests {
         assert_eq!(Amount::parse("100", USD).unwrap().minor(), 10_000);
         assert_eq!(Amount::parse("0.01", USD).unwrap().minor(), 1);
         assert_eq!(Amount::parse("1.10000", USD).unwrap().minor(), 110);
-        assert_eq!(Amount::parse("1000000000000", USD).unwrap().minor(), 100_000_000_000_000);
-        assert_eq!(Amount::parse("12.50", USD).unwrap().to_token_units(6), 12_500_000);
+        assert_eq!(
+            Amount::parse("1000000000000", USD).unwrap().minor(),
+            100_000_000_000_000
+        );
+        assert_eq!(
+            Amount::parse("12.50", USD).unwrap().to_token_units(6),
+            12_500_000
+        );
     }
 
     #[test]
@@ -184,7 +209,13 @@ mod tests {
             ("0.00", Zero),
             ("-1", Negative),
             ("-0.5", Negative),
-            ("1.001", TooManyDecimals { max: 2, currency: USD }),
+            (
+                "1.001",
+                TooManyDecimals {
+                    max: 2,
+                    currency: USD,
+                },
+            ),
             ("1e3", NotDecimal),
             ("1E3", NotDecimal),
             ("abc", NotDecimal),

@@ -31,13 +31,18 @@ pub async fn fresh_postgres_url() -> Result<Option<String>, StoreError> {
     let mut admin = match sqlx::AnyConnection::connect(&server).await {
         Ok(c) => c,
         Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED (PostgreSQL not reachable at {server}: {e}; CI runs it)");
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED (PostgreSQL not reachable at {server}: {e}; CI runs it)"
+            );
             return Ok(None);
         }
         Err(e) => return Err(e.into()),
     };
     let name = random_id("openrail_test_", 12).to_lowercase();
-    admin.execute(format!("CREATE DATABASE {name}").as_str()).await?;
+    admin
+        .execute(format!("CREATE DATABASE {name}").as_str())
+        .await?;
     let base = server.rsplit_once('/').map(|(b, _)| b).unwrap_or(&server);
     Ok(Some(format!("{base}/{name}")))
 }

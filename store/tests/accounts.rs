@@ -8,24 +8,49 @@ async fn accounts_and_keys(store: Store) {
     assert!(account.id.starts_with("acct_"));
     assert_eq!(store.account(&account.id).await.unwrap(), account);
 
-    let (key, secret) = store.create_api_key(&account.id, Mode::Testnet).await.unwrap();
+    let (key, secret) = store
+        .create_api_key(&account.id, Mode::Testnet)
+        .await
+        .unwrap();
     assert!(secret.starts_with("sk_testnet_"));
     assert_eq!(key.last4, secret[secret.len() - 4..]);
-    let principal = store.authenticate_api_key(&secret).await.unwrap().expect("live key authenticates");
-    assert_eq!((principal.account_id.as_str(), principal.mode), (account.id.as_str(), Mode::Testnet));
-    assert_eq!(store.authenticate_api_key("sk_testnet_nope").await.unwrap(), None);
+    let principal = store
+        .authenticate_api_key(&secret)
+        .await
+        .unwrap()
+        .expect("live key authenticates");
+    assert_eq!(
+        (principal.account_id.as_str(), principal.mode),
+        (account.id.as_str(), Mode::Testnet)
+    );
+    assert_eq!(
+        store.authenticate_api_key("sk_testnet_nope").await.unwrap(),
+        None
+    );
 
-    let (_, live) = store.create_api_key(&account.id, Mode::Mainnet).await.unwrap();
+    let (_, live) = store
+        .create_api_key(&account.id, Mode::Mainnet)
+        .await
+        .unwrap();
     assert!(live.starts_with("sk_mainnet_"));
     let listed = store.list_api_keys(Some(&account.id)).await.unwrap();
     assert_eq!(listed.len(), 2);
-    assert_eq!(store.list_api_keys(Some("acct_other")).await.unwrap().len(), 0);
+    assert_eq!(
+        store.list_api_keys(Some("acct_other")).await.unwrap().len(),
+        0
+    );
 
     store.revoke_api_key(&key.id).await.unwrap();
     assert_eq!(store.authenticate_api_key(&secret).await.unwrap(), None);
     store.revoke_api_key(&key.id).await.unwrap();
-    assert!(matches!(store.revoke_api_key("key_missing").await, Err(StoreError::NotFound)));
-    assert!(matches!(store.create_api_key("acct_missing", Mode::Testnet).await, Err(StoreError::NotFound)));
+    assert!(matches!(
+        store.revoke_api_key("key_missing").await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        store.create_api_key("acct_missing", Mode::Testnet).await,
+        Err(StoreError::NotFound)
+    ));
 }
 
 #[tokio::test]

@@ -6,14 +6,12 @@
 //! drive the contracts as the operator directly (the server's submitter owns the operator's
 //! nonces, so the two never run together).
 
-use std::sync::Arc;
-
 use alloy::primitives::{Address, U256};
 use alloy::providers::ext::AnvilApi;
 use alloy::providers::{DynProvider, Provider};
 use alloy::signers::local::PrivateKeySigner;
 use anyhow::Context;
-use openrail_api::{ApiConfig, AppState};
+use openrail_api::ApiConfig;
 use openrail_chain::bindings::{AllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{ChainDeployment, TOKEN_DECIMALS, fund_wallet, signer_provider};
 use openrail_chain::devnet::{Devnet, DevnetConfig, dev_operator, dev_treasury};
@@ -60,7 +58,9 @@ pub struct Reply {
 impl Reply {
     /// A string member of the body.
     pub fn str(&self, key: &str) -> &str {
-        self.body[key].as_str().unwrap_or_else(|| panic!("no string {key:?} in {}", self.body))
+        self.body[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("no string {key:?} in {}", self.body))
     }
 }
 
@@ -85,25 +85,38 @@ impl Harness {
         };
         let account = store.create_account("Harness").await?;
         let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
-        let network =
-            openrail_api::server::network_from_deployment(&store, &h.devnet.manifest.settlement, dev_operator())
-                .await?;
-        let state = AppState::new(store.clone(), Some(Arc::new(network)), None, config);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let base_url = format!("http://{}", listener.local_addr()?);
-        let app = openrail_api::router(state);
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app).await.expect("server runs");
+        let running = openrail_api::server::serve_testnet(
+            store.clone(),
+            &h.devnet.manifest.settlement,
+            dev_operator(),
+            0,
+            config,
+        )
+        .await?;
+        let (base_url, task) = (running.base_url, running.task);
+        h.server = Some(Server {
+            base_url,
+            api_key,
+            account_id: account.id,
+            store,
+            task,
+            _dir: dir,
         });
-        h.server = Some(Server { base_url, api_key, account_id: account.id, store, task, _dir: dir });
         Ok(h)
     }
 
     /// Chains and contracts only.
     pub async fn chains_only() -> anyhow::Result<Self> {
-        let devnet = Devnet::start(DevnetConfig::default()).await.context("starting the devnet")?;
+        let devnet = Devnet::start(DevnetConfig::default())
+            .await
+            .context("starting the devnet")?;
         let settlement = signer_provider(devnet.settlement.rpc_url(), dev_operator());
-        Ok(Self { devnet, settlement, server: None, http: reqwest::Client::new() })
+        Ok(Self {
+            devnet,
+            settlement,
+            server: None,
+            http: reqwest::Client::new(),
+        })
     }
 
     /// The server.
@@ -117,20 +130,34 @@ impl Harness {
     }
 
     /// The allowance state machine, called as the operator.
-    pub fn allowance_state_machine(&self) -> AllowanceStateMachine::AllowanceStateMachineInstance<DynProvider> {
-        let addr = self.settlement_deployment().allowance_state_machine.expect("settlement chain has a state machine");
+    pub fn allowance_state_machine(
+        &self,
+    ) -> AllowanceStateMachine::AllowanceStateMachineInstance<DynProvider> {
+        let addr = self
+            .settlement_deployment()
+            .allowance_state_machine
+            .expect("settlement chain has a state machine");
         AllowanceStateMachine::new(addr, self.settlement.clone())
     }
 
     /// The settlement chain's test stablecoin for `currency`.
     pub fn token(&self, currency: &str) -> TestStablecoin::TestStablecoinInstance<DynProvider> {
-        TestStablecoin::new(self.settlement_deployment().tokens[currency], self.settlement.clone())
+        TestStablecoin::new(
+            self.settlement_deployment().tokens[currency],
+            self.settlement.clone(),
+        )
     }
 
     /// Funds `wallet` with `major_units` of every test currency on the settlement chain and
     /// approves the router.
     pub async fn fund(&self, wallet: PrivateKeySigner, major_units: u64) -> anyhow::Result<()> {
-        fund_wallet(self.settlement_deployment(), dev_treasury(), wallet, units(major_units)).await?;
+        fund_wallet(
+            self.settlement_deployment(),
+            dev_treasury(),
+            wallet,
+            units(major_units),
+        )
+        .await?;
         Ok(())
     }
 
@@ -141,13 +168,18 @@ impl Harness {
 
     /// Timestamp of the settlement chain's latest block.
     pub async fn chain_time(&self) -> anyhow::Result<u64> {
-        let block = self.settlement.get_block(alloy::eips::BlockNumberOrTag::Latest.into()).await?;
+        let block = self
+            .settlement
+            .get_block(alloy::eips::BlockNumberOrTag::Latest.into())
+            .await?;
         Ok(block.context("no latest block")?.header.timestamp)
     }
 
     /// Moves the settlement chain's clock to `timestamp` (never backwards) and mines a block.
     pub async fn warp_to(&self, timestamp: u64) -> anyhow::Result<()> {
-        self.settlement.anvil_set_next_block_timestamp(timestamp).await?;
+        self.settlement
+            .anvil_set_next_block_timestamp(timestamp)
+            .await?;
         self.settlement.anvil_mine(Some(1), None).await?;
         Ok(())
     }
@@ -165,7 +197,9 @@ impl Harness {
         let mut req = self.http.request(method, format!("{}{path}", s.base_url));
         req = req.bearer_auth(bearer.unwrap_or(&s.api_key));
         if let Some(b) = body {
-            req = req.header("content-type", "application/json").body(b.to_string());
+            req = req
+                .header("content-type", "application/json")
+                .body(b.to_string());
         }
         for (k, v) in headers {
             req = req.header(*k, *v);
@@ -175,7 +209,11 @@ impl Harness {
         let headers = res.headers().clone();
         let text = res.text().await?;
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Ok(Reply { status, headers, body })
+        Ok(Reply {
+            status,
+            headers,
+            body,
+        })
     }
 
     /// `POST` JSON with the account's API key.

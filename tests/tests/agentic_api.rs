@@ -26,7 +26,9 @@ async fn funded_mandate(h: &Harness, max: &str) -> anyhow::Result<String> {
 
 async fn key(h: &Harness, mandate: &str, extra: Value) -> anyhow::Result<Value> {
     let mut body = json!({"mandate_id": mandate, "expires_in": 3600});
-    body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
     let r = h.post("/v1/session-keys", body).await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     assert_eq!(r.str("status"), "active");
@@ -43,17 +45,30 @@ async fn mandate_key_pulls_declines_and_revocation() -> anyhow::Result<()> {
     let mandate = funded_mandate(&h, "100").await?;
     let k1 = key(&h, &mandate, json!({"max_amount": 60})).await?;
     let k2 = key(&h, &mandate, json!({})).await?;
-    let (k1, k2) = (k1["id"].as_str().unwrap().to_string(), k2["id"].as_str().unwrap().to_string());
+    let (k1, k2) = (
+        k1["id"].as_str().unwrap().to_string(),
+        k2["id"].as_str().unwrap().to_string(),
+    );
     assert!(k1.starts_with("sk_") && !k1.starts_with("sk_testnet_"));
 
     for _ in 0..2 {
-        let r = h.post("/v1/debit-pulls", json!({"session_key_id": k1, "amount": "25.00", "destination": dest()})).await?;
+        let r = h
+            .post(
+                "/v1/debit-pulls",
+                json!({"session_key_id": k1, "amount": "25.00", "destination": dest()}),
+            )
+            .await?;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
         assert_eq!(r.str("status"), "authorized");
         assert_eq!(r.str("amount"), "25.00");
     }
     // Over the key's ceiling: 422 with what is left and the declined pull's id.
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": k1, "amount": 25, "destination": dest()})).await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k1, "amount": 25, "destination": dest()}),
+        )
+        .await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert_eq!(r.str("code"), "allowance_exceeded");
     assert_eq!(r.str("remaining"), "10.00");
@@ -61,20 +76,60 @@ async fn mandate_key_pulls_declines_and_revocation() -> anyhow::Result<()> {
     assert_eq!(r.headers["content-type"], "application/problem+json");
     let declined = r.str("pull_id").to_string();
     let g = h.get(&format!("/v1/debit-pulls/{declined}")).await?;
-    assert_eq!((g.status, g.str("status"), g.str("decline_code")), (StatusCode::OK, "declined", "allowance_exceeded"));
+    assert_eq!(
+        (g.status, g.str("status"), g.str("decline_code")),
+        (StatusCode::OK, "declined", "allowance_exceeded")
+    );
 
     // Key 2 has no ceiling of its own: 45 fits, 10 more passes the mandate's 100.
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": k2, "amount": "45", "destination": dest()})).await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k2, "amount": "45", "destination": dest()}),
+        )
+        .await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": k2, "amount": "10", "destination": dest()})).await?;
-    assert_eq!((r.status, r.str("code"), r.str("remaining")), (StatusCode::UNPROCESSABLE_ENTITY, "allowance_exceeded", "5.00"));
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k2, "amount": "10", "destination": dest()}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code"), r.str("remaining")),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "allowance_exceeded",
+            "5.00"
+        )
+    );
 
     // Revoke key 1: its pulls are declined as revoked, key 2 still pulls.
     let r = h.delete(&format!("/v1/session-keys/{k1}")).await?;
-    assert_eq!((r.status, r.str("status")), (StatusCode::OK, "revoked"), "{}", r.body);
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": k1, "amount": "1", "destination": dest()})).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::UNPROCESSABLE_ENTITY, "session_key_revoked"), "{}", r.body);
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": k2, "amount": "5", "destination": dest()})).await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "revoked"),
+        "{}",
+        r.body
+    );
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k1, "amount": "1", "destination": dest()}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNPROCESSABLE_ENTITY, "session_key_revoked"),
+        "{}",
+        r.body
+    );
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k2, "amount": "5", "destination": dest()}),
+        )
+        .await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 
     // The API's spend equals the chain's.
@@ -82,21 +137,45 @@ async fn mandate_key_pulls_declines_and_revocation() -> anyhow::Result<()> {
     assert_eq!(m.body["current_epoch"]["spent"], "100.00");
     assert_eq!(m.body["current_epoch"]["remaining"], "0.00");
     let onchain_id: alloy::primitives::B256 = m.body["onchain"]["id"].as_str().unwrap().parse()?;
-    let view = h.allowance_state_machine().getMandate(onchain_id).call().await?;
-    assert_eq!(alloy::primitives::U256::from(view.spentThisEpoch), units(100));
+    let view = h
+        .allowance_state_machine()
+        .getMandate(onchain_id)
+        .call()
+        .await?;
+    assert_eq!(
+        alloy::primitives::U256::from(view.spentThisEpoch),
+        units(100)
+    );
     let dest_addr: Address = dest().parse()?;
     assert_eq!(h.balance("USD", dest_addr).await?, units(100));
     let k = h.get(&format!("/v1/session-keys/{k2}")).await?;
-    assert_eq!((k.body["current_epoch"]["spent"].as_str(), k.body["current_epoch"]["remaining"].as_str()), (Some("50.00"), Some("0.00")));
+    assert_eq!(
+        (
+            k.body["current_epoch"]["spent"].as_str(),
+            k.body["current_epoch"]["remaining"].as_str()
+        ),
+        (Some("50.00"), Some("0.00"))
+    );
 
     // Lists.
     let l = h.get("/v1/debit-pulls?limit=2").await?;
-    assert_eq!((l.status, l.body["object"].as_str(), l.body["data"].as_array().unwrap().len()), (StatusCode::OK, Some("list"), 2));
+    assert_eq!(
+        (
+            l.status,
+            l.body["object"].as_str(),
+            l.body["data"].as_array().unwrap().len()
+        ),
+        (StatusCode::OK, Some("list"), 2)
+    );
     assert_eq!(l.body["has_more"], true);
     let last = l.body["data"][1]["id"].as_str().unwrap();
-    let next = h.get(&format!("/v1/debit-pulls?limit=100&starting_after={last}")).await?;
+    let next = h
+        .get(&format!("/v1/debit-pulls?limit=100&starting_after={last}"))
+        .await?;
     assert_eq!(next.body["data"].as_array().unwrap().len(), 7 - 2);
-    let keys = h.get(&format!("/v1/session-keys?mandate_id={mandate}")).await?;
+    let keys = h
+        .get(&format!("/v1/session-keys?mandate_id={mandate}"))
+        .await?;
     assert_eq!(keys.body["data"].as_array().unwrap().len(), 2);
     h.stop().await;
     Ok(())
@@ -116,27 +195,62 @@ async fn agent_secret_is_scoped_to_its_key() -> anyhow::Result<()> {
         let h = &h;
         async move { h.call(m, &path, body.as_ref(), Some(secret), &[]).await }
     };
-    let r = as_agent(Method::POST, "/v1/debit-pulls".into(), Some(json!({"session_key_id": id1, "amount": "1.50", "destination": dest()}))).await?;
+    let r = as_agent(
+        Method::POST,
+        "/v1/debit-pulls".into(),
+        Some(json!({"session_key_id": id1, "amount": "1.50", "destination": dest()})),
+    )
+    .await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     let pull = r.str("id").to_string();
-    assert_eq!(as_agent(Method::GET, format!("/v1/session-keys/{id1}"), None).await?.status, StatusCode::OK);
-    assert_eq!(as_agent(Method::GET, format!("/v1/debit-pulls/{pull}"), None).await?.status, StatusCode::OK);
+    assert_eq!(
+        as_agent(Method::GET, format!("/v1/session-keys/{id1}"), None)
+            .await?
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        as_agent(Method::GET, format!("/v1/debit-pulls/{pull}"), None)
+            .await?
+            .status,
+        StatusCode::OK
+    );
     let l = as_agent(Method::GET, "/v1/debit-pulls".into(), None).await?;
     assert_eq!(l.body["data"].as_array().unwrap().len(), 1);
     for (m, path, body) in [
-        (Method::POST, "/v1/debit-pulls".to_string(), Some(json!({"session_key_id": id2, "amount": "1", "destination": dest()}))),
+        (
+            Method::POST,
+            "/v1/debit-pulls".to_string(),
+            Some(json!({"session_key_id": id2, "amount": "1", "destination": dest()})),
+        ),
         (Method::GET, format!("/v1/session-keys/{id2}"), None),
         (Method::GET, "/v1/mandates".to_string(), None),
         (Method::GET, format!("/v1/mandates/{mandate}"), None),
         (Method::DELETE, format!("/v1/session-keys/{id1}"), None),
-        (Method::POST, "/v1/session-keys".to_string(), Some(json!({"mandate_id": mandate, "expires_in": 600}))),
+        (
+            Method::POST,
+            "/v1/session-keys".to_string(),
+            Some(json!({"mandate_id": mandate, "expires_in": 600})),
+        ),
     ] {
         let r = as_agent(m.clone(), path.clone(), body).await?;
-        assert_eq!((r.status, r.str("code")), (StatusCode::FORBIDDEN, "forbidden"), "{m} {path}");
+        assert_eq!(
+            (r.status, r.str("code")),
+            (StatusCode::FORBIDDEN, "forbidden"),
+            "{m} {path}"
+        );
     }
     // Revoking the key revokes its credential's power to pull (on chain).
-    assert_eq!(h.delete(&format!("/v1/session-keys/{id1}")).await?.status, StatusCode::OK);
-    let r = as_agent(Method::POST, "/v1/debit-pulls".into(), Some(json!({"session_key_id": id1, "amount": "1", "destination": dest()}))).await?;
+    assert_eq!(
+        h.delete(&format!("/v1/session-keys/{id1}")).await?.status,
+        StatusCode::OK
+    );
+    let r = as_agent(
+        Method::POST,
+        "/v1/debit-pulls".into(),
+        Some(json!({"session_key_id": id1, "amount": "1", "destination": dest()})),
+    )
+    .await?;
     assert_eq!(r.str("code"), "session_key_revoked");
     h.stop().await;
     Ok(())
@@ -146,22 +260,67 @@ async fn agent_secret_is_scoped_to_its_key() -> anyhow::Result<()> {
 async fn allow_list_cancel_and_key_ceiling() -> anyhow::Result<()> {
     let h = Harness::start().await?;
     let mandate = funded_mandate(&h, "100").await?;
-    let r = h.post("/v1/session-keys", json!({"mandate_id": mandate, "expires_in": 600, "max_amount": "100.01"})).await?;
-    assert_eq!((r.status, r.str("code"), r.str("param")), (StatusCode::UNPROCESSABLE_ENTITY, "session_key_ceiling_exceeds_mandate", "max_amount"));
+    let r = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 600, "max_amount": "100.01"}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code"), r.str("param")),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "session_key_ceiling_exceeds_mandate",
+            "max_amount"
+        )
+    );
     let allowed = dest();
     let k = key(&h, &mandate, json!({"allowed_destinations": [allowed]})).await?;
     let id = k["id"].as_str().unwrap();
     let other = dev_demo_payer().address().to_string();
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": id, "amount": "1", "destination": other})).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::UNPROCESSABLE_ENTITY, "destination_not_allowed"));
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": id, "amount": "1", "destination": allowed})).await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": id, "amount": "1", "destination": other}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNPROCESSABLE_ENTITY, "destination_not_allowed")
+    );
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": id, "amount": "1", "destination": allowed}),
+        )
+        .await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 
-    let r = h.post(&format!("/v1/mandates/{mandate}/cancel"), json!({})).await?;
-    assert_eq!((r.status, r.str("status")), (StatusCode::OK, "canceled"), "{}", r.body);
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": id, "amount": "1", "destination": allowed})).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::UNPROCESSABLE_ENTITY, "mandate_not_active"));
-    let r = h.post("/v1/session-keys", json!({"mandate_id": mandate, "expires_in": 600})).await?;
+    let r = h
+        .post(&format!("/v1/mandates/{mandate}/cancel"), json!({}))
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": id, "amount": "1", "destination": allowed}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNPROCESSABLE_ENTITY, "mandate_not_active")
+    );
+    let r = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 600}),
+        )
+        .await?;
     assert_eq!(r.str("code"), "mandate_not_active");
     h.stop().await;
     Ok(())
@@ -175,8 +334,18 @@ async fn payer_without_funds_is_declined() -> anyhow::Result<()> {
     let r = h.post("/v1/mandates", json!({"payer_account_id": broke, "max_amount": "10", "currency": "EUR", "interval": "monthly"})).await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     let k = key(&h, r.str("id"), json!({})).await?;
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": k["id"], "amount": "1", "destination": dest()})).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds"), "{}", r.body);
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k["id"], "amount": "1", "destination": dest()}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds"),
+        "{}",
+        r.body
+    );
     h.stop().await;
     Ok(())
 }
@@ -189,52 +358,149 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
 
     // Idempotency: replay, reuse with another body.
     let hdr = [("idempotency-key", "mandate-1")];
-    let a = h.call(Method::POST, "/v1/mandates", Some(&body), None, &hdr).await?;
-    let b = h.call(Method::POST, "/v1/mandates", Some(&body), None, &hdr).await?;
+    let a = h
+        .call(Method::POST, "/v1/mandates", Some(&body), None, &hdr)
+        .await?;
+    let b = h
+        .call(Method::POST, "/v1/mandates", Some(&body), None, &hdr)
+        .await?;
     assert_eq!(a.status, StatusCode::CREATED);
     assert_eq!((b.status, b.str("id")), (StatusCode::CREATED, a.str("id")));
     assert_eq!(b.headers["idempotent-replayed"], "true");
     let mut other = body.clone();
     other["max_amount"] = json!("11");
-    let c = h.call(Method::POST, "/v1/mandates", Some(&other), None, &hdr).await?;
-    assert_eq!((c.status, c.str("code")), (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused"));
-    assert_eq!(h.get("/v1/mandates").await?.body["data"].as_array().unwrap().len(), 1);
+    let c = h
+        .call(Method::POST, "/v1/mandates", Some(&other), None, &hdr)
+        .await?;
+    assert_eq!(
+        (c.status, c.str("code")),
+        (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
+    );
+    assert_eq!(
+        h.get("/v1/mandates").await?.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 
     // Every response has a Request-Id; problems carry it too.
     let r = h.get("/v1/mandates/man_nope").await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::NOT_FOUND, "resource_missing"));
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
     assert_eq!(r.headers["request-id"].to_str()?, r.str("request_id"));
 
     // Authentication and modes.
-    let r = h.call(Method::GET, "/v1/mandates", None, Some("sk_testnet_wrong"), &[]).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::UNAUTHORIZED, "unauthenticated"));
+    let r = h
+        .call(
+            Method::GET,
+            "/v1/mandates",
+            None,
+            Some("sk_testnet_wrong"),
+            &[],
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNAUTHORIZED, "unauthenticated")
+    );
     let s = h.server();
     let (_, live) = s.store.create_api_key(&s.account_id, Mode::Mainnet).await?;
-    let r = h.call(Method::GET, "/v1/mandates", None, Some(&live), &[]).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::SERVICE_UNAVAILABLE, "mainnet_unavailable"));
+    let r = h
+        .call(Method::GET, "/v1/mandates", None, Some(&live), &[])
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::SERVICE_UNAVAILABLE, "mainnet_unavailable")
+    );
     let other_account = s.store.create_account("Other").await?;
-    let (_, other_key) = s.store.create_api_key(&other_account.id, Mode::Testnet).await?;
-    let r = h.call(Method::GET, &format!("/v1/mandates/{}", a.str("id")), None, Some(&other_key), &[]).await?;
+    let (_, other_key) = s
+        .store
+        .create_api_key(&other_account.id, Mode::Testnet)
+        .await?;
+    let r = h
+        .call(
+            Method::GET,
+            &format!("/v1/mandates/{}", a.str("id")),
+            None,
+            Some(&other_key),
+            &[],
+        )
+        .await?;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 
     // Bad input changes nothing.
     let cases: Vec<(Value, StatusCode, &str)> = vec![
-        (json!({"max_amount": "10", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "parameter_missing"),
-        (json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "daily", "color": "red"}), StatusCode::BAD_REQUEST, "parameter_unknown"),
-        (json!({"payer_account_id": 7, "max_amount": "10", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "parameter_invalid"),
-        (json!({"payer_account_id": "0x12", "max_amount": "10", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "parameter_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": "10", "currency": "GBP", "interval": "daily"}), StatusCode::BAD_REQUEST, "parameter_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "hourly"}), StatusCode::BAD_REQUEST, "parameter_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": "10.001", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "amount_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": 0, "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "amount_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": -5, "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "amount_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": "1e3", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "amount_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": "ten", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "amount_invalid"),
-        (json!({"payer_account_id": payer, "max_amount": "99999999999999999999", "currency": "USD", "interval": "daily"}), StatusCode::BAD_REQUEST, "amount_invalid"),
+        (
+            json!({"max_amount": "10", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "parameter_missing",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "daily", "color": "red"}),
+            StatusCode::BAD_REQUEST,
+            "parameter_unknown",
+        ),
+        (
+            json!({"payer_account_id": 7, "max_amount": "10", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "parameter_invalid",
+        ),
+        (
+            json!({"payer_account_id": "0x12", "max_amount": "10", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "parameter_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "10", "currency": "GBP", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "parameter_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "hourly"}),
+            StatusCode::BAD_REQUEST,
+            "parameter_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "10.001", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "amount_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": 0, "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "amount_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": -5, "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "amount_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "1e3", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "amount_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "ten", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "amount_invalid",
+        ),
+        (
+            json!({"payer_account_id": payer, "max_amount": "99999999999999999999", "currency": "USD", "interval": "daily"}),
+            StatusCode::BAD_REQUEST,
+            "amount_invalid",
+        ),
     ];
     for (body, status, code) in cases {
         let r = h.post("/v1/mandates", body.clone()).await?;
-        assert_eq!((r.status, r.body["code"].as_str()), (status, Some(code)), "{body}");
+        assert_eq!(
+            (r.status, r.body["code"].as_str()),
+            (status, Some(code)),
+            "{body}"
+        );
     }
     let raw = |ct: &'static str, body: &'static str| {
         let h = &h;
@@ -253,26 +519,68 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
             (status, v["code"].as_str().unwrap().to_string())
         }
     };
-    assert_eq!(raw("application/json", "{\"payer_account_id\": ").await, (StatusCode::BAD_REQUEST, "invalid_json".into()));
-    assert_eq!(raw("application/json", "[]").await, (StatusCode::BAD_REQUEST, "invalid_json".into()));
-    assert_eq!(raw("text/plain", "{}").await, (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type".into()));
-    let big: &'static str = Box::leak(format!("{{\"purpose\": \"{}\"}}", "x".repeat(100_000)).into_boxed_str());
-    assert_eq!(raw("application/json", big).await, (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large".into()));
+    assert_eq!(
+        raw("application/json", "{\"payer_account_id\": ").await,
+        (StatusCode::BAD_REQUEST, "invalid_json".into())
+    );
+    assert_eq!(
+        raw("application/json", "[]").await,
+        (StatusCode::BAD_REQUEST, "invalid_json".into())
+    );
+    assert_eq!(
+        raw("text/plain", "{}").await,
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type".into()
+        )
+    );
+    let big: &'static str =
+        Box::leak(format!("{{\"purpose\": \"{}\"}}", "x".repeat(100_000)).into_boxed_str());
+    assert_eq!(
+        raw("application/json", big).await,
+        (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large".into())
+    );
 
     let mandate = a.str("id");
     for (body, code) in [
-        (json!({"mandate_id": mandate, "expires_in": 59}), "parameter_invalid"),
-        (json!({"mandate_id": mandate, "expires_in": 31_536_001}), "parameter_invalid"),
-        (json!({"mandate_id": mandate, "expires_in": "3600"}), "parameter_invalid"),
+        (
+            json!({"mandate_id": mandate, "expires_in": 59}),
+            "parameter_invalid",
+        ),
+        (
+            json!({"mandate_id": mandate, "expires_in": 31_536_001}),
+            "parameter_invalid",
+        ),
+        (
+            json!({"mandate_id": mandate, "expires_in": "3600"}),
+            "parameter_invalid",
+        ),
         (json!({"mandate_id": mandate}), "parameter_missing"),
-        (json!({"mandate_id": "man_missing", "expires_in": 600}), "resource_missing"),
+        (
+            json!({"mandate_id": "man_missing", "expires_in": 600}),
+            "resource_missing",
+        ),
     ] {
         let r = h.post("/v1/session-keys", body.clone()).await?;
         assert_eq!(r.body["code"].as_str(), Some(code), "{body}");
     }
-    assert_eq!(h.get("/v1/session-keys").await?.body["data"].as_array().unwrap().len(), 0);
-    let r = h.post("/v1/debit-pulls", json!({"session_key_id": "sk_missing", "amount": "1"})).await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::NOT_FOUND, "resource_missing"));
+    assert_eq!(
+        h.get("/v1/session-keys").await?.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": "sk_missing", "amount": "1"}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
     let r = h.get("/v1/nothing-here").await?;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     h.stop().await;
@@ -287,14 +595,27 @@ async fn concurrent_pulls_never_exceed_the_ceiling() -> anyhow::Result<()> {
     let id = k["id"].as_str().unwrap().to_string();
     // 200 pulls of 1.00 race a ceiling of 100.00.
     let results = futures_join(&h, &id, 200).await?;
-    let authorized = results.iter().filter(|s| **s == StatusCode::CREATED).count();
-    let declined = results.iter().filter(|s| **s == StatusCode::UNPROCESSABLE_ENTITY).count();
+    let authorized = results
+        .iter()
+        .filter(|s| **s == StatusCode::CREATED)
+        .count();
+    let declined = results
+        .iter()
+        .filter(|s| **s == StatusCode::UNPROCESSABLE_ENTITY)
+        .count();
     assert_eq!((authorized, declined), (100, 100));
     let m = h.get(&format!("/v1/mandates/{mandate}")).await?;
     assert_eq!(m.body["current_epoch"]["spent"], "100.00");
     let onchain_id: alloy::primitives::B256 = m.body["onchain"]["id"].as_str().unwrap().parse()?;
-    let view = h.allowance_state_machine().getMandate(onchain_id).call().await?;
-    assert_eq!(alloy::primitives::U256::from(view.spentThisEpoch), units(100));
+    let view = h
+        .allowance_state_machine()
+        .getMandate(onchain_id)
+        .call()
+        .await?;
+    assert_eq!(
+        alloy::primitives::U256::from(view.spentThisEpoch),
+        units(100)
+    );
     h.stop().await;
     Ok(())
 }

@@ -27,9 +27,24 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     let key1: B256 = keccak256("e2e-key-1");
     let key2: B256 = keccak256("e2e-key-2");
     let usd = *h.token("USD").address();
-    mined(asm.createMandate(mandate, payer.address(), usd, units(100), DAILY).send().await?).await?;
-    mined(asm.issueSessionKey(key1, mandate, noon + 7 * 86_400, units(60), vec![]).send().await?).await?;
-    mined(asm.issueSessionKey(key2, mandate, noon + 7 * 86_400, units(0), vec![]).send().await?).await?;
+    mined(
+        asm.createMandate(mandate, payer.address(), usd, units(100), DAILY)
+            .send()
+            .await?,
+    )
+    .await?;
+    mined(
+        asm.issueSessionKey(key1, mandate, noon + 7 * 86_400, units(60), vec![])
+            .send()
+            .await?,
+    )
+    .await?;
+    mined(
+        asm.issueSessionKey(key2, mandate, noon + 7 * 86_400, units(0), vec![])
+            .send()
+            .await?,
+    )
+    .await?;
 
     // Key 1: 25 + 25 within its ceiling of 60.
     for _ in 0..2 {
@@ -38,27 +53,45 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     assert_eq!(h.balance("USD", dest).await?, units(50));
 
     // A third 25 would take key 1 to 75 > 60: declined, 10 left until midnight.
-    let err = asm.pull(key1, dest, units(25)).send().await.expect_err("over the key ceiling");
+    let err = asm
+        .pull(key1, dest, units(25))
+        .send()
+        .await
+        .expect_err("over the key ceiling");
     match err.as_decoded_interface_error::<AsmError>() {
         Some(AsmError::KeyCeilingExceeded(e)) => {
-            assert_eq!((e.keyId, e.remaining, e.resetsAt), (key1, units(10), midnight));
+            assert_eq!(
+                (e.keyId, e.remaining, e.resetsAt),
+                (key1, units(10), midnight)
+            );
         }
         other => panic!("expected KeyCeilingExceeded, got {other:?} ({err})"),
     }
 
     // Key 2 (no key ceiling): 45 brings the mandate to 95 of 100.
     mined(asm.pull(key2, dest, units(45)).send().await?).await?;
-    let err = asm.pull(key2, dest, units(10)).send().await.expect_err("over the mandate ceiling");
+    let err = asm
+        .pull(key2, dest, units(10))
+        .send()
+        .await
+        .expect_err("over the mandate ceiling");
     match err.as_decoded_interface_error::<AsmError>() {
         Some(AsmError::MandateCeilingExceeded(e)) => {
-            assert_eq!((e.mandateId, e.remaining, e.resetsAt), (mandate, units(5), midnight));
+            assert_eq!(
+                (e.mandateId, e.remaining, e.resetsAt),
+                (mandate, units(5), midnight)
+            );
         }
         other => panic!("expected MandateCeilingExceeded, got {other:?} ({err})"),
     }
 
     // Revoke key 1: its next pull is declined as revoked; key 2 still pulls.
     mined(asm.revokeSessionKey(key1).send().await?).await?;
-    let err = asm.pull(key1, dest, units(1)).send().await.expect_err("revoked key");
+    let err = asm
+        .pull(key1, dest, units(1))
+        .send()
+        .await
+        .expect_err("revoked key");
     assert!(
         matches!(err.as_decoded_interface_error::<AsmError>(), Some(AsmError::KeyRevoked(e)) if e.keyId == key1),
         "expected KeyRevoked, got {err}"
@@ -66,14 +99,23 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     mined(asm.pull(key2, dest, units(5)).send().await?).await?;
     assert_eq!(h.balance("USD", dest).await?, units(100));
     let remaining = asm.remainingAllowance(key2).call().await?;
-    assert_eq!((remaining.remaining, remaining.resetsAt), (units(0), midnight));
+    assert_eq!(
+        (remaining.remaining, remaining.resetsAt),
+        (units(0), midnight)
+    );
 
     // Across the epoch boundary the allowance is fresh, for the mandate and for key 2;
     // the revoked key stays dead.
     h.warp_to(midnight).await?;
     let remaining = asm.remainingAllowance(key2).call().await?;
-    assert_eq!((remaining.remaining, remaining.resetsAt), (units(100), midnight + 86_400));
-    assert_eq!(asm.remainingAllowance(key1).call().await?.remaining, units(0));
+    assert_eq!(
+        (remaining.remaining, remaining.resetsAt),
+        (units(100), midnight + 86_400)
+    );
+    assert_eq!(
+        asm.remainingAllowance(key1).call().await?.remaining,
+        units(0)
+    );
     mined(asm.pull(key2, dest, units(100)).send().await?).await?;
     assert_eq!(h.balance("USD", dest).await?, units(200));
     let view: IAllowanceStateMachine::MandateView = asm.getMandate(mandate).call().await?;

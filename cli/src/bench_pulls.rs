@@ -1,0 +1,224 @@
+//! `openrail bench pulls`: end-to-end debit pulls per second through HTTP, and in the same
+//! run the raw ceiling of the chain alone (unbatched `pull` transactions signed locally and
+//! sent to anvil back to back, without waiting for receipts).
+
+use std::time::{Duration, Instant};
+
+use alloy::eips::eip2718::Encodable2718;
+use alloy::network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder};
+use alloy::primitives::{U256, keccak256};
+use alloy::providers::Provider;
+use alloy::rpc::types::TransactionRequest;
+use alloy::sol_types::SolCall;
+use anyhow::{Context, bail};
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
+use openrail_chain::devnet::{
+    Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare, dev_treasury,
+};
+use serde_json::{Value, json};
+
+pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
+    if n == 0 || concurrency == 0 {
+        bail!("--n and --concurrency must be positive");
+    }
+    let devnet = Devnet::start(DevnetConfig::default()).await?;
+    let result = measure(&devnet, n, concurrency).await;
+    devnet.stop().await;
+    let (raw, api) = result?;
+    let ratio = api.per_sec / raw;
+    println!(
+        "Debit pulls: {n} pulls, {concurrency} concurrent HTTP clients, SQLite, one anvil (automine)\n"
+    );
+    println!("| measurement | pulls/s | p50 latency | p99 latency |");
+    println!("|---|---:|---:|---:|");
+    println!("| raw ceiling: unbatched `pull` txs sent straight to anvil | {raw:.0} | — | — |");
+    println!(
+        "| end to end: `POST /v1/debit-pulls` (batched on chain) | {:.0} | {:.1} ms | {:.1} ms |",
+        api.per_sec,
+        ms(api.p50),
+        ms(api.p99)
+    );
+    println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 250 ms");
+    println!(
+        "authorized: {} of {n}; transactions used: {}",
+        api.authorized, api.transactions
+    );
+    Ok(())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+struct ApiFigures {
+    per_sec: f64,
+    p50: Duration,
+    p99: Duration,
+    authorized: usize,
+    transactions: u64,
+}
+
+async fn measure(
+    devnet: &Devnet,
+    n: usize,
+    concurrency: usize,
+) -> anyhow::Result<(f64, ApiFigures)> {
+    let a = &devnet.manifest.settlement;
+    let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
+    let payer = dev_demo_payer();
+    fund_wallet(
+        a,
+        dev_treasury(),
+        payer.clone(),
+        U256::from(1_000_000_000u64) * unit,
+    )
+    .await?;
+    let dest = dev_spare().address();
+
+    // Raw ceiling, before the server's submitter owns the operator's nonces.
+    let op = signer_provider(devnet.settlement.rpc_url(), dev_operator());
+    let asm_addr = a.allowance_state_machine.context("no state machine")?;
+    let asm = AllowanceStateMachine::new(asm_addr, &op);
+    let (mandate, key) = (keccak256("raw-mandate"), keccak256("raw-key"));
+    let big = U256::from(1_000_000_000u64) * unit;
+    mined(
+        asm.createMandate(mandate, payer.address(), a.tokens["USD"], big, 0)
+            .send()
+            .await?,
+    )
+    .await?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs();
+    mined(
+        asm.issueSessionKey(key, mandate, now + 86_400, U256::ZERO, vec![])
+            .send()
+            .await?,
+    )
+    .await?;
+    let wallet = EthereumWallet::from(dev_operator());
+    let fees = op.estimate_eip1559_fees().await?;
+    let mut nonce = op.get_transaction_count(a.operator).await?;
+    let chain_id = op.get_chain_id().await?;
+    let mut raws = Vec::with_capacity(n);
+    for _ in 0..n {
+        let input = AllowanceStateMachine::pullCall {
+            keyId: key,
+            destination: dest,
+            amount: U256::from(10_000u64),
+        }
+        .abi_encode();
+        let tx = TransactionRequest::default()
+            .with_from(a.operator)
+            .with_to(asm_addr)
+            .with_input(input)
+            .with_nonce(nonce)
+            .with_chain_id(chain_id)
+            .with_gas_limit(200_000)
+            .with_max_fee_per_gas(fees.max_fee_per_gas)
+            .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas);
+        raws.push(tx.build(&wallet).await?.encoded_2718());
+        nonce += 1;
+    }
+    let start = Instant::now();
+    let mut last = None;
+    for raw in &raws {
+        last = Some(*op.send_raw_transaction(raw).await?.tx_hash());
+    }
+    let last = last.context("no transaction")?;
+    while op.get_transaction_receipt(last).await?.is_none() {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let raw_per_sec = n as f64 / start.elapsed().as_secs_f64();
+
+    // End to end through HTTP.
+    let dir = tempfile::tempdir()?;
+    let store = openrail_store::testing::fresh_sqlite(dir.path()).await?;
+    let account = store.create_account("Bench").await?;
+    let (_, api_key) = store
+        .create_api_key(&account.id, openrail_store::Mode::Testnet)
+        .await?;
+    let config = openrail_api::ApiConfig {
+        rate_per_sec: 1e9,
+        rate_burst: 1e9,
+        ..Default::default()
+    };
+    let server =
+        openrail_api::server::serve_testnet(store.clone(), a, dev_operator(), 0, config).await?;
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        http.post(format!("{}{path}", server.base_url))
+            .bearer_auth(&api_key)
+            .json(&body)
+            .send()
+    };
+    let m: Value = post(
+        "/v1/mandates",
+        json!({"payer_account_id": payer.address().to_string(), "max_amount": "1000000000", "currency": "USD", "interval": "daily"}),
+    )
+    .await?
+    .json()
+    .await?;
+    let k: Value = post(
+        "/v1/session-keys",
+        json!({"mandate_id": m["id"], "expires_in": 86_400}),
+    )
+    .await?
+    .json()
+    .await?;
+    let key_id = k["id"]
+        .as_str()
+        .context("session key not created")?
+        .to_string();
+    let tx_before = op.get_transaction_count(a.operator).await?;
+
+    let start = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for c in 0..concurrency {
+        let share = n / concurrency + usize::from(c < n % concurrency);
+        let (http, url, api_key, key_id) = (
+            http.clone(),
+            format!("{}/v1/debit-pulls", server.base_url),
+            api_key.clone(),
+            key_id.clone(),
+        );
+        let dest = dest.to_string();
+        set.spawn(async move {
+            let mut out = Vec::with_capacity(share);
+            for _ in 0..share {
+                let t = Instant::now();
+                let res = http
+                    .post(&url)
+                    .bearer_auth(&api_key)
+                    .json(&json!({"session_key_id": key_id, "amount": "0.01", "destination": dest}))
+                    .send()
+                    .await;
+                let ok = matches!(&res, Ok(r) if r.status().as_u16() == 201);
+                out.push((t.elapsed(), ok));
+            }
+            out
+        });
+    }
+    let mut samples = Vec::with_capacity(n);
+    while let Some(r) = set.join_next().await {
+        samples.extend(r?);
+    }
+    let elapsed = start.elapsed();
+    server.task.abort();
+    let transactions = op.get_transaction_count(a.operator).await? - tx_before;
+    let authorized = samples.iter().filter(|(_, ok)| *ok).count();
+    let mut lat: Vec<Duration> = samples.iter().map(|(d, _)| *d).collect();
+    lat.sort();
+    let pct = |p: f64| lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1];
+    Ok((
+        raw_per_sec,
+        ApiFigures {
+            per_sec: n as f64 / elapsed.as_secs_f64(),
+            p50: pct(0.50),
+            p99: pct(0.99),
+            authorized,
+            transactions,
+        },
+    ))
+}
