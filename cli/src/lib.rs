@@ -24,6 +24,8 @@ pub struct Cli {
 enum Command {
     /// Start two local anvil chains, deploy the contracts and keep them running until Ctrl-C.
     Dev(dev::DevArgs),
+    /// Serve the API for testnet keys on a deployed settlement chain (see `dev` for a local one).
+    Serve(ServeArgs),
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -94,9 +96,45 @@ pub fn main() -> anyhow::Result<()> {
     runtime.block_on(async move {
         match cli.command {
             Command::Dev(args) => dev::run(args).await,
+            Command::Serve(args) => serve(args).await,
             Command::Bench(cmd) => bench::run(cmd).await,
             Command::Accounts(cmd) => admin::accounts(cmd).await,
             Command::Keys(cmd) => admin::keys(cmd).await,
         }
     })
+}
+
+/// Options of `openrail serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The deployment manifest (as `openrail dev` writes it).
+    #[arg(long, env = "OPENRAIL_MANIFEST")]
+    manifest: PathBuf,
+    /// The operator's private key (hex), owner of the deployed contracts.
+    #[arg(long, env = "OPENRAIL_OPERATOR_KEY", hide_env_values = true)]
+    operator_key: String,
+    /// Port of the HTTP API.
+    #[arg(long, default_value_t = 8080, env = "OPENRAIL_PORT")]
+    port: u16,
+    #[command(flatten)]
+    db: DbArgs,
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let manifest = openrail_chain::deploy::Manifest::read(&args.manifest)?;
+    let operator: alloy::signers::local::PrivateKeySigner =
+        args.operator_key.trim().parse().context("OPENRAIL_OPERATOR_KEY is not a private key")?;
+    let store = args.db.open().await?;
+    let server = openrail_api::server::serve_testnet(
+        store,
+        &manifest.settlement,
+        operator,
+        args.port,
+        openrail_api::ApiConfig::default(),
+    )
+    .await?;
+    println!("serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)", server.base_url);
+    tokio::signal::ctrl_c().await?;
+    server.task.abort();
+    Ok(())
 }
