@@ -8,6 +8,7 @@ pub mod body;
 pub mod error;
 mod middleware;
 pub mod network;
+pub mod openapi;
 pub mod server;
 mod views;
 
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::routing::{get, post};
+use axum::routing::get;
 use openrail_store::Store;
 
 pub use error::ApiError;
@@ -81,28 +82,24 @@ impl AppState {
     }
 }
 
-/// The whole HTTP application.
+/// The whole HTTP application. The `/v1` routes come from [`openapi::ROUTES`], the same
+/// table the OpenAPI document is generated from.
 pub fn router(state: AppState) -> Router {
-    let v1 = Router::new()
-        .route(
-            "/v1/mandates",
-            post(agentic::create_mandate).get(agentic::list_mandates),
-        )
-        .route("/v1/mandates/{id}", get(agentic::get_mandate))
-        .route("/v1/mandates/{id}/cancel", post(agentic::cancel_mandate))
-        .route(
-            "/v1/session-keys",
-            post(agentic::create_session_key).get(agentic::list_session_keys),
-        )
-        .route(
-            "/v1/session-keys/{id}",
-            get(agentic::get_session_key).delete(agentic::revoke_session_key),
-        )
-        .route(
-            "/v1/debit-pulls",
-            post(agentic::create_pull).get(agentic::list_pulls),
-        )
-        .route("/v1/debit-pulls/{id}", get(agentic::get_pull))
+    let mut v1 = Router::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for route in openapi::ROUTES {
+        if route.op != openapi::Op::OpenApi && !paths.contains(&route.path) {
+            paths.push(route.path);
+        }
+    }
+    for path in paths {
+        let mut methods = axum::routing::MethodRouter::new();
+        for route in openapi::ROUTES.iter().filter(|r| r.path == path) {
+            methods = methods.merge(route.op.handler());
+        }
+        v1 = v1.route(path, methods);
+    }
+    let v1 = v1
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::idempotency,
@@ -116,6 +113,7 @@ pub fn router(state: AppState) -> Router {
             "/healthz",
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
         )
+        .route("/v1/openapi.json", openapi::Op::OpenApi.handler())
         .merge(v1)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)

@@ -122,8 +122,11 @@ pub struct ServeArgs {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let manifest = openrail_chain::deploy::Manifest::read(&args.manifest)?;
-    let operator: alloy::signers::local::PrivateKeySigner =
-        args.operator_key.trim().parse().context("OPENRAIL_OPERATOR_KEY is not a private key")?;
+    let operator: alloy::signers::local::PrivateKeySigner = args
+        .operator_key
+        .trim()
+        .parse()
+        .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
     let store = args.db.open().await?;
     let server = openrail_api::server::serve_testnet(
         store,
@@ -133,7 +136,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         openrail_api::ApiConfig::default(),
     )
     .await?;
-    println!("serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)", server.base_url);
+    println!(
+        "serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)",
+        server.base_url
+    );
     tokio::signal::ctrl_c().await?;
     server.task.abort();
     Ok(())

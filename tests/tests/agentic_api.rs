@@ -647,12 +647,19 @@ async fn futures_join(h: &Harness, key: &str, n: usize) -> anyhow::Result<Vec<St
 
 #[tokio::test]
 async fn rate_limit_answers_429_with_retry_after() -> anyhow::Result<()> {
-    let config = openrail_api::ApiConfig { rate_per_sec: 0.5, rate_burst: 2.0, ..Default::default() };
+    let config = openrail_api::ApiConfig {
+        rate_per_sec: 0.5,
+        rate_burst: 2.0,
+        ..Default::default()
+    };
     let h = Harness::start_with(config).await?;
     assert_eq!(h.get("/v1/mandates").await?.status, StatusCode::OK);
     assert_eq!(h.get("/v1/mandates").await?.status, StatusCode::OK);
     let r = h.get("/v1/mandates").await?;
-    assert_eq!((r.status, r.str("code")), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::TOO_MANY_REQUESTS, "rate_limited")
+    );
     let retry: u64 = r.headers["retry-after"].to_str()?.parse()?;
     assert!((1..=2).contains(&retry), "Retry-After {retry}");
     h.stop().await;

@@ -1,0 +1,402 @@
+//! The OpenAPI 3.1 document, generated from the same route table that builds the router
+//! ([`ROUTES`]), so a served route cannot go undocumented. Schemas are written next to the
+//! renderings they describe (`views`); an end-to-end test validates real responses against
+//! them.
+
+use axum::routing::{MethodRouter, delete, get, post};
+use serde_json::{Map, Value, json};
+
+use crate::{AppState, agentic};
+
+/// Every operation of the API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `POST /v1/mandates`
+    CreateMandate,
+    /// `GET /v1/mandates`
+    ListMandates,
+    /// `GET /v1/mandates/{id}`
+    GetMandate,
+    /// `POST /v1/mandates/{id}/cancel`
+    CancelMandate,
+    /// `POST /v1/session-keys`
+    CreateSessionKey,
+    /// `GET /v1/session-keys`
+    ListSessionKeys,
+    /// `GET /v1/session-keys/{id}`
+    GetSessionKey,
+    /// `DELETE /v1/session-keys/{id}`
+    RevokeSessionKey,
+    /// `POST /v1/debit-pulls`
+    CreateDebitPull,
+    /// `GET /v1/debit-pulls`
+    ListDebitPulls,
+    /// `GET /v1/debit-pulls/{id}`
+    GetDebitPull,
+    /// `GET /v1/openapi.json`
+    OpenApi,
+}
+
+/// One route: operation, method, path (axum syntax, which is also OpenAPI's).
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    /// The operation.
+    pub op: Op,
+    /// `get`, `post` or `delete`.
+    pub method: &'static str,
+    /// Path with `{id}` parameters.
+    pub path: &'static str,
+}
+
+/// The route table: the router is built from it and the document describes it.
+pub const ROUTES: &[Route] = &[
+    Route {
+        op: Op::CreateMandate,
+        method: "post",
+        path: "/v1/mandates",
+    },
+    Route {
+        op: Op::ListMandates,
+        method: "get",
+        path: "/v1/mandates",
+    },
+    Route {
+        op: Op::GetMandate,
+        method: "get",
+        path: "/v1/mandates/{id}",
+    },
+    Route {
+        op: Op::CancelMandate,
+        method: "post",
+        path: "/v1/mandates/{id}/cancel",
+    },
+    Route {
+        op: Op::CreateSessionKey,
+        method: "post",
+        path: "/v1/session-keys",
+    },
+    Route {
+        op: Op::ListSessionKeys,
+        method: "get",
+        path: "/v1/session-keys",
+    },
+    Route {
+        op: Op::GetSessionKey,
+        method: "get",
+        path: "/v1/session-keys/{id}",
+    },
+    Route {
+        op: Op::RevokeSessionKey,
+        method: "delete",
+        path: "/v1/session-keys/{id}",
+    },
+    Route {
+        op: Op::CreateDebitPull,
+        method: "post",
+        path: "/v1/debit-pulls",
+    },
+    Route {
+        op: Op::ListDebitPulls,
+        method: "get",
+        path: "/v1/debit-pulls",
+    },
+    Route {
+        op: Op::GetDebitPull,
+        method: "get",
+        path: "/v1/debit-pulls/{id}",
+    },
+    Route {
+        op: Op::OpenApi,
+        method: "get",
+        path: "/v1/openapi.json",
+    },
+];
+
+/// What an operation documents: summary, request schema, success responses.
+struct Doc {
+    summary: &'static str,
+    request: Option<&'static str>,
+    responses: &'static [(u16, &'static str)],
+    errors: &'static [u16],
+}
+
+impl Op {
+    /// The handler serving this operation.
+    pub fn handler(self) -> MethodRouter<AppState> {
+        match self {
+            Op::CreateMandate => post(agentic::create_mandate),
+            Op::ListMandates => get(agentic::list_mandates),
+            Op::GetMandate => get(agentic::get_mandate),
+            Op::CancelMandate => post(agentic::cancel_mandate),
+            Op::CreateSessionKey => post(agentic::create_session_key),
+            Op::ListSessionKeys => get(agentic::list_session_keys),
+            Op::GetSessionKey => get(agentic::get_session_key),
+            Op::RevokeSessionKey => delete(agentic::revoke_session_key),
+            Op::CreateDebitPull => post(agentic::create_pull),
+            Op::ListDebitPulls => get(agentic::list_pulls),
+            Op::GetDebitPull => get(agentic::get_pull),
+            Op::OpenApi => get(|| async { axum::Json(document()) }),
+        }
+    }
+
+    /// The `operationId`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Op::CreateMandate => "createMandate",
+            Op::ListMandates => "listMandates",
+            Op::GetMandate => "getMandate",
+            Op::CancelMandate => "cancelMandate",
+            Op::CreateSessionKey => "createSessionKey",
+            Op::ListSessionKeys => "listSessionKeys",
+            Op::GetSessionKey => "getSessionKey",
+            Op::RevokeSessionKey => "revokeSessionKey",
+            Op::CreateDebitPull => "createDebitPull",
+            Op::ListDebitPulls => "listDebitPulls",
+            Op::GetDebitPull => "getDebitPull",
+            Op::OpenApi => "getOpenApi",
+        }
+    }
+
+    fn doc(self) -> Doc {
+        const W: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
+        const R: &[u16] = &[400, 401, 403, 404, 429, 503];
+        match self {
+            Op::CreateMandate => Doc {
+                summary: "Create a mandate (a ceiling per epoch, enforced on chain)",
+                request: Some("MandateCreate"),
+                responses: &[(201, "Mandate"), (202, "Mandate")],
+                errors: W,
+            },
+            Op::ListMandates => Doc {
+                summary: "List mandates",
+                request: None,
+                responses: &[(200, "MandateList")],
+                errors: R,
+            },
+            Op::GetMandate => Doc {
+                summary: "Retrieve a mandate",
+                request: None,
+                responses: &[(200, "Mandate")],
+                errors: R,
+            },
+            Op::CancelMandate => Doc {
+                summary: "Cancel a mandate; its keys can no longer pull",
+                request: None,
+                responses: &[(200, "Mandate"), (202, "Mandate")],
+                errors: W,
+            },
+            Op::CreateSessionKey => Doc {
+                summary: "Issue a session key (returns its agent secret once)",
+                request: Some("SessionKeyCreate"),
+                responses: &[(201, "SessionKey"), (202, "SessionKey")],
+                errors: W,
+            },
+            Op::ListSessionKeys => Doc {
+                summary: "List session keys",
+                request: None,
+                responses: &[(200, "SessionKeyList")],
+                errors: R,
+            },
+            Op::GetSessionKey => Doc {
+                summary: "Retrieve a session key",
+                request: None,
+                responses: &[(200, "SessionKey")],
+                errors: R,
+            },
+            Op::RevokeSessionKey => Doc {
+                summary: "Revoke a session key",
+                request: None,
+                responses: &[(200, "SessionKey"), (202, "SessionKey")],
+                errors: W,
+            },
+            Op::CreateDebitPull => Doc {
+                summary: "Pull against a session key (checked on chain; 422 with pull_id when declined)",
+                request: Some("DebitPullCreate"),
+                responses: &[(201, "DebitPull"), (202, "DebitPull")],
+                errors: W,
+            },
+            Op::ListDebitPulls => Doc {
+                summary: "List debit pulls",
+                request: None,
+                responses: &[(200, "DebitPullList")],
+                errors: R,
+            },
+            Op::GetDebitPull => Doc {
+                summary: "Retrieve a debit pull",
+                request: None,
+                responses: &[(200, "DebitPull")],
+                errors: R,
+            },
+            Op::OpenApi => Doc {
+                summary: "This document",
+                request: None,
+                responses: &[(200, "OpenApi")],
+                errors: &[],
+            },
+        }
+    }
+}
+
+fn r(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+const STR: &str = "string";
+
+fn nullable(t: &str) -> Value {
+    json!({ "type": [t, "null"] })
+}
+
+fn object(required: &[&str], props: Value) -> Value {
+    json!({ "type": "object", "required": required, "properties": props, "additionalProperties": false })
+}
+
+fn list_of(item: &str) -> Value {
+    object(
+        &["object", "url", "data", "has_more"],
+        json!({
+            "object": { "const": "list" },
+            "url": { "type": STR },
+            "data": { "type": "array", "items": r(item) },
+            "has_more": { "type": "boolean" },
+        }),
+    )
+}
+
+fn schemas() -> Value {
+    let amount = json!({ "type": STR, "pattern": "^[0-9]+\\.[0-9]{2}$", "description": "Decimal major units" });
+    let amount_in = json!({ "oneOf": [{ "type": "number" }, { "type": STR }], "description": "Decimal major units, exact; a JSON number or a string" });
+    let time = json!({ "type": STR, "format": "date-time" });
+    let onchain = object(
+        &["chain_id", "contract", "id", "tx_hash"],
+        json!({ "chain_id": { "type": "integer" }, "contract": { "type": STR }, "id": { "type": STR }, "tx_hash": nullable(STR) }),
+    );
+    let epoch = object(
+        &["starts_at", "ends_at", "spent", "remaining"],
+        json!({ "starts_at": time, "ends_at": time, "spent": amount, "remaining": amount }),
+    );
+    json!({
+        "MandateCreate": object(&["payer_account_id", "max_amount", "currency", "interval"], json!({
+            "payer_account_id": { "type": STR, "description": "Payer wallet address (0x…)" },
+            "max_amount": amount_in,
+            "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
+            "interval": { "type": STR, "enum": ["daily", "weekly", "monthly", "yearly"] },
+            "purpose": { "type": STR, "maxLength": 500 },
+        })),
+        "Mandate": object(&["id", "object", "livemode", "created_at", "payer_account_id", "max_amount", "currency", "interval", "purpose", "status", "current_epoch", "onchain"], json!({
+            "id": { "type": STR, "pattern": "^man_" },
+            "object": { "const": "mandate" },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "payer_account_id": { "type": STR },
+            "max_amount": amount,
+            "currency": { "type": STR, "enum": ["USD", "EUR"] },
+            "interval": { "type": STR, "enum": ["daily", "weekly", "monthly", "yearly"] },
+            "purpose": nullable(STR),
+            "status": { "type": STR, "enum": ["pending", "active", "canceled", "failed"] },
+            "current_epoch": epoch,
+            "onchain": onchain,
+        })),
+        "SessionKeyCreate": object(&["mandate_id", "expires_in"], json!({
+            "mandate_id": { "type": STR },
+            "expires_in": { "type": "integer", "minimum": 60, "maximum": 31_536_000 },
+            "max_amount": amount_in,
+            "allowed_destinations": { "type": "array", "items": { "type": STR }, "maxItems": 20 },
+        })),
+        "SessionKey": object(&["id", "object", "livemode", "created_at", "mandate_id", "status", "expires_at", "max_amount", "currency", "allowed_destinations", "current_epoch", "onchain"], json!({
+            "id": { "type": STR, "pattern": "^sk_" },
+            "object": { "const": "session_key" },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "mandate_id": { "type": STR },
+            "status": { "type": STR, "enum": ["pending", "active", "expired", "revoked", "failed"] },
+            "expires_at": time,
+            "max_amount": { "oneOf": [amount, { "type": "null" }] },
+            "currency": { "type": STR },
+            "allowed_destinations": { "type": "array", "items": { "type": STR } },
+            "current_epoch": epoch,
+            "onchain": onchain,
+            "secret": { "type": STR, "pattern": "^sks_", "description": "Only in the creation response" },
+        })),
+        "DebitPullCreate": object(&["session_key_id", "amount"], json!({
+            "session_key_id": { "type": STR },
+            "amount": amount_in,
+            "destination": { "type": STR, "description": "Wallet address; must be allow-listed when the key has a list" },
+            "description": { "type": STR, "maxLength": 500 },
+        })),
+        "DebitPull": object(&["id", "object", "livemode", "created_at", "session_key_id", "mandate_id", "amount", "currency", "destination", "description", "status", "decline_code", "authorized_at", "onchain"], json!({
+            "id": { "type": STR, "pattern": "^pull_" },
+            "object": { "const": "debit_pull" },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "session_key_id": { "type": STR },
+            "mandate_id": { "type": STR },
+            "amount": amount,
+            "currency": { "type": STR },
+            "destination": { "type": STR },
+            "description": nullable(STR),
+            "status": { "type": STR, "enum": ["pending", "authorized", "settled", "declined", "failed"] },
+            "decline_code": nullable(STR),
+            "authorized_at": { "oneOf": [time, { "type": "null" }] },
+            "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
+        })),
+        "MandateList": list_of("Mandate"),
+        "SessionKeyList": list_of("SessionKey"),
+        "DebitPullList": list_of("DebitPull"),
+        "Problem": {
+            "type": "object",
+            "required": ["type", "title", "status", "detail", "code"],
+            "properties": {
+                "type": { "type": STR }, "title": { "type": STR }, "status": { "type": "integer" },
+                "detail": { "type": STR }, "code": { "type": STR }, "param": { "type": STR },
+                "request_id": { "type": STR }, "pull_id": { "type": STR },
+                "remaining": amount, "resets_at": time,
+            },
+        },
+        "OpenApi": { "type": "object", "required": ["openapi", "paths"] },
+    })
+}
+
+/// The OpenAPI 3.1 document.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    for route in ROUTES {
+        let doc = route.op.doc();
+        let mut responses = Map::new();
+        for (status, schema) in doc.responses {
+            responses.insert(
+                status.to_string(),
+                json!({ "description": schema, "content": { "application/json": { "schema": r(schema) } } }),
+            );
+        }
+        for status in doc.errors {
+            responses.insert(
+                status.to_string(),
+                json!({ "description": "Problem", "content": { "application/problem+json": { "schema": r("Problem") } } }),
+            );
+        }
+        let mut op =
+            json!({ "operationId": route.op.id(), "summary": doc.summary, "responses": responses });
+        if route.path.contains("{id}") {
+            op["parameters"] = json!([{ "name": "id", "in": "path", "required": true, "schema": { "type": STR } }]);
+        }
+        if let Some(req) = doc.request {
+            op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": r(req) } } });
+        }
+        let entry = paths
+            .entry(route.path.to_string())
+            .or_insert_with(|| json!({}));
+        entry[route.method] = op;
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": { "title": "Openrail API", "version": "v1" },
+        "servers": [{ "url": "/" }],
+        "security": [{ "bearer": [] }],
+        "components": {
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "description": "sk_testnet_… / sk_mainnet_… API keys, or a session key's sks_… secret" } },
+            "schemas": schemas(),
+        },
+        "paths": paths,
+    })
+}

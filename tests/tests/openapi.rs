@@ -1,0 +1,215 @@
+//! The OpenAPI document: every route the router serves is documented, every documented
+//! operation is served, and real responses match the documented schemas.
+
+use openrail_api::openapi::ROUTES;
+use openrail_chain::devnet::{dev_demo_payer, dev_spare};
+use openrail_tests::{Harness, Reply};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// A small JSON Schema checker for the keywords the document uses; unknown keywords with
+/// constraints fail loudly rather than pass silently.
+fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let name = r.trim_start_matches("#/components/schemas/");
+        return check(doc, &doc["components"]["schemas"][name], v, at);
+    }
+    if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
+        let n = options
+            .iter()
+            .filter(|s| check(doc, s, v, at).is_ok())
+            .count();
+        return if n == 1 {
+            Ok(())
+        } else {
+            Err(format!("{at}: {n} of oneOf match {v}"))
+        };
+    }
+    if let Some(c) = schema.get("const") {
+        if c != v {
+            return Err(format!("{at}: {v} is not {c}"));
+        }
+    }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
+        if !e.contains(v) {
+            return Err(format!("{at}: {v} not in {e:?}"));
+        }
+    }
+    if let Some(t) = schema.get("type") {
+        let types: Vec<&str> = match t {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => return Err(format!("{at}: bad type {t}")),
+        };
+        let ok = types.iter().any(|t| match *t {
+            "string" => v.is_string(),
+            "integer" => v.is_i64() || v.is_u64(),
+            "number" => v.is_number(),
+            "boolean" => v.is_boolean(),
+            "null" => v.is_null(),
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            _ => false,
+        });
+        if !ok {
+            return Err(format!("{at}: {v} is not {t}"));
+        }
+    }
+    if let (Some(p), Some(s)) = (schema.get("pattern").and_then(Value::as_str), v.as_str()) {
+        if !regex::Regex::new(p).expect("pattern compiles").is_match(s) {
+            return Err(format!("{at}: {s:?} does not match {p}"));
+        }
+    }
+    if let Some(obj) = v.as_object() {
+        for req in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = req.as_str().unwrap();
+            if !obj.contains_key(key) {
+                return Err(format!("{at}: missing {key}"));
+            }
+        }
+        let props = schema.get("properties").and_then(Value::as_object);
+        for (k, val) in obj {
+            match props.and_then(|p| p.get(k)) {
+                Some(s) => check(doc, s, val, &format!("{at}.{k}"))?,
+                None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
+                    return Err(format!("{at}: undocumented member {k}"));
+                }
+                None => {}
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), v.as_array()) {
+        for (i, x) in arr.iter().enumerate() {
+            check(doc, items, x, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+fn assert_documented(doc: &Value, method: &str, path: &str, r: &Reply) {
+    let status = r.status.as_u16().to_string();
+    let content = &doc["paths"][path][method]["responses"][&status]["content"];
+    let media = if r.status.is_success() {
+        "application/json"
+    } else {
+        "application/problem+json"
+    };
+    let schema = &content[media]["schema"];
+    assert!(
+        !schema.is_null(),
+        "{method} {path} {status} is not documented"
+    );
+    if let Err(e) = check(doc, schema, &r.body, "$") {
+        panic!("{method} {path} {status}: {e}");
+    }
+}
+
+#[tokio::test]
+async fn document_matches_router_and_responses() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let doc = h.get("/v1/openapi.json").await?;
+    assert_eq!(doc.status, StatusCode::OK);
+    let doc = doc.body;
+    assert_eq!(doc["openapi"], "3.1.0");
+
+    // Every route of the table is documented, and every documented operation is served
+    // (a served route never answers the router's own `not_found` / 405).
+    let mut documented = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            documented += 1;
+            assert!(
+                ROUTES.iter().any(|r| r.path == path && r.method == method),
+                "{method} {path} not in the route table"
+            );
+            let url = path.replace("{id}", "x");
+            let m = Method::from_bytes(method.to_uppercase().as_bytes())?;
+            let body = (m == Method::POST).then(|| json!({}));
+            let r = h.call(m, &url, body.as_ref(), None, &[]).await?;
+            assert_ne!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+            assert_ne!(
+                r.body["code"], "not_found",
+                "{method} {path} is documented but not served"
+            );
+        }
+    }
+    assert_eq!(documented, ROUTES.len());
+
+    // Real responses against the documented schemas.
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let dest = dev_spare().address().to_string();
+    let m = h.post("/v1/mandates", json!({"payer_account_id": payer.address().to_string(), "max_amount": 10, "currency": "USD", "interval": "monthly", "purpose": "docs"})).await?;
+    assert_documented(&doc, "post", "/v1/mandates", &m);
+    let mid = m.str("id").to_string();
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/mandates/{id}",
+        &h.get(&format!("/v1/mandates/{mid}")).await?,
+    );
+    assert_documented(&doc, "get", "/v1/mandates", &h.get("/v1/mandates").await?);
+    let k = h.post("/v1/session-keys", json!({"mandate_id": mid, "expires_in": 600, "max_amount": "5", "allowed_destinations": [dest]})).await?;
+    assert_documented(&doc, "post", "/v1/session-keys", &k);
+    let kid = k.str("id").to_string();
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/session-keys/{id}",
+        &h.get(&format!("/v1/session-keys/{kid}")).await?,
+    );
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/session-keys",
+        &h.get("/v1/session-keys").await?,
+    );
+    let p = h.post("/v1/debit-pulls", json!({"session_key_id": kid, "amount": "2.50", "destination": dest, "description": "coffee"})).await?;
+    assert_documented(&doc, "post", "/v1/debit-pulls", &p);
+    let declined = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": kid, "amount": "3", "destination": dest}),
+        )
+        .await?;
+    assert_eq!(declined.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_documented(&doc, "post", "/v1/debit-pulls", &declined);
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/debit-pulls/{id}",
+        &h.get(&format!("/v1/debit-pulls/{}", p.str("id"))).await?,
+    );
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/debit-pulls",
+        &h.get("/v1/debit-pulls").await?,
+    );
+    assert_documented(
+        &doc,
+        "post",
+        "/v1/mandates",
+        &h.post("/v1/mandates", json!({"max_amount": 1})).await?,
+    );
+    assert_documented(
+        &doc,
+        "delete",
+        "/v1/session-keys/{id}",
+        &h.delete(&format!("/v1/session-keys/{kid}")).await?,
+    );
+    assert_documented(
+        &doc,
+        "post",
+        "/v1/mandates/{id}/cancel",
+        &h.post(&format!("/v1/mandates/{mid}/cancel"), json!({}))
+            .await?,
+    );
+    h.stop().await;
+    Ok(())
+}
