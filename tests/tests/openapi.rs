@@ -25,15 +25,15 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
             Err(format!("{at}: {n} of oneOf match {v}"))
         };
     }
-    if let Some(c) = schema.get("const") {
-        if c != v {
-            return Err(format!("{at}: {v} is not {c}"));
-        }
+    if let Some(c) = schema.get("const")
+        && c != v
+    {
+        return Err(format!("{at}: {v} is not {c}"));
     }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
-        if !e.contains(v) {
-            return Err(format!("{at}: {v} not in {e:?}"));
-        }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array)
+        && !e.contains(v)
+    {
+        return Err(format!("{at}: {v} not in {e:?}"));
     }
     if let Some(t) = schema.get("type") {
         let types: Vec<&str> = match t {
@@ -55,10 +55,10 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
             return Err(format!("{at}: {v} is not {t}"));
         }
     }
-    if let (Some(p), Some(s)) = (schema.get("pattern").and_then(Value::as_str), v.as_str()) {
-        if !regex::Regex::new(p).expect("pattern compiles").is_match(s) {
-            return Err(format!("{at}: {s:?} does not match {p}"));
-        }
+    if let (Some(p), Some(s)) = (schema.get("pattern").and_then(Value::as_str), v.as_str())
+        && !regex::Regex::new(p).expect("pattern compiles").is_match(s)
+    {
+        return Err(format!("{at}: {s:?} does not match {p}"));
     }
     if let Some(obj) = v.as_object() {
         for req in schema
