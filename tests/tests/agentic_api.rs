@@ -665,3 +665,86 @@ async fn rate_limit_answers_429_with_retry_after() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn slow_chain_gives_202_then_409_while_in_flight() -> anyhow::Result<()> {
+    use alloy::providers::ext::AnvilApi;
+    let h = Harness::start().await?;
+    let mandate = funded_mandate(&h, "100").await?;
+    let k = key(&h, &mandate, json!({})).await?;
+    let body = json!({"session_key_id": k["id"], "amount": "3", "destination": dest()});
+
+    // With mining paused the pull cannot finish: the POST answers 202 after its wait.
+    h.settlement.anvil_set_auto_mine(false).await?;
+    let r = h
+        .call(
+            Method::POST,
+            "/v1/debit-pulls",
+            Some(&body),
+            None,
+            &[("prefer", "wait=1")],
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::ACCEPTED, "pending"),
+        "{}",
+        r.body
+    );
+    let pull = r.str("id").to_string();
+
+    // A request holding an idempotency key is in flight while the chain is stalled.
+    let first = {
+        let (url, key, body) = (
+            format!("{}/v1/debit-pulls", h.server().base_url),
+            h.server().api_key.clone(),
+            body.to_string(),
+        );
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .post(url)
+                .bearer_auth(key)
+                .header("content-type", "application/json")
+                .header("idempotency-key", "slow-1")
+                .header("prefer", "wait=3")
+                .body(body)
+                .send()
+                .await
+                .map(|r| r.status())
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let second = h
+        .call(
+            Method::POST,
+            "/v1/debit-pulls",
+            Some(&body),
+            None,
+            &[("idempotency-key", "slow-1")],
+        )
+        .await?;
+    assert_eq!(
+        (second.status, second.str("code")),
+        (StatusCode::CONFLICT, "idempotency_in_progress")
+    );
+
+    // Mining resumes: every accepted pull reaches its final status.
+    h.settlement.anvil_set_auto_mine(true).await?;
+    h.settlement.anvil_mine(Some(1), None).await?;
+    assert_eq!(first.await??, StatusCode::CREATED);
+    let mut status = String::new();
+    for _ in 0..100 {
+        status = h
+            .get(&format!("/v1/debit-pulls/{pull}"))
+            .await?
+            .str("status")
+            .to_string();
+        if status != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "authorized");
+    h.stop().await;
+    Ok(())
+}
