@@ -16,8 +16,10 @@ pr: test
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
 setup: $(NODE_STAMP)
+# `npm install --no-save` rather than `npm ci`: some platform builds that Foundry's npm
+# packages list as optional are missing from the registry here, which `npm ci` refuses.
 $(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm install --no-save --no-audit --no-fund --loglevel=error
 	@touch $(NODE_STAMP)
 
 contracts: setup
