@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alloy::primitives::{Address, B256, U256, keccak256};
+use alloy::sol_types::SolCall;
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -213,6 +214,42 @@ where
     matches!(tokio::time::timeout(wait, task).await, Ok(Ok(())))
 }
 
+/// Sends an operator call to the allowance state machine in a task that outlives the
+/// request, records the outcome with `record(succeeded, tx_hash)`, and waits up to `wait`.
+/// Returns whether it finished.
+async fn chain_call<C, R, Fut>(
+    net: Arc<Network>,
+    call: C,
+    kind: &'static str,
+    intent: String,
+    wait: Duration,
+    record: R,
+) -> bool
+where
+    C: SolCall + Send + 'static,
+    R: FnOnce(bool, Option<String>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), StoreError>> + Send,
+{
+    run_bounded(wait, async move {
+        let (ok, tx) = match net.submitter.call_asm(call, kind, &intent).await {
+            Ok(m) => {
+                if !m.success {
+                    tracing::error!(%intent, kind, tx = %m.tx_hash, "operator transaction reverted");
+                }
+                (m.success, Some(m.tx_hash.to_string()))
+            }
+            Err(e) => {
+                tracing::error!(%intent, kind, error = %e, "operator transaction failed");
+                (false, None)
+            }
+        };
+        if let Err(e) = record(ok, tx).await {
+            tracing::error!(%intent, kind, error = %e, "recording the outcome failed");
+        }
+    })
+    .await
+}
+
 // ------------------------------------------------------------------ mandates
 
 /// `POST /v1/mandates`
@@ -266,19 +303,22 @@ pub async fn create_mandate(
         interval: interval.onchain(),
     };
     let (store, id) = (state.store.clone(), mandate.id.clone());
-    let done = run_bounded(wait_of(&state, &headers), async move {
-        let (status, tx) = match net.submitter.call_asm(call, "create_mandate", &id).await {
-            Ok(m) if m.success => (MandateStatus::Active, Some(m.tx_hash.to_string())),
-            Ok(m) => (MandateStatus::Failed, Some(m.tx_hash.to_string())),
-            Err(e) => {
-                tracing::error!(mandate = %id, error = %e, "creating mandate on chain failed");
-                (MandateStatus::Failed, None)
-            }
-        };
-        if let Err(e) = store.set_mandate_status(&id, status, tx.as_deref()).await {
-            tracing::error!(mandate = %id, error = %e, "recording mandate status failed");
-        }
-    })
+    let wait = wait_of(&state, &headers);
+    let done = chain_call(
+        net,
+        call,
+        "create_mandate",
+        id.clone(),
+        wait,
+        move |ok, tx| async move {
+            let status = if ok {
+                MandateStatus::Active
+            } else {
+                MandateStatus::Failed
+            };
+            store.set_mandate_status(&id, status, tx.as_deref()).await
+        },
+    )
     .await;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
     let status = if done {
@@ -362,22 +402,24 @@ pub async fn cancel_mandate(
     let call = AllowanceStateMachine::cancelMandateCall {
         mandateId: onchain_id(&m.id),
     };
-    let store = state.store.clone();
-    let mid = m.id.clone();
-    let done = run_bounded(wait_of(&state, &headers), async move {
-        match net.submitter.call_asm(call, "cancel_mandate", &mid).await {
-            Ok(r) if r.success => {
-                if let Err(e) = store
+    let (store, mid) = (state.store.clone(), m.id.clone());
+    let wait = wait_of(&state, &headers);
+    let done = chain_call(
+        net,
+        call,
+        "cancel_mandate",
+        mid.clone(),
+        wait,
+        move |ok, _| async move {
+            if ok {
+                store
                     .set_mandate_status(&mid, MandateStatus::Canceled, None)
                     .await
-                {
-                    tracing::error!(mandate = %mid, error = %e, "recording cancel failed");
-                }
+            } else {
+                Ok(())
             }
-            Ok(r) => tracing::error!(mandate = %mid, tx = %r.tx_hash, "cancel reverted"),
-            Err(e) => tracing::error!(mandate = %mid, error = %e, "cancel failed"),
-        }
-    })
+        },
+    )
     .await;
     let m = state.store.mandate(p.scope(), &id).await?;
     let status = if done {
@@ -485,23 +527,22 @@ pub async fn create_session_key(
         allowedDestinations: addresses,
     };
     let (store, kid) = (state.store.clone(), key.id.clone());
-    let done = run_bounded(wait_of(&state, &headers), async move {
-        let (status, tx) = match net
-            .submitter
-            .call_asm(call, "issue_session_key", &kid)
-            .await
-        {
-            Ok(m) if m.success => (KeyStatus::Active, Some(m.tx_hash.to_string())),
-            Ok(m) => (KeyStatus::Failed, Some(m.tx_hash.to_string())),
-            Err(e) => {
-                tracing::error!(session_key = %kid, error = %e, "issuing session key failed");
-                (KeyStatus::Failed, None)
-            }
-        };
-        if let Err(e) = store.set_key_status(&kid, status, tx.as_deref()).await {
-            tracing::error!(session_key = %kid, error = %e, "recording session key status failed");
-        }
-    })
+    let wait = wait_of(&state, &headers);
+    let done = chain_call(
+        net,
+        call,
+        "issue_session_key",
+        kid.clone(),
+        wait,
+        move |ok, tx| async move {
+            let status = if ok {
+                KeyStatus::Active
+            } else {
+                KeyStatus::Failed
+            };
+            store.set_key_status(&kid, status, tx.as_deref()).await
+        },
+    )
     .await;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
@@ -591,21 +632,21 @@ pub async fn revoke_session_key(
         keyId: onchain_id(&k.id),
     };
     let (store, kid) = (state.store.clone(), k.id.clone());
-    let done = run_bounded(wait_of(&state, &headers), async move {
-        match net
-            .submitter
-            .call_asm(call, "revoke_session_key", &kid)
-            .await
-        {
-            Ok(r) if r.success => {
-                if let Err(e) = store.set_key_status(&kid, KeyStatus::Revoked, None).await {
-                    tracing::error!(session_key = %kid, error = %e, "recording revocation failed");
-                }
+    let wait = wait_of(&state, &headers);
+    let done = chain_call(
+        net,
+        call,
+        "revoke_session_key",
+        kid.clone(),
+        wait,
+        move |ok, _| async move {
+            if ok {
+                store.set_key_status(&kid, KeyStatus::Revoked, None).await
+            } else {
+                Ok(())
             }
-            Ok(r) => tracing::error!(session_key = %kid, tx = %r.tx_hash, "revocation reverted"),
-            Err(e) => tracing::error!(session_key = %kid, error = %e, "revocation failed"),
-        }
-    })
+        },
+    )
     .await;
     let k = state.store.session_key(p.scope(), &id).await?;
     let status = if done {

@@ -1,6 +1,7 @@
 //! JSON renderings of the resources. Amounts are decimal strings in major units, times are
 //! RFC 3339 UTC.
 
+use openrail_store::Currency;
 use openrail_store::agentic::{DebitPull, KeyStatus, Mandate, SessionKey};
 use openrail_store::money::format_minor;
 use serde_json::{Value, json};
@@ -33,6 +34,17 @@ pub struct EpochUse {
     pub remaining: u64,
 }
 
+impl EpochUse {
+    fn json(&self, currency: Currency) -> Value {
+        json!({
+            "starts_at": rfc3339_s(self.starts_at),
+            "ends_at": rfc3339_s(self.ends_at),
+            "spent": format_minor(self.spent, currency),
+            "remaining": format_minor(self.remaining, currency),
+        })
+    }
+}
+
 pub fn mandate(m: &Mandate, epoch: EpochUse) -> Value {
     json!({
         "id": m.id,
@@ -45,12 +57,7 @@ pub fn mandate(m: &Mandate, epoch: EpochUse) -> Value {
         "interval": m.interval.as_str(),
         "purpose": m.purpose,
         "status": m.status.as_str(),
-        "current_epoch": {
-            "starts_at": rfc3339_s(epoch.starts_at),
-            "ends_at": rfc3339_s(epoch.ends_at),
-            "spent": format_minor(epoch.spent, m.currency),
-            "remaining": format_minor(epoch.remaining, m.currency),
-        },
+        "current_epoch": epoch.json(m.currency),
         "onchain": {
             "chain_id": m.chain_id,
             "contract": m.contract,
@@ -89,12 +96,7 @@ pub fn session_key(
         "max_amount": k.max_amount.map(|a| format_minor(a, m.currency)),
         "currency": m.currency.code(),
         "allowed_destinations": k.allowed_destinations,
-        "current_epoch": {
-            "starts_at": rfc3339_s(epoch.starts_at),
-            "ends_at": rfc3339_s(epoch.ends_at),
-            "spent": format_minor(epoch.spent, m.currency),
-            "remaining": format_minor(epoch.remaining, m.currency),
-        },
+        "current_epoch": epoch.json(m.currency),
         "onchain": {
             "chain_id": m.chain_id,
             "contract": contract,

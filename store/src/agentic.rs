@@ -283,6 +283,25 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
 }
 
 impl Store {
+    /// One row of `table` by id, within the account and mode of `scope`.
+    async fn scoped_row(
+        &self,
+        table: &'static str,
+        cols: &'static str,
+        scope: Scope<'_>,
+        id: &str,
+    ) -> Result<AnyRow, StoreError> {
+        sqlx::query(&format!(
+            "SELECT {cols} FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
+        ))
+        .bind(id)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
     async fn list_rows(
         &self,
         table: &'static str,
@@ -361,16 +380,7 @@ impl Store {
 
     /// A mandate of this account and mode.
     pub async fn mandate(&self, scope: Scope<'_>, id: &str) -> Result<Mandate, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        mandate_of(&row)
+        mandate_of(&self.scoped_row("mandates", MANDATE_COLS, scope, id).await?)
     }
 
     /// Mandates, newest first.
@@ -437,16 +447,7 @@ impl Store {
 
     /// A session key of this account and mode.
     pub async fn session_key(&self, scope: Scope<'_>, id: &str) -> Result<SessionKey, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {KEY_COLS} FROM session_keys WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        key_of(&row)
+        key_of(&self.scoped_row("session_keys", KEY_COLS, scope, id).await?)
     }
 
     /// The session key whose agent secret hashes to `secret_hash`.
@@ -537,16 +538,7 @@ impl Store {
 
     /// A debit pull of this account and mode.
     pub async fn pull(&self, scope: Scope<'_>, id: &str) -> Result<DebitPull, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        pull_of(&row)
+        pull_of(&self.scoped_row("debit_pulls", PULL_COLS, scope, id).await?)
     }
 
     /// Debit pulls, newest first; of one session key when given.
