@@ -320,7 +320,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     {
         if (interval == Interval.Daily) return (day, day + 1);
         if (interval == Interval.Weekly) {
-            // 1970-01-01 was a Thursday, three days after a Monday.
+            // 1970-01-01 was a Thursday, three days after a Monday. The first, partial week
+            // (before Monday 1970-01-05) starts at the epoch of unix time.
+            if (day < 4) return (0, 4);
             startDay = day - ((day + 3) % 7);
             return (startDay, startDay + 7);
         }

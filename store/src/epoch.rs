@@ -56,9 +56,14 @@ impl Interval {
         let (start_day, end_day) = match self {
             Interval::Daily => (day, day + 1),
             Interval::Weekly => {
-                // 1970-01-01 was a Thursday: three days after a Monday.
-                let start = day - (day + 3).rem_euclid(7);
-                (start, start + 7)
+                // 1970-01-01 was a Thursday: three days after a Monday. As on chain, the
+                // first, partial week of 1970 starts at 0 and ends on Monday 1970-01-05.
+                if (0..4).contains(&day) {
+                    (0, 4)
+                } else {
+                    let start = day - (day + 3).rem_euclid(7);
+                    (start, start + 7)
+                }
             }
             Interval::Monthly => {
                 let (y, m, _) = civil_from_days(day);
@@ -182,7 +187,8 @@ mod tests {
             let (_, m, d) = civil_from_days(e.starts_at / DAY);
             match interval {
                 Interval::Daily => prop_assert_eq!(e.ends_at - e.starts_at, DAY),
-                Interval::Weekly => prop_assert_eq!((e.starts_at / DAY + 3).rem_euclid(7), 0),
+                Interval::Weekly if e.starts_at != 0 => prop_assert_eq!((e.starts_at / DAY + 3).rem_euclid(7), 0),
+                Interval::Weekly => prop_assert_eq!(e.ends_at, 4 * DAY),
                 Interval::Monthly => prop_assert_eq!(d, 1),
                 Interval::Yearly => prop_assert_eq!((m, d), (1, 1)),
             }

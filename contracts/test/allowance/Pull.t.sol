@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: UNLICENSED
+pragma solidity ^0.8.24;
+
+import {AllowanceBase} from "./Base.sol";
+import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+
+contract PullTest is AllowanceBase {
+    uint64 internal constant RESET = uint64(MONDAY + 1 days);
+
+    function setUp() public override {
+        super.setUp();
+        _mandate(100e6, I.Interval.Daily);
+        _key(K, 60e6);
+        _key(K2, 0);
+    }
+
+    function test_movesTokensAndCountsUsage() public {
+        vm.expectEmit(address(asm));
+        emit I.DebitPulled(K, dest, 25e6);
+        asm.pull(K, dest, 25e6);
+        assertEq(usd.balanceOf(dest), 25e6 + 1);
+        assertEq(usd.balanceOf(payer), 1_000_000e6 - 25e6);
+        assertEq(usd.balanceOf(address(router)), 0);
+        assertEq(uint256(asm.getSessionKey(K).spentThisEpoch), 25e6);
+        assertEq(uint256(asm.getMandate(M).spentThisEpoch), 25e6);
+    }
+
+    function test_revertsForUnknownKey() public {
+        vm.expectRevert(abi.encodeWithSelector(I.UnknownKey.selector, bytes32("x")));
+        asm.pull(bytes32("x"), dest, 1);
+    }
+
+    function test_revertsForRevokedKey() public {
+        asm.revokeSessionKey(K);
+        vm.expectRevert(abi.encodeWithSelector(I.KeyRevoked.selector, K));
+        asm.pull(K, dest, 1);
+    }
+
+    function test_revertsForExpiredKey() public {
+        uint64 exp = asm.getSessionKey(K).expiresAt;
+        vm.warp(exp);
+        vm.expectRevert(abi.encodeWithSelector(I.KeyExpired.selector, K, exp));
+        asm.pull(K, dest, 1);
+    }
+
+    function test_revertsForCanceledMandate() public {
+        asm.cancelMandate(M);
+        vm.expectRevert(abi.encodeWithSelector(I.MandateNotActive.selector, M));
+        asm.pull(K, dest, 1);
+    }
+
+    function test_revertsForDestinationNotAllowed() public {
+        bytes32 k3 = keccak256("k3");
+        _keyTo(k3, 0, dest);
+        asm.pull(k3, dest, 1);
+        vm.expectRevert(abi.encodeWithSelector(I.DestinationNotAllowed.selector, k3, dest2));
+        asm.pull(k3, dest2, 1);
+    }
+
+    function test_keyCeiling() public {
+        asm.pull(K, dest, 25e6);
+        asm.pull(K, dest, 25e6);
+        vm.expectRevert(abi.encodeWithSelector(I.KeyCeilingExceeded.selector, K, 10e6, RESET));
+        asm.pull(K, dest, 25e6);
+    }
+
+    function test_mandateCeilingSharedByKeys() public {
+        asm.pull(K, dest, 60e6);
+        asm.pull(K2, dest, 35e6);
+        vm.expectRevert(abi.encodeWithSelector(I.MandateCeilingExceeded.selector, M, 5e6, RESET));
+        asm.pull(K2, dest, 10e6);
+        asm.pull(K2, dest, 5e6);
+    }
+
+    function test_allowanceIsFreshInTheNextEpoch() public {
+        asm.pull(K, dest, 60e6);
+        vm.warp(RESET);
+        asm.pull(K, dest, 60e6);
+        assertEq(uint256(asm.getSessionKey(K).spentThisEpoch), 60e6);
+    }
+
+    function test_revertsOnZeroOrHugeAmount() public {
+        vm.expectRevert(abi.encodeWithSelector(I.InvalidAmount.selector, 0));
+        asm.pull(K, dest, 0);
+        uint256 huge = uint256(type(uint64).max) + 1;
+        vm.expectRevert(abi.encodeWithSelector(I.InvalidAmount.selector, huge));
+        asm.pull(K, dest, huge);
+    }
+
+    function test_transferFailureRevertsWithTransferFailed() public {
+        vm.prank(payer);
+        usd.approve(address(router), 0);
+        vm.expectRevert(abi.encodeWithSelector(I.TransferFailed.selector, K));
+        asm.pull(K, dest, 1e6);
+        assertEq(uint256(asm.getSessionKey(K).spentThisEpoch), 0);
+    }
+
+    function test_routerPauseBlocksPulls() public {
+        router.pause();
+        vm.expectRevert(abi.encodeWithSelector(I.TransferFailed.selector, K));
+        asm.pull(K, dest, 1e6);
+        router.unpause();
+        asm.pull(K, dest, 1e6);
+    }
+
+    function test_onlyOwner() public {
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        asm.pull(K, dest, 1);
+    }
+
+    /// Whatever the sequence of amounts, a key never exceeds its ceiling and the mandate never
+    /// exceeds its own within an epoch.
+    function testFuzz_ceilingsHold(uint256[8] memory amounts, uint256 which) public {
+        uint256 spentK;
+        uint256 spentAll;
+        for (uint256 i; i < amounts.length; ++i) {
+            uint256 a = bound(amounts[i], 1, 70e6);
+            bool useK = (which >> i) & 1 == 1;
+            bytes32 key = useK ? K : K2;
+            bool keyOk = !useK || spentK + a <= 60e6;
+            bool mandateOk = spentAll + a <= 100e6;
+            if (keyOk && mandateOk) {
+                asm.pull(key, dest, a);
+                spentAll += a;
+                if (useK) spentK += a;
+            } else {
+                vm.expectRevert();
+                asm.pull(key, dest, a);
+            }
+        }
+        assertLe(uint256(asm.getSessionKey(K).spentThisEpoch), 60e6);
+        assertLe(uint256(asm.getMandate(M).spentThisEpoch), 100e6);
+        assertEq(uint256(asm.getMandate(M).spentThisEpoch), spentAll);
+        assertEq(usd.balanceOf(dest), spentAll + 1);
+    }
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: UNLICENSED
+pragma solidity ^0.8.24;
+
+import {AllowanceBase} from "./Base.sol";
+import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+
+contract RevokeSessionKeyTest is AllowanceBase {
+    function setUp() public override {
+        super.setUp();
+        _mandate(100e6, I.Interval.Daily);
+        _key(K, 0);
+        _key(K2, 0);
+    }
+
+    function test_revokesOnlyThatKey() public {
+        vm.expectEmit(address(asm));
+        emit I.SessionKeyRevoked(K);
+        asm.revokeSessionKey(K);
+        assertTrue(asm.getSessionKey(K).revoked);
+        vm.expectRevert(abi.encodeWithSelector(I.KeyRevoked.selector, K));
+        asm.pull(K, dest, 1);
+        asm.pull(K2, dest, 1); // sibling unaffected
+        assertEq(uint256(asm.getMandate(M).status), uint256(I.MandateStatus.Active));
+    }
+
+    function test_worksWhileRouterPaused() public {
+        router.pause();
+        asm.revokeSessionKey(K);
+        assertTrue(asm.getSessionKey(K).revoked);
+    }
+
+    function test_revertsForUnknownKey() public {
+        vm.expectRevert(abi.encodeWithSelector(I.UnknownKey.selector, bytes32("x")));
+        asm.revokeSessionKey(bytes32("x"));
+    }
+
+    function test_revertsWhenAlreadyRevoked() public {
+        asm.revokeSessionKey(K);
+        vm.expectRevert(abi.encodeWithSelector(I.KeyRevoked.selector, K));
+        asm.revokeSessionKey(K);
+    }
+
+    function test_onlyOwner() public {
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        asm.revokeSessionKey(K);
+    }
+}
