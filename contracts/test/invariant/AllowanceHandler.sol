@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: UNLICENSED
+pragma solidity ^0.8.24;
+
+import {Test} from "../utils/Test.sol";
+import {Vm} from "../utils/Vm.sol";
+import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
+import {SettlementRouter} from "../../src/SettlementRouter.sol";
+import {TestStablecoin} from "../../src/TestStablecoin.sol";
+
+/// @dev Drives random sequences of create / issue / pull / batch pull / revoke / cancel / warp
+///      against a state machine it owns, keeping a ghost ledger per epoch.
+contract AllowanceHandler is Test {
+    TestStablecoin public usd;
+    SettlementRouter public router;
+    AllowanceStateMachine public asm;
+    address public treasury = address(0x7ea5);
+    address[3] public payers;
+    address[3] public dests;
+
+    struct M {
+        bytes32 id;
+        uint256 max;
+        I.Interval interval;
+        bool canceled;
+    }
+
+    struct K {
+        bytes32 id;
+        uint256 mandate;
+        uint256 ceiling;
+        uint256 expiresAt;
+        bool revoked;
+    }
+
+    M[] public mandates;
+    K[] public keys;
+
+    mapping(bytes32 => mapping(uint256 => uint256)) public mandateSpent; // id => epoch start => spent
+    mapping(bytes32 => mapping(uint256 => uint256)) public keySpent;
+    bool public mandateOverspent;
+    bool public keyOverspent;
+    uint256 public deadKeyPulls;
+    uint256 public authorized;
+    uint256 public declined;
+    uint256 public initialSupply;
+
+    constructor() {
+        vm.warp(1_795_435_200); // Monday 2026-11-23 12:00Z
+        usd = new TestStablecoin("Test USD", "tUSD", address(this));
+        address predicted = vm.computeCreateAddress(address(this), vm.getNonce(address(this)) + 1);
+        router = new SettlementRouter(address(this), address(this), treasury, predicted);
+        asm = new AllowanceStateMachine(address(this), address(router));
+        for (uint256 i; i < 3; ++i) {
+            payers[i] = address(uint160(0x1000 + i));
+            dests[i] = address(uint160(0x2000 + i));
+            // The third payer is poor: its pulls run out of funds and are declined.
+            usd.mint(payers[i], i == 2 ? 30e6 : 100_000e6);
+            vm.prank(payers[i]);
+            usd.approve(address(router), type(uint256).max);
+        }
+        initialSupply = usd.totalSupply();
+    }
+
+    function mandateCount() external view returns (uint256) {
+        return mandates.length;
+    }
+
+    function keyCount() external view returns (uint256) {
+        return keys.length;
+    }
+
+    function epochOf(I.Interval interval) public view returns (uint256 start) {
+        (uint64 s,) = asm.epochBounds(interval, block.timestamp);
+        return s;
+    }
+
+    // ------------------------------------------------------------------ actions
+
+    function createMandate(uint256 seed) external {
+        if (mandates.length >= 4) return;
+        bytes32 id = keccak256(abi.encode("m", mandates.length));
+        uint256 max = bound(seed, 5e6, 200e6);
+        I.Interval interval = I.Interval(seed % 3);
+        asm.createMandate(id, payers[(seed >> 8) % 3], address(usd), max, interval);
+        mandates.push(M(id, max, interval, false));
+    }
+
+    function issueKey(uint256 mSeed, uint256 ceilingSeed, uint256 destSeed, uint256 ttlSeed) external {
+        if (mandates.length == 0 || keys.length >= 12) return;
+        uint256 mi = mSeed % mandates.length;
+        M memory m = mandates[mi];
+        if (m.canceled) return;
+        uint256 ceiling = ceilingSeed % 3 == 0 ? 0 : bound(ceilingSeed, 1, m.max);
+        address[] memory list;
+        if (destSeed % 2 == 0) {
+            list = new address[](1);
+            list[0] = dests[destSeed % 3];
+        }
+        uint256 exp = block.timestamp + bound(ttlSeed, 1 hours, 20 days);
+        bytes32 id = keccak256(abi.encode("k", keys.length));
+        asm.issueSessionKey(id, m.id, uint64(exp), ceiling, list);
+        keys.push(K(id, mi, ceiling, exp, false));
+    }
+
+    function pull(uint256 kSeed, uint256 dSeed, uint256 amount) external {
+        if (keys.length == 0) return;
+        uint256 ki = kSeed % keys.length;
+        address to = dests[dSeed % 3];
+        amount = bound(amount, 1, 60e6);
+        bool dead = _dead(ki);
+        try asm.pull(keys[ki].id, to, amount) {
+            _record(ki, amount, dead);
+        } catch {
+            ++declined;
+        }
+    }
+
+    function pullBatch(uint256 seed, uint256 n) external {
+        if (keys.length == 0) return;
+        n = bound(n, 1, 6);
+        I.PullItem[] memory items = new I.PullItem[](n);
+        uint256[] memory idx = new uint256[](n);
+        bool[] memory dead = new bool[](n);
+        for (uint256 i; i < n; ++i) {
+            uint256 s = uint256(keccak256(abi.encode(seed, i)));
+            idx[i] = s % keys.length;
+            dead[i] = _dead(idx[i]);
+            items[i] = I.PullItem(keys[idx[i]].id, dests[(s >> 16) % 3], bound(s >> 32, 1, 40e6));
+        }
+        vm.recordLogs();
+        asm.pullBatch(items);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        uint256 item;
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].emitter != address(asm)) continue;
+            bytes32 topic = logs[j].topics[0];
+            if (topic == I.DebitPulled.selector) {
+                _record(idx[item], items[item].amount, dead[item]);
+                ++item;
+            } else if (topic == I.DebitPullDeclined.selector) {
+                ++declined;
+                ++item;
+            }
+        }
+        assertEq(item, n, "one outcome event per item");
+    }
+
+    function revoke(uint256 kSeed) external {
+        if (keys.length == 0) return;
+        K storage k = keys[kSeed % keys.length];
+        if (k.revoked) return;
+        asm.revokeSessionKey(k.id);
+        k.revoked = true;
+    }
+
+    function cancel(uint256 mSeed) external {
+        if (mandates.length == 0) return;
+        M storage m = mandates[mSeed % mandates.length];
+        if (m.canceled) return;
+        asm.cancelMandate(m.id);
+        m.canceled = true;
+    }
+
+    function warp(uint256 seed) external {
+        // Hours, days or weeks: crosses daily, weekly and monthly boundaries.
+        uint256 step = seed % 3 == 0 ? bound(seed, 1 hours, 1 days) : bound(seed, 1 days, 35 days);
+        vm.warp(block.timestamp + step);
+    }
+
+    // ------------------------------------------------------------------ ghost ledger
+
+    function _dead(uint256 ki) internal view returns (bool) {
+        K memory k = keys[ki];
+        return k.revoked || mandates[k.mandate].canceled || block.timestamp >= k.expiresAt;
+    }
+
+    function _record(uint256 ki, uint256 amount, bool dead) internal {
+        ++authorized;
+        if (dead) ++deadKeyPulls;
+        K memory k = keys[ki];
+        M memory m = mandates[k.mandate];
+        uint256 epoch = epochOf(m.interval);
+        mandateSpent[m.id][epoch] += amount;
+        keySpent[k.id][epoch] += amount;
+        if (mandateSpent[m.id][epoch] > m.max) mandateOverspent = true;
+        if (k.ceiling != 0 && keySpent[k.id][epoch] > k.ceiling) keyOverspent = true;
+    }
+
+    function balancesSum() external view returns (uint256 sum) {
+        for (uint256 i; i < 3; ++i) {
+            sum += usd.balanceOf(payers[i]) + usd.balanceOf(dests[i]);
+        }
+        sum += usd.balanceOf(treasury) + usd.balanceOf(address(router)) + usd.balanceOf(address(asm));
+    }
+}
