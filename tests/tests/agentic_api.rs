@@ -748,3 +748,30 @@ async fn slow_chain_gives_202_then_409_while_in_flight() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn expired_key_is_declined_on_chain() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let mandate = funded_mandate(&h, "100").await?;
+    let k = key(&h, &mandate, json!({"expires_in": 60})).await?;
+    // The chain's clock passes the key's expiry (the harness warps anvil, not the server).
+    h.warp_to(h.chain_time().await? + 120).await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k["id"], "amount": "1", "destination": dest()}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNPROCESSABLE_ENTITY, "session_key_expired"),
+        "{}",
+        r.body
+    );
+    let pull = h
+        .get(&format!("/v1/debit-pulls/{}", r.str("pull_id")))
+        .await?;
+    assert_eq!(pull.str("decline_code"), "session_key_expired");
+    h.stop().await;
+    Ok(())
+}
