@@ -95,8 +95,30 @@ pub async fn serve_testnet(
     port: u16,
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
-    let network = network_from_deployment(&store, deployment, operator).await?;
-    let state = crate::AppState::new(store, Some(Arc::new(network)), None, config);
+    serve(store, Some((deployment, operator)), None, port, config).await
+}
+
+/// Serves the API with a settlement network per mode; a mode without one answers 503
+/// `mainnet_unavailable` (testnet is always configured in practice).
+pub async fn serve(
+    store: Store,
+    testnet: Option<(&ChainDeployment, PrivateKeySigner)>,
+    mainnet: Option<(&ChainDeployment, PrivateKeySigner)>,
+    port: u16,
+    config: crate::ApiConfig,
+) -> Result<Running, ServeError> {
+    let mut networks = Vec::with_capacity(2);
+    for net in [testnet, mainnet] {
+        networks.push(match net {
+            Some((deployment, operator)) => Some(Arc::new(
+                network_from_deployment(&store, deployment, operator).await?,
+            )),
+            None => None,
+        });
+    }
+    let mainnet = networks.pop().flatten();
+    let testnet = networks.pop().flatten();
+    let state = crate::AppState::new(store, testnet, mainnet, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(ServeError::Bind)?;

@@ -41,6 +41,8 @@ pub struct Harness {
     pub settlement: DynProvider,
     /// The server, unless started with [`Harness::chains_only`].
     pub server: Option<Server>,
+    /// The stand-in mainnet deployment, when started with [`Harness::start_with_mainnet`].
+    pub mainnet: Option<ChainDeployment>,
     http: reqwest::Client,
 }
 
@@ -72,7 +74,28 @@ impl Harness {
 
     /// As [`Harness::start`], with API tunables.
     pub async fn start_with(config: ApiConfig) -> anyhow::Result<Self> {
+        Self::start_inner(config, false).await
+    }
+
+    /// As [`Harness::start`], with "mainnet" configured too: a second settlement contract
+    /// set on the other local chain stands in for it, so mode isolation can be tested.
+    pub async fn start_with_mainnet() -> anyhow::Result<Self> {
+        Self::start_inner(ApiConfig::default(), true).await
+    }
+
+    async fn start_inner(config: ApiConfig, with_mainnet: bool) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
+        if with_mainnet {
+            let fake = openrail_chain::deploy::deploy_chain(
+                h.devnet.attestation.rpc_url(),
+                openrail_chain::deploy::ChainRole::Settlement,
+                dev_operator(),
+                dev_treasury(),
+                openrail_chain::devnet::treasury_supply(),
+            )
+            .await?;
+            h.mainnet = Some(fake);
+        }
         let dir = tempfile::tempdir()?;
         let store = match std::env::var("OPENRAIL_TEST_DB").as_deref() {
             Ok("postgres") => {
@@ -85,10 +108,10 @@ impl Harness {
         };
         let account = store.create_account("Harness").await?;
         let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
-        let running = openrail_api::server::serve_testnet(
+        let running = openrail_api::server::serve(
             store.clone(),
-            &h.devnet.manifest.settlement,
-            dev_operator(),
+            Some((&h.devnet.manifest.settlement, dev_operator())),
+            h.mainnet.as_ref().map(|d| (d, dev_operator())),
             0,
             config,
         )
@@ -115,6 +138,7 @@ impl Harness {
             devnet,
             settlement,
             server: None,
+            mainnet: None,
             http: reqwest::Client::new(),
         })
     }

@@ -775,3 +775,73 @@ async fn expired_key_is_declined_on_chain() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn modes_are_isolated() -> anyhow::Result<()> {
+    let h = Harness::start_with_mainnet().await?;
+    let s = h.server();
+    let (_, live) = s.store.create_api_key(&s.account_id, Mode::Mainnet).await?;
+    let payer = dev_demo_payer().address().to_string();
+    let body = json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "daily"});
+
+    let test_mandate = h.post("/v1/mandates", body.clone()).await?;
+    assert_eq!(
+        (test_mandate.status, test_mandate.body["livemode"].as_bool()),
+        (StatusCode::CREATED, Some(false))
+    );
+    let live_mandate = h
+        .call(Method::POST, "/v1/mandates", Some(&body), Some(&live), &[])
+        .await?;
+    assert_eq!(
+        (live_mandate.status, live_mandate.body["livemode"].as_bool()),
+        (StatusCode::CREATED, Some(true)),
+        "{}",
+        live_mandate.body
+    );
+    // The mainnet mandate lives on the mainnet network's chain.
+    assert_eq!(
+        live_mandate.body["onchain"]["chain_id"],
+        openrail_chain::devnet::ATTESTATION_CHAIN_ID
+    );
+
+    // Another mode's id answers 404; lists show one mode only.
+    let r = h
+        .call(
+            Method::GET,
+            &format!("/v1/mandates/{}", test_mandate.str("id")),
+            None,
+            Some(&live),
+            &[],
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
+    let r = h
+        .get(&format!("/v1/mandates/{}", live_mandate.str("id")))
+        .await?;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": live_mandate.str("id"), "expires_in": 600}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
+    let list = h
+        .call(Method::GET, "/v1/mandates", None, Some(&live), &[])
+        .await?;
+    let ids: Vec<&str> = list.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec![live_mandate.str("id")]);
+    h.stop().await;
+    Ok(())
+}
