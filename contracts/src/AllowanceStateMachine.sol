@@ -127,16 +127,15 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
 
     /// @inheritdoc IAllowanceStateMachine
     function pull(bytes32 keyId, address destination, uint256 amount) external onlyOwner {
-        (bytes memory err, Key memory k, MandateConfig memory cfg, MandateUsage memory use) =
-            _authorize(keyId, destination, amount);
+        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
         if (err.length != 0) {
             assembly ("memory-safe") {
                 revert(add(err, 32), mload(err))
             }
         }
-        _keys[keyId] = k;
-        _usage[k.mandateIndex] = use;
-        try _router.pullFor(use.token, cfg.payer, destination, amount) {}
+        _write(p.keySlot, p.keyWord);
+        _write(p.useSlot, p.useWord);
+        try _router.pullFor(p.token, p.payer, destination, amount) {}
         catch {
             revert TransferFailed(keyId);
         }
@@ -148,22 +147,21 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         uint256 n = items.length;
         for (uint256 i; i < n; ++i) {
             PullItem calldata item = items[i];
-            (bytes memory err, Key memory k, MandateConfig memory cfg, MandateUsage memory use) =
-                _authorize(item.keyId, item.destination, item.amount);
+            (bytes memory err, Slots memory p) = _authorize(item.keyId, item.destination, item.amount);
             if (err.length != 0) {
                 emit DebitPullDeclined(item.keyId, i, err);
                 continue;
             }
-            Key memory keyBefore = _keys[item.keyId];
-            MandateUsage memory useBefore = _usage[k.mandateIndex];
-            _keys[item.keyId] = k;
-            _usage[k.mandateIndex] = use;
-            try _router.pullFor(use.token, cfg.payer, item.destination, item.amount) {
+            uint256 keyBefore = _read(p.keySlot);
+            uint256 useBefore = _read(p.useSlot);
+            _write(p.keySlot, p.keyWord);
+            _write(p.useSlot, p.useWord);
+            try _router.pullFor(p.token, p.payer, item.destination, item.amount) {
                 emit DebitPulled(item.keyId, item.destination, item.amount);
                 ++authorized;
             } catch {
-                _keys[item.keyId] = keyBefore;
-                _usage[k.mandateIndex] = useBefore;
+                _write(p.keySlot, keyBefore);
+                _write(p.useSlot, useBefore);
                 emit DebitPullDeclined(
                     item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
                 );
@@ -251,65 +249,124 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
 
     // ------------------------------------------------------------------ internals
 
-    /// @dev Checks a pull in the documented order. On success returns the key and the mandate usage
-    ///      as they must be stored; on a decline returns the custom error's ABI encoding.
+    /// @dev Where an authorized pull's new usage goes, and what it moves.
+    struct Slots {
+        uint256 keySlot;
+        uint256 keyWord;
+        uint256 useSlot;
+        uint256 useWord;
+        address payer;
+        address token;
+    }
+
+    // Bit offsets of the packed `Key` and `MandateUsage` slots (Solidity's own struct layout,
+    // members from the low-order bytes up), read and written whole on the pull path.
+    uint256 private constant K_EXPIRES = 32;
+    uint256 private constant K_REVOKED = 72;
+    uint256 private constant K_ALLOWLIST = 80;
+    uint256 private constant K_CEILING = 88;
+    uint256 private constant K_EPOCH = 152;
+    uint256 private constant K_SPENT = 184;
+    uint256 private constant U_EPOCH = 160;
+    uint256 private constant U_SPENT = 192;
+    uint256 private constant C_MAX = 160;
+    uint256 private constant C_INTERVAL = 224;
+    uint256 private constant C_STATUS = 232;
+    uint256 private constant MASK32 = 0xffffffff;
+    uint256 private constant MASK40 = 0xffffffffff;
+    uint256 private constant MASK64 = 0xffffffffffffffff;
+
+    function _read(uint256 slot) private view returns (uint256 word) {
+        assembly ("memory-safe") {
+            word := sload(slot)
+        }
+    }
+
+    function _write(uint256 slot, uint256 word) private {
+        assembly ("memory-safe") {
+            sstore(slot, word)
+        }
+    }
+
+    /// @dev Checks a pull in the documented order, reading each slot once. On success returns
+    ///      the key and mandate-usage words as they must be stored; on a decline returns the
+    ///      custom error's ABI encoding.
     function _authorize(bytes32 keyId, address destination, uint256 amount)
         private
         view
-        returns (bytes memory err, Key memory k, MandateConfig memory cfg, MandateUsage memory use)
+        returns (bytes memory err, Slots memory p)
     {
         if (amount == 0 || amount > type(uint64).max) {
-            return (abi.encodeWithSelector(InvalidAmount.selector, amount), k, cfg, use);
+            return (abi.encodeWithSelector(InvalidAmount.selector, amount), p);
         }
-        k = _keys[keyId];
-        if (k.mandateIndex == 0) return (abi.encodeWithSelector(UnknownKey.selector, keyId), k, cfg, use);
-        if (k.revoked) return (abi.encodeWithSelector(KeyRevoked.selector, keyId), k, cfg, use);
-        if (block.timestamp >= k.expiresAt) {
-            return (abi.encodeWithSelector(KeyExpired.selector, keyId, uint64(k.expiresAt)), k, cfg, use);
+        {
+            Key storage kRef = _keys[keyId];
+            uint256 slot;
+            assembly ("memory-safe") {
+                slot := kRef.slot
+            }
+            p.keySlot = slot;
         }
-        cfg = _config[k.mandateIndex];
-        if (cfg.status != MandateStatus.Active) {
-            return
-                (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[k.mandateIndex]), k, cfg, use);
+        uint256 kw = _read(p.keySlot);
+        uint32 index = uint32(kw);
+        if (index == 0) return (abi.encodeWithSelector(UnknownKey.selector, keyId), p);
+        if ((kw >> K_REVOKED) & 0xff != 0) return (abi.encodeWithSelector(KeyRevoked.selector, keyId), p);
+        if (block.timestamp >= (kw >> K_EXPIRES) & MASK40) {
+            return (abi.encodeWithSelector(KeyExpired.selector, keyId, uint64((kw >> K_EXPIRES) & MASK40)), p);
         }
-        if (k.hasAllowList && !_allowed[keyId][destination]) {
-            return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), k, cfg, use);
+        uint256 cw;
+        {
+            MandateConfig storage cRef = _config[index];
+            assembly ("memory-safe") {
+                cw := sload(cRef.slot)
+            }
         }
-        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
-        if (k.epochDay != startDay) {
-            k.epochDay = uint32(startDay);
-            k.spent = 0;
+        if ((cw >> C_STATUS) & 0xff != uint256(MandateStatus.Active)) {
+            return (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[index]), p);
         }
-        if (k.ceiling != 0 && k.spent + amount > k.ceiling) {
-            return (
-                abi.encodeWithSelector(
-                    KeyCeilingExceeded.selector, keyId, k.ceiling - k.spent, uint64(endDay * DAY)
-                ),
-                k,
-                cfg,
-                use
-            );
+        if ((kw >> K_ALLOWLIST) & 0xff != 0 && !_allowed[keyId][destination]) {
+            return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), p);
         }
-        use = _usage[k.mandateIndex];
-        if (use.epochDay != startDay) {
-            use.epochDay = uint32(startDay);
-            use.spent = 0;
+        (uint256 startDay, uint256 endDay) =
+            _epochDays(Interval((cw >> C_INTERVAL) & 0xff), block.timestamp / DAY);
+        uint256 spent = (kw >> K_EPOCH) & MASK32 == startDay ? (kw >> K_SPENT) & MASK64 : 0;
+        {
+            uint256 ceiling = (kw >> K_CEILING) & MASK64;
+            if (ceiling != 0 && spent + amount > ceiling) {
+                return (
+                    abi.encodeWithSelector(
+                        KeyCeilingExceeded.selector, keyId, ceiling - spent, uint64(endDay * DAY)
+                    ),
+                    p
+                );
+            }
         }
-        if (use.spent + amount > cfg.maxAmount) {
+        // Amounts fit in uint64 (checked above) and the sums stay within the ceilings.
+        p.keyWord = (kw & ((1 << K_EPOCH) - 1)) | (startDay << K_EPOCH) | ((spent + amount) << K_SPENT);
+        {
+            MandateUsage storage uRef = _usage[index];
+            uint256 slot;
+            assembly ("memory-safe") {
+                slot := uRef.slot
+            }
+            p.useSlot = slot;
+        }
+        uint256 uw = _read(p.useSlot);
+        spent = (uw >> U_EPOCH) & MASK32 == startDay ? uw >> U_SPENT : 0;
+        if (spent + amount > (cw >> C_MAX) & MASK64) {
             return (
                 abi.encodeWithSelector(
                     MandateCeilingExceeded.selector,
-                    _mandateIdOf[k.mandateIndex],
-                    cfg.maxAmount - use.spent,
+                    _mandateIdOf[index],
+                    ((cw >> C_MAX) & MASK64) - spent,
                     uint64(endDay * DAY)
                 ),
-                k,
-                cfg,
-                use
+                p
             );
         }
-        k.spent += uint64(amount);
-        use.spent += uint64(amount);
+        p.useWord = uint256(uint160(uw)) | (startDay << U_EPOCH) | ((spent + amount) << U_SPENT);
+        p.payer = address(uint160(cw));
+        p.token = address(uint160(uw));
     }
 
     /// @dev First day and first day after the epoch of `interval` that contains day number `day`.
