@@ -706,14 +706,14 @@ async fn slow_chain_gives_202_then_409_while_in_flight() -> anyhow::Result<()> {
                 .bearer_auth(key)
                 .header("content-type", "application/json")
                 .header("idempotency-key", "slow-1")
-                .header("prefer", "wait=3")
+                .header("prefer", "wait=10")
                 .body(body)
                 .send()
                 .await
                 .map(|r| r.status())
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
     let second = h
         .call(
             Method::POST,
