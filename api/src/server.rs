@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use alloy::primitives::TxHash;
 use alloy::signers::local::PrivateKeySigner;
 use alloy::transports::http::reqwest::Url;
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
-use openrail_chain::submitter::{Journal, JournalFuture, SignedTx, Submitter};
+use openrail_chain::submitter::{Journal, JournalFuture, SignedTx, Submitter, TxFate};
 use openrail_store::{Currency, Store};
 
 use crate::network::Network;
@@ -33,15 +34,10 @@ impl Journal for StoreJournal {
         })
     }
 
-    fn mined<'a>(
-        &'a self,
-        chain_id: u64,
-        hash: alloy::primitives::TxHash,
-        success: bool,
-    ) -> JournalFuture<'a> {
+    fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a> {
         Box::pin(async move {
             self.0
-                .mark_tx_mined(chain_id, &hash.to_string(), success)
+                .mark_tx(chain_id, &hash.to_string(), fate.as_str())
                 .await
                 .map_err(Into::into)
         })

@@ -63,8 +63,30 @@ pub type JournalFuture<'a> = Pin<Box<dyn Future<Output = Result<(), JournalError
 pub trait Journal: Send + Sync + 'static {
     /// Persists a signed transaction before it is broadcast.
     fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a>;
-    /// Records that a transaction was mined (successfully or not).
-    fn mined<'a>(&'a self, chain_id: u64, hash: TxHash, success: bool) -> JournalFuture<'a>;
+    /// Records what became of a journaled transaction.
+    fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a>;
+}
+
+/// What became of a journaled transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxFate {
+    /// Mined and succeeded.
+    Succeeded,
+    /// Mined and reverted.
+    Reverted,
+    /// Refused by the node at broadcast; its nonce goes to a later transaction.
+    Rejected,
+}
+
+impl TxFate {
+    /// The journal's status name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TxFate::Succeeded => "succeeded",
+            TxFate::Reverted => "reverted",
+            TxFate::Rejected => "rejected",
+        }
+    }
 }
 
 /// A journal that keeps nothing (benchmarks of the chain alone, tests).
@@ -75,7 +97,7 @@ impl Journal for NoJournal {
     fn record<'a>(&'a self, _tx: &'a SignedTx) -> JournalFuture<'a> {
         Box::pin(async { Ok(()) })
     }
-    fn mined<'a>(&'a self, _chain_id: u64, _hash: TxHash, _success: bool) -> JournalFuture<'a> {
+    fn finished<'a>(&'a self, _chain_id: u64, _hash: TxHash, _fate: TxFate) -> JournalFuture<'a> {
         Box::pin(async { Ok(()) })
     }
 }
@@ -431,6 +453,13 @@ impl Sender {
         // rebroadcasts these exact bytes.
         self.nonce += 1;
         if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
+            if let Err(je) = self
+                .journal
+                .finished(self.chain_id, signed.hash, TxFate::Rejected)
+                .await
+            {
+                tracing::error!(error = %je, hash = %signed.hash, "journaling a rejected transaction failed");
+            }
             // A definite rejection (nonce too low after an outside transaction, …): resync
             // the nonce from the chain so the next transaction does not jam.
             if let Ok(n) = self
@@ -472,7 +501,14 @@ async fn collect_receipts(
             match provider.get_transaction_receipt(flight.hash).await {
                 Ok(Some(receipt)) => {
                     progressed = true;
-                    let _ = journal.mined(chain_id, flight.hash, receipt.status()).await;
+                    let fate = if receipt.status() {
+                        TxFate::Succeeded
+                    } else {
+                        TxFate::Reverted
+                    };
+                    if let Err(e) = journal.finished(chain_id, flight.hash, fate).await {
+                        tracing::error!(error = %e, hash = %flight.hash, "journaling a mined transaction failed");
+                    }
                     resolve(flight.waiters, &receipt, asm);
                 }
                 Ok(None) => still.push_back(flight),

@@ -63,17 +63,19 @@ CREATE INDEX debit_pulls_list ON debit_pulls (account_id, mode, created_at, id);
 CREATE INDEX debit_pulls_key ON debit_pulls (session_key_id, status, authorized_at);
 CREATE INDEX debit_pulls_mandate ON debit_pulls (mandate_id, status, authorized_at);
 
+-- Outbound transactions, written before broadcast. status: signed -> succeeded | reverted,
+-- or rejected (the node refused it; its nonce was given to a later transaction).
 CREATE TABLE chain_txs (
+    hash        TEXT PRIMARY KEY,
     chain_id    BIGINT NOT NULL,
     nonce       BIGINT NOT NULL,
-    hash        TEXT NOT NULL UNIQUE,
     raw         TEXT NOT NULL,
     kind        TEXT NOT NULL,
     intents     TEXT NOT NULL,
     status      TEXT NOT NULL,
-    created_at  BIGINT NOT NULL,
-    PRIMARY KEY (chain_id, nonce)
+    created_at  BIGINT NOT NULL
 );
+CREATE INDEX chain_txs_nonce ON chain_txs (chain_id, nonce);
 
 CREATE TABLE idempotency_keys (
     api_key_id       TEXT NOT NULL,

@@ -53,17 +53,12 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a journaled transaction mined.
-    pub async fn mark_tx_mined(
-        &self,
-        chain_id: u64,
-        hash: &str,
-        success: bool,
-    ) -> Result<(), StoreError> {
+    /// Sets a journaled transaction's status (`succeeded`, `reverted`, `rejected`).
+    pub async fn mark_tx(&self, chain_id: u64, hash: &str, status: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE chain_txs SET status = $3 WHERE chain_id = $1 AND hash = $2")
             .bind(chain_id as i64)
             .bind(hash)
-            .bind(if success { "succeeded" } else { "reverted" })
+            .bind(status)
             .execute(self.pool())
             .await?;
         Ok(())

@@ -75,6 +75,11 @@ async fn mandate_key_pulls_declines_and_revocation() -> anyhow::Result<()> {
     assert!(r.str("resets_at").ends_with("T00:00:00Z"));
     assert_eq!(r.headers["content-type"], "application/problem+json");
     let declined = r.str("pull_id").to_string();
+    // Every intent was journaled before broadcast, in exactly one transaction.
+    let store = &h.server().store;
+    for intent in [&declined, &mandate, &k1] {
+        assert_eq!(store.txs_for_intent(intent).await?, 1, "{intent}");
+    }
     let g = h.get(&format!("/v1/debit-pulls/{declined}")).await?;
     assert_eq!(
         (g.status, g.str("status"), g.str("decline_code")),
