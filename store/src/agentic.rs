@@ -8,20 +8,6 @@ use crate::epoch::Interval;
 use crate::ids::Mode;
 use crate::money::Currency;
 
-macro_rules! string_enum {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($(#[$vm])* $variant),+ }
-        impl $name {
-            /// The stored and API name.
-            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
-            /// Parses the stored name.
-            pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
-        }
-    };
-}
-
 string_enum!(
     /// Lifecycle of a mandate.
     MandateStatus {
@@ -284,7 +270,7 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
 
 impl Store {
     /// One row of `table` by id, within the account and mode of `scope`.
-    async fn scoped_row(
+    pub(crate) async fn scoped_row(
         &self,
         table: &'static str,
         cols: &'static str,
@@ -302,7 +288,7 @@ impl Store {
         .ok_or(StoreError::NotFound)
     }
 
-    async fn list_rows(
+    pub(crate) async fn list_rows(
         &self,
         table: &'static str,
         cols: &'static str,

@@ -2,8 +2,24 @@
 //! kept sans-IO and unit-tested in place. From the API issue on, this crate also holds every
 //! SQL query and the migrations runner; it knows nothing of HTTP or chains.
 
+/// An enum stored and shown by name.
+macro_rules! string_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $variant),+ }
+        impl $name {
+            /// The stored and API name.
+            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+            /// Parses the stored name.
+            pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
+        }
+    };
+}
+
 pub mod accounts;
 pub mod agentic;
+pub mod bank;
 pub mod db;
 pub mod epoch;
 pub mod ids;

@@ -1,0 +1,350 @@
+//! Testnet's simulated bank: accounts with a chosen behaviour and their transfers. The rules
+//! that move transfers live in `openrail-relayer` (sans-IO); this module stores them.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use crate::agentic::{Page, Scope};
+use crate::db::{Store, StoreError};
+use crate::ids::{Mode, new_id};
+use crate::money::Currency;
+use crate::now_ms;
+
+string_enum!(
+    /// How a simulated account behaves.
+    Behavior {
+        /// Transfers settle after the account's delay.
+        Settles = "settles",
+        /// Debits fail for insufficient funds.
+        InsufficientFunds = "insufficient_funds",
+        /// Every transfer fails: the account is closed.
+        Closed = "closed",
+        /// Transfers settle after a longer delay.
+        Delayed = "delayed",
+        /// Debits look settled, then are returned one delay later.
+        FailsLate = "fails_late",
+    }
+);
+
+impl Behavior {
+    /// Every behaviour.
+    pub const ALL: [Behavior; 5] = [
+        Behavior::Settles,
+        Behavior::InsufficientFunds,
+        Behavior::Closed,
+        Behavior::Delayed,
+        Behavior::FailsLate,
+    ];
+
+    /// The delay an account gets when none is asked for, ms.
+    pub fn default_delay_ms(self) -> i64 {
+        match self {
+            Behavior::Delayed | Behavior::FailsLate => 5_000,
+            Behavior::Settles | Behavior::InsufficientFunds | Behavior::Closed => 1_000,
+        }
+    }
+}
+
+string_enum!(
+    /// Money out of or into the account.
+    Direction {
+        /// Out of the account.
+        Debit = "debit",
+        /// Into the account.
+        Credit = "credit",
+    }
+);
+
+string_enum!(
+    /// Lifecycle of a bank transfer.
+    TransferStatus {
+        /// Not yet due.
+        Pending = "pending",
+        /// Money moved (a `fails_late` debit may still be returned).
+        Settled = "settled",
+        /// Did not move, or was returned.
+        Failed = "failed",
+    }
+);
+
+/// A simulated bank account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BankAccount {
+    /// `ba_…`
+    pub id: String,
+    /// Owner (developer account).
+    pub account_id: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Account holder.
+    pub owner_name: String,
+    /// Currency.
+    pub currency: Currency,
+    /// Balance, minor units (settled transfers only).
+    pub balance: i64,
+    /// Simulated behaviour.
+    pub behavior: Behavior,
+    /// How long a transfer stays pending, ms.
+    pub delay_ms: i64,
+    /// Unix ms.
+    pub created_at: i64,
+}
+
+/// A transfer on a simulated account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BankTransfer {
+    /// `btr_…`
+    pub id: String,
+    /// The account.
+    pub bank_account_id: String,
+    /// Debit or credit.
+    pub direction: Direction,
+    /// Minor units.
+    pub amount: u64,
+    /// Lifecycle.
+    pub status: TransferStatus,
+    /// Why it failed.
+    pub failure_reason: Option<String>,
+    /// When it is next due for a transition (`i64::MAX`: final).
+    pub due_at: i64,
+    /// Unix ms.
+    pub created_at: i64,
+    /// Unix ms.
+    pub updated_at: i64,
+}
+
+const ACCOUNT_COLS: &str =
+    "id, account_id, mode, owner_name, currency, balance, behavior, delay_ms, created_at";
+const TRANSFER_COLS: &str = "id, bank_account_id, direction, amount, status, failure_reason, due_at, created_at, updated_at";
+
+fn corrupt(what: &str, v: &str) -> StoreError {
+    StoreError::Corrupt(format!("{what} {v:?}"))
+}
+
+fn account_of(r: &AnyRow) -> Result<BankAccount, StoreError> {
+    let mode: String = r.try_get(2)?;
+    let currency: String = r.try_get(4)?;
+    let behavior: String = r.try_get(6)?;
+    Ok(BankAccount {
+        id: r.try_get(0)?,
+        account_id: r.try_get(1)?,
+        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+        owner_name: r.try_get(3)?,
+        currency: Currency::parse(&currency).ok_or_else(|| corrupt("currency", &currency))?,
+        balance: r.try_get(5)?,
+        behavior: Behavior::parse(&behavior).ok_or_else(|| corrupt("behavior", &behavior))?,
+        delay_ms: r.try_get(7)?,
+        created_at: r.try_get(8)?,
+    })
+}
+
+fn transfer_of(r: &AnyRow) -> Result<BankTransfer, StoreError> {
+    let direction: String = r.try_get(2)?;
+    let status: String = r.try_get(4)?;
+    Ok(BankTransfer {
+        id: r.try_get(0)?,
+        bank_account_id: r.try_get(1)?,
+        direction: Direction::parse(&direction).ok_or_else(|| corrupt("direction", &direction))?,
+        amount: u64::try_from(r.try_get::<i64, _>(3)?).unwrap_or_default(),
+        status: TransferStatus::parse(&status)
+            .ok_or_else(|| corrupt("transfer status", &status))?,
+        failure_reason: r.try_get(5)?,
+        due_at: r.try_get(6)?,
+        created_at: r.try_get(7)?,
+        updated_at: r.try_get(8)?,
+    })
+}
+
+impl Store {
+    /// Creates a simulated bank account.
+    pub async fn create_bank_account(&self, a: &BankAccount) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO bank_accounts ({ACCOUNT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
+        ))
+        .bind(&a.id)
+        .bind(&a.account_id)
+        .bind(a.mode.as_str())
+        .bind(&a.owner_name)
+        .bind(a.currency.code())
+        .bind(a.balance)
+        .bind(a.behavior.as_str())
+        .bind(a.delay_ms)
+        .bind(a.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// A bank account of this account and mode.
+    pub async fn bank_account(
+        &self,
+        scope: Scope<'_>,
+        id: &str,
+    ) -> Result<BankAccount, StoreError> {
+        account_of(
+            &self
+                .scoped_row("bank_accounts", ACCOUNT_COLS, scope, id)
+                .await?,
+        )
+    }
+
+    /// Bank accounts, newest first.
+    pub async fn list_bank_accounts(
+        &self,
+        scope: Scope<'_>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<BankAccount>, StoreError> {
+        let (rows, has_more) = self
+            .list_rows(
+                "bank_accounts",
+                ACCOUNT_COLS,
+                scope,
+                None,
+                limit,
+                starting_after,
+            )
+            .await?;
+        Ok(Page {
+            data: rows.iter().map(account_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
+    }
+
+    /// The transfers of a bank account, newest first (at most 100).
+    pub async fn bank_transfers(
+        &self,
+        bank_account_id: &str,
+    ) -> Result<Vec<BankTransfer>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE bank_account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100"
+        ))
+        .bind(bank_account_id)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(transfer_of).collect()
+    }
+
+    /// Starts a transfer, once per idempotency key: a second call with the same key returns
+    /// the first transfer.
+    pub async fn start_bank_transfer(
+        &self,
+        bank_account_id: &str,
+        direction: Direction,
+        amount: u64,
+        idempotency_key: &str,
+    ) -> Result<BankTransfer, StoreError> {
+        let account = sqlx::query("SELECT delay_ms FROM bank_accounts WHERE id = $1")
+            .bind(bank_account_id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let delay: i64 = account.try_get(0)?;
+        let now = now_ms();
+        sqlx::query(&format!(
+            "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \
+             ON CONFLICT (idempotency_key) DO NOTHING"
+        ))
+        .bind(new_id("btr_"))
+        .bind(bank_account_id)
+        .bind(direction.as_str())
+        .bind(i64::try_from(amount).unwrap_or(i64::MAX))
+        .bind(now + delay)
+        .bind(now)
+        .bind(idempotency_key)
+        .execute(self.pool())
+        .await?;
+        let row = sqlx::query(&format!(
+            "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
+        ))
+        .bind(idempotency_key)
+        .fetch_one(self.pool())
+        .await?;
+        transfer_of(&row)
+    }
+
+    /// Transfers due at `now` with their accounts, oldest first.
+    pub async fn due_bank_transfers(
+        &self,
+        now: i64,
+        limit: u32,
+    ) -> Result<Vec<(BankTransfer, BankAccount)>, StoreError> {
+        let cols: String = TRANSFER_COLS
+            .split(", ")
+            .map(|c| format!("t.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let acols: String = ACCOUNT_COLS
+            .split(", ")
+            .map(|c| format!("a.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows = sqlx::query(&format!(
+            "SELECT {cols}, {acols} FROM bank_transfers t JOIN bank_accounts a ON a.id = t.bank_account_id \
+             WHERE t.status IN ('pending', 'settled') AND t.due_at <= $1 ORDER BY t.due_at, t.id LIMIT {limit}"
+        ))
+        .bind(now)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let t = transfer_of(r)?;
+                let n = TRANSFER_COLS.split(", ").count();
+                let mode: String = r.try_get(n + 2)?;
+                let currency: String = r.try_get(n + 4)?;
+                let behavior: String = r.try_get(n + 6)?;
+                let a = BankAccount {
+                    id: r.try_get(n)?,
+                    account_id: r.try_get(n + 1)?,
+                    mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+                    owner_name: r.try_get(n + 3)?,
+                    currency: Currency::parse(&currency)
+                        .ok_or_else(|| corrupt("currency", &currency))?,
+                    balance: r.try_get(n + 5)?,
+                    behavior: Behavior::parse(&behavior)
+                        .ok_or_else(|| corrupt("behavior", &behavior))?,
+                    delay_ms: r.try_get(n + 7)?,
+                    created_at: r.try_get(n + 8)?,
+                };
+                Ok((t, a))
+            })
+            .collect()
+    }
+
+    /// Moves a transfer from the state it was read in to `status`, and the account's
+    /// balance by `balance_delta`, in one transaction. Returns false when another worker
+    /// moved it first.
+    pub async fn apply_bank_transition(
+        &self,
+        t: &BankTransfer,
+        status: TransferStatus,
+        failure_reason: Option<&str>,
+        balance_delta: i64,
+        next_due: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let moved = sqlx::query(
+            "UPDATE bank_transfers SET status = $2, failure_reason = $3, due_at = $4, updated_at = $5 \
+             WHERE id = $1 AND status = $6 AND due_at = $7",
+        )
+        .bind(&t.id)
+        .bind(status.as_str())
+        .bind(failure_reason)
+        .bind(next_due)
+        .bind(now_ms())
+        .bind(t.status.as_str())
+        .bind(t.due_at)
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query("UPDATE bank_accounts SET balance = balance + $2 WHERE id = $1")
+            .bind(&t.bank_account_id)
+            .bind(balance_delta)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+}
