@@ -104,7 +104,7 @@ impl Fields {
             .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })?;
         let text = raw.get();
         if !text.bytes().all(|b| b.is_ascii_digit()) || text.is_empty() {
-            return Err(invalid(name, "must be a whole number of seconds"));
+            return Err(invalid(name, "must be a whole number"));
         }
         text.parse().map_err(|_| invalid(name, "is too large"))
     }
@@ -121,19 +121,39 @@ impl Fields {
         name: &str,
         currency: Currency,
     ) -> Result<Option<Amount>, ApiError> {
+        self.opt_amount_text(name)?
+            .map(|text| Amount::parse(&text, currency).map_err(|e| amount_invalid(name, e)))
+            .transpose()
+    }
+
+    /// An optional amount that may be zero (a starting balance), in minor units.
+    pub fn opt_amount_or_zero(
+        &mut self,
+        name: &str,
+        currency: Currency,
+    ) -> Result<Option<u64>, ApiError> {
+        self.opt_amount_text(name)?
+            .map(|text| match Amount::parse(&text, currency) {
+                Ok(a) => Ok(a.minor()),
+                Err(AmountError::Zero) => Ok(0),
+                Err(e) => Err(amount_invalid(name, e)),
+            })
+            .transpose()
+    }
+
+    /// The text of an amount field: a JSON number's own text, or a string's content.
+    fn opt_amount_text(&mut self, name: &str) -> Result<Option<String>, ApiError> {
         let Some(raw) = self.take(name) else {
             return Ok(None);
         };
         let text = raw.get();
-        let text = if text.starts_with('"') {
+        if text.starts_with('"') {
             serde_json::from_str::<String>(text)
-                .map_err(|_| amount_invalid(name, AmountError::NotDecimal))?
+                .map(Some)
+                .map_err(|_| amount_invalid(name, AmountError::NotDecimal))
         } else {
-            text.to_string()
-        };
-        Amount::parse(&text, currency)
-            .map(Some)
-            .map_err(|e| amount_invalid(name, e))
+            Ok(Some(text.to_string()))
+        }
     }
 
     /// The raw text of a field still present, without consuming it (for look-ahead).
@@ -141,6 +161,15 @@ impl Fields {
         self.map
             .get(name)
             .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+    }
+
+    /// An optional non-negative integer.
+    pub fn opt_integer(&mut self, name: &str) -> Result<Option<u64>, ApiError> {
+        if self.map.get(name).is_none_or(|v| v.get() == "null") {
+            self.map.remove(name);
+            return Ok(None);
+        }
+        self.integer(name).map(Some)
     }
 
     /// An optional array of strings.

@@ -4,6 +4,7 @@
 //! requests into transactions through `openrail-chain`'s submitter; it holds no SQL.
 
 pub mod agentic;
+pub mod bank;
 pub mod body;
 pub mod error;
 mod middleware;

@@ -6,7 +6,7 @@
 use axum::routing::{MethodRouter, delete, get, post};
 use serde_json::{Map, Value, json};
 
-use crate::{AppState, agentic};
+use crate::{AppState, agentic, bank};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,10 @@ pub enum Op {
     ListDebitPulls,
     /// `GET /v1/debit-pulls/{id}`
     GetDebitPull,
+    /// `POST /v1/bank-accounts`
+    CreateBankAccount,
+    /// `GET /v1/bank-accounts/{id}`
+    GetBankAccount,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -106,6 +110,16 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/debit-pulls/{id}",
     },
     Route {
+        op: Op::CreateBankAccount,
+        method: "post",
+        path: "/v1/bank-accounts",
+    },
+    Route {
+        op: Op::GetBankAccount,
+        method: "get",
+        path: "/v1/bank-accounts/{id}",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -135,6 +149,8 @@ impl Op {
             Op::CreateDebitPull => post(agentic::create_pull),
             Op::ListDebitPulls => get(agentic::list_pulls),
             Op::GetDebitPull => get(agentic::get_pull),
+            Op::CreateBankAccount => post(bank::create_bank_account),
+            Op::GetBankAccount => get(bank::get_bank_account),
             Op::OpenApi => get(|| async { axum::Json(document()) }),
         }
     }
@@ -153,6 +169,8 @@ impl Op {
             Op::CreateDebitPull => "createDebitPull",
             Op::ListDebitPulls => "listDebitPulls",
             Op::GetDebitPull => "getDebitPull",
+            Op::CreateBankAccount => "createBankAccount",
+            Op::GetBankAccount => "getBankAccount",
             Op::OpenApi => "getOpenApi",
         }
     }
@@ -225,6 +243,18 @@ impl Op {
                 summary: "Retrieve a debit pull",
                 request: None,
                 responses: &[(200, "DebitPull")],
+                errors: R,
+            },
+            Op::CreateBankAccount => Doc {
+                summary: "Create a simulated bank account (testnet) with a chosen behaviour",
+                request: Some("BankAccountCreate"),
+                responses: &[(201, "BankAccount")],
+                errors: W,
+            },
+            Op::GetBankAccount => Doc {
+                summary: "Retrieve a simulated bank account, its balance and transfers",
+                request: None,
+                responses: &[(200, "BankAccount")],
                 errors: R,
             },
             Op::OpenApi => Doc {
@@ -339,6 +369,34 @@ fn schemas() -> Value {
             "decline_code": nullable(STR),
             "authorized_at": { "oneOf": [time, { "type": "null" }] },
             "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
+        })),
+        "BankAccountCreate": object(&["owner_name", "currency"], json!({
+            "owner_name": { "type": STR, "maxLength": 200 },
+            "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
+            "balance": amount_in,
+            "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
+            "delay_seconds": { "type": "integer", "minimum": 0, "maximum": 3600 },
+        })),
+        "BankAccount": object(&["id", "object", "livemode", "created_at", "owner_name", "currency", "balance", "behavior", "delay_seconds", "transfers"], json!({
+            "id": { "type": STR, "pattern": "^ba_" },
+            "object": { "const": "bank_account" },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "owner_name": { "type": STR },
+            "currency": { "type": STR, "enum": ["USD", "EUR"] },
+            "balance": amount,
+            "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
+            "delay_seconds": { "type": "integer" },
+            "transfers": { "type": "array", "items": object(&["id", "object", "direction", "amount", "status", "failure_reason", "created_at", "updated_at"], json!({
+                "id": { "type": STR, "pattern": "^btr_" },
+                "object": { "const": "bank_transfer" },
+                "direction": { "type": STR, "enum": ["debit", "credit"] },
+                "amount": amount,
+                "status": { "type": STR, "enum": ["pending", "settled", "failed"] },
+                "failure_reason": nullable(STR),
+                "created_at": time,
+                "updated_at": time,
+            })) },
         })),
         "MandateList": list_of("Mandate"),
         "SessionKeyList": list_of("SessionKey"),

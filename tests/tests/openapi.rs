@@ -210,6 +210,20 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
         &h.post(&format!("/v1/mandates/{mid}/cancel"), json!({}))
             .await?,
     );
+    let ba = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Ada", "currency": "USD", "balance": "10", "behavior": "delayed"}),
+        )
+        .await?;
+    assert_documented(&doc, "post", "/v1/bank-accounts", &ba);
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/bank-accounts/{id}",
+        &h.get(&format!("/v1/bank-accounts/{}", ba.str("id")))
+            .await?,
+    );
     h.stop().await;
     Ok(())
 }

@@ -1,0 +1,130 @@
+//! Simulated bank accounts of testnet (`/v1/bank-accounts`). Mainnet has no bank connector
+//! yet, so mainnet keys get 503 `mainnet_unavailable` here.
+
+use axum::Extension;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use openrail_store::bank::{BankAccount, BankTransfer, Behavior};
+use openrail_store::ids::new_id;
+use openrail_store::money::format_minor;
+use openrail_store::{Currency, Mode, StoreError, now_ms};
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::body::{Fields, invalid};
+use crate::error::ApiError;
+use crate::middleware::Principal;
+use crate::views::rfc3339_ms;
+
+/// Longest delay a simulated account may ask for, seconds.
+pub const MAX_DELAY_SECONDS: u64 = 3_600;
+
+fn testnet_only(p: &Principal) -> Result<(), ApiError> {
+    match p {
+        Principal::Agent { .. } => Err(ApiError::Forbidden(
+            "a session key's secret may only create pulls on its key and read that key and its pulls".into(),
+        )),
+        Principal::Account(k) if k.mode == Mode::Mainnet => Err(ApiError::MainnetUnavailable),
+        Principal::Account(_) => Ok(()),
+    }
+}
+
+fn transfer_json(t: &BankTransfer, currency: Currency) -> Value {
+    json!({
+        "id": t.id,
+        "object": "bank_transfer",
+        "direction": t.direction.as_str(),
+        "amount": format_minor(t.amount, currency),
+        "status": t.status.as_str(),
+        "failure_reason": t.failure_reason,
+        "created_at": rfc3339_ms(t.created_at),
+        "updated_at": rfc3339_ms(t.updated_at),
+    })
+}
+
+fn account_json(a: &BankAccount, transfers: &[BankTransfer]) -> Value {
+    json!({
+        "id": a.id,
+        "object": "bank_account",
+        "livemode": a.mode.livemode(),
+        "created_at": rfc3339_ms(a.created_at),
+        "owner_name": a.owner_name,
+        "currency": a.currency.code(),
+        "balance": format_minor(u64::try_from(a.balance).unwrap_or_default(), a.currency),
+        "behavior": a.behavior.as_str(),
+        "delay_seconds": a.delay_ms / 1000,
+        "transfers": transfers.iter().map(|t| transfer_json(t, a.currency)).collect::<Vec<_>>(),
+    })
+}
+
+/// `POST /v1/bank-accounts`
+pub async fn create_bank_account(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    mut fields: Fields,
+) -> Result<Response, ApiError> {
+    testnet_only(&p)?;
+    let owner_name = fields.string("owner_name")?;
+    if owner_name.trim().is_empty() || owner_name.chars().count() > 200 {
+        return Err(invalid("owner_name", "must be 1 to 200 characters"));
+    }
+    let currency = fields.string("currency")?;
+    let currency =
+        Currency::parse(&currency).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))?;
+    let balance = fields.opt_amount_or_zero("balance", currency)?.unwrap_or(0);
+    let behavior = match fields.opt_string("behavior")? {
+        None => Behavior::Settles,
+        Some(b) => Behavior::parse(&b).ok_or_else(|| {
+            invalid(
+                "behavior",
+                "must be one of settles, insufficient_funds, closed, delayed, fails_late",
+            )
+        })?,
+    };
+    let delay_ms = match fields.opt_integer("delay_seconds")? {
+        None => behavior.default_delay_ms(),
+        Some(s) if s <= MAX_DELAY_SECONDS => s as i64 * 1000,
+        Some(_) => return Err(invalid("delay_seconds", "must be between 0 and 3600")),
+    };
+    fields.finish()?;
+    let account = BankAccount {
+        id: new_id("ba_"),
+        account_id: p.account_id().to_string(),
+        mode: p.mode(),
+        owner_name: owner_name.trim().to_string(),
+        currency,
+        balance: i64::try_from(balance).unwrap_or(i64::MAX),
+        behavior,
+        delay_ms,
+        created_at: now_ms(),
+    };
+    state.store.create_bank_account(&account).await?;
+    Ok((StatusCode::CREATED, axum::Json(account_json(&account, &[]))).into_response())
+}
+
+/// `GET /v1/bank-accounts/{id}`: the balance and the latest transfers.
+pub async fn get_bank_account(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    testnet_only(&p)?;
+    let account = state
+        .store
+        .bank_account(p.scope(), &id)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::ResourceMissing {
+                kind: "bank_account",
+                id: id.clone(),
+            },
+            other => ApiError::Store(other),
+        })?;
+    let transfers = state.store.bank_transfers(&account.id).await?;
+    Ok((
+        StatusCode::OK,
+        axum::Json(account_json(&account, &transfers)),
+    )
+        .into_response())
+}
