@@ -16,9 +16,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_chain::bindings::AllowanceStateMachine;
-use openrail_chain::submitter::{Decline, PullOutcome, PullRequest};
+use openrail_chain::submitter::PullRequest;
 use openrail_store::agentic::{
-    DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
+    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
 use openrail_store::ids::{hash_secret, new_id, random_id};
 use openrail_store::money::format_minor;
@@ -119,11 +119,6 @@ fn onchain_id(id: &str) -> B256 {
 
 fn token_units(a: Amount) -> U256 {
     U256::from(a.to_token_units(TOKEN_DECIMALS))
-}
-
-fn minor_of_units(units: U256, currency: Currency) -> u64 {
-    let scale = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - currency.decimals()));
-    u64::try_from(units / scale).unwrap_or(u64::MAX)
 }
 
 fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {
@@ -734,60 +729,30 @@ pub async fn create_pull(
         destination: address,
         amount: token_units(amount),
     };
-    let (store, mut resolved, chain_id) = (state.store.clone(), pull.clone(), net.chain_id);
+    let (store, id, chain_id) = (state.store.clone(), pull.id.clone(), net.chain_id);
     run_bounded(wait_of(&state, &headers), async move {
-        match net.submitter.pull(request).await {
-            Ok(PullOutcome::Authorized { tx_hash, .. }) => {
-                resolved.status = PullStatus::Authorized;
-                resolved.tx_hash = Some(tx_hash.to_string());
-                resolved.authorized_at = Some(now_ms());
-            }
-            Ok(PullOutcome::Declined { tx_hash, reason }) => {
-                resolved.status = PullStatus::Declined;
-                resolved.tx_hash = Some(tx_hash.to_string());
-                let (code, remaining, resets_at) = decline_code(&reason, resolved.currency);
-                resolved.decline_code = Some(code.code().to_string());
-                resolved.remaining = remaining;
-                resolved.resets_at = resets_at;
-            }
+        let resolution = match net.submitter.pull(request).await {
+            Ok(outcome) => outcome.resolution(now_ms()),
             Err(e) => {
-                tracing::error!(pull = %resolved.id, error = %e, "pull submission failed");
-                resolved.status = PullStatus::Failed;
+                tracing::error!(pull = %id, error = %e, "pull submission failed");
+                PullResolution {
+                    status: PullStatus::Failed,
+                    decline_code: None,
+                    remaining_token_units: None,
+                    resets_at_s: None,
+                    tx_hash: None,
+                    authorized_at: None,
+                }
             }
-        }
-        if let Err(e) = store.resolve_pull(&resolved).await {
-            tracing::error!(pull = %resolved.id, error = %e, "recording pull outcome failed");
+        };
+        if let Err(e) = store.resolve_pull(&id, &resolution).await {
+            tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
         }
     })
     .await;
 
     let pull = state.store.pull(p.scope(), &pull.id).await?;
     pull_response(&pull, chain_id)
-}
-
-/// Maps an on-chain decline to the API's code and, for the ceilings, what is left and when
-/// it resets.
-fn decline_code(reason: &Decline, currency: Currency) -> (DeclineReason, Option<u64>, Option<i64>) {
-    match reason {
-        Decline::KeyRevoked => (DeclineReason::SessionKeyRevoked, None, None),
-        Decline::KeyExpired { .. } => (DeclineReason::SessionKeyExpired, None, None),
-        Decline::MandateNotActive => (DeclineReason::MandateNotActive, None, None),
-        Decline::DestinationNotAllowed => (DeclineReason::DestinationNotAllowed, None, None),
-        Decline::KeyCeilingExceeded {
-            remaining,
-            resets_at,
-        }
-        | Decline::MandateCeilingExceeded {
-            remaining,
-            resets_at,
-        } => (
-            DeclineReason::AllowanceExceeded,
-            Some(minor_of_units(*remaining, currency)),
-            Some(*resets_at as i64 * 1000),
-        ),
-        Decline::TransferFailed => (DeclineReason::InsufficientFunds, None, None),
-        Decline::UnknownKey | Decline::Other(_) => (DeclineReason::SessionKeyNotActive, None, None),
-    }
 }
 
 fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {

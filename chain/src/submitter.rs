@@ -178,6 +178,23 @@ impl Decline {
     }
 }
 
+impl Decline {
+    /// The API's stable decline code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Decline::KeyRevoked => "session_key_revoked",
+            Decline::KeyExpired { .. } => "session_key_expired",
+            Decline::MandateNotActive => "mandate_not_active",
+            Decline::DestinationNotAllowed => "destination_not_allowed",
+            Decline::KeyCeilingExceeded { .. } | Decline::MandateCeilingExceeded { .. } => {
+                "allowance_exceeded"
+            }
+            Decline::TransferFailed => "insufficient_funds",
+            Decline::UnknownKey | Decline::Other(_) => "session_key_not_active",
+        }
+    }
+}
+
 /// What happened to one pull.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PullOutcome {
@@ -195,6 +212,47 @@ pub enum PullOutcome {
         /// Why.
         reason: Decline,
     },
+}
+
+impl PullOutcome {
+    /// How the store records this outcome; `authorized_at` is when it was observed (unix ms).
+    pub fn resolution(&self, authorized_at: i64) -> openrail_store::agentic::PullResolution {
+        use openrail_store::agentic::{PullResolution, PullStatus};
+        match self {
+            PullOutcome::Authorized { tx_hash, .. } => PullResolution {
+                status: PullStatus::Authorized,
+                decline_code: None,
+                remaining_token_units: None,
+                resets_at_s: None,
+                tx_hash: Some(tx_hash.to_string()),
+                authorized_at: Some(authorized_at),
+            },
+            PullOutcome::Declined { tx_hash, reason } => {
+                let (remaining, resets) = match reason {
+                    Decline::KeyCeilingExceeded {
+                        remaining,
+                        resets_at,
+                    }
+                    | Decline::MandateCeilingExceeded {
+                        remaining,
+                        resets_at,
+                    } => (
+                        Some(u128::try_from(*remaining).unwrap_or(u128::MAX)),
+                        Some(*resets_at as i64),
+                    ),
+                    _ => (None, None),
+                };
+                PullResolution {
+                    status: PullStatus::Declined,
+                    decline_code: Some(reason.code()),
+                    remaining_token_units: remaining,
+                    resets_at_s: resets,
+                    tx_hash: Some(tx_hash.to_string()),
+                    authorized_at: None,
+                }
+            }
+        }
+    }
 }
 
 /// A mined operator transaction.

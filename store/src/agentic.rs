@@ -155,6 +155,23 @@ pub struct DebitPull {
     pub updated_at: i64,
 }
 
+/// How a pull ended on chain, as the store records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullResolution {
+    /// `authorized`, `declined` or `failed`.
+    pub status: PullStatus,
+    /// The stable decline code (`allowance_exceeded`, …).
+    pub decline_code: Option<&'static str>,
+    /// For ceiling declines: what was left, in token units.
+    pub remaining_token_units: Option<u128>,
+    /// For ceiling declines: when the allowance resets, unix seconds.
+    pub resets_at_s: Option<i64>,
+    /// The transaction that carried the attempt.
+    pub tx_hash: Option<String>,
+    /// When it was authorized, unix ms.
+    pub authorized_at: Option<i64>,
+}
+
 /// A page of a list.
 #[derive(Debug, Clone)]
 pub struct Page<T> {
@@ -503,23 +520,38 @@ impl Store {
         Ok(())
     }
 
-    /// Records a pull's outcome; only a pending pull changes.
-    pub async fn resolve_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
-        sqlx::query(
+    /// Records how a pull ended on chain; only a pending pull changes. Returns whether it
+    /// changed (false when it was already resolved, e.g. by the relayer or the API first).
+    pub async fn resolve_pull(&self, id: &str, r: &PullResolution) -> Result<bool, StoreError> {
+        self.resolve_pull_in(self.pool(), id, r).await
+    }
+
+    pub(crate) async fn resolve_pull_in<'e, E>(
+        &self,
+        exec: E,
+        id: &str,
+        r: &PullResolution,
+    ) -> Result<bool, StoreError>
+    where
+        E: sqlx::Executor<'e, Database = sqlx::Any>,
+    {
+        // `remaining` is kept in minor units, the same for every supported currency.
+        let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
+        let done = sqlx::query(
             "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
              authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'",
         )
-        .bind(&p.id)
-        .bind(p.status.as_str())
-        .bind(&p.decline_code)
-        .bind(p.remaining.map(i64_of))
-        .bind(p.resets_at)
-        .bind(&p.tx_hash)
-        .bind(p.authorized_at)
+        .bind(id)
+        .bind(r.status.as_str())
+        .bind(r.decline_code)
+        .bind(r.remaining_token_units.map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX)))
+        .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
+        .bind(&r.tx_hash)
+        .bind(r.authorized_at)
         .bind(crate::now_ms())
-        .execute(self.pool())
+        .execute(exec)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
     /// A debit pull of this account and mode.

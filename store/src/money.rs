@@ -37,7 +37,7 @@ impl Currency {
 
     /// Decimals of the currency's minor unit (ISO 4217).
     pub fn decimals(self) -> u32 {
-        2
+        MINOR_DECIMALS
     }
 }
 
@@ -46,6 +46,12 @@ impl fmt::Display for Currency {
         f.write_str(self.code())
     }
 }
+
+/// Decimals of every supported currency's minor unit (USD and EUR: cents).
+pub const MINOR_DECIMALS: u32 = 2;
+
+/// Decimals of the stablecoins the chains settle in.
+pub const TOKEN_DECIMALS: u32 = 6;
 
 /// Largest amount accepted in one request, in major units (one trillion).
 pub const MAX_MAJOR_UNITS: u64 = 1_000_000_000_000;
