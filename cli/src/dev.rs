@@ -60,6 +60,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         let store = openrail_store::Store::connect(&format!("sqlite://{}", db_path.display())).await?;
         let account = store.create_account("Dev account").await?;
         let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet).await?;
+        crate::start_watcher(store.clone(), &devnet.manifest.settlement).await?;
         let server = openrail_api::server::serve_testnet(
             store,
             &devnet.manifest.settlement,
@@ -78,7 +79,8 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         println!("Openrail dev: the API, two local chains with the contracts deployed\n");
         println!("API base URL        {base_url}");
         println!("Testnet API key     {api_key}   (account {})", account.id);
-        println!("Database            {} (SQLite, made anew each run)\n", db_path.display());
+        println!("Database            {} (SQLite, made anew each run)", db_path.display());
+        println!("Relayer             watching the settlement chain in this process\n");
         println!("Settlement chain (A)   chain id {}   {}", a.chain_id, a.rpc_url);
         println!("  AllowanceStateMachine  {asm}");
         println!("  SettlementRouter       {}", a.router);

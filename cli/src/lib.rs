@@ -128,6 +128,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .parse()
         .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
     let store = args.db.open().await?;
+    start_watcher(store.clone(), &manifest.settlement).await?;
     let server = openrail_api::server::serve_testnet(
         store,
         &manifest.settlement,
@@ -142,5 +143,22 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     tokio::signal::ctrl_c().await?;
     server.task.abort();
+    Ok(())
+}
+
+/// Starts the relayer's event watcher of the settlement chain in this process.
+pub async fn start_watcher(
+    store: openrail_store::Store,
+    deployment: &openrail_chain::deploy::ChainDeployment,
+) -> anyhow::Result<()> {
+    let url = deployment.rpc_url.parse().context("settlement rpc url")?;
+    let asm = deployment
+        .allowance_state_machine
+        .context("the settlement chain has no allowance state machine")?;
+    // Local chains finalize at once: no confirmation depth.
+    let watcher =
+        openrail_relayer::watcher::Watcher::new(store, &url, asm, deployment.deployed_at_block, 0)
+            .await?;
+    tokio::spawn(watcher.run(std::time::Duration::from_millis(500)));
     Ok(())
 }

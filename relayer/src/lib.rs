@@ -1,5 +1,8 @@
 //! The relayer: watches chain events with a persisted cursor, reconciles the bank-rail
-//! legs, and (later) delivers webhooks. Today it holds the bank rail: the [`bank`] module's
-//! simulated bank of testnet, whose rules are sans-IO and whose state lives in the store.
+//! legs, and (later) delivers webhooks. Today: the [`bank`] rail (testnet's simulated bank,
+//! sans-IO rules, state in the store) and the [`watcher`] (a per-chain event cursor that
+//! settles what the chain decided, e.g. pulls whose requests died before their outcome was
+//! recorded).
 
 pub mod bank;
+pub mod watcher;

@@ -155,3 +155,89 @@ impl Store {
         Ok(())
     }
 }
+
+/// The relayer's position on a chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainCursor {
+    /// Last block applied.
+    pub block_number: u64,
+    /// Its hash.
+    pub block_hash: String,
+}
+
+impl Store {
+    /// The kind and intents of a journaled transaction.
+    pub async fn tx_intents(
+        &self,
+        chain_id: u64,
+        hash: &str,
+    ) -> Result<Option<(String, Vec<String>)>, StoreError> {
+        let row =
+            sqlx::query("SELECT kind, intents FROM chain_txs WHERE chain_id = $1 AND hash = $2")
+                .bind(chain_id as i64)
+                .bind(hash)
+                .fetch_optional(self.pool())
+                .await?;
+        row.map(|r| {
+            let kind: String = r.try_get(0)?;
+            let intents: String = r.try_get(1)?;
+            let intents = serde_json::from_str(&intents)
+                .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
+            Ok((kind, intents))
+        })
+        .transpose()
+    }
+
+    /// Where the relayer stands on `chain_id`.
+    pub async fn chain_cursor(&self, chain_id: u64) -> Result<Option<ChainCursor>, StoreError> {
+        let row =
+            sqlx::query("SELECT block_number, block_hash FROM chain_cursors WHERE chain_id = $1")
+                .bind(chain_id as i64)
+                .fetch_optional(self.pool())
+                .await?;
+        row.map(|r| {
+            Ok(ChainCursor {
+                block_number: r.try_get::<i64, _>(0)? as u64,
+                block_hash: r.try_get(1)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Applies the effects of the events up to `cursor` and moves the cursor there, in one
+    /// transaction: after a crash either both happened or neither. Returns how many pulls
+    /// changed (pulls already resolved are left as they are).
+    pub async fn commit_chain_events(
+        &self,
+        chain_id: u64,
+        cursor: &ChainCursor,
+        pulls: &[(String, crate::agentic::PullResolution)],
+    ) -> Result<usize, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let mut changed = 0;
+        for (id, resolution) in pulls {
+            changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution).await?);
+        }
+        let now = now_ms();
+        let updated = sqlx::query(
+            "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
+        )
+        .bind(chain_id as i64)
+        .bind(cursor.block_number as i64)
+        .bind(&cursor.block_hash)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() == 0 {
+            sqlx::query("INSERT INTO chain_cursors (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4)")
+                .bind(chain_id as i64)
+                .bind(cursor.block_number as i64)
+                .bind(&cursor.block_hash)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+}

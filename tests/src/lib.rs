@@ -30,6 +30,7 @@ pub struct Server {
     /// The server's database.
     pub store: Store,
     task: tokio::task::JoinHandle<()>,
+    watcher: tokio::task::JoinHandle<()>,
     _dir: tempfile::TempDir,
 }
 
@@ -117,12 +118,24 @@ impl Harness {
         )
         .await?;
         let (base_url, task) = (running.base_url, running.task);
+        // The relayer's watcher runs beside the server, as in `openrail dev`.
+        let d = &h.devnet.manifest.settlement;
+        let watcher = openrail_relayer::watcher::Watcher::new(
+            store.clone(),
+            h.devnet.settlement.rpc_url(),
+            d.allowance_state_machine.context("no state machine")?,
+            d.deployed_at_block,
+            0,
+        )
+        .await?;
+        let watcher = tokio::spawn(watcher.run(std::time::Duration::from_millis(200)));
         h.server = Some(Server {
             base_url,
             api_key,
             account_id: account.id,
             store,
             task,
+            watcher,
             _dir: dir,
         });
         Ok(h)
@@ -259,6 +272,7 @@ impl Harness {
     pub async fn stop(self) {
         if let Some(s) = self.server {
             s.task.abort();
+            s.watcher.abort();
         }
         self.devnet.stop().await;
     }

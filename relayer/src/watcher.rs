@@ -1,0 +1,210 @@
+//! The event watcher of one chain. It reads the allowance state machine's logs from its
+//! persisted cursor up to `head - confirmations`, maps each pull outcome to its intent
+//! through the transaction journal (a batch's k-th outcome log is its k-th item), and
+//! commits the outcomes together with the new cursor in one database transaction, so a
+//! crash never applies events twice or skips them. Outcomes already recorded by the API
+//! are left alone.
+//!
+//! Reorganisations: the cursor keeps the block's hash; when the chain's block at that
+//! height has another hash, the watcher steps back [`REORG_REWIND`] blocks and reapplies.
+//! Undoing effects of orphaned blocks is not done yet (payments issue).
+
+use std::time::Duration;
+
+use alloy::primitives::{Address, Bytes};
+use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::rpc::types::Filter;
+use alloy::sol_types::SolEvent;
+use alloy::transports::http::reqwest::Url;
+use openrail_chain::bindings::AllowanceStateMachine::{DebitPullDeclined, DebitPulled};
+use openrail_chain::submitter::{Decline, PullOutcome};
+use openrail_store::agentic::PullResolution;
+use openrail_store::journal::ChainCursor;
+use openrail_store::{Store, StoreError, now_ms};
+
+/// How far back the watcher steps when its cursor's block was reorganised away.
+pub const REORG_REWIND: u64 = 64;
+/// Most blocks read in one step.
+const MAX_RANGE: u64 = 1_000;
+
+/// Errors of the watcher.
+#[derive(Debug, thiserror::Error)]
+pub enum WatcherError {
+    /// The node failed.
+    #[error("rpc: {0}")]
+    Rpc(#[from] alloy::transports::TransportError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The node does not know a block it just reported.
+    #[error("block {0} not found")]
+    MissingBlock(u64),
+}
+
+impl WatcherError {
+    /// Whether the next step may succeed (everything here is retried by `run`).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            WatcherError::Rpc(_) | WatcherError::MissingBlock(_) => true,
+            WatcherError::Store(e) => e.is_transient(),
+        }
+    }
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Step {
+    /// Last block applied (unchanged when there was nothing new).
+    pub cursor: Option<u64>,
+    /// Pulls whose outcome this step recorded.
+    pub pulls_resolved: usize,
+    /// Whether a reorganisation was noticed.
+    pub reorg: bool,
+}
+
+/// Watches one chain.
+#[derive(Debug, Clone)]
+pub struct Watcher {
+    store: Store,
+    provider: DynProvider,
+    chain_id: u64,
+    asm: Address,
+    start_block: u64,
+    confirmations: u64,
+}
+
+impl Watcher {
+    /// A watcher of the allowance state machine `asm` on the chain at `rpc_url`, starting at
+    /// `start_block` when it has no cursor yet, applying blocks `confirmations` deep.
+    pub async fn new(
+        store: Store,
+        rpc_url: &Url,
+        asm: Address,
+        start_block: u64,
+        confirmations: u64,
+    ) -> Result<Self, WatcherError> {
+        let provider = ProviderBuilder::new()
+            .connect_http(rpc_url.clone())
+            .erased();
+        let chain_id = provider.get_chain_id().await?;
+        Ok(Self {
+            store,
+            provider,
+            chain_id,
+            asm,
+            start_block,
+            confirmations,
+        })
+    }
+
+    /// Applies what is new since the cursor (at most a bounded range of blocks).
+    pub async fn step(&self) -> Result<Step, WatcherError> {
+        let head = self.provider.get_block_number().await?;
+        let safe = head.saturating_sub(self.confirmations);
+        let mut step = Step::default();
+        let from = match self.store.chain_cursor(self.chain_id).await? {
+            None => self.start_block,
+            Some(c) => {
+                let block = self
+                    .provider
+                    .get_block_by_number(c.block_number.into())
+                    .await?
+                    .ok_or(WatcherError::MissingBlock(c.block_number))?;
+                if block.header.hash.to_string() == c.block_hash {
+                    c.block_number + 1
+                } else {
+                    tracing::warn!(
+                        chain_id = self.chain_id,
+                        block = c.block_number,
+                        "reorganisation noticed"
+                    );
+                    step.reorg = true;
+                    c.block_number
+                        .saturating_sub(REORG_REWIND)
+                        .max(self.start_block)
+                }
+            }
+        };
+        if from > safe {
+            return Ok(step);
+        }
+        let to = safe.min(from + MAX_RANGE - 1);
+        let filter = Filter::new()
+            .address(self.asm)
+            .from_block(from)
+            .to_block(to);
+        let logs = self.provider.get_logs(&filter).await?;
+
+        // Pull outcomes per transaction, in log order.
+        let mut txs: Vec<(alloy::primitives::TxHash, Vec<PullOutcome>)> = Vec::new();
+        for log in &logs {
+            let (Some(tx_hash), Some(topic)) = (log.transaction_hash, log.topics().first()) else {
+                continue;
+            };
+            let outcome = if *topic == DebitPulled::SIGNATURE_HASH {
+                PullOutcome::Authorized {
+                    tx_hash,
+                    block_number: log.block_number.unwrap_or_default(),
+                }
+            } else if *topic == DebitPullDeclined::SIGNATURE_HASH {
+                let reason = DebitPullDeclined::decode_log_data(log.data())
+                    .map(|e| Decline::decode(&e.reason))
+                    .unwrap_or(Decline::Other(Bytes::new()));
+                PullOutcome::Declined { tx_hash, reason }
+            } else {
+                continue;
+            };
+            match txs.last_mut() {
+                Some((h, outcomes)) if *h == tx_hash => outcomes.push(outcome),
+                _ => txs.push((tx_hash, vec![outcome])),
+            }
+        }
+        let mut resolutions: Vec<(String, PullResolution)> = Vec::new();
+        for (hash, outcomes) in txs {
+            // Transactions the service did not journal (a direct operator call) carry no intents.
+            let Some((kind, intents)) = self
+                .store
+                .tx_intents(self.chain_id, &hash.to_string())
+                .await?
+            else {
+                continue;
+            };
+            if kind != "pull_batch" || intents.len() != outcomes.len() {
+                tracing::error!(%hash, kind, "journal and outcome logs disagree; skipping");
+                continue;
+            }
+            for (intent, outcome) in intents.into_iter().zip(outcomes) {
+                resolutions.push((intent, outcome.resolution(now_ms())));
+            }
+        }
+        let block = self
+            .provider
+            .get_block_by_number(to.into())
+            .await?
+            .ok_or(WatcherError::MissingBlock(to))?;
+        let cursor = ChainCursor {
+            block_number: to,
+            block_hash: block.header.hash.to_string(),
+        };
+        step.pulls_resolved = self
+            .store
+            .commit_chain_events(self.chain_id, &cursor, &resolutions)
+            .await?;
+        step.cursor = Some(to);
+        Ok(step)
+    }
+
+    /// Steps forever, every `poll`, logging failures.
+    pub async fn run(self, poll: Duration) {
+        loop {
+            match self.step().await {
+                Ok(s) if s.cursor.is_some() => continue,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(chain_id = self.chain_id, error = %e, transient = e.is_transient(), "watcher step failed")
+                }
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
+}
