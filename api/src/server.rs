@@ -8,7 +8,9 @@ use alloy::signers::local::PrivateKeySigner;
 use alloy::transports::http::reqwest::Url;
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
-use openrail_chain::submitter::{Journal, JournalFuture, SignedTx, Submitter, TxFate};
+use openrail_chain::submitter::{
+    Journal, JournalFuture, JournaledTx, SignedTx, Submitter, TxFate, UnsettledFuture,
+};
 use openrail_store::{Currency, Store};
 
 use crate::network::Network;
@@ -31,6 +33,21 @@ impl Journal for StoreJournal {
                 )
                 .await
                 .map_err(Into::into)
+        })
+    }
+
+    fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
+        Box::pin(async move {
+            let rows = self.0.unsettled_txs(chain_id).await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for (nonce, hash, raw) in rows {
+                out.push(JournaledTx {
+                    nonce,
+                    hash: hash.parse()?,
+                    raw: raw.parse()?,
+                });
+            }
+            Ok(out)
         })
     }
 

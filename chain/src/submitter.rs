@@ -59,12 +59,29 @@ pub type JournalError = Box<dyn std::error::Error + Send + Sync>;
 /// A boxed future returned by a [`Journal`].
 pub type JournalFuture<'a> = Pin<Box<dyn Future<Output = Result<(), JournalError>> + Send + 'a>>;
 
+/// A journaled transaction whose fate is not known (after a restart).
+#[derive(Debug, Clone)]
+pub struct JournaledTx {
+    /// Operator nonce.
+    pub nonce: u64,
+    /// Hash.
+    pub hash: TxHash,
+    /// The exact bytes that were (or were about to be) broadcast.
+    pub raw: Bytes,
+}
+
+/// A boxed future of [`Journal::unsettled`].
+pub type UnsettledFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<JournaledTx>, JournalError>> + Send + 'a>>;
+
 /// Durable record of outbound transactions, written before broadcast.
 pub trait Journal: Send + Sync + 'static {
     /// Persists a signed transaction before it is broadcast.
     fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a>;
     /// Records what became of a journaled transaction.
     fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a>;
+    /// Journaled transactions of `chain_id` whose fate is not known yet, by nonce.
+    fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a>;
 }
 
 /// What became of a journaled transaction.
@@ -96,6 +113,9 @@ pub struct NoJournal;
 impl Journal for NoJournal {
     fn record<'a>(&'a self, _tx: &'a SignedTx) -> JournalFuture<'a> {
         Box::pin(async { Ok(()) })
+    }
+    fn unsettled<'a>(&'a self, _chain_id: u64) -> UnsettledFuture<'a> {
+        Box::pin(async { Ok(Vec::new()) })
     }
     fn finished<'a>(&'a self, _chain_id: u64, _hash: TxHash, _fate: TxFate) -> JournalFuture<'a> {
         Box::pin(async { Ok(()) })
@@ -283,6 +303,8 @@ enum Job {
 enum Waiters {
     Pulls(Vec<oneshot::Sender<Result<PullOutcome, ChainError>>>),
     Call(oneshot::Sender<Result<Mined, ChainError>>),
+    /// Rebroadcast after a restart: nobody waits; the relayer's watcher applies the outcome.
+    Nobody,
 }
 
 struct InFlight {
@@ -321,9 +343,9 @@ impl Submitter {
             .erased();
         let chain_id = provider.get_chain_id().await?;
         let from = operator.address();
-        let nonce = provider.get_transaction_count(from).pending().await?;
         let (jobs_tx, jobs_rx) = mpsc::channel(4096);
         let (flight_tx, flight_rx) = mpsc::unbounded_channel();
+        let nonce = recover(&provider, chain_id, from, journal.as_ref(), &flight_tx).await?;
         let sender = Sender {
             provider: provider.clone(),
             wallet: EthereumWallet::from(operator),
@@ -534,6 +556,61 @@ impl Sender {
     }
 }
 
+/// After a restart: rebroadcasts the exact bytes of every journaled transaction whose fate
+/// is unknown (so an intent never gets a second transaction and no nonce stays jammed),
+/// settles those already mined, and returns the next nonce to use.
+async fn recover(
+    provider: &DynProvider,
+    chain_id: u64,
+    from: Address,
+    journal: &dyn Journal,
+    flights: &mpsc::UnboundedSender<InFlight>,
+) -> Result<u64, ChainError> {
+    let journaled = journal
+        .unsettled(chain_id)
+        .await
+        .map_err(|e| ChainError::Journal(e.to_string()))?;
+    let mined_count = provider.get_transaction_count(from).await?;
+    let mut next = provider.get_transaction_count(from).pending().await?;
+    for tx in journaled {
+        if let Some(receipt) = provider.get_transaction_receipt(tx.hash).await? {
+            let fate = if receipt.status() {
+                TxFate::Succeeded
+            } else {
+                TxFate::Reverted
+            };
+            journal
+                .finished(chain_id, tx.hash, fate)
+                .await
+                .map_err(|e| ChainError::Journal(e.to_string()))?;
+            continue;
+        }
+        if tx.nonce < mined_count {
+            // Its nonce went to another transaction: it can never be mined.
+            journal
+                .finished(chain_id, tx.hash, TxFate::Rejected)
+                .await
+                .map_err(|e| ChainError::Journal(e.to_string()))?;
+            continue;
+        }
+        match provider.send_raw_transaction(&tx.raw).await {
+            Ok(_) => {
+                tracing::info!(chain_id, nonce = tx.nonce, hash = %tx.hash, "rebroadcast a journaled transaction")
+            }
+            // "already known": the node has it in its pool; the receipt will come.
+            Err(e) => {
+                tracing::warn!(chain_id, nonce = tx.nonce, hash = %tx.hash, error = %e, "rebroadcast refused")
+            }
+        }
+        next = next.max(tx.nonce + 1);
+        let _ = flights.send(InFlight {
+            hash: tx.hash,
+            waiters: Waiters::Nobody,
+        });
+    }
+    Ok(next)
+}
+
 /// Polls receipts of in-flight transactions and resolves their waiters.
 async fn collect_receipts(
     provider: DynProvider,
@@ -587,6 +664,7 @@ fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {
     let tx_hash = receipt.transaction_hash;
     let block_number = receipt.block_number.unwrap_or_default();
     match waiters {
+        Waiters::Nobody => {}
         Waiters::Call(reply) => {
             let _ = reply.send(Ok(Mined {
                 tx_hash,

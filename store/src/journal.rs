@@ -64,6 +64,22 @@ impl Store {
         Ok(())
     }
 
+    /// Journaled transactions of `chain_id` still `signed` (fate unknown): nonce, hash, raw.
+    pub async fn unsettled_txs(
+        &self,
+        chain_id: u64,
+    ) -> Result<Vec<(u64, String, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT nonce, hash, raw FROM chain_txs WHERE chain_id = $1 AND status = 'signed' ORDER BY nonce",
+        )
+        .bind(chain_id as i64)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get::<i64, _>(0)? as u64, r.try_get(1)?, r.try_get(2)?)))
+            .collect()
+    }
+
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
     pub async fn txs_for_intent(&self, intent: &str) -> Result<u64, StoreError> {
         let pattern = format!("%\"{intent}\"%");

@@ -3,11 +3,14 @@
 
 use std::sync::Arc;
 
+use alloy::primitives::TxHash;
 use alloy::primitives::{U256, keccak256};
 use openrail_api::server::StoreJournal;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
-use openrail_chain::submitter::{PullRequest, Submitter};
+use openrail_chain::submitter::{
+    Journal, JournalFuture, PullRequest, SignedTx, Submitter, TxFate, UnsettledFuture,
+};
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{
     DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey,
@@ -15,8 +18,23 @@ use openrail_store::agentic::{
 use openrail_store::{Currency, Interval, Mode, now_ms};
 use openrail_tests::{Harness, units};
 
-#[tokio::test]
-async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
+/// Chains, a store, a submitter, and a mandate (100 USD a day, no key ceiling) with one key,
+/// in the store and on chain.
+struct Fixture {
+    h: Harness,
+    store: openrail_store::Store,
+    _dir: tempfile::TempDir,
+    submitter: Submitter,
+    url: alloy::transports::http::reqwest::Url,
+    asm: alloy::primitives::Address,
+    account_id: String,
+    mid: String,
+    kid: String,
+    start_block: u64,
+    chain_id: u64,
+}
+
+async fn fixture() -> anyhow::Result<Fixture> {
     let h = Harness::chains_only().await?;
     let dir = tempfile::tempdir()?;
     let store = openrail_store::testing::fresh_sqlite(dir.path()).await?;
@@ -35,10 +53,6 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
 
     // Rows as the API would have written them, and the mandate and key on chain.
     let account = store.create_account("Relayer test").await?;
-    let scope = Scope {
-        account_id: &account.id,
-        mode: Mode::Testnet,
-    };
     let (mid, kid) = ("man_relayer".to_string(), "sk_relayer".to_string());
     let now = now_ms();
     store
@@ -105,35 +119,66 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
             .success
     );
 
+    Ok(Fixture {
+        start_block: d.deployed_at_block,
+        chain_id: d.chain_id,
+        h,
+        store,
+        _dir: dir,
+        submitter,
+        url,
+        asm,
+        account_id: account.id,
+        mid,
+        kid,
+    })
+}
+
+/// A pending pull row, as the API writes it before submitting.
+async fn pending_pull(f: &Fixture, id: &str, amount_minor: u64) -> anyhow::Result<()> {
+    let now = now_ms();
+    f.store
+        .insert_pull(&DebitPull {
+            id: id.to_string(),
+            account_id: f.account_id.clone(),
+            mode: Mode::Testnet,
+            session_key_id: f.kid.clone(),
+            mandate_id: f.mid.clone(),
+            amount: amount_minor,
+            currency: Currency::Usd,
+            destination: dev_spare().address().to_string(),
+            destination_address: dev_spare().address().to_string(),
+            description: None,
+            status: PullStatus::Pending,
+            decline_code: None,
+            remaining: None,
+            resets_at: None,
+            tx_hash: None,
+            authorized_at: None,
+            created_at: now,
+            updated_at: now,
+        })
+        .await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
+    let f = fixture().await?;
+    let (store, submitter) = (&f.store, &f.submitter);
+    let scope = Scope {
+        account_id: &f.account_id,
+        mode: Mode::Testnet,
+    };
+    let (kid, mid) = (&f.kid, &f.mid);
     // Three pulls (60 + 30 + 20 against 100): sent and mined, but nobody records the outcome.
     let mut pulls = Vec::new();
     for (i, amount) in [60u64, 30, 20].into_iter().enumerate() {
         let id = format!("pull_relayer_{i}");
-        store
-            .insert_pull(&DebitPull {
-                id: id.clone(),
-                account_id: account.id.clone(),
-                mode: Mode::Testnet,
-                session_key_id: kid.clone(),
-                mandate_id: mid.clone(),
-                amount: amount * 100,
-                currency: Currency::Usd,
-                destination: dev_spare().address().to_string(),
-                destination_address: dev_spare().address().to_string(),
-                description: None,
-                status: PullStatus::Pending,
-                decline_code: None,
-                remaining: None,
-                resets_at: None,
-                tx_hash: None,
-                authorized_at: None,
-                created_at: now,
-                updated_at: now,
-            })
-            .await?;
+        pending_pull(&f, &id, amount * 100).await?;
         let req = PullRequest {
             intent: id.clone(),
-            key_id: keccak256(&kid),
+            key_id: keccak256(kid),
             destination: dev_spare().address(),
             amount: units(amount),
         };
@@ -144,11 +189,11 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         assert_eq!(store.pull(scope, id).await?.status, PullStatus::Pending);
     }
 
-    let watcher = Watcher::new(store.clone(), &url, asm, d.deployed_at_block, 0).await?;
+    let watcher = Watcher::new(store.clone(), &f.url, f.asm, f.start_block, 0).await?;
     let step = watcher.step().await?;
     assert_eq!(step.pulls_resolved, 3);
     let cursor = store
-        .chain_cursor(d.chain_id)
+        .chain_cursor(f.chain_id)
         .await?
         .expect("cursor committed");
     assert_eq!(Some(cursor.block_number), step.cursor);
@@ -161,11 +206,95 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         (PullStatus::Declined, Some("allowance_exceeded"))
     );
     assert_eq!(declined.remaining, Some(1_000)); // 10.00 left of 100.00
-    assert_eq!(store.mandate_spend(&mid, 0).await?, 9_000);
+    assert_eq!(store.mandate_spend(mid, 0).await?, 9_000);
 
     // Nothing new: the cursor stays, nothing is applied twice.
     let again = watcher.step().await?;
     assert_eq!((again.pulls_resolved, again.reorg), (0, false));
-    h.stop().await;
+    f.h.stop().await;
+    Ok(())
+}
+
+/// A journal that persists the transaction, then dies: the process crashed between the
+/// journal write and the broadcast.
+struct CrashAfterJournal(StoreJournal);
+
+impl Journal for CrashAfterJournal {
+    fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a> {
+        Box::pin(async move {
+            self.0.record(tx).await?;
+            panic!("crash after journaling {}", tx.hash);
+        })
+    }
+    fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a> {
+        self.0.finished(chain_id, hash, fate)
+    }
+    fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
+        self.0.unsettled(chain_id)
+    }
+}
+
+#[tokio::test]
+async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<()> {
+    let f = fixture().await?;
+    let scope = Scope {
+        account_id: &f.account_id,
+        mode: Mode::Testnet,
+    };
+    pending_pull(&f, "pull_crash", 1_500).await?;
+
+    // The first process journals the pull's transaction and dies before broadcasting it.
+    let crashing = Submitter::start(
+        &f.url,
+        dev_operator(),
+        f.asm,
+        Arc::new(CrashAfterJournal(StoreJournal(f.store.clone()))),
+    )
+    .await?;
+    let req = PullRequest {
+        intent: "pull_crash".into(),
+        key_id: keccak256(&f.kid),
+        destination: dev_spare().address(),
+        amount: units(15),
+    };
+    assert!(
+        crashing.pull(req).await.is_err(),
+        "the crashed submitter cannot answer"
+    );
+    assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
+    assert_eq!(f.store.unsettled_txs(f.chain_id).await?.len(), 1);
+
+    // A new process rebroadcasts the exact journaled bytes; the watcher records the outcome.
+    let restarted = Submitter::start(
+        &f.url,
+        dev_operator(),
+        f.asm,
+        Arc::new(StoreJournal(f.store.clone())),
+    )
+    .await?;
+    let watcher = Watcher::new(f.store.clone(), &f.url, f.asm, f.start_block, 0).await?;
+    let mut status = PullStatus::Pending;
+    for _ in 0..50 {
+        watcher.step().await?;
+        status = f.store.pull(scope, "pull_crash").await?.status;
+        if status != PullStatus::Pending {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, PullStatus::Authorized);
+    // Never two transactions for one intent, and the nonce moved on (the next call works).
+    assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
+    assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(15));
+    let cancel = AllowanceStateMachine::cancelMandateCall {
+        mandateId: keccak256(&f.mid),
+    };
+    assert!(
+        restarted
+            .call_asm(cancel, "cancel_mandate", &f.mid)
+            .await?
+            .success
+    );
+    f.h.stop().await;
     Ok(())
 }
