@@ -41,7 +41,7 @@ const MAX_TEXT: usize = 500;
 
 type ApiResult = Result<Response, ApiError>;
 
-fn network(state: &AppState, p: &Principal) -> Result<Arc<Network>, ApiError> {
+pub(crate) fn network(state: &AppState, p: &Principal) -> Result<Arc<Network>, ApiError> {
     match p.mode() {
         Mode::Testnet => state.testnet.clone(),
         Mode::Mainnet => state.mainnet.clone(),
@@ -49,7 +49,7 @@ fn network(state: &AppState, p: &Principal) -> Result<Arc<Network>, ApiError> {
     .ok_or(ApiError::MainnetUnavailable)
 }
 
-fn account_only(p: &Principal) -> Result<(), ApiError> {
+pub(crate) fn account_only(p: &Principal) -> Result<(), ApiError> {
     match p {
         Principal::Account(_) => Ok(()),
         Principal::Agent { .. } => Err(ApiError::Forbidden(
@@ -69,7 +69,7 @@ fn missing<'a>(kind: &'static str, id: &'a str) -> impl FnOnce(StoreError) -> Ap
 }
 
 /// How long to wait for the chain: `Prefer: wait=N` (seconds) within the configured bound.
-fn wait_of(state: &AppState, headers: &HeaderMap) -> Duration {
+pub(crate) fn wait_of(state: &AppState, headers: &HeaderMap) -> Duration {
     headers
         .get_all("prefer")
         .iter()
@@ -83,7 +83,7 @@ fn wait_of(state: &AppState, headers: &HeaderMap) -> Duration {
         .min(state.config.max_wait)
 }
 
-fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
+pub(crate) fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
     if s.starts_with("ba_") {
         return Err(invalid(
             param,
@@ -126,7 +126,7 @@ fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {
     Currency::parse(&c).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))
 }
 
-fn paging(q: &mut HashMap<String, String>) -> Result<(u32, Option<String>), ApiError> {
+pub(crate) fn paging(q: &mut HashMap<String, String>) -> Result<(u32, Option<String>), ApiError> {
     let limit = match q.remove("limit") {
         None => 10,
         Some(l) => l
@@ -138,7 +138,7 @@ fn paging(q: &mut HashMap<String, String>) -> Result<(u32, Option<String>), ApiE
     Ok((limit, q.remove("starting_after")))
 }
 
-fn no_more_query(q: HashMap<String, String>) -> Result<(), ApiError> {
+pub(crate) fn no_more_query(q: HashMap<String, String>) -> Result<(), ApiError> {
     match q.into_keys().next() {
         Some(param) => Err(ApiError::ParameterUnknown { param }),
         None => Ok(()),
@@ -201,7 +201,7 @@ async fn render_key(state: &AppState, k: &SessionKey, m: &Mandate) -> Result<Val
 
 /// Runs chain work in its own task (it finishes even if the client goes away) and waits for
 /// it up to `wait`. Returns whether it finished.
-async fn run_bounded<F>(wait: Duration, work: F) -> bool
+pub(crate) async fn run_bounded<F>(wait: Duration, work: F) -> bool
 where
     F: std::future::Future<Output = ()> + Send + 'static,
 {

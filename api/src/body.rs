@@ -20,6 +20,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub struct Fields {
     raw: Vec<u8>,
     map: BTreeMap<String, Box<RawValue>>,
+    /// `source.` for the fields of a nested object, so errors name the full path.
+    prefix: String,
 }
 
 impl<S: Send + Sync> FromRequest<S> for Fields {
@@ -69,12 +71,31 @@ impl Fields {
         Ok(Self {
             raw: bytes.to_vec(),
             map,
+            prefix: String::new(),
         })
     }
 
     /// The raw body, for idempotency fingerprints.
     pub fn raw(&self) -> &[u8] {
         &self.raw
+    }
+
+    fn p(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// A required nested object, read with the same strictness (`source.type`, …).
+    pub fn object(&mut self, name: &str) -> Result<Fields, ApiError> {
+        let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing {
+            param: self.p(name),
+        })?;
+        let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(raw.get())
+            .map_err(|_| invalid(&self.p(name), "must be an object"))?;
+        Ok(Fields {
+            raw: Vec::new(),
+            map,
+            prefix: format!("{}.", self.p(name)),
+        })
     }
 
     fn take(&mut self, name: &str) -> Option<Box<RawValue>> {
@@ -84,7 +105,9 @@ impl Fields {
     /// A required string.
     pub fn string(&mut self, name: &str) -> Result<String, ApiError> {
         self.opt_string(name)?
-            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+            .ok_or_else(|| ApiError::ParameterMissing {
+                param: self.p(name),
+            })
     }
 
     /// An optional string (`null` counts as absent).
@@ -92,27 +115,30 @@ impl Fields {
         self.take(name)
             .map(|raw| {
                 serde_json::from_str::<String>(raw.get())
-                    .map_err(|_| invalid(name, "must be a string"))
+                    .map_err(|_| invalid(&self.p(name), "must be a string"))
             })
             .transpose()
     }
 
     /// A required non-negative integer.
     pub fn integer(&mut self, name: &str) -> Result<u64, ApiError> {
-        let raw = self
-            .take(name)
-            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })?;
+        let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing {
+            param: self.p(name),
+        })?;
         let text = raw.get();
         if !text.bytes().all(|b| b.is_ascii_digit()) || text.is_empty() {
-            return Err(invalid(name, "must be a whole number"));
+            return Err(invalid(&self.p(name), "must be a whole number"));
         }
-        text.parse().map_err(|_| invalid(name, "is too large"))
+        text.parse()
+            .map_err(|_| invalid(&self.p(name), "is too large"))
     }
 
     /// A required amount in `currency`, from a JSON number or a decimal string.
     pub fn amount(&mut self, name: &str, currency: Currency) -> Result<Amount, ApiError> {
         self.opt_amount(name, currency)?
-            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+            .ok_or_else(|| ApiError::ParameterMissing {
+                param: self.p(name),
+            })
     }
 
     /// An optional amount.
@@ -122,7 +148,9 @@ impl Fields {
         currency: Currency,
     ) -> Result<Option<Amount>, ApiError> {
         self.opt_amount_text(name)?
-            .map(|text| Amount::parse(&text, currency).map_err(|e| amount_invalid(name, e)))
+            .map(|text| {
+                Amount::parse(&text, currency).map_err(|e| amount_invalid(&self.p(name), e))
+            })
             .transpose()
     }
 
@@ -136,7 +164,7 @@ impl Fields {
             .map(|text| match Amount::parse(&text, currency) {
                 Ok(a) => Ok(a.minor()),
                 Err(AmountError::Zero) => Ok(0),
-                Err(e) => Err(amount_invalid(name, e)),
+                Err(e) => Err(amount_invalid(&self.p(name), e)),
             })
             .transpose()
     }
@@ -150,7 +178,7 @@ impl Fields {
         if text.starts_with('"') {
             serde_json::from_str::<String>(text)
                 .map(Some)
-                .map_err(|_| amount_invalid(name, AmountError::NotDecimal))
+                .map_err(|_| amount_invalid(&self.p(name), AmountError::NotDecimal))
         } else {
             Ok(Some(text.to_string()))
         }
@@ -177,7 +205,7 @@ impl Fields {
         self.take(name)
             .map(|raw| {
                 serde_json::from_str::<Vec<String>>(raw.get())
-                    .map_err(|_| invalid(name, "must be an array of strings"))
+                    .map_err(|_| invalid(&self.p(name), "must be an array of strings"))
             })
             .transpose()
     }
@@ -185,7 +213,9 @@ impl Fields {
     /// Fails on the first field nobody took.
     pub fn finish(self) -> Result<(), ApiError> {
         match self.map.into_keys().next() {
-            Some(param) => Err(ApiError::ParameterUnknown { param }),
+            Some(param) => Err(ApiError::ParameterUnknown {
+                param: format!("{}{param}", self.prefix),
+            }),
             None => Ok(()),
         }
     }

@@ -10,6 +10,7 @@ pub mod error;
 mod middleware;
 pub mod network;
 pub mod openapi;
+pub mod payments;
 pub mod server;
 mod views;
 

@@ -19,6 +19,8 @@ pub struct Network {
     pub chain_id: u64,
     /// The allowance state machine.
     pub allowance_state_machine: Address,
+    /// The settlement router (one-time payments).
+    pub router: Address,
     /// Stablecoin per currency.
     pub tokens: BTreeMap<Currency, Address>,
     /// Where pulls go when the request names no destination (the account's settlement

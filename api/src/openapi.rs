@@ -6,7 +6,7 @@
 use axum::routing::{MethodRouter, delete, get, post};
 use serde_json::{Map, Value, json};
 
-use crate::{AppState, agentic, bank};
+use crate::{AppState, agentic, bank, payments};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,12 @@ pub enum Op {
     ListDebitPulls,
     /// `GET /v1/debit-pulls/{id}`
     GetDebitPull,
+    /// `POST /v1/payments`
+    CreatePayment,
+    /// `GET /v1/payments`
+    ListPayments,
+    /// `GET /v1/payments/{id}`
+    GetPayment,
     /// `POST /v1/bank-accounts`
     CreateBankAccount,
     /// `GET /v1/bank-accounts/{id}`
@@ -110,6 +116,21 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/debit-pulls/{id}",
     },
     Route {
+        op: Op::CreatePayment,
+        method: "post",
+        path: "/v1/payments",
+    },
+    Route {
+        op: Op::ListPayments,
+        method: "get",
+        path: "/v1/payments",
+    },
+    Route {
+        op: Op::GetPayment,
+        method: "get",
+        path: "/v1/payments/{id}",
+    },
+    Route {
         op: Op::CreateBankAccount,
         method: "post",
         path: "/v1/bank-accounts",
@@ -149,6 +170,9 @@ impl Op {
             Op::CreateDebitPull => post(agentic::create_pull),
             Op::ListDebitPulls => get(agentic::list_pulls),
             Op::GetDebitPull => get(agentic::get_pull),
+            Op::CreatePayment => post(payments::create_payment),
+            Op::ListPayments => get(payments::list_payments),
+            Op::GetPayment => get(payments::get_payment),
             Op::CreateBankAccount => post(bank::create_bank_account),
             Op::GetBankAccount => get(bank::get_bank_account),
             Op::OpenApi => get(|| async { axum::Json(document()) }),
@@ -169,6 +193,9 @@ impl Op {
             Op::CreateDebitPull => "createDebitPull",
             Op::ListDebitPulls => "listDebitPulls",
             Op::GetDebitPull => "getDebitPull",
+            Op::CreatePayment => "createPayment",
+            Op::ListPayments => "listPayments",
+            Op::GetPayment => "getPayment",
             Op::CreateBankAccount => "createBankAccount",
             Op::GetBankAccount => "getBankAccount",
             Op::OpenApi => "getOpenApi",
@@ -243,6 +270,24 @@ impl Op {
                 summary: "Retrieve a debit pull",
                 request: None,
                 responses: &[(200, "DebitPull")],
+                errors: R,
+            },
+            Op::CreatePayment => Doc {
+                summary: "Create a one-time payment (settled atomically on chain)",
+                request: Some("PaymentCreate"),
+                responses: &[(201, "Payment"), (202, "Payment")],
+                errors: W,
+            },
+            Op::ListPayments => Doc {
+                summary: "List payments",
+                request: None,
+                responses: &[(200, "PaymentList")],
+                errors: R,
+            },
+            Op::GetPayment => Doc {
+                summary: "Retrieve a payment",
+                request: None,
+                responses: &[(200, "Payment")],
                 errors: R,
             },
             Op::CreateBankAccount => Doc {
@@ -398,6 +443,32 @@ fn schemas() -> Value {
                 "updated_at": time,
             })) },
         })),
+        "PaymentCreate": object(&["amount", "currency", "source", "destination"], json!({
+            "amount": amount_in,
+            "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
+            "source": object(&["type", "id"], json!({
+                "type": { "type": STR, "enum": ["wallet", "bank_account"] },
+                "id": { "type": STR, "description": "Wallet address (0x…) that approved the router, or ba_…" },
+            })),
+            "destination": object(&["type", "address"], json!({
+                "type": { "type": STR, "enum": ["wallet", "bank_account"] },
+                "address": { "type": STR, "description": "Wallet address (0x…) or ba_…" },
+            })),
+        })),
+        "Payment": object(&["id", "object", "livemode", "created_at", "amount", "currency", "source", "destination", "status", "failure_reason", "onchain"], json!({
+            "id": { "type": STR, "pattern": "^pay_" },
+            "object": { "const": "payment" },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "amount": amount,
+            "currency": { "type": STR, "enum": ["USD", "EUR"] },
+            "source": object(&["type", "id"], json!({ "type": { "type": STR }, "id": { "type": STR } })),
+            "destination": object(&["type", "address"], json!({ "type": { "type": STR }, "address": { "type": STR } })),
+            "status": { "type": STR, "enum": ["pending", "processing", "succeeded", "failed"] },
+            "failure_reason": nullable(STR),
+            "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
+        })),
+        "PaymentList": list_of("Payment"),
         "MandateList": list_of("Mandate"),
         "SessionKeyList": list_of("SessionKey"),
         "DebitPullList": list_of("DebitPull"),

@@ -85,6 +85,7 @@ pub async fn network_from_deployment(
         submitter,
         chain_id: deployment.chain_id,
         allowance_state_machine: asm,
+        router: deployment.router,
         tokens,
         default_destination: deployment.treasury,
     })

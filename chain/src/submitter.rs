@@ -388,9 +388,20 @@ impl Submitter {
         kind: &'static str,
         intent: &str,
     ) -> Result<Mined, ChainError> {
+        self.call(self.asm, call, kind, intent).await
+    }
+
+    /// Sends an operator call to contract `to` (the router, …) and waits until it is mined.
+    pub async fn call<C: SolCall>(
+        &self,
+        to: Address,
+        call: C,
+        kind: &'static str,
+        intent: &str,
+    ) -> Result<Mined, ChainError> {
         let (tx, rx) = oneshot::channel();
         let job = Job::Call {
-            to: self.asm,
+            to,
             input: call.abi_encode().into(),
             kind,
             intent: intent.to_string(),

@@ -25,6 +25,7 @@ pub mod epoch;
 pub mod ids;
 pub mod journal;
 pub mod money;
+pub mod payments;
 pub mod testing;
 
 pub use db::{Backend, Store, StoreError};

@@ -210,6 +210,21 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
         &h.post(&format!("/v1/mandates/{mid}/cancel"), json!({}))
             .await?,
     );
+    let pay = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "1.25", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "wallet", "address": dest}}),
+        )
+        .await?;
+    assert_documented(&doc, "post", "/v1/payments", &pay);
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/payments/{id}",
+        &h.get(&format!("/v1/payments/{}", pay.str("id"))).await?,
+    );
+    assert_documented(&doc, "get", "/v1/payments", &h.get("/v1/payments").await?);
     let ba = h
         .post(
             "/v1/bank-accounts",

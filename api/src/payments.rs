@@ -1,0 +1,209 @@
+//! One-time payments (`/v1/payments`). Today wallet → wallet, settled atomically by the
+//! settlement router on the settlement chain (the caller never names a chain); bank-account
+//! legs come with the relayer's reconciliation and are refused with `parameter_invalid`.
+//! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`.
+
+use std::collections::HashMap;
+
+use alloy::primitives::{U256, keccak256};
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use openrail_chain::bindings::SettlementRouter;
+use openrail_store::ids::new_id;
+use openrail_store::money::{TOKEN_DECIMALS, format_minor};
+use openrail_store::payments::{Payment, PaymentStatus};
+use openrail_store::{Currency, StoreError, now_ms};
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::agentic::{
+    account_only, network, no_more_query, paging, parse_address, run_bounded, wait_of,
+};
+use crate::body::{Fields, invalid};
+use crate::error::ApiError;
+use crate::middleware::Principal;
+use crate::views::{list, rfc3339_ms};
+
+fn payment_json(p: &Payment) -> Value {
+    json!({
+        "id": p.id,
+        "object": "payment",
+        "livemode": p.mode.livemode(),
+        "created_at": rfc3339_ms(p.created_at),
+        "amount": format_minor(p.amount, p.currency),
+        "currency": p.currency.code(),
+        "source": { "type": p.source_type, "id": p.source_id },
+        "destination": { "type": p.destination_type, "address": p.destination_address },
+        "status": p.status.as_str(),
+        "failure_reason": p.failure_reason,
+        "onchain": { "chain_id": p.chain_id, "tx_hash": p.tx_hash },
+    })
+}
+
+fn wallet_leg(param: &str, kind: &str) -> Result<(), ApiError> {
+    match kind {
+        "wallet" => Ok(()),
+        "bank_account" => Err(invalid(
+            param,
+            "bank_account legs are not available yet; use wallet",
+        )),
+        _ => Err(invalid(param, "must be wallet or bank_account")),
+    }
+}
+
+/// `POST /v1/payments`
+pub async fn create_payment(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    mut fields: Fields,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let currency = fields.string("currency")?;
+    let currency =
+        Currency::parse(&currency).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))?;
+    let amount = fields.amount("amount", currency)?;
+    let mut source = fields.object("source")?;
+    let source_type = source.string("type")?;
+    let source_id = source.string("id")?;
+    source.finish()?;
+    let mut destination = fields.object("destination")?;
+    let destination_type = destination.string("type")?;
+    let destination_address = destination.string("address")?;
+    destination.finish()?;
+    fields.finish()?;
+    wallet_leg("source.type", &source_type)?;
+    wallet_leg("destination.type", &destination_type)?;
+    let from = parse_address("source.id", &source_id)?;
+    let to = parse_address("destination.address", &destination_address)?;
+    if from == to {
+        return Err(invalid(
+            "destination.address",
+            "must differ from the source",
+        ));
+    }
+    let token = *net
+        .tokens
+        .get(&currency)
+        .ok_or_else(|| invalid("currency", "is not available on this network"))?;
+
+    let now = now_ms();
+    let payment = Payment {
+        id: new_id("pay_"),
+        account_id: p.account_id().to_string(),
+        mode: p.mode(),
+        amount: amount.minor(),
+        currency,
+        source_type,
+        source_id: from.to_checksum(None),
+        destination_type,
+        destination_address: to.to_checksum(None),
+        status: PaymentStatus::Pending,
+        failure_reason: None,
+        chain_id: net.chain_id,
+        tx_hash: None,
+        created_at: now,
+        updated_at: now,
+    };
+    state.store.insert_payment(&payment).await?;
+    let call = SettlementRouter::settleCall {
+        r#ref: keccak256(payment.id.as_bytes()),
+        token,
+        from,
+        to,
+        amount: U256::from(amount.to_token_units(TOKEN_DECIMALS)),
+    };
+    let (store, id) = (state.store.clone(), payment.id.clone());
+    let done = run_bounded(wait_of(&state, &headers), async move {
+        if let Err(e) = store
+            .set_payment_status(
+                &id,
+                PaymentStatus::Pending,
+                PaymentStatus::Processing,
+                None,
+                None,
+            )
+            .await
+        {
+            tracing::error!(payment = %id, error = %e, "recording processing failed");
+        }
+        let (status, reason, tx) = match net.submitter.call(net.router, call, "settle", &id).await {
+            Ok(m) if m.success => (PaymentStatus::Succeeded, None, Some(m.tx_hash.to_string())),
+            // The router reverts when the payer's balance or allowance is too low.
+            Ok(m) => (
+                PaymentStatus::Failed,
+                Some("insufficient_funds"),
+                Some(m.tx_hash.to_string()),
+            ),
+            Err(e) => {
+                tracing::error!(payment = %id, error = %e, "payment transaction failed");
+                (PaymentStatus::Failed, Some("transaction_failed"), None)
+            }
+        };
+        if let Err(e) = store
+            .set_payment_status(
+                &id,
+                PaymentStatus::Processing,
+                status,
+                reason,
+                tx.as_deref(),
+            )
+            .await
+        {
+            tracing::error!(payment = %id, error = %e, "recording the payment outcome failed");
+        }
+    })
+    .await;
+    let payment = state.store.payment(p.scope(), &payment.id).await?;
+    let status = if done {
+        StatusCode::CREATED
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, axum::Json(payment_json(&payment))).into_response())
+}
+
+/// `GET /v1/payments/{id}`
+pub async fn get_payment(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let payment = state
+        .store
+        .payment(p.scope(), &id)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::ResourceMissing {
+                kind: "payment",
+                id: id.clone(),
+            },
+            other => ApiError::Store(other),
+        })?;
+    Ok((StatusCode::OK, axum::Json(payment_json(&payment))).into_response())
+}
+
+/// `GET /v1/payments`
+pub async fn list_payments(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let (limit, after) = paging(&mut q)?;
+    no_more_query(q)?;
+    let page = state
+        .store
+        .list_payments(p.scope(), limit, after.as_deref())
+        .await?;
+    let data = page.data.iter().map(payment_json).collect();
+    Ok((
+        StatusCode::OK,
+        axum::Json(list(data, page.has_more, "/v1/payments")),
+    )
+        .into_response())
+}

@@ -1,0 +1,159 @@
+//! One-time payments: rows and queries.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use crate::agentic::{Page, Scope};
+use crate::db::{Store, StoreError};
+use crate::ids::Mode;
+use crate::money::Currency;
+use crate::now_ms;
+
+string_enum!(
+    /// Lifecycle of a payment.
+    PaymentStatus {
+        /// Accepted, nothing sent yet.
+        Pending = "pending",
+        /// Its transaction (or bank transfer) is under way.
+        Processing = "processing",
+        /// Money arrived.
+        Succeeded = "succeeded",
+        /// It did not; `failure_reason` says why.
+        Failed = "failed",
+    }
+);
+
+/// A payment row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payment {
+    /// `pay_…`
+    pub id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Minor units.
+    pub amount: u64,
+    /// Currency.
+    pub currency: Currency,
+    /// `wallet` or `bank_account`.
+    pub source_type: String,
+    /// Wallet address or `ba_…`.
+    pub source_id: String,
+    /// `wallet` or `bank_account`.
+    pub destination_type: String,
+    /// Wallet address or `ba_…`.
+    pub destination_address: String,
+    /// Lifecycle.
+    pub status: PaymentStatus,
+    /// Why it failed.
+    pub failure_reason: Option<String>,
+    /// Chain it settles on.
+    pub chain_id: u64,
+    /// Its transaction.
+    pub tx_hash: Option<String>,
+    /// Unix ms.
+    pub created_at: i64,
+    /// Unix ms.
+    pub updated_at: i64,
+}
+
+const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
+    destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at";
+
+fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
+    let mode: String = r.try_get(2)?;
+    let currency: String = r.try_get(4)?;
+    let status: String = r.try_get(9)?;
+    let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
+    Ok(Payment {
+        id: r.try_get(0)?,
+        account_id: r.try_get(1)?,
+        mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
+        amount: u64::try_from(r.try_get::<i64, _>(3)?).unwrap_or_default(),
+        currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
+        source_type: r.try_get(5)?,
+        source_id: r.try_get(6)?,
+        destination_type: r.try_get(7)?,
+        destination_address: r.try_get(8)?,
+        status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
+        failure_reason: r.try_get(10)?,
+        chain_id: u64::try_from(r.try_get::<i64, _>(11)?).unwrap_or_default(),
+        tx_hash: r.try_get(12)?,
+        created_at: r.try_get(13)?,
+        updated_at: r.try_get(14)?,
+    })
+}
+
+impl Store {
+    /// Inserts a new payment.
+    pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
+        ))
+        .bind(&p.id)
+        .bind(&p.account_id)
+        .bind(p.mode.as_str())
+        .bind(i64::try_from(p.amount).unwrap_or(i64::MAX))
+        .bind(p.currency.code())
+        .bind(&p.source_type)
+        .bind(&p.source_id)
+        .bind(&p.destination_type)
+        .bind(&p.destination_address)
+        .bind(p.status.as_str())
+        .bind(&p.failure_reason)
+        .bind(i64::try_from(p.chain_id).unwrap_or(i64::MAX))
+        .bind(&p.tx_hash)
+        .bind(p.created_at)
+        .bind(p.updated_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Moves a payment from `from` to `to` (never backwards from a final status). Returns
+    /// whether it moved.
+    pub async fn set_payment_status(
+        &self,
+        id: &str,
+        from: PaymentStatus,
+        to: PaymentStatus,
+        failure_reason: Option<&str>,
+        tx_hash: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
+             tx_hash = COALESCE($5, tx_hash), updated_at = $6 WHERE id = $1 AND status = $2",
+        )
+        .bind(id)
+        .bind(from.as_str())
+        .bind(to.as_str())
+        .bind(failure_reason)
+        .bind(tx_hash)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// A payment of this account and mode.
+    pub async fn payment(&self, scope: Scope<'_>, id: &str) -> Result<Payment, StoreError> {
+        payment_of(&self.scoped_row("payments", COLS, scope, id).await?)
+    }
+
+    /// Payments, newest first.
+    pub async fn list_payments(
+        &self,
+        scope: Scope<'_>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<Payment>, StoreError> {
+        let (rows, has_more) = self
+            .list_rows("payments", COLS, scope, None, limit, starting_after)
+            .await?;
+        Ok(Page {
+            data: rows.iter().map(payment_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
+    }
+}
