@@ -1,6 +1,7 @@
-//! One-time payments (`/v1/payments`). Today wallet → wallet, settled atomically by the
-//! settlement router on the settlement chain (the caller never names a chain); bank-account
-//! legs come with the relayer's reconciliation and are refused with `parameter_invalid`.
+//! One-time payments (`/v1/payments`): wallet → wallet, settled atomically by the settlement
+//! router on the settlement chain (the caller never names a chain), and bank → wallet, which
+//! the relayer's payment worker drives (bank debit, then treasury → wallet). Bank-account
+//! destinations are refused with `parameter_invalid` for now.
 //! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`.
 
 use std::collections::HashMap;
@@ -42,13 +43,11 @@ fn payment_json(p: &Payment) -> Value {
     })
 }
 
-fn wallet_leg(param: &str, kind: &str) -> Result<(), ApiError> {
+/// What a payment's source or destination is.
+fn leg_kind(param: &str, kind: &str) -> Result<bool, ApiError> {
     match kind {
-        "wallet" => Ok(()),
-        "bank_account" => Err(invalid(
-            param,
-            "bank_account legs are not available yet; use wallet",
-        )),
+        "wallet" => Ok(false),
+        "bank_account" => Ok(true),
         _ => Err(invalid(param, "must be wallet or bank_account")),
     }
 }
@@ -75,16 +74,44 @@ pub async fn create_payment(
     let destination_address = destination.string("address")?;
     destination.finish()?;
     fields.finish()?;
-    wallet_leg("source.type", &source_type)?;
-    wallet_leg("destination.type", &destination_type)?;
-    let from = parse_address("source.id", &source_id)?;
-    let to = parse_address("destination.address", &destination_address)?;
-    if from == to {
+    let from_bank = leg_kind("source.type", &source_type)?;
+    if leg_kind("destination.type", &destination_type)? {
         return Err(invalid(
-            "destination.address",
-            "must differ from the source",
+            "destination.type",
+            "bank_account destinations are not available yet; use wallet",
         ));
     }
+    let to = parse_address("destination.address", &destination_address)?;
+    let source_id = if from_bank {
+        // A simulated account of this account and mode, in the payment's currency.
+        let ba = state
+            .store
+            .bank_account(p.scope(), &source_id)
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound => ApiError::ResourceMissing {
+                    kind: "bank_account",
+                    id: source_id.clone(),
+                },
+                other => ApiError::Store(other),
+            })?;
+        if ba.currency != currency {
+            return Err(invalid(
+                "currency",
+                "must be the source bank account's currency",
+            ));
+        }
+        ba.id
+    } else {
+        let from = parse_address("source.id", &source_id)?;
+        if from == to {
+            return Err(invalid(
+                "destination.address",
+                "must differ from the source",
+            ));
+        }
+        from.to_checksum(None)
+    };
     let token = *net
         .tokens
         .get(&currency)
@@ -98,7 +125,7 @@ pub async fn create_payment(
         amount: amount.minor(),
         currency,
         source_type,
-        source_id: from.to_checksum(None),
+        source_id,
         destination_type,
         destination_address: to.to_checksum(None),
         status: PaymentStatus::Pending,
@@ -109,54 +136,67 @@ pub async fn create_payment(
         updated_at: now,
     };
     state.store.insert_payment(&payment).await?;
-    let call = SettlementRouter::settleCall {
-        r#ref: keccak256(payment.id.as_bytes()),
-        token,
-        from,
-        to,
-        amount: U256::from(amount.to_token_units(TOKEN_DECIMALS)),
-    };
-    let (store, id) = (state.store.clone(), payment.id.clone());
-    let done = run_bounded(wait_of(&state, &headers), async move {
-        if let Err(e) = store
-            .set_payment_status(
-                &id,
-                PaymentStatus::Pending,
-                PaymentStatus::Processing,
-                None,
-                None,
-            )
-            .await
-        {
-            tracing::error!(payment = %id, error = %e, "recording processing failed");
-        }
-        let (status, reason, tx) = match net.submitter.call(net.router, call, "settle", &id).await {
-            Ok(m) if m.success => (PaymentStatus::Succeeded, None, Some(m.tx_hash.to_string())),
-            // The router reverts when the payer's balance or allowance is too low.
-            Ok(m) => (
-                PaymentStatus::Failed,
-                Some("insufficient_funds"),
-                Some(m.tx_hash.to_string()),
-            ),
-            Err(e) => {
-                tracing::error!(payment = %id, error = %e, "payment transaction failed");
-                (PaymentStatus::Failed, Some("transaction_failed"), None)
-            }
+    let wait = wait_of(&state, &headers);
+    let done = if from_bank {
+        // The relayer's payment worker debits the bank and pays out; wait for it.
+        wait_final(&state, &p, &payment.id, wait).await?
+    } else {
+        let from: alloy::primitives::Address = payment
+            .source_id
+            .parse()
+            .map_err(|_| invalid("source.id", "is not an address"))?;
+        let call = SettlementRouter::settleCall {
+            r#ref: keccak256(payment.id.as_bytes()),
+            token,
+            from,
+            to,
+            amount: U256::from(amount.to_token_units(TOKEN_DECIMALS)),
         };
-        if let Err(e) = store
-            .set_payment_status(
-                &id,
-                PaymentStatus::Processing,
-                status,
-                reason,
-                tx.as_deref(),
-            )
-            .await
-        {
-            tracing::error!(payment = %id, error = %e, "recording the payment outcome failed");
-        }
-    })
-    .await;
+        let (store, id) = (state.store.clone(), payment.id.clone());
+        run_bounded(wait, async move {
+            if let Err(e) = store
+                .set_payment_status(
+                    &id,
+                    PaymentStatus::Pending,
+                    PaymentStatus::Processing,
+                    None,
+                    None,
+                )
+                .await
+            {
+                tracing::error!(payment = %id, error = %e, "recording processing failed");
+            }
+            let (status, reason, tx) =
+                match net.submitter.call(net.router, call, "settle", &id).await {
+                    Ok(m) if m.success => {
+                        (PaymentStatus::Succeeded, None, Some(m.tx_hash.to_string()))
+                    }
+                    // The router reverts when the payer's balance or allowance is too low.
+                    Ok(m) => (
+                        PaymentStatus::Failed,
+                        Some("insufficient_funds"),
+                        Some(m.tx_hash.to_string()),
+                    ),
+                    Err(e) => {
+                        tracing::error!(payment = %id, error = %e, "payment transaction failed");
+                        (PaymentStatus::Failed, Some("transaction_failed"), None)
+                    }
+                };
+            if let Err(e) = store
+                .set_payment_status(
+                    &id,
+                    PaymentStatus::Processing,
+                    status,
+                    reason,
+                    tx.as_deref(),
+                )
+                .await
+            {
+                tracing::error!(payment = %id, error = %e, "recording the payment outcome failed");
+            }
+        })
+        .await
+    };
     let payment = state.store.payment(p.scope(), &payment.id).await?;
     let status = if done {
         StatusCode::CREATED
@@ -164,6 +204,26 @@ pub async fn create_payment(
         StatusCode::ACCEPTED
     };
     Ok((status, axum::Json(payment_json(&payment))).into_response())
+}
+
+/// Polls the payment until it is final or `wait` passes; returns whether it is final.
+async fn wait_final(
+    state: &AppState,
+    p: &Principal,
+    id: &str,
+    wait: std::time::Duration,
+) -> Result<bool, ApiError> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let status = state.store.payment(p.scope(), id).await?.status;
+        if matches!(status, PaymentStatus::Succeeded | PaymentStatus::Failed) {
+            return Ok(true);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 /// `GET /v1/payments/{id}`

@@ -98,6 +98,8 @@ pub struct Running {
     pub base_url: String,
     /// The serving task.
     pub task: tokio::task::JoinHandle<()>,
+    /// The testnet network (its submitter is shared with the relayer's workers).
+    pub testnet: Option<Arc<Network>>,
 }
 
 /// Serves the API for testnet keys on the settlement chain of `deployment`, on
@@ -132,7 +134,7 @@ pub async fn serve(
     }
     let mainnet = networks.pop().flatten();
     let testnet = networks.pop().flatten();
-    let state = crate::AppState::new(store, testnet, mainnet, config);
+    let state = crate::AppState::new(store, testnet.clone(), mainnet, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(ServeError::Bind)?;
@@ -146,7 +148,11 @@ pub async fn serve(
             tracing::error!(error = %e, "the API server stopped");
         }
     });
-    Ok(Running { base_url, task })
+    Ok(Running {
+        base_url,
+        task,
+        testnet,
+    })
 }
 
 /// Why the server could not start.

@@ -128,6 +128,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .parse()
         .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
     let store = args.db.open().await?;
+    let store_for_worker = store.clone();
     start_watcher(store.clone(), &manifest.settlement).await?;
     let server = openrail_api::server::serve_testnet(
         store,
@@ -137,12 +138,32 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         openrail_api::ApiConfig::default(),
     )
     .await?;
+    start_payment_worker(store_for_worker, &server, &manifest.settlement)?;
     println!(
         "serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)",
         server.base_url
     );
     tokio::signal::ctrl_c().await?;
     server.task.abort();
+    Ok(())
+}
+
+/// Starts the relayer's payment worker, sharing the server's submitter (the only sender of
+/// operator transactions).
+pub fn start_payment_worker(
+    store: openrail_store::Store,
+    server: &openrail_api::server::Running,
+    deployment: &openrail_chain::deploy::ChainDeployment,
+) -> anyhow::Result<()> {
+    let net = server.testnet.as_ref().context("no testnet network")?;
+    let worker = openrail_relayer::payments::PaymentWorker::new(
+        store,
+        net.submitter.clone(),
+        net.router,
+        deployment.treasury,
+        net.tokens.clone(),
+    );
+    tokio::spawn(worker.run(std::time::Duration::from_millis(200)));
     Ok(())
 }
 

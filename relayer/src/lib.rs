@@ -5,4 +5,5 @@
 //! recorded).
 
 pub mod bank;
+pub mod payments;
 pub mod watcher;

@@ -348,3 +348,19 @@ impl Store {
         Ok(true)
     }
 }
+
+impl Store {
+    /// The transfer started with `idempotency_key`, if any.
+    pub async fn bank_transfer_by_key(
+        &self,
+        idempotency_key: &str,
+    ) -> Result<Option<BankTransfer>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
+        ))
+        .bind(idempotency_key)
+        .fetch_optional(self.pool())
+        .await?;
+        row.as_ref().map(transfer_of).transpose()
+    }
+}

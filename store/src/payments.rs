@@ -157,3 +157,31 @@ impl Store {
         })
     }
 }
+
+impl Store {
+    /// Payments funded from a bank account that are not final yet, oldest first (all
+    /// accounts: this is the relayer's work list).
+    pub async fn open_bank_payments(&self, limit: u32) -> Result<Vec<Payment>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLS} FROM payments WHERE source_type = 'bank_account' \
+             AND status IN ('pending', 'processing') ORDER BY created_at, id LIMIT {limit}"
+        ))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(payment_of).collect()
+    }
+
+    /// The status of the newest journaled transaction carrying `intent`, if any.
+    pub async fn tx_status_for_intent(
+        &self,
+        intent: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT status, hash FROM chain_txs WHERE intents LIKE $1 ORDER BY created_at DESC LIMIT 1",
+        )
+        .bind(format!("%\"{intent}\"%"))
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
+    }
+}

@@ -31,6 +31,7 @@ pub struct Server {
     pub store: Store,
     task: tokio::task::JoinHandle<()>,
     watcher: tokio::task::JoinHandle<()>,
+    payments: tokio::task::JoinHandle<()>,
     _dir: tempfile::TempDir,
 }
 
@@ -117,6 +118,15 @@ impl Harness {
             config,
         )
         .await?;
+        let net = running.testnet.clone().context("no testnet network")?;
+        let worker = openrail_relayer::payments::PaymentWorker::new(
+            store.clone(),
+            net.submitter.clone(),
+            net.router,
+            h.devnet.manifest.settlement.treasury,
+            net.tokens.clone(),
+        );
+        let payments = tokio::spawn(worker.run(std::time::Duration::from_millis(50)));
         let (base_url, task) = (running.base_url, running.task);
         // The relayer's watcher runs beside the server, as in `openrail dev`.
         let d = &h.devnet.manifest.settlement;
@@ -136,6 +146,7 @@ impl Harness {
             store,
             task,
             watcher,
+            payments,
             _dir: dir,
         });
         Ok(h)
@@ -273,6 +284,7 @@ impl Harness {
         if let Some(s) = self.server {
             s.task.abort();
             s.watcher.abort();
+            s.payments.abort();
         }
         self.devnet.stop().await;
     }

@@ -66,10 +66,10 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
 
     for (body, status, code, param) in [
         (
-            json!({"amount": "1", "currency": "USD", "source": {"type": "bank_account", "id": "ba_x"}, "destination": {"type": "wallet", "address": to.to_string()}}),
+            json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()}, "destination": {"type": "bank_account", "address": "ba_x"}}),
             400,
             "parameter_invalid",
-            "source.type",
+            "destination.type",
         ),
         (
             json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": from.to_string(), "memo": "x"}, "destination": {"type": "wallet", "address": to.to_string()}}),
@@ -119,6 +119,122 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
             .unwrap()
             .len(),
         2
+    );
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn bank_to_wallet_payments() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let to = dev_spare().address();
+    let treasury = h.settlement_deployment().treasury;
+    let treasury_before = h.balance("USD", treasury).await?;
+    let account = |behavior: &'static str, balance: &'static str| {
+        let h = &h;
+        async move {
+            let r = h
+                .post(
+                    "/v1/bank-accounts",
+                    json!({"owner_name": "Ada", "currency": "USD", "balance": balance, "behavior": behavior, "delay_seconds": 0}),
+                )
+                .await
+                .unwrap();
+            r.str("id").to_string()
+        }
+    };
+    let pay = |ba: String, amount: &'static str| {
+        let h = &h;
+        async move {
+            h.post(
+                "/v1/payments",
+                json!({"amount": amount, "currency": "USD", "source": {"type": "bank_account", "id": ba},
+                       "destination": {"type": "wallet", "address": to.to_string()}}),
+            )
+            .await
+            .unwrap()
+        }
+    };
+
+    // Settles: the bank is debited once, the wallet is paid from the treasury.
+    let ok = account("settles", "100.00").await;
+    let r = pay(ok.clone(), "40.00").await;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::CREATED, "succeeded"),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.balance("USD", to).await?, units(40));
+    assert_eq!(
+        h.balance("USD", treasury).await?,
+        treasury_before - units(40)
+    );
+    let bank = h.get(&format!("/v1/bank-accounts/{ok}")).await?;
+    assert_eq!(bank.str("balance"), "60.00");
+    assert_eq!(
+        bank.body["transfers"].as_array().unwrap().len(),
+        1,
+        "exactly one debit"
+    );
+
+    // The bank's failures end the payment with its reason, and nothing moves on chain.
+    for (behavior, balance, reason) in [
+        ("settles", "10.00", "insufficient_funds"),
+        ("insufficient_funds", "100.00", "insufficient_funds"),
+        ("closed", "100.00", "account_closed"),
+    ] {
+        let ba = account(behavior, balance).await;
+        let r = pay(ba, "40.00").await;
+        assert_eq!(
+            (r.str("status"), r.str("failure_reason")),
+            ("failed", reason),
+            "{behavior}: {}",
+            r.body
+        );
+    }
+    assert_eq!(h.balance("USD", to).await?, units(40));
+
+    // Fails late: the debit looks settled, is returned, and no payout is ever made.
+    let late = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Di", "currency": "USD", "balance": "100.00", "behavior": "fails_late", "delay_seconds": 1}),
+        )
+        .await?
+        .str("id")
+        .to_string();
+    let r = pay(late.clone(), "5.00").await;
+    assert_eq!(
+        (r.str("status"), r.str("failure_reason")),
+        ("failed", "returned"),
+        "{}",
+        r.body
+    );
+    assert_eq!(
+        h.get(&format!("/v1/bank-accounts/{late}"))
+            .await?
+            .str("balance"),
+        "100.00"
+    );
+    assert_eq!(h.balance("USD", to).await?, units(40));
+
+    // Unknown or foreign bank accounts, and a currency mismatch.
+    let r = pay("ba_missing".into(), "1").await;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
+    let eur = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "E", "currency": "EUR", "balance": "5"}),
+        )
+        .await?;
+    let r = pay(eur.str("id").to_string(), "1").await;
+    assert_eq!(
+        (r.str("code"), r.str("param")),
+        ("parameter_invalid", "currency")
     );
     h.stop().await;
     Ok(())
