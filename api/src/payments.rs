@@ -1,7 +1,7 @@
 //! One-time payments (`/v1/payments`): wallet → wallet, settled atomically by the settlement
 //! router on the settlement chain (the caller never names a chain), and bank → wallet, which
-//! the relayer's payment worker drives (bank debit, then treasury → wallet). Bank-account
-//! destinations are refused with `parameter_invalid` for now.
+//! the relayer's payment worker drives: bank → wallet, wallet → bank and bank → bank, each
+//! in two legs through the treasury.
 //! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`.
 
 use std::collections::HashMap;
@@ -75,43 +75,48 @@ pub async fn create_payment(
     destination.finish()?;
     fields.finish()?;
     let from_bank = leg_kind("source.type", &source_type)?;
-    if leg_kind("destination.type", &destination_type)? {
+    let to_bank = leg_kind("destination.type", &destination_type)?;
+    // A bank leg names a simulated account of this account and mode, in the currency.
+    let bank_leg = |param: &'static str, id: String| {
+        let state = &state;
+        let p = &p;
+        async move {
+            let ba = state
+                .store
+                .bank_account(p.scope(), &id)
+                .await
+                .map_err(|e| match e {
+                    StoreError::NotFound => ApiError::ResourceMissing {
+                        kind: "bank_account",
+                        id: id.clone(),
+                    },
+                    other => ApiError::Store(other),
+                })?;
+            if ba.currency != currency {
+                return Err(invalid(
+                    param,
+                    "is a bank account in another currency than the payment",
+                ));
+            }
+            Ok::<_, ApiError>(ba.id)
+        }
+    };
+    let source_id = if from_bank {
+        bank_leg("source.id", source_id).await?
+    } else {
+        parse_address("source.id", &source_id)?.to_checksum(None)
+    };
+    let destination_address = if to_bank {
+        bank_leg("destination.address", destination_address).await?
+    } else {
+        parse_address("destination.address", &destination_address)?.to_checksum(None)
+    };
+    if source_id == destination_address {
         return Err(invalid(
-            "destination.type",
-            "bank_account destinations are not available yet; use wallet",
+            "destination.address",
+            "must differ from the source",
         ));
     }
-    let to = parse_address("destination.address", &destination_address)?;
-    let source_id = if from_bank {
-        // A simulated account of this account and mode, in the payment's currency.
-        let ba = state
-            .store
-            .bank_account(p.scope(), &source_id)
-            .await
-            .map_err(|e| match e {
-                StoreError::NotFound => ApiError::ResourceMissing {
-                    kind: "bank_account",
-                    id: source_id.clone(),
-                },
-                other => ApiError::Store(other),
-            })?;
-        if ba.currency != currency {
-            return Err(invalid(
-                "currency",
-                "must be the source bank account's currency",
-            ));
-        }
-        ba.id
-    } else {
-        let from = parse_address("source.id", &source_id)?;
-        if from == to {
-            return Err(invalid(
-                "destination.address",
-                "must differ from the source",
-            ));
-        }
-        from.to_checksum(None)
-    };
     let token = *net
         .tokens
         .get(&currency)
@@ -127,7 +132,7 @@ pub async fn create_payment(
         source_type,
         source_id,
         destination_type,
-        destination_address: to.to_checksum(None),
+        destination_address,
         status: PaymentStatus::Pending,
         failure_reason: None,
         chain_id: net.chain_id,
@@ -137,14 +142,18 @@ pub async fn create_payment(
     };
     state.store.insert_payment(&payment).await?;
     let wait = wait_of(&state, &headers);
-    let done = if from_bank {
-        // The relayer's payment worker debits the bank and pays out; wait for it.
+    let done = if from_bank || to_bank {
+        // The relayer's payment worker drives payments with a bank leg; wait for it.
         wait_final(&state, &p, &payment.id, wait).await?
     } else {
         let from: alloy::primitives::Address = payment
             .source_id
             .parse()
             .map_err(|_| invalid("source.id", "is not an address"))?;
+        let to: alloy::primitives::Address = payment
+            .destination_address
+            .parse()
+            .map_err(|_| invalid("destination.address", "is not an address"))?;
         let call = SettlementRouter::settleCall {
             r#ref: keccak256(payment.id.as_bytes()),
             token,

@@ -1,10 +1,15 @@
-//! The relayer's payment worker: drives payments funded from a bank account.
+//! The relayer's payment worker: drives every payment with a bank leg, in two legs.
 //!
-//! bank → wallet: debit the bank account (idempotency key `<payment>:debit`, so a restart
-//! never debits twice); when the debit is final (settled, and past any return window),
-//! pay the wallet from the treasury through the router (one journaled transaction per
-//! payment: a restart waits for the journaled one instead of sending another); the payment
-//! fails with the bank's reason when the debit fails or is returned.
+//! - Source leg. A bank account is debited (idempotency key `<payment>:debit`, so a restart
+//!   never debits twice) and the leg is done when the debit is final (settled and past any
+//!   return window); a wallet pays the treasury through the router (one journaled
+//!   transaction per payment: a restart waits for the journaled one, never sends another).
+//! - Destination leg. A wallet is paid from the treasury through the router (same rule);
+//!   a bank account is credited (key `<payment>:credit`).
+//!
+//! A failed leg fails the payment with its reason (the bank's, or `insufficient_funds`
+//! when the router refuses the payer's transfer). Refunding a source leg that succeeded
+//! before a destination leg failed is not done yet; it is logged.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -18,6 +23,14 @@ use openrail_store::payments::{Payment, PaymentStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
 
 use crate::bank::{BankError, BankRail, SimulatedBank};
+
+/// Where an on-chain leg stands, read from the journal.
+enum Leg {
+    NotSent,
+    InFlight,
+    Done(String),
+    Failed(Option<String>),
+}
 
 /// Errors of a worker step.
 #[derive(Debug, thiserror::Error)]
@@ -71,9 +84,33 @@ impl PaymentWorker {
     }
 
     async fn advance(&self, p: &Payment) -> Result<bool, PaymentError> {
-        let debit_key = format!("{}:debit", p.id);
+        let from_bank = p.source_type == "bank_account";
+        let to_bank = p.destination_type == "bank_account";
+        let source_intent = format!("{}:source", p.id);
         if p.status == PaymentStatus::Pending {
-            self.bank.debit(&p.source_id, p.amount, &debit_key).await?;
+            if from_bank {
+                self.bank
+                    .debit(&p.source_id, p.amount, &format!("{}:debit", p.id))
+                    .await?;
+            } else {
+                // Mark processing first: the transaction's fate is read from the journal.
+                if !self
+                    .store
+                    .set_payment_status(
+                        &p.id,
+                        PaymentStatus::Pending,
+                        PaymentStatus::Processing,
+                        None,
+                        None,
+                    )
+                    .await?
+                {
+                    return Ok(false);
+                }
+                self.send_leg(p, &p.source_id, "treasury", &source_intent)
+                    .await;
+                return Ok(true);
+            }
             return Ok(self
                 .store
                 .set_payment_status(
@@ -85,106 +122,155 @@ impl PaymentWorker {
                 )
                 .await?);
         }
-        let Some(debit) = self.store.bank_transfer_by_key(&debit_key).await? else {
-            return Ok(false);
-        };
-        match debit.status {
-            TransferStatus::Pending => Ok(false),
-            TransferStatus::Failed => {
-                let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
-                Ok(self
+        // Source leg.
+        if from_bank {
+            let Some(debit) = self
+                .store
+                .bank_transfer_by_key(&format!("{}:debit", p.id))
+                .await?
+            else {
+                return Ok(false);
+            };
+            match debit.status {
+                TransferStatus::Pending => return Ok(false),
+                TransferStatus::Failed => {
+                    let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
+                    return self.fail(p, reason, None).await;
+                }
+                // Settled but still inside its return window: wait.
+                TransferStatus::Settled if debit.due_at != i64::MAX => return Ok(false),
+                TransferStatus::Settled => {}
+            }
+        } else {
+            match self.leg_status(&source_intent).await? {
+                Leg::InFlight => return Ok(false),
+                Leg::Failed(hash) => {
+                    return self.fail(p, "insufficient_funds", hash.as_deref()).await;
+                }
+                Leg::Done(_) => {}
+                Leg::NotSent => {
+                    self.send_leg(p, &p.source_id, "treasury", &source_intent)
+                        .await;
+                    return Ok(false);
+                }
+            }
+        }
+        // Destination leg.
+        if to_bank {
+            let credit = self
+                .bank
+                .credit(
+                    &p.destination_address,
+                    p.amount,
+                    &format!("{}:credit", p.id),
+                )
+                .await?;
+            return match credit.status {
+                TransferStatus::Pending => Ok(false),
+                TransferStatus::Settled => Ok(self
                     .store
                     .set_payment_status(
                         &p.id,
                         PaymentStatus::Processing,
-                        PaymentStatus::Failed,
-                        Some(reason),
+                        PaymentStatus::Succeeded,
+                        None,
                         None,
                     )
-                    .await?)
+                    .await?),
+                TransferStatus::Failed => {
+                    tracing::error!(payment = %p.id, "destination bank leg failed after the source leg; refund not automated");
+                    self.fail(
+                        p,
+                        credit.failure_reason.as_deref().unwrap_or("bank_failure"),
+                        None,
+                    )
+                    .await
+                }
+            };
+        }
+        let payout_intent = p.id.clone();
+        match self.leg_status(&payout_intent).await? {
+            Leg::InFlight => Ok(false),
+            Leg::Done(hash) => Ok(self
+                .store
+                .set_payment_status(
+                    &p.id,
+                    PaymentStatus::Processing,
+                    PaymentStatus::Succeeded,
+                    None,
+                    Some(&hash),
+                )
+                .await?),
+            Leg::Failed(hash) => self.fail(p, "payout_failed", hash.as_deref()).await,
+            Leg::NotSent => {
+                self.send_leg(p, "treasury", &p.destination_address, &payout_intent)
+                    .await;
+                Ok(true)
             }
-            // Settled but still inside its return window: wait.
-            TransferStatus::Settled if debit.due_at != i64::MAX => Ok(false),
-            TransferStatus::Settled => self.pay_out(p).await,
         }
     }
 
-    /// The on-chain leg: treasury → wallet, once per payment.
-    async fn pay_out(&self, p: &Payment) -> Result<bool, PaymentError> {
-        match self.store.tx_status_for_intent(&p.id).await? {
-            None => {}
-            Some((status, hash)) => {
-                let to = match status.as_str() {
-                    "succeeded" => PaymentStatus::Succeeded,
-                    "reverted" | "rejected" => PaymentStatus::Failed,
-                    _ => return Ok(false), // in flight: its receipt will settle it
-                };
-                let reason = (to == PaymentStatus::Failed).then_some("payout_failed");
-                return Ok(self
-                    .store
-                    .set_payment_status(&p.id, PaymentStatus::Processing, to, reason, Some(&hash))
-                    .await?);
-            }
-        }
-        let Ok(to) = p.destination_address.parse::<Address>() else {
-            return Ok(self
-                .store
-                .set_payment_status(
-                    &p.id,
-                    PaymentStatus::Processing,
-                    PaymentStatus::Failed,
-                    Some("invalid_destination"),
-                    None,
-                )
-                .await?);
-        };
-        let Some(token) = self.tokens.get(&p.currency) else {
-            return Ok(self
-                .store
-                .set_payment_status(
-                    &p.id,
-                    PaymentStatus::Processing,
-                    PaymentStatus::Failed,
-                    Some("currency_unavailable"),
-                    None,
-                )
-                .await?);
-        };
-        let scale = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - p.currency.decimals()));
-        let call = SettlementRouter::settleCall {
-            r#ref: keccak256(p.id.as_bytes()),
-            token: *token,
-            from: self.treasury,
-            to,
-            amount: U256::from(p.amount) * scale,
-        };
-        let (status, reason, tx) = match self
-            .submitter
-            .call(self.router, call, "settle", &p.id)
-            .await
-        {
-            Ok(m) if m.success => (PaymentStatus::Succeeded, None, Some(m.tx_hash.to_string())),
-            Ok(m) => (
-                PaymentStatus::Failed,
-                Some("payout_failed"),
-                Some(m.tx_hash.to_string()),
-            ),
-            // Unknown fate (e.g. shutting down): the journal decides on the next step.
-            Err(e) => {
-                tracing::warn!(payment = %p.id, error = %e, "payout not confirmed");
-                return Ok(false);
-            }
-        };
+    async fn fail(
+        &self,
+        p: &Payment,
+        reason: &str,
+        tx: Option<&str>,
+    ) -> Result<bool, PaymentError> {
         Ok(self
             .store
             .set_payment_status(
                 &p.id,
                 PaymentStatus::Processing,
-                status,
-                reason,
-                tx.as_deref(),
+                PaymentStatus::Failed,
+                Some(reason),
+                tx,
             )
             .await?)
+    }
+
+    /// The fate of the journaled transaction carrying `intent`.
+    async fn leg_status(&self, intent: &str) -> Result<Leg, PaymentError> {
+        Ok(match self.store.tx_status_for_intent(intent).await? {
+            None => Leg::NotSent,
+            Some((status, hash)) => match status.as_str() {
+                "succeeded" => Leg::Done(hash),
+                "reverted" | "rejected" => Leg::Failed(Some(hash)),
+                _ => Leg::InFlight,
+            },
+        })
+    }
+
+    /// Sends one router transfer for `intent` (`treasury` stands for the treasury wallet)
+    /// and waits for it; its fate is read back from the journal on the next step.
+    async fn send_leg(&self, p: &Payment, from: &str, to: &str, intent: &str) {
+        let parse = |who: &str| {
+            if who == "treasury" {
+                Some(self.treasury)
+            } else {
+                who.parse::<Address>().ok()
+            }
+        };
+        let (Some(from), Some(to), Some(token)) =
+            (parse(from), parse(to), self.tokens.get(&p.currency))
+        else {
+            tracing::error!(payment = %p.id, "payment leg has an unusable address or currency");
+            return;
+        };
+        let scale = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - p.currency.decimals()));
+        let call = SettlementRouter::settleCall {
+            r#ref: keccak256(intent.as_bytes()),
+            token: *token,
+            from,
+            to,
+            amount: U256::from(p.amount) * scale,
+        };
+        if let Err(e) = self
+            .submitter
+            .call(self.router, call, "settle", intent)
+            .await
+        {
+            tracing::warn!(payment = %p.id, error = %e, "payment leg not confirmed");
+        }
     }
 
     /// Steps forever, every `poll`.

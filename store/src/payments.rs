@@ -159,11 +159,11 @@ impl Store {
 }
 
 impl Store {
-    /// Payments funded from a bank account that are not final yet, oldest first (all
+    /// Payments with a bank leg that are not final yet, oldest first (all
     /// accounts: this is the relayer's work list).
     pub async fn open_bank_payments(&self, limit: u32) -> Result<Vec<Payment>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {COLS} FROM payments WHERE source_type = 'bank_account' \
+            "SELECT {COLS} FROM payments WHERE (source_type = 'bank_account' OR destination_type = 'bank_account') \
              AND status IN ('pending', 'processing') ORDER BY created_at, id LIMIT {limit}"
         ))
         .fetch_all(self.pool())

@@ -66,7 +66,7 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
 
     for (body, status, code, param) in [
         (
-            json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()}, "destination": {"type": "bank_account", "address": "ba_x"}}),
+            json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()}, "destination": {"type": "cash", "address": "ba_x"}}),
             400,
             "parameter_invalid",
             "destination.type",
@@ -122,6 +122,16 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
     );
     h.stop().await;
     Ok(())
+}
+
+async fn pay_to_bank(h: &Harness, from: String, to: String, amount: &str) -> openrail_tests::Reply {
+    h.post(
+        "/v1/payments",
+        json!({"amount": amount, "currency": "USD", "source": {"type": "bank_account", "id": from},
+               "destination": {"type": "bank_account", "address": to}}),
+    )
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -234,7 +244,61 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
     let r = pay(eur.str("id").to_string(), "1").await;
     assert_eq!(
         (r.str("code"), r.str("param")),
-        ("parameter_invalid", "currency")
+        ("parameter_invalid", "source.id")
+    );
+
+    // Wallet → bank: the wallet pays the treasury on chain, then the account is credited.
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 50).await?;
+    let dest_ba = account("settles", "0").await;
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "20.00", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "bank_account", "address": dest_ba}}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::CREATED, "succeeded"),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.balance("USD", payer.address()).await?, units(30));
+    assert_eq!(
+        h.get(&format!("/v1/bank-accounts/{dest_ba}"))
+            .await?
+            .str("balance"),
+        "20.00"
+    );
+    // Bank → bank: debit, then credit.
+    let r = pay_to_bank(&h, ok.clone(), dest_ba.clone(), "10.00").await;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::CREATED, "succeeded"),
+        "{}",
+        r.body
+    );
+    assert_eq!(
+        h.get(&format!("/v1/bank-accounts/{ok}"))
+            .await?
+            .str("balance"),
+        "50.00"
+    );
+    assert_eq!(
+        h.get(&format!("/v1/bank-accounts/{dest_ba}"))
+            .await?
+            .str("balance"),
+        "30.00"
+    );
+    // Into a closed account: the credit fails and so does the payment.
+    let closed = account("closed", "0").await;
+    let r = pay_to_bank(&h, ok.clone(), closed, "1.00").await;
+    assert_eq!(
+        (r.str("status"), r.str("failure_reason")),
+        ("failed", "account_closed"),
+        "{}",
+        r.body
     );
     h.stop().await;
     Ok(())
