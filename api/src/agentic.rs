@@ -264,7 +264,30 @@ pub async fn create_mandate(
         .ok_or_else(|| invalid("interval", "must be one of daily, weekly, monthly, yearly"))?;
     let purpose = text("purpose", fields.opt_string("purpose")?)?;
     fields.finish()?;
-    let payer = parse_address("payer_account_id", &payer_account_id)?;
+    // A bank-account payer is funded through the treasury: the chain pulls from the
+    // treasury and the relayer debits the bank account once per authorized pull.
+    let payer = if payer_account_id.starts_with("ba_") {
+        let ba = state
+            .store
+            .bank_account(p.scope(), &payer_account_id)
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound => ApiError::ResourceMissing {
+                    kind: "bank_account",
+                    id: payer_account_id.clone(),
+                },
+                other => ApiError::Store(other),
+            })?;
+        if ba.currency != currency {
+            return Err(invalid(
+                "payer_account_id",
+                "is a bank account in another currency than the mandate",
+            ));
+        }
+        net.treasury
+    } else {
+        parse_address("payer_account_id", &payer_account_id)?
+    };
     let token = *net
         .tokens
         .get(&currency)
@@ -720,6 +743,7 @@ pub async fn create_pull(
         authorized_at: None,
         created_at: now,
         updated_at: now,
+        failure_reason: None,
     };
     state.store.insert_pull(&pull).await?;
 

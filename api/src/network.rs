@@ -21,6 +21,8 @@ pub struct Network {
     pub allowance_state_machine: Address,
     /// The settlement router (one-time payments).
     pub router: Address,
+    /// The treasury wallet: pays bank-funded pulls on chain, holds bank legs in transit.
+    pub treasury: Address,
     /// Stablecoin per currency.
     pub tokens: BTreeMap<Currency, Address>,
     /// Where pulls go when the request names no destination (the account's settlement

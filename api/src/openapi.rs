@@ -399,7 +399,7 @@ fn schemas() -> Value {
             "destination": { "type": STR, "description": "Wallet address; must be allow-listed when the key has a list" },
             "description": { "type": STR, "maxLength": 500 },
         })),
-        "DebitPull": object(&["id", "object", "livemode", "created_at", "session_key_id", "mandate_id", "amount", "currency", "destination", "description", "status", "decline_code", "authorized_at", "onchain"], json!({
+        "DebitPull": object(&["id", "object", "livemode", "created_at", "session_key_id", "mandate_id", "amount", "currency", "destination", "description", "status", "decline_code", "failure_reason", "authorized_at", "onchain"], json!({
             "id": { "type": STR, "pattern": "^pull_" },
             "object": { "const": "debit_pull" },
             "livemode": { "type": "boolean" },
@@ -412,6 +412,7 @@ fn schemas() -> Value {
             "description": nullable(STR),
             "status": { "type": STR, "enum": ["pending", "authorized", "settled", "declined", "failed"] },
             "decline_code": nullable(STR),
+            "failure_reason": nullable(STR),
             "authorized_at": { "oneOf": [time, { "type": "null" }] },
             "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
         })),

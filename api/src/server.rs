@@ -86,6 +86,7 @@ pub async fn network_from_deployment(
         chain_id: deployment.chain_id,
         allowance_state_machine: asm,
         router: deployment.router,
+        treasury: deployment.treasury,
         tokens,
         default_destination: deployment.treasury,
     })

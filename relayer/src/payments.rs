@@ -73,14 +73,51 @@ impl PaymentWorker {
         }
     }
 
-    /// Moves every open bank-funded payment as far as it can go now.
+    /// Moves every open payment with a bank leg, and every authorized bank-funded pull, as
+    /// far as it can go now.
     pub async fn step(&self) -> Result<usize, PaymentError> {
         self.bank.process_due(now_ms()).await?;
         let mut moved = 0;
         for p in self.store.open_bank_payments(100).await? {
             moved += usize::from(self.advance(&p).await?);
         }
+        for pull in self.store.bank_funded_pulls(100).await? {
+            moved += usize::from(self.settle_pull(&pull).await?);
+        }
         Ok(moved)
+    }
+
+    /// The bank leg of an authorized pull of a bank-funded mandate: the treasury already
+    /// paid on chain; debit the payer's bank account exactly once (key `<pull>:debit`) and
+    /// end the pull `settled`, or `failed` with the bank's reason.
+    async fn settle_pull(
+        &self,
+        pull: &openrail_store::agentic::BankFundedPull,
+    ) -> Result<bool, PaymentError> {
+        use openrail_store::agentic::PullStatus;
+        let debit = self
+            .bank
+            .debit(
+                &pull.bank_account_id,
+                pull.amount,
+                &format!("{}:debit", pull.pull_id),
+            )
+            .await?;
+        Ok(match debit.status {
+            TransferStatus::Pending => false,
+            TransferStatus::Settled if debit.due_at != i64::MAX => false,
+            TransferStatus::Settled => {
+                self.store
+                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None)
+                    .await?
+            }
+            TransferStatus::Failed => {
+                let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
+                self.store
+                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason))
+                    .await?
+            }
+        })
     }
 
     async fn advance(&self, p: &Payment) -> Result<bool, PaymentError> {

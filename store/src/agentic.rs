@@ -153,6 +153,8 @@ pub struct DebitPull {
     pub created_at: i64,
     /// Unix ms.
     pub updated_at: i64,
+    /// Why the bank leg of an authorized pull failed.
+    pub failure_reason: Option<String>,
 }
 
 /// How a pull ended on chain, as the store records it.
@@ -208,7 +210,7 @@ const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount
     onchain_id, tx_hash, created_at";
 const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
     destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
-    created_at, updated_at";
+    created_at, updated_at, failure_reason";
 
 fn mode_of(r: &AnyRow, i: usize) -> Result<Mode, StoreError> {
     let s: String = r.try_get(i)?;
@@ -282,6 +284,7 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
         authorized_at: r.try_get(15)?,
         created_at: r.try_get(16)?,
         updated_at: r.try_get(17)?,
+        failure_reason: r.try_get(18)?,
     })
 }
 
@@ -495,7 +498,7 @@ impl Store {
     /// Inserts a new debit pull.
     pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
+            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)"
         ))
         .bind(&p.id)
         .bind(&p.account_id)
@@ -515,6 +518,7 @@ impl Store {
         .bind(p.authorized_at)
         .bind(p.created_at)
         .bind(p.updated_at)
+        .bind(&p.failure_reason)
         .execute(self.pool())
         .await?;
         Ok(())
@@ -604,5 +608,58 @@ impl Store {
         .fetch_one(self.pool())
         .await?;
         Ok(u64_of(row.try_get(0)?))
+    }
+}
+
+/// An authorized pull whose mandate is funded from a bank account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BankFundedPull {
+    /// The pull.
+    pub pull_id: String,
+    /// Its amount, minor units.
+    pub amount: u64,
+    /// The payer's bank account (`ba_…`).
+    pub bank_account_id: String,
+}
+
+impl Store {
+    /// Authorized pulls of bank-funded mandates: their bank leg is still to be done.
+    pub async fn bank_funded_pulls(&self, limit: u32) -> Result<Vec<BankFundedPull>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT p.id, p.amount, m.payer_account_id FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
+             WHERE p.status = 'authorized' AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\' \
+             ORDER BY p.created_at, p.id LIMIT {limit}"
+        ))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(BankFundedPull {
+                    pull_id: r.try_get(0)?,
+                    amount: u64_of(r.try_get(1)?),
+                    bank_account_id: r.try_get(2)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Ends an authorized pull's bank leg: `settled`, or `failed` with the bank's reason.
+    pub async fn finish_pull_bank_leg(
+        &self,
+        id: &str,
+        status: PullStatus,
+        failure_reason: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE debit_pulls SET status = $2, failure_reason = $3, updated_at = $4 \
+             WHERE id = $1 AND status = 'authorized'",
+        )
+        .bind(id)
+        .bind(status.as_str())
+        .bind(failure_reason)
+        .bind(crate::now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 }

@@ -303,3 +303,91 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn bank_funded_pulls_debit_the_bank_once() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let dest = dev_spare().address();
+    let treasury = h.settlement_deployment().treasury;
+    let treasury_before = h.balance("USD", treasury).await?;
+    let pull_on = |behavior: &'static str| {
+        let h = &h;
+        async move {
+            let ba = h
+                .post(
+                    "/v1/bank-accounts",
+                    json!({"owner_name": "Ada", "currency": "USD", "balance": "100.00", "behavior": behavior, "delay_seconds": 0}),
+                )
+                .await
+                .unwrap()
+                .str("id")
+                .to_string();
+            let m = h
+                .post(
+                    "/v1/mandates",
+                    json!({"payer_account_id": ba, "max_amount": "50", "currency": "USD", "interval": "monthly"}),
+                )
+                .await
+                .unwrap();
+            assert_eq!(m.str("payer_account_id"), ba);
+            let k = h
+                .post(
+                    "/v1/session-keys",
+                    json!({"mandate_id": m.str("id"), "expires_in": 600}),
+                )
+                .await
+                .unwrap();
+            let r = h
+                .post("/v1/debit-pulls", json!({"session_key_id": k.str("id"), "amount": "20", "destination": dest.to_string()}))
+                .await
+                .unwrap();
+            assert_eq!(
+                (r.status, r.str("status")),
+                (StatusCode::CREATED, "authorized"),
+                "{}",
+                r.body
+            );
+            // The bank leg finishes after authorization.
+            let id = r.str("id").to_string();
+            let mut pull = r.body.clone();
+            for _ in 0..100 {
+                pull = h.get(&format!("/v1/debit-pulls/{id}")).await.unwrap().body;
+                if pull["status"] != "authorized" {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            let bank = h
+                .get(&format!("/v1/bank-accounts/{ba}"))
+                .await
+                .unwrap()
+                .body;
+            (pull, bank)
+        }
+    };
+
+    let (pull, bank) = pull_on("settles").await;
+    assert_eq!(pull["status"], "settled");
+    assert_eq!(bank["balance"], "80.00");
+    assert_eq!(
+        bank["transfers"].as_array().unwrap().len(),
+        1,
+        "exactly one bank debit"
+    );
+    // On chain the treasury paid the destination.
+    assert_eq!(h.balance("USD", dest).await?, units(20));
+    assert_eq!(
+        h.balance("USD", treasury).await?,
+        treasury_before - units(20)
+    );
+
+    let (pull, bank) = pull_on("insufficient_funds").await;
+    assert_eq!(
+        (pull["status"].as_str(), pull["failure_reason"].as_str()),
+        (Some("failed"), Some("insufficient_funds"))
+    );
+    assert_eq!(bank["balance"], "100.00");
+    assert_eq!(bank["transfers"].as_array().unwrap().len(), 1);
+    h.stop().await;
+    Ok(())
+}

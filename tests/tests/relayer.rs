@@ -157,6 +157,7 @@ async fn pending_pull(f: &Fixture, id: &str, amount_minor: u64) -> anyhow::Resul
             authorized_at: None,
             created_at: now,
             updated_at: now,
+            failure_reason: None,
         })
         .await?;
     Ok(())
