@@ -58,7 +58,10 @@ pub(crate) fn account_only(p: &Principal) -> Result<(), ApiError> {
     }
 }
 
-fn missing<'a>(kind: &'static str, id: &'a str) -> impl FnOnce(StoreError) -> ApiError + 'a {
+pub(crate) fn missing<'a>(
+    kind: &'static str,
+    id: &'a str,
+) -> impl FnOnce(StoreError) -> ApiError + 'a {
     move |e| match e {
         StoreError::NotFound => ApiError::ResourceMissing {
             kind,

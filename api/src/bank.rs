@@ -8,10 +8,11 @@ use axum::response::{IntoResponse, Response};
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior};
 use openrail_store::ids::new_id;
 use openrail_store::money::format_minor;
-use openrail_store::{Currency, Mode, StoreError, now_ms};
+use openrail_store::{Currency, Mode, now_ms};
 use serde_json::{Value, json};
 
 use crate::AppState;
+use crate::agentic::missing;
 use crate::body::{Fields, invalid};
 use crate::error::ApiError;
 use crate::middleware::Principal;
@@ -114,13 +115,7 @@ pub async fn get_bank_account(
         .store
         .bank_account(p.scope(), &id)
         .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::ResourceMissing {
-                kind: "bank_account",
-                id: id.clone(),
-            },
-            other => ApiError::Store(other),
-        })?;
+        .map_err(missing("bank_account", &id))?;
     let transfers = state.store.bank_transfers(&account.id).await?;
     Ok((
         StatusCode::OK,

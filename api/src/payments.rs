@@ -15,12 +15,12 @@ use openrail_chain::bindings::SettlementRouter;
 use openrail_store::ids::new_id;
 use openrail_store::money::{TOKEN_DECIMALS, format_minor};
 use openrail_store::payments::{Payment, PaymentStatus};
-use openrail_store::{Currency, StoreError, now_ms};
+use openrail_store::{Currency, now_ms};
 use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::agentic::{
-    account_only, network, no_more_query, paging, parse_address, run_bounded, wait_of,
+    account_only, missing, network, no_more_query, paging, parse_address, run_bounded, wait_of,
 };
 use crate::body::{Fields, invalid};
 use crate::error::ApiError;
@@ -85,13 +85,7 @@ pub async fn create_payment(
                 .store
                 .bank_account(p.scope(), &id)
                 .await
-                .map_err(|e| match e {
-                    StoreError::NotFound => ApiError::ResourceMissing {
-                        kind: "bank_account",
-                        id: id.clone(),
-                    },
-                    other => ApiError::Store(other),
-                })?;
+                .map_err(missing("bank_account", &id))?;
             if ba.currency != currency {
                 return Err(invalid(
                     param,
@@ -246,13 +240,7 @@ pub async fn get_payment(
         .store
         .payment(p.scope(), &id)
         .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::ResourceMissing {
-                kind: "payment",
-                id: id.clone(),
-            },
-            other => ApiError::Store(other),
-        })?;
+        .map_err(missing("payment", &id))?;
     Ok((StatusCode::OK, axum::Json(payment_json(&payment))).into_response())
 }
 
