@@ -151,35 +151,16 @@ pub async fn deploy_chain(
 
     let (router, asm, verifier) = match role {
         ChainRole::Settlement => {
-            // router at nonce n, state machine at n + 1.
-            let nonce = op.get_transaction_count(operator_addr).await?;
-            let predicted = operator_addr.create(nonce + 1);
-            let router = SettlementRouter::deploy(
-                &op,
-                operator_addr,
-                operator_addr,
-                treasury_addr,
-                predicted,
-            )
-            .await?;
-            let asm = AllowanceStateMachine::deploy(&op, operator_addr, *router.address()).await?;
-            if *asm.address() != predicted {
-                return Err(ChainError::Deployment(format!(
-                    "allowance state machine at {} but the router expects {predicted}",
-                    asm.address()
-                )));
-            }
-            (*router.address(), Some(*asm.address()), None)
+            // The allowance state machine is this chain's router (one contract: a pull moves
+            // tokens without calling a second one; see ARCHITECTURE.md "Gas").
+            let asm =
+                AllowanceStateMachine::deploy(&op, operator_addr, operator_addr, treasury_addr)
+                    .await?;
+            (*asm.address(), Some(*asm.address()), None)
         }
         ChainRole::Attestation => {
-            let router = SettlementRouter::deploy(
-                &op,
-                operator_addr,
-                operator_addr,
-                treasury_addr,
-                Address::ZERO,
-            )
-            .await?;
+            let router =
+                SettlementRouter::deploy(&op, operator_addr, operator_addr, treasury_addr).await?;
             let verifier = AttestationVerifier::deploy(&op, operator_addr).await?;
             mined(verifier.addAttester(operator_addr).send().await?).await?;
             (*router.address(), None, Some(*verifier.address()))

@@ -84,8 +84,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         println!("Database            {} (SQLite, made anew each run)", db_path.display());
         println!("Relayer             watching the settlement chain in this process\n");
         println!("Settlement chain (A)   chain id {}   {}", a.chain_id, a.rpc_url);
-        println!("  AllowanceStateMachine  {asm}");
-        println!("  SettlementRouter       {}", a.router);
+        println!("  AllowanceStateMachine  {asm}   (also this chain's settlement router)");
         for (code, token) in &a.tokens {
             println!("  {code} test token         {token}");
         }

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity 0.8.30;
 
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
-import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {IAllowanceStateMachine} from "./interfaces/IAllowanceStateMachine.sol";
-import {ISettlementRouter} from "./interfaces/ISettlementRouter.sol";
+import {SettlementCore} from "./SettlementCore.sol";
 
 /// @title AllowanceStateMachine
 /// @notice Enforces agentic recurring debits on chain: mandates with a ceiling per calendar epoch,
 ///         session keys scoped to a mandate, and debit pulls checked against both ceilings.
-/// @dev Storage is laid out for the pull hot path: a key is one slot (config and its epoch usage);
-///      a mandate is two slots (config, and token with its epoch usage). A pull reads three slots,
-///      writes two, checks the allow-list once, and calls the router.
-contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
+/// @dev It is also the settlement chain's router (`SettlementCore`): payers approve this contract
+///      and a pull moves their tokens with one `transferFrom`, without a call to a second
+///      contract. Storage is laid out for the pull hot path: the operator and the pause flag
+///      share a slot; a key is one slot (config and its epoch usage); a mandate is two slots
+///      (config, and token with its epoch usage). A pull reads four slots, checks the
+///      allow-list once, writes two slots, and calls the token. See ARCHITECTURE.md "Gas".
+contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     /// @dev Slot A of a mandate.
     struct MandateConfig {
         address payer;
@@ -24,7 +25,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     /// @dev Slot B of a mandate: the token and the usage of the current epoch.
     struct MandateUsage {
         address token;
-        uint32 epochDay;
+        uint32 epochEnd; // day number of the first day after the epoch of `spent`
         uint64 spent;
     }
 
@@ -35,13 +36,11 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         bool revoked;
         bool hasAllowList;
         uint64 ceiling; // 0 = none
-        uint32 epochDay;
+        uint32 epochEnd; // day number of the first day after the epoch of `spent`
         uint64 spent;
     }
 
     uint256 private constant DAY = 86_400;
-
-    ISettlementRouter private immutable _router;
 
     uint32 private _mandateCount;
     mapping(bytes32 mandateId => uint32) private _mandateIndex;
@@ -51,13 +50,13 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     mapping(bytes32 keyId => Key) private _keys;
     mapping(bytes32 keyId => mapping(address destination => bool)) private _allowed;
 
-    /// @notice Deploys the state machine.
-    /// @param owner_ The operator: the only account that may write.
-    /// @param router_ The settlement router that moves the tokens.
-    constructor(address owner_, address router_) Ownable(owner_) {
-        if (router_.code.length == 0) revert InvalidRouter(router_);
-        _router = ISettlementRouter(router_);
-    }
+    /// @notice Deploys the state machine, which is also the settlement chain's router.
+    /// @param owner_ Owner (may pause and change the operator and treasury).
+    /// @param operator_ The service's signer: the only account that may write and move tokens.
+    /// @param treasury_ The treasury wallet.
+    constructor(address owner_, address operator_, address treasury_)
+        SettlementCore(owner_, operator_, treasury_)
+    {}
 
     // ------------------------------------------------------------------ writes
 
@@ -68,7 +67,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         address token,
         uint256 maxAmount,
         Interval interval
-    ) external onlyOwner {
+    ) external onlyOperator {
         if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
         if (payer == address(0) || token == address(0)) revert ZeroAddress();
         if (maxAmount == 0 || maxAmount > type(uint64).max) revert InvalidAmount(maxAmount);
@@ -81,7 +80,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function cancelMandate(bytes32 mandateId) external onlyOwner {
+    function cancelMandate(bytes32 mandateId) external onlyOperator {
         uint32 index = _mandateIndex[mandateId];
         if (index == 0) revert UnknownMandate(mandateId);
         MandateConfig storage cfg = _config[index];
@@ -97,7 +96,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         uint64 expiresAt,
         uint256 maxAmount,
         address[] calldata allowedDestinations
-    ) external onlyOwner {
+    ) external onlyOperator {
         if (_keys[keyId].mandateIndex != 0) revert KeyAlreadyExists(keyId);
         uint32 index = _mandateIndex[mandateId];
         if (index == 0) revert UnknownMandate(mandateId);
@@ -117,7 +116,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function revokeSessionKey(bytes32 keyId) external onlyOwner {
+    function revokeSessionKey(bytes32 keyId) external onlyOperator {
         Key storage k = _keys[keyId];
         if (k.mandateIndex == 0) revert UnknownKey(keyId);
         if (k.revoked) revert KeyRevoked(keyId);
@@ -126,24 +125,26 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function pull(bytes32 keyId, address destination, uint256 amount) external onlyOwner {
-        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
-        if (err.length != 0) {
-            assembly ("memory-safe") {
-                revert(add(err, 32), mload(err))
+    /// @dev The common case (a pull that passes, after another pull of the key this epoch) runs
+    ///      in `_fastPull`; anything else (a decline, a key's first pull of an epoch) takes the
+    ///      reference path `_authorize`, which applies the same rules and names the reason.
+    function pull(bytes32 keyId, address destination, uint256 amount) external onlyOperatorUnpaused {
+        if (!_fastPull(keyId, destination, amount)) {
+            (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
+            if (err.length != 0) {
+                assembly ("memory-safe") {
+                    revert(add(err, 32), mload(err))
+                }
             }
-        }
-        _write(p.keySlot, p.keyWord);
-        _write(p.useSlot, p.useWord);
-        try _router.pullFor(p.token, p.payer, destination, amount) {}
-        catch {
-            revert TransferFailed(keyId);
+            _write(p.keySlot, p.keyWord);
+            _write(p.useSlot, p.useWord);
+            if (!_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
         }
         emit DebitPulled(keyId, destination, amount);
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function pullBatch(PullItem[] calldata items) external onlyOwner returns (uint256 authorized) {
+    function pullBatch(PullItem[] calldata items) external onlyOperatorUnpaused returns (uint256 authorized) {
         uint256 n = items.length;
         for (uint256 i; i < n; ++i) {
             PullItem calldata item = items[i];
@@ -156,10 +157,10 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
             uint256 useBefore = _read(p.useSlot);
             _write(p.keySlot, p.keyWord);
             _write(p.useSlot, p.useWord);
-            try _router.pullFor(p.token, p.payer, item.destination, item.amount) {
+            if (_tryMove(p.token, p.payer, item.destination, item.amount)) {
                 emit DebitPulled(item.keyId, item.destination, item.amount);
                 ++authorized;
-            } catch {
+            } else {
                 _write(p.keySlot, keyBefore);
                 _write(p.useSlot, useBefore);
                 emit DebitPullDeclined(
@@ -177,14 +178,15 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         if (index == 0) revert UnknownMandate(mandateId);
         MandateConfig memory cfg = _config[index];
         MandateUsage memory use = _usage[index];
-        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
+        uint256 today = block.timestamp / DAY;
+        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, today);
         v = MandateView({
             payer: cfg.payer,
             token: use.token,
             maxAmount: cfg.maxAmount,
             interval: cfg.interval,
             status: cfg.status,
-            spentThisEpoch: use.epochDay == startDay ? use.spent : 0,
+            spentThisEpoch: use.epochEnd > today ? use.spent : 0,
             epochStart: uint64(startDay * DAY),
             epochEnd: uint64(endDay * DAY)
         });
@@ -194,14 +196,13 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     function getSessionKey(bytes32 keyId) external view returns (SessionKeyView memory v) {
         Key memory k = _keys[keyId];
         if (k.mandateIndex == 0) revert UnknownKey(keyId);
-        (uint256 startDay,) = _epochDays(_config[k.mandateIndex].interval, block.timestamp / DAY);
         v = SessionKeyView({
             mandateId: _mandateIdOf[k.mandateIndex],
             expiresAt: k.expiresAt,
             maxAmount: k.ceiling,
             revoked: k.revoked,
             hasAllowList: k.hasAllowList,
-            spentThisEpoch: k.epochDay == startDay ? k.spent : 0
+            spentThisEpoch: k.epochEnd > block.timestamp / DAY ? k.spent : 0
         });
     }
 
@@ -218,15 +219,16 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         if (k.mandateIndex == 0) return (0, 0);
         MandateConfig memory cfg = _config[k.mandateIndex];
         MandateUsage memory use = _usage[k.mandateIndex];
-        (uint256 startDay, uint256 endDay) = _epochDays(cfg.interval, block.timestamp / DAY);
+        uint256 today = block.timestamp / DAY;
+        (, uint256 endDay) = _epochDays(cfg.interval, today);
         resetsAt = uint64(endDay * DAY);
         if (k.revoked || block.timestamp >= k.expiresAt || cfg.status != MandateStatus.Active) {
             return (0, resetsAt);
         }
-        uint256 mandateSpent = use.epochDay == startDay ? use.spent : 0;
+        uint256 mandateSpent = use.epochEnd > today ? use.spent : 0;
         remaining = cfg.maxAmount - mandateSpent;
         if (k.ceiling != 0) {
-            uint256 keySpent = k.epochDay == startDay ? k.spent : 0;
+            uint256 keySpent = k.epochEnd > today ? k.spent : 0;
             uint256 own = k.ceiling - keySpent;
             if (own < remaining) remaining = own;
         }
@@ -240,11 +242,6 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
     {
         (uint256 startDay, uint256 endDay) = _epochDays(interval, timestamp / DAY);
         return (uint64(startDay * DAY), uint64(endDay * DAY));
-    }
-
-    /// @inheritdoc IAllowanceStateMachine
-    function router() external view returns (address) {
-        return address(_router);
     }
 
     // ------------------------------------------------------------------ internals
@@ -288,6 +285,71 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         }
     }
 
+    /// @dev The pull hot path. When the pull passes every check and both usage words already
+    ///      belong to the current epoch (so no calendar arithmetic is needed), it stores the new
+    ///      usage, moves the tokens (reverting `TransferFailed` if that fails) and returns true.
+    ///      Otherwise it returns false having changed nothing, for `_authorize` to decide. Each
+    ///      slot is read once; unchecked sums are safe because amounts are below 2^64 and the
+    ///      sums are compared to 64-bit ceilings before they are stored.
+    function _fastPull(bytes32 keyId, address destination, uint256 amount) private returns (bool ok) {
+        uint256 keySlot;
+        uint256 kw;
+        uint256 cw;
+        uint256 useSlot;
+        uint256 uw;
+        assembly ("memory-safe") {
+            let today := div(timestamp(), DAY)
+            mstore(0x00, keyId)
+            mstore(0x20, _keys.slot)
+            keySlot := keccak256(0x00, 0x40)
+            kw := sload(keySlot)
+            mstore(0x00, and(kw, MASK32))
+            mstore(0x20, _config.slot)
+            cw := sload(keccak256(0x00, 0x40))
+            mstore(0x20, _usage.slot)
+            useSlot := keccak256(0x00, 0x40)
+            uw := sload(useSlot)
+            // exists (a zero mandate index has a zero config word, so status is not Active),
+            // not revoked, not expired, mandate active, both usage words of this epoch.
+            ok := and(
+                and(lt(sub(amount, 1), MASK64), iszero(and(shr(K_REVOKED, kw), 0xff))),
+                and(
+                    and(
+                        lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)),
+                        eq(and(shr(C_STATUS, cw), 0xff), 1)
+                    ),
+                    and(gt(and(shr(K_EPOCH, kw), MASK32), today), gt(and(shr(U_EPOCH, uw), MASK32), today))
+                )
+            )
+            let keySpent := add(and(shr(K_SPENT, kw), MASK64), amount)
+            let useSpent := add(shr(U_SPENT, uw), amount)
+            ok := and(
+                ok,
+                and(
+                    or(
+                        iszero(and(shr(K_CEILING, kw), MASK64)),
+                        iszero(gt(keySpent, and(shr(K_CEILING, kw), MASK64)))
+                    ),
+                    iszero(gt(useSpent, and(shr(C_MAX, cw), MASK64)))
+                )
+            )
+            if and(ok, iszero(iszero(and(shr(K_ALLOWLIST, kw), 0xff)))) {
+                mstore(0x00, keyId)
+                mstore(0x20, _allowed.slot)
+                mstore(0x20, keccak256(0x00, 0x40))
+                mstore(0x00, destination)
+                ok := iszero(iszero(and(sload(keccak256(0x00, 0x40)), 0xff)))
+            }
+            if ok {
+                sstore(keySlot, or(and(kw, sub(shl(K_SPENT, 1), 1)), shl(K_SPENT, keySpent)))
+                sstore(useSlot, or(and(uw, sub(shl(U_SPENT, 1), 1)), shl(U_SPENT, useSpent)))
+            }
+        }
+        if (ok && !_tryMove(address(uint160(uw)), address(uint160(cw)), destination, amount)) {
+            revert TransferFailed(keyId);
+        }
+    }
+
     /// @dev Checks a pull in the documented order, reading each slot once. On success returns
     ///      the key and mandate-usage words as they must be stored; on a decline returns the
     ///      custom error's ABI encoding.
@@ -327,32 +389,40 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
         if ((kw >> K_ALLOWLIST) & 0xff != 0 && !_allowed[keyId][destination]) {
             return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), p);
         }
-        (uint256 startDay, uint256 endDay) =
-            _epochDays(Interval((cw >> C_INTERVAL) & 0xff), block.timestamp / DAY);
-        uint256 spent = (kw >> K_EPOCH) & MASK32 == startDay ? (kw >> K_SPENT) & MASK64 : 0;
+        // The usage words keep the day their epoch ends: a stored end after today means the
+        // stored spend belongs to the current epoch (time only moves forward), so only the
+        // first pull of an epoch does the calendar arithmetic.
+        uint256 today = block.timestamp / DAY;
+        uint256 uw;
+        {
+            MandateUsage storage uRef = _usage[index];
+            uint256 slot;
+            assembly ("memory-safe") {
+                slot := uRef.slot
+                uw := sload(slot)
+            }
+            p.useSlot = slot;
+        }
+        uint256 endDay = (kw >> K_EPOCH) & MASK32;
+        uint256 keySpent = endDay > today ? (kw >> K_SPENT) & MASK64 : 0;
+        if (endDay <= today) {
+            endDay = (uw >> U_EPOCH) & MASK32;
+            if (endDay <= today) (, endDay) = _epochDays(Interval((cw >> C_INTERVAL) & 0xff), today);
+        }
         {
             uint256 ceiling = (kw >> K_CEILING) & MASK64;
-            if (ceiling != 0 && spent + amount > ceiling) {
+            if (ceiling != 0 && keySpent + amount > ceiling) {
                 return (
                     abi.encodeWithSelector(
-                        KeyCeilingExceeded.selector, keyId, ceiling - spent, uint64(endDay * DAY)
+                        KeyCeilingExceeded.selector, keyId, ceiling - keySpent, uint64(endDay * DAY)
                     ),
                     p
                 );
             }
         }
         // Amounts fit in uint64 (checked above) and the sums stay within the ceilings.
-        p.keyWord = (kw & ((1 << K_EPOCH) - 1)) | (startDay << K_EPOCH) | ((spent + amount) << K_SPENT);
-        {
-            MandateUsage storage uRef = _usage[index];
-            uint256 slot;
-            assembly ("memory-safe") {
-                slot := uRef.slot
-            }
-            p.useSlot = slot;
-        }
-        uint256 uw = _read(p.useSlot);
-        spent = (uw >> U_EPOCH) & MASK32 == startDay ? uw >> U_SPENT : 0;
+        p.keyWord = (kw & ((1 << K_EPOCH) - 1)) | (endDay << K_EPOCH) | ((keySpent + amount) << K_SPENT);
+        uint256 spent = (uw >> U_EPOCH) & MASK32 > today ? uw >> U_SPENT : 0;
         if (spent + amount > (cw >> C_MAX) & MASK64) {
             return (
                 abi.encodeWithSelector(
@@ -364,7 +434,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, Ownable2Step {
                 p
             );
         }
-        p.useWord = uint256(uint160(uw)) | (startDay << U_EPOCH) | ((spent + amount) << U_SPENT);
+        p.useWord = uint256(uint160(uw)) | (endDay << U_EPOCH) | ((spent + amount) << U_SPENT);
         p.payer = address(uint160(cw));
         p.token = address(uint160(uw));
     }

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity ^0.8.24;
 
+import {ISettlementRouter} from "./ISettlementRouter.sol";
+
 /// @title IAllowanceStateMachine
 /// @notice On-chain enforcement of agentic recurring debits: mandates (a ceiling per calendar
 ///         epoch), session keys scoped to a mandate (expiry, optional tighter ceiling, optional
 ///         destination allow-list, revocation), and debit pulls checked against both ceilings.
 /// @dev Amounts are in the token's smallest unit and must fit in uint64. Epochs are calendar
 ///      aligned in UTC: days from 00:00Z, ISO weeks from Monday 00:00Z, calendar months, calendar
-///      years. Unused allowance does not carry over. Only the owner (the operator) may write.
-interface IAllowanceStateMachine {
+///      years. Unused allowance does not carry over. Only the operator may write. The contract is
+///      also the settlement chain's router (`ISettlementRouter`): payers approve it, and a pull
+///      moves their tokens itself.
+interface IAllowanceStateMachine is ISettlementRouter {
     /// @notice Length of a mandate's epoch.
     enum Interval {
         Daily,
@@ -104,14 +108,11 @@ interface IAllowanceStateMachine {
     error KeyCeilingExceeded(bytes32 keyId, uint256 remaining, uint64 resetsAt);
     /// @notice The pull would take the mandate above its ceiling this epoch.
     error MandateCeilingExceeded(bytes32 mandateId, uint256 remaining, uint64 resetsAt);
-    /// @notice The token move failed (payer balance or router allowance too low, router paused).
+    /// @notice The token move failed (payer balance or allowance too low, or the destination is
+    ///         the payer or the zero address).
     error TransferFailed(bytes32 keyId);
     /// @notice The amount is zero or does not fit in uint64.
     error InvalidAmount(uint256 amount);
-    /// @notice An address argument is the zero address.
-    error ZeroAddress();
-    /// @notice The router is the zero address or not a contract.
-    error InvalidRouter(address router);
 
     /// @notice Creates a mandate. Only the operator.
     function createMandate(
@@ -135,10 +136,13 @@ interface IAllowanceStateMachine {
     /// @notice Revokes a session key (works while the router is paused). Only the operator.
     function revokeSessionKey(bytes32 keyId) external;
     /// @notice Pulls `amount` from the key's mandate payer to `destination`; reverts with the
-    ///         reason's custom error when declined. Only the operator.
+    ///         reason's custom error when declined. Only the operator; reverts `RouterPaused`
+    ///         while token moves are paused.
     function pull(bytes32 keyId, address destination, uint256 amount) external;
     /// @notice Pulls many items; each succeeds or is declined on its own and never reverts the
-    ///         batch; outcomes are events. Returns how many items were authorized. Only the operator.
+    ///         batch; outcomes are events. Returns how many items were authorized. Only the
+    ///         operator; while token moves are paused the whole batch reverts `RouterPaused`
+    ///         (no item is at fault).
     function pullBatch(PullItem[] calldata items) external returns (uint256 authorized);
 
     /// @notice A mandate's state.
@@ -155,6 +159,4 @@ interface IAllowanceStateMachine {
         external
         pure
         returns (uint64 start, uint64 end);
-    /// @notice The router that moves the tokens.
-    function router() external view returns (address);
 }

@@ -4,9 +4,10 @@ pragma solidity ^0.8.24;
 /// @title ISettlementRouter
 /// @notice Moves ERC-20 tokens atomically between a payer wallet (which approved the router),
 ///         the treasury, and destination wallets. Deployed on both chains. Never keeps a balance.
-/// @dev Only the AllowanceStateMachine (immutable, set at deployment; may be the zero address on
-///      a chain without one) and the operator may move tokens. Pausing blocks every move; it never
-///      blocks session-key revocation, which lives in the AllowanceStateMachine.
+/// @dev Only the operator moves tokens. On the settlement chain the router is the
+///      AllowanceStateMachine itself (it extends this interface), so a debit pull moves tokens
+///      without a call to a second contract; see ARCHITECTURE.md "Gas". Pausing blocks every
+///      move (`settle`, `pull`, `pullBatch`); it never blocks session-key revocation.
 interface ISettlementRouter {
     /// @notice A move was settled on behalf of the operator (one-time payments, bank legs).
     /// @param ref The caller's reference (the payment's id hash).
@@ -26,7 +27,15 @@ interface ISettlementRouter {
     /// @param current The new operator.
     event OperatorChanged(address indexed previous, address indexed current);
 
-    /// @notice The caller is neither the allowance state machine nor the operator.
+    /// @notice The owner paused every token move.
+    /// @param by The owner.
+    event Paused(address indexed by);
+
+    /// @notice The owner allowed token moves again.
+    /// @param by The owner.
+    event Unpaused(address indexed by);
+
+    /// @notice The caller is not the operator.
     /// @param caller The rejected caller.
     error UnauthorizedCaller(address caller);
     /// @notice The amount is zero.
@@ -35,14 +44,8 @@ interface ISettlementRouter {
     error ZeroAddress();
     /// @notice `from` and `to` are the same wallet.
     error SelfTransfer();
-
-    /// @notice Moves `amount` of `token` from `from` to `to`. Called by the AllowanceStateMachine
-    ///         for debit pulls (the pull's own event is the record, so no `Settled` is emitted).
-    /// @param token The ERC-20 to move.
-    /// @param from A payer wallet that approved the router, or the treasury.
-    /// @param to The destination wallet or the treasury.
-    /// @param amount Amount in the token's smallest unit.
-    function pullFor(address token, address from, address to, uint256 amount) external;
+    /// @notice Token moves are paused.
+    error RouterPaused();
 
     /// @notice Moves `amount` of `token` from `from` to `to` for the operator and emits `Settled`.
     /// @param ref The caller's reference, echoed in `Settled`.
@@ -52,13 +55,28 @@ interface ISettlementRouter {
     /// @param amount Amount in the token's smallest unit.
     function settle(bytes32 ref, address token, address from, address to, uint256 amount) external;
 
-    /// @notice The AllowanceStateMachine allowed to call `pullFor` (zero on a chain without one).
-    /// @return The allowance state machine's address.
-    function allowanceStateMachine() external view returns (address);
+    /// @notice Blocks every token move until `unpause`. Revocations keep working. Only the owner.
+    function pause() external;
 
-    /// @notice The operator allowed to call `settle` and `pullFor`.
+    /// @notice Allows token moves again. Only the owner.
+    function unpause() external;
+
+    /// @notice Replaces the operator. Only the owner.
+    /// @param operator_ The new operator.
+    function setOperator(address operator_) external;
+
+    /// @notice Replaces the treasury. Only the owner.
+    /// @param treasury_ The new treasury.
+    function setTreasury(address treasury_) external;
+
+    /// @notice The operator: the service's signer, the only account that moves tokens (and, on
+    ///         the settlement chain, the only one that writes mandates, keys and pulls).
     /// @return The operator's address.
     function operator() external view returns (address);
+
+    /// @notice Whether token moves are paused.
+    /// @return True while paused.
+    function paused() external view returns (bool);
 
     /// @notice The treasury: the wallet that funds bank-funded legs and receives bank-bound legs.
     /// @return The treasury's address.

@@ -4,11 +4,11 @@ pragma solidity ^0.8.24;
 import {Test} from "../utils/Test.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {SettlementRouter} from "../../src/SettlementRouter.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
 
-/// @dev Shared set-up: a token, a router and a state machine owned by this test contract,
-///      a funded payer that approved the router, and the clock at Monday 2026-11-23 12:00Z.
+/// @dev Shared set-up: a token, a state machine (the settlement chain's router) whose owner and
+///      operator is this test contract, a funded payer that approved it, and the clock at
+///      Monday 2026-11-23 12:00Z.
 abstract contract AllowanceBase is Test {
     uint256 internal constant DAY = 86_400;
     /// @dev Monday 2026-11-23 00:00:00Z.
@@ -16,7 +16,6 @@ abstract contract AllowanceBase is Test {
     uint256 internal constant NOON = MONDAY + 12 hours;
 
     TestStablecoin internal usd;
-    SettlementRouter internal router;
     AllowanceStateMachine internal asm;
     address internal treasury = makeAddr("treasury");
     address internal payer = makeAddr("payer");
@@ -31,14 +30,11 @@ abstract contract AllowanceBase is Test {
     function setUp() public virtual {
         vm.warp(NOON);
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
-        address predicted = vm.computeCreateAddress(address(this), vm.getNonce(address(this)) + 1);
-        router = new SettlementRouter(address(this), address(this), treasury, predicted);
-        asm = new AllowanceStateMachine(address(this), address(router));
-        assertEq(address(asm), predicted);
+        asm = new AllowanceStateMachine(address(this), address(this), treasury);
         usd.mint(payer, 1_000_000e6);
         usd.mint(dest, 1);
         vm.prank(payer);
-        usd.approve(address(router), type(uint256).max);
+        usd.approve(address(asm), type(uint256).max);
     }
 
     function _mandate(uint256 max, IAllowanceStateMachine.Interval interval) internal {

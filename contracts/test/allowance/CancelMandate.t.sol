@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
 contract CancelMandateTest is AllowanceBase {
     function setUp() public override {
@@ -36,7 +36,7 @@ contract CancelMandateTest is AllowanceBase {
 
     function test_onlyOwner() public {
         vm.prank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.cancelMandate(M);
     }
 }

@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
 contract CreateMandateTest is AllowanceBase {
     function test_createsAnActiveMandate() public {
@@ -26,9 +26,9 @@ contract CreateMandateTest is AllowanceBase {
     }
 
     function test_revertsOnZeroPayerOrToken() public {
-        vm.expectRevert(abi.encodeWithSelector(I.ZeroAddress.selector));
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
         asm.createMandate(M, address(0), address(usd), 1, I.Interval.Daily);
-        vm.expectRevert(abi.encodeWithSelector(I.ZeroAddress.selector));
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
         asm.createMandate(M, payer, address(0), 1, I.Interval.Daily);
     }
 
@@ -42,7 +42,7 @@ contract CreateMandateTest is AllowanceBase {
 
     function test_onlyOwner() public {
         vm.prank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.createMandate(M, payer, address(usd), 1, I.Interval.Daily);
     }
 

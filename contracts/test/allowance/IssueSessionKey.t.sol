@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
 contract IssueSessionKeyTest is AllowanceBase {
     function setUp() public override {
@@ -63,13 +63,13 @@ contract IssueSessionKeyTest is AllowanceBase {
     }
 
     function test_revertsOnZeroDestination() public {
-        vm.expectRevert(abi.encodeWithSelector(I.ZeroAddress.selector));
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
         _keyTo(K, 0, address(0));
     }
 
     function test_onlyOwner() public {
         vm.prank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         _key(K, 0);
     }
 

@@ -3,7 +3,9 @@ pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
+import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {Vm} from "../utils/Vm.sol";
 
 contract PullTest is AllowanceBase {
     uint64 internal constant RESET = uint64(MONDAY + 1 days);
@@ -21,7 +23,7 @@ contract PullTest is AllowanceBase {
         asm.pull(K, dest, 25e6);
         assertEq(usd.balanceOf(dest), 25e6 + 1);
         assertEq(usd.balanceOf(payer), 1_000_000e6 - 25e6);
-        assertEq(usd.balanceOf(address(router)), 0);
+        assertEq(usd.balanceOf(address(asm)), 0);
         assertEq(uint256(asm.getSessionKey(K).spentThisEpoch), 25e6);
         assertEq(uint256(asm.getMandate(M).spentThisEpoch), 25e6);
     }
@@ -90,23 +92,23 @@ contract PullTest is AllowanceBase {
 
     function test_transferFailureRevertsWithTransferFailed() public {
         vm.prank(payer);
-        usd.approve(address(router), 0);
+        usd.approve(address(asm), 0);
         vm.expectRevert(abi.encodeWithSelector(I.TransferFailed.selector, K));
         asm.pull(K, dest, 1e6);
         assertEq(uint256(asm.getSessionKey(K).spentThisEpoch), 0);
     }
 
-    function test_routerPauseBlocksPulls() public {
-        router.pause();
-        vm.expectRevert(abi.encodeWithSelector(I.TransferFailed.selector, K));
+    function test_pauseBlocksPulls() public {
+        asm.pause();
+        vm.expectRevert(abi.encodeWithSelector(R.RouterPaused.selector));
         asm.pull(K, dest, 1e6);
-        router.unpause();
+        asm.unpause();
         asm.pull(K, dest, 1e6);
     }
 
     function test_onlyOwner() public {
         vm.prank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.pull(K, dest, 1);
     }
 
@@ -134,5 +136,66 @@ contract PullTest is AllowanceBase {
         assertLe(uint256(asm.getMandate(M).spentThisEpoch), 100e6);
         assertEq(uint256(asm.getMandate(M).spentThisEpoch), spentAll);
         assertEq(usd.balanceOf(dest), spentAll + 1);
+    }
+
+    /// `pull` has a fast path for the common case; `pullBatch` always takes the reference path.
+    /// Driven through the same random sequence (amounts, keys, destinations, time warps across
+    /// epochs, a revocation), a one-item batch on a twin contract must reach the same decision
+    /// with the same reason, and leave the same usage behind.
+    function testFuzz_fastPathMatchesReferencePath(uint256[12] memory amounts, uint256 choices) public {
+        AllowanceStateMachine twin = new AllowanceStateMachine(address(this), address(this), treasury);
+        vm.prank(payer);
+        usd.approve(address(twin), type(uint256).max);
+        twin.createMandate(M, payer, address(usd), 100e6, I.Interval.Daily);
+        twin.issueSessionKey(K, M, uint64(block.timestamp + 7 days), 60e6, new address[](0));
+        twin.issueSessionKey(K2, M, uint64(block.timestamp + 7 days), 0, new address[](0));
+        bytes32 k3 = keccak256("key3");
+        _keyTo(k3, 30e6, dest);
+        address[] memory only = new address[](1);
+        only[0] = dest;
+        twin.issueSessionKey(k3, M, uint64(block.timestamp + 7 days), 30e6, only);
+
+        bytes32[3] memory keys = [K, K2, k3];
+        for (uint256 i; i < amounts.length; ++i) {
+            uint256 c = choices >> (i * 8);
+            if (c & 0xc0 == 0xc0) vm.warp(block.timestamp + (c & 0x3f) * 3 hours);
+            if (i == 9 && c & 1 == 1) {
+                asm.revokeSessionKey(K);
+                twin.revokeSessionKey(K);
+            }
+            bytes32 key = keys[c % 3];
+            address to = (c >> 2) & 3 == 0 ? dest2 : dest;
+
+            _sameDecision(twin, key, to, bound(amounts[i], 0, 80e6));
+            for (uint256 j; j < 3; ++j) {
+                assertEq(
+                    asm.getSessionKey(keys[j]).spentThisEpoch, twin.getSessionKey(keys[j]).spentThisEpoch
+                );
+            }
+            assertEq(asm.getMandate(M).spentThisEpoch, twin.getMandate(M).spentThisEpoch);
+        }
+    }
+
+    /// One pull on `asm` (fast path when it applies) and the same pull as a one-item batch on
+    /// `twin` (reference path): same outcome, same reason.
+    function _sameDecision(AllowanceStateMachine twin, bytes32 key, address to, uint256 amount) private {
+        bytes memory fastReason;
+        try asm.pull(key, to, amount) {}
+        catch (bytes memory reason) {
+            fastReason = reason;
+        }
+        I.PullItem[] memory items = new I.PullItem[](1);
+        items[0] = _item(key, to, amount);
+        vm.recordLogs();
+        uint256 ok = twin.pullBatch(items);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        bytes memory refReason;
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].topics[0] == I.DebitPullDeclined.selector) {
+                refReason = abi.decode(logs[j].data, (bytes));
+            }
+        }
+        assertEq(fastReason, refReason);
+        assertEq(ok == 1, fastReason.length == 0);
     }
 }

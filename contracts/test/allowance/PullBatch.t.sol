@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
 contract PullBatchTest is AllowanceBase {
     uint64 internal constant RESET = uint64(MONDAY + 1 days);
@@ -81,13 +81,14 @@ contract PullBatchTest is AllowanceBase {
         assertEq(asm.pullBatch(items), 0);
     }
 
-    function test_pausedRouterDeclinesEveryItem() public {
-        router.pause();
+    function test_revertsWholeBatchWhilePaused() public {
+        asm.pause();
         I.PullItem[] memory items = new I.PullItem[](1);
         items[0] = _item(K, dest, 1e6);
-        vm.expectEmit(address(asm));
-        emit I.DebitPullDeclined(K, 0, abi.encodeWithSelector(I.TransferFailed.selector, K));
-        assertEq(asm.pullBatch(items), 0);
+        vm.expectRevert(abi.encodeWithSelector(R.RouterPaused.selector));
+        asm.pullBatch(items);
+        asm.unpause();
+        assertEq(asm.pullBatch(items), 1);
     }
 
     function test_emptyBatch() public {
@@ -96,7 +97,7 @@ contract PullBatchTest is AllowanceBase {
 
     function test_onlyOwner() public {
         vm.prank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.pullBatch(new I.PullItem[](0));
     }
 

@@ -2,10 +2,11 @@
 pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 
-/// getMandate, getSessionKey, isDestinationAllowed, remainingAllowance, router.
+/// getMandate, getSessionKey, isDestinationAllowed, remainingAllowance, and the router views (operator, paused, treasury).
 contract ViewsTest is AllowanceBase {
     function setUp() public override {
         super.setUp();
@@ -63,12 +64,18 @@ contract ViewsTest is AllowanceBase {
         assertEq(r, 0);
     }
 
-    function test_router() public view {
-        assertEq(asm.router(), address(router));
+    function test_routerViews() public {
+        assertEq(asm.operator(), address(this));
+        assertEq(asm.treasury(), treasury);
+        assertFalse(asm.paused());
+        asm.pause();
+        assertTrue(asm.paused());
     }
 
-    function test_constructorRejectsNonContractRouter() public {
-        vm.expectRevert(abi.encodeWithSelector(I.InvalidRouter.selector, stranger));
-        new AllowanceStateMachine(address(this), stranger);
+    function test_constructorRejectsZeroOperatorOrTreasury() public {
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+        new AllowanceStateMachine(address(this), address(0), treasury);
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+        new AllowanceStateMachine(address(this), address(this), address(0));
     }
 }

@@ -5,14 +5,12 @@ import {Test} from "../utils/Test.sol";
 import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
-import {SettlementRouter} from "../../src/SettlementRouter.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
 
 /// @dev Drives random sequences of create / issue / pull / batch pull / revoke / cancel / warp
 ///      against a state machine it owns, keeping a ghost ledger per epoch.
 contract AllowanceHandler is Test {
     TestStablecoin public usd;
-    SettlementRouter public router;
     AllowanceStateMachine public asm;
     address public treasury = address(0x7ea5);
     address[3] public payers;
@@ -48,16 +46,14 @@ contract AllowanceHandler is Test {
     constructor() {
         vm.warp(1_795_435_200); // Monday 2026-11-23 12:00Z
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
-        address predicted = vm.computeCreateAddress(address(this), vm.getNonce(address(this)) + 1);
-        router = new SettlementRouter(address(this), address(this), treasury, predicted);
-        asm = new AllowanceStateMachine(address(this), address(router));
+        asm = new AllowanceStateMachine(address(this), address(this), treasury);
         for (uint256 i; i < 3; ++i) {
             payers[i] = address(uint160(0x1000 + i));
             dests[i] = address(uint160(0x2000 + i));
             // The third payer is poor: its pulls run out of funds and are declined.
             usd.mint(payers[i], i == 2 ? 30e6 : 100_000e6);
             vm.prank(payers[i]);
-            usd.approve(address(router), type(uint256).max);
+            usd.approve(address(asm), type(uint256).max);
         }
         initialSupply = usd.totalSupply();
     }
@@ -191,6 +187,6 @@ contract AllowanceHandler is Test {
         for (uint256 i; i < 3; ++i) {
             sum += usd.balanceOf(payers[i]) + usd.balanceOf(dests[i]);
         }
-        sum += usd.balanceOf(treasury) + usd.balanceOf(address(router)) + usd.balanceOf(address(asm));
+        sum += usd.balanceOf(treasury) + usd.balanceOf(address(asm));
     }
 }

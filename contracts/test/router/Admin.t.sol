@@ -10,11 +10,11 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 contract AdminTest is RouterBase {
     function test_pauseAndUnpause() public {
         vm.expectEmit(address(router));
-        emit SettlementRouter.Paused(address(this));
+        emit R.Paused(address(this));
         router.pause();
         assertTrue(router.paused());
         vm.expectEmit(address(router));
-        emit SettlementRouter.Unpaused(address(this));
+        emit R.Unpaused(address(this));
         router.unpause();
         assertFalse(router.paused());
     }
@@ -61,14 +61,14 @@ contract AdminTest is RouterBase {
 
     function test_constructorRejectsZeroOperatorOrTreasury() public {
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        new SettlementRouter(address(this), address(0), treasury, asmAddr);
+        new SettlementRouter(address(this), address(0), treasury);
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        new SettlementRouter(address(this), operator, address(0), asmAddr);
+        new SettlementRouter(address(this), operator, address(0));
     }
 
     function test_views() public view {
-        assertEq(router.allowanceStateMachine(), asmAddr);
         assertEq(router.operator(), operator);
         assertEq(router.treasury(), treasury);
+        assertFalse(router.paused());
     }
 }

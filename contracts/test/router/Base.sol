@@ -10,7 +10,6 @@ abstract contract RouterBase is Test {
     TestStablecoin internal usd;
     SettlementRouter internal router;
     address internal operator = makeAddr("operator");
-    address internal asmAddr = makeAddr("allowance state machine");
     address internal treasury = makeAddr("treasury");
     address internal payer = makeAddr("payer");
     address internal dest = makeAddr("dest");
@@ -18,7 +17,7 @@ abstract contract RouterBase is Test {
 
     function setUp() public virtual {
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
-        router = new SettlementRouter(address(this), operator, treasury, asmAddr);
+        router = new SettlementRouter(address(this), operator, treasury);
         usd.mint(payer, 1_000e6);
         usd.mint(treasury, 1_000e6);
         vm.prank(payer);
