@@ -129,7 +129,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     ///      in `_fastPull`; anything else (a decline, a key's first pull of an epoch) takes the
     ///      reference path `_authorize`, which applies the same rules and names the reason.
     function pull(bytes32 keyId, address destination, uint256 amount) external onlyOperatorUnpaused {
-        if (!_fastPull(keyId, destination, amount)) {
+        uint256 fast = _fastPull(keyId, destination, amount);
+        if (fast == FAST_TRANSFER_FAILED) revert TransferFailed(keyId);
+        if (fast == FAST_NOT_TAKEN) {
             (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
             if (err.length != 0) {
                 assembly ("memory-safe") {
@@ -144,10 +146,23 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
+    /// @dev Each item takes the fast path when it applies, as in `pull`.
     function pullBatch(PullItem[] calldata items) external onlyOperatorUnpaused returns (uint256 authorized) {
         uint256 n = items.length;
         for (uint256 i; i < n; ++i) {
             PullItem calldata item = items[i];
+            uint256 fast = _fastPull(item.keyId, item.destination, item.amount);
+            if (fast == FAST_DONE) {
+                emit DebitPulled(item.keyId, item.destination, item.amount);
+                ++authorized;
+                continue;
+            }
+            if (fast == FAST_TRANSFER_FAILED) {
+                emit DebitPullDeclined(
+                    item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
+                );
+                continue;
+            }
             (bytes memory err, Slots memory p) = _authorize(item.keyId, item.destination, item.amount);
             if (err.length != 0) {
                 emit DebitPullDeclined(item.keyId, i, err);
@@ -279,19 +294,26 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
     }
 
-    function _write(uint256 slot, uint256 word) private {
+    function _write(uint256 slot, uint256 word) internal {
         assembly ("memory-safe") {
             sstore(slot, word)
         }
     }
 
+    /// @dev `_fastPull` outcomes.
+    uint256 private constant FAST_NOT_TAKEN = 0;
+    uint256 private constant FAST_DONE = 1;
+    uint256 private constant FAST_TRANSFER_FAILED = 2;
+
     /// @dev The pull hot path. When the pull passes every check and both usage words already
     ///      belong to the current epoch (so no calendar arithmetic is needed), it stores the new
-    ///      usage, moves the tokens (reverting `TransferFailed` if that fails) and returns true.
-    ///      Otherwise it returns false having changed nothing, for `_authorize` to decide. Each
-    ///      slot is read once; unchecked sums are safe because amounts are below 2^64 and the
-    ///      sums are compared to 64-bit ceilings before they are stored.
-    function _fastPull(bytes32 keyId, address destination, uint256 amount) private returns (bool ok) {
+    ///      usage and moves the tokens: `FAST_DONE`, or `FAST_TRANSFER_FAILED` with the usage
+    ///      restored when the token move fails. Otherwise `FAST_NOT_TAKEN`, having changed
+    ///      nothing, for `_authorize` to decide. Each slot is read once; unchecked sums are safe
+    ///      because amounts are below 2^64 and the sums are compared to 64-bit ceilings before
+    ///      they are stored.
+    function _fastPull(bytes32 keyId, address destination, uint256 amount) private returns (uint256 result) {
+        bool ok;
         uint256 keySlot;
         uint256 kw;
         uint256 cw;
@@ -345,16 +367,18 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 sstore(useSlot, or(and(uw, sub(shl(U_SPENT, 1), 1)), shl(U_SPENT, useSpent)))
             }
         }
-        if (ok && !_tryMove(address(uint160(uw)), address(uint160(cw)), destination, amount)) {
-            revert TransferFailed(keyId);
-        }
+        if (!ok) return FAST_NOT_TAKEN;
+        if (_tryMove(address(uint160(uw)), address(uint160(cw)), destination, amount)) return FAST_DONE;
+        _write(keySlot, kw);
+        _write(useSlot, uw);
+        return FAST_TRANSFER_FAILED;
     }
 
     /// @dev Checks a pull in the documented order, reading each slot once. On success returns
     ///      the key and mandate-usage words as they must be stored; on a decline returns the
     ///      custom error's ABI encoding.
     function _authorize(bytes32 keyId, address destination, uint256 amount)
-        private
+        internal
         view
         returns (bytes memory err, Slots memory p)
     {

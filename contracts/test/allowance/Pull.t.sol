@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
-import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {ReferencePullHarness} from "../utils/mocks/ReferencePullHarness.sol";
 import {Vm} from "../utils/Vm.sol";
 
 contract PullTest is AllowanceBase {
@@ -138,12 +138,12 @@ contract PullTest is AllowanceBase {
         assertEq(usd.balanceOf(dest), spentAll + 1);
     }
 
-    /// `pull` has a fast path for the common case; `pullBatch` always takes the reference path.
-    /// Driven through the same random sequence (amounts, keys, destinations, time warps across
-    /// epochs, a revocation), a one-item batch on a twin contract must reach the same decision
-    /// with the same reason, and leave the same usage behind.
+    /// `pull` and `pullBatch` have a fast path for the common case. Driven through the same
+    /// random sequence (amounts, keys, destinations, time warps across epochs, a revocation),
+    /// they must reach the same decision, with the same reason, and leave the same usage behind
+    /// as the reference path alone (`referencePull` on a twin).
     function testFuzz_fastPathMatchesReferencePath(uint256[12] memory amounts, uint256 choices) public {
-        AllowanceStateMachine twin = new AllowanceStateMachine(address(this), address(this), treasury);
+        ReferencePullHarness twin = new ReferencePullHarness(address(this), address(this), treasury);
         vm.prank(payer);
         usd.approve(address(twin), type(uint256).max);
         twin.createMandate(M, payer, address(usd), 100e6, I.Interval.Daily);
@@ -166,7 +166,7 @@ contract PullTest is AllowanceBase {
             bytes32 key = keys[c % 3];
             address to = (c >> 2) & 3 == 0 ? dest2 : dest;
 
-            _sameDecision(twin, key, to, bound(amounts[i], 0, 80e6));
+            _sameDecision(twin, key, to, bound(amounts[i], 0, 80e6), c & 0x20 != 0);
             for (uint256 j; j < 3; ++j) {
                 assertEq(
                     asm.getSessionKey(keys[j]).spentThisEpoch, twin.getSessionKey(keys[j]).spentThisEpoch
@@ -176,26 +176,35 @@ contract PullTest is AllowanceBase {
         }
     }
 
-    /// One pull on `asm` (fast path when it applies) and the same pull as a one-item batch on
-    /// `twin` (reference path): same outcome, same reason.
-    function _sameDecision(AllowanceStateMachine twin, bytes32 key, address to, uint256 amount) private {
+    /// One pull on `asm` (as `pull` or as a one-item `pullBatch`, fast path when it applies)
+    /// and the same pull on `twin` through the reference path only: same outcome, same reason.
+    function _sameDecision(ReferencePullHarness twin, bytes32 key, address to, uint256 amount, bool asBatch)
+        private
+    {
         bytes memory fastReason;
-        try asm.pull(key, to, amount) {}
-        catch (bytes memory reason) {
-            fastReason = reason;
-        }
-        I.PullItem[] memory items = new I.PullItem[](1);
-        items[0] = _item(key, to, amount);
-        vm.recordLogs();
-        uint256 ok = twin.pullBatch(items);
-        Vm.Log[] memory logs = vm.getRecordedLogs();
-        bytes memory refReason;
-        for (uint256 j; j < logs.length; ++j) {
-            if (logs[j].topics[0] == I.DebitPullDeclined.selector) {
-                refReason = abi.decode(logs[j].data, (bytes));
+        if (asBatch) {
+            I.PullItem[] memory items = new I.PullItem[](1);
+            items[0] = _item(key, to, amount);
+            vm.recordLogs();
+            uint256 ok = asm.pullBatch(items);
+            Vm.Log[] memory logs = vm.getRecordedLogs();
+            for (uint256 j; j < logs.length; ++j) {
+                if (logs[j].topics[0] == I.DebitPullDeclined.selector) {
+                    fastReason = abi.decode(logs[j].data, (bytes));
+                }
+            }
+            assertEq(ok == 1, fastReason.length == 0);
+        } else {
+            try asm.pull(key, to, amount) {}
+            catch (bytes memory reason) {
+                fastReason = reason;
             }
         }
+        bytes memory refReason;
+        try twin.referencePull(key, to, amount) {}
+        catch (bytes memory reason) {
+            refReason = reason;
+        }
         assertEq(fastReason, refReason);
-        assertEq(ok == 1, fastReason.length == 0);
     }
 }
