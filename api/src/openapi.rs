@@ -456,7 +456,7 @@ fn schemas() -> Value {
                 "address": { "type": STR, "description": "Wallet address (0x…) or ba_…" },
             })),
         })),
-        "Payment": object(&["id", "object", "livemode", "created_at", "amount", "currency", "source", "destination", "status", "failure_reason", "onchain"], json!({
+        "Payment": object(&["id", "object", "livemode", "created_at", "amount", "currency", "source", "destination", "status", "failure_reason", "refund_status", "onchain"], json!({
             "id": { "type": STR, "pattern": "^pay_" },
             "object": { "const": "payment" },
             "livemode": { "type": "boolean" },
@@ -467,6 +467,11 @@ fn schemas() -> Value {
             "destination": object(&["type", "address"], json!({ "type": { "type": STR }, "address": { "type": STR } })),
             "status": { "type": STR, "enum": ["pending", "processing", "succeeded", "failed"] },
             "failure_reason": nullable(STR),
+            "refund_status": {
+                "type": ["string", "null"],
+                "enum": ["pending", "succeeded", "failed", null],
+                "description": "Set when the destination leg failed after the source leg: the amount goes back to the source (pending, then succeeded, or failed when the refund itself failed)"
+            },
             "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
         })),
         "PaymentList": list_of("Payment"),

@@ -39,6 +39,7 @@ fn payment_json(p: &Payment) -> Value {
         "destination": { "type": p.destination_type, "address": p.destination_address },
         "status": p.status.as_str(),
         "failure_reason": p.failure_reason,
+        "refund_status": p.refund_status.map(|r| r.as_str()),
         "onchain": { "chain_id": p.chain_id, "tx_hash": p.tx_hash },
     })
 }
@@ -131,6 +132,7 @@ pub async fn create_payment(
         failure_reason: None,
         chain_id: net.chain_id,
         tx_hash: None,
+        refund_status: None,
         created_at: now,
         updated_at: now,
     };

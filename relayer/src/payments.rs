@@ -8,8 +8,12 @@
 //!   a bank account is credited (key `<payment>:credit`).
 //!
 //! A failed leg fails the payment with its reason (the bank's, or `insufficient_funds`
-//! when the router refuses the payer's transfer). Refunding a source leg that succeeded
-//! before a destination leg failed is not done yet; it is logged.
+//! when the router refuses the payer's transfer). When the destination leg fails after the
+//! source leg succeeded, the payment fails owing a refund (`refund_status = pending`, in
+//! the same statement) and the worker sends the amount back to the source: a bank account
+//! is credited (key `<payment>:refund`), a wallet is paid from the treasury (intent
+//! `<payment>:refund`, one journaled transaction). The refund ends `succeeded`, or
+//! `failed` (logged as an error: an operator must act).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -19,7 +23,7 @@ use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
 use openrail_store::money::TOKEN_DECIMALS;
-use openrail_store::payments::{Payment, PaymentStatus};
+use openrail_store::payments::{Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
 
 use crate::bank::{BankError, BankRail, SimulatedBank};
@@ -121,6 +125,9 @@ impl PaymentWorker {
     }
 
     async fn advance(&self, p: &Payment) -> Result<bool, PaymentError> {
+        if p.refund_status == Some(RefundStatus::Pending) {
+            return self.refund(p).await;
+        }
         let from_bank = p.source_type == "bank_account";
         let to_bank = p.destination_type == "bank_account";
         let source_intent = format!("{}:source", p.id);
@@ -214,15 +221,14 @@ impl PaymentWorker {
                         None,
                     )
                     .await?),
-                TransferStatus::Failed => {
-                    tracing::error!(payment = %p.id, "destination bank leg failed after the source leg; refund not automated");
-                    self.fail(
-                        p,
+                TransferStatus::Failed => Ok(self
+                    .store
+                    .fail_payment_owing_refund(
+                        &p.id,
                         credit.failure_reason.as_deref().unwrap_or("bank_failure"),
                         None,
                     )
-                    .await
-                }
+                    .await?),
             };
         }
         let payout_intent = p.id.clone();
@@ -238,13 +244,46 @@ impl PaymentWorker {
                     Some(&hash),
                 )
                 .await?),
-            Leg::Failed(hash) => self.fail(p, "payout_failed", hash.as_deref()).await,
+            Leg::Failed(hash) => Ok(self
+                .store
+                .fail_payment_owing_refund(&p.id, "payout_failed", hash.as_deref())
+                .await?),
             Leg::NotSent => {
                 self.send_leg(p, "treasury", &p.destination_address, &payout_intent)
                     .await;
                 Ok(true)
             }
         }
+    }
+
+    /// Sends a failed payment's amount back to its source.
+    async fn refund(&self, p: &Payment) -> Result<bool, PaymentError> {
+        let outcome = if p.source_type == "bank_account" {
+            let credit = self
+                .bank
+                .credit(&p.source_id, p.amount, &format!("{}:refund", p.id))
+                .await?;
+            match credit.status {
+                TransferStatus::Pending => return Ok(false),
+                TransferStatus::Settled => RefundStatus::Succeeded,
+                TransferStatus::Failed => RefundStatus::Failed,
+            }
+        } else {
+            let intent = format!("{}:refund", p.id);
+            match self.leg_status(&intent).await? {
+                Leg::InFlight => return Ok(false),
+                Leg::NotSent => {
+                    self.send_leg(p, "treasury", &p.source_id, &intent).await;
+                    return Ok(true);
+                }
+                Leg::Done(_) => RefundStatus::Succeeded,
+                Leg::Failed(_) => RefundStatus::Failed,
+            }
+        };
+        if outcome == RefundStatus::Failed {
+            tracing::error!(payment = %p.id, source = %p.source_id, "refund to the payment's source failed; an operator must act");
+        }
+        Ok(self.store.finish_refund(&p.id, outcome).await?)
     }
 
     async fn fail(

@@ -23,6 +23,18 @@ string_enum!(
     }
 );
 
+string_enum!(
+    /// A refund owed to a payment's source after its destination leg failed.
+    RefundStatus {
+        /// Owed, not yet back at the source.
+        Pending = "pending",
+        /// Back at the source.
+        Succeeded = "succeeded",
+        /// The refund itself failed: an operator must act (logged as an error).
+        Failed = "failed",
+    }
+);
+
 /// A payment row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payment {
@@ -52,6 +64,8 @@ pub struct Payment {
     pub chain_id: u64,
     /// Its transaction.
     pub tx_hash: Option<String>,
+    /// The refund to the source, when the destination leg failed after the source leg.
+    pub refund_status: Option<RefundStatus>,
     /// Unix ms.
     pub created_at: i64,
     /// Unix ms.
@@ -59,7 +73,7 @@ pub struct Payment {
 }
 
 const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
-    destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at";
+    destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
 
 fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
     let mode: String = r.try_get(2)?;
@@ -82,6 +96,10 @@ fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
         tx_hash: r.try_get(12)?,
         created_at: r.try_get(13)?,
         updated_at: r.try_get(14)?,
+        refund_status: match r.try_get::<Option<String>, _>(15)? {
+            None => None,
+            Some(v) => Some(RefundStatus::parse(&v).ok_or_else(|| bad("refund status", &v))?),
+        },
     })
 }
 
@@ -89,7 +107,7 @@ impl Store {
     /// Inserts a new payment.
     pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
+            "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
         ))
         .bind(&p.id)
         .bind(&p.account_id)
@@ -106,9 +124,44 @@ impl Store {
         .bind(&p.tx_hash)
         .bind(p.created_at)
         .bind(p.updated_at)
+        .bind(p.refund_status.map(|r| r.as_str()))
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    /// Fails a processing payment whose source leg already succeeded, owing a refund to
+    /// its source, in one statement. Returns whether it moved.
+    pub async fn fail_payment_owing_refund(
+        &self,
+        id: &str,
+        failure_reason: &str,
+        tx_hash: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE payments SET status = 'failed', failure_reason = $2, refund_status = 'pending', \
+             tx_hash = COALESCE($3, tx_hash), updated_at = $4 WHERE id = $1 AND status = 'processing'",
+        )
+        .bind(id)
+        .bind(failure_reason)
+        .bind(tx_hash)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Records the end of a pending refund. Returns whether it moved.
+    pub async fn finish_refund(&self, id: &str, to: RefundStatus) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE payments SET refund_status = $2, updated_at = $3 WHERE id = $1 AND refund_status = 'pending'",
+        )
+        .bind(id)
+        .bind(to.as_str())
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// Moves a payment from `from` to `to` (never backwards from a final status). Returns
@@ -159,12 +212,13 @@ impl Store {
 }
 
 impl Store {
-    /// Payments with a bank leg that are not final yet, oldest first (all
+    /// Payments with a bank leg that are not final yet or owe a refund, oldest first (all
     /// accounts: this is the relayer's work list).
     pub async fn open_bank_payments(&self, limit: u32) -> Result<Vec<Payment>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLS} FROM payments WHERE (source_type = 'bank_account' OR destination_type = 'bank_account') \
-             AND status IN ('pending', 'processing') ORDER BY created_at, id LIMIT {limit}"
+             AND (status IN ('pending', 'processing') OR refund_status = 'pending') \
+             ORDER BY created_at, id LIMIT {limit}"
         ))
         .fetch_all(self.pool())
         .await?;

@@ -124,6 +124,18 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Polls a failed payment until its refund is no longer pending (at most 30 s).
+async fn refund_outcome(h: &Harness, id: &str) -> anyhow::Result<openrail_tests::Reply> {
+    for _ in 0..300 {
+        let g = h.get(&format!("/v1/payments/{id}")).await?;
+        if g.body["refund_status"] != "pending" {
+            return Ok(g);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    anyhow::bail!("refund of {id} still pending after 30 s")
+}
+
 async fn pay_to_bank(h: &Harness, from: String, to: String, amount: &str) -> openrail_tests::Reply {
     h.post(
         "/v1/payments",
@@ -202,6 +214,8 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
             "{behavior}: {}",
             r.body
         );
+        // The source leg failed: no money moved, no refund is owed.
+        assert!(r.body["refund_status"].is_null(), "{}", r.body);
     }
     assert_eq!(h.balance("USD", to).await?, units(40));
 
@@ -291,15 +305,53 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
             .str("balance"),
         "30.00"
     );
-    // Into a closed account: the credit fails and so does the payment.
+    // Into a closed account: the credit fails after the debit, so the payment fails owing a
+    // refund, and the amount goes back to the source account.
     let closed = account("closed", "0").await;
-    let r = pay_to_bank(&h, ok.clone(), closed, "1.00").await;
+    let r = pay_to_bank(&h, ok.clone(), closed.clone(), "1.00").await;
     assert_eq!(
         (r.str("status"), r.str("failure_reason")),
         ("failed", "account_closed"),
         "{}",
         r.body
     );
+    let refunded = refund_outcome(&h, r.str("id")).await?;
+    assert_eq!(
+        refunded.str("refund_status"),
+        "succeeded",
+        "{}",
+        refunded.body
+    );
+    assert_eq!(refunded.str("status"), "failed");
+    assert_eq!(
+        h.get(&format!("/v1/bank-accounts/{ok}"))
+            .await?
+            .str("balance"),
+        "50.00",
+        "debited 1.00, refunded 1.00"
+    );
+    // Wallet → closed account: the wallet paid the treasury on chain; the refund pays it back.
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "5.00", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "bank_account", "address": closed}}),
+        )
+        .await?;
+    assert_eq!(
+        (r.str("status"), r.str("failure_reason")),
+        ("failed", "account_closed"),
+        "{}",
+        r.body
+    );
+    let refunded = refund_outcome(&h, r.str("id")).await?;
+    assert_eq!(
+        refunded.str("refund_status"),
+        "succeeded",
+        "{}",
+        refunded.body
+    );
+    assert_eq!(h.balance("USD", payer.address()).await?, units(30));
     h.stop().await;
     Ok(())
 }
