@@ -51,10 +51,16 @@ impl Journal for StoreJournal {
         })
     }
 
-    fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a> {
+    fn finished<'a>(
+        &'a self,
+        chain_id: u64,
+        hash: TxHash,
+        fate: TxFate,
+        block: Option<u64>,
+    ) -> JournalFuture<'a> {
         Box::pin(async move {
             self.0
-                .mark_tx(chain_id, &hash.to_string(), fate.as_str())
+                .mark_tx(chain_id, &hash.to_string(), fate.as_str(), block)
                 .await
                 .map_err(Into::into)
         })

@@ -78,8 +78,14 @@ pub type UnsettledFuture<'a> =
 pub trait Journal: Send + Sync + 'static {
     /// Persists a signed transaction before it is broadcast.
     fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a>;
-    /// Records what became of a journaled transaction.
-    fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a>;
+    /// Records what became of a journaled transaction, and its block when it was mined.
+    fn finished<'a>(
+        &'a self,
+        chain_id: u64,
+        hash: TxHash,
+        fate: TxFate,
+        block: Option<u64>,
+    ) -> JournalFuture<'a>;
     /// Journaled transactions of `chain_id` whose fate is not known yet, by nonce.
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a>;
 }
@@ -117,7 +123,13 @@ impl Journal for NoJournal {
     fn unsettled<'a>(&'a self, _chain_id: u64) -> UnsettledFuture<'a> {
         Box::pin(async { Ok(Vec::new()) })
     }
-    fn finished<'a>(&'a self, _chain_id: u64, _hash: TxHash, _fate: TxFate) -> JournalFuture<'a> {
+    fn finished<'a>(
+        &'a self,
+        _chain_id: u64,
+        _hash: TxHash,
+        _fate: TxFate,
+        _block: Option<u64>,
+    ) -> JournalFuture<'a> {
         Box::pin(async { Ok(()) })
     }
 }
@@ -546,7 +558,7 @@ impl Sender {
         if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
             if let Err(je) = self
                 .journal
-                .finished(self.chain_id, signed.hash, TxFate::Rejected)
+                .finished(self.chain_id, signed.hash, TxFate::Rejected, None)
                 .await
             {
                 tracing::error!(error = %je, hash = %signed.hash, "journaling a rejected transaction failed");
@@ -591,7 +603,7 @@ async fn recover(
                 TxFate::Reverted
             };
             journal
-                .finished(chain_id, tx.hash, fate)
+                .finished(chain_id, tx.hash, fate, receipt.block_number)
                 .await
                 .map_err(|e| ChainError::Journal(e.to_string()))?;
             continue;
@@ -599,7 +611,7 @@ async fn recover(
         if tx.nonce < mined_count {
             // Its nonce went to another transaction: it can never be mined.
             journal
-                .finished(chain_id, tx.hash, TxFate::Rejected)
+                .finished(chain_id, tx.hash, TxFate::Rejected, None)
                 .await
                 .map_err(|e| ChainError::Journal(e.to_string()))?;
             continue;
@@ -652,7 +664,10 @@ async fn collect_receipts(
                     } else {
                         TxFate::Reverted
                     };
-                    if let Err(e) = journal.finished(chain_id, flight.hash, fate).await {
+                    if let Err(e) = journal
+                        .finished(chain_id, flight.hash, fate, receipt.block_number)
+                        .await
+                    {
                         tracing::error!(error = %e, hash = %flight.hash, "journaling a mined transaction failed");
                     }
                     resolve(flight.waiters, &receipt, asm);

@@ -6,12 +6,19 @@
 //! are left alone.
 //!
 //! Reorganisations: the cursor keeps the block's hash; when the chain's block at that
-//! height has another hash, the watcher steps back [`REORG_REWIND`] blocks and reapplies.
-//! Undoing effects of orphaned blocks is not done yet (payments issue).
+//! height has another hash, the watcher steps back [`REORG_REWIND`] blocks. It undoes what
+//! those blocks did, in one database transaction with the cursor's move: the journaled
+//! transactions mined there go back to "fate unknown" and the pulls they resolved back to
+//! `pending`. Then it redoes: a transaction the new chain still holds gets its fate from
+//! its receipt, one the new chain dropped is rebroadcast from its journaled bytes (same
+//! nonce, same hash: never a second transaction for an intent, no nonce left jammed), and
+//! the ordinary scan from the rewound cursor resolves the pulls again from the logs the
+//! new chain carries. Pulls whose bank leg already ran (`settled`, `failed`) are not undone:
+//! the bank leg is keyed per pull and never runs twice.
 
 use std::time::Duration;
 
-use alloy::primitives::{Address, Bytes};
+use alloy::primitives::{Address, Bytes, TxHash};
 use alloy::providers::{DynProvider, Provider, ProviderBuilder};
 use alloy::rpc::types::Filter;
 use alloy::sol_types::SolEvent;
@@ -60,6 +67,10 @@ pub struct Step {
     pub pulls_resolved: usize,
     /// Whether a reorganisation was noticed.
     pub reorg: bool,
+    /// Pulls sent back to `pending` by a reorganisation (resolved again from the new chain).
+    pub pulls_undone: usize,
+    /// Journaled transactions the new chain had dropped, rebroadcast.
+    pub rebroadcast: usize,
 }
 
 /// Watches one chain.
@@ -119,9 +130,13 @@ impl Watcher {
                         "reorganisation noticed"
                     );
                     step.reorg = true;
-                    c.block_number
+                    let from = c
+                        .block_number
                         .saturating_sub(REORG_REWIND)
                         .max(self.start_block)
+                        .max(1);
+                    self.rewind(from, &mut step).await?;
+                    from
                 }
             }
         };
@@ -135,12 +150,16 @@ impl Watcher {
             .to_block(to);
         let logs = self.provider.get_logs(&filter).await?;
 
-        // Pull outcomes per transaction, in log order.
+        // Pull outcomes per transaction, in log order; every transaction seen succeeded.
         let mut txs: Vec<(alloy::primitives::TxHash, Vec<PullOutcome>)> = Vec::new();
+        let mut mined: Vec<(String, u64)> = Vec::new();
         for log in &logs {
             let (Some(tx_hash), Some(topic)) = (log.transaction_hash, log.topics().first()) else {
                 continue;
             };
+            if mined.last().map(|(h, _)| h.as_str()) != Some(tx_hash.to_string().as_str()) {
+                mined.push((tx_hash.to_string(), log.block_number.unwrap_or_default()));
+            }
             let outcome = if *topic == DebitPulled::SIGNATURE_HASH {
                 PullOutcome::Authorized {
                     tx_hash,
@@ -188,10 +207,63 @@ impl Watcher {
         };
         step.pulls_resolved = self
             .store
-            .commit_chain_events(self.chain_id, &cursor, &resolutions)
+            .commit_chain_events(self.chain_id, &cursor, &resolutions, &mined)
             .await?;
         step.cursor = Some(to);
         Ok(step)
+    }
+
+    /// Undoes the effects of blocks `from..` (see the module docs) and redoes what can be
+    /// redone at once: fates from receipts, rebroadcasts of dropped transactions.
+    async fn rewind(&self, from: u64, step: &mut Step) -> Result<(), WatcherError> {
+        let before = from - 1;
+        let block = self
+            .provider
+            .get_block_by_number(before.into())
+            .await?
+            .ok_or(WatcherError::MissingBlock(before))?;
+        let cursor = ChainCursor {
+            block_number: before,
+            block_hash: block.header.hash.to_string(),
+        };
+        let (txs, pulls) = self
+            .store
+            .rewind_chain(self.chain_id, from, &cursor)
+            .await?;
+        step.pulls_undone = pulls;
+        for (hash, raw) in txs {
+            let (Ok(tx_hash), Ok(raw)) = (hash.parse::<TxHash>(), raw.parse::<Bytes>()) else {
+                tracing::error!(%hash, "journaled transaction does not parse; left for recovery");
+                continue;
+            };
+            match self.provider.get_transaction_receipt(tx_hash).await? {
+                Some(r) => {
+                    let status = if r.status() { "succeeded" } else { "reverted" };
+                    self.store
+                        .mark_tx(self.chain_id, &hash, status, r.block_number)
+                        .await?;
+                }
+                None => {
+                    step.rebroadcast += 1;
+                    match self.provider.send_raw_transaction(&raw).await {
+                        Ok(_) => {
+                            tracing::info!(chain_id = self.chain_id, %hash, "rebroadcast a transaction the reorganisation dropped")
+                        }
+                        Err(e) => {
+                            tracing::warn!(chain_id = self.chain_id, %hash, error = %e, "rebroadcast after reorganisation refused")
+                        }
+                    }
+                }
+            }
+        }
+        tracing::warn!(
+            chain_id = self.chain_id,
+            from,
+            pulls_undone = step.pulls_undone,
+            rebroadcast = step.rebroadcast,
+            "reorganisation: effects undone from this block; re-scanning"
+        );
+        Ok(())
     }
 
     /// Steps forever, every `poll`, logging failures.

@@ -54,13 +54,22 @@ impl Store {
     }
 
     /// Sets a journaled transaction's status (`succeeded`, `reverted`, `rejected`).
-    pub async fn mark_tx(&self, chain_id: u64, hash: &str, status: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE chain_txs SET status = $3 WHERE chain_id = $1 AND hash = $2")
-            .bind(chain_id as i64)
-            .bind(hash)
-            .bind(status)
-            .execute(self.pool())
-            .await?;
+    pub async fn mark_tx(
+        &self,
+        chain_id: u64,
+        hash: &str,
+        status: &str,
+        block: Option<u64>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE chain_txs SET status = $3, block_number = $4 WHERE chain_id = $1 AND hash = $2",
+        )
+        .bind(chain_id as i64)
+        .bind(hash)
+        .bind(status)
+        .bind(block.map(|b| b as i64))
+        .execute(self.pool())
+        .await?;
         Ok(())
     }
 
@@ -228,11 +237,25 @@ impl Store {
         chain_id: u64,
         cursor: &ChainCursor,
         pulls: &[(String, crate::agentic::PullResolution)],
+        mined: &[(String, u64)],
     ) -> Result<usize, StoreError> {
         let mut tx = self.pool().begin().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
             changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution).await?);
+        }
+        // Transactions seen emitting events succeeded in that block; this settles journal
+        // entries whose fate nobody else is waiting for (rebroadcast after a reorg).
+        for (hash, block) in mined {
+            sqlx::query(
+                "UPDATE chain_txs SET status = 'succeeded', block_number = $3 \
+                 WHERE chain_id = $1 AND hash = $2 AND status = 'signed'",
+            )
+            .bind(chain_id as i64)
+            .bind(hash)
+            .bind(*block as i64)
+            .execute(&mut *tx)
+            .await?;
         }
         let now = now_ms();
         let updated = sqlx::query(
@@ -255,5 +278,63 @@ impl Store {
         }
         tx.commit().await?;
         Ok(changed)
+    }
+
+    /// Undoes what the blocks from `from_block` on did, after a reorganisation removed
+    /// some of them, in one database transaction: every journaled transaction mined there
+    /// goes back to `signed` (fate unknown), the pulls it resolved go back to `pending`,
+    /// and the cursor moves to `cursor` (the block before `from_block`), so a crash never
+    /// leaves effects undone but not re-scanned. Returns the transactions (hash, raw) for
+    /// the caller to look up or rebroadcast, and how many pulls went back to `pending`.
+    pub async fn rewind_chain(
+        &self,
+        chain_id: u64,
+        from_block: u64,
+        cursor: &ChainCursor,
+    ) -> Result<(Vec<(String, String)>, usize), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let rows = sqlx::query(
+            "SELECT hash, raw FROM chain_txs WHERE chain_id = $1 AND block_number >= $2 \
+             AND status IN ('succeeded', 'reverted') ORDER BY nonce",
+        )
+        .bind(chain_id as i64)
+        .bind(from_block as i64)
+        .fetch_all(&mut *tx)
+        .await?;
+        let txs: Vec<(String, String)> = rows
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        let mut pulls = 0;
+        for (hash, _) in &txs {
+            sqlx::query(
+                "UPDATE chain_txs SET status = 'signed', block_number = NULL WHERE chain_id = $1 AND hash = $2",
+            )
+            .bind(chain_id as i64)
+            .bind(hash)
+            .execute(&mut *tx)
+            .await?;
+            let reset = sqlx::query(
+                "UPDATE debit_pulls SET status = 'pending', decline_code = NULL, remaining = NULL, \
+                 resets_at = NULL, tx_hash = NULL, authorized_at = NULL, updated_at = $2 \
+                 WHERE tx_hash = $1 AND status IN ('authorized', 'declined')",
+            )
+            .bind(hash)
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await?;
+            pulls += reset.rows_affected() as usize;
+        }
+        sqlx::query(
+            "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
+        )
+        .bind(chain_id as i64)
+        .bind(cursor.block_number as i64)
+        .bind(&cursor.block_hash)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok((txs, pulls))
     }
 }

@@ -99,15 +99,7 @@ impl Harness {
             h.mainnet = Some(fake);
         }
         let dir = tempfile::tempdir()?;
-        let store = match std::env::var("OPENRAIL_TEST_DB").as_deref() {
-            Ok("postgres") => {
-                let url = openrail_store::testing::fresh_postgres_url()
-                    .await?
-                    .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?;
-                Store::connect(&url).await?
-            }
-            _ => openrail_store::testing::fresh_sqlite(dir.path()).await?,
-        };
+        let store = fresh_store(dir.path()).await?;
         let account = store.create_account("Harness").await?;
         let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
         let running = openrail_api::server::serve(
@@ -293,4 +285,18 @@ impl Harness {
 /// `major` whole units of a test stablecoin, in smallest units.
 pub fn units(major: u64) -> U256 {
     U256::from(major) * U256::from(10u64).pow(U256::from(TOKEN_DECIMALS))
+}
+
+/// A fresh, migrated database: a SQLite file in `dir`, or a new PostgreSQL database when
+/// `OPENRAIL_TEST_DB=postgres` (the end-to-end suite's second run).
+pub async fn fresh_store(dir: &std::path::Path) -> anyhow::Result<Store> {
+    Ok(match std::env::var("OPENRAIL_TEST_DB").as_deref() {
+        Ok("postgres") => {
+            let url = openrail_store::testing::fresh_postgres_url()
+                .await?
+                .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?;
+            Store::connect(&url).await?
+        }
+        _ => openrail_store::testing::fresh_sqlite(dir).await?,
+    })
 }

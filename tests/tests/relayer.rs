@@ -37,7 +37,7 @@ struct Fixture {
 async fn fixture() -> anyhow::Result<Fixture> {
     let h = Harness::chains_only().await?;
     let dir = tempfile::tempdir()?;
-    let store = openrail_store::testing::fresh_sqlite(dir.path()).await?;
+    let store = openrail_tests::fresh_store(dir.path()).await?;
     let d = h.settlement_deployment().clone();
     let asm = d.allowance_state_machine.unwrap();
     let payer = dev_demo_payer();
@@ -227,8 +227,14 @@ impl Journal for CrashAfterJournal {
             panic!("crash after journaling {}", tx.hash);
         })
     }
-    fn finished<'a>(&'a self, chain_id: u64, hash: TxHash, fate: TxFate) -> JournalFuture<'a> {
-        self.0.finished(chain_id, hash, fate)
+    fn finished<'a>(
+        &'a self,
+        chain_id: u64,
+        hash: TxHash,
+        fate: TxFate,
+        block: Option<u64>,
+    ) -> JournalFuture<'a> {
+        self.0.finished(chain_id, hash, fate, block)
     }
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
         self.0.unsettled(chain_id)
@@ -292,6 +298,95 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     };
     assert!(
         restarted
+            .call_asm(cancel, "cancel_mandate", &f.mid)
+            .await?
+            .success
+    );
+    f.h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
+    use alloy::providers::{Provider, ProviderBuilder};
+    use openrail_chain::submitter::PullOutcome;
+
+    let f = fixture().await?;
+    let scope = Scope {
+        account_id: &f.account_id,
+        mode: Mode::Testnet,
+    };
+    let node = ProviderBuilder::new().connect_http(f.url.clone());
+    pending_pull(&f, "pull_reorg", 2_500).await?;
+    let req = PullRequest {
+        intent: "pull_reorg".into(),
+        key_id: keccak256(&f.kid),
+        destination: dev_spare().address(),
+        amount: units(25),
+    };
+    let PullOutcome::Authorized {
+        tx_hash,
+        block_number,
+    } = f.submitter.pull(req).await?
+    else {
+        anyhow::bail!("the pull was declined");
+    };
+    let watcher = Watcher::new(f.store.clone(), &f.url, f.asm, f.start_block, 0).await?;
+    assert_eq!(watcher.step().await?.pulls_resolved, 1);
+    let before = f.store.pull(scope, "pull_reorg").await?;
+    assert_eq!(before.status, PullStatus::Authorized);
+    assert_eq!(before.tx_hash, Some(tx_hash.to_string()));
+    assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
+
+    // anvil replaces every block from the pull's on with empty ones: the pull's event and
+    // its token move are gone from the chain.
+    let head = node.get_block_number().await?;
+    let _: serde_json::Value = node
+        .raw_request(
+            "anvil_reorg".into(),
+            (head - block_number + 1, Vec::<serde_json::Value>::new()),
+        )
+        .await?;
+    assert!(node.get_transaction_receipt(tx_hash).await?.is_none());
+    assert_eq!(f.h.balance("USD", dev_spare().address()).await?, U256::ZERO);
+
+    // The watcher notices, undoes the pull (back to pending, journal fate unknown) and
+    // rebroadcasts the journaled transaction; the new chain mines it and the scan resolves
+    // the pull again.
+    let step = watcher.step().await?;
+    assert!(step.reorg);
+    assert_eq!((step.pulls_undone, step.rebroadcast), (1, 1));
+    let mut after = f.store.pull(scope, "pull_reorg").await?;
+    for _ in 0..50 {
+        if after.status != PullStatus::Pending {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        watcher.step().await?;
+        after = f.store.pull(scope, "pull_reorg").await?;
+    }
+    assert_eq!(after.status, PullStatus::Authorized);
+    assert_eq!(
+        after.tx_hash,
+        Some(tx_hash.to_string()),
+        "the same transaction"
+    );
+    let receipt = node
+        .get_transaction_receipt(tx_hash)
+        .await?
+        .expect("mined again");
+    assert!(receipt.status());
+    // Effects once: one transaction for the intent, tokens moved once, spend counted once,
+    // the journal settled, and the operator's nonce not jammed (the next call works).
+    assert_eq!(f.store.txs_for_intent("pull_reorg").await?, 1);
+    assert!(f.store.unsettled_txs(f.chain_id).await?.is_empty());
+    assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
+    assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
+    let cancel = AllowanceStateMachine::cancelMandateCall {
+        mandateId: keccak256(&f.mid),
+    };
+    assert!(
+        f.submitter
             .call_asm(cancel, "cancel_mandate", &f.mid)
             .await?
             .success
