@@ -757,7 +757,19 @@ pub async fn create_pull(
         amount: token_units(amount),
     };
     let (store, id, chain_id) = (state.store.clone(), pull.id.clone(), net.chain_id);
-    run_bounded(wait_of(&state, &headers), async move {
+    run_bounded(
+        wait_of(&state, &headers),
+        submit_and_record(store, net, id, request),
+    )
+    .await;
+
+    let pull = state.store.pull(p.scope(), &pull.id).await?;
+    pull_response(&pull, chain_id)
+}
+
+/// Sends one pull through the submitter and records its outcome.
+async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request: PullRequest) {
+    {
         let resolution = match net.submitter.pull(request).await {
             Ok(outcome) => outcome.resolution(now_ms()),
             Err(e) => {
@@ -775,11 +787,42 @@ pub async fn create_pull(
         if let Err(e) = store.resolve_pull(&id, &resolution).await {
             tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
         }
-    })
-    .await;
+    }
+}
 
-    let pull = state.store.pull(p.scope(), &pull.id).await?;
-    pull_response(&pull, chain_id)
+/// At start, before serving: sends the pulls a previous process accepted (`pending` in the
+/// database) but died before journaling, so every accepted pull reaches a final status.
+/// One process per operator key (see ARCHITECTURE.md), so nothing else is sending them.
+pub async fn resume_unsent_pulls(store: Store, net: Arc<Network>, mode: Mode) {
+    let pulls = match store.unsent_pending_pulls(net.chain_id, mode).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(error = %e, "listing unsent pulls failed; they stay pending");
+            return;
+        }
+    };
+    for pull in pulls {
+        let (Ok(destination), Some(amount)) = (
+            pull.destination_address.parse::<Address>(),
+            Amount::from_minor(pull.amount, pull.currency),
+        ) else {
+            tracing::error!(pull = %pull.id, "unsent pull has an unusable destination or amount");
+            continue;
+        };
+        tracing::info!(pull = %pull.id, "sending a pull accepted before a restart");
+        let request = PullRequest {
+            intent: pull.id.clone(),
+            key_id: onchain_id(&pull.session_key_id),
+            destination,
+            amount: token_units(amount),
+        };
+        tokio::spawn(submit_and_record(
+            store.clone(),
+            net.clone(),
+            pull.id,
+            request,
+        ));
+    }
 }
 
 fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {

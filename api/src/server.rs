@@ -11,7 +11,7 @@ use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::{
     Journal, JournalFuture, JournaledTx, SignedTx, Submitter, TxFate, UnsettledFuture,
 };
-use openrail_store::{Currency, Store};
+use openrail_store::{Currency, Mode, Store};
 
 use crate::network::Network;
 
@@ -141,6 +141,11 @@ pub async fn serve(
     }
     let mainnet = networks.pop().flatten();
     let testnet = networks.pop().flatten();
+    for (net, mode) in [(&testnet, Mode::Testnet), (&mainnet, Mode::Mainnet)] {
+        if let Some(net) = net {
+            crate::agentic::resume_unsent_pulls(store.clone(), net.clone(), mode).await;
+        }
+    }
     let state = crate::AppState::new(store, testnet.clone(), mainnet, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await

@@ -663,3 +663,27 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 }
+
+impl Store {
+    /// Pulls of `mode` on `chain_id` still `pending` with no journaled transaction: accepted
+    /// by a process that died before sending them (the submitter journals before
+    /// broadcast, so anything it sent is in the journal). Oldest first.
+    pub async fn unsent_pending_pulls(
+        &self,
+        chain_id: u64,
+        mode: Mode,
+    ) -> Result<Vec<DebitPull>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {PULL_COLS} FROM debit_pulls WHERE status = 'pending' AND mode = $1 \
+             AND mandate_id IN (SELECT id FROM mandates WHERE chain_id = $2) \
+             AND NOT EXISTS (SELECT 1 FROM chain_txs t WHERE t.chain_id = $2 \
+                             AND t.intents LIKE '%\"' || debit_pulls.id || '\"%') \
+             ORDER BY created_at, id"
+        ))
+        .bind(mode.as_str())
+        .bind(chain_id as i64)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(pull_of).collect()
+    }
+}

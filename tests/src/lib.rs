@@ -102,6 +102,23 @@ impl Harness {
         let store = fresh_store(dir.path()).await?;
         let account = store.create_account("Harness").await?;
         let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
+        h.server = Some(
+            h.start_server(store, dir, account.id, api_key, config)
+                .await?,
+        );
+        Ok(h)
+    }
+
+    /// Starts the API server, its payment worker and the watcher on `store`.
+    async fn start_server(
+        &self,
+        store: Store,
+        dir: tempfile::TempDir,
+        account_id: String,
+        api_key: String,
+        config: ApiConfig,
+    ) -> anyhow::Result<Server> {
+        let h = self;
         let running = openrail_api::server::serve(
             store.clone(),
             Some((&h.devnet.manifest.settlement, dev_operator())),
@@ -131,17 +148,39 @@ impl Harness {
         )
         .await?;
         let watcher = tokio::spawn(watcher.run(std::time::Duration::from_millis(200)));
-        h.server = Some(Server {
+        Ok(Server {
             base_url,
             api_key,
-            account_id: account.id,
+            account_id,
             store,
             task,
             watcher,
             payments,
             _dir: dir,
-        });
-        Ok(h)
+        })
+    }
+
+    /// A crash and a restart in this process: aborts the server's tasks wherever they are
+    /// (API, payment worker, watcher) and starts a new server on the same database with the
+    /// same API key. The new server recovers what the old one left: journaled transactions,
+    /// pulls accepted but never sent, payments in flight.
+    pub async fn restart(&mut self) -> anyhow::Result<()> {
+        let old = self.server.take().context("no server to restart")?;
+        old.task.abort();
+        old.watcher.abort();
+        old.payments.abort();
+        let Server {
+            store,
+            account_id,
+            api_key,
+            _dir,
+            ..
+        } = old;
+        self.server = Some(
+            self.start_server(store, _dir, account_id, api_key, ApiConfig::default())
+                .await?,
+        );
+        Ok(())
     }
 
     /// Chains and contracts only.

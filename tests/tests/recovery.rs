@@ -1,0 +1,91 @@
+//! Restart recovery through the harness: what a server accepted before it died reaches a
+//! final status after a restart, with one transaction per intent.
+
+use openrail_chain::devnet::{dev_demo_payer, dev_spare};
+use openrail_store::agentic::{DebitPull, PullStatus, Scope};
+use openrail_store::{Currency, Mode, now_ms};
+use openrail_tests::{Harness, units};
+use reqwest::StatusCode;
+use serde_json::json;
+
+#[tokio::test]
+async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Result<()> {
+    let mut h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let m = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    assert_eq!(m.status, StatusCode::CREATED, "{}", m.body);
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": m.str("id"), "expires_in": 3600}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
+
+    // The row a create-pull request writes first; the process died before the submitter
+    // journaled (and so before it sent) the transaction.
+    let server = h.server();
+    let (store, account_id) = (server.store.clone(), server.account_id.clone());
+    let now = now_ms();
+    let destination = dev_spare().address().to_checksum(None);
+    store
+        .insert_pull(&DebitPull {
+            id: "pull_unsent".into(),
+            account_id: account_id.clone(),
+            mode: Mode::Testnet,
+            session_key_id: k.str("id").into(),
+            mandate_id: m.str("id").into(),
+            amount: 1_250,
+            currency: Currency::Usd,
+            destination: destination.clone(),
+            destination_address: destination,
+            description: None,
+            status: PullStatus::Pending,
+            decline_code: None,
+            remaining: None,
+            resets_at: None,
+            tx_hash: None,
+            authorized_at: None,
+            created_at: now,
+            updated_at: now,
+            failure_reason: None,
+        })
+        .await?;
+    assert_eq!(store.txs_for_intent("pull_unsent").await?, 0);
+
+    h.restart().await?;
+    let scope = Scope {
+        account_id: &account_id,
+        mode: Mode::Testnet,
+    };
+    let mut pull = store.pull(scope, "pull_unsent").await?;
+    for _ in 0..100 {
+        if pull.status != PullStatus::Pending {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        pull = store.pull(scope, "pull_unsent").await?;
+    }
+    assert_eq!(pull.status, PullStatus::Authorized);
+    assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);
+    assert_eq!(
+        h.balance("USD", dev_spare().address()).await?,
+        units(12) + alloy::primitives::U256::from(500_000u64)
+    );
+    // Through the API, the pull reads as any other.
+    let g = h.get("/v1/debit-pulls/pull_unsent").await?;
+    assert_eq!((g.status, g.str("status")), (StatusCode::OK, "authorized"));
+
+    // A second restart finds nothing left to send.
+    h.restart().await?;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);
+    h.stop().await;
+    Ok(())
+}
