@@ -131,18 +131,22 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     function pull(bytes32 keyId, address destination, uint256 amount) external onlyOperatorUnpaused {
         uint256 fast = _fastPull(keyId, destination, amount);
         if (fast == FAST_TRANSFER_FAILED) revert TransferFailed(keyId);
-        if (fast == FAST_NOT_TAKEN) {
-            (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
-            if (err.length != 0) {
-                assembly ("memory-safe") {
-                    revert(add(err, 32), mload(err))
-                }
-            }
-            _write(p.keySlot, p.keyWord);
-            _write(p.useSlot, p.useWord);
-            if (!_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
-        }
+        if (fast == FAST_NOT_TAKEN) _referencePull(keyId, destination, amount);
         emit DebitPulled(keyId, destination, amount);
+    }
+
+    /// @dev A pull decided by `_authorize` alone: reverts with the reason's custom error, or
+    ///      stores the new usage and moves the tokens (reverting `TransferFailed`).
+    function _referencePull(bytes32 keyId, address destination, uint256 amount) internal {
+        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
+        if (err.length != 0) {
+            assembly ("memory-safe") {
+                revert(add(err, 32), mload(err))
+            }
+        }
+        _write(p.keySlot, p.keyWord);
+        _write(p.useSlot, p.useWord);
+        if (!_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
     }
 
     /// @inheritdoc IAllowanceStateMachine

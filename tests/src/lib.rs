@@ -339,3 +339,38 @@ pub async fn fresh_store(dir: &std::path::Path) -> anyhow::Result<Store> {
         _ => openrail_store::testing::fresh_sqlite(dir).await?,
     })
 }
+
+/// A `pending` USD pull row, as `POST /v1/debit-pulls` writes it before submitting (tests
+/// that play a request which died at some point insert it directly).
+pub fn pending_pull_row(
+    id: &str,
+    account_id: &str,
+    key_id: &str,
+    mandate_id: &str,
+    amount_minor: u64,
+    destination: Address,
+) -> openrail_store::agentic::DebitPull {
+    let now = openrail_store::now_ms();
+    let destination = destination.to_checksum(None);
+    openrail_store::agentic::DebitPull {
+        id: id.to_string(),
+        account_id: account_id.to_string(),
+        mode: Mode::Testnet,
+        session_key_id: key_id.to_string(),
+        mandate_id: mandate_id.to_string(),
+        amount: amount_minor,
+        currency: openrail_store::Currency::Usd,
+        destination: destination.clone(),
+        destination_address: destination,
+        description: None,
+        status: openrail_store::agentic::PullStatus::Pending,
+        decline_code: None,
+        remaining: None,
+        resets_at: None,
+        tx_hash: None,
+        authorized_at: None,
+        created_at: now,
+        updated_at: now,
+        failure_reason: None,
+    }
+}

@@ -124,12 +124,30 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Polls a failed payment until its refund is no longer pending (at most 30 s).
-async fn refund_outcome(h: &Harness, id: &str) -> anyhow::Result<openrail_tests::Reply> {
+/// Asserts that a payment failed with `reason` after its source leg, and that its refund
+/// then succeeded (polling at most 30 s while it is pending).
+async fn assert_refunded(
+    h: &Harness,
+    r: &openrail_tests::Reply,
+    reason: &str,
+) -> anyhow::Result<()> {
+    assert_eq!(
+        (r.str("status"), r.str("failure_reason")),
+        ("failed", reason),
+        "{}",
+        r.body
+    );
+    let id = r.str("id");
     for _ in 0..300 {
         let g = h.get(&format!("/v1/payments/{id}")).await?;
         if g.body["refund_status"] != "pending" {
-            return Ok(g);
+            assert_eq!(
+                (g.str("status"), g.str("refund_status")),
+                ("failed", "succeeded"),
+                "{}",
+                g.body
+            );
+            return Ok(());
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
@@ -309,20 +327,7 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
     // refund, and the amount goes back to the source account.
     let closed = account("closed", "0").await;
     let r = pay_to_bank(&h, ok.clone(), closed.clone(), "1.00").await;
-    assert_eq!(
-        (r.str("status"), r.str("failure_reason")),
-        ("failed", "account_closed"),
-        "{}",
-        r.body
-    );
-    let refunded = refund_outcome(&h, r.str("id")).await?;
-    assert_eq!(
-        refunded.str("refund_status"),
-        "succeeded",
-        "{}",
-        refunded.body
-    );
-    assert_eq!(refunded.str("status"), "failed");
+    assert_refunded(&h, &r, "account_closed").await?;
     assert_eq!(
         h.get(&format!("/v1/bank-accounts/{ok}"))
             .await?
@@ -338,19 +343,7 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
                    "destination": {"type": "bank_account", "address": closed}}),
         )
         .await?;
-    assert_eq!(
-        (r.str("status"), r.str("failure_reason")),
-        ("failed", "account_closed"),
-        "{}",
-        r.body
-    );
-    let refunded = refund_outcome(&h, r.str("id")).await?;
-    assert_eq!(
-        refunded.str("refund_status"),
-        "succeeded",
-        "{}",
-        refunded.body
-    );
+    assert_refunded(&h, &r, "account_closed").await?;
     assert_eq!(h.balance("USD", payer.address()).await?, units(30));
     h.stop().await;
     Ok(())

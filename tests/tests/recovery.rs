@@ -2,9 +2,9 @@
 //! final status after a restart, with one transaction per intent.
 
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
-use openrail_store::agentic::{DebitPull, PullStatus, Scope};
-use openrail_store::{Currency, Mode, now_ms};
-use openrail_tests::{Harness, units};
+use openrail_store::Mode;
+use openrail_store::agentic::{PullStatus, Scope};
+use openrail_tests::{Harness, pending_pull_row, units};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -32,30 +32,15 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     // journaled (and so before it sent) the transaction.
     let server = h.server();
     let (store, account_id) = (server.store.clone(), server.account_id.clone());
-    let now = now_ms();
-    let destination = dev_spare().address().to_checksum(None);
     store
-        .insert_pull(&DebitPull {
-            id: "pull_unsent".into(),
-            account_id: account_id.clone(),
-            mode: Mode::Testnet,
-            session_key_id: k.str("id").into(),
-            mandate_id: m.str("id").into(),
-            amount: 1_250,
-            currency: Currency::Usd,
-            destination: destination.clone(),
-            destination_address: destination,
-            description: None,
-            status: PullStatus::Pending,
-            decline_code: None,
-            remaining: None,
-            resets_at: None,
-            tx_hash: None,
-            authorized_at: None,
-            created_at: now,
-            updated_at: now,
-            failure_reason: None,
-        })
+        .insert_pull(&pending_pull_row(
+            "pull_unsent",
+            &account_id,
+            k.str("id"),
+            m.str("id"),
+            1_250,
+            dev_spare().address(),
+        ))
         .await?;
     assert_eq!(store.txs_for_intent("pull_unsent").await?, 0);
 

@@ -12,11 +12,9 @@ use openrail_chain::submitter::{
     Journal, JournalFuture, PullRequest, SignedTx, Submitter, TxFate, UnsettledFuture,
 };
 use openrail_relayer::watcher::Watcher;
-use openrail_store::agentic::{
-    DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey,
-};
+use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
 use openrail_store::{Currency, Interval, Mode, now_ms};
-use openrail_tests::{Harness, units};
+use openrail_tests::{Harness, pending_pull_row, units};
 
 /// Chains, a store, a submitter, and a mandate (100 USD a day, no key ceiling) with one key,
 /// in the store and on chain.
@@ -136,29 +134,15 @@ async fn fixture() -> anyhow::Result<Fixture> {
 
 /// A pending pull row, as the API writes it before submitting.
 async fn pending_pull(f: &Fixture, id: &str, amount_minor: u64) -> anyhow::Result<()> {
-    let now = now_ms();
     f.store
-        .insert_pull(&DebitPull {
-            id: id.to_string(),
-            account_id: f.account_id.clone(),
-            mode: Mode::Testnet,
-            session_key_id: f.kid.clone(),
-            mandate_id: f.mid.clone(),
-            amount: amount_minor,
-            currency: Currency::Usd,
-            destination: dev_spare().address().to_string(),
-            destination_address: dev_spare().address().to_string(),
-            description: None,
-            status: PullStatus::Pending,
-            decline_code: None,
-            remaining: None,
-            resets_at: None,
-            tx_hash: None,
-            authorized_at: None,
-            created_at: now,
-            updated_at: now,
-            failure_reason: None,
-        })
+        .insert_pull(&pending_pull_row(
+            id,
+            &f.account_id,
+            &f.kid,
+            &f.mid,
+            amount_minor,
+            dev_spare().address(),
+        ))
         .await?;
     Ok(())
 }

@@ -12,15 +12,7 @@ contract ReferencePullHarness is AllowanceStateMachine {
 
     /// @dev `pull` as it would be without `_fastPull`.
     function referencePull(bytes32 keyId, address destination, uint256 amount) external onlyOperatorUnpaused {
-        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
-        if (err.length != 0) {
-            assembly ("memory-safe") {
-                revert(add(err, 32), mload(err))
-            }
-        }
-        _write(p.keySlot, p.keyWord);
-        _write(p.useSlot, p.useWord);
-        if (!_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
+        _referencePull(keyId, destination, amount);
         emit DebitPulled(keyId, destination, amount);
     }
 }
