@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: UNLICENSED
+pragma solidity ^0.8.24;
+
+import {RouterBase} from "./Base.sol";
+import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
+import {SettlementRouter} from "../../src/SettlementRouter.sol";
+
+/// The constructor and the views it sets (operator, treasury, paused).
+contract ConstructorTest is RouterBase {
+    function test_setsOperatorAndTreasury() public view {
+        assertEq(router.owner(), address(this));
+        assertEq(router.operator(), operator);
+        assertEq(router.treasury(), treasury);
+        assertFalse(router.paused());
+    }
+
+    function test_revertsOnZeroOperatorOrTreasury() public {
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+        new SettlementRouter(address(this), address(0), treasury);
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+        new SettlementRouter(address(this), operator, address(0));
+    }
+}
