@@ -769,24 +769,36 @@ pub async fn create_pull(
 
 /// Sends one pull through the submitter and records its outcome.
 async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request: PullRequest) {
-    {
-        let resolution = match net.submitter.pull(request).await {
-            Ok(outcome) => outcome.resolution(now_ms()),
-            Err(e) => {
-                tracing::error!(pull = %id, error = %e, "pull submission failed");
-                PullResolution {
-                    status: PullStatus::Failed,
-                    decline_code: None,
-                    remaining_token_units: None,
-                    resets_at_s: None,
-                    tx_hash: None,
-                    authorized_at: None,
+    let resolution = match net.submitter.pull(request).await {
+        Ok(outcome) => outcome.resolution(now_ms()),
+        Err(e) => {
+            // A transaction journaled for the pull and not refused by the node may still be
+            // mined (or is mined and its receipt was missed): the pull stays `pending` for
+            // the watcher, and a restart rebroadcasts it. Only a pull with no live
+            // transaction has failed.
+            match store.tx_status_for_intent(&id).await {
+                Ok(Some((status, _))) if status == "signed" || status == "succeeded" => {
+                    tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
+                    return;
+                }
+                Ok(_) => tracing::error!(pull = %id, error = %e, "pull submission failed"),
+                Err(se) => {
+                    tracing::error!(pull = %id, error = %e, store_error = %se, "pull outcome unknown; left pending");
+                    return;
                 }
             }
-        };
-        if let Err(e) = store.resolve_pull(&id, &resolution).await {
-            tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
+            PullResolution {
+                status: PullStatus::Failed,
+                decline_code: None,
+                remaining_token_units: None,
+                resets_at_s: None,
+                tx_hash: None,
+                authorized_at: None,
+            }
         }
+    };
+    if let Err(e) = store.resolve_pull(&id, &resolution).await {
+        tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
     }
 }
 
