@@ -24,7 +24,7 @@ use alloy::rpc::types::Filter;
 use alloy::sol_types::SolEvent;
 use alloy::transports::http::reqwest::Url;
 use openrail_chain::bindings::AllowanceStateMachine::{DebitPullDeclined, DebitPulled};
-use openrail_chain::submitter::{Decline, PullOutcome};
+use openrail_chain::submitter::{Decline, PullOutcome, TxFate};
 use openrail_store::agentic::PullResolution;
 use openrail_store::journal::ChainCursor;
 use openrail_store::{Store, StoreError, now_ms};
@@ -152,13 +152,13 @@ impl Watcher {
 
         // Pull outcomes per transaction, in log order; every transaction seen succeeded.
         let mut txs: Vec<(alloy::primitives::TxHash, Vec<PullOutcome>)> = Vec::new();
-        let mut mined: Vec<(String, u64)> = Vec::new();
+        let mut mined: Vec<(TxHash, u64)> = Vec::new();
         for log in &logs {
             let (Some(tx_hash), Some(topic)) = (log.transaction_hash, log.topics().first()) else {
                 continue;
             };
-            if mined.last().map(|(h, _)| h.as_str()) != Some(tx_hash.to_string().as_str()) {
-                mined.push((tx_hash.to_string(), log.block_number.unwrap_or_default()));
+            if mined.last().map(|(h, _)| *h) != Some(tx_hash) {
+                mined.push((tx_hash, log.block_number.unwrap_or_default()));
             }
             let outcome = if *topic == DebitPulled::SIGNATURE_HASH {
                 PullOutcome::Authorized {
@@ -207,7 +207,15 @@ impl Watcher {
         };
         step.pulls_resolved = self
             .store
-            .commit_chain_events(self.chain_id, &cursor, &resolutions, &mined)
+            .commit_chain_events(
+                self.chain_id,
+                &cursor,
+                &resolutions,
+                &mined
+                    .iter()
+                    .map(|(h, b)| (h.to_string(), *b))
+                    .collect::<Vec<_>>(),
+            )
             .await?;
         step.cursor = Some(to);
         Ok(step)
@@ -238,9 +246,13 @@ impl Watcher {
             };
             match self.provider.get_transaction_receipt(tx_hash).await? {
                 Some(r) => {
-                    let status = if r.status() { "succeeded" } else { "reverted" };
+                    let fate = if r.status() {
+                        TxFate::Succeeded
+                    } else {
+                        TxFate::Reverted
+                    };
                     self.store
-                        .mark_tx(self.chain_id, &hash, status, r.block_number)
+                        .mark_tx(self.chain_id, &hash, fate.as_str(), r.block_number)
                         .await?;
                 }
                 None => {
