@@ -21,6 +21,7 @@ use openrail_store::agentic::{
     DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
 use openrail_store::ids::{hash_secret, new_id, random_id};
+use openrail_store::journal::TxStatus;
 use openrail_store::money::format_minor;
 use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
 use serde_json::Value;
@@ -777,7 +778,7 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
             // the watcher, and a restart rebroadcasts it. Only a pull with no live
             // transaction has failed.
             match store.tx_status_for_intent(&id).await {
-                Ok(Some((status, _))) if status == "signed" || status == "succeeded" => {
+                Ok(Some((TxStatus::Signed | TxStatus::Succeeded, _))) => {
                     tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
                     return;
                 }

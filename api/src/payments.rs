@@ -1,26 +1,25 @@
 //! One-time payments (`/v1/payments`): wallet → wallet, settled atomically by the settlement
-//! router on the settlement chain (the caller never names a chain), and bank → wallet, which
-//! the relayer's payment worker drives: bank → wallet, wallet → bank and bank → bank, each
-//! in two legs through the treasury.
+//! router on the settlement chain (the caller never names a chain), and bank → wallet,
+//! wallet → bank and bank → bank, each in two legs through the treasury. The handler only
+//! validates and records the payment; the relayer's payment worker drives all of them from
+//! the database and the transaction journal, and the handler waits for it (`Prefer: wait`).
 //! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`.
 
 use std::collections::HashMap;
 
-use alloy::primitives::{U256, keccak256};
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_chain::bindings::SettlementRouter;
 use openrail_store::ids::new_id;
-use openrail_store::money::{TOKEN_DECIMALS, format_minor};
+use openrail_store::money::format_minor;
 use openrail_store::payments::{Payment, PaymentStatus};
 use openrail_store::{Currency, now_ms};
 use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::agentic::{
-    account_only, missing, network, no_more_query, paging, parse_address, run_bounded, wait_of,
+    account_only, missing, network, no_more_query, paging, parse_address, wait_of,
 };
 use crate::body::{Fields, invalid};
 use crate::error::ApiError;
@@ -112,10 +111,9 @@ pub async fn create_payment(
             "must differ from the source",
         ));
     }
-    let token = *net
-        .tokens
-        .get(&currency)
-        .ok_or_else(|| invalid("currency", "is not available on this network"))?;
+    if !net.tokens.contains_key(&currency) {
+        return Err(invalid("currency", "is not available on this network"));
+    }
 
     let now = now_ms();
     let payment = Payment {
@@ -138,70 +136,9 @@ pub async fn create_payment(
     };
     state.store.insert_payment(&payment).await?;
     let wait = wait_of(&state, &headers);
-    let done = if from_bank || to_bank {
-        // The relayer's payment worker drives payments with a bank leg; wait for it.
-        wait_final(&state, &p, &payment.id, wait).await?
-    } else {
-        let from: alloy::primitives::Address = payment
-            .source_id
-            .parse()
-            .map_err(|_| invalid("source.id", "is not an address"))?;
-        let to: alloy::primitives::Address = payment
-            .destination_address
-            .parse()
-            .map_err(|_| invalid("destination.address", "is not an address"))?;
-        let call = SettlementRouter::settleCall {
-            r#ref: keccak256(payment.id.as_bytes()),
-            token,
-            from,
-            to,
-            amount: U256::from(amount.to_token_units(TOKEN_DECIMALS)),
-        };
-        let (store, id) = (state.store.clone(), payment.id.clone());
-        run_bounded(wait, async move {
-            if let Err(e) = store
-                .set_payment_status(
-                    &id,
-                    PaymentStatus::Pending,
-                    PaymentStatus::Processing,
-                    None,
-                    None,
-                )
-                .await
-            {
-                tracing::error!(payment = %id, error = %e, "recording processing failed");
-            }
-            let (status, reason, tx) =
-                match net.submitter.call(net.router, call, "settle", &id).await {
-                    Ok(m) if m.success => {
-                        (PaymentStatus::Succeeded, None, Some(m.tx_hash.to_string()))
-                    }
-                    // The router reverts when the payer's balance or allowance is too low.
-                    Ok(m) => (
-                        PaymentStatus::Failed,
-                        Some("insufficient_funds"),
-                        Some(m.tx_hash.to_string()),
-                    ),
-                    Err(e) => {
-                        tracing::error!(payment = %id, error = %e, "payment transaction failed");
-                        (PaymentStatus::Failed, Some("transaction_failed"), None)
-                    }
-                };
-            if let Err(e) = store
-                .set_payment_status(
-                    &id,
-                    PaymentStatus::Processing,
-                    status,
-                    reason,
-                    tx.as_deref(),
-                )
-                .await
-            {
-                tracing::error!(payment = %id, error = %e, "recording the payment outcome failed");
-            }
-        })
-        .await
-    };
+    // The relayer's payment worker drives every payment from the database and the
+    // transaction journal (so a crash loses none); wait for it up to `wait`.
+    let done = wait_final(&state, &p, &payment.id, wait).await?;
     let payment = state.store.payment(p.scope(), &payment.id).await?;
     let status = if done {
         StatusCode::CREATED

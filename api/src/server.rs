@@ -60,7 +60,7 @@ impl Journal for StoreJournal {
     ) -> JournalFuture<'a> {
         Box::pin(async move {
             self.0
-                .mark_tx(chain_id, &hash.to_string(), fate.as_str(), block)
+                .mark_tx(chain_id, &hash.to_string(), fate.status(), block)
                 .await
                 .map_err(Into::into)
         })

@@ -24,6 +24,8 @@ use alloy::rpc::types::{TransactionReceipt, TransactionRequest};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::sol_types::{SolCall, SolEvent, SolInterface};
 use alloy::transports::http::reqwest::Url;
+use openrail_store::crash;
+use openrail_store::journal::TxStatus;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::ChainError;
@@ -102,12 +104,12 @@ pub enum TxFate {
 }
 
 impl TxFate {
-    /// The journal's status name.
-    pub fn as_str(self) -> &'static str {
+    /// The journal's status for this fate.
+    pub fn status(self) -> TxStatus {
         match self {
-            TxFate::Succeeded => "succeeded",
-            TxFate::Reverted => "reverted",
-            TxFate::Rejected => "rejected",
+            TxFate::Succeeded => TxStatus::Succeeded,
+            TxFate::Reverted => TxStatus::Reverted,
+            TxFate::Rejected => TxStatus::Rejected,
         }
     }
 }
@@ -555,6 +557,7 @@ impl Sender {
         // The nonce is spent once the transaction is journaled: a crash from here on
         // rebroadcasts these exact bytes.
         self.nonce += 1;
+        crash::point(crash::AFTER_NONCE_ALLOCATION);
         if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
             if let Err(je) = self
                 .journal
@@ -575,6 +578,7 @@ impl Sender {
             }
             return Err(e.into());
         }
+        crash::point(crash::AFTER_BROADCAST);
         Ok(signed.hash)
     }
 }

@@ -79,6 +79,15 @@ pub fn default_data_dir() -> PathBuf {
     PathBuf::from(".openrail")
 }
 
+/// The binary's `main`: runs [`main`] and exits 1 after printing an error.
+pub fn main_and_exit() {
+    if let Err(e) = main() {
+        // The error and its causes on one line, without a backtrace: this is a user's tool.
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
 /// Entry point of the binary.
 pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();

@@ -131,14 +131,16 @@ impl SimulatedBank {
         amount: u64,
         key: &str,
     ) -> Result<BankTransfer, BankError> {
-        match self
+        let transfer = match self
             .store
             .start_bank_transfer(bank_account_id, direction, amount, key)
             .await
         {
-            Err(StoreError::NotFound) => Err(BankError::UnknownAccount),
-            other => Ok(other?),
-        }
+            Err(StoreError::NotFound) => return Err(BankError::UnknownAccount),
+            other => other?,
+        };
+        openrail_store::crash::point(openrail_store::crash::AFTER_BANK_CALL);
+        Ok(transfer)
     }
 
     /// Applies every transition due at `now`; returns how many transfers changed.

@@ -1,4 +1,7 @@
-//! The relayer's payment worker: drives every payment with a bank leg, in two legs.
+//! The relayer's payment worker: drives every payment from the database and the
+//! transaction journal, so a restart picks each one up where it stood. A wallet-to-wallet
+//! payment is one router transfer (intent `<payment>`); a payment with a bank leg has two
+//! legs:
 //!
 //! - Source leg. A bank account is debited (idempotency key `<payment>:debit`, so a restart
 //!   never debits twice) and the leg is done when the debit is final (settled and past any
@@ -22,6 +25,7 @@ use alloy::primitives::{Address, U256, keccak256};
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
+use openrail_store::journal::TxStatus;
 use openrail_store::money::TOKEN_DECIMALS;
 use openrail_store::payments::{Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
@@ -33,7 +37,21 @@ enum Leg {
     NotSent,
     InFlight,
     Done(String),
-    Failed(Option<String>),
+    /// Mined and reverted: the router refused the transfer (balance or allowance too low).
+    Reverted(String),
+    /// Refused by the node, never mined.
+    Rejected(String),
+}
+
+impl Leg {
+    /// The payment's failure reason for a failed leg.
+    fn failure(&self) -> Option<(&'static str, &str)> {
+        match self {
+            Leg::Reverted(h) => Some(("insufficient_funds", h)),
+            Leg::Rejected(h) => Some(("transaction_failed", h)),
+            Leg::NotSent | Leg::InFlight | Leg::Done(_) => None,
+        }
+    }
 }
 
 /// Errors of a worker step.
@@ -82,7 +100,11 @@ impl PaymentWorker {
     pub async fn step(&self) -> Result<usize, PaymentError> {
         self.bank.process_due(now_ms()).await?;
         let mut moved = 0;
-        for p in self.store.open_bank_payments(100).await? {
+        for p in self
+            .store
+            .open_payments(self.submitter.chain_id(), 100)
+            .await?
+        {
             moved += usize::from(self.advance(&p).await?);
         }
         for pull in self.store.bank_funded_pulls(100).await? {
@@ -130,6 +152,9 @@ impl PaymentWorker {
         }
         let from_bank = p.source_type == "bank_account";
         let to_bank = p.destination_type == "bank_account";
+        if !from_bank && !to_bank {
+            return self.wallet_to_wallet(p).await;
+        }
         let source_intent = format!("{}:source", p.id);
         if p.status == PaymentStatus::Pending {
             if from_bank {
@@ -188,8 +213,9 @@ impl PaymentWorker {
         } else {
             match self.leg_status(&source_intent).await? {
                 Leg::InFlight => return Ok(false),
-                Leg::Failed(hash) => {
-                    return self.fail(p, "insufficient_funds", hash.as_deref()).await;
+                failed @ (Leg::Reverted(_) | Leg::Rejected(_)) => {
+                    let (reason, hash) = failed.failure().expect("a failed leg");
+                    return self.fail(p, reason, Some(hash)).await;
                 }
                 Leg::Done(_) => {}
                 Leg::NotSent => {
@@ -244,14 +270,57 @@ impl PaymentWorker {
                     Some(&hash),
                 )
                 .await?),
-            Leg::Failed(hash) => Ok(self
+            Leg::Reverted(hash) | Leg::Rejected(hash) => Ok(self
                 .store
-                .fail_payment_owing_refund(&p.id, "payout_failed", hash.as_deref())
+                .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash))
                 .await?),
             Leg::NotSent => {
                 self.send_leg(p, "treasury", &p.destination_address, &payout_intent)
                     .await;
                 Ok(true)
+            }
+        }
+    }
+
+    /// A wallet-to-wallet payment: one router transfer from the source wallet to the
+    /// destination (intent and on-chain reference: the payment id). `processing` is
+    /// recorded before the transfer is sent, so its fate is always read from the journal.
+    async fn wallet_to_wallet(&self, p: &Payment) -> Result<bool, PaymentError> {
+        if p.status == PaymentStatus::Pending
+            && !self
+                .store
+                .set_payment_status(
+                    &p.id,
+                    PaymentStatus::Pending,
+                    PaymentStatus::Processing,
+                    None,
+                    None,
+                )
+                .await?
+        {
+            return Ok(false);
+        }
+        let leg = self.leg_status(&p.id).await?;
+        match leg {
+            Leg::InFlight => Ok(false),
+            Leg::NotSent => {
+                self.send_leg(p, &p.source_id, &p.destination_address, &p.id)
+                    .await;
+                Ok(true)
+            }
+            Leg::Done(hash) => Ok(self
+                .store
+                .set_payment_status(
+                    &p.id,
+                    PaymentStatus::Processing,
+                    PaymentStatus::Succeeded,
+                    None,
+                    Some(&hash),
+                )
+                .await?),
+            Leg::Reverted(_) | Leg::Rejected(_) => {
+                let (reason, hash) = leg.failure().expect("a failed leg");
+                self.fail(p, reason, Some(hash)).await
             }
         }
     }
@@ -277,7 +346,7 @@ impl PaymentWorker {
                     return Ok(true);
                 }
                 Leg::Done(_) => RefundStatus::Succeeded,
-                Leg::Failed(_) => RefundStatus::Failed,
+                Leg::Reverted(_) | Leg::Rejected(_) => RefundStatus::Failed,
             }
         };
         if outcome == RefundStatus::Failed {
@@ -308,10 +377,11 @@ impl PaymentWorker {
     async fn leg_status(&self, intent: &str) -> Result<Leg, PaymentError> {
         Ok(match self.store.tx_status_for_intent(intent).await? {
             None => Leg::NotSent,
-            Some((status, hash)) => match status.as_str() {
-                "succeeded" => Leg::Done(hash),
-                "reverted" | "rejected" => Leg::Failed(Some(hash)),
-                _ => Leg::InFlight,
+            Some((status, hash)) => match status {
+                TxStatus::Signed => Leg::InFlight,
+                TxStatus::Succeeded => Leg::Done(hash),
+                TxStatus::Reverted => Leg::Reverted(hash),
+                TxStatus::Rejected => Leg::Rejected(hash),
             },
         })
     }

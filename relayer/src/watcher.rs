@@ -205,6 +205,9 @@ impl Watcher {
             block_number: to,
             block_hash: block.header.hash.to_string(),
         };
+        if !resolutions.is_empty() {
+            openrail_store::crash::point(openrail_store::crash::BEFORE_CURSOR_COMMIT);
+        }
         step.pulls_resolved = self
             .store
             .commit_chain_events(
@@ -252,7 +255,7 @@ impl Watcher {
                         TxFate::Reverted
                     };
                     self.store
-                        .mark_tx(self.chain_id, &hash, fate.as_str(), r.block_number)
+                        .mark_tx(self.chain_id, &hash, fate.status(), r.block_number)
                         .await?;
                 }
                 None => {

@@ -23,6 +23,33 @@ pub enum IdempotencyBegin {
     InProgress,
 }
 
+string_enum!(
+    /// Where a journaled transaction stands.
+    TxStatus {
+        /// Signed and journaled; broadcast or about to be; fate not known yet.
+        Signed = "signed",
+        /// Mined and succeeded.
+        Succeeded = "succeeded",
+        /// Mined and reverted.
+        Reverted = "reverted",
+        /// Refused by the node; never mined (its nonce went to another transaction).
+        Rejected = "rejected",
+    }
+);
+
+/// Counts of a chain's journal by status (see [`Store::journal_summary`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JournalSummary {
+    /// Fate not known yet.
+    pub signed: u64,
+    /// Mined (succeeded or reverted).
+    pub mined: u64,
+    /// Distinct nonces of the mined ones (summed per status).
+    pub mined_nonces: u64,
+    /// Refused by the node.
+    pub rejected: u64,
+}
+
 /// Idempotency records are kept this long.
 pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
 
@@ -53,12 +80,12 @@ impl Store {
         Ok(())
     }
 
-    /// Sets a journaled transaction's status (`succeeded`, `reverted`, `rejected`).
+    /// Sets a journaled transaction's status (and its block, when mined).
     pub async fn mark_tx(
         &self,
         chain_id: u64,
         hash: &str,
-        status: &str,
+        status: TxStatus,
         block: Option<u64>,
     ) -> Result<(), StoreError> {
         sqlx::query(
@@ -66,7 +93,7 @@ impl Store {
         )
         .bind(chain_id as i64)
         .bind(hash)
-        .bind(status)
+        .bind(status.as_str())
         .bind(block.map(|b| b as i64))
         .execute(self.pool())
         .await?;
@@ -97,6 +124,35 @@ impl Store {
             .fetch_one(self.pool())
             .await?;
         Ok(row.try_get::<i64, _>(0)? as u64)
+    }
+
+    /// How many journaled transactions of `chain_id` stand at each status, and how many
+    /// distinct nonces the mined ones use (tests compare it with the operator's nonce).
+    pub async fn journal_summary(&self, chain_id: u64) -> Result<JournalSummary, StoreError> {
+        let rows = sqlx::query(
+            "SELECT status, COUNT(*), COUNT(DISTINCT nonce) FROM chain_txs WHERE chain_id = $1 GROUP BY status",
+        )
+        .bind(chain_id as i64)
+        .fetch_all(self.pool())
+        .await?;
+        let mut summary = JournalSummary::default();
+        for r in rows {
+            let status: String = r.try_get(0)?;
+            let (count, nonces) = (
+                r.try_get::<i64, _>(1)? as u64,
+                r.try_get::<i64, _>(2)? as u64,
+            );
+            match TxStatus::parse(&status) {
+                Some(TxStatus::Signed) => summary.signed = count,
+                Some(TxStatus::Succeeded | TxStatus::Reverted) => {
+                    summary.mined += count;
+                    summary.mined_nonces += nonces;
+                }
+                Some(TxStatus::Rejected) => summary.rejected = count,
+                None => return Err(StoreError::Corrupt(format!("journal status {status}"))),
+            }
+        }
+        Ok(summary)
     }
 
     /// Claims an idempotency key for a request with `fingerprint`.

@@ -6,6 +6,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::ids::Mode;
+use crate::journal::TxStatus;
 use crate::money::Currency;
 use crate::now_ms;
 
@@ -212,30 +213,41 @@ impl Store {
 }
 
 impl Store {
-    /// Payments with a bank leg that are not final yet or owe a refund, oldest first (all
-    /// accounts: this is the relayer's work list).
-    pub async fn open_bank_payments(&self, limit: u32) -> Result<Vec<Payment>, StoreError> {
+    /// Payments settling on `chain_id` that are not final yet or owe a refund, oldest first
+    /// (all accounts: this is the relayer's work list).
+    pub async fn open_payments(
+        &self,
+        chain_id: u64,
+        limit: u32,
+    ) -> Result<Vec<Payment>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {COLS} FROM payments WHERE (source_type = 'bank_account' OR destination_type = 'bank_account') \
+            "SELECT {COLS} FROM payments WHERE chain_id = $1 \
              AND (status IN ('pending', 'processing') OR refund_status = 'pending') \
              ORDER BY created_at, id LIMIT {limit}"
         ))
+        .bind(chain_id as i64)
         .fetch_all(self.pool())
         .await?;
         rows.iter().map(payment_of).collect()
     }
 
-    /// The status of the newest journaled transaction carrying `intent`, if any.
+    /// The status and hash of the newest journaled transaction carrying `intent`, if any.
     pub async fn tx_status_for_intent(
         &self,
         intent: &str,
-    ) -> Result<Option<(String, String)>, StoreError> {
+    ) -> Result<Option<(TxStatus, String)>, StoreError> {
         let row = sqlx::query(
             "SELECT status, hash FROM chain_txs WHERE intents LIKE $1 ORDER BY created_at DESC LIMIT 1",
         )
         .bind(format!("%\"{intent}\"%"))
         .fetch_optional(self.pool())
         .await?;
-        row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
+        row.map(|r| {
+            let status: String = r.try_get(0)?;
+            let status = TxStatus::parse(&status)
+                .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
+            Ok((status, r.try_get(1)?))
+        })
+        .transpose()
     }
 }

@@ -4,7 +4,11 @@
 //! and the server on port 0 in this process. Tests never share chains or databases, so they
 //! run in parallel. [`Harness::chains_only`] is the same without the server, for tests that
 //! drive the contracts as the operator directly (the server's submitter owns the operator's
-//! nonces, so the two never run together).
+//! nonces, so the two never run together). [`Harness::start_processes`] is the same with
+//! the server run as child processes of the real command line (`openrail serve`, built with
+//! crash points), for tests that kill it with `SIGKILL` ([`ServerProcess`]).
+
+use std::time::Duration;
 
 use alloy::primitives::{Address, U256};
 use alloy::providers::ext::AnvilApi;
@@ -29,10 +33,73 @@ pub struct Server {
     pub account_id: String,
     /// The server's database.
     pub store: Store,
-    task: tokio::task::JoinHandle<()>,
-    watcher: tokio::task::JoinHandle<()>,
-    payments: tokio::task::JoinHandle<()>,
+    /// Its URL (what a server process is given).
+    pub database_url: String,
+    /// The in-process server's tasks (API, payment worker, watcher); none when the server
+    /// runs as child processes.
+    tasks: Vec<tokio::task::JoinHandle<()>>,
     _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn abort(&self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// A server running as a child process: `openrail serve` on the harness's chains and
+/// database. Dropping it kills the process.
+pub struct ServerProcess {
+    /// `http://127.0.0.1:PORT`
+    pub base_url: String,
+    child: tokio::process::Child,
+    stdout: tokio::sync::mpsc::UnboundedReceiver<String>,
+    log: std::path::PathBuf,
+}
+
+impl ServerProcess {
+    /// Waits until the process reports that it stopped at its crash point; returns the
+    /// point's name.
+    pub async fn crash_point_reached(&mut self, within: Duration) -> anyhow::Result<String> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let line = tokio::time::timeout_at(deadline, self.stdout.recv())
+                .await
+                .with_context(|| {
+                    format!(
+                        "no crash point reached within {within:?}; server log:\n{}",
+                        self.log_tail()
+                    )
+                })?
+                .with_context(|| {
+                    format!("the server's stdout closed; log:\n{}", self.log_tail())
+                })?;
+            if let Some(name) = line.strip_prefix("crash point reached: ") {
+                return Ok(name.to_string());
+            }
+        }
+    }
+
+    /// Kills the process with `SIGKILL` and reaps it; returns the signal that ended it.
+    pub async fn kill(&mut self) -> anyhow::Result<Option<i32>> {
+        use std::os::unix::process::ExitStatusExt;
+        self.child.start_kill()?;
+        Ok(self.child.wait().await?.signal())
+    }
+
+    /// The end of the process's log (stderr), for failure messages, after what is left
+    /// unread on its stdout.
+    pub fn log_tail(&mut self) -> String {
+        let mut log = String::new();
+        while let Ok(line) = self.stdout.try_recv() {
+            log.push_str(&format!("stdout: {line}\n"));
+        }
+        log.push_str(&std::fs::read_to_string(&self.log).unwrap_or_default());
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
 }
 
 /// A running test environment.
@@ -46,6 +113,11 @@ pub struct Harness {
     /// The stand-in mainnet deployment, when started with [`Harness::start_with_mainnet`].
     pub mainnet: Option<ChainDeployment>,
     http: reqwest::Client,
+    /// The command line that [`Harness::spawn_server`] runs.
+    binary: Option<std::path::PathBuf>,
+    /// The deployment manifest and the server processes' logs.
+    files: Option<tempfile::TempDir>,
+    spawned: u32,
 }
 
 /// A response, read whole.
@@ -98,27 +170,130 @@ impl Harness {
             .await?;
             h.mainnet = Some(fake);
         }
-        let dir = tempfile::tempdir()?;
-        let store = fresh_store(dir.path()).await?;
-        let account = store.create_account("Harness").await?;
-        let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
-        h.server = Some(
-            h.start_server(store, dir, account.id, api_key, config)
-                .await?,
-        );
+        let server = h.database().await?;
+        h.server = Some(h.start_server(server, config).await?);
         Ok(h)
     }
 
-    /// Starts the API server, its payment worker and the watcher on `store`.
-    async fn start_server(
-        &self,
-        store: Store,
-        dir: tempfile::TempDir,
-        account_id: String,
-        api_key: String,
-        config: ApiConfig,
-    ) -> anyhow::Result<Server> {
+    /// Chains, contracts and database, with the server to be run as child processes
+    /// ([`Harness::spawn_server`]) of `binary`: pass
+    /// `env!("CARGO_BIN_EXE_openrail-under-test")` (the command line with crash points).
+    pub async fn start_processes(binary: &str) -> anyhow::Result<Self> {
+        let mut h = Self::chains_only().await?;
+        let dir = h.devnet_dir()?;
+        h.devnet.manifest.write(&dir.join("deployment.json"))?;
+        h.binary = Some(binary.into());
+        h.server = Some(h.database().await?);
+        Ok(h)
+    }
+
+    fn devnet_dir(&mut self) -> anyhow::Result<std::path::PathBuf> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().to_path_buf();
+        self.files = Some(dir);
+        Ok(path)
+    }
+
+    /// Starts `openrail serve` as a child process on this harness's chains and database
+    /// (stopping at `crash_at` when given, see `openrail_store::crash`), waits until it
+    /// serves, and makes it the server that [`Harness::call`] talks to.
+    pub async fn spawn_server(&mut self, crash_at: Option<&str>) -> anyhow::Result<ServerProcess> {
+        let binary = self
+            .binary
+            .clone()
+            .context("harness not started with start_processes")?;
+        let files = self.files.as_ref().context("no harness directory")?.path();
+        self.spawned += 1;
+        let log = files.join(format!("server-{}.log", self.spawned));
+        let server = self.server.as_ref().context("no database")?;
+        let mut cmd = tokio::process::Command::new(binary);
+        cmd.arg("serve")
+            .env("OPENRAIL_MANIFEST", files.join("deployment.json"))
+            .env(
+                "OPENRAIL_OPERATOR_KEY",
+                dev_operator().to_bytes().to_string(),
+            )
+            .env("OPENRAIL_PORT", "0")
+            .env("DATABASE_URL", &server.database_url)
+            .env("RUST_LOG", "openrail=debug,info")
+            .env_remove("OPENRAIL_CRASH_AT")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&log)?)
+            .kill_on_drop(true);
+        if let Some(point) = crash_at {
+            cmd.env("OPENRAIL_CRASH_AT", point);
+        }
+        let mut child = cmd.spawn().context("starting the server process")?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            use tokio::io::AsyncBufReadExt;
+            let mut reader = tokio::io::BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut process = ServerProcess {
+            base_url: String::new(),
+            child,
+            stdout: tokio::sync::mpsc::unbounded_channel().1,
+            log,
+        };
+        let base_url = loop {
+            let line = tokio::time::timeout(Duration::from_secs(60), lines.recv())
+                .await
+                .ok()
+                .flatten()
+                .with_context(|| {
+                    format!("the server did not start; log:\n{}", process.log_tail())
+                })?;
+            if let Some(rest) = line.strip_prefix("serving the API on ") {
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+        };
+        process.base_url = base_url.clone();
+        process.stdout = lines;
+        self.use_server(&process);
+        Ok(process)
+    }
+
+    /// Makes `process` the server that [`Harness::call`] talks to.
+    pub fn use_server(&mut self, process: &ServerProcess) {
+        if let Some(s) = self.server.as_mut() {
+            s.base_url = process.base_url.clone();
+        }
+    }
+
+    /// A fresh database with a developer account and its testnet API key; no server yet.
+    async fn database(&self) -> anyhow::Result<Server> {
+        let dir = tempfile::tempdir()?;
+        let database_url = fresh_database_url(dir.path()).await?;
+        let store = Store::connect(&database_url).await?;
+        let account = store.create_account("Harness").await?;
+        let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
+        Ok(Server {
+            base_url: String::new(),
+            api_key,
+            account_id: account.id,
+            store,
+            database_url,
+            tasks: Vec::new(),
+            _dir: dir,
+        })
+    }
+
+    /// Starts the API server, its payment worker and the watcher in this process, on the
+    /// database of `server`.
+    async fn start_server(&self, mut server: Server, config: ApiConfig) -> anyhow::Result<Server> {
         let h = self;
+        let store = server.store.clone();
         let running = openrail_api::server::serve(
             store.clone(),
             Some((&h.devnet.manifest.settlement, dev_operator())),
@@ -148,16 +323,9 @@ impl Harness {
         )
         .await?;
         let watcher = tokio::spawn(watcher.run(std::time::Duration::from_millis(200)));
-        Ok(Server {
-            base_url,
-            api_key,
-            account_id,
-            store,
-            task,
-            watcher,
-            payments,
-            _dir: dir,
-        })
+        server.base_url = base_url;
+        server.tasks = vec![task, watcher, payments];
+        Ok(server)
     }
 
     /// A crash and a restart in this process: aborts the server's tasks wherever they are
@@ -166,20 +334,8 @@ impl Harness {
     /// pulls accepted but never sent, payments in flight.
     pub async fn restart(&mut self) -> anyhow::Result<()> {
         let old = self.server.take().context("no server to restart")?;
-        old.task.abort();
-        old.watcher.abort();
-        old.payments.abort();
-        let Server {
-            store,
-            account_id,
-            api_key,
-            _dir,
-            ..
-        } = old;
-        self.server = Some(
-            self.start_server(store, _dir, account_id, api_key, ApiConfig::default())
-                .await?,
-        );
+        old.abort();
+        self.server = Some(self.start_server(old, ApiConfig::default()).await?);
         Ok(())
     }
 
@@ -195,6 +351,9 @@ impl Harness {
             server: None,
             mainnet: None,
             http: reqwest::Client::new(),
+            binary: None,
+            files: None,
+            spawned: 0,
         })
     }
 
@@ -313,9 +472,7 @@ impl Harness {
     /// Stops the server and both chains.
     pub async fn stop(self) {
         if let Some(s) = self.server {
-            s.task.abort();
-            s.watcher.abort();
-            s.payments.abort();
+            s.abort();
         }
         self.devnet.stop().await;
     }
@@ -329,14 +486,16 @@ pub fn units(major: u64) -> U256 {
 /// A fresh, migrated database: a SQLite file in `dir`, or a new PostgreSQL database when
 /// `OPENRAIL_TEST_DB=postgres` (the end-to-end suite's second run).
 pub async fn fresh_store(dir: &std::path::Path) -> anyhow::Result<Store> {
+    Ok(Store::connect(&fresh_database_url(dir).await?).await?)
+}
+
+/// The URL of a fresh database (see [`fresh_store`]), not yet migrated.
+pub async fn fresh_database_url(dir: &std::path::Path) -> anyhow::Result<String> {
     Ok(match std::env::var("OPENRAIL_TEST_DB").as_deref() {
-        Ok("postgres") => {
-            let url = openrail_store::testing::fresh_postgres_url()
-                .await?
-                .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?;
-            Store::connect(&url).await?
-        }
-        _ => openrail_store::testing::fresh_sqlite(dir).await?,
+        Ok("postgres") => openrail_store::testing::fresh_postgres_url()
+            .await?
+            .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?,
+        _ => format!("sqlite://{}", dir.join("openrail.db").display()),
     })
 }
 

@@ -1,0 +1,434 @@
+//! Crash safety: the server runs as a child process (`openrail serve`); while pulls and
+//! payments are in flight it stops at a named crash point and the test kills it with
+//! `SIGKILL`, then starts a new process on the same database and proves that
+//! - every request the dead process accepted reaches a final, successful status,
+//! - no bank account is debited twice for a pull or a payment,
+//! - no intent has two transactions, no journaled transaction is left without a fate, and
+//!   the operator's nonce counts exactly the journaled transactions (none jammed, none
+//!   unjournaled),
+//! - the balances the database implies (its pulls, payments and simulated bank) equal the
+//!   balances on chain.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use alloy::primitives::{Address, U256};
+use alloy::providers::Provider;
+use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare, dev_treasury};
+use openrail_store::agentic::{PullStatus, Scope};
+use openrail_store::bank::Direction;
+use openrail_store::crash;
+use openrail_store::payments::PaymentStatus;
+use openrail_store::{Mode, Store};
+use openrail_tests::{Harness, Reply};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_openrail-under-test");
+
+#[tokio::test]
+async fn sigkill_after_nonce_allocation() -> anyhow::Result<()> {
+    crash_and_recover(crash::AFTER_NONCE_ALLOCATION).await
+}
+
+#[tokio::test]
+async fn sigkill_after_broadcast() -> anyhow::Result<()> {
+    // The second broadcast: a batch of pulls or a payment leg is then in flight too.
+    crash_and_recover(&format!("{}:2", crash::AFTER_BROADCAST)).await
+}
+
+#[tokio::test]
+async fn sigkill_after_bank_call() -> anyhow::Result<()> {
+    crash_and_recover(crash::AFTER_BANK_CALL).await
+}
+
+#[tokio::test]
+async fn sigkill_before_cursor_commit() -> anyhow::Result<()> {
+    crash_and_recover(crash::BEFORE_CURSOR_COMMIT).await
+}
+
+/// The objects the workload created, by kind.
+#[derive(Debug, Default)]
+struct Accepted {
+    /// Pulls of the wallet-funded mandate.
+    wallet_pulls: Vec<String>,
+    /// Pulls of the bank-funded mandate.
+    bank_pulls: Vec<String>,
+    /// Payments.
+    payments: Vec<String>,
+}
+
+async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
+    let mut h = Harness::start_processes(SERVER).await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let spare = dev_spare().address();
+    let treasury = dev_treasury().address();
+    let operator = dev_operator().address();
+    let nonce_at_start = h.settlement.get_transaction_count(operator).await?;
+
+    // Set-up on a first process: two mandates (a wallet payer, a bank payer), a key each,
+    // a destination bank account.
+    let mut first = h.spawn_server(None).await?;
+    let payer_bank = bank_account(&h, "1000.00").await?;
+    let dest_bank = bank_account(&h, "0.00").await?;
+    let wallet_key = mandate_and_key(&h, &payer.address().to_string()).await?;
+    let bank_key = mandate_and_key(&h, &payer_bank).await?;
+    first.kill().await?;
+
+    let before = Balances::read(&h, &[payer.address(), spare, treasury]).await?;
+
+    // The workload on a second process, which stops at `point`; the test kills it there.
+    let mut doomed = h.spawn_server(Some(point)).await?;
+    let w = payer.address().to_string();
+    let s = spare.to_string();
+    let pull = |key: &str, amount: &str| json!({"session_key_id": key, "amount": amount, "destination": s.clone()});
+    let pay = |amount: &str, src: (&str, &str), dst: (&str, &str)| {
+        json!({"amount": amount, "currency": "USD", "source": {"type": src.0, "id": src.1},
+               "destination": {"type": dst.0, "address": dst.1}})
+    };
+    let mut requests: Vec<(&str, &str, Value)> = Vec::new();
+    for i in 0..4 {
+        requests.push((
+            "wallet_pull",
+            "/v1/debit-pulls",
+            pull(&wallet_key, &format!("1.0{i}")),
+        ));
+    }
+    for i in 0..3 {
+        requests.push((
+            "bank_pull",
+            "/v1/debit-pulls",
+            pull(&bank_key, &format!("2.0{i}")),
+        ));
+    }
+    for i in 0..2 {
+        let a = format!("3.0{i}");
+        requests.push((
+            "payment",
+            "/v1/payments",
+            pay(&a, ("wallet", &w), ("wallet", &s)),
+        ));
+        let a = format!("4.0{i}");
+        requests.push((
+            "payment",
+            "/v1/payments",
+            pay(&a, ("bank_account", &payer_bank), ("wallet", &s)),
+        ));
+        let a = format!("5.0{i}");
+        requests.push((
+            "payment",
+            "/v1/payments",
+            pay(&a, ("wallet", &w), ("bank_account", &dest_bank)),
+        ));
+        let a = format!("6.0{i}");
+        requests.push((
+            "payment",
+            "/v1/payments",
+            pay(
+                &a,
+                ("bank_account", &payer_bank),
+                ("bank_account", &dest_bank),
+            ),
+        ));
+    }
+    let replies = send_all(&h, &requests).await;
+    let reached = doomed.crash_point_reached(Duration::from_secs(60)).await?;
+    assert_eq!(Some(reached.as_str()), point.split(':').next());
+    let sig = doomed.kill().await?;
+    assert_eq!(
+        sig,
+        Some(9),
+        "killed with SIGKILL; log: {}",
+        doomed.log_tail()
+    );
+
+    // What the dead process answered: every 202 names an object it accepted. A request
+    // whose connection died got no answer; whatever it left is checked below with the rest.
+    let mut accepted = Accepted::default();
+    let mut unanswered = 0;
+    for ((kind, _, _), reply) in requests.iter().zip(&replies) {
+        match reply {
+            Ok(r) if r.status == StatusCode::ACCEPTED || r.status == StatusCode::CREATED => {
+                let id = r.str("id").to_string();
+                match *kind {
+                    "wallet_pull" => accepted.wallet_pulls.push(id),
+                    "bank_pull" => accepted.bank_pulls.push(id),
+                    _ => accepted.payments.push(id),
+                }
+            }
+            Ok(r) => panic!("{kind} refused before the crash: {} {}", r.status, r.body),
+            Err(_) => unanswered += 1,
+        }
+    }
+    eprintln!(
+        "{point}: {} requests accepted, {unanswered} unanswered before SIGKILL",
+        replies.len() - unanswered
+    );
+
+    // A new process on the same database finishes everything.
+    let mut survivor = h.spawn_server(None).await?;
+    let server = h.server();
+    let (store, account_id) = (server.store.clone(), server.account_id.clone());
+    let scope = Scope {
+        account_id: &account_id,
+        mode: Mode::Testnet,
+    };
+    let all = wait_all_final(&store, scope, &bank_key, &mut survivor).await?;
+    for id in accepted.wallet_pulls.iter().chain(&accepted.bank_pulls) {
+        assert!(
+            all.pulls.contains_key(id),
+            "accepted pull {id} is in the database"
+        );
+    }
+    for id in &accepted.payments {
+        assert!(
+            all.payments.contains_key(id),
+            "accepted payment {id} is in the database"
+        );
+    }
+
+    // Every object in the database (accepted, or left by an unanswered request) succeeded.
+    let mut wallet_pulled = 0u64;
+    let mut bank_pulled = 0u64;
+    let mut bank_pulls = 0usize;
+    for (id, (status, amount, mandate_key)) in &all.pulls {
+        if *mandate_key == bank_key {
+            assert_eq!(*status, PullStatus::Settled, "bank-funded pull {id}");
+            bank_pulled += amount;
+            bank_pulls += 1;
+        } else {
+            assert_eq!(*status, PullStatus::Authorized, "wallet pull {id}");
+            wallet_pulled += amount;
+        }
+        assert_eq!(
+            store.txs_for_intent(id).await?,
+            1,
+            "one transaction for pull {id}"
+        );
+    }
+    let mut flows = BTreeMap::<(&str, &str), (u64, usize)>::new();
+    for (id, p) in &all.payments {
+        assert_eq!(
+            p.status,
+            PaymentStatus::Succeeded,
+            "payment {id}: {:?}",
+            p.failure_reason
+        );
+        let e = flows
+            .entry((leg(&p.source_type), leg(&p.destination_type)))
+            .or_default();
+        e.0 += p.amount;
+        e.1 += 1;
+        for intent in [id.clone(), format!("{id}:source"), format!("{id}:refund")] {
+            assert!(
+                store.txs_for_intent(&intent).await? <= 1,
+                "one transaction for {intent}"
+            );
+        }
+    }
+    let flow = |s, d| flows.get(&(s, d)).copied().unwrap_or_default();
+    let (ww, bw, wb, bb) = (
+        flow("wallet", "wallet"),
+        flow("bank", "wallet"),
+        flow("wallet", "bank"),
+        flow("bank", "bank"),
+    );
+
+    // The journal: nothing without a fate, nothing refused, and the operator's nonce moved
+    // by exactly the journaled transactions (every one mined once, none outside it).
+    let chain_id = h.settlement_deployment().chain_id;
+    let journal = store.journal_summary(chain_id).await?;
+    assert_eq!((journal.signed, journal.rejected), (0, 0), "{journal:?}");
+    assert_eq!(journal.mined, journal.mined_nonces, "{journal:?}");
+    let nonce = h.settlement.get_transaction_count(operator).await?;
+    assert_eq!(nonce - nonce_at_start, journal.mined, "{journal:?}");
+
+    // Bank accounts: one debit per bank-funded pull and per bank-sourced payment, one
+    // credit per payment to a bank; balances to match.
+    let debits = count(&store, &payer_bank, Direction::Debit).await?;
+    assert_eq!(
+        debits,
+        bank_pulls + bw.1 + bb.1,
+        "one bank debit per pull and payment"
+    );
+    assert_eq!(
+        count(&store, &dest_bank, Direction::Credit).await?,
+        wb.1 + bb.1
+    );
+    let balance = |id: String| {
+        let store = store.clone();
+        let account_id = account_id.clone();
+        async move {
+            let scope = Scope {
+                account_id: &account_id,
+                mode: Mode::Testnet,
+            };
+            anyhow::Ok(store.bank_account(scope, &id).await?.balance)
+        }
+    };
+    let spent = (bank_pulled + bw.0 + bb.0) as i64;
+    assert_eq!(balance(payer_bank.clone()).await?, 100_000 - spent);
+    assert_eq!(balance(dest_bank.clone()).await?, (wb.0 + bb.0) as i64);
+
+    // Chain balances: what the database says moved, moved.
+    let after = Balances::read(&h, &[payer.address(), spare, treasury]).await?;
+    let cents = |minor: u64| U256::from(minor) * U256::from(10_000u64);
+    assert_eq!(
+        after.of(spare),
+        before.of(spare) + cents(wallet_pulled + bank_pulled + ww.0 + bw.0),
+        "destination wallet"
+    );
+    assert_eq!(
+        after.of(payer.address()),
+        before.of(payer.address()) - cents(wallet_pulled + ww.0 + wb.0),
+        "payer wallet"
+    );
+    assert_eq!(
+        after.of(treasury) + cents(bank_pulled + bw.0),
+        before.of(treasury) + cents(wb.0),
+        "treasury"
+    );
+    survivor.kill().await?;
+    h.stop().await;
+    Ok(())
+}
+
+/// `bank_account` → `bank`, `wallet` → `wallet`.
+fn leg(kind: &str) -> &'static str {
+    if kind == "bank_account" {
+        "bank"
+    } else {
+        "wallet"
+    }
+}
+
+async fn count(store: &Store, bank_account: &str, direction: Direction) -> anyhow::Result<usize> {
+    Ok(store
+        .bank_transfers(bank_account)
+        .await?
+        .iter()
+        .filter(|t| t.direction == direction)
+        .count())
+}
+
+/// Sends every request at once (`Prefer: wait=0`: the server answers as soon as it has
+/// recorded the object).
+async fn send_all(h: &Harness, requests: &[(&str, &str, Value)]) -> Vec<anyhow::Result<Reply>> {
+    futures::future::join_all(requests.iter().map(|(_, path, body)| {
+        h.call(
+            Method::POST,
+            path,
+            Some(body),
+            None,
+            &[("prefer", "wait=0")],
+        )
+    }))
+    .await
+}
+
+async fn bank_account(h: &Harness, balance: &str) -> anyhow::Result<String> {
+    let r = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Ada", "currency": "USD", "balance": balance, "delay_seconds": 0}),
+        )
+        .await?;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    Ok(r.str("id").to_string())
+}
+
+/// A mandate (1,000 USD a day) paid by `payer` and a session key on it; returns the key.
+async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<String> {
+    let m = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": payer, "max_amount": "1000", "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    assert_eq!(
+        (m.status, m.str("status")),
+        (StatusCode::CREATED, "active"),
+        "{}",
+        m.body
+    );
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": m.str("id"), "expires_in": 86_400}),
+        )
+        .await?;
+    assert_eq!(
+        (k.status, k.str("status")),
+        (StatusCode::CREATED, "active"),
+        "{}",
+        k.body
+    );
+    Ok(k.str("id").to_string())
+}
+
+/// Pulls and payments of the account once none is open any more.
+struct Final {
+    /// Pull id → (status, amount, session key).
+    pulls: BTreeMap<String, (PullStatus, u64, String)>,
+    /// Payment id → payment.
+    payments: BTreeMap<String, openrail_store::payments::Payment>,
+}
+
+async fn wait_all_final(
+    store: &Store,
+    scope: Scope<'_>,
+    bank_key: &str,
+    survivor: &mut openrail_tests::ServerProcess,
+) -> anyhow::Result<Final> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let pulls = store.list_pulls(scope, None, 100, None).await?.data;
+        let payments = store.list_payments(scope, 100, None).await?.data;
+        let open_pull = pulls
+            .iter()
+            // A bank-funded pull is final once its bank leg ran (`settled` or `failed`).
+            .find(|p| {
+                p.status == PullStatus::Pending
+                    || (p.status == PullStatus::Authorized && p.session_key_id == bank_key)
+            });
+        let open_payment = payments
+            .iter()
+            .find(|p| matches!(p.status, PaymentStatus::Pending | PaymentStatus::Processing));
+        if open_pull.is_none() && open_payment.is_none() {
+            return Ok(Final {
+                pulls: pulls
+                    .into_iter()
+                    .map(|p| (p.id, (p.status, p.amount, p.session_key_id)))
+                    .collect(),
+                payments: payments.into_iter().map(|p| (p.id.clone(), p)).collect(),
+            });
+        }
+        if tokio::time::Instant::now() > deadline {
+            anyhow::bail!(
+                "still open after 60 s: {:?} {:?}\nserver log:\n{}",
+                open_pull.map(|p| (&p.id, p.status)),
+                open_payment.map(|p| (&p.id, p.status)),
+                survivor.log_tail()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Token balances of some wallets.
+struct Balances(BTreeMap<Address, U256>);
+
+impl Balances {
+    async fn read(h: &Harness, who: &[Address]) -> anyhow::Result<Self> {
+        let mut m = BTreeMap::new();
+        for a in who {
+            m.insert(*a, h.balance("USD", *a).await?);
+        }
+        Ok(Self(m))
+    }
+
+    fn of(&self, a: Address) -> U256 {
+        self.0[&a]
+    }
+}
