@@ -15,6 +15,7 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::PullRequest;
 use openrail_store::agentic::{
@@ -230,7 +231,13 @@ where
     Fut: std::future::Future<Output = Result<(), StoreError>> + Send,
 {
     run_bounded(wait, async move {
-        let (ok, tx) = match net.submitter.call_asm(call, kind, &intent).await {
+        let sent = match net.submitter() {
+            Some(s) => s.call_asm(call, kind, &intent).await,
+            // Requests that send transactions are forwarded to the lease holder; a process
+            // without a submitter never runs them (see `middleware::to_leader`).
+            None => Err(ChainError::LeaseLost),
+        };
+        let (ok, tx) = match sent {
             Ok(m) => {
                 if !m.success {
                     tracing::error!(%intent, kind, tx = %m.tx_hash, "operator transaction reverted");
@@ -770,8 +777,18 @@ pub async fn create_pull(
 
 /// Sends one pull through the submitter and records its outcome.
 async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request: PullRequest) {
-    let resolution = match net.submitter.pull(request).await {
+    let sent = match net.submitter() {
+        Some(s) => s.pull(request).await,
+        None => Err(ChainError::LeaseLost),
+    };
+    let resolution = match sent {
         Ok(outcome) => outcome.resolution(now_ms()),
+        Err(ChainError::LeaseLost) => {
+            // Nothing was journaled or sent: the pull stays `pending`, and the process that
+            // holds the chain's lease now sends it when it takes over.
+            tracing::warn!(pull = %id, "pull left pending for the chain's new lease holder");
+            return;
+        }
         Err(e) => {
             // A transaction journaled for the pull and not refused by the node may still be
             // mined (or is mined and its receipt was missed): the pull stays `pending` for

@@ -110,6 +110,12 @@ pub enum ApiError {
     /// Mainnet keys work only when mainnet chains and bank are configured.
     #[error("mainnet is not configured on this server; use a testnet key")]
     MainnetUnavailable,
+    /// This process does not send the chain's transactions and no process holds the
+    /// chain's lease right now (one is taking over), or the holder could not be reached.
+    #[error(
+        "no server holds this chain's lease right now (one is taking over); retry in a few seconds"
+    )]
+    LeaderUnavailable,
     /// The database failed.
     #[error("store: {0}")]
     Store(#[from] StoreError),
@@ -313,6 +319,12 @@ impl ApiError {
                     "Mainnet unavailable",
                     None,
                 ),
+                E::LeaderUnavailable => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "Temporarily unavailable",
+                    None,
+                ),
                 E::Store(e) if e.is_transient() => (
                     StatusCode::SERVICE_UNAVAILABLE,
                     "temporarily_unavailable",
@@ -334,7 +346,7 @@ impl ApiError {
             };
         let detail = if status.is_server_error() {
             match self {
-                E::MainnetUnavailable => self.to_string(),
+                E::MainnetUnavailable | E::LeaderUnavailable => self.to_string(),
                 _ => "something went wrong on our side; it has been logged with this request id"
                     .to_string(),
             }
@@ -370,6 +382,7 @@ impl ApiError {
             extra,
             retry_after: match self {
                 E::RateLimited { retry_after_secs } => Some(*retry_after_secs),
+                E::LeaderUnavailable => Some(1),
                 _ => None,
             },
         }

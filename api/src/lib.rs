@@ -35,6 +35,8 @@ pub struct ApiConfig {
     pub rate_per_sec: f64,
     /// Burst size per credential.
     pub rate_burst: f64,
+    /// This process's name in leases (see [`server::lead`]); unique per process.
+    pub node_id: String,
 }
 
 impl Default for ApiConfig {
@@ -44,6 +46,7 @@ impl Default for ApiConfig {
             max_wait: Duration::from_secs(60),
             rate_per_sec: 1000.0,
             rate_burst: 2000.0,
+            node_id: openrail_store::ids::random_id("node_", 12),
         }
     }
 }
@@ -60,6 +63,8 @@ pub struct AppState {
     /// Tunables.
     pub config: ApiConfig,
     limiter: Arc<middleware::RateLimiter>,
+    /// Forwards requests to the chain's lease holder.
+    http: reqwest::Client,
 }
 
 impl AppState {
@@ -80,6 +85,7 @@ impl AppState {
             mainnet,
             config,
             limiter,
+            http: reqwest::Client::new(),
         }
     }
 }
@@ -105,6 +111,10 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::idempotency,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::to_leader,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

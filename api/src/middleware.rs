@@ -275,3 +275,73 @@ pub async fn not_found() -> Response {
 pub async fn method_not_allowed() -> Response {
     ApiError::MethodNotAllowed.into_response()
 }
+
+/// Headers a forwarded request carries to the lease holder (everything the holder's
+/// authentication, idempotency, waiting and validation read).
+const FORWARDED_REQUEST_HEADERS: [header::HeaderName; 4] = [
+    header::AUTHORIZATION,
+    header::CONTENT_TYPE,
+    header::HeaderName::from_static("idempotency-key"),
+    header::HeaderName::from_static("prefer"),
+];
+
+/// In a process that does not hold the chain's lease: forwards requests that send
+/// transactions ([`crate::openapi::Op::sends_transactions`]) to the process that does, and
+/// returns its answer unchanged. Runs after authentication (to know the mode, hence the
+/// chain) and before idempotency (the holder keeps the idempotency record). With no live
+/// holder, or one that cannot be reached, answers 503 with `Retry-After`.
+pub async fn to_leader(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let sends = crate::openapi::route_of(req.method().as_str(), req.uri().path())
+        .is_some_and(|r| r.op.sends_transactions());
+    let Some(principal) = req.extensions().get::<Principal>().filter(|_| sends) else {
+        return Ok(next.run(req).await);
+    };
+    let net = crate::agentic::network(&state, principal)?;
+    if net.is_leader() {
+        return Ok(next.run(req).await);
+    }
+    let lease = state
+        .store
+        .lease(&openrail_store::lease::chain_lease(net.chain_id))
+        .await?
+        .filter(|l| l.live_at(openrail_store::now_ms()) && l.holder != state.config.node_id)
+        .ok_or(ApiError::LeaderUnavailable)?;
+    let (parts, body) = req.into_parts();
+    let body = to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| ApiError::LeaderUnavailable)?;
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or(parts.uri.path(), |p| p.as_str());
+    let mut forwarded = state
+        .http
+        .request(parts.method.clone(), format!("{}{path}", lease.url))
+        .body(body);
+    for name in FORWARDED_REQUEST_HEADERS {
+        for v in parts.headers.get_all(&name) {
+            forwarded = forwarded.header(&name, v);
+        }
+    }
+    let res = forwarded.send().await.map_err(|e| {
+        tracing::warn!(leader = %lease.url, error = %e, "forwarding to the lease holder failed");
+        ApiError::LeaderUnavailable
+    })?;
+    let mut out = Response::builder().status(res.status());
+    for (name, v) in res.headers() {
+        // The holder's own request id is kept as `forwarded-request-id`; ours is added by
+        // the request-id layer.
+        if name == "request-id" {
+            out = out.header("forwarded-request-id", v);
+        } else if name != header::CONTENT_LENGTH && name != header::TRANSFER_ENCODING {
+            out = out.header(name, v);
+        }
+    }
+    let bytes = res.bytes().await.map_err(|_| ApiError::LeaderUnavailable)?;
+    out.body(Body::from(bytes))
+        .map_err(|e| ApiError::Internal(format!("building the forwarded response: {e}")))
+}

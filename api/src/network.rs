@@ -1,9 +1,12 @@
-//! The chains behind one mode (testnet or mainnet): the settlement chain's submitter and
-//! the addresses the API needs.
+//! The chains behind one mode (testnet or mainnet): the settlement chain's addresses the
+//! API needs and, in the process that holds the chain's lease, its submitter.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use alloy::primitives::Address;
+use openrail_chain::ChainError;
+use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
 use openrail_store::Currency;
 
@@ -13,8 +16,10 @@ pub const TOKEN_DECIMALS: u32 = 6;
 /// The settlement chain of one mode.
 #[derive(Debug)]
 pub struct Network {
-    /// Sends the operator's transactions.
-    pub submitter: Submitter,
+    /// Sends the operator's transactions; set once this process holds the chain's lease
+    /// (see [`crate::server::lead`]). Until then the process is a follower: it serves reads
+    /// and forwards requests that send transactions to the holder.
+    submitter: OnceLock<Submitter>,
     /// Chain id.
     pub chain_id: u64,
     /// The allowance state machine.
@@ -28,4 +33,44 @@ pub struct Network {
     /// Where pulls go when the request names no destination (the account's settlement
     /// wallet; today the treasury of the chain, one for all accounts).
     pub default_destination: Address,
+}
+
+impl Network {
+    /// The settlement network of a deployment, without a submitter yet.
+    pub fn from_deployment(deployment: &ChainDeployment) -> Result<Self, ChainError> {
+        let asm = deployment.allowance_state_machine.ok_or_else(|| {
+            ChainError::Deployment("the settlement chain has no allowance state machine".into())
+        })?;
+        let tokens: BTreeMap<Currency, _> = deployment
+            .tokens
+            .iter()
+            .filter_map(|(code, addr)| Currency::parse(code).map(|c| (c, *addr)))
+            .collect();
+        Ok(Network {
+            submitter: OnceLock::new(),
+            chain_id: deployment.chain_id,
+            allowance_state_machine: asm,
+            router: deployment.router,
+            treasury: deployment.treasury,
+            tokens,
+            default_destination: deployment.treasury,
+        })
+    }
+
+    /// The submitter, when this process holds the chain's lease.
+    pub fn submitter(&self) -> Option<&Submitter> {
+        self.submitter.get()
+    }
+
+    /// Whether this process sends the chain's transactions.
+    pub fn is_leader(&self) -> bool {
+        self.submitter.get().is_some()
+    }
+
+    /// Installs the submitter (once: a process that loses the lease exits).
+    pub(crate) fn set_submitter(&self, submitter: Submitter) {
+        if self.submitter.set(submitter).is_err() {
+            tracing::warn!(chain_id = self.chain_id, "a second submitter was ignored");
+        }
+    }
 }

@@ -155,7 +155,48 @@ struct Doc {
     errors: &'static [u16],
 }
 
+/// The route serving `method` on `path` (a concrete path: `{id}` matches one segment).
+pub fn route_of(method: &str, path: &str) -> Option<&'static Route> {
+    ROUTES.iter().find(|r| {
+        r.method.eq_ignore_ascii_case(method) && {
+            let (mut want, mut got) = (r.path.split('/'), path.split('/'));
+            loop {
+                match (want.next(), got.next()) {
+                    (None, None) => break true,
+                    (Some(w), Some(g)) if w == g || (w.starts_with('{') && !g.is_empty()) => {}
+                    _ => break false,
+                }
+            }
+        }
+    })
+}
+
 impl Op {
+    /// Whether the operation sends the operator's transactions itself, so that only the
+    /// process holding the chain's lease may run it (others forward it there). Payments
+    /// are not: the lease holder's payment worker drives them from the database.
+    pub fn sends_transactions(self) -> bool {
+        match self {
+            Op::CreateMandate
+            | Op::CancelMandate
+            | Op::CreateSessionKey
+            | Op::RevokeSessionKey
+            | Op::CreateDebitPull => true,
+            Op::ListMandates
+            | Op::GetMandate
+            | Op::ListSessionKeys
+            | Op::GetSessionKey
+            | Op::ListDebitPulls
+            | Op::GetDebitPull
+            | Op::CreatePayment
+            | Op::ListPayments
+            | Op::GetPayment
+            | Op::CreateBankAccount
+            | Op::GetBankAccount
+            | Op::OpenApi => false,
+        }
+    }
+
     /// The handler serving this operation.
     pub fn handler(self) -> MethodRouter<AppState> {
         match self {

@@ -1,6 +1,6 @@
-//! Wiring: the store-backed transaction journal, a network from a deployment, serving.
+//! Wiring: the store-backed (and lease-fenced) transaction journal, taking the lead of a
+//! chain, serving.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use alloy::primitives::TxHash;
@@ -9,36 +9,54 @@ use alloy::transports::http::reqwest::Url;
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::{
-    Journal, JournalFuture, JournaledTx, SignedTx, Submitter, TxFate, UnsettledFuture,
+    Journal, JournalError, JournalFuture, JournaledTx, NotLeaseHolder, SignedTx, Submitter, TxFate,
+    UnsettledFuture,
 };
-use openrail_store::{Currency, Mode, Store};
+use openrail_store::{Mode, Store};
 
 use crate::network::Network;
 
-/// The submitter's journal, in the database.
+/// The submitter's journal, in the database. With a fence (lease name, holder), a
+/// transaction is journaled (and so sent) only while that lease is held.
 #[derive(Debug, Clone)]
-pub struct StoreJournal(pub Store);
+pub struct StoreJournal {
+    store: Store,
+    fence: Option<(String, String)>,
+}
+
+impl StoreJournal {
+    /// A journal in `store`, fenced by the lease `(name, holder)` when given.
+    pub fn new(store: Store, fence: Option<(String, String)>) -> Self {
+        Self { store, fence }
+    }
+}
 
 impl Journal for StoreJournal {
     fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a> {
         Box::pin(async move {
-            self.0
-                .record_tx(
+            let recorded = self
+                .store
+                .record_tx_fenced(
                     tx.chain_id,
                     tx.nonce,
                     &tx.hash.to_string(),
                     &tx.raw.to_string(),
                     tx.kind,
                     &tx.intents,
+                    self.fence.as_ref().map(|(n, h)| (n.as_str(), h.as_str())),
                 )
-                .await
-                .map_err(Into::into)
+                .await?;
+            if recorded {
+                Ok(())
+            } else {
+                Err(Box::new(NotLeaseHolder) as JournalError)
+            }
         })
     }
 
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
         Box::pin(async move {
-            let rows = self.0.unsettled_txs(chain_id).await?;
+            let rows = self.store.unsettled_txs(chain_id).await?;
             let mut out = Vec::with_capacity(rows.len());
             for (nonce, hash, raw) in rows {
                 out.push(JournaledTx {
@@ -59,7 +77,7 @@ impl Journal for StoreJournal {
         block: Option<u64>,
     ) -> JournalFuture<'a> {
         Box::pin(async move {
-            self.0
+            self.store
                 .mark_tx(chain_id, &hash.to_string(), fate.status(), block)
                 .await
                 .map_err(Into::into)
@@ -67,35 +85,28 @@ impl Journal for StoreJournal {
     }
 }
 
-/// The settlement network of a deployment, with its submitter started.
-pub async fn network_from_deployment(
+/// Makes this process the sender of `net`'s transactions: starts its submitter (which
+/// first settles or rebroadcasts what the journal holds), then sends the pulls a previous
+/// holder accepted but never journaled. `fence` is the chain's lease (name, holder) that
+/// every journaled transaction is checked against; `None` for a single process without
+/// leases.
+pub async fn lead(
     store: &Store,
+    net: &Arc<Network>,
     deployment: &ChainDeployment,
     operator: PrivateKeySigner,
-) -> Result<Network, ChainError> {
+    fence: Option<(String, String)>,
+    mode: Mode,
+) -> Result<(), ChainError> {
     let url: Url = deployment
         .rpc_url
         .parse()
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
-    let asm = deployment.allowance_state_machine.ok_or_else(|| {
-        ChainError::Deployment("the settlement chain has no allowance state machine".into())
-    })?;
-    let submitter =
-        Submitter::start(&url, operator, asm, Arc::new(StoreJournal(store.clone()))).await?;
-    let tokens: BTreeMap<Currency, _> = deployment
-        .tokens
-        .iter()
-        .filter_map(|(code, addr)| Currency::parse(code).map(|c| (c, *addr)))
-        .collect();
-    Ok(Network {
-        submitter,
-        chain_id: deployment.chain_id,
-        allowance_state_machine: asm,
-        router: deployment.router,
-        treasury: deployment.treasury,
-        tokens,
-        default_destination: deployment.treasury,
-    })
+    let journal = Arc::new(StoreJournal::new(store.clone(), fence));
+    let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
+    net.set_submitter(submitter);
+    crate::agentic::resume_unsent_pulls(store.clone(), net.clone(), mode).await;
+    Ok(())
 }
 
 /// A server running in this process.
@@ -110,7 +121,8 @@ pub struct Running {
 }
 
 /// Serves the API for testnet keys on the settlement chain of `deployment`, on
-/// `127.0.0.1:port` (`0` picks a free port), with `operator` signing. Mainnet keys get 503.
+/// `127.0.0.1:port` (`0` picks a free port), with `operator` signing: one process, no
+/// lease. Mainnet keys get 503.
 pub async fn serve_testnet(
     store: Store,
     deployment: &ChainDeployment,
@@ -118,34 +130,22 @@ pub async fn serve_testnet(
     port: u16,
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
-    serve(store, Some((deployment, operator)), None, port, config).await
+    let net = Arc::new(Network::from_deployment(deployment)?);
+    lead(&store, &net, deployment, operator, None, Mode::Testnet).await?;
+    serve(store, Some(net), None, port, config).await
 }
 
 /// Serves the API with a settlement network per mode; a mode without one answers 503
-/// `mainnet_unavailable` (testnet is always configured in practice).
+/// `mainnet_unavailable` (testnet is always configured in practice). A network whose
+/// submitter is not started ([`lead`]) forwards requests that send transactions to the
+/// holder of its chain's lease.
 pub async fn serve(
     store: Store,
-    testnet: Option<(&ChainDeployment, PrivateKeySigner)>,
-    mainnet: Option<(&ChainDeployment, PrivateKeySigner)>,
+    testnet: Option<Arc<Network>>,
+    mainnet: Option<Arc<Network>>,
     port: u16,
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
-    let mut networks = Vec::with_capacity(2);
-    for net in [testnet, mainnet] {
-        networks.push(match net {
-            Some((deployment, operator)) => Some(Arc::new(
-                network_from_deployment(&store, deployment, operator).await?,
-            )),
-            None => None,
-        });
-    }
-    let mainnet = networks.pop().flatten();
-    let testnet = networks.pop().flatten();
-    for (net, mode) in [(&testnet, Mode::Testnet), (&mainnet, Mode::Mainnet)] {
-        if let Some(net) = net {
-            crate::agentic::resume_unsent_pulls(store.clone(), net.clone(), mode).await;
-        }
-    }
     let state = crate::AppState::new(store, testnet.clone(), mainnet, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await

@@ -45,6 +45,10 @@ pub enum ChainError {
     /// The journal could not persist a transaction before broadcast.
     #[error("journal: {0}")]
     Journal(String),
+    /// This process no longer holds the chain's lease: another process sends its
+    /// transactions now, and nothing was sent.
+    #[error("this process no longer holds the chain's lease; nothing was sent")]
+    LeaseLost,
     /// The deployment manifest is not valid JSON of the expected shape.
     #[error("manifest is malformed: {0}")]
     ManifestFormat(#[from] serde_json::Error),
@@ -65,7 +69,7 @@ impl ChainError {
             }
             ChainError::PendingTx(_) => true,
             ChainError::AnvilTimeout(_) | ChainError::Journal(_) => true,
-            ChainError::SubmitterStopped | ChainError::Submit(_) => false,
+            ChainError::SubmitterStopped | ChainError::Submit(_) | ChainError::LeaseLost => false,
             ChainError::AnvilNotFound
             | ChainError::AnvilStart(_)
             | ChainError::Reverted(_)

@@ -58,6 +58,13 @@ pub struct SignedTx {
 
 /// Error of a [`Journal`].
 pub type JournalError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The [`JournalError`] of a journal that refuses a transaction because this process no
+/// longer holds the chain's lease (see `openrail_store::lease`); the submitter then sends
+/// nothing and answers [`ChainError::LeaseLost`].
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("not the holder of the chain's lease")]
+pub struct NotLeaseHolder;
 /// A boxed future returned by a [`Journal`].
 pub type JournalFuture<'a> = Pin<Box<dyn Future<Output = Result<(), JournalError>> + Send + 'a>>;
 
@@ -508,9 +515,14 @@ impl Sender {
                             });
                         }
                         Err(e) => {
+                            let lease_lost = matches!(e, ChainError::LeaseLost);
                             let msg = e.to_string();
                             for r in replies {
-                                let _ = r.send(Err(ChainError::Submit(msg.clone())));
+                                let _ = r.send(Err(if lease_lost {
+                                    ChainError::LeaseLost
+                                } else {
+                                    ChainError::Submit(msg.clone())
+                                }));
                             }
                         }
                     }
@@ -550,10 +562,13 @@ impl Sender {
             kind,
             intents,
         };
-        self.journal
-            .record(&signed)
-            .await
-            .map_err(|e| ChainError::Journal(e.to_string()))?;
+        self.journal.record(&signed).await.map_err(|e| {
+            if e.downcast_ref::<NotLeaseHolder>().is_some() {
+                ChainError::LeaseLost
+            } else {
+                ChainError::Journal(e.to_string())
+            }
+        })?;
         // The nonce is spent once the transaction is journaled: a crash from here on
         // rebroadcasts these exact bytes.
         self.nonce += 1;

@@ -60,18 +60,16 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         let store = openrail_store::Store::connect(&format!("sqlite://{}", db_path.display())).await?;
         let account = store.create_account("Dev account").await?;
         let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet).await?;
-        crate::start_watcher(store.clone(), &devnet.manifest.settlement).await?;
-        let worker_store = store.clone();
-        let server = openrail_api::server::serve_testnet(
+        let server = crate::node::start(
             store,
             &devnet.manifest.settlement,
             dev_operator(),
             args.port,
             openrail_api::ApiConfig::default(),
+            crate::node::NodeOptions::default(),
         )
         .await
         .with_context(|| format!("starting the API on port {} (try --port 0)", args.port))?;
-        crate::start_payment_worker(worker_store, &server, &devnet.manifest.settlement)?;
         let base_url = server.base_url.clone();
 
 

@@ -11,6 +11,7 @@ mod admin;
 mod bench;
 mod bench_pulls;
 mod dev;
+pub mod node;
 
 /// Openrail: one API for bank rails and EVM chains.
 #[derive(Debug, Parser)]
@@ -24,7 +25,8 @@ pub struct Cli {
 enum Command {
     /// Start two local anvil chains, deploy the contracts and keep them running until Ctrl-C.
     Dev(dev::DevArgs),
-    /// Serve the API for testnet keys on a deployed settlement chain (see `dev` for a local one).
+    /// Serve the API for testnet keys on a deployed settlement chain (see `dev` for a local
+    /// one). Several may share one PostgreSQL database: one at a time holds the chain's lease.
     Serve(ServeArgs),
     /// Benchmarks that print figures.
     #[command(subcommand)]
@@ -125,6 +127,14 @@ pub struct ServeArgs {
     /// Port of the HTTP API.
     #[arg(long, default_value_t = 8080, env = "OPENRAIL_PORT")]
     port: u16,
+    /// Length of the chain's lease in milliseconds: with several processes on one
+    /// PostgreSQL database, another takes over this long (and at most a third more) after
+    /// the holder dies.
+    #[arg(long, default_value_t = 10_000, env = "OPENRAIL_LEASE_TTL_MS")]
+    lease_ttl_ms: u64,
+    /// This process's name in leases (default: random, unique per start).
+    #[arg(long, env = "OPENRAIL_NODE_ID")]
+    node_id: Option<String>,
     #[command(flatten)]
     db: DbArgs,
 }
@@ -137,58 +147,32 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .parse()
         .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
     let store = args.db.open().await?;
-    let store_for_worker = store.clone();
-    start_watcher(store.clone(), &manifest.settlement).await?;
-    let server = openrail_api::server::serve_testnet(
-        store,
+    let mut config = openrail_api::ApiConfig::default();
+    if let Some(id) = args.node_id {
+        config.node_id = id;
+    }
+    let node_id = config.node_id.clone();
+    let options = node::NodeOptions {
+        lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
+        ..Default::default()
+    };
+    let node = node::start(
+        store.clone(),
         &manifest.settlement,
         operator,
         args.port,
-        openrail_api::ApiConfig::default(),
+        config,
+        options,
     )
     .await?;
-    start_payment_worker(store_for_worker, &server, &manifest.settlement)?;
     println!(
         "serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)",
-        server.base_url
+        node.base_url
     );
     tokio::signal::ctrl_c().await?;
-    server.task.abort();
-    Ok(())
-}
-
-/// Starts the relayer's payment worker, sharing the server's submitter (the only sender of
-/// operator transactions).
-pub fn start_payment_worker(
-    store: openrail_store::Store,
-    server: &openrail_api::server::Running,
-    deployment: &openrail_chain::deploy::ChainDeployment,
-) -> anyhow::Result<()> {
-    let net = server.testnet.as_ref().context("no testnet network")?;
-    let worker = openrail_relayer::payments::PaymentWorker::new(
-        store,
-        net.submitter.clone(),
-        net.router,
-        deployment.treasury,
-        net.tokens.clone(),
-    );
-    tokio::spawn(worker.run(std::time::Duration::from_millis(200)));
-    Ok(())
-}
-
-/// Starts the relayer's event watcher of the settlement chain in this process.
-pub async fn start_watcher(
-    store: openrail_store::Store,
-    deployment: &openrail_chain::deploy::ChainDeployment,
-) -> anyhow::Result<()> {
-    let url = deployment.rpc_url.parse().context("settlement rpc url")?;
-    let asm = deployment
-        .allowance_state_machine
-        .context("the settlement chain has no allowance state machine")?;
-    // Local chains finalize at once: no confirmation depth.
-    let watcher =
-        openrail_relayer::watcher::Watcher::new(store, &url, asm, deployment.deployed_at_block, 0)
-            .await?;
-    tokio::spawn(watcher.run(std::time::Duration::from_millis(500)));
+    node.abort();
+    // A clean stop hands the chain over at once instead of after the lease expires.
+    let lease = openrail_store::lease::chain_lease(manifest.settlement.chain_id);
+    store.release_lease(&lease, &node_id).await?;
     Ok(())
 }

@@ -64,9 +64,32 @@ impl Store {
         kind: &str,
         intents: &[String],
     ) -> Result<(), StoreError> {
-        sqlx::query(
+        self.record_tx_fenced(chain_id, nonce, hash, raw, kind, intents, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// Persists a signed transaction before broadcast, only while `fence` (lease name,
+    /// holder) is held and unexpired, checked in the same statement. Returns whether it was
+    /// recorded; `false` means the caller lost the lease and must not broadcast.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn record_tx_fenced(
+        &self,
+        chain_id: u64,
+        nonce: u64,
+        hash: &str,
+        raw: &str,
+        kind: &str,
+        intents: &[String],
+        fence: Option<(&str, &str)>,
+    ) -> Result<bool, StoreError> {
+        let (lease, holder) = fence.unwrap_or_default();
+        let done = sqlx::query(
             "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, 'signed', $7)",
+             SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
+             CAST($5 AS TEXT), CAST($6 AS TEXT), 'signed', CAST($7 AS BIGINT) \
+             WHERE CAST($8 AS TEXT) = '' \
+             OR EXISTS (SELECT 1 FROM leases WHERE name = $8 AND holder = $9 AND expires_at > $7)",
         )
         .bind(chain_id as i64)
         .bind(nonce as i64)
@@ -75,9 +98,11 @@ impl Store {
         .bind(kind)
         .bind(serde_json::to_string(intents).expect("strings serialize"))
         .bind(now_ms())
+        .bind(lease)
+        .bind(holder)
         .execute(self.pool())
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
     /// Sets a journaled transaction's status (and its block, when mined).

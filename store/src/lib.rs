@@ -25,6 +25,7 @@ pub mod db;
 pub mod epoch;
 pub mod ids;
 pub mod journal;
+pub mod lease;
 pub mod money;
 pub mod payments;
 pub mod testing;

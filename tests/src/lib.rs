@@ -15,7 +15,9 @@ use alloy::providers::ext::AnvilApi;
 use alloy::providers::{DynProvider, Provider};
 use alloy::signers::local::PrivateKeySigner;
 use anyhow::Context;
-use openrail_api::ApiConfig;
+use std::sync::Arc;
+
+use openrail_api::{ApiConfig, Network};
 use openrail_chain::bindings::{AllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{ChainDeployment, TOKEN_DECIMALS, fund_wallet, signer_provider};
 use openrail_chain::devnet::{Devnet, DevnetConfig, dev_operator, dev_treasury};
@@ -35,14 +37,20 @@ pub struct Server {
     pub store: Store,
     /// Its URL (what a server process is given).
     pub database_url: String,
-    /// The in-process server's tasks (API, payment worker, watcher); none when the server
-    /// runs as child processes.
-    tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// The in-process server; none when the server runs as child processes.
+    node: Option<openrail_cli::node::Node>,
+    /// The in-process server's tasks when it serves a stand-in mainnet too.
+    tasks: Vec<tokio::task::AbortHandle>,
+    /// Its configuration (the same node id across [`Harness::restart`]).
+    config: ApiConfig,
     _dir: tempfile::TempDir,
 }
 
 impl Server {
     fn abort(&self) {
+        if let Some(node) = &self.node {
+            node.abort();
+        }
         for t in &self.tasks {
             t.abort();
         }
@@ -56,6 +64,8 @@ pub struct ServerProcess {
     pub base_url: String,
     child: tokio::process::Child,
     stdout: tokio::sync::mpsc::UnboundedReceiver<String>,
+    /// Stdout lines read but not yet asked for.
+    seen: Vec<String>,
     log: std::path::PathBuf,
 }
 
@@ -63,21 +73,34 @@ impl ServerProcess {
     /// Waits until the process reports that it stopped at its crash point; returns the
     /// point's name.
     pub async fn crash_point_reached(&mut self, within: Duration) -> anyhow::Result<String> {
+        self.line_after("crash point reached: ", within).await
+    }
+
+    /// Waits until the process holds the settlement chain's lease (it sends the chain's
+    /// transactions and runs the relayer).
+    pub async fn leading(&mut self, within: Duration) -> anyhow::Result<()> {
+        self.line_after("holding the lease of chain ", within)
+            .await
+            .map(|_| ())
+    }
+
+    /// The rest of the first stdout line (seen so far or to come) that starts with `prefix`.
+    async fn line_after(&mut self, prefix: &str, within: Duration) -> anyhow::Result<String> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
+            if let Some(i) = self.seen.iter().position(|l| l.starts_with(prefix)) {
+                return Ok(self.seen.remove(i)[prefix.len()..].to_string());
+            }
             let line = tokio::time::timeout_at(deadline, self.stdout.recv())
                 .await
-                .with_context(|| {
-                    format!(
-                        "no crash point reached within {within:?}; server log:\n{}",
-                        self.log_tail()
-                    )
-                })?
-                .with_context(|| {
-                    format!("the server's stdout closed; log:\n{}", self.log_tail())
-                })?;
-            if let Some(name) = line.strip_prefix("crash point reached: ") {
-                return Ok(name.to_string());
+                .ok()
+                .flatten();
+            match line {
+                Some(line) => self.seen.push(line),
+                None => anyhow::bail!(
+                    "no {prefix:?} line from the server within {within:?}; log:\n{}",
+                    self.log_tail()
+                ),
             }
         }
     }
@@ -94,6 +117,9 @@ impl ServerProcess {
     pub fn log_tail(&mut self) -> String {
         let mut log = String::new();
         while let Ok(line) = self.stdout.try_recv() {
+            self.seen.push(line);
+        }
+        for line in &self.seen {
             log.push_str(&format!("stdout: {line}\n"));
         }
         log.push_str(&std::fs::read_to_string(&self.log).unwrap_or_default());
@@ -170,7 +196,8 @@ impl Harness {
             .await?;
             h.mainnet = Some(fake);
         }
-        let server = h.database().await?;
+        let mut server = h.database().await?;
+        server.config = config.clone();
         h.server = Some(h.start_server(server, config).await?);
         Ok(h)
     }
@@ -215,6 +242,8 @@ impl Harness {
             )
             .env("OPENRAIL_PORT", "0")
             .env("DATABASE_URL", &server.database_url)
+            // Short leases: a killed holder's successor takes over within ~2 s.
+            .env("OPENRAIL_LEASE_TTL_MS", "1500")
             .env("RUST_LOG", "openrail=debug,info")
             .env_remove("OPENRAIL_CRASH_AT")
             .stdin(std::process::Stdio::null())
@@ -226,7 +255,7 @@ impl Harness {
         }
         let mut child = cmd.spawn().context("starting the server process")?;
         let stdout = child.stdout.take().context("no stdout")?;
-        let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel();
+        let (lines_tx, lines) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
             use tokio::io::AsyncBufReadExt;
             let mut reader = tokio::io::BufReader::new(stdout).lines();
@@ -239,27 +268,18 @@ impl Harness {
         let mut process = ServerProcess {
             base_url: String::new(),
             child,
-            stdout: tokio::sync::mpsc::unbounded_channel().1,
+            stdout: lines,
+            seen: Vec::new(),
             log,
         };
-        let base_url = loop {
-            let line = tokio::time::timeout(Duration::from_secs(60), lines.recv())
-                .await
-                .ok()
-                .flatten()
-                .with_context(|| {
-                    format!("the server did not start; log:\n{}", process.log_tail())
-                })?;
-            if let Some(rest) = line.strip_prefix("serving the API on ") {
-                break rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-            }
-        };
-        process.base_url = base_url.clone();
-        process.stdout = lines;
+        let serving = process
+            .line_after("serving the API on ", Duration::from_secs(60))
+            .await?;
+        process.base_url = serving
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
         self.use_server(&process);
         Ok(process)
     }
@@ -284,47 +304,59 @@ impl Harness {
             account_id: account.id,
             store,
             database_url,
+            node: None,
             tasks: Vec::new(),
+            config: ApiConfig::default(),
             _dir: dir,
         })
     }
 
-    /// Starts the API server, its payment worker and the watcher in this process, on the
-    /// database of `server`.
+    /// Starts the serving process (API, lease, submitter, payment worker, watcher) in this
+    /// process, on the database of `server`, as `openrail serve` does.
     async fn start_server(&self, mut server: Server, config: ApiConfig) -> anyhow::Result<Server> {
-        let h = self;
-        let store = server.store.clone();
-        let running = openrail_api::server::serve(
-            store.clone(),
-            Some((&h.devnet.manifest.settlement, dev_operator())),
-            h.mainnet.as_ref().map(|d| (d, dev_operator())),
-            0,
-            config,
-        )
-        .await?;
-        let net = running.testnet.clone().context("no testnet network")?;
-        let worker = openrail_relayer::payments::PaymentWorker::new(
-            store.clone(),
-            net.submitter.clone(),
-            net.router,
-            h.devnet.manifest.settlement.treasury,
-            net.tokens.clone(),
+        let options = openrail_cli::node::NodeOptions {
+            watcher_poll: Duration::from_millis(200),
+            worker_poll: Duration::from_millis(50),
+            ..Default::default()
+        };
+        let node = match &self.mainnet {
+            // Mode isolation tests: serve a stand-in mainnet beside testnet (one process,
+            // no lease, no relayer).
+            Some(mainnet) => {
+                let store = server.store.clone();
+                let testnet = Arc::new(Network::from_deployment(self.settlement_deployment())?);
+                let main = Arc::new(Network::from_deployment(mainnet)?);
+                for (net, d, mode) in [
+                    (&testnet, self.settlement_deployment(), Mode::Testnet),
+                    (&main, mainnet, Mode::Mainnet),
+                ] {
+                    openrail_api::server::lead(&store, net, d, dev_operator(), None, mode).await?;
+                }
+                let running =
+                    openrail_api::server::serve(store, Some(testnet), Some(main), 0, config)
+                        .await?;
+                server.base_url = running.base_url;
+                server.tasks = vec![running.task.abort_handle()];
+                return Ok(server);
+            }
+            None => {
+                openrail_cli::node::start(
+                    server.store.clone(),
+                    self.settlement_deployment(),
+                    dev_operator(),
+                    0,
+                    config,
+                    options,
+                )
+                .await?
+            }
+        };
+        anyhow::ensure!(
+            node.is_leader(),
+            "the harness's server did not take the chain's lease"
         );
-        let payments = tokio::spawn(worker.run(std::time::Duration::from_millis(50)));
-        let (base_url, task) = (running.base_url, running.task);
-        // The relayer's watcher runs beside the server, as in `openrail dev`.
-        let d = &h.devnet.manifest.settlement;
-        let watcher = openrail_relayer::watcher::Watcher::new(
-            store.clone(),
-            h.devnet.settlement.rpc_url(),
-            d.allowance_state_machine.context("no state machine")?,
-            d.deployed_at_block,
-            0,
-        )
-        .await?;
-        let watcher = tokio::spawn(watcher.run(std::time::Duration::from_millis(200)));
-        server.base_url = base_url;
-        server.tasks = vec![task, watcher, payments];
+        server.base_url = node.base_url.clone();
+        server.node = Some(node);
         Ok(server)
     }
 
@@ -333,9 +365,13 @@ impl Harness {
     /// same API key. The new server recovers what the old one left: journaled transactions,
     /// pulls accepted but never sent, payments in flight.
     pub async fn restart(&mut self) -> anyhow::Result<()> {
-        let old = self.server.take().context("no server to restart")?;
+        let mut old = self.server.take().context("no server to restart")?;
         old.abort();
-        self.server = Some(self.start_server(old, ApiConfig::default()).await?);
+        old.node = None;
+        old.tasks.clear();
+        // The same node id: a restarted process renews its own lease at once.
+        let config = old.config.clone();
+        self.server = Some(self.start_server(old, config).await?);
         Ok(())
     }
 

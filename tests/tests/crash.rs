@@ -25,6 +25,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_openrail-under-test");
+/// Longest wait for a process to take the chain's lease.
+const LEAD: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn sigkill_after_nonce_allocation() -> anyhow::Result<()> {
@@ -70,6 +72,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     // Set-up on a first process: two mandates (a wallet payer, a bank payer), a key each,
     // a destination bank account.
     let mut first = h.spawn_server(None).await?;
+    first.leading(LEAD).await?;
     let payer_bank = bank_account(&h, "1000.00").await?;
     let dest_bank = bank_account(&h, "0.00").await?;
     let wallet_key = mandate_and_key(&h, &payer.address().to_string()).await?;
@@ -80,6 +83,8 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
 
     // The workload on a second process, which stops at `point`; the test kills it there.
     let mut doomed = h.spawn_server(Some(point)).await?;
+    // It takes the chain over once the first process's lease expires.
+    doomed.leading(LEAD).await?;
     let w = payer.address().to_string();
     let s = spare.to_string();
     let pull = |key: &str, amount: &str| json!({"session_key_id": key, "amount": amount, "destination": s.clone()});

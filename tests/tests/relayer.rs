@@ -45,7 +45,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
         &url,
         dev_operator(),
         asm,
-        Arc::new(StoreJournal(store.clone())),
+        Arc::new(StoreJournal::new(store.clone(), None)),
     )
     .await?;
 
@@ -239,7 +239,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         &f.url,
         dev_operator(),
         f.asm,
-        Arc::new(CrashAfterJournal(StoreJournal(f.store.clone()))),
+        Arc::new(CrashAfterJournal(StoreJournal::new(f.store.clone(), None))),
     )
     .await?;
     let req = PullRequest {
@@ -260,7 +260,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         &f.url,
         dev_operator(),
         f.asm,
-        Arc::new(StoreJournal(f.store.clone())),
+        Arc::new(StoreJournal::new(f.store.clone(), None)),
     )
     .await?;
     let watcher = Watcher::new(f.store.clone(), &f.url, f.asm, f.start_block, 0).await?;

@@ -1,0 +1,240 @@
+//! One serving process (`openrail serve`, `openrail dev`, the test harness): the API, and —
+//! while it holds its settlement chain's lease — the chain's submitter, the relayer's
+//! watcher and its payment worker.
+//!
+//! Several processes may share one database (PostgreSQL). Each tries to take the chain's
+//! lease at start and every third of its length after; the holder renews it. A process
+//! that takes it *leads*: it starts the submitter (which settles or rebroadcasts what the
+//! journal holds), sends the pulls an earlier holder accepted but never journaled, and
+//! starts the watcher and the payment worker. The others serve reads and payments and
+//! forward requests that send transactions to the holder. When the holder dies its lease
+//! expires and another process takes over within a lease length and a renewal period.
+//!
+//! A holder that cannot renew for a whole lease length, or finds the lease taken, exits at
+//! once: its journal writes are fenced by the lease in the database, so it could not send
+//! anyway, and a supervisor restarts it as a follower.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use alloy::signers::local::PrivateKeySigner;
+use anyhow::Context;
+use openrail_api::{ApiConfig, Network};
+use openrail_chain::deploy::ChainDeployment;
+use openrail_store::lease::chain_lease;
+use openrail_store::{Mode, Store};
+use tokio::task::AbortHandle;
+
+/// Tunables of a serving process.
+#[derive(Debug, Clone)]
+pub struct NodeOptions {
+    /// How long a lease lasts unless renewed (renewed every third of it).
+    pub lease_ttl: Duration,
+    /// How often the watcher looks for new blocks.
+    pub watcher_poll: Duration,
+    /// How often the payment worker looks for work.
+    pub worker_poll: Duration,
+    /// Confirmation depth of the settlement chain (0 on local chains).
+    pub confirmations: u64,
+}
+
+impl Default for NodeOptions {
+    fn default() -> Self {
+        Self {
+            lease_ttl: Duration::from_secs(10),
+            watcher_poll: Duration::from_millis(500),
+            worker_poll: Duration::from_millis(200),
+            confirmations: 0,
+        }
+    }
+}
+
+/// A running serving process.
+#[derive(Debug)]
+pub struct Node {
+    /// `http://127.0.0.1:PORT`
+    pub base_url: String,
+    /// The testnet settlement network (its submitter is set while this process leads).
+    pub network: Arc<Network>,
+    tasks: Arc<Mutex<Vec<AbortHandle>>>,
+}
+
+impl Node {
+    /// Stops every task of this process at once, as a crash would (the lease stays until
+    /// it expires).
+    pub fn abort(&self) {
+        for t in self.tasks.lock().expect("tasks lock").drain(..) {
+            t.abort();
+        }
+    }
+
+    /// Whether this process holds the chain's lease.
+    pub fn is_leader(&self) -> bool {
+        self.network.is_leader()
+    }
+}
+
+/// Starts the API on `127.0.0.1:port` for testnet keys on `deployment`, and the lease loop
+/// (see the module docs). Returns once the API serves; a process that can take the lease
+/// at once leads before it returns.
+pub async fn start(
+    store: Store,
+    deployment: &ChainDeployment,
+    operator: PrivateKeySigner,
+    port: u16,
+    config: ApiConfig,
+    options: NodeOptions,
+) -> anyhow::Result<Node> {
+    let network = Arc::new(Network::from_deployment(deployment)?);
+    let holder = config.node_id.clone();
+    let running =
+        openrail_api::server::serve(store.clone(), Some(network.clone()), None, port, config)
+            .await
+            .with_context(|| format!("starting the API on port {port}"))?;
+    let tasks = Arc::new(Mutex::new(vec![running.task.abort_handle()]));
+    let lead = Leadership {
+        store,
+        network: network.clone(),
+        deployment: deployment.clone(),
+        operator,
+        lease: chain_lease(deployment.chain_id),
+        holder,
+        url: running.base_url.clone(),
+        options,
+        tasks: tasks.clone(),
+    };
+    let leading = lead.try_take().await;
+    let keep = tokio::spawn(lead.keep(leading));
+    tasks.lock().expect("tasks lock").push(keep.abort_handle());
+    Ok(Node {
+        base_url: running.base_url,
+        network,
+        tasks,
+    })
+}
+
+struct Leadership {
+    store: Store,
+    network: Arc<Network>,
+    deployment: ChainDeployment,
+    operator: PrivateKeySigner,
+    lease: String,
+    holder: String,
+    url: String,
+    options: NodeOptions,
+    tasks: Arc<Mutex<Vec<AbortHandle>>>,
+}
+
+impl Leadership {
+    fn ttl_ms(&self) -> i64 {
+        i64::try_from(self.options.lease_ttl.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// Takes the lease if it is free and leads; returns whether this process leads.
+    async fn try_take(&self) -> bool {
+        match self
+            .store
+            .acquire_lease(&self.lease, &self.holder, &self.url, self.ttl_ms())
+            .await
+        {
+            Ok(true) => match self.lead().await {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::error!(error = %format!("{e:#}"), lease = %self.lease, "could not take the lead; giving the lease up");
+                    if let Err(e) = self.store.release_lease(&self.lease, &self.holder).await {
+                        tracing::warn!(error = %e, "releasing the lease failed");
+                    }
+                    false
+                }
+            },
+            Ok(false) => false,
+            Err(e) => {
+                tracing::warn!(error = %e, lease = %self.lease, "lease check failed");
+                false
+            }
+        }
+    }
+
+    /// Starts the submitter, the watcher and the payment worker.
+    async fn lead(&self) -> anyhow::Result<()> {
+        openrail_api::server::lead(
+            &self.store,
+            &self.network,
+            &self.deployment,
+            self.operator.clone(),
+            Some((self.lease.clone(), self.holder.clone())),
+            Mode::Testnet,
+        )
+        .await?;
+        let submitter = self
+            .network
+            .submitter()
+            .context("the submitter did not start")?
+            .clone();
+        let worker = openrail_relayer::payments::PaymentWorker::new(
+            self.store.clone(),
+            submitter,
+            self.network.router,
+            self.deployment.treasury,
+            self.network.tokens.clone(),
+        );
+        let url = self
+            .deployment
+            .rpc_url
+            .parse()
+            .context("settlement rpc url")?;
+        let watcher = openrail_relayer::watcher::Watcher::new(
+            self.store.clone(),
+            &url,
+            self.network.allowance_state_machine,
+            self.deployment.deployed_at_block,
+            self.options.confirmations,
+        )
+        .await?;
+        let worker = tokio::spawn(worker.run(self.options.worker_poll));
+        let watcher = tokio::spawn(watcher.run(self.options.watcher_poll));
+        let mut tasks = self.tasks.lock().expect("tasks lock");
+        tasks.push(worker.abort_handle());
+        tasks.push(watcher.abort_handle());
+        tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");
+        println!(
+            "holding the lease of chain {} (this process sends its transactions)",
+            self.deployment.chain_id
+        );
+        Ok(())
+    }
+
+    /// Renews (or tries to take) the lease every third of its length, forever.
+    async fn keep(self, mut leading: bool) {
+        let mut renewed = Instant::now();
+        loop {
+            tokio::time::sleep(self.options.lease_ttl / 3).await;
+            if !leading {
+                leading = self.try_take().await;
+                renewed = Instant::now();
+                continue;
+            }
+            match self
+                .store
+                .acquire_lease(&self.lease, &self.holder, &self.url, self.ttl_ms())
+                .await
+            {
+                Ok(true) => renewed = Instant::now(),
+                Ok(false) => lost(&self.lease, "another process holds it now"),
+                Err(e) if renewed.elapsed() >= self.options.lease_ttl => {
+                    lost(&self.lease, &format!("not renewed for a whole lease: {e}"))
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, lease = %self.lease, "renewing the lease failed; retrying")
+                }
+            }
+        }
+    }
+}
+
+/// A leader that lost its lease stops at once (see the module docs).
+fn lost(lease: &str, why: &str) -> ! {
+    tracing::error!(%lease, why, "lost the chain's lease; exiting so that only the new holder sends");
+    eprintln!("error: lost the lease {lease} ({why}); exiting");
+    std::process::exit(75)
+}

@@ -1,0 +1,91 @@
+//! Leases: at most one process holds a named lease at a time, until it expires unless
+//! renewed. `openrail serve` processes sharing a database use one lease per settlement
+//! chain ([`chain_lease`]): its holder is the only sender of that chain's operator
+//! transactions, and journaling a transaction checks the lease in the same statement
+//! ([`Store::record_tx_fenced`]), so a holder that stalled past its lease can no longer send.
+//!
+//! Times are the processes' clocks (unix ms); they are assumed to agree to well within a
+//! lease's length.
+
+use sqlx::Row;
+
+use crate::db::{Store, StoreError};
+use crate::now_ms;
+
+/// The lease of the settlement chain `chain_id`.
+pub fn chain_lease(chain_id: u64) -> String {
+    format!("chain:{chain_id}")
+}
+
+/// A lease as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// Who holds it.
+    pub holder: String,
+    /// Where the holder serves the API.
+    pub url: String,
+    /// Unix ms after which anyone may take it.
+    pub expires_at: i64,
+}
+
+impl Lease {
+    /// Whether it is still held at `now` (unix ms).
+    pub fn live_at(&self, now: i64) -> bool {
+        self.expires_at > now
+    }
+}
+
+impl Store {
+    /// Takes or renews the lease `name` for `holder` (serving at `url`) until `ttl_ms` from
+    /// now. Succeeds when the lease is free, expired, or already `holder`'s; returns whether
+    /// `holder` holds it now.
+    pub async fn acquire_lease(
+        &self,
+        name: &str,
+        holder: &str,
+        url: &str,
+        ttl_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "INSERT INTO leases (name, holder, url, expires_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, url = excluded.url, \
+             expires_at = excluded.expires_at \
+             WHERE leases.holder = excluded.holder OR leases.expires_at <= $5",
+        )
+        .bind(name)
+        .bind(holder)
+        .bind(url)
+        .bind(now + ttl_ms)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Gives the lease up at once (a clean shutdown), if `holder` holds it.
+    pub async fn release_lease(&self, name: &str, holder: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE leases SET expires_at = 0 WHERE name = $1 AND holder = $2")
+            .bind(name)
+            .bind(holder)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// The lease `name`, live or not.
+    pub async fn lease(&self, name: &str) -> Result<Option<Lease>, StoreError> {
+        let row = sqlx::query("SELECT holder, url, expires_at FROM leases WHERE name = $1")
+            .bind(name)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|r| {
+            Ok(Lease {
+                holder: r.try_get(0)?,
+                url: r.try_get(1)?,
+                expires_at: r.try_get(2)?,
+            })
+        })
+        .transpose()
+    }
+}
