@@ -8,6 +8,8 @@
 //! the server run as child processes of the real command line (`openrail serve`, built with
 //! crash points), for tests that kill it with `SIGKILL` ([`ServerProcess`]).
 
+pub mod audit;
+
 use std::time::Duration;
 
 use alloy::primitives::{Address, U256};
@@ -62,6 +64,8 @@ impl Server {
 pub struct ServerProcess {
     /// `http://127.0.0.1:PORT`
     pub base_url: String,
+    /// Its name in leases (`server-N`, the N-th process this harness started).
+    pub node_id: String,
     child: tokio::process::Child,
     stdout: tokio::sync::mpsc::UnboundedReceiver<String>,
     /// Stdout lines read but not yet asked for.
@@ -196,7 +200,9 @@ impl Harness {
             .await?;
             h.mainnet = Some(fake);
         }
-        let mut server = h.database().await?;
+        let dir = tempfile::tempdir()?;
+        let url = fresh_database_url(dir.path()).await?;
+        let mut server = h.database(dir, url).await?;
         server.config = config.clone();
         h.server = Some(h.start_server(server, config).await?);
         Ok(h)
@@ -206,11 +212,34 @@ impl Harness {
     /// ([`Harness::spawn_server`]) of `binary`: pass
     /// `env!("CARGO_BIN_EXE_openrail-under-test")` (the command line with crash points).
     pub async fn start_processes(binary: &str) -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let url = fresh_database_url(dir.path()).await?;
+        Self::processes_on(binary, dir, url).await
+    }
+
+    /// As [`Harness::start_processes`], on a fresh PostgreSQL database whatever
+    /// `OPENRAIL_TEST_DB` says (several processes on one database is what PostgreSQL is
+    /// for). `None`, after a visible message, when no PostgreSQL server is reachable
+    /// outside CI; in CI that is an error.
+    pub async fn start_processes_on_postgres(binary: &str) -> anyhow::Result<Option<Self>> {
+        let Some(url) = openrail_store::testing::fresh_postgres_url().await? else {
+            return Ok(None);
+        };
+        Ok(Some(
+            Self::processes_on(binary, tempfile::tempdir()?, url).await?,
+        ))
+    }
+
+    async fn processes_on(
+        binary: &str,
+        db_dir: tempfile::TempDir,
+        database_url: String,
+    ) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
         let dir = h.devnet_dir()?;
         h.devnet.manifest.write(&dir.join("deployment.json"))?;
         h.binary = Some(binary.into());
-        h.server = Some(h.database().await?);
+        h.server = Some(h.database(db_dir, database_url).await?);
         Ok(h)
     }
 
@@ -244,6 +273,7 @@ impl Harness {
             .env("DATABASE_URL", &server.database_url)
             // Short leases: a killed holder's successor takes over within ~2 s.
             .env("OPENRAIL_LEASE_TTL_MS", "1500")
+            .env("OPENRAIL_NODE_ID", format!("server-{}", self.spawned))
             .env("RUST_LOG", "openrail=debug,info")
             .env_remove("OPENRAIL_CRASH_AT")
             .stdin(std::process::Stdio::null())
@@ -267,6 +297,7 @@ impl Harness {
         });
         let mut process = ServerProcess {
             base_url: String::new(),
+            node_id: format!("server-{}", self.spawned),
             child,
             stdout: lines,
             seen: Vec::new(),
@@ -291,10 +322,13 @@ impl Harness {
         }
     }
 
-    /// A fresh database with a developer account and its testnet API key; no server yet.
-    async fn database(&self) -> anyhow::Result<Server> {
-        let dir = tempfile::tempdir()?;
-        let database_url = fresh_database_url(dir.path()).await?;
+    /// The database at `database_url` (fresh) with a developer account and its testnet API
+    /// key; no server yet.
+    async fn database(
+        &self,
+        dir: tempfile::TempDir,
+        database_url: String,
+    ) -> anyhow::Result<Server> {
         let store = Store::connect(&database_url).await?;
         let account = store.create_account("Harness").await?;
         let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;

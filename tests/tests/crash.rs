@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use alloy::primitives::{Address, U256};
+use alloy::primitives::U256;
 use alloy::providers::Provider;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare, dev_treasury};
 use openrail_store::agentic::{PullStatus, Scope};
@@ -20,8 +20,8 @@ use openrail_store::bank::Direction;
 use openrail_store::crash;
 use openrail_store::payments::PaymentStatus;
 use openrail_store::{Mode, Store};
-use openrail_tests::{Harness, Reply};
-use reqwest::{Method, StatusCode};
+use openrail_tests::{Harness, audit};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_openrail-under-test");
@@ -73,13 +73,13 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     // a destination bank account.
     let mut first = h.spawn_server(None).await?;
     first.leading(LEAD).await?;
-    let payer_bank = bank_account(&h, "1000.00").await?;
-    let dest_bank = bank_account(&h, "0.00").await?;
-    let wallet_key = mandate_and_key(&h, &payer.address().to_string()).await?;
-    let bank_key = mandate_and_key(&h, &payer_bank).await?;
+    let payer_bank = audit::bank_account(&h, "1000.00", 0).await?;
+    let dest_bank = audit::bank_account(&h, "0.00", 0).await?;
+    let wallet_key = audit::mandate_and_key(&h, &payer.address().to_string()).await?;
+    let bank_key = audit::mandate_and_key(&h, &payer_bank).await?;
     first.kill().await?;
 
-    let before = Balances::read(&h, &[payer.address(), spare, treasury]).await?;
+    let before = audit::Balances::read(&h, &[payer.address(), spare, treasury]).await?;
 
     // The workload on a second process, which stops at `point`; the test kills it there.
     let mut doomed = h.spawn_server(Some(point)).await?;
@@ -137,7 +137,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             ),
         ));
     }
-    let replies = send_all(&h, &requests).await;
+    let replies = audit::send_all(&h, &requests).await;
     let reached = doomed.crash_point_reached(Duration::from_secs(60)).await?;
     assert_eq!(Some(reached.as_str()), point.split(':').next());
     let sig = doomed.kill().await?;
@@ -179,7 +179,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         account_id: &account_id,
         mode: Mode::Testnet,
     };
-    let all = wait_all_final(&store, scope, &bank_key, &mut survivor).await?;
+    let all = audit::wait_all_final(&store, scope, &[&bank_key], &mut survivor).await?;
     for id in accepted.wallet_pulls.iter().chain(&accepted.bank_pulls) {
         assert!(
             all.pulls.contains_key(id),
@@ -240,14 +240,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         flow("bank", "bank"),
     );
 
-    // The journal: nothing without a fate, nothing refused, and the operator's nonce moved
-    // by exactly the journaled transactions (every one mined once, none outside it).
-    let chain_id = h.settlement_deployment().chain_id;
-    let journal = store.journal_summary(chain_id).await?;
-    assert_eq!((journal.signed, journal.rejected), (0, 0), "{journal:?}");
-    assert_eq!(journal.mined, journal.mined_nonces, "{journal:?}");
-    let nonce = h.settlement.get_transaction_count(operator).await?;
-    assert_eq!(nonce - nonce_at_start, journal.mined, "{journal:?}");
+    audit::assert_journal_consistent(&h, &store, nonce_at_start).await?;
 
     // Bank accounts: one debit per bank-funded pull and per bank-sourced payment, one
     // credit per payment to a bank; balances to match.
@@ -277,7 +270,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     assert_eq!(balance(dest_bank.clone()).await?, (wb.0 + bb.0) as i64);
 
     // Chain balances: what the database says moved, moved.
-    let after = Balances::read(&h, &[payer.address(), spare, treasury]).await?;
+    let after = audit::Balances::read(&h, &[payer.address(), spare, treasury]).await?;
     let cents = |minor: u64| U256::from(minor) * U256::from(10_000u64);
     assert_eq!(
         after.of(spare),
@@ -315,125 +308,4 @@ async fn count(store: &Store, bank_account: &str, direction: Direction) -> anyho
         .iter()
         .filter(|t| t.direction == direction)
         .count())
-}
-
-/// Sends every request at once (`Prefer: wait=0`: the server answers as soon as it has
-/// recorded the object).
-async fn send_all(h: &Harness, requests: &[(&str, &str, Value)]) -> Vec<anyhow::Result<Reply>> {
-    futures::future::join_all(requests.iter().map(|(_, path, body)| {
-        h.call(
-            Method::POST,
-            path,
-            Some(body),
-            None,
-            &[("prefer", "wait=0")],
-        )
-    }))
-    .await
-}
-
-async fn bank_account(h: &Harness, balance: &str) -> anyhow::Result<String> {
-    let r = h
-        .post(
-            "/v1/bank-accounts",
-            json!({"owner_name": "Ada", "currency": "USD", "balance": balance, "delay_seconds": 0}),
-        )
-        .await?;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    Ok(r.str("id").to_string())
-}
-
-/// A mandate (1,000 USD a day) paid by `payer` and a session key on it; returns the key.
-async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<String> {
-    let m = h
-        .post(
-            "/v1/mandates",
-            json!({"payer_account_id": payer, "max_amount": "1000", "currency": "USD", "interval": "daily"}),
-        )
-        .await?;
-    assert_eq!(
-        (m.status, m.str("status")),
-        (StatusCode::CREATED, "active"),
-        "{}",
-        m.body
-    );
-    let k = h
-        .post(
-            "/v1/session-keys",
-            json!({"mandate_id": m.str("id"), "expires_in": 86_400}),
-        )
-        .await?;
-    assert_eq!(
-        (k.status, k.str("status")),
-        (StatusCode::CREATED, "active"),
-        "{}",
-        k.body
-    );
-    Ok(k.str("id").to_string())
-}
-
-/// Pulls and payments of the account once none is open any more.
-struct Final {
-    /// Pull id → (status, amount, session key).
-    pulls: BTreeMap<String, (PullStatus, u64, String)>,
-    /// Payment id → payment.
-    payments: BTreeMap<String, openrail_store::payments::Payment>,
-}
-
-async fn wait_all_final(
-    store: &Store,
-    scope: Scope<'_>,
-    bank_key: &str,
-    survivor: &mut openrail_tests::ServerProcess,
-) -> anyhow::Result<Final> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let pulls = store.list_pulls(scope, None, 100, None).await?.data;
-        let payments = store.list_payments(scope, 100, None).await?.data;
-        let open_pull = pulls
-            .iter()
-            // A bank-funded pull is final once its bank leg ran (`settled` or `failed`).
-            .find(|p| {
-                p.status == PullStatus::Pending
-                    || (p.status == PullStatus::Authorized && p.session_key_id == bank_key)
-            });
-        let open_payment = payments
-            .iter()
-            .find(|p| matches!(p.status, PaymentStatus::Pending | PaymentStatus::Processing));
-        if open_pull.is_none() && open_payment.is_none() {
-            return Ok(Final {
-                pulls: pulls
-                    .into_iter()
-                    .map(|p| (p.id, (p.status, p.amount, p.session_key_id)))
-                    .collect(),
-                payments: payments.into_iter().map(|p| (p.id.clone(), p)).collect(),
-            });
-        }
-        if tokio::time::Instant::now() > deadline {
-            anyhow::bail!(
-                "still open after 60 s: {:?} {:?}\nserver log:\n{}",
-                open_pull.map(|p| (&p.id, p.status)),
-                open_payment.map(|p| (&p.id, p.status)),
-                survivor.log_tail()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Token balances of some wallets.
-struct Balances(BTreeMap<Address, U256>);
-
-impl Balances {
-    async fn read(h: &Harness, who: &[Address]) -> anyhow::Result<Self> {
-        let mut m = BTreeMap::new();
-        for a in who {
-            m.insert(*a, h.balance("USD", *a).await?);
-        }
-        Ok(Self(m))
-    }
-
-    fn of(&self, a: Address) -> U256 {
-        self.0[&a]
-    }
 }

@@ -1,0 +1,168 @@
+//! Checks shared by the tests that kill server processes: sending a burst of requests,
+//! the usual fixtures, waiting until everything is final, and auditing the journal.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use alloy::primitives::{Address, U256};
+use alloy::providers::Provider;
+use openrail_chain::devnet::dev_operator;
+use openrail_store::Store;
+use openrail_store::agentic::{PullStatus, Scope};
+use openrail_store::payments::PaymentStatus;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::{Harness, Reply, ServerProcess};
+
+/// The operator's transactions are all in the journal and all settled: nothing without a
+/// fate, nothing refused, and the operator's nonce moved since `nonce_at_start` by exactly
+/// the journaled transactions (each mined once under its own nonce, none outside it).
+pub async fn assert_journal_consistent(
+    h: &Harness,
+    store: &Store,
+    nonce_at_start: u64,
+) -> anyhow::Result<()> {
+    let chain_id = h.settlement_deployment().chain_id;
+    let journal = store.journal_summary(chain_id).await?;
+    assert_eq!((journal.signed, journal.rejected), (0, 0), "{journal:?}");
+    assert_eq!(journal.mined, journal.mined_nonces, "{journal:?}");
+    let nonce = h
+        .settlement
+        .get_transaction_count(dev_operator().address())
+        .await?;
+    assert_eq!(nonce - nonce_at_start, journal.mined, "{journal:?}");
+    Ok(())
+}
+
+/// Sends every request at once (`Prefer: wait=0`: the server answers as soon as it has
+/// recorded the object).
+pub async fn send_all(h: &Harness, requests: &[(&str, &str, Value)]) -> Vec<anyhow::Result<Reply>> {
+    futures::future::join_all(requests.iter().map(|(_, path, body)| {
+        h.call(
+            Method::POST,
+            path,
+            Some(body),
+            None,
+            &[("prefer", "wait=0")],
+        )
+    }))
+    .await
+}
+
+/// A simulated USD bank account that settles after `delay_seconds`; returns its id.
+pub async fn bank_account(
+    h: &Harness,
+    balance: &str,
+    delay_seconds: u64,
+) -> anyhow::Result<String> {
+    let r = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Ada", "currency": "USD", "balance": balance, "delay_seconds": delay_seconds}),
+        )
+        .await?;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    Ok(r.str("id").to_string())
+}
+
+/// A mandate (1,000 USD a day) paid by `payer` and a session key on it; returns the key.
+pub async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<String> {
+    let m = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": payer, "max_amount": "1000", "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    assert_eq!(
+        (m.status, m.str("status")),
+        (StatusCode::CREATED, "active"),
+        "{}",
+        m.body
+    );
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": m.str("id"), "expires_in": 86_400}),
+        )
+        .await?;
+    assert_eq!(
+        (k.status, k.str("status")),
+        (StatusCode::CREATED, "active"),
+        "{}",
+        k.body
+    );
+    Ok(k.str("id").to_string())
+}
+
+/// Pulls and payments of the account once none is open any more.
+pub struct Final {
+    /// Pull id → (status, amount, session key).
+    pub pulls: BTreeMap<String, (PullStatus, u64, String)>,
+    /// Payment id → payment.
+    pub payments: BTreeMap<String, openrail_store::payments::Payment>,
+}
+
+/// Waits (up to 60 s) until no pull or payment of `scope` is open: pulls neither `pending`
+/// nor, for pulls on one of `bank_keys` (bank-funded mandates), `authorized`; payments
+/// neither `pending` nor `processing`.
+pub async fn wait_all_final(
+    store: &Store,
+    scope: Scope<'_>,
+    bank_keys: &[&str],
+    survivor: &mut ServerProcess,
+) -> anyhow::Result<Final> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let pulls = store.list_pulls(scope, None, 100, None).await?.data;
+        let payments = store.list_payments(scope, 100, None).await?.data;
+        let open_pull = pulls
+            .iter()
+            // A bank-funded pull is final once its bank leg ran (`settled` or `failed`).
+            .find(|p| {
+                p.status == PullStatus::Pending
+                    || (p.status == PullStatus::Authorized
+                        && bank_keys.contains(&p.session_key_id.as_str()))
+            });
+        let open_payment = payments
+            .iter()
+            .find(|p| matches!(p.status, PaymentStatus::Pending | PaymentStatus::Processing));
+        if open_pull.is_none() && open_payment.is_none() {
+            return Ok(Final {
+                pulls: pulls
+                    .into_iter()
+                    .map(|p| (p.id, (p.status, p.amount, p.session_key_id)))
+                    .collect(),
+                payments: payments.into_iter().map(|p| (p.id.clone(), p)).collect(),
+            });
+        }
+        if tokio::time::Instant::now() > deadline {
+            anyhow::bail!(
+                "still open after 60 s: {:?} {:?}\nserver log:\n{}",
+                open_pull.map(|p| (&p.id, p.status)),
+                open_payment.map(|p| (&p.id, p.status)),
+                survivor.log_tail()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Token balances of some wallets.
+pub struct Balances(BTreeMap<Address, U256>);
+
+impl Balances {
+    /// USD balances of `who` on the settlement chain.
+    pub async fn read(h: &Harness, who: &[Address]) -> anyhow::Result<Self> {
+        let mut m = BTreeMap::new();
+        for a in who {
+            m.insert(*a, h.balance("USD", *a).await?);
+        }
+        Ok(Self(m))
+    }
+
+    /// The balance of `a`.
+    pub fn of(&self, a: Address) -> U256 {
+        self.0[&a]
+    }
+}
