@@ -19,7 +19,7 @@ use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::PullRequest;
 use openrail_store::agentic::{
-    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
+    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, Scope, SessionKey,
 };
 use openrail_store::ids::{hash_secret, new_id, random_id};
 use openrail_store::journal::TxStatus;
@@ -256,6 +256,133 @@ where
     .await
 }
 
+/// Sends the transaction creating a mandate and records `active` or `failed`; waits up to
+/// `wait`, returns whether it finished.
+async fn send_create_mandate(
+    store: Store,
+    net: Arc<Network>,
+    id: &str,
+    call: AllowanceStateMachine::createMandateCall,
+    wait: Duration,
+) -> bool {
+    let id = id.to_string();
+    chain_call(
+        net,
+        call,
+        "create_mandate",
+        id.clone(),
+        wait,
+        move |ok, tx| async move {
+            let status = if ok {
+                MandateStatus::Active
+            } else {
+                MandateStatus::Failed
+            };
+            store.set_mandate_status(&id, status, tx.as_deref()).await
+        },
+    )
+    .await
+}
+
+/// Sends the transaction issuing a session key and records `active` or `failed`; waits up
+/// to `wait`, returns whether it finished.
+async fn send_issue_key(
+    store: Store,
+    net: Arc<Network>,
+    id: &str,
+    call: AllowanceStateMachine::issueSessionKeyCall,
+    wait: Duration,
+) -> bool {
+    let id = id.to_string();
+    chain_call(
+        net,
+        call,
+        "issue_session_key",
+        id.clone(),
+        wait,
+        move |ok, tx| async move {
+            let status = if ok {
+                KeyStatus::Active
+            } else {
+                KeyStatus::Failed
+            };
+            store.set_key_status(&id, status, tx.as_deref()).await
+        },
+    )
+    .await
+}
+
+/// At the start of a lease: sends what a previous process accepted (`pending` in the
+/// database) but died before journaling — mandates first, then session keys (a key needs
+/// its mandate on chain), then pulls — so every accepted request reaches a final status.
+/// What was journaled is the submitter's (rebroadcast) and the watcher's (recorded from
+/// the journal) to finish. Runs in its own task.
+pub fn resume_unsent_work(store: Store, net: Arc<Network>, mode: Mode) {
+    tokio::spawn(async move {
+        // Long enough for a transaction to be mined; the outcome is recorded either way.
+        let wait = Duration::from_secs(120);
+        match store.unsent_pending_mandates(net.chain_id, mode).await {
+            Ok(mandates) => {
+                for m in mandates {
+                    let (Ok(payer), Some(token), Some(max)) = (
+                        m.payer_address.parse::<Address>(),
+                        net.tokens.get(&m.currency),
+                        Amount::from_minor(m.max_amount, m.currency),
+                    ) else {
+                        tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency or amount");
+                        continue;
+                    };
+                    tracing::info!(mandate = %m.id, "sending a mandate accepted before a restart");
+                    let call = AllowanceStateMachine::createMandateCall {
+                        mandateId: onchain_id(&m.id),
+                        payer,
+                        token: *token,
+                        maxAmount: token_units(max),
+                        interval: m.interval.onchain(),
+                    };
+                    send_create_mandate(store.clone(), net.clone(), &m.id, call, wait).await;
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "listing unsent mandates failed"),
+        }
+        match store.unsent_pending_keys(net.chain_id, mode).await {
+            Ok(keys) => {
+                for k in keys {
+                    let scope = Scope {
+                        account_id: &k.account_id,
+                        mode: k.mode,
+                    };
+                    let currency = match store.mandate(scope, &k.mandate_id).await {
+                        Ok(m) => m.currency,
+                        Err(e) => {
+                            tracing::error!(key = %k.id, error = %e, "unsent key's mandate unreadable");
+                            continue;
+                        }
+                    };
+                    let addresses: Result<Vec<Address>, _> =
+                        k.allowed_destinations.iter().map(|d| d.parse()).collect();
+                    let max = k.max_amount.map(|m| Amount::from_minor(m, currency));
+                    let (Ok(addresses), None | Some(Some(_))) = (addresses, max) else {
+                        tracing::error!(key = %k.id, "unsent key has an unusable destination or ceiling");
+                        continue;
+                    };
+                    tracing::info!(key = %k.id, "sending a session key accepted before a restart");
+                    let call = AllowanceStateMachine::issueSessionKeyCall {
+                        keyId: onchain_id(&k.id),
+                        mandateId: onchain_id(&k.mandate_id),
+                        expiresAt: (k.expires_at / 1000) as u64,
+                        maxAmount: max.flatten().map(token_units).unwrap_or_default(),
+                        allowedDestinations: addresses,
+                    };
+                    send_issue_key(store.clone(), net.clone(), &k.id, call, wait).await;
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "listing unsent session keys failed"),
+        }
+        resume_unsent_pulls(store, net, mode).await;
+    });
+}
+
 // ------------------------------------------------------------------ mandates
 
 /// `POST /v1/mandates`
@@ -323,7 +450,6 @@ pub async fn create_mandate(
         created_at: now_ms(),
     };
     state.store.insert_mandate(&mandate).await?;
-
     let call = AllowanceStateMachine::createMandateCall {
         mandateId: onchain_id(&mandate.id),
         payer,
@@ -331,24 +457,8 @@ pub async fn create_mandate(
         maxAmount: token_units(max_amount),
         interval: interval.onchain(),
     };
-    let (store, id) = (state.store.clone(), mandate.id.clone());
     let wait = wait_of(&state, &headers);
-    let done = chain_call(
-        net,
-        call,
-        "create_mandate",
-        id.clone(),
-        wait,
-        move |ok, tx| async move {
-            let status = if ok {
-                MandateStatus::Active
-            } else {
-                MandateStatus::Failed
-            };
-            store.set_mandate_status(&id, status, tx.as_deref()).await
-        },
-    )
-    .await;
+    let done = send_create_mandate(state.store.clone(), net, &mandate.id, call, wait).await;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
     let status = if done {
         StatusCode::CREATED
@@ -555,24 +665,8 @@ pub async fn create_session_key(
         maxAmount: max_amount.map(token_units).unwrap_or_default(),
         allowedDestinations: addresses,
     };
-    let (store, kid) = (state.store.clone(), key.id.clone());
     let wait = wait_of(&state, &headers);
-    let done = chain_call(
-        net,
-        call,
-        "issue_session_key",
-        kid.clone(),
-        wait,
-        move |ok, tx| async move {
-            let status = if ok {
-                KeyStatus::Active
-            } else {
-                KeyStatus::Failed
-            };
-            store.set_key_status(&kid, status, tx.as_deref()).await
-        },
-    )
-    .await;
+    let done = send_issue_key(state.store.clone(), net, &key.id, call, wait).await;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
     body["secret"] = Value::String(secret);
@@ -820,10 +914,9 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
     }
 }
 
-/// At start, before serving: sends the pulls a previous process accepted (`pending` in the
-/// database) but died before journaling, so every accepted pull reaches a final status.
-/// One process per operator key (see ARCHITECTURE.md), so nothing else is sending them.
-pub async fn resume_unsent_pulls(store: Store, net: Arc<Network>, mode: Mode) {
+/// Sends the pulls a previous process accepted (`pending` in the database) but died before
+/// journaling (see [`resume_unsent_work`]). Only the chain's lease holder sends.
+async fn resume_unsent_pulls(store: Store, net: Arc<Network>, mode: Mode) {
     let pulls = match store.unsent_pending_pulls(net.chain_id, mode).await {
         Ok(p) => p,
         Err(e) => {

@@ -86,8 +86,8 @@ impl Journal for StoreJournal {
 }
 
 /// Makes this process the sender of `net`'s transactions: starts its submitter (which
-/// first settles or rebroadcasts what the journal holds), then sends the pulls a previous
-/// holder accepted but never journaled. `fence` is the chain's lease (name, holder) that
+/// first settles or rebroadcasts what the journal holds), then sends the mandates, keys
+/// and pulls a previous holder accepted but never journaled. `fence` is the chain's lease (name, holder) that
 /// every journaled transaction is checked against; `None` for a single process without
 /// leases.
 pub async fn lead(
@@ -105,7 +105,7 @@ pub async fn lead(
     let journal = Arc::new(StoreJournal::new(store.clone(), fence));
     let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
     net.set_submitter(submitter);
-    crate::agentic::resume_unsent_pulls(store.clone(), net.clone(), mode).await;
+    crate::agentic::resume_unsent_work(store.clone(), net.clone(), mode);
     Ok(())
 }
 

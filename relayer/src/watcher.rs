@@ -110,6 +110,15 @@ impl Watcher {
 
     /// Applies what is new since the cursor (at most a bounded range of blocks).
     pub async fn step(&self) -> Result<Step, WatcherError> {
+        // Outcomes the journal knows that a dead request never recorded.
+        let changed = self.store.apply_journal_fates().await?;
+        if changed > 0 {
+            tracing::info!(
+                chain_id = self.chain_id,
+                changed,
+                "recorded outcomes from the journal"
+            );
+        }
         let head = self.provider.get_block_number().await?;
         let safe = head.saturating_sub(self.confirmations);
         let mut step = Step::default();

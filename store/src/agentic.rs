@@ -686,4 +686,118 @@ impl Store {
         .await?;
         rows.iter().map(pull_of).collect()
     }
+
+    /// Pending mandates of `chain_id` and `mode` that no journaled transaction carries: a
+    /// process accepted them and died before sending. Oldest first.
+    pub async fn unsent_pending_mandates(
+        &self,
+        chain_id: u64,
+        mode: Mode,
+    ) -> Result<Vec<Mandate>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {MANDATE_COLS} FROM mandates WHERE status = 'pending' AND mode = $1 \
+             AND chain_id = $2 AND NOT EXISTS (SELECT 1 FROM chain_txs t WHERE t.chain_id = $2 \
+                             AND t.intents LIKE '%\"' || mandates.id || '\"%') \
+             ORDER BY created_at, id"
+        ))
+        .bind(mode.as_str())
+        .bind(chain_id as i64)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(mandate_of).collect()
+    }
+
+    /// Pending session keys (of mandates on `chain_id`, in `mode`) that no journaled
+    /// transaction carries. Oldest first.
+    pub async fn unsent_pending_keys(
+        &self,
+        chain_id: u64,
+        mode: Mode,
+    ) -> Result<Vec<SessionKey>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {KEY_COLS} FROM session_keys WHERE status = 'pending' AND mode = $1 \
+             AND mandate_id IN (SELECT id FROM mandates WHERE chain_id = $2) \
+             AND NOT EXISTS (SELECT 1 FROM chain_txs t WHERE t.chain_id = $2 \
+                             AND t.intents LIKE '%\"' || session_keys.id || '\"%') \
+             ORDER BY created_at, id"
+        ))
+        .bind(mode.as_str())
+        .bind(chain_id as i64)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(key_of).collect()
+    }
+
+    /// Records what the journal knows and the objects do not yet show — the outcome of a
+    /// request whose process died after its transaction was journaled: a mandate or key
+    /// still `pending` whose creating transaction succeeded (→ `active`) or was reverted or
+    /// refused with no other live one (→ `failed`); an `active` mandate whose cancel, or a
+    /// key whose revoke, succeeded (→ `canceled`, `revoked`); a `pending` pull whose only
+    /// transactions were reverted or refused (→ `failed`: a reverted batch emits no
+    /// outcome for the watcher to read). Returns how many objects changed.
+    pub async fn apply_journal_fates(&self) -> Result<u64, StoreError> {
+        let carried = |table: &str, kind: &str, statuses: &str| {
+            format!(
+                "EXISTS (SELECT 1 FROM chain_txs t WHERE t.kind = '{kind}' AND t.status IN ({statuses}) \
+                 AND t.intents LIKE '%\"' || {table}.id || '\"%')"
+            )
+        };
+        let hash_of = |table: &str, kind: &str| {
+            format!(
+                "(SELECT t.hash FROM chain_txs t WHERE t.kind = '{kind}' AND t.status = 'succeeded' \
+                 AND t.intents LIKE '%\"' || {table}.id || '\"%' LIMIT 1)"
+            )
+        };
+        let (ok, dead, live) = (
+            "'succeeded'",
+            "'reverted', 'rejected'",
+            "'signed', 'succeeded'",
+        );
+        let now = crate::now_ms();
+        let statements = [
+            format!(
+                "UPDATE mandates SET status = 'active', tx_hash = {} WHERE status = 'pending' AND {}",
+                hash_of("mandates", "create_mandate"),
+                carried("mandates", "create_mandate", ok)
+            ),
+            format!(
+                "UPDATE mandates SET status = 'failed' WHERE status = 'pending' AND {} AND NOT {}",
+                carried("mandates", "create_mandate", dead),
+                carried("mandates", "create_mandate", live)
+            ),
+            format!(
+                "UPDATE mandates SET status = 'canceled' WHERE status = 'active' AND {}",
+                carried("mandates", "cancel_mandate", ok)
+            ),
+            format!(
+                "UPDATE session_keys SET status = 'active', tx_hash = {} WHERE status = 'pending' AND {}",
+                hash_of("session_keys", "issue_session_key"),
+                carried("session_keys", "issue_session_key", ok)
+            ),
+            format!(
+                "UPDATE session_keys SET status = 'failed' WHERE status = 'pending' AND {} AND NOT {}",
+                carried("session_keys", "issue_session_key", dead),
+                carried("session_keys", "issue_session_key", live)
+            ),
+            format!(
+                "UPDATE session_keys SET status = 'revoked', revoked_at = {now} \
+                 WHERE status IN ('pending', 'active') AND {}",
+                carried("session_keys", "revoke_session_key", ok)
+            ),
+            format!(
+                "UPDATE debit_pulls SET status = 'failed', updated_at = {now} \
+                 WHERE status = 'pending' AND {} AND NOT {}",
+                carried("debit_pulls", "pull_batch", dead),
+                carried("debit_pulls", "pull_batch", live)
+            ),
+        ];
+        let mut changed = 0;
+        for sql in statements {
+            changed += sqlx::query(&sql)
+                .execute(self.pool())
+                .await?
+                .rows_affected();
+        }
+        Ok(changed)
+    }
 }

@@ -8,7 +8,7 @@ use alloy::primitives::{Address, U256};
 use alloy::providers::Provider;
 use openrail_chain::devnet::dev_operator;
 use openrail_store::Store;
-use openrail_store::agentic::{PullStatus, Scope};
+use openrail_store::agentic::{KeyStatus, MandateStatus, PullStatus, Scope};
 use openrail_store::payments::PaymentStatus;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -66,8 +66,8 @@ pub async fn bank_account(
     Ok(r.str("id").to_string())
 }
 
-/// A mandate (1,000 USD a day) paid by `payer` and a session key on it; returns the key.
-pub async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<String> {
+/// A mandate (1,000 USD a day) paid by `payer` and a session key on it; returns both ids.
+pub async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<(String, String)> {
     let m = h
         .post(
             "/v1/mandates",
@@ -92,7 +92,7 @@ pub async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<String>
         "{}",
         k.body
     );
-    Ok(k.str("id").to_string())
+    Ok((m.str("id").to_string(), k.str("id").to_string()))
 }
 
 /// Pulls and payments of the account once none is open any more.
@@ -101,11 +101,15 @@ pub struct Final {
     pub pulls: BTreeMap<String, (PullStatus, u64, String)>,
     /// Payment id → payment.
     pub payments: BTreeMap<String, openrail_store::payments::Payment>,
+    /// Mandate id → status.
+    pub mandates: BTreeMap<String, MandateStatus>,
+    /// Session key id → status.
+    pub keys: BTreeMap<String, KeyStatus>,
 }
 
-/// Waits (up to 60 s) until no pull or payment of `scope` is open: pulls neither `pending`
-/// nor, for pulls on one of `bank_keys` (bank-funded mandates), `authorized`; payments
-/// neither `pending` nor `processing`.
+/// Waits (up to 60 s) until nothing of `scope` is open: mandates and keys not `pending`,
+/// pulls neither `pending` nor, for pulls on one of `bank_keys` (bank-funded mandates),
+/// `authorized`; payments neither `pending` nor `processing`.
 pub async fn wait_all_final(
     store: &Store,
     scope: Scope<'_>,
@@ -116,6 +120,18 @@ pub async fn wait_all_final(
     loop {
         let pulls = store.list_pulls(scope, None, 100, None).await?.data;
         let payments = store.list_payments(scope, 100, None).await?.data;
+        let mandates = store.list_mandates(scope, 100, None).await?.data;
+        let keys = store.list_session_keys(scope, None, 100, None).await?.data;
+        let open_setup = mandates
+            .iter()
+            .filter(|m| m.status == MandateStatus::Pending)
+            .map(|m| &m.id)
+            .chain(
+                keys.iter()
+                    .filter(|k| k.status == KeyStatus::Pending)
+                    .map(|k| &k.id),
+            )
+            .next();
         let open_pull = pulls
             .iter()
             // A bank-funded pull is final once its bank leg ran (`settled` or `failed`).
@@ -127,8 +143,10 @@ pub async fn wait_all_final(
         let open_payment = payments
             .iter()
             .find(|p| matches!(p.status, PaymentStatus::Pending | PaymentStatus::Processing));
-        if open_pull.is_none() && open_payment.is_none() {
+        if open_pull.is_none() && open_payment.is_none() && open_setup.is_none() {
             return Ok(Final {
+                mandates: mandates.into_iter().map(|m| (m.id, m.status)).collect(),
+                keys: keys.into_iter().map(|k| (k.id, k.status)).collect(),
                 pulls: pulls
                     .into_iter()
                     .map(|p| (p.id, (p.status, p.amount, p.session_key_id)))
@@ -138,7 +156,8 @@ pub async fn wait_all_final(
         }
         if tokio::time::Instant::now() > deadline {
             anyhow::bail!(
-                "still open after 60 s: {:?} {:?}\nserver log:\n{}",
+                "still open after 60 s: {:?} {:?} {:?}\nserver log:\n{}",
+                open_setup,
                 open_pull.map(|p| (&p.id, p.status)),
                 open_payment.map(|p| (&p.id, p.status)),
                 survivor.log_tail()

@@ -15,7 +15,7 @@ use std::time::Duration;
 use alloy::primitives::U256;
 use alloy::providers::Provider;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare, dev_treasury};
-use openrail_store::agentic::{PullStatus, Scope};
+use openrail_store::agentic::{KeyStatus, MandateStatus, PullStatus, Scope};
 use openrail_store::bank::Direction;
 use openrail_store::crash;
 use openrail_store::payments::PaymentStatus;
@@ -58,6 +58,8 @@ struct Accepted {
     bank_pulls: Vec<String>,
     /// Payments.
     payments: Vec<String>,
+    /// Mandates and session keys.
+    setup: Vec<String>,
 }
 
 async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
@@ -75,8 +77,9 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     first.leading(LEAD).await?;
     let payer_bank = audit::bank_account(&h, "1000.00", 0).await?;
     let dest_bank = audit::bank_account(&h, "0.00", 0).await?;
-    let wallet_key = audit::mandate_and_key(&h, &payer.address().to_string()).await?;
-    let bank_key = audit::mandate_and_key(&h, &payer_bank).await?;
+    let (wallet_mandate, wallet_key) =
+        audit::mandate_and_key(&h, &payer.address().to_string()).await?;
+    let (_, bank_key) = audit::mandate_and_key(&h, &payer_bank).await?;
     first.kill().await?;
 
     let before = audit::Balances::read(&h, &[payer.address(), spare, treasury]).await?;
@@ -107,6 +110,17 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             pull(&bank_key, &format!("2.0{i}")),
         ));
     }
+    // A mandate and a session key in flight too.
+    requests.push((
+        "mandate",
+        "/v1/mandates",
+        json!({"payer_account_id": w, "max_amount": "50", "currency": "USD", "interval": "weekly"}),
+    ));
+    requests.push((
+        "key",
+        "/v1/session-keys",
+        json!({"mandate_id": wallet_mandate, "expires_in": 3600, "max_amount": "5"}),
+    ));
     for i in 0..2 {
         let a = format!("3.0{i}");
         requests.push((
@@ -159,6 +173,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
                 match *kind {
                     "wallet_pull" => accepted.wallet_pulls.push(id),
                     "bank_pull" => accepted.bank_pulls.push(id),
+                    "mandate" | "key" => accepted.setup.push(id),
                     _ => accepted.payments.push(id),
                 }
             }
@@ -190,6 +205,30 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         assert!(
             all.payments.contains_key(id),
             "accepted payment {id} is in the database"
+        );
+    }
+    for id in &accepted.setup {
+        assert!(
+            all.mandates.contains_key(id) || all.keys.contains_key(id),
+            "accepted {id} is in the database"
+        );
+    }
+    // Mandates and keys: all on chain and active (2 + 1 mandates, 2 + 1 keys when both
+    // requests were answered; an unanswered one may have left nothing).
+    for (id, status) in &all.mandates {
+        assert_eq!(*status, MandateStatus::Active, "mandate {id}");
+        assert_eq!(
+            store.txs_for_intent(id).await?,
+            1,
+            "one transaction for {id}"
+        );
+    }
+    for (id, status) in &all.keys {
+        assert_eq!(*status, KeyStatus::Active, "session key {id}");
+        assert_eq!(
+            store.txs_for_intent(id).await?,
+            1,
+            "one transaction for {id}"
         );
     }
 

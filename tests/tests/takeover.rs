@@ -44,10 +44,10 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
 
     // Through the follower: mandates and keys are forwarded to the holder and come back
     // active; bank accounts are created locally.
-    let wallet_key = audit::mandate_and_key(&h, &payer.address().to_string()).await?;
+    let (_, wallet_key) = audit::mandate_and_key(&h, &payer.address().to_string()).await?;
     // Its transfers settle after 2 s: still in flight when the holder dies.
     let bank = audit::bank_account(&h, "1000.00", 2).await?;
-    let bank_key = audit::mandate_and_key(&h, &bank).await?;
+    let (_, bank_key) = audit::mandate_and_key(&h, &bank).await?;
 
     let s = spare.to_string();
     let pull = |key: &str, amount: String| json!({"session_key_id": key, "amount": amount, "destination": s});
