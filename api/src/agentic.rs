@@ -312,74 +312,95 @@ async fn send_issue_key(
     .await
 }
 
-/// At the start of a lease: sends what a previous process accepted (`pending` in the
-/// database) but died before journaling — mandates first, then session keys (a key needs
+/// What earlier processes accepted (`pending` in the database) but died before
+/// journaling, listed when this process takes a chain's lease.
+#[derive(Debug, Default)]
+pub struct UnsentWork {
+    mandates: Vec<Mandate>,
+    keys: Vec<SessionKey>,
+    pulls: Vec<DebitPull>,
+}
+
+impl UnsentWork {
+    /// Lists it. Must run before this process serves transaction-sending requests itself
+    /// (before its submitter is installed): afterwards its own requests' rows, inserted
+    /// and about to be sent, would look unsent too and be sent twice.
+    pub async fn list(store: &Store, chain_id: u64, mode: Mode) -> Result<Self, StoreError> {
+        Ok(Self {
+            mandates: store.unsent_pending_mandates(chain_id, mode).await?,
+            keys: store.unsent_pending_keys(chain_id, mode).await?,
+            pulls: store.unsent_pending_pulls(chain_id, mode).await?,
+        })
+    }
+
+    /// How many objects it holds.
+    pub fn len(&self) -> usize {
+        self.mandates.len() + self.keys.len() + self.pulls.len()
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// At the start of a lease: sends `work` — mandates first, then session keys (a key needs
 /// its mandate on chain), then pulls — so every accepted request reaches a final status.
 /// What was journaled is the submitter's (rebroadcast) and the watcher's (recorded from
 /// the journal) to finish. Runs in its own task.
-pub fn resume_unsent_work(store: Store, net: Arc<Network>, mode: Mode) {
+pub fn resume_unsent_work(store: Store, net: Arc<Network>, work: UnsentWork) {
     tokio::spawn(async move {
         // Long enough for a transaction to be mined; the outcome is recorded either way.
         let wait = Duration::from_secs(120);
-        match store.unsent_pending_mandates(net.chain_id, mode).await {
-            Ok(mandates) => {
-                for m in mandates {
-                    let (Ok(payer), Some(token), Some(max)) = (
-                        m.payer_address.parse::<Address>(),
-                        net.tokens.get(&m.currency),
-                        Amount::from_minor(m.max_amount, m.currency),
-                    ) else {
-                        tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency or amount");
-                        continue;
-                    };
-                    tracing::info!(mandate = %m.id, "sending a mandate accepted before a restart");
-                    let call = AllowanceStateMachine::createMandateCall {
-                        mandateId: onchain_id(&m.id),
-                        payer,
-                        token: *token,
-                        maxAmount: token_units(max),
-                        interval: m.interval.onchain(),
-                    };
-                    send_create_mandate(store.clone(), net.clone(), &m.id, call, wait).await;
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "listing unsent mandates failed"),
+        for m in work.mandates {
+            let (Ok(payer), Some(token), Some(max)) = (
+                m.payer_address.parse::<Address>(),
+                net.tokens.get(&m.currency),
+                Amount::from_minor(m.max_amount, m.currency),
+            ) else {
+                tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency or amount");
+                continue;
+            };
+            tracing::info!(mandate = %m.id, "sending a mandate accepted before a restart");
+            let call = AllowanceStateMachine::createMandateCall {
+                mandateId: onchain_id(&m.id),
+                payer,
+                token: *token,
+                maxAmount: token_units(max),
+                interval: m.interval.onchain(),
+            };
+            send_create_mandate(store.clone(), net.clone(), &m.id, call, wait).await;
         }
-        match store.unsent_pending_keys(net.chain_id, mode).await {
-            Ok(keys) => {
-                for k in keys {
-                    let scope = Scope {
-                        account_id: &k.account_id,
-                        mode: k.mode,
-                    };
-                    let currency = match store.mandate(scope, &k.mandate_id).await {
-                        Ok(m) => m.currency,
-                        Err(e) => {
-                            tracing::error!(key = %k.id, error = %e, "unsent key's mandate unreadable");
-                            continue;
-                        }
-                    };
-                    let addresses: Result<Vec<Address>, _> =
-                        k.allowed_destinations.iter().map(|d| d.parse()).collect();
-                    let max = k.max_amount.map(|m| Amount::from_minor(m, currency));
-                    let (Ok(addresses), None | Some(Some(_))) = (addresses, max) else {
-                        tracing::error!(key = %k.id, "unsent key has an unusable destination or ceiling");
-                        continue;
-                    };
-                    tracing::info!(key = %k.id, "sending a session key accepted before a restart");
-                    let call = AllowanceStateMachine::issueSessionKeyCall {
-                        keyId: onchain_id(&k.id),
-                        mandateId: onchain_id(&k.mandate_id),
-                        expiresAt: (k.expires_at / 1000) as u64,
-                        maxAmount: max.flatten().map(token_units).unwrap_or_default(),
-                        allowedDestinations: addresses,
-                    };
-                    send_issue_key(store.clone(), net.clone(), &k.id, call, wait).await;
+        for k in work.keys {
+            let scope = Scope {
+                account_id: &k.account_id,
+                mode: k.mode,
+            };
+            let currency = match store.mandate(scope, &k.mandate_id).await {
+                Ok(m) => m.currency,
+                Err(e) => {
+                    tracing::error!(key = %k.id, error = %e, "unsent key's mandate unreadable");
+                    continue;
                 }
-            }
-            Err(e) => tracing::error!(error = %e, "listing unsent session keys failed"),
+            };
+            let addresses: Result<Vec<Address>, _> =
+                k.allowed_destinations.iter().map(|d| d.parse()).collect();
+            let max = k.max_amount.map(|m| Amount::from_minor(m, currency));
+            let (Ok(addresses), None | Some(Some(_))) = (addresses, max) else {
+                tracing::error!(key = %k.id, "unsent key has an unusable destination or ceiling");
+                continue;
+            };
+            tracing::info!(key = %k.id, "sending a session key accepted before a restart");
+            let call = AllowanceStateMachine::issueSessionKeyCall {
+                keyId: onchain_id(&k.id),
+                mandateId: onchain_id(&k.mandate_id),
+                expiresAt: (k.expires_at / 1000) as u64,
+                maxAmount: max.flatten().map(token_units).unwrap_or_default(),
+                allowedDestinations: addresses,
+            };
+            send_issue_key(store.clone(), net.clone(), &k.id, call, wait).await;
         }
-        resume_unsent_pulls(store, net, mode).await;
+        resume_unsent_pulls(store, net, work.pulls);
     });
 }
 
@@ -916,14 +937,7 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
 
 /// Sends the pulls a previous process accepted (`pending` in the database) but died before
 /// journaling (see [`resume_unsent_work`]). Only the chain's lease holder sends.
-async fn resume_unsent_pulls(store: Store, net: Arc<Network>, mode: Mode) {
-    let pulls = match store.unsent_pending_pulls(net.chain_id, mode).await {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::error!(error = %e, "listing unsent pulls failed; they stay pending");
-            return;
-        }
-    };
+fn resume_unsent_pulls(store: Store, net: Arc<Network>, pulls: Vec<DebitPull>) {
     for pull in pulls {
         let (Ok(destination), Some(amount)) = (
             pull.destination_address.parse::<Address>(),

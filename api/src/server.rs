@@ -104,8 +104,20 @@ pub async fn lead(
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let journal = Arc::new(StoreJournal::new(store.clone(), fence));
     let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
+    // Listed before the submitter is installed, i.e. before this process runs any
+    // transaction-sending request itself (see `UnsentWork::list`).
+    let unsent = crate::agentic::UnsentWork::list(store, net.chain_id, mode)
+        .await
+        .map_err(|e| ChainError::Journal(format!("listing unsent work: {e}")))?;
+    if !unsent.is_empty() {
+        tracing::info!(
+            chain_id = net.chain_id,
+            objects = unsent.len(),
+            "sending what earlier processes accepted but never sent"
+        );
+    }
     net.set_submitter(submitter);
-    crate::agentic::resume_unsent_work(store.clone(), net.clone(), mode);
+    crate::agentic::resume_unsent_work(store.clone(), net.clone(), unsent);
     Ok(())
 }
 
