@@ -154,6 +154,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let node_id = config.node_id.clone();
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
+        announce_lead: true,
         ..Default::default()
     };
     let node = node::start(

@@ -36,6 +36,9 @@ pub struct NodeOptions {
     pub worker_poll: Duration,
     /// Confirmation depth of the settlement chain (0 on local chains).
     pub confirmations: u64,
+    /// Print a line on stdout when this process takes the lease (`serve` does; tests
+    /// that run it as a child process wait for that line).
+    pub announce_lead: bool,
 }
 
 impl Default for NodeOptions {
@@ -45,6 +48,7 @@ impl Default for NodeOptions {
             watcher_poll: Duration::from_millis(500),
             worker_poll: Duration::from_millis(200),
             confirmations: 0,
+            announce_lead: false,
         }
     }
 }
@@ -197,10 +201,12 @@ impl Leadership {
         tasks.push(worker.abort_handle());
         tasks.push(watcher.abort_handle());
         tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");
-        println!(
-            "holding the lease of chain {} (this process sends its transactions)",
-            self.deployment.chain_id
-        );
+        if self.options.announce_lead {
+            println!(
+                "holding the lease of chain {} (this process sends its transactions)",
+                self.deployment.chain_id
+            );
+        }
         Ok(())
     }
 
