@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::error::{ApiError, DeclineReason};
-use crate::middleware::Principal;
+use crate::middleware::{Principal, link_created};
 use crate::network::{Network, TOKEN_DECIMALS};
 use crate::views::{self, EpochUse};
 
@@ -470,6 +470,7 @@ pub async fn create_mandate(
         tx_hash: None,
         created_at: now_ms(),
     };
+    link_created(&state, &format!("/v1/mandates/{}", mandate.id)).await?;
     state.store.insert_mandate(&mandate).await?;
     let call = AllowanceStateMachine::createMandateCall {
         mandateId: onchain_id(&mandate.id),
@@ -674,6 +675,7 @@ pub async fn create_session_key(
         tx_hash: None,
         created_at: now,
     };
+    link_created(&state, &format!("/v1/session-keys/{}", key.id)).await?;
     state
         .store
         .insert_session_key(&key, &hash_secret(&secret))
@@ -871,6 +873,7 @@ pub async fn create_pull(
         updated_at: now,
         failure_reason: None,
     };
+    link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     state.store.insert_pull(&pull).await?;
 
     let request = PullRequest {

@@ -100,6 +100,7 @@ pub async fn create_bank_account(
         delay_ms,
         created_at: now_ms(),
     };
+    crate::middleware::link_created(&state, &format!("/v1/bank-accounts/{}", account.id)).await?;
     state.store.create_bank_account(&account).await?;
     Ok((StatusCode::CREATED, axum::Json(account_json(&account, &[]))).into_response())
 }

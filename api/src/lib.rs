@@ -37,6 +37,10 @@ pub struct ApiConfig {
     pub rate_burst: f64,
     /// This process's name in leases (see [`server::lead`]); unique per process.
     pub node_id: String,
+    /// Length of this process's liveness lease (`node:<node_id>`, renewed every third of
+    /// it while the API serves): a dead process's idempotency claims are recovered once
+    /// it expires.
+    pub node_ttl: Duration,
 }
 
 impl Default for ApiConfig {
@@ -47,6 +51,7 @@ impl Default for ApiConfig {
             rate_per_sec: 1000.0,
             rate_burst: 2000.0,
             node_id: openrail_store::ids::random_id("node_", 12),
+            node_ttl: Duration::from_secs(10),
         }
     }
 }

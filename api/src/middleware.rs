@@ -22,6 +22,58 @@ use crate::error::ApiError;
 tokio::task_local! {
     /// The id of the request being served.
     pub static REQUEST_ID: String;
+    /// The idempotency claim (credential id, key) of the request being served, if any.
+    static IDEMPOTENCY_CLAIM: (String, String);
+}
+
+/// Inside a request with an `Idempotency-Key`: links its claim to the object at `path`
+/// that the request is about to create (call it before writing the object), so a retry
+/// after a crash gets that object. Elsewhere it does nothing.
+pub(crate) async fn link_created(state: &AppState, path: &str) -> Result<(), ApiError> {
+    if let Ok((cred, key)) = IDEMPOTENCY_CLAIM.try_with(Clone::clone) {
+        state.store.link_idempotency(&cred, &key, path).await?;
+    }
+    Ok(())
+}
+
+/// The object at `path` (`/v1/<kind>/<id>`) as its GET would show it to `principal`, or
+/// `None` when it does not exist.
+async fn current_object(
+    state: &AppState,
+    principal: &Principal,
+    path: &str,
+) -> Result<Option<Response>, ApiError> {
+    use axum::extract::Path;
+    let Some((kind, id)) = path
+        .strip_prefix("/v1/")
+        .and_then(|rest| rest.split_once('/'))
+    else {
+        return Err(ApiError::Internal(format!(
+            "unusable idempotency link {path}"
+        )));
+    };
+    let (s, p, id) = (
+        State(state.clone()),
+        axum::Extension(principal.clone()),
+        Path(id.to_string()),
+    );
+    let found = match kind {
+        "mandates" => crate::agentic::get_mandate(s, p, id).await,
+        "session-keys" => crate::agentic::get_session_key(s, p, id).await,
+        "debit-pulls" => crate::agentic::get_pull(s, p, id).await,
+        "payments" => crate::payments::get_payment(s, p, id).await,
+        "bank-accounts" => crate::bank::get_bank_account(s, p, id).await,
+        _ => {
+            return Err(ApiError::Internal(format!(
+                "unusable idempotency link {path}"
+            )));
+        }
+    };
+    match found {
+        Ok(res) => Ok(Some(res)),
+        Err(ApiError::ResourceMissing { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// The current request id, if inside a request.
@@ -179,14 +231,32 @@ pub async fn idempotency(
     hasher.update(&bytes);
     let fingerprint = hex::encode(hasher.finalize());
     let cred = principal.credential_id().to_string();
+    let node = &state.config.node_id;
     match state
         .store
-        .begin_idempotency(&cred, &key, &fingerprint)
+        .begin_idempotency(&cred, &key, &fingerprint, node)
         .await?
     {
         IdempotencyBegin::Started => {}
         IdempotencyBegin::Mismatch => return Err(ApiError::IdempotencyKeyReused),
         IdempotencyBegin::InProgress => return Err(ApiError::IdempotencyInProgress),
+        // The first request's process died after creating (or while about to create) an
+        // object: show the object as it is now, or run the request again if it never
+        // came to exist.
+        IdempotencyBegin::Recover { resource } => {
+            if let Some(mut res) = current_object(&state, &principal, &resource).await? {
+                res.headers_mut()
+                    .insert("idempotent-replayed", HeaderValue::from_static("recovered"));
+                return Ok(res);
+            }
+            if !state
+                .store
+                .restart_idempotency(&cred, &key, &resource, node)
+                .await?
+            {
+                return Err(ApiError::IdempotencyInProgress);
+            }
+        }
         IdempotencyBegin::Replay { status, body } => {
             let mut res = Response::new(Body::from(body.clone()));
             *res.status_mut() = axum::http::StatusCode::from_u16(status).unwrap_or_default();
@@ -202,8 +272,11 @@ pub async fn idempotency(
             return Ok(res);
         }
     }
-    let res = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
+    let res = IDEMPOTENCY_CLAIM
+        .scope(
+            (cred.clone(), key.clone()),
+            next.run(Request::from_parts(parts, Body::from(bytes))),
+        )
         .await;
     let (parts, body) = res.into_parts();
     let bytes = match to_bytes(body, usize::MAX).await {

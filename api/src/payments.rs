@@ -134,6 +134,7 @@ pub async fn create_payment(
         created_at: now,
         updated_at: now,
     };
+    crate::middleware::link_created(&state, &format!("/v1/payments/{}", payment.id)).await?;
     state.store.insert_payment(&payment).await?;
     let wait = wait_of(&state, &headers);
     // The relayer's payment worker drives every payment from the database and the

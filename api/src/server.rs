@@ -158,6 +158,9 @@ pub async fn serve(
     port: u16,
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
+    let node_lease = openrail_store::lease::node_lease(&config.node_id);
+    let (node_id, node_ttl) = (config.node_id.clone(), config.node_ttl);
+    let heartbeat_store = store.clone();
     let state = crate::AppState::new(store, testnet.clone(), mainnet, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
@@ -167,9 +170,32 @@ pub async fn serve(
         listener.local_addr().map_err(ServeError::Bind)?
     );
     let app = crate::router(state);
+    let ttl_ms = i64::try_from(node_ttl.as_millis()).unwrap_or(i64::MAX);
+    heartbeat_store
+        .acquire_lease(&node_lease, &node_id, &base_url, ttl_ms)
+        .await
+        .map_err(ServeError::Store)?;
+    // One task serves and keeps this process's liveness lease: aborting it stops both.
+    let url = base_url.clone();
     let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            tracing::error!(error = %e, "the API server stopped");
+        let heartbeat = async {
+            loop {
+                tokio::time::sleep(node_ttl / 3).await;
+                if let Err(e) = heartbeat_store
+                    .acquire_lease(&node_lease, &node_id, &url, ttl_ms)
+                    .await
+                {
+                    tracing::warn!(error = %e, "renewing this process's liveness lease failed");
+                }
+            }
+        };
+        tokio::select! {
+            served = axum::serve(listener, app) => {
+                if let Err(e) = served {
+                    tracing::error!(error = %e, "the API server stopped");
+                }
+            }
+            () = heartbeat => {}
         }
     });
     Ok(Running {
@@ -188,4 +214,7 @@ pub enum ServeError {
     /// The port could not be bound.
     #[error("binding the API port: {0}")]
     Bind(std::io::Error),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] openrail_store::StoreError),
 }

@@ -129,7 +129,8 @@ pub struct ServeArgs {
     port: u16,
     /// Length of the chain's lease in milliseconds: with several processes on one
     /// PostgreSQL database, another takes over this long (and at most a third more) after
-    /// the holder dies.
+    /// the holder dies. Also the length of this process's liveness lease, after which a
+    /// retry of a request it was running when it died is recovered.
     #[arg(long, default_value_t = 10_000, env = "OPENRAIL_LEASE_TTL_MS")]
     lease_ttl_ms: u64,
     /// This process's name in leases (default: random, unique per start).
@@ -151,6 +152,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(id) = args.node_id {
         config.node_id = id;
     }
+    config.node_ttl = std::time::Duration::from_millis(args.lease_ttl_ms);
     let node_id = config.node_id.clone();
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),

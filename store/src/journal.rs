@@ -21,6 +21,13 @@ pub enum IdempotencyBegin {
     Mismatch,
     /// Same key, the first request still running.
     InProgress,
+    /// Same key, same request, whose process died while running it after creating the
+    /// object at this API path: answer with that object as it is now (or, if it was never
+    /// created, [`Store::restart_idempotency`] and run the request again).
+    Recover {
+        /// The object's path, e.g. `/v1/debit-pulls/pull_…`.
+        resource: String,
+    },
 }
 
 string_enum!(
@@ -180,12 +187,16 @@ impl Store {
         Ok(summary)
     }
 
-    /// Claims an idempotency key for a request with `fingerprint`.
+    /// Claims an idempotency key for a request with `fingerprint`, run by the process
+    /// `node_id` (alive while it holds the lease [`crate::lease::node_lease`]). A claim of
+    /// a dead process is recovered: see [`IdempotencyBegin::Recover`]; one that created
+    /// nothing is taken over and the request runs again.
     pub async fn begin_idempotency(
         &self,
         api_key_id: &str,
         key: &str,
         fingerprint: &str,
+        node_id: &str,
     ) -> Result<IdempotencyBegin, StoreError> {
         let now = now_ms();
         sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < $3")
@@ -195,38 +206,138 @@ impl Store {
             .execute(self.pool())
             .await?;
         let inserted = sqlx::query(
-            "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at) \
-             VALUES ($1, $2, $3, 'in_flight', $4) ON CONFLICT DO NOTHING",
+            "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at, node_id) \
+             VALUES ($1, $2, $3, 'in_flight', $4, $5) ON CONFLICT DO NOTHING",
         )
         .bind(api_key_id)
         .bind(key)
         .bind(fingerprint)
         .bind(now)
+        .bind(node_id)
         .execute(self.pool())
         .await?;
         if inserted.rows_affected() == 1 {
             return Ok(IdempotencyBegin::Started);
         }
         let row = sqlx::query(
-            "SELECT fingerprint, status, response_status, response_body FROM idempotency_keys \
-             WHERE api_key_id = $1 AND idempotency_key = $2",
+            "SELECT fingerprint, status, response_status, response_body, node_id, resource, \
+             (SELECT COUNT(*) FROM leases l WHERE l.name = 'node:' || idempotency_keys.node_id \
+              AND l.expires_at > $3) \
+             FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
         )
         .bind(api_key_id)
         .bind(key)
+        .bind(now)
         .fetch_one(self.pool())
         .await?;
         let stored: String = row.try_get(0)?;
         let status: String = row.try_get(1)?;
-        Ok(if stored != fingerprint {
-            IdempotencyBegin::Mismatch
-        } else if status == "in_flight" {
-            IdempotencyBegin::InProgress
-        } else {
-            IdempotencyBegin::Replay {
+        let holder: Option<String> = row.try_get(4)?;
+        let resource: Option<String> = row.try_get(5)?;
+        let holder_alive = row.try_get::<i64, _>(6)? > 0;
+        if stored != fingerprint {
+            return Ok(IdempotencyBegin::Mismatch);
+        }
+        if status != "in_flight" {
+            return Ok(IdempotencyBegin::Replay {
                 status: row.try_get::<Option<i64>, _>(2)?.unwrap_or(500) as u16,
                 body: row.try_get::<Option<String>, _>(3)?.unwrap_or_default(),
+            });
+        }
+        // A claim from before claims named their process has no holder to check: it stays
+        // in progress until it expires, as before.
+        let Some(holder) = holder.filter(|_| !holder_alive) else {
+            return Ok(IdempotencyBegin::InProgress);
+        };
+        if let Some(resource) = resource {
+            return Ok(IdempotencyBegin::Recover { resource });
+        }
+        Ok(
+            if self
+                .take_over_claim(api_key_id, key, &holder, None, node_id)
+                .await?
+            {
+                IdempotencyBegin::Started
+            } else {
+                IdempotencyBegin::InProgress
+            },
+        )
+    }
+
+    /// Takes over the claim of a dead process (`holder`) that linked `resource` (or
+    /// nothing) for `node_id`, clearing the link; returns whether this caller got it (two
+    /// retries never both do).
+    async fn take_over_claim(
+        &self,
+        api_key_id: &str,
+        key: &str,
+        holder: &str,
+        resource: Option<&str>,
+        node_id: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE idempotency_keys SET node_id = $4, resource = NULL, created_at = $5 \
+             WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight' \
+             AND node_id = $3 AND COALESCE(resource, '') = $6",
+        )
+        .bind(api_key_id)
+        .bind(key)
+        .bind(holder)
+        .bind(node_id)
+        .bind(now_ms())
+        .bind(resource.unwrap_or_default())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// After [`IdempotencyBegin::Recover`] found no object at `resource` (the process died
+    /// between linking and creating it): takes the claim over for `node_id` so the request
+    /// runs again; returns whether this caller got it.
+    pub async fn restart_idempotency(
+        &self,
+        api_key_id: &str,
+        key: &str,
+        resource: &str,
+        node_id: &str,
+    ) -> Result<bool, StoreError> {
+        let holder: Option<String> = sqlx::query(
+            "SELECT node_id FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
+        )
+        .bind(api_key_id)
+        .bind(key)
+        .fetch_optional(self.pool())
+        .await?
+        .map(|r| r.try_get::<Option<String>, _>(0))
+        .transpose()?
+        .flatten();
+        match holder {
+            Some(holder) => {
+                self.take_over_claim(api_key_id, key, &holder, Some(resource), node_id)
+                    .await
             }
-        })
+            None => Ok(false),
+        }
+    }
+
+    /// Links a claimed key to the object its request is about to create (its API path),
+    /// before the object is written: after a crash, a retry gets that object.
+    pub async fn link_idempotency(
+        &self,
+        api_key_id: &str,
+        key: &str,
+        resource: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE idempotency_keys SET resource = $3 \
+             WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'",
+        )
+        .bind(api_key_id)
+        .bind(key)
+        .bind(resource)
+        .execute(self.pool())
+        .await?;
+        Ok(())
     }
 
     /// Stores the response of a claimed idempotency key.

@@ -17,6 +17,12 @@ pub fn chain_lease(chain_id: u64) -> String {
     format!("chain:{chain_id}")
 }
 
+/// The lease that says the process `node_id` is alive (every serving process renews its
+/// own; idempotency claims of a process without a live one are recovered).
+pub fn node_lease(node_id: &str) -> String {
+    format!("node:{node_id}")
+}
+
 /// A lease as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {

@@ -1,7 +1,8 @@
 //! Leases and the journal's fence, on both backends.
 
 use openrail_store::Store;
-use openrail_store::lease::chain_lease;
+use openrail_store::journal::IdempotencyBegin;
+use openrail_store::lease::{chain_lease, node_lease};
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 
 async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
@@ -94,15 +95,100 @@ async fn leases_and_fence(store: Store) {
     );
 }
 
+/// Idempotency claims of dead processes: taken over when they created nothing, recovered
+/// to their object when they did, and never by two retries at once.
+async fn idempotency_recovery(store: Store) {
+    let account = store.create_account("Idem").await.unwrap();
+    let (key, _) = store
+        .create_api_key(&account.id, openrail_store::Mode::Testnet)
+        .await
+        .unwrap();
+    let cred = key.id.as_str();
+    let live = |node: &'static str| {
+        let store = store.clone();
+        async move {
+            assert!(
+                store
+                    .acquire_lease(&node_lease(node), node, "http://x", 60_000)
+                    .await
+                    .unwrap()
+            );
+        }
+    };
+    live("b").await;
+    live("c").await;
+    let begin = |node: &'static str, fingerprint: &'static str| {
+        let store = store.clone();
+        async move {
+            store
+                .begin_idempotency(cred, "k", fingerprint, node)
+                .await
+                .unwrap()
+        }
+    };
+    // "a" never had a liveness lease: dead. Its claim linked nothing: "b" takes it over.
+    assert_eq!(begin("a", "f").await, IdempotencyBegin::Started);
+    assert_eq!(begin("b", "f").await, IdempotencyBegin::Started);
+    // "b" is alive: its claim is in progress for everyone else.
+    assert_eq!(begin("c", "f").await, IdempotencyBegin::InProgress);
+    assert_eq!(begin("c", "other").await, IdempotencyBegin::Mismatch);
+    // "b" links the object it is about to create, then dies.
+    store
+        .link_idempotency(cred, "k", "/v1/payments/pay_1")
+        .await
+        .unwrap();
+    assert!(
+        store
+            .acquire_lease(&node_lease("b"), "b", "http://x", -1)
+            .await
+            .unwrap()
+    );
+    let recover = IdempotencyBegin::Recover {
+        resource: "/v1/payments/pay_1".into(),
+    };
+    assert_eq!(begin("c", "f").await, recover);
+    // The object never came to exist: one retry takes the claim over, not two.
+    assert!(
+        store
+            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "c")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "d")
+            .await
+            .unwrap()
+    );
+    assert_eq!(begin("d", "f").await, IdempotencyBegin::InProgress);
+    // Finished: replayed.
+    store
+        .finish_idempotency(cred, "k", 201, "{}")
+        .await
+        .unwrap();
+    assert_eq!(
+        begin("d", "f").await,
+        IdempotencyBegin::Replay {
+            status: 201,
+            body: "{}".into()
+        }
+    );
+}
+
 #[tokio::test]
 async fn sqlite() {
     let dir = tempfile::tempdir().unwrap();
     leases_and_fence(fresh_sqlite(dir.path()).await.unwrap()).await;
+    let dir = tempfile::tempdir().unwrap();
+    idempotency_recovery(fresh_sqlite(dir.path()).await.unwrap()).await;
 }
 
 #[tokio::test]
 async fn postgres() {
     if let Some(store) = fresh_postgres().await.unwrap() {
         leases_and_fence(store).await;
+    }
+    if let Some(store) = fresh_postgres().await.unwrap() {
+        idempotency_recovery(store).await;
     }
 }

@@ -36,18 +36,46 @@ pub async fn assert_journal_consistent(
 }
 
 /// Sends every request at once (`Prefer: wait=0`: the server answers as soon as it has
-/// recorded the object).
+/// recorded the object), the i-th with `Idempotency-Key: request-<i>`.
 pub async fn send_all(h: &Harness, requests: &[(&str, &str, Value)]) -> Vec<anyhow::Result<Reply>> {
-    futures::future::join_all(requests.iter().map(|(_, path, body)| {
-        h.call(
-            Method::POST,
-            path,
-            Some(body),
-            None,
-            &[("prefer", "wait=0")],
-        )
-    }))
+    futures::future::join_all(
+        requests
+            .iter()
+            .enumerate()
+            .map(|(i, (_, path, body))| send_one(h, i, path, body)),
+    )
     .await
+}
+
+/// Sends the i-th request of a burst (see [`send_all`]).
+pub async fn send_one(h: &Harness, i: usize, path: &str, body: &Value) -> anyhow::Result<Reply> {
+    let key = format!("request-{i}");
+    h.call(
+        Method::POST,
+        path,
+        Some(body),
+        None,
+        &[("prefer", "wait=0"), ("idempotency-key", &key)],
+    )
+    .await
+}
+
+/// Sends the i-th request of a burst again, as a client does after a lost answer, until it
+/// gets one that is not 503 or 409 (a server taking over, the dead process's claim not
+/// yet expired); at most for 30 s.
+pub async fn retry(h: &Harness, i: usize, path: &str, body: &Value) -> anyhow::Result<Reply> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = send_one(h, i, path, body).await?;
+        let busy = matches!(
+            r.status,
+            StatusCode::SERVICE_UNAVAILABLE | StatusCode::CONFLICT
+        );
+        if !busy || tokio::time::Instant::now() > deadline {
+            return Ok(r);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 /// A simulated USD bank account that settles after `delay_seconds`; returns its id.

@@ -194,7 +194,51 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         account_id: &account_id,
         mode: Mode::Testnet,
     };
+    // Clients retry with the same Idempotency-Key: an answered request replays its answer;
+    // an unanswered one gets the object the dead process created, or creates it now if it
+    // had created nothing. Either way, one object per request.
+    let mut ids = std::collections::BTreeSet::new();
+    for (i, ((kind, path, body), first)) in requests.iter().zip(&replies).enumerate() {
+        let r = audit::retry(&h, i, path, body).await?;
+        assert!(
+            r.status.is_success(),
+            "{kind} retried: {} {}",
+            r.status,
+            r.body
+        );
+        if let Ok(first) = first {
+            assert_eq!(r.str("id"), first.str("id"), "a retry replays the answer");
+        }
+        assert!(
+            ids.insert(r.str("id").to_string()),
+            "one object per request"
+        );
+    }
     let all = audit::wait_all_final(&store, scope, &[&bank_key], &mut survivor).await?;
+    // Exactly the requests' objects exist: 4 + 3 pulls, 8 payments, and besides the set-up
+    // (2 mandates, 2 keys) one mandate and one key.
+    assert_eq!(
+        (
+            all.pulls.len(),
+            all.payments.len(),
+            all.mandates.len(),
+            all.keys.len()
+        ),
+        (7, 8, 3, 3)
+    );
+    for id in &ids {
+        assert!(
+            [
+                &all.pulls.contains_key(id),
+                &all.payments.contains_key(id),
+                &all.mandates.contains_key(id),
+                &all.keys.contains_key(id)
+            ]
+            .iter()
+            .any(|b| **b),
+            "{id} is in the database"
+        );
+    }
     for id in accepted.wallet_pulls.iter().chain(&accepted.bank_pulls) {
         assert!(
             all.pulls.contains_key(id),
