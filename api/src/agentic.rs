@@ -913,7 +913,7 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
             // the watcher, and a restart rebroadcasts it. Only a pull with no live
             // transaction has failed.
             match store.tx_status_for_intent(&id).await {
-                Ok(Some((TxStatus::Signed | TxStatus::Succeeded, _))) => {
+                Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
                     tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
                     return;
                 }

@@ -133,6 +133,11 @@ pub struct ServeArgs {
     /// retry of a request it was running when it died is recovered.
     #[arg(long, default_value_t = 10_000, env = "OPENRAIL_LEASE_TTL_MS")]
     lease_ttl_ms: u64,
+    /// Confirmation depth of the settlement chain: the relayer applies events, and bank
+    /// legs and final payment statuses follow transactions, only this many blocks below
+    /// the head (0 suits local chains; public chains need more).
+    #[arg(long, default_value_t = 0, env = "OPENRAIL_CONFIRMATIONS")]
+    confirmations: u64,
     /// This process's name in leases (default: random, unique per start).
     #[arg(long, env = "OPENRAIL_NODE_ID")]
     node_id: Option<String>,
@@ -157,6 +162,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
         announce_lead: true,
+        confirmations: args.confirmations,
         ..Default::default()
     };
     let node = node::start(

@@ -377,11 +377,14 @@ impl PaymentWorker {
     async fn leg_status(&self, intent: &str) -> Result<Leg, PaymentError> {
         Ok(match self.store.tx_status_for_intent(intent).await? {
             None => Leg::NotSent,
-            Some((status, hash)) => match status {
+            Some(tx) => match tx.status {
                 TxStatus::Signed => Leg::InFlight,
-                TxStatus::Succeeded => Leg::Done(hash),
-                TxStatus::Reverted => Leg::Reverted(hash),
-                TxStatus::Rejected => Leg::Rejected(hash),
+                // Mined but not yet confirmed: nothing follows from it yet (no bank leg, no
+                // final status), since a reorganisation could still undo it.
+                TxStatus::Succeeded | TxStatus::Reverted if !tx.confirmed => Leg::InFlight,
+                TxStatus::Succeeded => Leg::Done(tx.hash),
+                TxStatus::Reverted => Leg::Reverted(tx.hash),
+                TxStatus::Rejected => Leg::Rejected(tx.hash),
             },
         })
     }

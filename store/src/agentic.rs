@@ -623,11 +623,16 @@ pub struct BankFundedPull {
 }
 
 impl Store {
-    /// Authorized pulls of bank-funded mandates: their bank leg is still to be done.
+    /// Authorized pulls of bank-funded mandates whose bank leg is still to be done and
+    /// whose transaction is confirmed: its block is at or below the relayer's cursor (which
+    /// stays the chain's confirmation depth behind its head), so the bank is never debited
+    /// for a pull a reorganisation could still remove.
     pub async fn bank_funded_pulls(&self, limit: u32) -> Result<Vec<BankFundedPull>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT p.id, p.amount, m.payer_account_id FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
              WHERE p.status = 'authorized' AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\' \
+             AND EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
+                         WHERE t.hash = p.tx_hash AND t.block_number <= c.block_number) \
              ORDER BY p.created_at, p.id LIMIT {limit}"
         ))
         .fetch_all(self.pool())

@@ -231,13 +231,18 @@ impl Store {
         rows.iter().map(payment_of).collect()
     }
 
-    /// The status and hash of the newest journaled transaction carrying `intent`, if any.
+    /// The status and hash of the newest journaled transaction carrying `intent`, if any,
+    /// and whether a mined one is confirmed (its block at or below the relayer's cursor,
+    /// which stays the chain's confirmation depth behind its head).
     pub async fn tx_status_for_intent(
         &self,
         intent: &str,
-    ) -> Result<Option<(TxStatus, String)>, StoreError> {
+    ) -> Result<Option<JournaledStatus>, StoreError> {
         let row = sqlx::query(
-            "SELECT status, hash FROM chain_txs WHERE intents LIKE $1 ORDER BY created_at DESC LIMIT 1",
+            "SELECT t.status, t.hash, CAST(CASE WHEN t.block_number <= \
+             (SELECT c.block_number FROM chain_cursors c WHERE c.chain_id = t.chain_id) \
+             THEN 1 ELSE 0 END AS BIGINT) FROM chain_txs t WHERE t.intents LIKE $1 \
+             ORDER BY t.created_at DESC LIMIT 1",
         )
         .bind(format!("%\"{intent}\"%"))
         .fetch_optional(self.pool())
@@ -246,8 +251,25 @@ impl Store {
             let status: String = r.try_get(0)?;
             let status = TxStatus::parse(&status)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
-            Ok((status, r.try_get(1)?))
+            Ok(JournaledStatus {
+                status,
+                hash: r.try_get(1)?,
+                confirmed: r.try_get::<i64, _>(2)? == 1,
+            })
         })
         .transpose()
     }
 }
+
+/// Where the transaction carrying an intent stands (see [`Store::tx_status_for_intent`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournaledStatus {
+    /// Its journal status.
+    pub status: TxStatus,
+    /// Its hash.
+    pub hash: String,
+    /// Mined at or below the relayer's cursor.
+    pub confirmed: bool,
+}
+
+impl Store {}

@@ -148,6 +148,8 @@ pub struct Harness {
     /// The deployment manifest and the server processes' logs.
     files: Option<tempfile::TempDir>,
     spawned: u32,
+    /// The settlement chain's confirmation depth for the in-process server.
+    confirmations: u64,
 }
 
 /// A response, read whole.
@@ -187,6 +189,15 @@ impl Harness {
         Self::start_inner(ApiConfig::default(), true).await
     }
 
+    /// As [`Harness::start`], with the relayer applying the settlement chain `depth`
+    /// blocks below its head (local chains otherwise use 0).
+    pub async fn start_with_confirmations(depth: u64) -> anyhow::Result<Self> {
+        let mut h = Self::chains_only().await?;
+        h.confirmations = depth;
+        h.serve(ApiConfig::default()).await?;
+        Ok(h)
+    }
+
     async fn start_inner(config: ApiConfig, with_mainnet: bool) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
         if with_mainnet {
@@ -200,12 +211,18 @@ impl Harness {
             .await?;
             h.mainnet = Some(fake);
         }
+        h.serve(config).await?;
+        Ok(h)
+    }
+
+    /// A fresh database and the in-process server on it.
+    async fn serve(&mut self, config: ApiConfig) -> anyhow::Result<()> {
         let dir = tempfile::tempdir()?;
         let url = fresh_database_url(dir.path()).await?;
-        let mut server = h.database(dir, url).await?;
+        let mut server = self.database(dir, url).await?;
         server.config = config.clone();
-        h.server = Some(h.start_server(server, config).await?);
-        Ok(h)
+        self.server = Some(self.start_server(server, config).await?);
+        Ok(())
     }
 
     /// Chains, contracts and database, with the server to be run as child processes
@@ -351,6 +368,7 @@ impl Harness {
         let options = openrail_cli::node::NodeOptions {
             watcher_poll: Duration::from_millis(200),
             worker_poll: Duration::from_millis(50),
+            confirmations: self.confirmations,
             ..Default::default()
         };
         let node = match &self.mainnet {
@@ -424,6 +442,7 @@ impl Harness {
             binary: None,
             files: None,
             spawned: 0,
+            confirmations: 0,
         })
     }
 
