@@ -143,6 +143,11 @@ impl Leadership {
         {
             Ok(true) => match self.lead().await {
                 Ok(()) => true,
+                Err(e) if self.network.is_leader() => {
+                    // The submitter is installed (it cannot be taken back) but the relayer
+                    // did not start: stop, so that no half-leader serves.
+                    lost(&self.lease, &format!("taking the lead failed half-way: {e:#}"))
+                }
                 Err(e) => {
                     tracing::error!(error = %format!("{e:#}"), lease = %self.lease, "could not take the lead; giving the lease up");
                     if let Err(e) = self.store.release_lease(&self.lease, &self.holder).await {
