@@ -146,7 +146,10 @@ impl Leadership {
                 Err(e) if self.network.is_leader() => {
                     // The submitter is installed (it cannot be taken back) but the relayer
                     // did not start: stop, so that no half-leader serves.
-                    lost(&self.lease, &format!("taking the lead failed half-way: {e:#}"))
+                    lost(
+                        &self.lease,
+                        &format!("taking the lead failed half-way: {e:#}"),
+                    )
                 }
                 Err(e) => {
                     tracing::error!(error = %format!("{e:#}"), lease = %self.lease, "could not take the lead; giving the lease up");
