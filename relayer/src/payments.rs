@@ -163,33 +163,14 @@ impl PaymentWorker {
                     .await?;
             } else {
                 // Mark processing first: the transaction's fate is read from the journal.
-                if !self
-                    .store
-                    .set_payment_status(
-                        &p.id,
-                        PaymentStatus::Pending,
-                        PaymentStatus::Processing,
-                        None,
-                        None,
-                    )
-                    .await?
-                {
+                if !self.start_processing(p).await? {
                     return Ok(false);
                 }
                 self.send_leg(p, &p.source_id, "treasury", &source_intent)
                     .await;
                 return Ok(true);
             }
-            return Ok(self
-                .store
-                .set_payment_status(
-                    &p.id,
-                    PaymentStatus::Pending,
-                    PaymentStatus::Processing,
-                    None,
-                    None,
-                )
-                .await?);
+            return Ok(self.start_processing(p).await?);
         }
         // Source leg.
         if from_bank {
@@ -237,16 +218,7 @@ impl PaymentWorker {
                 .await?;
             return match credit.status {
                 TransferStatus::Pending => Ok(false),
-                TransferStatus::Settled => Ok(self
-                    .store
-                    .set_payment_status(
-                        &p.id,
-                        PaymentStatus::Processing,
-                        PaymentStatus::Succeeded,
-                        None,
-                        None,
-                    )
-                    .await?),
+                TransferStatus::Settled => Ok(self.succeed(p, None).await?),
                 TransferStatus::Failed => Ok(self
                     .store
                     .fail_payment_owing_refund(
@@ -260,16 +232,7 @@ impl PaymentWorker {
         let payout_intent = p.id.clone();
         match self.leg_status(&payout_intent).await? {
             Leg::InFlight => Ok(false),
-            Leg::Done(hash) => Ok(self
-                .store
-                .set_payment_status(
-                    &p.id,
-                    PaymentStatus::Processing,
-                    PaymentStatus::Succeeded,
-                    None,
-                    Some(&hash),
-                )
-                .await?),
+            Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
             Leg::Reverted(hash) | Leg::Rejected(hash) => Ok(self
                 .store
                 .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash))
@@ -286,18 +249,7 @@ impl PaymentWorker {
     /// destination (intent and on-chain reference: the payment id). `processing` is
     /// recorded before the transfer is sent, so its fate is always read from the journal.
     async fn wallet_to_wallet(&self, p: &Payment) -> Result<bool, PaymentError> {
-        if p.status == PaymentStatus::Pending
-            && !self
-                .store
-                .set_payment_status(
-                    &p.id,
-                    PaymentStatus::Pending,
-                    PaymentStatus::Processing,
-                    None,
-                    None,
-                )
-                .await?
-        {
+        if p.status == PaymentStatus::Pending && !self.start_processing(p).await? {
             return Ok(false);
         }
         let leg = self.leg_status(&p.id).await?;
@@ -308,16 +260,7 @@ impl PaymentWorker {
                     .await;
                 Ok(true)
             }
-            Leg::Done(hash) => Ok(self
-                .store
-                .set_payment_status(
-                    &p.id,
-                    PaymentStatus::Processing,
-                    PaymentStatus::Succeeded,
-                    None,
-                    Some(&hash),
-                )
-                .await?),
+            Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
             Leg::Reverted(_) | Leg::Rejected(_) => {
                 let (reason, hash) = leg.failure().expect("a failed leg");
                 self.fail(p, reason, Some(hash)).await
@@ -353,6 +296,32 @@ impl PaymentWorker {
             tracing::error!(payment = %p.id, source = %p.source_id, "refund to the payment's source failed; an operator must act");
         }
         Ok(self.store.finish_refund(&p.id, outcome).await?)
+    }
+
+    /// `pending` → `processing`; false when another worker moved it first.
+    async fn start_processing(&self, p: &Payment) -> Result<bool, StoreError> {
+        self.store
+            .set_payment_status(
+                &p.id,
+                PaymentStatus::Pending,
+                PaymentStatus::Processing,
+                None,
+                None,
+            )
+            .await
+    }
+
+    /// `processing` → `succeeded`, with the transaction that finished it.
+    async fn succeed(&self, p: &Payment, tx: Option<&str>) -> Result<bool, StoreError> {
+        self.store
+            .set_payment_status(
+                &p.id,
+                PaymentStatus::Processing,
+                PaymentStatus::Succeeded,
+                None,
+                tx,
+            )
+            .await
     }
 
     async fn fail(

@@ -61,23 +61,8 @@ pub struct JournalSummary {
 pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
 
 impl Store {
-    /// Persists a signed transaction before broadcast.
-    pub async fn record_tx(
-        &self,
-        chain_id: u64,
-        nonce: u64,
-        hash: &str,
-        raw: &str,
-        kind: &str,
-        intents: &[String],
-    ) -> Result<(), StoreError> {
-        self.record_tx_fenced(chain_id, nonce, hash, raw, kind, intents, None)
-            .await
-            .map(|_| ())
-    }
-
-    /// Persists a signed transaction before broadcast, only while `fence` (lease name,
-    /// holder) is held and unexpired, checked in the same statement. Returns whether it was
+    /// Persists a signed transaction before broadcast; with a `fence` (lease name,
+    /// holder), only while that lease is held and unexpired, checked in the same statement. Returns whether it was
     /// recorded; `false` means the caller lost the lease and must not broadcast.
     #[allow(clippy::too_many_arguments)]
     pub async fn record_tx_fenced(
