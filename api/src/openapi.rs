@@ -576,3 +576,46 @@ pub fn document() -> Value {
         "paths": paths,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn route_of_matches_concrete_paths() {
+        let op = |m, p| route_of(m, p).map(|r| r.op);
+        assert_eq!(op("POST", "/v1/debit-pulls"), Some(Op::CreateDebitPull));
+        assert_eq!(op("get", "/v1/debit-pulls/pull_1"), Some(Op::GetDebitPull));
+        assert_eq!(
+            op("POST", "/v1/mandates/man_1/cancel"),
+            Some(Op::CancelMandate)
+        );
+        assert_eq!(
+            op("DELETE", "/v1/session-keys/sk_1"),
+            Some(Op::RevokeSessionKey)
+        );
+        // An empty segment, an extra segment, another method: no route.
+        assert_eq!(op("GET", "/v1/mandates/"), None);
+        assert_eq!(op("GET", "/v1/mandates/man_1/extra"), None);
+        assert_eq!(op("PUT", "/v1/mandates"), None);
+    }
+
+    #[test]
+    fn only_chain_writes_go_to_the_lease_holder() {
+        let forwarded: Vec<Op> = ROUTES
+            .iter()
+            .map(|r| r.op)
+            .filter(|op| op.sends_transactions())
+            .collect();
+        assert_eq!(
+            forwarded,
+            [
+                Op::CreateMandate,
+                Op::CancelMandate,
+                Op::CreateSessionKey,
+                Op::RevokeSessionKey,
+                Op::CreateDebitPull
+            ]
+        );
+    }
+}

@@ -187,3 +187,51 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_follower_answers_503_while_no_holder_can_be_reached() -> anyhow::Result<()> {
+    let mut h = Harness::start_processes(SERVER).await?;
+    let store = h.server().store.clone();
+    let chain_id = h.settlement_deployment().chain_id;
+    // A holder that died a moment ago: its lease still runs for a minute, and nothing
+    // answers at its address.
+    assert!(
+        store
+            .acquire_lease(
+                &chain_lease(chain_id),
+                "ghost",
+                "http://127.0.0.1:9",
+                60_000
+            )
+            .await?
+    );
+    let mut follower = h.spawn_server(None).await?;
+    let r = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": dev_demo_payer().address().to_string(), "max_amount": "10",
+                   "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.headers["retry-after"], "1");
+    // Nothing was written: the request never ran.
+    let scope = Scope {
+        account_id: &h.server().account_id,
+        mode: Mode::Testnet,
+    };
+    assert!(store.list_mandates(scope, 10, None).await?.data.is_empty());
+    // What needs no transaction is served by the follower itself.
+    let l = h.get("/v1/mandates").await?;
+    assert_eq!(l.status, StatusCode::OK, "{}", l.body);
+    let b = audit::bank_account(&h, "1.00", 0).await?;
+    assert!(b.starts_with("ba_"));
+    follower.kill().await?;
+    h.stop().await;
+    Ok(())
+}
