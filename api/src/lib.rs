@@ -41,6 +41,11 @@ pub struct ApiConfig {
     /// it while the API serves): a dead process's idempotency claims are recovered once
     /// it expires.
     pub node_ttl: Duration,
+    /// The address the API binds (loopback unless told).
+    pub bind: std::net::IpAddr,
+    /// The URL other processes reach this one at (forwarded requests); default: the bound
+    /// address and port.
+    pub advertise_url: Option<String>,
 }
 
 impl Default for ApiConfig {
@@ -52,6 +57,8 @@ impl Default for ApiConfig {
             rate_burst: 2000.0,
             node_id: openrail_store::ids::random_id("node_", 12),
             node_ttl: Duration::from_secs(10),
+            bind: std::net::IpAddr::from([127, 0, 0, 1]),
+            advertise_url: None,
         }
     }
 }

@@ -124,7 +124,7 @@ pub async fn lead(
 /// A server running in this process.
 #[derive(Debug)]
 pub struct Running {
-    /// `http://127.0.0.1:PORT`
+    /// Where it serves (`http://127.0.0.1:PORT`, or the configured advertised URL).
     pub base_url: String,
     /// The serving task.
     pub task: tokio::task::JoinHandle<()>,
@@ -161,14 +161,22 @@ pub async fn serve(
     let node_lease = openrail_store::lease::node_lease(&config.node_id);
     let (node_id, node_ttl) = (config.node_id.clone(), config.node_ttl);
     let heartbeat_store = store.clone();
+    let (bind, advertise) = (config.bind, config.advertise_url.clone());
     let state = crate::AppState::new(store, testnet.clone(), mainnet, config);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+    let listener = tokio::net::TcpListener::bind((bind, port))
         .await
         .map_err(ServeError::Bind)?;
-    let base_url = format!(
-        "http://{}",
-        listener.local_addr().map_err(ServeError::Bind)?
-    );
+    let local = listener.local_addr().map_err(ServeError::Bind)?;
+    // Where other processes reach this one (a forwarded request, a lease's URL): the
+    // configured URL, else the bound address (loopback when bound to every interface).
+    let base_url = advertise.unwrap_or_else(|| {
+        let ip = if local.ip().is_unspecified() {
+            std::net::IpAddr::from([127, 0, 0, 1])
+        } else {
+            local.ip()
+        };
+        format!("http://{}", std::net::SocketAddr::new(ip, local.port()))
+    });
     let app = crate::router(state);
     let ttl_ms = i64::try_from(node_ttl.as_millis()).unwrap_or(i64::MAX);
     heartbeat_store

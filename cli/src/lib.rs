@@ -141,6 +141,13 @@ pub struct ServeArgs {
     /// This process's name in leases (default: random, unique per start).
     #[arg(long, env = "OPENRAIL_NODE_ID")]
     node_id: Option<String>,
+    /// Address the API binds (0.0.0.0 for every interface).
+    #[arg(long, default_value = "127.0.0.1", env = "OPENRAIL_BIND")]
+    bind: std::net::IpAddr,
+    /// URL at which the other `serve` processes reach this one (they forward requests
+    /// that send transactions to the chain's lease holder); default: the bound address.
+    #[arg(long, env = "OPENRAIL_ADVERTISE_URL")]
+    advertise_url: Option<String>,
     #[command(flatten)]
     db: DbArgs,
 }
@@ -158,6 +165,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         config.node_id = id;
     }
     config.node_ttl = std::time::Duration::from_millis(args.lease_ttl_ms);
+    config.bind = args.bind;
+    config.advertise_url = args
+        .advertise_url
+        .map(|u| u.trim_end_matches('/').to_string());
     let node_id = config.node_id.clone();
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
