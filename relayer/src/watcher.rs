@@ -111,7 +111,7 @@ impl Watcher {
     /// Applies what is new since the cursor (at most a bounded range of blocks).
     pub async fn step(&self) -> Result<Step, WatcherError> {
         // Outcomes the journal knows that a dead request never recorded.
-        let changed = self.store.apply_journal_fates().await?;
+        let changed = self.store.apply_journal_fates(self.chain_id).await?;
         if changed > 0 {
             tracing::info!(
                 chain_id = self.chain_id,

@@ -6,6 +6,7 @@ use sqlx::any::AnyRow;
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::ids::Mode;
+use crate::journal::TxStatus;
 use crate::money::Currency;
 
 string_enum!(
@@ -681,8 +682,8 @@ impl Store {
         let rows = sqlx::query(&format!(
             "SELECT {PULL_COLS} FROM debit_pulls WHERE status = 'pending' AND mode = $1 \
              AND mandate_id IN (SELECT id FROM mandates WHERE chain_id = $2) \
-             AND NOT EXISTS (SELECT 1 FROM chain_txs t WHERE t.chain_id = $2 \
-                             AND t.intents LIKE '%\"' || debit_pulls.id || '\"%') \
+             AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                             WHERE i.intent = debit_pulls.id AND t.chain_id = $2) \
              ORDER BY created_at, id"
         ))
         .bind(mode.as_str())
@@ -701,8 +702,8 @@ impl Store {
     ) -> Result<Vec<Mandate>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {MANDATE_COLS} FROM mandates WHERE status = 'pending' AND mode = $1 \
-             AND chain_id = $2 AND NOT EXISTS (SELECT 1 FROM chain_txs t WHERE t.chain_id = $2 \
-                             AND t.intents LIKE '%\"' || mandates.id || '\"%') \
+             AND chain_id = $2 AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                             WHERE i.intent = mandates.id AND t.chain_id = $2) \
              ORDER BY created_at, id"
         ))
         .bind(mode.as_str())
@@ -722,8 +723,8 @@ impl Store {
         let rows = sqlx::query(&format!(
             "SELECT {KEY_COLS} FROM session_keys WHERE status = 'pending' AND mode = $1 \
              AND mandate_id IN (SELECT id FROM mandates WHERE chain_id = $2) \
-             AND NOT EXISTS (SELECT 1 FROM chain_txs t WHERE t.chain_id = $2 \
-                             AND t.intents LIKE '%\"' || session_keys.id || '\"%') \
+             AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                             WHERE i.intent = session_keys.id AND t.chain_id = $2) \
              ORDER BY created_at, id"
         ))
         .bind(mode.as_str())
@@ -739,70 +740,99 @@ impl Store {
     /// refused with no other live one (→ `failed`); an `active` mandate whose cancel, or a
     /// key whose revoke, succeeded (→ `canceled`, `revoked`); a `pending` pull whose only
     /// transactions were reverted or refused (→ `failed`: a reverted batch emits no
-    /// outcome for the watcher to read). Returns how many objects changed.
-    pub async fn apply_journal_fates(&self) -> Result<u64, StoreError> {
-        let carried = |table: &str, kind: &str, statuses: &str| {
-            format!(
-                "EXISTS (SELECT 1 FROM chain_txs t WHERE t.kind = '{kind}' AND t.status IN ({statuses}) \
-                 AND t.intents LIKE '%\"' || {table}.id || '\"%')"
-            )
-        };
-        let hash_of = |table: &str, kind: &str| {
-            format!(
-                "(SELECT t.hash FROM chain_txs t WHERE t.kind = '{kind}' AND t.status = 'succeeded' \
-                 AND t.intents LIKE '%\"' || {table}.id || '\"%' LIMIT 1)"
-            )
-        };
-        let (ok, dead, live) = (
-            "'succeeded'",
-            "'reverted', 'rejected'",
-            "'signed', 'succeeded'",
-        );
-        let now = crate::now_ms();
-        let statements = [
-            format!(
-                "UPDATE mandates SET status = 'active', tx_hash = {} WHERE status = 'pending' AND {}",
-                hash_of("mandates", "create_mandate"),
-                carried("mandates", "create_mandate", ok)
-            ),
-            format!(
-                "UPDATE mandates SET status = 'failed' WHERE status = 'pending' AND {} AND NOT {}",
-                carried("mandates", "create_mandate", dead),
-                carried("mandates", "create_mandate", live)
-            ),
-            format!(
-                "UPDATE mandates SET status = 'canceled' WHERE status = 'active' AND {}",
-                carried("mandates", "cancel_mandate", ok)
-            ),
-            format!(
-                "UPDATE session_keys SET status = 'active', tx_hash = {} WHERE status = 'pending' AND {}",
-                hash_of("session_keys", "issue_session_key"),
-                carried("session_keys", "issue_session_key", ok)
-            ),
-            format!(
-                "UPDATE session_keys SET status = 'failed' WHERE status = 'pending' AND {} AND NOT {}",
-                carried("session_keys", "issue_session_key", dead),
-                carried("session_keys", "issue_session_key", live)
-            ),
-            format!(
-                "UPDATE session_keys SET status = 'revoked', revoked_at = {now} \
-                 WHERE status IN ('pending', 'active') AND {}",
-                carried("session_keys", "revoke_session_key", ok)
-            ),
-            format!(
-                "UPDATE debit_pulls SET status = 'failed', updated_at = {now} \
-                 WHERE status = 'pending' AND {} AND NOT {}",
-                carried("debit_pulls", "pull_batch", dead),
-                carried("debit_pulls", "pull_batch", live)
-            ),
-        ];
+    /// outcome for the watcher to read). Works through the journaled transactions of
+    /// `chain_id` whose fate is known and not yet applied (at most 500 a call), so its cost
+    /// follows new transactions, not the number of objects. Returns how many objects
+    /// changed.
+    pub async fn apply_journal_fates(&self, chain_id: u64) -> Result<u64, StoreError> {
+        let rows = sqlx::query(
+            "SELECT hash, kind, status, intents FROM chain_txs \
+             WHERE chain_id = $1 AND applied = 0 AND status <> 'signed' ORDER BY created_at LIMIT 500",
+        )
+        .bind(chain_id as i64)
+        .fetch_all(self.pool())
+        .await?;
         let mut changed = 0;
-        for sql in statements {
-            changed += sqlx::query(&sql)
+        for r in rows {
+            let (hash, kind, status, intents): (String, String, String, String) =
+                (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?);
+            let fate = TxStatus::parse(&status)
+                .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
+            let intents: Vec<String> = serde_json::from_str(&intents)
+                .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
+            for intent in &intents {
+                changed += self.apply_fate(&kind, fate, &hash, intent).await?;
+            }
+            // Only if the fate is still the one applied (a reorganisation may have reset it).
+            sqlx::query("UPDATE chain_txs SET applied = 1 WHERE hash = $1 AND status = $2")
+                .bind(&hash)
+                .bind(&status)
                 .execute(self.pool())
-                .await?
-                .rows_affected();
+                .await?;
         }
         Ok(changed)
+    }
+
+    /// The effect of one journaled transaction's fate on the object `intent`.
+    async fn apply_fate(
+        &self,
+        kind: &str,
+        fate: TxStatus,
+        hash: &str,
+        intent: &str,
+    ) -> Result<u64, StoreError> {
+        // No other transaction for the intent is still live (signed or succeeded).
+        macro_rules! none_live {
+            () => {
+                " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
+                 JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
+                 AND t.status IN ('signed', 'succeeded'))"
+            };
+        }
+        let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
+        let succeeded = fate == TxStatus::Succeeded;
+        let query = match kind {
+            "create_mandate" if succeeded => sqlx::query(
+                "UPDATE mandates SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
+            )
+            .bind(intent)
+            .bind(hash),
+            "issue_session_key" if succeeded => sqlx::query(
+                "UPDATE session_keys SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
+            )
+            .bind(intent)
+            .bind(hash),
+            "cancel_mandate" if succeeded => {
+                sqlx::query("UPDATE mandates SET status = 'canceled' WHERE id = $1 AND status = 'active'")
+                    .bind(intent)
+            }
+            "revoke_session_key" if succeeded => sqlx::query(
+                "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
+                 WHERE id = $1 AND status IN ('pending', 'active')",
+            )
+            .bind(intent)
+            .bind(crate::now_ms()),
+            "create_mandate" if failed => sqlx::query(concat!(
+                "UPDATE mandates SET status = 'failed' WHERE id = $1 AND status = 'pending'",
+                none_live!()
+            ))
+            .bind(intent),
+            "issue_session_key" if failed => sqlx::query(concat!(
+                "UPDATE session_keys SET status = 'failed' WHERE id = $1 AND status = 'pending'",
+                none_live!()
+            ))
+            .bind(intent),
+            "pull_batch" if failed => sqlx::query(concat!(
+                "UPDATE debit_pulls SET status = 'failed', updated_at = $2 \
+                 WHERE id = $1 AND status = 'pending'",
+                none_live!()
+            ))
+            .bind(intent)
+            .bind(crate::now_ms()),
+            // Everything else is recorded elsewhere: pull outcomes from logs by the
+            // watcher, payment legs by the payment worker.
+            _ => return Ok(0),
+        };
+        Ok(query.execute(self.pool()).await?.rows_affected())
     }
 }

@@ -76,6 +76,7 @@ impl Store {
         fence: Option<(&str, &str)>,
     ) -> Result<bool, StoreError> {
         let (lease, holder) = fence.unwrap_or_default();
+        let mut db = self.pool().begin().await?;
         let done = sqlx::query(
             "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
              SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
@@ -92,9 +93,22 @@ impl Store {
         .bind(now_ms())
         .bind(lease)
         .bind(holder)
-        .execute(self.pool())
+        .execute(&mut *db)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        for intent in intents {
+            sqlx::query(
+                "INSERT INTO chain_tx_intents (intent, hash) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            )
+            .bind(intent)
+            .bind(hash)
+            .execute(&mut *db)
+            .await?;
+        }
+        db.commit().await?;
+        Ok(true)
     }
 
     /// Sets a journaled transaction's status (and its block, when mined).
@@ -135,9 +149,8 @@ impl Store {
 
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
     pub async fn txs_for_intent(&self, intent: &str) -> Result<u64, StoreError> {
-        let pattern = format!("%\"{intent}\"%");
-        let row = sqlx::query("SELECT COUNT(*) FROM chain_txs WHERE intents LIKE $1")
-            .bind(pattern)
+        let row = sqlx::query("SELECT COUNT(*) FROM chain_tx_intents WHERE intent = $1")
+            .bind(intent)
             .fetch_one(self.pool())
             .await?;
         Ok(row.try_get::<i64, _>(0)? as u64)
@@ -485,7 +498,7 @@ impl Store {
         let mut pulls = 0;
         for (hash, _) in &txs {
             sqlx::query(
-                "UPDATE chain_txs SET status = 'signed', block_number = NULL WHERE chain_id = $1 AND hash = $2",
+                "UPDATE chain_txs SET status = 'signed', block_number = NULL, applied = 0 WHERE chain_id = $1 AND hash = $2",
             )
             .bind(chain_id as i64)
             .bind(hash)

@@ -241,10 +241,11 @@ impl Store {
         let row = sqlx::query(
             "SELECT t.status, t.hash, CAST(CASE WHEN t.block_number <= \
              (SELECT c.block_number FROM chain_cursors c WHERE c.chain_id = t.chain_id) \
-             THEN 1 ELSE 0 END AS BIGINT) FROM chain_txs t WHERE t.intents LIKE $1 \
+             THEN 1 ELSE 0 END AS BIGINT) FROM chain_tx_intents i \
+             JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
              ORDER BY t.created_at DESC LIMIT 1",
         )
-        .bind(format!("%\"{intent}\"%"))
+        .bind(intent)
         .fetch_optional(self.pool())
         .await?;
         row.map(|r| {
