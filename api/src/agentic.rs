@@ -256,58 +256,72 @@ where
     .await
 }
 
-/// Sends the transaction creating a mandate and records `active` or `failed`; waits up to
-/// `wait`, returns whether it finished.
-async fn send_create_mandate(
-    store: Store,
-    net: Arc<Network>,
-    id: &str,
-    call: AllowanceStateMachine::createMandateCall,
-    wait: Duration,
-) -> bool {
-    let id = id.to_string();
-    chain_call(
-        net,
-        call,
-        "create_mandate",
-        id.clone(),
-        wait,
-        move |ok, tx| async move {
-            let status = if ok {
-                MandateStatus::Active
-            } else {
-                MandateStatus::Failed
-            };
-            store.set_mandate_status(&id, status, tx.as_deref()).await
-        },
-    )
-    .await
+/// An object created on chain by one operator transaction.
+#[derive(Debug, Clone, Copy)]
+enum Creation {
+    Mandate,
+    SessionKey,
 }
 
-/// Sends the transaction issuing a session key and records `active` or `failed`; waits up
-/// to `wait`, returns whether it finished.
-async fn send_issue_key(
+impl Creation {
+    /// The journal's kind of its transaction.
+    fn kind(self) -> &'static str {
+        match self {
+            Creation::Mandate => "create_mandate",
+            Creation::SessionKey => "issue_session_key",
+        }
+    }
+
+    /// Records `active` (with the transaction) or `failed`.
+    async fn record(
+        self,
+        store: &Store,
+        id: &str,
+        ok: bool,
+        tx: Option<&str>,
+    ) -> Result<(), StoreError> {
+        match self {
+            Creation::Mandate => {
+                let status = if ok {
+                    MandateStatus::Active
+                } else {
+                    MandateStatus::Failed
+                };
+                store.set_mandate_status(id, status, tx).await
+            }
+            Creation::SessionKey => {
+                let status = if ok {
+                    KeyStatus::Active
+                } else {
+                    KeyStatus::Failed
+                };
+                store.set_key_status(id, status, tx).await
+            }
+        }
+    }
+}
+
+/// Sends the transaction creating object `id` and records its outcome; waits up to
+/// `wait`, returns whether it finished.
+async fn send_creation<C>(
     store: Store,
     net: Arc<Network>,
+    what: Creation,
     id: &str,
-    call: AllowanceStateMachine::issueSessionKeyCall,
+    call: C,
     wait: Duration,
-) -> bool {
+) -> bool
+where
+    C: SolCall + Send + 'static,
+{
     let id = id.to_string();
     chain_call(
         net,
         call,
-        "issue_session_key",
+        what.kind(),
         id.clone(),
         wait,
-        move |ok, tx| async move {
-            let status = if ok {
-                KeyStatus::Active
-            } else {
-                KeyStatus::Failed
-            };
-            store.set_key_status(&id, status, tx.as_deref()).await
-        },
+        move |ok, tx| async move { what.record(&store, &id, ok, tx.as_deref()).await },
     )
     .await
 }
@@ -369,7 +383,15 @@ pub fn resume_unsent_work(store: Store, net: Arc<Network>, work: UnsentWork) {
                 maxAmount: token_units(max),
                 interval: m.interval.onchain(),
             };
-            send_create_mandate(store.clone(), net.clone(), &m.id, call, wait).await;
+            send_creation(
+                store.clone(),
+                net.clone(),
+                Creation::Mandate,
+                &m.id,
+                call,
+                wait,
+            )
+            .await;
         }
         for k in work.keys {
             let scope = Scope {
@@ -398,7 +420,15 @@ pub fn resume_unsent_work(store: Store, net: Arc<Network>, work: UnsentWork) {
                 maxAmount: max.flatten().map(token_units).unwrap_or_default(),
                 allowedDestinations: addresses,
             };
-            send_issue_key(store.clone(), net.clone(), &k.id, call, wait).await;
+            send_creation(
+                store.clone(),
+                net.clone(),
+                Creation::SessionKey,
+                &k.id,
+                call,
+                wait,
+            )
+            .await;
         }
         resume_unsent_pulls(store, net, work.pulls);
     });
@@ -480,7 +510,15 @@ pub async fn create_mandate(
         interval: interval.onchain(),
     };
     let wait = wait_of(&state, &headers);
-    let done = send_create_mandate(state.store.clone(), net, &mandate.id, call, wait).await;
+    let done = send_creation(
+        state.store.clone(),
+        net,
+        Creation::Mandate,
+        &mandate.id,
+        call,
+        wait,
+    )
+    .await;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
     let status = if done {
         StatusCode::CREATED
@@ -689,7 +727,15 @@ pub async fn create_session_key(
         allowedDestinations: addresses,
     };
     let wait = wait_of(&state, &headers);
-    let done = send_issue_key(state.store.clone(), net, &key.id, call, wait).await;
+    let done = send_creation(
+        state.store.clone(),
+        net,
+        Creation::SessionKey,
+        &key.id,
+        call,
+        wait,
+    )
+    .await;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
     body["secret"] = Value::String(secret);
