@@ -1,6 +1,9 @@
 //! One-time payments through HTTP: wallet to wallet through the settlement router.
 
-use openrail_chain::devnet::{dev_demo_payer, dev_spare};
+use alloy::primitives::U256;
+use openrail_chain::bindings::TestStablecoin;
+use openrail_chain::deploy::signer_provider;
+use openrail_chain::devnet::{dev_demo_payer, dev_spare, dev_treasury};
 use openrail_tests::{Harness, units};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -131,6 +134,16 @@ async fn assert_refunded(
     r: &openrail_tests::Reply,
     reason: &str,
 ) -> anyhow::Result<()> {
+    assert_refund_ends(h, r, reason, "succeeded").await
+}
+
+/// As [`assert_refunded`], with the refund ending `refund_status`.
+async fn assert_refund_ends(
+    h: &Harness,
+    r: &openrail_tests::Reply,
+    reason: &str,
+    refund_status: &str,
+) -> anyhow::Result<()> {
     assert_eq!(
         (r.str("status"), r.str("failure_reason")),
         ("failed", reason),
@@ -143,7 +156,7 @@ async fn assert_refunded(
         if g.body["refund_status"] != "pending" {
             assert_eq!(
                 (g.str("status"), g.str("refund_status")),
-                ("failed", "succeeded"),
+                ("failed", refund_status),
                 "{}",
                 g.body
             );
@@ -345,6 +358,48 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
         .await?;
     assert_refunded(&h, &r, "account_closed").await?;
     assert_eq!(h.balance("USD", payer.address()).await?, units(30));
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_refund_that_fails_is_recorded_failed() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 100).await?;
+    let closed = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Cy", "currency": "USD", "balance": "0", "behavior": "closed"}),
+        )
+        .await?
+        .str("id")
+        .to_string();
+    // The treasury withdraws the router's allowance: it can still receive, no longer pay.
+    let d = h.settlement_deployment();
+    let treasury = signer_provider(h.devnet.settlement.rpc_url(), dev_treasury());
+    TestStablecoin::new(d.tokens["USD"], treasury)
+        .approve(d.router, U256::ZERO)
+        .send()
+        .await?
+        .get_receipt()
+        .await?;
+    let treasury_before = h.balance("USD", d.treasury).await?;
+    // Wallet → closed account: the wallet pays the treasury, the credit fails, and the
+    // refund from the treasury fails too: recorded `failed` (and logged for an operator).
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "5.00", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "bank_account", "address": closed}}),
+        )
+        .await?;
+    assert_refund_ends(&h, &r, "account_closed", "failed").await?;
+    assert_eq!(h.balance("USD", payer.address()).await?, units(95));
+    assert_eq!(
+        h.balance("USD", d.treasury).await?,
+        treasury_before + units(5)
+    );
     h.stop().await;
     Ok(())
 }
