@@ -326,6 +326,57 @@ where
     .await
 }
 
+/// The transaction creating mandate `m` on `net`, from its row (so a request and a resume
+/// after a crash send the same); `None` when the row is unusable.
+fn create_mandate_call(
+    m: &Mandate,
+    net: &Network,
+) -> Option<AllowanceStateMachine::createMandateCall> {
+    Some(AllowanceStateMachine::createMandateCall {
+        mandateId: onchain_id(&m.id),
+        payer: m.payer_address.parse().ok()?,
+        token: *net.tokens.get(&m.currency)?,
+        maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
+        interval: m.interval.onchain(),
+    })
+}
+
+/// The transaction issuing session key `k` (of a mandate in `currency`), from its row,
+/// the allow-list without repeats; `None` when the row is unusable.
+fn issue_key_call(
+    k: &SessionKey,
+    currency: Currency,
+) -> Option<AllowanceStateMachine::issueSessionKeyCall> {
+    let mut addresses: Vec<Address> = Vec::with_capacity(k.allowed_destinations.len());
+    for d in &k.allowed_destinations {
+        let a = d.parse().ok()?;
+        if !addresses.contains(&a) {
+            addresses.push(a);
+        }
+    }
+    let max = match k.max_amount {
+        Some(minor) => token_units(Amount::from_minor(minor, currency)?),
+        None => U256::ZERO,
+    };
+    Some(AllowanceStateMachine::issueSessionKeyCall {
+        keyId: onchain_id(&k.id),
+        mandateId: onchain_id(&k.mandate_id),
+        expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
+        maxAmount: max,
+        allowedDestinations: addresses,
+    })
+}
+
+/// The pull request of pull `p`, from its row; `None` when the row is unusable.
+fn pull_request(p: &DebitPull) -> Option<PullRequest> {
+    Some(PullRequest {
+        intent: p.id.clone(),
+        key_id: onchain_id(&p.session_key_id),
+        destination: p.destination_address.parse().ok()?,
+        amount: token_units(Amount::from_minor(p.amount, p.currency)?),
+    })
+}
+
 /// What earlier processes accepted (`pending` in the database) but died before
 /// journaling, listed when this process takes a chain's lease.
 #[derive(Debug, Default)]
@@ -367,68 +418,33 @@ pub fn resume_unsent_work(store: Store, net: Arc<Network>, work: UnsentWork) {
         // Long enough for a transaction to be mined; the outcome is recorded either way.
         let wait = Duration::from_secs(120);
         for m in work.mandates {
-            let (Ok(payer), Some(token), Some(max)) = (
-                m.payer_address.parse::<Address>(),
-                net.tokens.get(&m.currency),
-                Amount::from_minor(m.max_amount, m.currency),
-            ) else {
+            let Some(call) = create_mandate_call(&m, &net) else {
                 tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency or amount");
                 continue;
             };
             tracing::info!(mandate = %m.id, "sending a mandate accepted before a restart");
-            let call = AllowanceStateMachine::createMandateCall {
-                mandateId: onchain_id(&m.id),
-                payer,
-                token: *token,
-                maxAmount: token_units(max),
-                interval: m.interval.onchain(),
-            };
-            send_creation(
-                store.clone(),
-                net.clone(),
-                Creation::Mandate,
-                &m.id,
-                call,
-                wait,
-            )
-            .await;
+            let (store, net) = (store.clone(), net.clone());
+            send_creation(store, net, Creation::Mandate, &m.id, call, wait).await;
         }
         for k in work.keys {
             let scope = Scope {
                 account_id: &k.account_id,
                 mode: k.mode,
             };
-            let currency = match store.mandate(scope, &k.mandate_id).await {
-                Ok(m) => m.currency,
+            let call = match store.mandate(scope, &k.mandate_id).await {
+                Ok(m) => issue_key_call(&k, m.currency),
                 Err(e) => {
                     tracing::error!(key = %k.id, error = %e, "unsent key's mandate unreadable");
                     continue;
                 }
             };
-            let addresses: Result<Vec<Address>, _> =
-                k.allowed_destinations.iter().map(|d| d.parse()).collect();
-            let max = k.max_amount.map(|m| Amount::from_minor(m, currency));
-            let (Ok(addresses), None | Some(Some(_))) = (addresses, max) else {
+            let Some(call) = call else {
                 tracing::error!(key = %k.id, "unsent key has an unusable destination or ceiling");
                 continue;
             };
             tracing::info!(key = %k.id, "sending a session key accepted before a restart");
-            let call = AllowanceStateMachine::issueSessionKeyCall {
-                keyId: onchain_id(&k.id),
-                mandateId: onchain_id(&k.mandate_id),
-                expiresAt: (k.expires_at / 1000) as u64,
-                maxAmount: max.flatten().map(token_units).unwrap_or_default(),
-                allowedDestinations: addresses,
-            };
-            send_creation(
-                store.clone(),
-                net.clone(),
-                Creation::SessionKey,
-                &k.id,
-                call,
-                wait,
-            )
-            .await;
+            let (store, net) = (store.clone(), net.clone());
+            send_creation(store, net, Creation::SessionKey, &k.id, call, wait).await;
         }
         resume_unsent_pulls(store, net, work.pulls);
     });
@@ -477,10 +493,9 @@ pub async fn create_mandate(
     } else {
         parse_address("payer_account_id", &payer_account_id)?
     };
-    let token = *net
-        .tokens
-        .get(&currency)
-        .ok_or_else(|| invalid("currency", "is not available on this network"))?;
+    if !net.tokens.contains_key(&currency) {
+        return Err(invalid("currency", "is not available on this network"));
+    }
 
     let id = new_id("man_");
     let mandate = Mandate {
@@ -502,13 +517,8 @@ pub async fn create_mandate(
     };
     link_created(&state, &format!("/v1/mandates/{}", mandate.id)).await?;
     state.store.insert_mandate(&mandate).await?;
-    let call = AllowanceStateMachine::createMandateCall {
-        mandateId: onchain_id(&mandate.id),
-        payer,
-        token,
-        maxAmount: token_units(max_amount),
-        interval: interval.onchain(),
-    };
+    let call = create_mandate_call(&mandate, &net)
+        .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable call", mandate.id)))?;
     let wait = wait_of(&state, &headers);
     let done = send_creation(
         state.store.clone(),
@@ -671,12 +681,8 @@ pub async fn create_session_key(
             "may hold at most 20 destinations",
         ));
     }
-    let mut addresses = Vec::with_capacity(dests.len());
     for d in &dests {
-        let a = parse_address("allowed_destinations", d)?;
-        if !addresses.contains(&a) {
-            addresses.push(a);
-        }
+        parse_address("allowed_destinations", d)?;
     }
     if let Some(max) = max_amount
         && max.minor() > mandate.max_amount
@@ -719,13 +725,8 @@ pub async fn create_session_key(
         .insert_session_key(&key, &hash_secret(&secret))
         .await?;
 
-    let call = AllowanceStateMachine::issueSessionKeyCall {
-        keyId: onchain_id(&key.id),
-        mandateId: onchain_id(&mandate.id),
-        expiresAt: expires_at_s as u64,
-        maxAmount: max_amount.map(token_units).unwrap_or_default(),
-        allowedDestinations: addresses,
-    };
+    let call = issue_key_call(&key, mandate.currency)
+        .ok_or_else(|| ApiError::Internal(format!("session key {} has no usable call", key.id)))?;
     let wait = wait_of(&state, &headers);
     let done = send_creation(
         state.store.clone(),
@@ -922,12 +923,8 @@ pub async fn create_pull(
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     state.store.insert_pull(&pull).await?;
 
-    let request = PullRequest {
-        intent: pull.id.clone(),
-        key_id: onchain_id(&key.id),
-        destination: address,
-        amount: token_units(amount),
-    };
+    let request = pull_request(&pull)
+        .ok_or_else(|| ApiError::Internal(format!("pull {} has no usable request", pull.id)))?;
     let (store, id, chain_id) = (state.store.clone(), pull.id.clone(), net.chain_id);
     run_bounded(
         wait_of(&state, &headers),
@@ -988,20 +985,11 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
 /// journaling (see [`resume_unsent_work`]). Only the chain's lease holder sends.
 fn resume_unsent_pulls(store: Store, net: Arc<Network>, pulls: Vec<DebitPull>) {
     for pull in pulls {
-        let (Ok(destination), Some(amount)) = (
-            pull.destination_address.parse::<Address>(),
-            Amount::from_minor(pull.amount, pull.currency),
-        ) else {
+        let Some(request) = pull_request(&pull) else {
             tracing::error!(pull = %pull.id, "unsent pull has an unusable destination or amount");
             continue;
         };
         tracing::info!(pull = %pull.id, "sending a pull accepted before a restart");
-        let request = PullRequest {
-            intent: pull.id.clone(),
-            key_id: onchain_id(&pull.session_key_id),
-            destination,
-            amount: token_units(amount),
-        };
         tokio::spawn(submit_and_record(
             store.clone(),
             net.clone(),

@@ -36,7 +36,7 @@ impl Journal for StoreJournal {
         Box::pin(async move {
             let recorded = self
                 .store
-                .record_tx_fenced(
+                .record_tx(
                     tx.chain_id,
                     tx.nonce,
                     &tx.hash.to_string(),
@@ -87,9 +87,9 @@ impl Journal for StoreJournal {
 
 /// Makes this process the sender of `net`'s transactions: starts its submitter (which
 /// first settles or rebroadcasts what the journal holds), then sends the mandates, keys
-/// and pulls a previous holder accepted but never journaled. `fence` is the chain's lease (name, holder) that
-/// every journaled transaction is checked against; `None` for a single process without
-/// leases.
+/// and pulls a previous holder accepted but never journaled. `fence` is the chain's lease
+/// (name, holder) that every journaled transaction is checked against; `None` for a single
+/// process without leases.
 pub async fn lead(
     store: &Store,
     net: &Arc<Network>,
@@ -97,7 +97,7 @@ pub async fn lead(
     operator: PrivateKeySigner,
     fence: Option<(String, String)>,
     mode: Mode,
-) -> Result<(), ChainError> {
+) -> Result<(), ServeError> {
     let url: Url = deployment
         .rpc_url
         .parse()
@@ -106,9 +106,7 @@ pub async fn lead(
     let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
     // Listed before the submitter is installed, i.e. before this process runs any
     // transaction-sending request itself (see `UnsentWork::list`).
-    let unsent = crate::agentic::UnsentWork::list(store, net.chain_id, mode)
-        .await
-        .map_err(|e| ChainError::Journal(format!("listing unsent work: {e}")))?;
+    let unsent = crate::agentic::UnsentWork::list(store, net.chain_id, mode).await?;
     if !unsent.is_empty() {
         tracing::info!(
             chain_id = net.chain_id,
@@ -178,9 +176,8 @@ pub async fn serve(
         format!("http://{}", std::net::SocketAddr::new(ip, local.port()))
     });
     let app = crate::router(state);
-    let ttl_ms = i64::try_from(node_ttl.as_millis()).unwrap_or(i64::MAX);
     heartbeat_store
-        .acquire_lease(&node_lease, &node_id, &base_url, ttl_ms)
+        .acquire_lease(&node_lease, &node_id, &base_url, node_ttl)
         .await
         .map_err(ServeError::Store)?;
     // One task serves and keeps this process's liveness lease: aborting it stops both.
@@ -190,7 +187,7 @@ pub async fn serve(
             loop {
                 tokio::time::sleep(node_ttl / 3).await;
                 if let Err(e) = heartbeat_store
-                    .acquire_lease(&node_lease, &node_id, &url, ttl_ms)
+                    .acquire_lease(&node_lease, &node_id, &url, node_ttl)
                     .await
                 {
                     tracing::warn!(error = %e, "renewing this process's liveness lease failed");

@@ -130,15 +130,11 @@ struct Leadership {
 }
 
 impl Leadership {
-    fn ttl_ms(&self) -> i64 {
-        i64::try_from(self.options.lease_ttl.as_millis()).unwrap_or(i64::MAX)
-    }
-
     /// Takes the lease if it is free and leads; returns whether this process leads.
     async fn try_take(&self) -> bool {
         match self
             .store
-            .acquire_lease(&self.lease, &self.holder, &self.url, self.ttl_ms())
+            .acquire_lease(&self.lease, &self.holder, &self.url, self.options.lease_ttl)
             .await
         {
             Ok(true) => match self.lead().await {
@@ -230,7 +226,7 @@ impl Leadership {
             }
             match self
                 .store
-                .acquire_lease(&self.lease, &self.holder, &self.url, self.ttl_ms())
+                .acquire_lease(&self.lease, &self.holder, &self.url, self.options.lease_ttl)
                 .await
             {
                 Ok(true) => renewed = Instant::now(),

@@ -37,21 +37,12 @@ enum Leg {
     NotSent,
     InFlight,
     Done(String),
-    /// Mined and reverted: the router refused the transfer (balance or allowance too low).
-    Reverted(String),
-    /// Refused by the node, never mined.
-    Rejected(String),
-}
-
-impl Leg {
-    /// The payment's failure reason for a failed leg.
-    fn failure(&self) -> Option<(&'static str, &str)> {
-        match self {
-            Leg::Reverted(h) => Some(("insufficient_funds", h)),
-            Leg::Rejected(h) => Some(("transaction_failed", h)),
-            Leg::NotSent | Leg::InFlight | Leg::Done(_) => None,
-        }
-    }
+    /// Mined and reverted (`insufficient_funds`: the router refused the transfer) or
+    /// refused by the node (`transaction_failed`).
+    Failed {
+        reason: &'static str,
+        hash: String,
+    },
 }
 
 /// Errors of a worker step.
@@ -194,10 +185,7 @@ impl PaymentWorker {
         } else {
             match self.leg_status(&source_intent).await? {
                 Leg::InFlight => return Ok(false),
-                failed @ (Leg::Reverted(_) | Leg::Rejected(_)) => {
-                    let (reason, hash) = failed.failure().expect("a failed leg");
-                    return self.fail(p, reason, Some(hash)).await;
-                }
+                Leg::Failed { reason, hash } => return self.fail(p, reason, Some(&hash)).await,
                 Leg::Done(_) => {}
                 Leg::NotSent => {
                     self.send_leg(p, &p.source_id, "treasury", &source_intent)
@@ -233,7 +221,7 @@ impl PaymentWorker {
         match self.leg_status(&payout_intent).await? {
             Leg::InFlight => Ok(false),
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
-            Leg::Reverted(hash) | Leg::Rejected(hash) => Ok(self
+            Leg::Failed { hash, .. } => Ok(self
                 .store
                 .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash))
                 .await?),
@@ -252,8 +240,7 @@ impl PaymentWorker {
         if p.status == PaymentStatus::Pending && !self.start_processing(p).await? {
             return Ok(false);
         }
-        let leg = self.leg_status(&p.id).await?;
-        match leg {
+        match self.leg_status(&p.id).await? {
             Leg::InFlight => Ok(false),
             Leg::NotSent => {
                 self.send_leg(p, &p.source_id, &p.destination_address, &p.id)
@@ -261,10 +248,7 @@ impl PaymentWorker {
                 Ok(true)
             }
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
-            Leg::Reverted(_) | Leg::Rejected(_) => {
-                let (reason, hash) = leg.failure().expect("a failed leg");
-                self.fail(p, reason, Some(hash)).await
-            }
+            Leg::Failed { reason, hash } => self.fail(p, reason, Some(&hash)).await,
         }
     }
 
@@ -289,7 +273,7 @@ impl PaymentWorker {
                     return Ok(true);
                 }
                 Leg::Done(_) => RefundStatus::Succeeded,
-                Leg::Reverted(_) | Leg::Rejected(_) => RefundStatus::Failed,
+                Leg::Failed { .. } => RefundStatus::Failed,
             }
         };
         if outcome == RefundStatus::Failed {
@@ -352,8 +336,14 @@ impl PaymentWorker {
                 // final status), since a reorganisation could still undo it.
                 TxStatus::Succeeded | TxStatus::Reverted if !tx.confirmed => Leg::InFlight,
                 TxStatus::Succeeded => Leg::Done(tx.hash),
-                TxStatus::Reverted => Leg::Reverted(tx.hash),
-                TxStatus::Rejected => Leg::Rejected(tx.hash),
+                TxStatus::Reverted => Leg::Failed {
+                    reason: "insufficient_funds",
+                    hash: tx.hash,
+                },
+                TxStatus::Rejected => Leg::Failed {
+                    reason: "transaction_failed",
+                    hash: tx.hash,
+                },
             },
         })
     }

@@ -125,12 +125,7 @@ impl Watcher {
         let from = match self.store.chain_cursor(self.chain_id).await? {
             None => self.start_block,
             Some(c) => {
-                let block = self
-                    .provider
-                    .get_block_by_number(c.block_number.into())
-                    .await?
-                    .ok_or(WatcherError::MissingBlock(c.block_number))?;
-                if block.header.hash.to_string() == c.block_hash {
+                if self.cursor_at(c.block_number).await? == c {
                     c.block_number + 1
                 } else {
                     tracing::warn!(
@@ -205,15 +200,7 @@ impl Watcher {
                 resolutions.push((intent, outcome.resolution(now_ms())));
             }
         }
-        let block = self
-            .provider
-            .get_block_by_number(to.into())
-            .await?
-            .ok_or(WatcherError::MissingBlock(to))?;
-        let cursor = ChainCursor {
-            block_number: to,
-            block_hash: block.header.hash.to_string(),
-        };
+        let cursor = self.cursor_at(to).await?;
         if !resolutions.is_empty() {
             openrail_store::crash::point(openrail_store::crash::BEFORE_CURSOR_COMMIT);
         }
@@ -233,19 +220,23 @@ impl Watcher {
         Ok(step)
     }
 
+    /// The cursor that says block `number` (as the chain has it now) is applied.
+    async fn cursor_at(&self, number: u64) -> Result<ChainCursor, WatcherError> {
+        let block = self
+            .provider
+            .get_block_by_number(number.into())
+            .await?
+            .ok_or(WatcherError::MissingBlock(number))?;
+        Ok(ChainCursor {
+            block_number: number,
+            block_hash: block.header.hash.to_string(),
+        })
+    }
+
     /// Undoes the effects of blocks `from..` (see the module docs) and redoes what can be
     /// redone at once: fates from receipts, rebroadcasts of dropped transactions.
     async fn rewind(&self, from: u64, step: &mut Step) -> Result<(), WatcherError> {
-        let before = from - 1;
-        let block = self
-            .provider
-            .get_block_by_number(before.into())
-            .await?
-            .ok_or(WatcherError::MissingBlock(before))?;
-        let cursor = ChainCursor {
-            block_number: before,
-            block_hash: block.header.hash.to_string(),
-        };
+        let cursor = self.cursor_at(from - 1).await?;
         let (txs, pulls) = self
             .store
             .rewind_chain(self.chain_id, from, &cursor)

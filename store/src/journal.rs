@@ -61,11 +61,12 @@ pub struct JournalSummary {
 pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
 
 impl Store {
-    /// Persists a signed transaction before broadcast; with a `fence` (lease name,
-    /// holder), only while that lease is held and unexpired, checked in the same statement. Returns whether it was
-    /// recorded; `false` means the caller lost the lease and must not broadcast.
+    /// Persists a signed transaction (and its intents) before broadcast; with a `fence`
+    /// (lease name, holder), only while that lease is held and unexpired, checked in the
+    /// same statement. Returns whether it was recorded; `false` means the caller lost the
+    /// lease and must not broadcast.
     #[allow(clippy::too_many_arguments)]
-    pub async fn record_tx_fenced(
+    pub async fn record_tx(
         &self,
         chain_id: u64,
         nonce: u64,
@@ -250,40 +251,43 @@ impl Store {
         if let Some(resource) = resource {
             return Ok(IdempotencyBegin::Recover { resource });
         }
-        Ok(
-            if self
-                .take_over_claim(api_key_id, key, &holder, None, node_id)
-                .await?
-            {
-                IdempotencyBegin::Started
-            } else {
-                IdempotencyBegin::InProgress
-            },
-        )
+        // It created nothing: take it over (only one of several retries does).
+        let taken = self
+            .take_over_claim(
+                api_key_id,
+                key,
+                node_id,
+                "node_id = $5 AND resource IS NULL",
+                &holder,
+            )
+            .await?;
+        Ok(if taken {
+            IdempotencyBegin::Started
+        } else {
+            IdempotencyBegin::InProgress
+        })
     }
 
-    /// Takes over the claim of a dead process (`holder`) that linked `resource` (or
-    /// nothing) for `node_id`, clearing the link; returns whether this caller got it (two
-    /// retries never both do).
+    /// Takes an in-flight claim over for `node_id`, clearing its link, where `condition`
+    /// (on `$5` = `value`) still holds; returns whether this caller got it (of several
+    /// retries racing, one does).
     async fn take_over_claim(
         &self,
         api_key_id: &str,
         key: &str,
-        holder: &str,
-        resource: Option<&str>,
         node_id: &str,
+        condition: &'static str,
+        value: &str,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE idempotency_keys SET node_id = $4, resource = NULL, created_at = $5 \
-             WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight' \
-             AND node_id = $3 AND COALESCE(resource, '') = $6",
-        )
+        let done = sqlx::query(&format!(
+            "UPDATE idempotency_keys SET node_id = $3, resource = NULL, created_at = $4 \
+             WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight' AND {condition}"
+        ))
         .bind(api_key_id)
         .bind(key)
-        .bind(holder)
         .bind(node_id)
         .bind(now_ms())
-        .bind(resource.unwrap_or_default())
+        .bind(value)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
@@ -299,23 +303,8 @@ impl Store {
         resource: &str,
         node_id: &str,
     ) -> Result<bool, StoreError> {
-        let holder: Option<String> = sqlx::query(
-            "SELECT node_id FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
-        )
-        .bind(api_key_id)
-        .bind(key)
-        .fetch_optional(self.pool())
-        .await?
-        .map(|r| r.try_get::<Option<String>, _>(0))
-        .transpose()?
-        .flatten();
-        match holder {
-            Some(holder) => {
-                self.take_over_claim(api_key_id, key, &holder, Some(resource), node_id)
-                    .await
-            }
-            None => Ok(false),
-        }
+        self.take_over_claim(api_key_id, key, node_id, "resource = $5", resource)
+            .await
     }
 
     /// Links a claimed key to the object its request is about to create (its API path),

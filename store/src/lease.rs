@@ -2,7 +2,7 @@
 //! renewed. `openrail serve` processes sharing a database use one lease per settlement
 //! chain ([`chain_lease`]): its holder is the only sender of that chain's operator
 //! transactions, and journaling a transaction checks the lease in the same statement
-//! ([`Store::record_tx_fenced`]), so a holder that stalled past its lease can no longer send.
+//! ([`Store::record_tx`]), so a holder that stalled past its lease can no longer send.
 //!
 //! Times are the processes' clocks (unix ms); they are assumed to agree to well within a
 //! lease's length.
@@ -42,17 +42,18 @@ impl Lease {
 }
 
 impl Store {
-    /// Takes or renews the lease `name` for `holder` (serving at `url`) until `ttl_ms` from
-    /// now. Succeeds when the lease is free, expired, or already `holder`'s; returns whether
-    /// `holder` holds it now.
+    /// Takes or renews the lease `name` for `holder` (serving at `url`) for `ttl` from now
+    /// (`Duration::ZERO` lets it lapse at once). Succeeds when the lease is free, expired,
+    /// or already `holder`'s; returns whether `holder` holds it now.
     pub async fn acquire_lease(
         &self,
         name: &str,
         holder: &str,
         url: &str,
-        ttl_ms: i64,
+        ttl: std::time::Duration,
     ) -> Result<bool, StoreError> {
         let now = now_ms();
+        let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX / 2);
         let done = sqlx::query(
             "INSERT INTO leases (name, holder, url, expires_at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, url = excluded.url, \

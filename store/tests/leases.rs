@@ -1,6 +1,10 @@
 //! Leases and the journal's fence, on both backends.
 
+use std::time::Duration;
+
 use openrail_store::Store;
+
+const MINUTE: Duration = Duration::from_secs(60);
 use openrail_store::journal::IdempotencyBegin;
 use openrail_store::lease::{chain_lease, node_lease};
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
@@ -8,7 +12,7 @@ use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
     let lease = chain_lease(7);
     store
-        .record_tx_fenced(
+        .record_tx(
             7,
             nonce,
             &format!("0xhash{nonce}"),
@@ -29,20 +33,20 @@ async fn leases_and_fence(store: Store) {
 
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", 60_000)
+            .acquire_lease(&lease, "a", "http://a", MINUTE)
             .await
             .unwrap()
     );
     assert!(
         !store
-            .acquire_lease(&lease, "b", "http://b", 60_000)
+            .acquire_lease(&lease, "b", "http://b", MINUTE)
             .await
             .unwrap()
     );
     // The holder renews; the other still cannot take it.
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", 60_000)
+            .acquire_lease(&lease, "a", "http://a", MINUTE)
             .await
             .unwrap()
     );
@@ -56,20 +60,20 @@ async fn leases_and_fence(store: Store) {
     // journal writes are refused from then on.
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", -1)
+            .acquire_lease(&lease, "a", "http://a", Duration::ZERO)
             .await
             .unwrap()
     );
     assert!(!record(&store, 1, "a").await);
     assert!(
         store
-            .acquire_lease(&lease, "b", "http://b", 60_000)
+            .acquire_lease(&lease, "b", "http://b", MINUTE)
             .await
             .unwrap()
     );
     assert!(
         !store
-            .acquire_lease(&lease, "a", "http://a", 60_000)
+            .acquire_lease(&lease, "a", "http://a", MINUTE)
             .await
             .unwrap()
     );
@@ -82,14 +86,14 @@ async fn leases_and_fence(store: Store) {
     store.release_lease(&lease, "b").await.unwrap();
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", 60_000)
+            .acquire_lease(&lease, "a", "http://a", MINUTE)
             .await
             .unwrap()
     );
     // Unfenced journaling (a single process without leases) always records.
     assert!(
         store
-            .record_tx_fenced(7, 3, "0xhash3", "0xraw", "settle", &[], None)
+            .record_tx(7, 3, "0xhash3", "0xraw", "settle", &[], None)
             .await
             .unwrap()
     );
@@ -109,7 +113,7 @@ async fn idempotency_recovery(store: Store) {
         async move {
             assert!(
                 store
-                    .acquire_lease(&node_lease(node), node, "http://x", 60_000)
+                    .acquire_lease(&node_lease(node), node, "http://x", MINUTE)
                     .await
                     .unwrap()
             );
@@ -139,7 +143,7 @@ async fn idempotency_recovery(store: Store) {
         .unwrap();
     assert!(
         store
-            .acquire_lease(&node_lease("b"), "b", "http://x", -1)
+            .acquire_lease(&node_lease("b"), "b", "http://x", Duration::ZERO)
             .await
             .unwrap()
     );

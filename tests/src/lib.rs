@@ -253,18 +253,14 @@ impl Harness {
         database_url: String,
     ) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
-        let dir = h.devnet_dir()?;
-        h.devnet.manifest.write(&dir.join("deployment.json"))?;
+        let files = tempfile::tempdir()?;
+        h.devnet
+            .manifest
+            .write(&files.path().join("deployment.json"))?;
+        h.files = Some(files);
         h.binary = Some(binary.into());
         h.server = Some(h.database(db_dir, database_url).await?);
         Ok(h)
-    }
-
-    fn devnet_dir(&mut self) -> anyhow::Result<std::path::PathBuf> {
-        let dir = tempfile::tempdir()?;
-        let path = dir.path().to_path_buf();
-        self.files = Some(dir);
-        Ok(path)
     }
 
     /// Starts `openrail serve` as a child process on this harness's chains and database

@@ -201,7 +201,7 @@ async fn a_follower_answers_503_while_no_holder_can_be_reached() -> anyhow::Resu
                 &chain_lease(chain_id),
                 "ghost",
                 "http://127.0.0.1:9",
-                60_000
+                Duration::from_secs(60)
             )
             .await?
     );
