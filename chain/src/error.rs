@@ -4,7 +4,7 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 pub enum ChainError {
     /// The anvil binary could not be found.
-    #[error("anvil not found: run `npm ci` at the repository root or set OPENRAIL_ANVIL")]
+    #[error("anvil not found: run `make setup` at the repository root or set OPENRAIL_ANVIL")]
     AnvilNotFound,
     /// The anvil process could not be started or died while starting.
     #[error("anvil failed to start: {0}")]
