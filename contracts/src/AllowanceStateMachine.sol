@@ -13,6 +13,10 @@ import {SettlementCore} from "./SettlementCore.sol";
 ///      share a slot; a key is one slot (config and its epoch usage); a mandate is two slots
 ///      (config, and token with its epoch usage). A pull reads four slots, checks the
 ///      allow-list once, writes two slots, and calls the token. See ARCHITECTURE.md "Gas".
+///      Authority: the payer signs (or sends) its mandates and may cancel them and revoke their
+///      keys alone; the operator creates only treasury-paid mandates by itself, issues keys and
+///      submits pulls within what the payer signed; a key with a `signer` pulls only with its
+///      agent's signature. See ARCHITECTURE.md "Trust model".
 contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     /// @dev Slot A of a mandate.
     struct MandateConfig {
@@ -38,7 +42,17 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint64 ceiling; // 0 = none
         uint32 epochEnd; // day number of the first day after the epoch of `spent`
         uint64 spent;
+        bool hasSigner; // pulls need the signature of `_signerOf[keyId]`
     }
+
+    /// @notice EIP-712 type of the mandate a payer signs.
+    bytes32 public constant MANDATE_TYPEHASH = keccak256(
+        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)"
+    );
+    /// @notice EIP-712 type of the pull a key's agent signs.
+    bytes32 public constant DEBIT_PULL_TYPEHASH = keccak256(
+        "DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)"
+    );
 
     uint256 private constant DAY = 86_400;
 
@@ -49,6 +63,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     mapping(uint32 index => MandateUsage) private _usage;
     mapping(bytes32 keyId => Key) private _keys;
     mapping(bytes32 keyId => mapping(address destination => bool)) private _allowed;
+    mapping(bytes32 keyId => address) private _signerOf;
+    mapping(bytes32 keyId => mapping(uint256 word => uint256 bits)) private _pullNonces;
 
     /// @notice Deploys the state machine, which is also the settlement chain's router.
     /// @param owner_ Owner (may pause and change the operator and treasury).
@@ -67,9 +83,42 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         address token,
         uint256 maxAmount,
         Interval interval
+    ) external {
+        if (msg.sender != payer && (msg.sender != _operator() || payer != _treasury)) {
+            revert UnauthorizedCaller(msg.sender);
+        }
+        _createMandate(mandateId, payer, token, maxAmount, interval);
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function createMandateWithSignature(
+        bytes32 mandateId,
+        address payer,
+        address token,
+        uint256 maxAmount,
+        Interval interval,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
     ) external onlyOperator {
+        if (block.timestamp > deadline) revert SignatureExpired(deadline);
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(
+                abi.encode(MANDATE_TYPEHASH, mandateId, payer, token, maxAmount, uint8(interval), nonce, deadline)
+            )
+        );
+        if (!_isValidSignature(payer, digest, signature)) revert InvalidSignature();
+        _useNonce(payer, nonce);
+        _createMandate(mandateId, payer, token, maxAmount, interval);
+    }
+
+    /// @dev Stores a new active mandate and emits `MandateCreated`.
+    function _createMandate(bytes32 mandateId, address payer, address token, uint256 maxAmount, Interval interval)
+        private
+    {
         if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
         if (payer == address(0) || token == address(0)) revert ZeroAddress();
+        if (payer == address(this)) revert InvalidDestination(payer);
         if (maxAmount == 0 || maxAmount > type(uint64).max) revert InvalidAmount(maxAmount);
         uint32 index = ++_mandateCount;
         _mandateIndex[mandateId] = index;
@@ -80,10 +129,11 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function cancelMandate(bytes32 mandateId) external onlyOperator {
+    function cancelMandate(bytes32 mandateId) external {
         uint32 index = _mandateIndex[mandateId];
         if (index == 0) revert UnknownMandate(mandateId);
         MandateConfig storage cfg = _config[index];
+        if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
         if (cfg.status != MandateStatus.Active) revert MandateNotActive(mandateId);
         cfg.status = MandateStatus.Canceled;
         emit MandateCanceled(mandateId);
@@ -95,12 +145,14 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         bytes32 mandateId,
         uint64 expiresAt,
         uint256 maxAmount,
-        address[] calldata allowedDestinations
-    ) external onlyOperator {
+        address[] calldata allowedDestinations,
+        address signer
+    ) external {
         if (_keys[keyId].mandateIndex != 0) revert KeyAlreadyExists(keyId);
         uint32 index = _mandateIndex[mandateId];
         if (index == 0) revert UnknownMandate(mandateId);
         MandateConfig memory cfg = _config[index];
+        if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
         if (cfg.status != MandateStatus.Active) revert MandateNotActive(mandateId);
         if (expiresAt <= block.timestamp) revert ExpiryNotInFuture(expiresAt);
         if (maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(maxAmount, cfg.maxAmount);
@@ -108,17 +160,22 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         for (uint256 i; i < n; ++i) {
             address d = allowedDestinations[i];
             if (d == address(0)) revert ZeroAddress();
+            if (d == address(this)) revert InvalidDestination(d);
             _allowed[keyId][d] = true;
         }
         uint40 expiry = expiresAt > type(uint40).max ? type(uint40).max : uint40(expiresAt);
-        _keys[keyId] = Key(index, expiry, false, n != 0, uint64(maxAmount), 0, 0);
-        emit SessionKeyIssued(keyId, mandateId, expiresAt, uint64(maxAmount), allowedDestinations);
+        _keys[keyId] = Key(index, expiry, false, n != 0, uint64(maxAmount), 0, 0, signer != address(0));
+        if (signer != address(0)) _signerOf[keyId] = signer;
+        emit SessionKeyIssued(keyId, mandateId, expiry, uint64(maxAmount), allowedDestinations, signer);
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function revokeSessionKey(bytes32 keyId) external onlyOperator {
+    function revokeSessionKey(bytes32 keyId) external {
         Key storage k = _keys[keyId];
         if (k.mandateIndex == 0) revert UnknownKey(keyId);
+        if (msg.sender != _operator() && msg.sender != _config[k.mandateIndex].payer) {
+            revert UnauthorizedCaller(msg.sender);
+        }
         if (k.revoked) revert KeyRevoked(keyId);
         k.revoked = true;
         emit SessionKeyRevoked(keyId);
@@ -138,7 +195,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     /// @dev A pull decided by `_authorize` alone: reverts with the reason's custom error, or
     ///      stores the new usage and moves the tokens (reverting `TransferFailed`).
     function _referencePull(bytes32 keyId, address destination, uint256 amount) internal {
-        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount);
+        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount, false);
         if (err.length != 0) {
             assembly ("memory-safe") {
                 revert(add(err, 32), mload(err))
@@ -150,24 +207,39 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    /// @dev Each item takes the fast path when it applies, as in `pull`.
+    /// @dev Each unsigned item takes the fast path when it applies, as in `pull`. A signed item
+    ///      on a key with a signer is checked (deadline, unused nonce, signature) before the
+    ///      allowance rules; its nonce is marked used with the usage and restored with it when
+    ///      the token move fails.
     function pullBatch(PullItem[] calldata items) external onlyOperatorUnpaused returns (uint256 authorized) {
         uint256 n = items.length;
         for (uint256 i; i < n; ++i) {
             PullItem calldata item = items[i];
-            uint256 fast = _fastPull(item.keyId, item.destination, item.amount);
-            if (fast == FAST_DONE) {
-                emit DebitPulled(item.keyId, item.destination, item.amount);
-                ++authorized;
-                continue;
+            bool signed = item.signature.length != 0;
+            if (!signed) {
+                uint256 fast = _fastPull(item.keyId, item.destination, item.amount);
+                if (fast == FAST_DONE) {
+                    emit DebitPulled(item.keyId, item.destination, item.amount);
+                    ++authorized;
+                    continue;
+                }
+                if (fast == FAST_TRANSFER_FAILED) {
+                    emit DebitPullDeclined(
+                        item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
+                    );
+                    continue;
+                }
             }
-            if (fast == FAST_TRANSFER_FAILED) {
-                emit DebitPullDeclined(
-                    item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
-                );
-                continue;
+            address signer = signed ? _signerOf[item.keyId] : address(0);
+            if (signer != address(0)) {
+                bytes memory sigErr = _checkPullSignature(item, signer);
+                if (sigErr.length != 0) {
+                    emit DebitPullDeclined(item.keyId, i, sigErr);
+                    continue;
+                }
             }
-            (bytes memory err, Slots memory p) = _authorize(item.keyId, item.destination, item.amount);
+            (bytes memory err, Slots memory p) =
+                _authorize(item.keyId, item.destination, item.amount, signer != address(0));
             if (err.length != 0) {
                 emit DebitPullDeclined(item.keyId, i, err);
                 continue;
@@ -176,17 +248,42 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             uint256 useBefore = _read(p.useSlot);
             _write(p.keySlot, p.keyWord);
             _write(p.useSlot, p.useWord);
+            uint256 nonceBit = signer != address(0) ? 1 << (item.nonce & 0xff) : 0;
+            if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] |= nonceBit;
             if (_tryMove(p.token, p.payer, item.destination, item.amount)) {
                 emit DebitPulled(item.keyId, item.destination, item.amount);
                 ++authorized;
             } else {
                 _write(p.keySlot, keyBefore);
                 _write(p.useSlot, useBefore);
+                if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] ^= nonceBit;
                 emit DebitPullDeclined(
                     item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
                 );
             }
         }
+    }
+
+    /// @dev The agent's authorization of a signed item: not past its deadline, nonce unused, a
+    ///      valid `DebitPull` signature by `signer`. Empty when it holds, else the error.
+    function _checkPullSignature(PullItem calldata item, address signer) private view returns (bytes memory) {
+        if (block.timestamp > item.deadline) {
+            return abi.encodeWithSelector(SignatureExpired.selector, item.deadline);
+        }
+        if (_pullNonces[item.keyId][item.nonce >> 8] & (1 << (item.nonce & 0xff)) != 0) {
+            return abi.encodeWithSelector(NonceAlreadyUsed.selector, item.nonce);
+        }
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(
+                abi.encode(
+                    DEBIT_PULL_TYPEHASH, item.keyId, item.destination, item.amount, item.nonce, item.deadline
+                )
+            )
+        );
+        if (!_isValidSignature(signer, digest, item.signature)) {
+            return abi.encodeWithSelector(InvalidSignature.selector);
+        }
+        return "";
     }
 
     // ------------------------------------------------------------------ views
@@ -221,8 +318,14 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             maxAmount: k.ceiling,
             revoked: k.revoked,
             hasAllowList: k.hasAllowList,
-            spentThisEpoch: k.epochEnd > block.timestamp / DAY ? k.spent : 0
+            spentThisEpoch: k.epochEnd > block.timestamp / DAY ? k.spent : 0,
+            signer: _signerOf[keyId]
         });
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function pullNonceUsed(bytes32 keyId, uint256 nonce) external view returns (bool) {
+        return _pullNonces[keyId][nonce >> 8] & (1 << (nonce & 0xff)) != 0;
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -283,6 +386,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     uint256 private constant K_CEILING = 88;
     uint256 private constant K_EPOCH = 152;
     uint256 private constant K_SPENT = 184;
+    uint256 private constant K_SIGNER = 248;
     uint256 private constant U_EPOCH = 160;
     uint256 private constant U_SPENT = 192;
     uint256 private constant C_MAX = 160;
@@ -336,9 +440,13 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             useSlot := keccak256(0x00, 0x40)
             uw := sload(useSlot)
             // exists (a zero mandate index has a zero config word, so status is not Active),
-            // not revoked, not expired, mandate active, both usage words of this epoch.
+            // no signer, not revoked, not expired, mandate active, a destination other than
+            // zero and this contract, both usage words of this epoch.
             ok := and(
-                and(lt(sub(amount, 1), MASK64), iszero(and(shr(K_REVOKED, kw), 0xff))),
+                and(
+                    and(lt(sub(amount, 1), MASK64), iszero(and(shr(K_REVOKED, kw), 0xff))),
+                    and(iszero(shr(K_SIGNER, kw)), iszero(or(iszero(destination), eq(destination, address()))))
+                ),
                 and(
                     and(
                         lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)),
@@ -380,14 +488,18 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
 
     /// @dev Checks a pull in the documented order, reading each slot once. On success returns
     ///      the key and mandate-usage words as they must be stored; on a decline returns the
-    ///      custom error's ABI encoding.
-    function _authorize(bytes32 keyId, address destination, uint256 amount)
+    ///      custom error's ABI encoding. `agentSigned`: the caller already checked the key's
+    ///      signer's signature (otherwise a key with a signer is declined `SignatureRequired`).
+    function _authorize(bytes32 keyId, address destination, uint256 amount, bool agentSigned)
         internal
         view
         returns (bytes memory err, Slots memory p)
     {
         if (amount == 0 || amount > type(uint64).max) {
             return (abi.encodeWithSelector(InvalidAmount.selector, amount), p);
+        }
+        if (destination == address(0) || destination == address(this)) {
+            return (abi.encodeWithSelector(InvalidDestination.selector, destination), p);
         }
         {
             Key storage kRef = _keys[keyId];
@@ -400,6 +512,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint256 kw = _read(p.keySlot);
         uint32 index = uint32(kw);
         if (index == 0) return (abi.encodeWithSelector(UnknownKey.selector, keyId), p);
+        if (!agentSigned && kw >> K_SIGNER != 0) {
+            return (abi.encodeWithSelector(SignatureRequired.selector, keyId), p);
+        }
         if ((kw >> K_REVOKED) & 0xff != 0) return (abi.encodeWithSelector(KeyRevoked.selector, keyId), p);
         if (block.timestamp >= (kw >> K_EXPIRES) & MASK40) {
             return (abi.encodeWithSelector(KeyExpired.selector, keyId, uint64((kw >> K_EXPIRES) & MASK40)), p);
@@ -449,7 +564,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             }
         }
         // Amounts fit in uint64 (checked above) and the sums stay within the ceilings.
-        p.keyWord = (kw & ((1 << K_EPOCH) - 1)) | (endDay << K_EPOCH) | ((keySpent + amount) << K_SPENT);
+        p.keyWord = (kw & ((1 << K_EPOCH) - 1)) | (endDay << K_EPOCH) | ((keySpent + amount) << K_SPENT)
+            | ((kw >> K_SIGNER) << K_SIGNER);
         uint256 spent = (uw >> U_EPOCH) & MASK32 > today ? uw >> U_SPENT : 0;
         if (spent + amount > (cw >> C_MAX) & MASK64) {
             return (

@@ -5,17 +5,35 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {ISettlementRouter} from "./interfaces/ISettlementRouter.sol";
 
 /// @title SettlementCore
 /// @notice The settlement router's logic, shared by the standalone `SettlementRouter` and the
 ///         `AllowanceStateMachine` (which is the router of the settlement chain).
 /// @dev Tokens go straight from `from` to `to` with one `transferFrom`, so the contract never
-///      holds a balance. The owner (two-step ownership) administers; the operator moves tokens.
+///      holds a balance. The owner (two-step ownership) administers; the operator submits moves,
+///      but a payer's tokens move only as the payer signed (EIP-712, unordered nonces in a
+///      bitmap as in Permit2's `SignatureTransfer`); the operator alone moves only the
+///      treasury's tokens.
 ///      The operator and the pause flag share one storage slot, so the hot paths authorize the
 ///      caller and check the pause with a single read.
-abstract contract SettlementCore is ISettlementRouter, Ownable2Step {
+abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
     using SafeERC20 for IERC20;
+
+    /// @notice EIP-712 type of a one-time payment a payer signs.
+    bytes32 public constant PAYMENT_TYPEHASH = keccak256(
+        "Payment(address token,address from,address to,uint256 amount,uint256 nonce,uint256 deadline)"
+    );
+
+    /// @dev Gas a token call may use. Bounds what one hostile token can burn in a batch; an
+    ///      ERC-20 `transferFrom` needs well under half of it.
+    uint256 internal constant TOKEN_CALL_GAS = 100_000;
+    /// @dev Gas that must be left before a token call, so a token that fails did so within its
+    ///      own bound and not for lack of gas in the transaction (63/64 rule, plus margin).
+    uint256 internal constant TOKEN_CALL_RESERVE = 104_000;
 
     /// @dev One slot: who may move tokens, and whether moves are paused.
     struct Gate {
@@ -24,12 +42,13 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step {
     }
 
     Gate private _gate;
-    address private _treasury;
+    address internal _treasury;
+    mapping(address owner => mapping(uint256 word => uint256 bits)) private _nonceBitmap;
 
     /// @param owner_ Owner (may pause and change the operator and treasury).
     /// @param operator_ The service's signer.
     /// @param treasury_ The treasury wallet.
-    constructor(address owner_, address operator_, address treasury_) Ownable(owner_) {
+    constructor(address owner_, address operator_, address treasury_) Ownable(owner_) EIP712("Openrail", "1") {
         if (operator_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
         _gate.operator = operator_;
         _treasury = treasury_;
@@ -52,12 +71,89 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step {
     }
 
     /// @inheritdoc ISettlementRouter
-    function settle(bytes32 ref, address token, address from, address to, uint256 amount)
-        external
-        onlyOperatorUnpaused
+    function settle(bytes32 ref, address token, address to, uint256 amount) external onlyOperatorUnpaused {
+        _move(ref, token, _treasury, to, amount);
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function settleWithSignature(
+        bytes32 ref,
+        address token,
+        address from,
+        address to,
+        uint256 amount,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) external onlyOperatorUnpaused {
+        if (block.timestamp > deadline) revert SignatureExpired(deadline);
+        bytes32 digest =
+            _hashTypedDataV4(keccak256(abi.encode(PAYMENT_TYPEHASH, token, from, to, amount, nonce, deadline)));
+        if (!_isValidSignature(from, digest, signature)) revert InvalidSignature();
+        _useNonce(from, nonce);
+        _move(ref, token, from, to, amount);
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function invalidateNonce(uint256 nonce) external {
+        _useNonce(msg.sender, nonce);
+        emit NonceInvalidated(msg.sender, nonce);
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function nonceUsed(address owner, uint256 nonce) external view returns (bool) {
+        return _nonceBitmap[owner][nonce >> 8] & (1 << (nonce & 0xff)) != 0;
+    }
+
+    /// @inheritdoc ISettlementRouter
+    // solhint-disable-next-line func-name-mixedcase
+    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    /// @dev The operator's address.
+    function _operator() internal view returns (address) {
+        return _gate.operator;
+    }
+
+    /// @dev Whether `signature` is `signer`'s over `digest`: ECDSA (65 bytes, low `s`, as
+    ///      OpenZeppelin's `ECDSA.tryRecover` requires), else, for a contract, ERC-1271
+    ///      `isValidSignature` with gas bounded to `TOKEN_CALL_GAS` and only the first return
+    ///      word read (like OpenZeppelin's `SignatureChecker`, but a hostile wallet cannot burn
+    ///      a batch's gas or memory).
+    function _isValidSignature(address signer, bytes32 digest, bytes calldata signature)
+        internal
+        view
+        returns (bool)
     {
+        if (signer == address(0)) return false;
+        (address recovered, ECDSA.RecoverError e,) = ECDSA.tryRecover(digest, signature);
+        if (e == ECDSA.RecoverError.NoError && recovered == signer) return true;
+        if (signer.code.length == 0) return false;
+        if (gasleft() < TOKEN_CALL_RESERVE) revert InsufficientGas();
+        bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (digest, signature));
+        bool ok;
+        uint256 word;
+        assembly ("memory-safe") {
+            ok := staticcall(TOKEN_CALL_GAS, signer, add(data, 0x20), mload(data), 0, 0x20)
+            word := mload(0)
+            ok := and(ok, gt(returndatasize(), 0x1f))
+        }
+        return ok && bytes4(bytes32(word)) == IERC1271.isValidSignature.selector;
+    }
+
+    /// @dev Marks `owner`'s `nonce` used; reverts `NonceAlreadyUsed` if it was.
+    function _useNonce(address owner, uint256 nonce) internal {
+        uint256 bit = 1 << (nonce & 0xff);
+        uint256 flipped = _nonceBitmap[owner][nonce >> 8] ^= bit;
+        if (flipped & bit == 0) revert NonceAlreadyUsed(nonce);
+    }
+
+    /// @dev The checks every settled move shares, the transfer and its event.
+    function _move(bytes32 ref, address token, address from, address to, uint256 amount) private {
         if (amount == 0) revert ZeroAmount();
-        if (to == address(0) || token == address(0)) revert ZeroAddress();
+        if (token == address(0) || from == address(0)) revert ZeroAddress();
+        if (to == address(0) || to == address(this)) revert InvalidDestination(to);
         if (from == to) revert SelfTransfer();
         IERC20(token).safeTransferFrom(from, to, amount);
         emit Settled(ref, token, from, to, amount);
@@ -114,9 +210,12 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step {
     /// @dev Moves tokens for a debit pull; false (nothing moved) when `to` is the payer or the
     ///      zero address, or the token call fails. Same acceptance as SafeERC20's
     ///      `trySafeTransferFrom` (a token may return nothing, or `true`), without its memory
-    ///      copies: this is on the pull hot path.
+    ///      copies: this is on the pull hot path. The token gets at most `TOKEN_CALL_GAS`, so a
+    ///      token that burns gas fails its own item only; with less than `TOKEN_CALL_RESERVE`
+    ///      left the whole transaction reverts `InsufficientGas` rather than blame the token.
     function _tryMove(address token, address from, address to, uint256 amount) internal returns (bool ok) {
         if (to == from || to == address(0)) return false;
+        if (gasleft() < TOKEN_CALL_RESERVE) revert InsufficientGas();
         assembly ("memory-safe") {
             // Narrow values may carry dirty upper bits in assembly: clean the addresses.
             let mask := 0xffffffffffffffffffffffffffffffffffffffff
@@ -126,7 +225,7 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step {
             mstore(add(m, 0x04), and(from, mask))
             mstore(add(m, 0x24), and(to, mask))
             mstore(add(m, 0x44), amount)
-            ok := call(gas(), token, 0, m, 0x64, 0, 0x20)
+            ok := call(TOKEN_CALL_GAS, token, 0, m, 0x64, 0, 0x20)
             switch returndatasize()
             case 0 { ok := and(ok, gt(extcodesize(token), 0)) }
             default { ok := and(ok, eq(mload(0), 1)) }

@@ -9,9 +9,14 @@ import {ISettlementRouter} from "./ISettlementRouter.sol";
 ///         destination allow-list, revocation), and debit pulls checked against both ceilings.
 /// @dev Amounts are in the token's smallest unit and must fit in uint64. Epochs are calendar
 ///      aligned in UTC: days from 00:00Z, ISO weeks from Monday 00:00Z, calendar months, calendar
-///      years. Unused allowance does not carry over. Only the operator may write. The contract is
-///      also the settlement chain's router (`ISettlementRouter`): payers approve it, and a pull
-///      moves their tokens itself.
+///      years. Unused allowance does not carry over. The payer's signature is the root of
+///      authority: a mandate on a wallet exists only with the payer's EIP-712 `Mandate` signature
+///      (`createMandateWithSignature`) or the payer's own transaction (`createMandate`); only
+///      mandates paid by the treasury (bank-account payers) are created by the operator alone.
+///      The payer can cancel its mandate and revoke its keys without the operator. A session key
+///      may name an agent `signer`: its pulls then need the signer's EIP-712 `DebitPull`
+///      signature (each (key, nonce) once). The contract is also the settlement chain's router
+///      (`ISettlementRouter`): payers approve it, and a pull moves their tokens itself.
 interface IAllowanceStateMachine is ISettlementRouter {
     /// @notice Length of a mandate's epoch.
     enum Interval {
@@ -48,13 +53,19 @@ interface IAllowanceStateMachine is ISettlementRouter {
         bool revoked;
         bool hasAllowList;
         uint64 spentThisEpoch;
+        address signer; // 0 = pulls need no agent signature
     }
 
-    /// @notice One item of `pullBatch`.
+    /// @notice One item of `pullBatch`. `nonce`, `deadline` and `signature` matter only for a key
+    ///         with a `signer` (its agent's `DebitPull` signature); leave them zero and empty
+    ///         otherwise.
     struct PullItem {
         bytes32 keyId;
         address destination;
         uint256 amount;
+        uint256 nonce;
+        uint256 deadline;
+        bytes signature;
     }
 
     /// @notice A mandate was created.
@@ -67,13 +78,14 @@ interface IAllowanceStateMachine is ISettlementRouter {
     );
     /// @notice A mandate was canceled; none of its keys can pull again.
     event MandateCanceled(bytes32 indexed mandateId);
-    /// @notice A session key was issued under a mandate.
+    /// @notice A session key was issued under a mandate. `expiresAt` is the stored expiry.
     event SessionKeyIssued(
         bytes32 indexed keyId,
         bytes32 indexed mandateId,
         uint64 expiresAt,
         uint64 maxAmount,
-        address[] allowedDestinations
+        address[] allowedDestinations,
+        address signer
     );
     /// @notice A session key was revoked.
     event SessionKeyRevoked(bytes32 indexed keyId);
@@ -113,8 +125,16 @@ interface IAllowanceStateMachine is ISettlementRouter {
     error TransferFailed(bytes32 keyId);
     /// @notice The amount is zero or does not fit in uint64.
     error InvalidAmount(uint256 amount);
+    /// @notice The key names a signer and the pull carries no signature.
+    error SignatureRequired(bytes32 keyId);
 
-    /// @notice Creates a mandate. Only the operator.
+    /// @notice Creates a mandate without a signature: by the payer itself (any payer), or by the
+    ///         operator for a mandate whose payer is the treasury (bank-account payers).
+    /// @param mandateId The mandate's id.
+    /// @param payer The wallet pulls are paid from.
+    /// @param token The ERC-20 pulled.
+    /// @param maxAmount Ceiling per epoch in token units (1 … 2^64-1).
+    /// @param interval The epoch.
     function createMandate(
         bytes32 mandateId,
         address payer,
@@ -122,27 +142,65 @@ interface IAllowanceStateMachine is ISettlementRouter {
         uint256 maxAmount,
         Interval interval
     ) external;
-    /// @notice Cancels a mandate; its keys can no longer pull. Only the operator.
+    /// @notice Creates a mandate the payer signed: its EIP-712
+    ///         `Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)`
+    ///         (ECDSA, or ERC-1271 for a contract wallet; the payer's nonce is used once, shared
+    ///         with its payment nonces; not after `deadline`). Only the operator submits it.
+    /// @param mandateId The mandate's id.
+    /// @param payer The signer, whose wallet pulls are paid from.
+    /// @param token The ERC-20 pulled.
+    /// @param maxAmount Ceiling per epoch in token units.
+    /// @param interval The epoch.
+    /// @param nonce The payer's unordered nonce.
+    /// @param deadline Last second (unix) the signature is good for.
+    /// @param signature The payer's signature.
+    function createMandateWithSignature(
+        bytes32 mandateId,
+        address payer,
+        address token,
+        uint256 maxAmount,
+        Interval interval,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) external;
+    /// @notice Cancels a mandate; its keys can no longer pull. The operator or the mandate's payer
+    ///         (works while paused).
+    /// @param mandateId The mandate.
     function cancelMandate(bytes32 mandateId) external;
-    /// @notice Issues a session key. `maxAmount` 0 means no key ceiling; an empty list means any
-    ///         destination. Only the operator.
+    /// @notice Issues a session key under an active mandate. The operator or the mandate's payer.
+    /// @param keyId The key's id.
+    /// @param mandateId Its mandate.
+    /// @param expiresAt Expiry, unix seconds, in the future (stored clamped to 2^40-1).
+    /// @param maxAmount The key's ceiling per epoch in token units; 0 = none (the mandate's).
+    /// @param allowedDestinations Destinations the key may pay; empty = any.
+    /// @param signer The agent whose `DebitPull` signature each pull needs; 0 = none.
     function issueSessionKey(
         bytes32 keyId,
         bytes32 mandateId,
         uint64 expiresAt,
         uint256 maxAmount,
-        address[] calldata allowedDestinations
+        address[] calldata allowedDestinations,
+        address signer
     ) external;
-    /// @notice Revokes a session key (works while the router is paused). Only the operator.
+    /// @notice Revokes a session key (works while paused). The operator or the mandate's payer.
+    /// @param keyId The key.
     function revokeSessionKey(bytes32 keyId) external;
     /// @notice Pulls `amount` from the key's mandate payer to `destination`; reverts with the
-    ///         reason's custom error when declined. Only the operator; reverts `RouterPaused`
-    ///         while token moves are paused.
+    ///         reason's custom error when declined (`SignatureRequired` for a key with a
+    ///         signer). Only the operator; reverts `RouterPaused` while token moves are paused.
+    /// @param keyId The session key.
+    /// @param destination Who is paid.
+    /// @param amount Token units.
     function pull(bytes32 keyId, address destination, uint256 amount) external;
     /// @notice Pulls many items; each succeeds or is declined on its own and never reverts the
-    ///         batch; outcomes are events. Returns how many items were authorized. Only the
-    ///         operator; while token moves are paused the whole batch reverts `RouterPaused`
-    ///         (no item is at fault).
+    ///         batch; outcomes are events. An item on a key with a signer needs the signer's
+    ///         EIP-712 `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)`
+    ///         signature; its nonce is used only when the item is authorized. Each item's token
+    ///         call gets bounded gas. Returns how many items were authorized. Only the operator;
+    ///         while token moves are paused the whole batch reverts `RouterPaused`.
+    /// @param items The pulls.
+    /// @return authorized How many were authorized.
     function pullBatch(PullItem[] calldata items) external returns (uint256 authorized);
 
     /// @notice A mandate's state.
@@ -154,6 +212,8 @@ interface IAllowanceStateMachine is ISettlementRouter {
     /// @notice What the key may still pull in the current epoch (0 when it cannot pull at all),
     ///         and when the epoch resets.
     function remainingAllowance(bytes32 keyId) external view returns (uint256 remaining, uint64 resetsAt);
+    /// @notice Whether `nonce` of key `keyId` was used by an authorized signed pull.
+    function pullNonceUsed(bytes32 keyId, uint256 nonce) external view returns (bool);
     /// @notice The bounds [start, end) of the epoch of `interval` containing `timestamp`.
     function epochBounds(Interval interval, uint256 timestamp)
         external

@@ -4,12 +4,17 @@ pragma solidity ^0.8.24;
 /// @title ISettlementRouter
 /// @notice Moves ERC-20 tokens atomically between a payer wallet (which approved the router),
 ///         the treasury, and destination wallets. Deployed on both chains. Never keeps a balance.
-/// @dev Only the operator moves tokens. On the settlement chain the router is the
+/// @dev Only the operator submits moves, and it can move a payer's tokens only with the payer's
+///      EIP-712 `Payment` signature (`settleWithSignature`, ECDSA or ERC-1271, each nonce once);
+///      without one it moves only the treasury's own tokens (`settle`). No move may pay the
+///      router itself or the zero address. On the settlement chain the router is the
 ///      AllowanceStateMachine itself (it extends this interface), so a debit pull moves tokens
 ///      without a call to a second contract; see ARCHITECTURE.md "Gas". Pausing blocks every
-///      move (`settle`, `pull`, `pullBatch`); it never blocks session-key revocation.
+///      move (`settle`, `settleWithSignature`, `pull`, `pullBatch`); it never blocks
+///      cancellation or revocation. EIP-712 domain: name "Openrail", version "1", the chain's
+///      id, this contract.
 interface ISettlementRouter {
-    /// @notice A move was settled on behalf of the operator (one-time payments, bank legs).
+    /// @notice A move was settled (one-time payments, bank legs).
     /// @param ref The caller's reference (the payment's id hash).
     /// @param token The ERC-20 moved.
     /// @param from The wallet the tokens left (a payer wallet or the treasury).
@@ -47,13 +52,72 @@ interface ISettlementRouter {
     /// @notice Token moves are paused.
     error RouterPaused();
 
-    /// @notice Moves `amount` of `token` from `from` to `to` for the operator and emits `Settled`.
+    /// @notice The destination is the zero address or this contract (tokens would be lost).
+    /// @param destination The refused destination.
+    error InvalidDestination(address destination);
+    /// @notice The signature is malformed, malleable, or not the expected signer's.
+    error InvalidSignature();
+    /// @notice The signed authorization's deadline has passed.
+    /// @param deadline The deadline it carried (unix seconds).
+    error SignatureExpired(uint256 deadline);
+    /// @notice The nonce was used (or invalidated) already.
+    /// @param nonce The nonce.
+    error NonceAlreadyUsed(uint256 nonce);
+    /// @notice Less gas is left than a token call may need; the transaction needs a higher limit.
+    error InsufficientGas();
+
+    /// @notice An owner invalidated one of its nonces, so nothing signed with it can be used.
+    /// @param owner The signer.
+    /// @param nonce The nonce.
+    event NonceInvalidated(address indexed owner, uint256 nonce);
+
+    /// @notice Moves `amount` of `token` from the treasury to `to` and emits `Settled`. Only the
+    ///         operator: the one move that needs no payer signature, because the tokens are the
+    ///         treasury's own.
     /// @param ref The caller's reference, echoed in `Settled`.
     /// @param token The ERC-20 to move.
-    /// @param from A payer wallet that approved the router, or the treasury.
+    /// @param to The destination wallet.
+    /// @param amount Amount in the token's smallest unit.
+    function settle(bytes32 ref, address token, address to, uint256 amount) external;
+
+    /// @notice Moves `amount` of `token` from `from` to `to` as `from` signed it, and emits
+    ///         `Settled`. Only the operator submits it. The signature is `from`'s EIP-712
+    ///         `Payment(address token,address from,address to,uint256 amount,uint256 nonce,uint256 deadline)`
+    ///         (ECDSA for an account, ERC-1271 for a contract wallet); each nonce of `from` works
+    ///         once, in any order, and not after `deadline`.
+    /// @param ref The caller's reference, echoed in `Settled` (not signed).
+    /// @param token The ERC-20 to move.
+    /// @param from The payer wallet (approved the router).
     /// @param to The destination wallet or the treasury.
     /// @param amount Amount in the token's smallest unit.
-    function settle(bytes32 ref, address token, address from, address to, uint256 amount) external;
+    /// @param nonce The payer's unordered nonce.
+    /// @param deadline Last second (unix) the signature is good for.
+    /// @param signature The payer's signature (65 bytes, or a contract wallet's format).
+    function settleWithSignature(
+        bytes32 ref,
+        address token,
+        address from,
+        address to,
+        uint256 amount,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) external;
+
+    /// @notice Marks one of the caller's nonces used, so a payment or mandate it signed with it
+    ///         can never be submitted. Anyone, for their own nonces; works while paused.
+    /// @param nonce The nonce to burn.
+    function invalidateNonce(uint256 nonce) external;
+
+    /// @notice Whether `owner`'s `nonce` was used or invalidated.
+    /// @param owner The signer.
+    /// @param nonce The nonce.
+    /// @return True when it can no longer be used.
+    function nonceUsed(address owner, uint256 nonce) external view returns (bool);
+
+    /// @notice The EIP-712 domain separator of this contract on this chain.
+    /// @return The separator.
+    function DOMAIN_SEPARATOR() external view returns (bytes32);
 
     /// @notice Blocks every token move until `unpause`. Revocations keep working. Only the owner.
     function pause() external;
@@ -69,8 +133,8 @@ interface ISettlementRouter {
     /// @param treasury_ The new treasury.
     function setTreasury(address treasury_) external;
 
-    /// @notice The operator: the service's signer, the only account that moves tokens (and, on
-    ///         the settlement chain, the only one that writes mandates, keys and pulls).
+    /// @notice The operator: the service's signer, the only account that submits moves (and, on
+    ///         the settlement chain, pulls and key issuance).
     /// @return The operator's address.
     function operator() external view returns (address);
 
