@@ -9,18 +9,21 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alloy::primitives::{Address, B256, U256, keccak256};
+use alloy::primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
+use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
-use openrail_chain::submitter::PullRequest;
+use openrail_chain::submitter::{AgentSignature, PullRequest};
 use openrail_store::agentic::{
-    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, Scope, SessionKey,
+    AgentAuthorization, DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
+    Scope, SessionKey,
 };
+use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::{hash_secret, new_id, random_id};
 use openrail_store::journal::TxStatus;
 use openrail_store::money::format_minor;
@@ -29,6 +32,7 @@ use serde_json::Value;
 
 use crate::AppState;
 use crate::body::{Fields, invalid};
+use crate::consent::{self, declined};
 use crate::error::{ApiError, DeclineReason};
 use crate::middleware::{Principal, link_created};
 use crate::network::{Network, TOKEN_DECIMALS};
@@ -195,13 +199,49 @@ async fn key_use(
 
 async fn render_mandate(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
     let usage = mandate_use(&state.store, m, now_ms()).await?;
-    Ok(views::mandate(m, usage))
+    let mut v = views::mandate(m, usage);
+    v["authorization"] = mandate_authorization(state, m).await?;
+    Ok(v)
+}
+
+/// A mandate's `authorization` member: the payer's signature (asked for or given), or the
+/// bank mandate of a bank-account payer.
+async fn mandate_authorization(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
+    if is_bank_funded(m) {
+        return Ok(consent::bank_mandate_view());
+    }
+    let Some(a) = state.store.authorization(&m.id).await? else {
+        return Ok(Value::Null);
+    };
+    let net = match m.mode {
+        Mode::Testnet => state.testnet.clone(),
+        Mode::Mainnet => state.mainnet.clone(),
+    }
+    .ok_or(ApiError::MainnetUnavailable)?;
+    let msg = consent::mandate_message(m, &net, &a)
+        .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable terms", m.id)))?;
+    Ok(consent::view_of(&a, &msg, &net, net.allowance_state_machine))
+}
+
+/// Whether the mandate's payer is a bank account (the treasury pays on chain).
+fn is_bank_funded(m: &Mandate) -> bool {
+    m.payer_account_id.starts_with("ba_")
 }
 
 async fn render_key(state: &AppState, k: &SessionKey, m: &Mandate) -> Result<Value, ApiError> {
     let now = now_ms();
     let usage = key_use(&state.store, k, m, now).await?;
-    Ok(views::session_key(k, m, usage, &m.contract, now))
+    let mut v = views::session_key(k, m, usage, &m.contract, now);
+    v["signer"] = json_of(&k.signer);
+    v["eip712_domain"] = match (&k.signer, m.contract.parse::<Address>()) {
+        (Some(_), Ok(contract)) => openrail_chain::consent::domain_json(m.chain_id, contract),
+        _ => Value::Null,
+    };
+    Ok(v)
+}
+
+fn json_of(v: &Option<String>) -> Value {
+    v.as_ref().map_or(Value::Null, |s| Value::String(s.clone()))
 }
 
 /// Runs chain work in its own task (it finishes even if the client goes away) and waits for
@@ -217,22 +257,24 @@ where
 /// Sends an operator call to the allowance state machine in a task that outlives the
 /// request, records the outcome with `record(succeeded, tx_hash)`, and waits up to `wait`.
 /// Returns whether it finished.
-async fn chain_call<C, R, Fut>(
+async fn chain_call<R, Fut>(
     net: Arc<Network>,
-    call: C,
+    input: Bytes,
     kind: &'static str,
     intent: String,
     wait: Duration,
     record: R,
 ) -> bool
 where
-    C: SolCall + Send + 'static,
     R: FnOnce(bool, Option<String>) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = Result<(), StoreError>> + Send,
 {
     run_bounded(wait, async move {
         let sent = match net.submitter() {
-            Some(s) => s.call_asm(call, kind, &intent).await,
+            Some(s) => {
+                s.call_raw(net.allowance_state_machine, input, kind, &intent)
+                    .await
+            }
             // Requests that send transactions are forwarded to the lease holder; a process
             // without a submitter never runs them (see `middleware::to_leader`).
             None => Err(ChainError::LeaseLost),
@@ -303,21 +345,18 @@ impl Creation {
 
 /// Sends the transaction creating object `id` and records its outcome; waits up to
 /// `wait`, returns whether it finished.
-async fn send_creation<C>(
+async fn send_creation(
     store: Store,
     net: Arc<Network>,
     what: Creation,
     id: &str,
-    call: C,
+    input: Bytes,
     wait: Duration,
-) -> bool
-where
-    C: SolCall + Send + 'static,
-{
+) -> bool {
     let id = id.to_string();
     chain_call(
         net,
-        call,
+        input,
         what.kind(),
         id.clone(),
         wait,
@@ -326,27 +365,46 @@ where
     .await
 }
 
-/// The transaction creating mandate `m` on `net`, from its row (so a request and a resume
-/// after a crash send the same); `None` when the row is unusable.
-fn create_mandate_call(
-    m: &Mandate,
-    net: &Network,
-) -> Option<AllowanceStateMachine::createMandateCall> {
-    Some(AllowanceStateMachine::createMandateCall {
-        mandateId: onchain_id(&m.id),
-        payer: m.payer_address.parse().ok()?,
-        token: *net.tokens.get(&m.currency)?,
-        maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
-        interval: m.interval.onchain(),
-    })
+/// The transaction creating mandate `m` on `net`, from its rows (so a request and a resume
+/// after a crash send the same): the operator's `createMandate` for a bank-funded mandate
+/// (its payer is the treasury), else `createMandateWithSignature` with the payer's
+/// signature. `None` when the rows are unusable or the payer has not signed.
+fn create_mandate_call(m: &Mandate, net: &Network, auth: Option<&Authorization>) -> Option<Bytes> {
+    if is_bank_funded(m) {
+        return Some(
+            AllowanceStateMachine::createMandateCall {
+                mandateId: onchain_id(&m.id),
+                payer: m.payer_address.parse().ok()?,
+                token: *net.tokens.get(&m.currency)?,
+                maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
+                interval: m.interval.onchain(),
+            }
+            .abi_encode()
+            .into(),
+        );
+    }
+    let a = auth?;
+    let msg = consent::mandate_message(m, net, a)?;
+    let signature: Bytes = a.signature.as_deref()?.parse().ok()?;
+    Some(
+        AllowanceStateMachine::createMandateWithSignatureCall {
+            mandateId: msg.mandateId,
+            payer: msg.payer,
+            token: msg.token,
+            maxAmount: msg.maxAmount,
+            interval: msg.interval,
+            nonce: msg.nonce,
+            deadline: msg.deadline,
+            signature,
+        }
+        .abi_encode()
+        .into(),
+    )
 }
 
 /// The transaction issuing session key `k` (of a mandate in `currency`), from its row,
 /// the allow-list without repeats; `None` when the row is unusable.
-fn issue_key_call(
-    k: &SessionKey,
-    currency: Currency,
-) -> Option<AllowanceStateMachine::issueSessionKeyCall> {
+fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
     let mut addresses: Vec<Address> = Vec::with_capacity(k.allowed_destinations.len());
     for d in &k.allowed_destinations {
         let a = d.parse().ok()?;
@@ -358,13 +416,22 @@ fn issue_key_call(
         Some(minor) => token_units(Amount::from_minor(minor, currency)?),
         None => U256::ZERO,
     };
-    Some(AllowanceStateMachine::issueSessionKeyCall {
-        keyId: onchain_id(&k.id),
-        mandateId: onchain_id(&k.mandate_id),
-        expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
-        maxAmount: max,
-        allowedDestinations: addresses,
-    })
+    let signer = match &k.signer {
+        Some(a) => a.parse().ok()?,
+        None => Address::ZERO,
+    };
+    Some(
+        AllowanceStateMachine::issueSessionKeyCall {
+            keyId: onchain_id(&k.id),
+            mandateId: onchain_id(&k.mandate_id),
+            expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
+            maxAmount: max,
+            allowedDestinations: addresses,
+            signer,
+        }
+        .abi_encode()
+        .into(),
+    )
 }
 
 /// The pull request of pull `p`, from its row; `None` when the row is unusable.
@@ -374,6 +441,14 @@ fn pull_request(p: &DebitPull) -> Option<PullRequest> {
         key_id: onchain_id(&p.session_key_id),
         destination: p.destination_address.parse().ok()?,
         amount: token_units(Amount::from_minor(p.amount, p.currency)?),
+        agent: match &p.agent {
+            None => None,
+            Some(a) => Some(AgentSignature {
+                nonce: U256::from_str_radix(&a.nonce, 10).ok()?,
+                deadline: U256::from(u64::try_from(a.deadline).ok()?),
+                signature: a.signature.parse().ok()?,
+            }),
+        },
     })
 }
 
@@ -418,8 +493,15 @@ pub fn resume_unsent_work(store: Store, net: Arc<Network>, work: UnsentWork) {
         // Long enough for a transaction to be mined; the outcome is recorded either way.
         let wait = Duration::from_secs(120);
         for m in work.mandates {
-            let Some(call) = create_mandate_call(&m, &net) else {
-                tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency or amount");
+            let auth = match store.authorization(&m.id).await {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::error!(mandate = %m.id, error = %e, "unsent mandate's authorization unreadable");
+                    continue;
+                }
+            };
+            let Some(call) = create_mandate_call(&m, &net, auth.as_ref()) else {
+                tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency, amount or signature");
                 continue;
             };
             tracing::info!(mandate = %m.id, "sending a mandate accepted before a restart");
@@ -498,6 +580,8 @@ pub async fn create_mandate(
     }
 
     let id = new_id("man_");
+    let bank_funded = payer_account_id.starts_with("ba_");
+    let now = now_ms();
     let mandate = Mandate {
         onchain_id: onchain_id(&id).to_string(),
         id,
@@ -509,15 +593,36 @@ pub async fn create_mandate(
         max_amount: max_amount.minor(),
         interval,
         purpose,
-        status: MandateStatus::Pending,
+        status: if bank_funded {
+            MandateStatus::Pending
+        } else {
+            MandateStatus::RequiresAuthorization
+        },
         chain_id: net.chain_id,
         contract: net.allowance_state_machine.to_checksum(None),
         tx_hash: None,
-        created_at: now_ms(),
+        created_at: now,
     };
     link_created(&state, &format!("/v1/mandates/{}", mandate.id)).await?;
+    if !bank_funded {
+        // A wallet payer must sign the mandate's terms first; nothing is sent until then.
+        let auth = Authorization {
+            object_id: mandate.id.clone(),
+            signer: mandate.payer_address.clone(),
+            nonce: consent::new_nonce().to_string(),
+            deadline: now / 1000 + consent::AUTHORIZATION_TTL_S,
+            signature: None,
+            authorized_at: None,
+        };
+        state.store.insert_authorization(&auth).await?;
+        state.store.insert_mandate(&mandate).await?;
+        return Ok(json(
+            StatusCode::CREATED,
+            render_mandate(&state, &mandate).await?,
+        ));
+    }
     state.store.insert_mandate(&mandate).await?;
-    let call = create_mandate_call(&mandate, &net)
+    let call = create_mandate_call(&mandate, &net, None)
         .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable call", mandate.id)))?;
     let wait = wait_of(&state, &headers);
     let done = send_creation(
@@ -536,6 +641,86 @@ pub async fn create_mandate(
         StatusCode::ACCEPTED
     };
     Ok(json(status, render_mandate(&state, &mandate).await?))
+}
+
+/// `POST /v1/mandates/{id}/authorize`: the payer's signature of the mandate's typed data.
+/// Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is sent with it
+/// and goes `pending` → `active` as a bank-funded one does. A wrong or malformed signature
+/// is 422 `signature_invalid` and changes nothing; after `expires_at`, 422
+/// `authorization_expired`. Authorizing an authorized mandate answers it as it is.
+pub async fn authorize_mandate(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    mut fields: Fields,
+) -> ApiResult {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let signature = fields.string("signature")?;
+    fields.finish()?;
+    let m = state
+        .store
+        .mandate(p.scope(), &id)
+        .await
+        .map_err(missing("mandate", &id))?;
+    match m.status {
+        MandateStatus::RequiresAuthorization => {}
+        MandateStatus::Pending | MandateStatus::Active => {
+            return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
+        }
+        MandateStatus::Canceled | MandateStatus::Failed => {
+            return Err(declined(
+                DeclineReason::MandateNotActive,
+                format!("mandate {id} is {}", m.status.as_str()),
+            ));
+        }
+    }
+    let auth = state
+        .store
+        .authorization(&m.id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("mandate {id} has no authorization")))?;
+    consent::not_expired(auth.deadline, now_ms())?;
+    let msg = consent::mandate_message(&m, &net, &auth)
+        .ok_or_else(|| ApiError::Internal(format!("mandate {id} has no usable terms")))?;
+    let bytes = consent::verify(
+        &net,
+        msg.payer,
+        msg.digest(net.chain_id, net.allowance_state_machine),
+        &signature,
+    )
+    .await?;
+    let sig_hex = bytes.to_string();
+    if !state
+        .store
+        .authorize(Authorizable::Mandate, &m.id, &sig_hex, now_ms())
+        .await?
+    {
+        // Another request authorized (or canceled) it meanwhile: answer what it is now.
+        let m = state.store.mandate(p.scope(), &id).await?;
+        return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
+    }
+    let auth = state.store.authorization(&m.id).await?;
+    let m = state.store.mandate(p.scope(), &id).await?;
+    let call = create_mandate_call(&m, &net, auth.as_ref())
+        .ok_or_else(|| ApiError::Internal(format!("mandate {id} has no usable call")))?;
+    let done = send_creation(
+        state.store.clone(),
+        net,
+        Creation::Mandate,
+        &m.id,
+        call,
+        wait_of(&state, &headers),
+    )
+    .await;
+    let m = state.store.mandate(p.scope(), &id).await?;
+    let status = if done {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok(json(status, render_mandate(&state, &m).await?))
 }
 
 /// `GET /v1/mandates/{id}`
@@ -594,6 +779,15 @@ pub async fn cancel_mandate(
         MandateStatus::Canceled => {
             return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
         }
+        MandateStatus::RequiresAuthorization => {
+            // Nothing is on chain: the request to sign is withdrawn.
+            state
+                .store
+                .cancel_unauthorized(Authorizable::Mandate, &m.id)
+                .await?;
+            let m = state.store.mandate(p.scope(), &id).await?;
+            return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
+        }
         MandateStatus::Pending | MandateStatus::Failed => {
             return Err(ApiError::Declined {
                 reason: DeclineReason::MandateNotActive,
@@ -610,7 +804,9 @@ pub async fn cancel_mandate(
     }
     let call = AllowanceStateMachine::cancelMandateCall {
         mandateId: onchain_id(&m.id),
-    };
+    }
+    .abi_encode()
+    .into();
     let (store, mid) = (state.store.clone(), m.id.clone());
     let wait = wait_of(&state, &headers);
     let done = chain_call(
@@ -674,6 +870,10 @@ pub async fn create_session_key(
     let dests = fields
         .opt_string_array("allowed_destinations")?
         .unwrap_or_default();
+    let signer = fields
+        .opt_string("signer")?
+        .map(|s| parse_address("signer", &s))
+        .transpose()?;
     fields.finish()?;
     if dests.len() > MAX_ALLOWED_DESTINATIONS {
         return Err(invalid(
@@ -718,6 +918,7 @@ pub async fn create_session_key(
         status: KeyStatus::Pending,
         tx_hash: None,
         created_at: now,
+        signer: signer.map(|a| a.to_checksum(None)),
     };
     link_created(&state, &format!("/v1/session-keys/{}", key.id)).await?;
     state
@@ -823,7 +1024,9 @@ pub async fn revoke_session_key(
     }
     let call = AllowanceStateMachine::revokeSessionKeyCall {
         keyId: onchain_id(&k.id),
-    };
+    }
+    .abi_encode()
+    .into();
     let (store, kid) = (state.store.clone(), k.id.clone());
     let wait = wait_of(&state, &headers);
     let done = chain_call(
@@ -877,6 +1080,9 @@ pub async fn create_pull(
     let amount = fields.amount("amount", mandate.currency)?;
     let destination = fields.opt_string("destination")?;
     let description = text("description", fields.opt_string("description")?)?;
+    let signature = fields.opt_string("signature")?;
+    let nonce = fields.opt_uint256("nonce")?;
+    let deadline = fields.opt_integer("deadline")?;
     fields.finish()?;
     let (destination, address) = match destination {
         Some(d) => {
@@ -899,6 +1105,16 @@ pub async fn create_pull(
     }
 
     let now = now_ms();
+    let agent = agent_authorization(
+        &net,
+        &key,
+        address,
+        token_units(amount),
+        (signature, nonce, deadline),
+        &state.store,
+        now,
+    )
+    .await?;
     let pull = DebitPull {
         id: new_id("pull_"),
         account_id: p.account_id().to_string(),
@@ -919,6 +1135,7 @@ pub async fn create_pull(
         created_at: now,
         updated_at: now,
         failure_reason: None,
+        agent,
     };
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     state.store.insert_pull(&pull).await?;
@@ -934,6 +1151,78 @@ pub async fn create_pull(
 
     let pull = state.store.pull(p.scope(), &pull.id).await?;
     pull_response(&pull, chain_id)
+}
+
+/// The agent's authorization of a pull on `key`, checked before anything is sent: a key
+/// with a signer needs `signature`, `nonce` and `deadline` (422 `signature_required`
+/// without them), a deadline not passed (`authorization_expired`), a nonce not in use on
+/// the key (`nonce_used`) and the signer's EIP-712 `DebitPull` signature
+/// (`signature_invalid`). A key without a signer takes none of them.
+async fn agent_authorization(
+    net: &Network,
+    key: &SessionKey,
+    destination: Address,
+    amount: U256,
+    (signature, nonce, deadline): (Option<String>, Option<String>, Option<u64>),
+    store: &Store,
+    now: i64,
+) -> Result<Option<AgentAuthorization>, ApiError> {
+    let Some(signer) = &key.signer else {
+        if signature.is_some() || nonce.is_some() || deadline.is_some() {
+            let param = if signature.is_some() {
+                "signature"
+            } else if nonce.is_some() {
+                "nonce"
+            } else {
+                "deadline"
+            };
+            return Err(invalid(
+                param,
+                "is only for pulls on a session key with a signer; this key has none",
+            ));
+        }
+        return Ok(None);
+    };
+    let (Some(signature), Some(nonce), Some(deadline)) = (signature, nonce, deadline) else {
+        return Err(declined(
+            DeclineReason::SignatureRequired,
+            format!(
+                "session key {} names the signer {signer}: a pull needs its EIP-712 DebitPull \
+                 signature, nonce and deadline",
+                key.id
+            ),
+        ));
+    };
+    let deadline = i64::try_from(deadline).map_err(|_| invalid("deadline", "is too large"))?;
+    consent::not_expired(deadline, now)?;
+    if store.agent_nonce_taken(&key.id, &nonce).await? {
+        return Err(declined(
+            DeclineReason::NonceUsed,
+            format!("nonce {nonce} was used on session key {} already", key.id),
+        ));
+    }
+    let message = SignedPull {
+        keyId: onchain_id(&key.id),
+        destination,
+        amount,
+        nonce: U256::from_str_radix(&nonce, 10).map_err(|_| invalid("nonce", "is not a number"))?,
+        deadline: U256::from(deadline as u64),
+    };
+    let signer: Address = signer
+        .parse()
+        .map_err(|_| ApiError::Internal(format!("key {} has an unusable signer", key.id)))?;
+    let bytes = consent::verify(
+        net,
+        signer,
+        message.digest(net.chain_id, net.allowance_state_machine),
+        &signature,
+    )
+    .await?;
+    Ok(Some(AgentAuthorization {
+        nonce,
+        deadline,
+        signature: bytes.to_string(),
+    }))
 }
 
 /// Sends one pull through the submitter and records its outcome.
@@ -1042,6 +1331,20 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
                 }
                 DeclineReason::SessionKeyNotActive => {
                     format!("session key {} is not on chain", pull.session_key_id)
+                }
+                DeclineReason::SignatureRequired => format!(
+                    "session key {} needs its agent's signature on every pull",
+                    pull.session_key_id
+                ),
+                DeclineReason::SignatureInvalid => {
+                    "the chain refused the agent's signature".to_string()
+                }
+                DeclineReason::AuthorizationExpired => {
+                    "the agent's signature was past its deadline when the chain checked it"
+                        .to_string()
+                }
+                DeclineReason::NonceUsed => {
+                    "the agent's nonce was used on chain already".to_string()
                 }
             };
             Err(ApiError::Declined {

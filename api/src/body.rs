@@ -200,6 +200,23 @@ impl Fields {
         self.integer(name).map(Some)
     }
 
+    /// An optional unsigned integer of up to 256 bits, as a JSON integer or a decimal
+    /// string (a nonce); returned as canonical decimal text.
+    pub fn opt_uint256(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+        let Some(raw) = self.take(name) else {
+            return Ok(None);
+        };
+        let text = raw.get();
+        let digits = serde_json::from_str::<String>(text).unwrap_or_else(|_| text.to_string());
+        let bad = || invalid(&self.p(name), "must be a whole number below 2^256");
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        alloy::primitives::U256::from_str_radix(&digits, 10)
+            .map(|u| Some(u.to_string()))
+            .map_err(|_| bad())
+    }
+
     /// An optional array of strings.
     pub fn opt_string_array(&mut self, name: &str) -> Result<Option<Vec<String>>, ApiError> {
         self.take(name)

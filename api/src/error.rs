@@ -144,6 +144,14 @@ pub enum DeclineReason {
     InsufficientFunds,
     /// The session key is not on chain (its issuing transaction is pending or failed).
     SessionKeyNotActive,
+    /// The key names an agent signer and the pull carries no signature.
+    SignatureRequired,
+    /// A signature is malformed or not the expected signer's.
+    SignatureInvalid,
+    /// The authorization (payer's or agent's) is past its deadline.
+    AuthorizationExpired,
+    /// The agent's nonce was used already.
+    NonceUsed,
 }
 
 impl DeclineReason {
@@ -157,6 +165,10 @@ impl DeclineReason {
             DeclineReason::DestinationNotAllowed => "destination_not_allowed",
             DeclineReason::InsufficientFunds => "insufficient_funds",
             DeclineReason::SessionKeyNotActive => "session_key_not_active",
+            DeclineReason::SignatureRequired => "signature_required",
+            DeclineReason::SignatureInvalid => "signature_invalid",
+            DeclineReason::AuthorizationExpired => "authorization_expired",
+            DeclineReason::NonceUsed => "nonce_used",
         }
     }
 
@@ -170,6 +182,10 @@ impl DeclineReason {
             DeclineReason::DestinationNotAllowed,
             DeclineReason::InsufficientFunds,
             DeclineReason::SessionKeyNotActive,
+            DeclineReason::SignatureRequired,
+            DeclineReason::SignatureInvalid,
+            DeclineReason::AuthorizationExpired,
+            DeclineReason::NonceUsed,
         ]
         .into_iter()
         .find(|r| r.code() == code)
@@ -282,6 +298,11 @@ impl ApiError {
                     let param = match reason {
                         DeclineReason::DestinationNotAllowed => Some("destination".to_string()),
                         DeclineReason::AllowanceExceeded => Some("amount".to_string()),
+                        DeclineReason::SignatureRequired | DeclineReason::SignatureInvalid => {
+                            Some("signature".to_string())
+                        }
+                        DeclineReason::NonceUsed => Some("nonce".to_string()),
+                        DeclineReason::AuthorizationExpired => None,
                         DeclineReason::SessionKeyRevoked
                         | DeclineReason::SessionKeyExpired
                         | DeclineReason::MandateNotActive

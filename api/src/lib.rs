@@ -6,6 +6,7 @@
 pub mod agentic;
 pub mod bank;
 pub mod body;
+pub mod consent;
 pub mod error;
 mod middleware;
 pub mod network;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use alloy::primitives::Address;
+use alloy::providers::{DynProvider, Provider, ProviderBuilder};
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
@@ -16,6 +17,8 @@ pub const TOKEN_DECIMALS: u32 = 6;
 /// The settlement chain of one mode.
 #[derive(Debug)]
 pub struct Network {
+    /// Reads the chain (`eth_call`s such as a contract wallet's ERC-1271 check); never sends.
+    pub reader: DynProvider,
     /// Sends the operator's transactions; set once this process holds the chain's lease
     /// (see [`crate::server::lead`]). Until then the process is a follower: it serves reads
     /// and forwards requests that send transactions to the holder.
@@ -46,7 +49,12 @@ impl Network {
             .iter()
             .filter_map(|(code, addr)| Currency::parse(code).map(|c| (c, *addr)))
             .collect();
+        let url = deployment
+            .rpc_url
+            .parse()
+            .map_err(|e| ChainError::Deployment(format!("rpc_url {}: {e}", deployment.rpc_url)))?;
         Ok(Network {
+            reader: ProviderBuilder::new().connect_http(url).erased(),
             submitter: OnceLock::new(),
             chain_id: deployment.chain_id,
             allowance_state_machine: asm,

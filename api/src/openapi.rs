@@ -19,6 +19,8 @@ pub enum Op {
     GetMandate,
     /// `POST /v1/mandates/{id}/cancel`
     CancelMandate,
+    /// `POST /v1/mandates/{id}/authorize`
+    AuthorizeMandate,
     /// `POST /v1/session-keys`
     CreateSessionKey,
     /// `GET /v1/session-keys`
@@ -39,6 +41,8 @@ pub enum Op {
     ListPayments,
     /// `GET /v1/payments/{id}`
     GetPayment,
+    /// `POST /v1/payments/{id}/authorize`
+    AuthorizePayment,
     /// `POST /v1/bank-accounts`
     CreateBankAccount,
     /// `GET /v1/bank-accounts/{id}`
@@ -79,6 +83,11 @@ pub const ROUTES: &[Route] = &[
         op: Op::CancelMandate,
         method: "post",
         path: "/v1/mandates/{id}/cancel",
+    },
+    Route {
+        op: Op::AuthorizeMandate,
+        method: "post",
+        path: "/v1/mandates/{id}/authorize",
     },
     Route {
         op: Op::CreateSessionKey,
@@ -131,6 +140,11 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/payments/{id}",
     },
     Route {
+        op: Op::AuthorizePayment,
+        method: "post",
+        path: "/v1/payments/{id}/authorize",
+    },
+    Route {
         op: Op::CreateBankAccount,
         method: "post",
         path: "/v1/bank-accounts",
@@ -179,6 +193,7 @@ impl Op {
         match self {
             Op::CreateMandate
             | Op::CancelMandate
+            | Op::AuthorizeMandate
             | Op::CreateSessionKey
             | Op::RevokeSessionKey
             | Op::CreateDebitPull => true,
@@ -191,6 +206,7 @@ impl Op {
             | Op::CreatePayment
             | Op::ListPayments
             | Op::GetPayment
+            | Op::AuthorizePayment
             | Op::CreateBankAccount
             | Op::GetBankAccount
             | Op::OpenApi => false,
@@ -204,6 +220,7 @@ impl Op {
             Op::ListMandates => get(agentic::list_mandates),
             Op::GetMandate => get(agentic::get_mandate),
             Op::CancelMandate => post(agentic::cancel_mandate),
+            Op::AuthorizeMandate => post(agentic::authorize_mandate),
             Op::CreateSessionKey => post(agentic::create_session_key),
             Op::ListSessionKeys => get(agentic::list_session_keys),
             Op::GetSessionKey => get(agentic::get_session_key),
@@ -214,6 +231,7 @@ impl Op {
             Op::CreatePayment => post(payments::create_payment),
             Op::ListPayments => get(payments::list_payments),
             Op::GetPayment => get(payments::get_payment),
+            Op::AuthorizePayment => post(payments::authorize_payment),
             Op::CreateBankAccount => post(bank::create_bank_account),
             Op::GetBankAccount => get(bank::get_bank_account),
             Op::OpenApi => get(|| async { axum::Json(document()) }),
@@ -227,6 +245,7 @@ impl Op {
             Op::ListMandates => "listMandates",
             Op::GetMandate => "getMandate",
             Op::CancelMandate => "cancelMandate",
+            Op::AuthorizeMandate => "authorizeMandate",
             Op::CreateSessionKey => "createSessionKey",
             Op::ListSessionKeys => "listSessionKeys",
             Op::GetSessionKey => "getSessionKey",
@@ -237,6 +256,7 @@ impl Op {
             Op::CreatePayment => "createPayment",
             Op::ListPayments => "listPayments",
             Op::GetPayment => "getPayment",
+            Op::AuthorizePayment => "authorizePayment",
             Op::CreateBankAccount => "createBankAccount",
             Op::GetBankAccount => "getBankAccount",
             Op::OpenApi => "getOpenApi",
@@ -269,6 +289,18 @@ impl Op {
                 summary: "Cancel a mandate; its keys can no longer pull",
                 request: None,
                 responses: &[(200, "Mandate"), (202, "Mandate")],
+                errors: W,
+            },
+            Op::AuthorizeMandate => Doc {
+                summary: "Give the payer's EIP-712 signature of a mandate (status requires_authorization); the mandate is then created on chain",
+                request: Some("AuthorizationCreate"),
+                responses: &[(200, "Mandate"), (202, "Mandate")],
+                errors: W,
+            },
+            Op::AuthorizePayment => Doc {
+                summary: "Give the payer's EIP-712 signature of a wallet payment (status requires_authorization); the payment then runs",
+                request: Some("AuthorizationCreate"),
+                responses: &[(200, "Payment"), (202, "Payment")],
                 errors: W,
             },
             Op::CreateSessionKey => Doc {
@@ -391,9 +423,33 @@ fn schemas() -> Value {
         &["starts_at", "ends_at", "spent", "remaining"],
         json!({ "starts_at": time, "ends_at": time, "spent": amount, "remaining": amount }),
     );
+    let authorization = json!({
+        "description": "How the payer consented. `payer_signature` (wallet payers and sources): the EIP-712 typed data to sign with eth_signTypedData_v4 or `cast wallet sign --data`, until `expires_at`; then POST …/authorize with the signature. `bank_mandate`: a bank-account payer's bank mandate; the treasury funds the chain side.",
+        "oneOf": [
+            object(&["method", "signer", "typed_data", "expires_at", "signature", "authorized_at"], json!({
+                "method": { "const": "payer_signature" },
+                "signer": { "type": STR },
+                "typed_data": object(&["types", "primaryType", "domain", "message"], json!({
+                    "types": { "type": "object" }, "primaryType": { "type": STR },
+                    "domain": { "type": "object" }, "message": { "type": "object" },
+                })),
+                "expires_at": time,
+                "signature": nullable(STR),
+                "authorized_at": { "oneOf": [time, { "type": "null" }] },
+            })),
+            object(&["method"], json!({ "method": { "const": "bank_mandate" } })),
+        ],
+    });
+    let domain = object(&["name", "version", "chainId", "verifyingContract"], json!({
+        "name": { "const": "Openrail" }, "version": { "const": "1" },
+        "chainId": { "type": "integer" }, "verifyingContract": { "type": STR },
+    }));
     json!({
+        "AuthorizationCreate": object(&["signature"], json!({
+            "signature": { "type": STR, "pattern": "^0x[0-9a-fA-F]{130}$", "description": "The payer's 65-byte signature of `authorization.typed_data`" },
+        })),
         "MandateCreate": object(&["payer_account_id", "max_amount", "currency", "interval"], json!({
-            "payer_account_id": { "type": STR, "description": "Payer wallet address (0x…)" },
+            "payer_account_id": { "type": STR, "description": "Payer wallet address (0x…; the payer must sign, see `authorization`) or a bank account (ba_…)" },
             "max_amount": amount_in,
             "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
             "interval": { "type": STR, "enum": ["daily", "weekly", "monthly", "yearly"] },
@@ -409,15 +465,17 @@ fn schemas() -> Value {
             "currency": { "type": STR, "enum": ["USD", "EUR"] },
             "interval": { "type": STR, "enum": ["daily", "weekly", "monthly", "yearly"] },
             "purpose": nullable(STR),
-            "status": { "type": STR, "enum": ["pending", "active", "canceled", "failed"] },
+            "status": { "type": STR, "enum": ["requires_authorization", "pending", "active", "canceled", "failed"] },
             "current_epoch": epoch,
             "onchain": onchain,
+            "authorization": authorization.clone(),
         })),
         "SessionKeyCreate": object(&["mandate_id", "expires_in"], json!({
             "mandate_id": { "type": STR },
             "expires_in": { "type": "integer", "minimum": 60, "maximum": 31_536_000 },
             "max_amount": amount_in,
             "allowed_destinations": { "type": "array", "items": { "type": STR }, "maxItems": 20 },
+            "signer": { "type": STR, "description": "An agent's address: every pull on the key then needs its EIP-712 DebitPull signature, checked on chain" },
         })),
         "SessionKey": object(&["id", "object", "livemode", "created_at", "mandate_id", "status", "expires_at", "max_amount", "currency", "allowed_destinations", "current_epoch", "onchain"], json!({
             "id": { "type": STR, "pattern": "^sk_" },
@@ -433,12 +491,17 @@ fn schemas() -> Value {
             "current_epoch": epoch,
             "onchain": onchain,
             "secret": { "type": STR, "pattern": "^sks_", "description": "Only in the creation response" },
+            "signer": nullable(STR),
+            "eip712_domain": { "oneOf": [domain, { "type": "null" }], "description": "The domain of the DebitPull signatures a key with a signer needs" },
         })),
         "DebitPullCreate": object(&["session_key_id", "amount"], json!({
             "session_key_id": { "type": STR },
             "amount": amount_in,
             "destination": { "type": STR, "description": "Wallet address; must be allow-listed when the key has a list" },
             "description": { "type": STR, "maxLength": 500 },
+            "signature": { "type": STR, "description": "Keys with a signer: the agent's EIP-712 signature of DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline), keyId = the key's onchain.id, amount in token units (6 decimals)" },
+            "nonce": { "oneOf": [{ "type": "integer", "minimum": 0 }, { "type": STR, "pattern": "^[0-9]+$" }], "description": "Keys with a signer: the agent's nonce (each works once per key, any order)" },
+            "deadline": { "type": "integer", "minimum": 0, "description": "Keys with a signer: unix seconds after which the signature is void" },
         })),
         "DebitPull": object(&["id", "object", "livemode", "created_at", "session_key_id", "mandate_id", "amount", "currency", "destination", "description", "status", "decline_code", "failure_reason", "authorized_at", "onchain"], json!({
             "id": { "type": STR, "pattern": "^pull_" },
@@ -506,7 +569,8 @@ fn schemas() -> Value {
             "currency": { "type": STR, "enum": ["USD", "EUR"] },
             "source": object(&["type", "id"], json!({ "type": { "type": STR }, "id": { "type": STR } })),
             "destination": object(&["type", "address"], json!({ "type": { "type": STR }, "address": { "type": STR } })),
-            "status": { "type": STR, "enum": ["pending", "processing", "succeeded", "failed"] },
+            "status": { "type": STR, "enum": ["requires_authorization", "pending", "processing", "succeeded", "failed"] },
+            "authorization": authorization,
             "failure_reason": nullable(STR),
             "refund_status": {
                 "type": ["string", "null"],
@@ -612,6 +676,7 @@ mod tests {
             [
                 Op::CreateMandate,
                 Op::CancelMandate,
+                Op::AuthorizeMandate,
                 Op::CreateSessionKey,
                 Op::RevokeSessionKey,
                 Op::CreateDebitPull

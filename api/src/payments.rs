@@ -3,7 +3,10 @@
 //! wallet → bank and bank → bank, each in two legs through the treasury. The handler only
 //! validates and records the payment; the relayer's payment worker drives all of them from
 //! the database and the transaction journal, and the handler waits for it (`Prefer: wait`).
-//! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`.
+//! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`. A payment
+//! from a wallet starts `requires_authorization`: the wallet signs its EIP-712 `Payment`
+//! (`POST /v1/payments/{id}/authorize`), and only then does it become `pending`; the router
+//! moves a wallet's tokens only as the wallet signed.
 
 use std::collections::HashMap;
 
@@ -13,6 +16,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_store::ids::new_id;
 use openrail_store::money::format_minor;
+use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::payments::{Payment, PaymentStatus};
 use openrail_store::{Currency, now_ms};
 use serde_json::{Value, json};
@@ -22,9 +26,35 @@ use crate::agentic::{
     account_only, missing, network, no_more_query, paging, parse_address, wait_of,
 };
 use crate::body::{Fields, invalid};
+use crate::consent;
 use crate::error::ApiError;
 use crate::middleware::Principal;
 use crate::views::{list, rfc3339_ms};
+
+/// A payment as the API shows it, with its `authorization` (wallet sources: the payer's
+/// signature; bank sources: the bank mandate).
+async fn render(state: &AppState, p: &Payment) -> Result<Value, ApiError> {
+    let mut v = payment_json(p);
+    v["authorization"] = if p.source_type == "bank_account" {
+        consent::bank_mandate_view()
+    } else {
+        match state.store.authorization(&p.id).await? {
+            None => Value::Null,
+            Some(a) => {
+                let net = match p.mode {
+                    openrail_store::Mode::Testnet => state.testnet.clone(),
+                    openrail_store::Mode::Mainnet => state.mainnet.clone(),
+                }
+                .ok_or(ApiError::MainnetUnavailable)?;
+                let msg = consent::payment_message(p, &net, &a).ok_or_else(|| {
+                    ApiError::Internal(format!("payment {} has no usable terms", p.id))
+                })?;
+                consent::view_of(&a, &msg, &net, net.router)
+            }
+        }
+    };
+    Ok(v)
+}
 
 fn payment_json(p: &Payment) -> Value {
     json!({
@@ -126,7 +156,11 @@ pub async fn create_payment(
         source_id,
         destination_type,
         destination_address,
-        status: PaymentStatus::Pending,
+        status: if from_bank {
+            PaymentStatus::Pending
+        } else {
+            PaymentStatus::RequiresAuthorization
+        },
         failure_reason: None,
         chain_id: net.chain_id,
         tx_hash: None,
@@ -135,6 +169,20 @@ pub async fn create_payment(
         updated_at: now,
     };
     crate::middleware::link_created(&state, &format!("/v1/payments/{}", payment.id)).await?;
+    if !from_bank {
+        // The wallet must sign the payment first; nothing moves until then.
+        let auth = Authorization {
+            object_id: payment.id.clone(),
+            signer: payment.source_id.clone(),
+            nonce: consent::new_nonce().to_string(),
+            deadline: now / 1000 + consent::AUTHORIZATION_TTL_S,
+            signature: None,
+            authorized_at: None,
+        };
+        state.store.insert_authorization(&auth).await?;
+        state.store.insert_payment(&payment).await?;
+        return Ok((StatusCode::CREATED, axum::Json(render(&state, &payment).await?)).into_response());
+    }
     state.store.insert_payment(&payment).await?;
     let wait = wait_of(&state, &headers);
     // The relayer's payment worker drives every payment from the database and the
@@ -146,7 +194,60 @@ pub async fn create_payment(
     } else {
         StatusCode::ACCEPTED
     };
-    Ok((status, axum::Json(payment_json(&payment))).into_response())
+    Ok((status, axum::Json(render(&state, &payment).await?)).into_response())
+}
+
+/// `POST /v1/payments/{id}/authorize`: the source wallet's signature of the payment's
+/// typed data. Checked here (ECDSA, or the wallet's ERC-1271 answer); then the payment is
+/// `pending` and the payment worker sends it with the signature. A wrong or malformed
+/// signature is 422 `signature_invalid` and changes nothing; after `expires_at`, 422
+/// `authorization_expired`. Authorizing an authorized payment answers it as it is.
+pub async fn authorize_payment(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    mut fields: Fields,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let signature = fields.string("signature")?;
+    fields.finish()?;
+    let payment = state
+        .store
+        .payment(p.scope(), &id)
+        .await
+        .map_err(missing("payment", &id))?;
+    if payment.status != PaymentStatus::RequiresAuthorization {
+        return Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response());
+    }
+    let auth = state
+        .store
+        .authorization(&payment.id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("payment {id} has no authorization")))?;
+    let now = now_ms();
+    consent::not_expired(auth.deadline, now)?;
+    let msg = consent::payment_message(&payment, &net, &auth)
+        .ok_or_else(|| ApiError::Internal(format!("payment {id} has no usable terms")))?;
+    use openrail_chain::consent::TypedMessage;
+    let bytes = consent::verify(&net, msg.from, msg.digest(net.chain_id, net.router), &signature).await?;
+    if !state
+        .store
+        .authorize(Authorizable::Payment, &payment.id, &bytes.to_string(), now)
+        .await?
+    {
+        let payment = state.store.payment(p.scope(), &id).await?;
+        return Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response());
+    }
+    let done = wait_final(&state, &p, &payment.id, wait_of(&state, &headers)).await?;
+    let payment = state.store.payment(p.scope(), &id).await?;
+    let status = if done {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, axum::Json(render(&state, &payment).await?)).into_response())
 }
 
 /// Polls the payment until it is final or `wait` passes; returns whether it is final.
@@ -181,7 +282,7 @@ pub async fn get_payment(
         .payment(p.scope(), &id)
         .await
         .map_err(missing("payment", &id))?;
-    Ok((StatusCode::OK, axum::Json(payment_json(&payment))).into_response())
+    Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response())
 }
 
 /// `GET /v1/payments`
@@ -197,7 +298,10 @@ pub async fn list_payments(
         .store
         .list_payments(p.scope(), limit, after.as_deref())
         .await?;
-    let data = page.data.iter().map(payment_json).collect();
+    let mut data = Vec::with_capacity(page.data.len());
+    for x in &page.data {
+        data.push(render(&state, x).await?);
+    }
     Ok((
         StatusCode::OK,
         axum::Json(list(data, page.has_more, "/v1/payments")),

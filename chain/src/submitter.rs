@@ -36,6 +36,12 @@ use crate::bindings::IAllowanceStateMachine::PullItem;
 pub const MAX_BATCH: usize = 128;
 /// Gas budget per batch item (a pull costs well under this).
 const GAS_PER_PULL: u64 = 90_000;
+/// Extra budget of an agent-signed item: hashing and recovery, or a contract wallet's
+/// ERC-1271 check (bounded on chain to 100,000).
+const GAS_PER_SIGNED_PULL: u64 = 120_000;
+/// Gas the contract requires left before a token call (`TOKEN_CALL_RESERVE`, with margin):
+/// a batch whose last item found less would revert rather than blame the token.
+const GAS_TOKEN_RESERVE: u64 = 110_000;
 /// Gas for any other operator transaction (allow-lists are bounded by the API).
 const GAS_OTHER: u64 = 1_500_000;
 
@@ -154,8 +160,20 @@ pub struct PullRequest {
     pub destination: Address,
     /// Amount in token units.
     pub amount: U256,
+    /// The agent's signature, for a key with a signer.
+    pub agent: Option<AgentSignature>,
 }
 
+/// A key's agent's EIP-712 `DebitPull` signature of one pull.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSignature {
+    /// The agent's nonce (each works once per key).
+    pub nonce: U256,
+    /// Last second (unix) it is good for.
+    pub deadline: U256,
+    /// The signature.
+    pub signature: Bytes,
+}
 /// Why the chain declined a pull.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decline {
@@ -188,6 +206,16 @@ pub enum Decline {
     },
     /// The token move failed (balance or allowance too low, router paused).
     TransferFailed,
+    /// The key names an agent signer and the pull carried no signature.
+    SignatureRequired,
+    /// The agent's signature is not the key's signer's.
+    SignatureInvalid,
+    /// The agent's signature is past its deadline.
+    SignatureExpired,
+    /// The agent's nonce was used already.
+    NonceUsed,
+    /// The destination is the zero address or the contract itself.
+    InvalidDestination,
     /// A reason this version does not know (raw revert data).
     Other(Bytes),
 }
@@ -214,6 +242,11 @@ impl Decline {
                 resets_at: e.resetsAt,
             },
             Ok(AsmError::TransferFailed(_)) => Decline::TransferFailed,
+            Ok(AsmError::SignatureRequired(_)) => Decline::SignatureRequired,
+            Ok(AsmError::InvalidSignature(_)) => Decline::SignatureInvalid,
+            Ok(AsmError::SignatureExpired(_)) => Decline::SignatureExpired,
+            Ok(AsmError::NonceAlreadyUsed(_)) => Decline::NonceUsed,
+            Ok(AsmError::InvalidDestination(_)) => Decline::InvalidDestination,
             _ => Decline::Other(Bytes::copy_from_slice(reason)),
         }
     }
@@ -226,7 +259,13 @@ impl Decline {
             Decline::KeyRevoked => "session_key_revoked",
             Decline::KeyExpired { .. } => "session_key_expired",
             Decline::MandateNotActive => "mandate_not_active",
-            Decline::DestinationNotAllowed => "destination_not_allowed",
+            Decline::DestinationNotAllowed | Decline::InvalidDestination => {
+                "destination_not_allowed"
+            }
+            Decline::SignatureRequired => "signature_required",
+            Decline::SignatureInvalid => "signature_invalid",
+            Decline::SignatureExpired => "authorization_expired",
+            Decline::NonceUsed => "nonce_used",
             Decline::KeyCeilingExceeded { .. } | Decline::MandateCeilingExceeded { .. } => {
                 "allowance_exceeded"
             }
@@ -420,10 +459,22 @@ impl Submitter {
         kind: &'static str,
         intent: &str,
     ) -> Result<Mined, ChainError> {
+        self.call_raw(to, call.abi_encode().into(), kind, intent)
+            .await
+    }
+
+    /// [`Submitter::call`] with the call already ABI-encoded.
+    pub async fn call_raw(
+        &self,
+        to: Address,
+        input: Bytes,
+        kind: &'static str,
+        intent: &str,
+    ) -> Result<Mined, ChainError> {
         let (tx, rx) = oneshot::channel();
         let job = Job::Call {
             to,
-            input: call.abi_encode().into(),
+            input,
             kind,
             intent: intent.to_string(),
             reply: tx,
@@ -495,17 +546,27 @@ impl Sender {
                     }
                     let items: Vec<PullItem> = pulls
                         .iter()
-                        .map(|(r, _)| PullItem {
-                            keyId: r.key_id,
-                            destination: r.destination,
-                            amount: r.amount,
+                        .map(|(r, _)| {
+                            let agent = r.agent.clone();
+                            PullItem {
+                                keyId: r.key_id,
+                                destination: r.destination,
+                                amount: r.amount,
+                                nonce: agent.as_ref().map(|a| a.nonce).unwrap_or_default(),
+                                deadline: agent.as_ref().map(|a| a.deadline).unwrap_or_default(),
+                                signature: agent.map(|a| a.signature).unwrap_or_default(),
+                            }
                         })
                         .collect();
+                    let signed = pulls.iter().filter(|(r, _)| r.agent.is_some()).count() as u64;
                     let intents = pulls.iter().map(|(r, _)| r.intent.clone()).collect();
                     let input: Bytes = AllowanceStateMachine::pullBatchCall { items }
                         .abi_encode()
                         .into();
-                    let gas = 60_000 + GAS_PER_PULL * pulls.len() as u64;
+                    let gas = 60_000
+                        + GAS_TOKEN_RESERVE
+                        + GAS_PER_PULL * pulls.len() as u64
+                        + GAS_PER_SIGNED_PULL * signed;
                     let (_, replies): (Vec<_>, Vec<_>) = pulls.into_iter().unzip();
                     match self.send(self.asm, input, gas, "pull_batch", intents).await {
                         Ok(hash) => {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use alloy::eips::eip2718::Encodable2718;
 use alloy::network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder};
-use alloy::primitives::{U256, keccak256};
+use alloy::primitives::{Address, U256, keccak256};
 use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
@@ -82,8 +82,11 @@ async fn measure(
     let asm = AllowanceStateMachine::new(asm_addr, &op);
     let (mandate, key) = (keccak256("raw-mandate"), keccak256("raw-key"));
     let big = U256::from(1_000_000_000u64) * unit;
+    // A mandate on a wallet needs the payer: here the payer sends it itself.
+    let payer_provider = signer_provider(devnet.settlement.rpc_url(), payer.clone());
     mined(
-        asm.createMandate(mandate, payer.address(), a.tokens["USD"], big, 0)
+        AllowanceStateMachine::new(asm_addr, &payer_provider)
+            .createMandate(mandate, payer.address(), a.tokens["USD"], big, 0)
             .send()
             .await?,
     )
@@ -92,7 +95,7 @@ async fn measure(
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
     mined(
-        asm.issueSessionKey(key, mandate, now + 86_400, U256::ZERO, vec![])
+        asm.issueSessionKey(key, mandate, now + 86_400, U256::ZERO, vec![], Address::ZERO)
             .send()
             .await?,
     )
@@ -160,6 +163,20 @@ async fn measure(
     .await?
     .json()
     .await?;
+    // The payer signs the mandate's typed data, as a wallet would.
+    let signature = openrail_chain::consent::sign_typed_data_json(
+        &m["authorization"]["typed_data"],
+        &payer,
+    )
+    .map_err(anyhow::Error::msg)?;
+    let m: Value = post(
+        &format!("/v1/mandates/{}/authorize", m["id"].as_str().unwrap_or_default()),
+        json!({ "signature": signature }),
+    )
+    .await?
+    .json()
+    .await?;
+    anyhow::ensure!(m["status"] == "active", "mandate not active: {m}");
     let k: Value = post(
         "/v1/session-keys",
         json!({"mandate_id": m["id"], "expires_in": 86_400}),

@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 
-use alloy::primitives::{B256, U256, keccak256};
+use alloy::primitives::{Address, B256, U256, keccak256};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::transports::http::reqwest::Url;
 use anyhow::Context;
 use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::consent;
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
 use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_treasury};
 
@@ -138,10 +139,31 @@ async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate
     let mandate = keccak256("openrail-dev-demo-mandate");
     let key = keccak256("openrail-dev-demo-session-key");
     let usd = a.tokens["USD"];
+    // The payer's consent is its EIP-712 signature of the mandate's terms; the operator
+    // submits it.
+    let terms = consent::Mandate {
+        mandateId: mandate,
+        payer: payer.address(),
+        token: usd,
+        maxAmount: U256::from(100u64) * unit,
+        interval: 0,
+        nonce: U256::ZERO,
+        deadline: U256::from(u64::MAX),
+    };
+    let signature = consent::sign_with(&terms, a.chain_id, *asm.address(), &payer);
     mined(
-        asm.createMandate(mandate, payer.address(), usd, U256::from(100u64) * unit, 0)
-            .send()
-            .await?,
+        asm.createMandateWithSignature(
+            terms.mandateId,
+            terms.payer,
+            terms.token,
+            terms.maxAmount,
+            terms.interval,
+            terms.nonce,
+            terms.deadline,
+            signature,
+        )
+        .send()
+        .await?,
     )
     .await?;
     let now = std::time::SystemTime::now()
@@ -154,6 +176,7 @@ async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate
             now + 30 * 86_400,
             U256::from(60u64) * unit,
             vec![],
+            Address::ZERO,
         )
         .send()
         .await?,

@@ -21,7 +21,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use alloy::primitives::{Address, U256, keccak256};
+use alloy::primitives::{Address, Bytes, U256, keccak256};
+use alloy::sol_types::SolCall;
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
@@ -349,7 +350,10 @@ impl PaymentWorker {
     }
 
     /// Sends one router transfer for `intent` (`treasury` stands for the treasury wallet)
-    /// and waits for it; its fate is read back from the journal on the next step.
+    /// and waits for it; its fate is read back from the journal on the next step. From the
+    /// treasury it is the operator's `settle`; from a payer wallet it is
+    /// `settleWithSignature` with the payment's stored authorization (the router moves a
+    /// wallet's tokens only as the wallet signed).
     async fn send_leg(&self, p: &Payment, from: &str, to: &str, intent: &str) {
         let parse = |who: &str| {
             if who == "treasury" {
@@ -358,23 +362,59 @@ impl PaymentWorker {
                 who.parse::<Address>().ok()
             }
         };
-        let (Some(from), Some(to), Some(token)) =
+        let (Some(from_addr), Some(to), Some(token)) =
             (parse(from), parse(to), self.tokens.get(&p.currency))
         else {
             tracing::error!(payment = %p.id, "payment leg has an unusable address or currency");
             return;
         };
         let scale = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - p.currency.decimals()));
-        let call = SettlementRouter::settleCall {
-            r#ref: keccak256(intent.as_bytes()),
-            token: *token,
-            from,
-            to,
-            amount: U256::from(p.amount) * scale,
+        let amount = U256::from(p.amount) * scale;
+        let r#ref = keccak256(intent.as_bytes());
+        let input: Bytes = if from == "treasury" {
+            SettlementRouter::settleCall {
+                r#ref,
+                token: *token,
+                to,
+                amount,
+            }
+            .abi_encode()
+            .into()
+        } else {
+            let auth = match self.store.authorization(&p.id).await {
+                Ok(Some(a)) => a,
+                Ok(None) => {
+                    tracing::error!(payment = %p.id, "wallet payment without an authorization");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(payment = %p.id, error = %e, "authorization unreadable");
+                    return;
+                }
+            };
+            let (Ok(nonce), Some(Ok(signature))) = (
+                U256::from_str_radix(&auth.nonce, 10),
+                auth.signature.as_deref().map(str::parse::<Bytes>),
+            ) else {
+                tracing::error!(payment = %p.id, "wallet payment's authorization is unusable");
+                return;
+            };
+            SettlementRouter::settleWithSignatureCall {
+                r#ref,
+                token: *token,
+                from: from_addr,
+                to,
+                amount,
+                nonce,
+                deadline: U256::from(u64::try_from(auth.deadline).unwrap_or_default()),
+                signature,
+            }
+            .abi_encode()
+            .into()
         };
         if let Err(e) = self
             .submitter
-            .call(self.router, call, "settle", intent)
+            .call_raw(self.router, input, "settle", intent)
             .await
         {
             tracing::warn!(payment = %p.id, error = %e, "payment leg not confirmed");

@@ -23,7 +23,10 @@ use alloy::providers::{DynProvider, Provider, ProviderBuilder};
 use alloy::rpc::types::Filter;
 use alloy::sol_types::SolEvent;
 use alloy::transports::http::reqwest::Url;
-use openrail_chain::bindings::AllowanceStateMachine::{DebitPullDeclined, DebitPulled};
+use openrail_chain::bindings::AllowanceStateMachine::{
+    DebitPullDeclined, DebitPulled, MandateCanceled, SessionKeyRevoked,
+};
+use openrail_store::journal::OnchainEnds;
 use openrail_chain::submitter::{Decline, PullOutcome, TxFate};
 use openrail_store::agentic::PullResolution;
 use openrail_store::journal::ChainCursor;
@@ -157,12 +160,25 @@ impl Watcher {
         // Pull outcomes per transaction, in log order; every transaction seen succeeded.
         let mut txs: Vec<(alloy::primitives::TxHash, Vec<PullOutcome>)> = Vec::new();
         let mut mined: Vec<(TxHash, u64)> = Vec::new();
+        let mut ended = OnchainEnds::default();
         for log in &logs {
             let (Some(tx_hash), Some(topic)) = (log.transaction_hash, log.topics().first()) else {
                 continue;
             };
             if mined.last().map(|(h, _)| *h) != Some(tx_hash) {
                 mined.push((tx_hash, log.block_number.unwrap_or_default()));
+            }
+            if *topic == MandateCanceled::SIGNATURE_HASH {
+                if let Some(id) = log.topics().get(1) {
+                    ended.mandates_canceled.push(id.to_string());
+                }
+                continue;
+            }
+            if *topic == SessionKeyRevoked::SIGNATURE_HASH {
+                if let Some(id) = log.topics().get(1) {
+                    ended.keys_revoked.push(id.to_string());
+                }
+                continue;
             }
             let outcome = if *topic == DebitPulled::SIGNATURE_HASH {
                 PullOutcome::Authorized {
@@ -214,6 +230,7 @@ impl Watcher {
                     .iter()
                     .map(|(h, b)| (h.to_string(), *b))
                     .collect::<Vec<_>>(),
+                &ended,
             )
             .await?;
         step.cursor = Some(to);

@@ -12,6 +12,8 @@ use crate::money::Currency;
 string_enum!(
     /// Lifecycle of a mandate.
     MandateStatus {
+        /// Waiting for the payer's signature (wallet payers); nothing is on chain.
+        RequiresAuthorization = "requires_authorization",
         /// Created, its transaction not yet mined.
         Pending = "pending",
         /// On chain; keys may be issued and pull.
@@ -113,6 +115,19 @@ pub struct SessionKey {
     pub tx_hash: Option<String>,
     /// Unix ms.
     pub created_at: i64,
+    /// The agent whose signature each pull needs (checksummed address), if any.
+    pub signer: Option<String>,
+}
+
+/// An agent's signature of one pull on a key with a signer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentAuthorization {
+    /// The agent's nonce, decimal.
+    pub nonce: String,
+    /// Unix seconds.
+    pub deadline: i64,
+    /// 0x hex.
+    pub signature: String,
 }
 
 /// A debit pull row.
@@ -156,6 +171,8 @@ pub struct DebitPull {
     pub updated_at: i64,
     /// Why the bank leg of an authorized pull failed.
     pub failure_reason: Option<String>,
+    /// The agent's signature, on a key with a signer.
+    pub agent: Option<AgentAuthorization>,
 }
 
 /// How a pull ended on chain, as the store records it.
@@ -208,10 +225,10 @@ fn i64_of(v: u64) -> i64 {
 const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
     purpose, status, chain_id, contract, onchain_id, tx_hash, created_at";
 const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
-    onchain_id, tx_hash, created_at";
+    onchain_id, tx_hash, created_at, signer";
 const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
     destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
-    created_at, updated_at, failure_reason";
+    created_at, updated_at, failure_reason, agent_nonce, agent_deadline, agent_signature";
 
 fn mode_of(r: &AnyRow, i: usize) -> Result<Mode, StoreError> {
     let s: String = r.try_get(i)?;
@@ -261,6 +278,7 @@ fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
         onchain_id: r.try_get(8)?,
         tx_hash: r.try_get(9)?,
         created_at: r.try_get(10)?,
+        signer: r.try_get(11)?,
     })
 }
 
@@ -286,6 +304,18 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
         created_at: r.try_get(16)?,
         updated_at: r.try_get(17)?,
         failure_reason: r.try_get(18)?,
+        agent: match (
+            r.try_get::<Option<String>, _>(19)?,
+            r.try_get::<Option<i64>, _>(20)?,
+            r.try_get::<Option<String>, _>(21)?,
+        ) {
+            (Some(nonce), Some(deadline), Some(signature)) => Some(AgentAuthorization {
+                nonce,
+                deadline,
+                signature,
+            }),
+            _ => None,
+        },
     })
 }
 
@@ -413,7 +443,7 @@ impl Store {
         secret_hash: &str,
     ) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)"
+            "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
         ))
         .bind(&k.id)
         .bind(&k.account_id)
@@ -426,6 +456,7 @@ impl Store {
         .bind(&k.onchain_id)
         .bind(&k.tx_hash)
         .bind(k.created_at)
+        .bind(&k.signer)
         .bind(secret_hash)
         .execute(self.pool())
         .await?;
@@ -499,7 +530,7 @@ impl Store {
     /// Inserts a new debit pull.
     pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)"
+            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)"
         ))
         .bind(&p.id)
         .bind(&p.account_id)
@@ -520,6 +551,9 @@ impl Store {
         .bind(p.created_at)
         .bind(p.updated_at)
         .bind(&p.failure_reason)
+        .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
+        .bind(p.agent.as_ref().map(|a| a.deadline))
+        .bind(p.agent.as_ref().map(|a| a.signature.clone()))
         .execute(self.pool())
         .await?;
         Ok(())
@@ -587,6 +621,24 @@ impl Store {
             data: rows.iter().map(pull_of).collect::<Result<_, _>>()?,
             has_more,
         })
+    }
+
+    /// Whether a pull on `session_key_id` carrying the agent's `nonce` is in flight or
+    /// went through (a declined or failed one used no nonce on chain).
+    pub async fn agent_nonce_taken(
+        &self,
+        session_key_id: &str,
+        nonce: &str,
+    ) -> Result<bool, StoreError> {
+        let row = sqlx::query(
+            "SELECT 1 FROM debit_pulls WHERE session_key_id = $1 AND agent_nonce = $2 \
+             AND status IN ('pending', 'authorized', 'settled')",
+        )
+        .bind(session_key_id)
+        .bind(nonce)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.is_some())
     }
 
     /// Sum of authorized (or settled) pulls of a key since `since_ms` (block time).

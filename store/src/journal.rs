@@ -60,6 +60,16 @@ pub struct JournalSummary {
 /// Idempotency records are kept this long.
 pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
 
+/// Mandates canceled and session keys revoked on chain in a range of blocks, by their
+/// on-chain ids (0x bytes32): the watcher records them whoever sent them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OnchainEnds {
+    /// `MandateCanceled` ids.
+    pub mandates_canceled: Vec<String>,
+    /// `SessionKeyRevoked` ids.
+    pub keys_revoked: Vec<String>,
+}
+
 impl Store {
     /// Persists a signed transaction (and its intents) before broadcast; with a `fence`
     /// (lease name, holder), only while that lease is held and unexpired, checked in the
@@ -417,11 +427,34 @@ impl Store {
         cursor: &ChainCursor,
         pulls: &[(String, crate::agentic::PullResolution)],
         mined: &[(String, u64)],
+        ended: &OnchainEnds,
     ) -> Result<usize, StoreError> {
         let mut tx = self.pool().begin().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
             changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution).await?);
+        }
+        let now = now_ms();
+        // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
+        for onchain_id in &ended.mandates_canceled {
+            sqlx::query(
+                "UPDATE mandates SET status = 'canceled' WHERE chain_id = $1 AND onchain_id = $2 \
+                 AND status IN ('pending', 'active')",
+            )
+            .bind(chain_id as i64)
+            .bind(onchain_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for onchain_id in &ended.keys_revoked {
+            sqlx::query(
+                "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
+                 WHERE onchain_id = $1 AND status IN ('pending', 'active')",
+            )
+            .bind(onchain_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
         }
         // Transactions seen emitting events succeeded in that block; this settles journal
         // entries whose fate nobody else is waiting for (rebroadcast after a reorg).
@@ -436,7 +469,6 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        let now = now_ms();
         let updated = sqlx::query(
             "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
         )

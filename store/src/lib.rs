@@ -20,6 +20,7 @@ macro_rules! string_enum {
 pub mod accounts;
 pub mod agentic;
 pub mod bank;
+pub mod consent;
 pub mod crash;
 pub mod db;
 pub mod epoch;

@@ -13,6 +13,8 @@ use crate::now_ms;
 string_enum!(
     /// Lifecycle of a payment.
     PaymentStatus {
+        /// Waiting for the payer's signature (wallet sources); nothing moves until then.
+        RequiresAuthorization = "requires_authorization",
         /// Accepted, nothing sent yet.
         Pending = "pending",
         /// Its transaction (or bank transfer) is under way.

@@ -148,6 +148,9 @@ pub struct Harness {
     /// The deployment manifest and the server processes' logs.
     files: Option<tempfile::TempDir>,
     spawned: u32,
+    /// The keys of the wallets this harness funded, so it can sign for them as their
+    /// owners would (payer consent).
+    signers: std::sync::Mutex<std::collections::HashMap<Address, PrivateKeySigner>>,
     /// The settlement chain's confirmation depth for the in-process server.
     confirmations: u64,
 }
@@ -438,6 +441,7 @@ impl Harness {
             binary: None,
             files: None,
             spawned: 0,
+            signers: Default::default(),
             confirmations: 0,
         })
     }
@@ -474,6 +478,7 @@ impl Harness {
     /// Funds `wallet` with `major_units` of every test currency on the settlement chain and
     /// approves the router.
     pub async fn fund(&self, wallet: PrivateKeySigner, major_units: u64) -> anyhow::Result<()> {
+        self.remember(&wallet);
         fund_wallet(
             self.settlement_deployment(),
             dev_treasury(),
@@ -542,6 +547,63 @@ impl Harness {
     /// `POST` JSON with the account's API key.
     pub async fn post(&self, path: &str, body: Value) -> anyhow::Result<Reply> {
         self.call(Method::POST, path, Some(&body), None, &[]).await
+    }
+
+    /// Keeps `wallet`'s key so [`Harness::post_authorized`] can sign for it.
+    pub fn remember(&self, wallet: &PrivateKeySigner) {
+        self.signers
+            .lock()
+            .expect("signers lock")
+            .insert(wallet.address(), wallet.clone());
+    }
+
+    /// The payer's signature of a created object's `authorization.typed_data`, as a wallet
+    /// signs it (`eth_signTypedData_v4`), with `signer`'s key.
+    pub fn sign_authorization(created: &Value, signer: &PrivateKeySigner) -> anyhow::Result<String> {
+        openrail_chain::consent::sign_typed_data_json(
+            &created["authorization"]["typed_data"],
+            signer,
+        )
+        .map_err(anyhow::Error::msg)
+    }
+
+    /// `POST {collection}/{id}/authorize` with `signer`'s signature of `created`'s typed data.
+    pub async fn authorize(
+        &self,
+        collection: &str,
+        created: &Value,
+        signer: &PrivateKeySigner,
+    ) -> anyhow::Result<Reply> {
+        let id = created["id"].as_str().context("no id in the created object")?;
+        let signature = Self::sign_authorization(created, signer)?;
+        self.post(
+            &format!("{collection}/{id}/authorize"),
+            serde_json::json!({ "signature": signature }),
+        )
+        .await
+    }
+
+    /// `POST` a mandate or a payment and, when it requires the payer's signature, sign it
+    /// as the payer (a wallet this harness funded or [`remember`](Harness::remember)ed) and
+    /// authorize it; returns the last reply (the creation's when no signature is needed or
+    /// the creation failed).
+    pub async fn post_authorized(&self, path: &str, body: Value) -> anyhow::Result<Reply> {
+        let created = self.post(path, body).await?;
+        if created.body["status"] != "requires_authorization" {
+            return Ok(created);
+        }
+        let signer: Address = created.body["authorization"]["signer"]
+            .as_str()
+            .context("no authorization signer")?
+            .parse()?;
+        let key = self
+            .signers
+            .lock()
+            .expect("signers lock")
+            .get(&signer)
+            .cloned()
+            .with_context(|| format!("the harness has no key for {signer}"))?;
+        self.authorize(path, &created.body, &key).await
     }
 
     /// `GET` with the account's API key.
@@ -616,5 +678,6 @@ pub fn pending_pull_row(
         created_at: now,
         updated_at: now,
         failure_reason: None,
+        agent: None,
     }
 }

@@ -1,0 +1,366 @@
+//! Payer and agent consent: the EIP-712 messages the contracts check, their digests, the
+//! typed-data JSON a wallet signs (`eth_signTypedData_v4`, `cast wallet sign --data`), and
+//! the off-chain check of a signature before anything is sent.
+//!
+//! The domain is the contract's: name `Openrail`, version `1`, the chain id and the contract
+//! that verifies (the allowance state machine on the settlement chain, which is also its
+//! router). The type strings here are the contracts' typehashes, character for character; a
+//! unit test compares the digest of the JSON (parsed as a wallet would) with the digest of
+//! the static types, and the end-to-end tests check the chain accepts what this module does.
+//!
+//! Checking a signature is sans-IO for an account (ECDSA recovery with a low `s`, as the
+//! contracts' `ECDSA.tryRecover` requires); a contract wallet (ERC-1271) needs an `eth_call`,
+//! which [`crate::consent::erc1271_valid`] makes.
+
+use alloy::primitives::{Address, B256, Bytes, Signature, U256};
+use alloy::providers::Provider;
+use alloy::sol;
+use alloy::sol_types::{Eip712Domain, SolStruct, eip712_domain};
+use serde_json::{Value, json};
+
+sol! {
+    /// A mandate a payer signs (`AllowanceStateMachine.MANDATE_TYPEHASH`).
+    #[derive(Debug, PartialEq, Eq)]
+    struct Mandate {
+        bytes32 mandateId;
+        address payer;
+        address token;
+        uint256 maxAmount;
+        uint8 interval;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    /// A one-time payment a payer signs (`SettlementCore.PAYMENT_TYPEHASH`).
+    #[derive(Debug, PartialEq, Eq)]
+    struct Payment {
+        address token;
+        address from;
+        address to;
+        uint256 amount;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    /// A pull a session key's agent signs (`AllowanceStateMachine.DEBIT_PULL_TYPEHASH`).
+    #[derive(Debug, PartialEq, Eq)]
+    struct DebitPull {
+        bytes32 keyId;
+        address destination;
+        uint256 amount;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    /// ERC-1271.
+    #[sol(rpc)]
+    interface IERC1271 {
+        function isValidSignature(bytes32 hash, bytes signature) external view returns (bytes4 magicValue);
+    }
+}
+
+/// The EIP-712 domain of Openrail's contract `verifying_contract` on chain `chain_id`.
+pub fn domain(chain_id: u64, verifying_contract: Address) -> Eip712Domain {
+    eip712_domain! {
+        name: "Openrail",
+        version: "1",
+        chain_id: chain_id,
+        verifying_contract: verifying_contract,
+    }
+}
+
+/// The domain as JSON (`domain` of typed data), and its type list.
+pub fn domain_json(chain_id: u64, verifying_contract: Address) -> Value {
+    json!({
+        "name": "Openrail",
+        "version": "1",
+        "chainId": chain_id,
+        "verifyingContract": verifying_contract.to_checksum(None),
+    })
+}
+
+fn domain_type() -> Value {
+    json!([
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ])
+}
+
+/// Typed data as `eth_signTypedData_v4` takes it: `types` (with `EIP712Domain`),
+/// `primaryType`, `domain`, `message`. Integers are decimal strings (exact in every JSON
+/// reader), addresses checksummed, `bytes32` as 0x hex.
+pub trait TypedMessage: SolStruct {
+    /// The message's fields, in the type's order, as `(name, type, value)`.
+    fn fields(&self) -> Vec<(&'static str, &'static str, Value)>;
+
+    /// The whole typed-data object for `domain`.
+    fn typed_data(&self, chain_id: u64, verifying_contract: Address) -> Value {
+        let fields = self.fields();
+        let types: Vec<Value> = fields
+            .iter()
+            .map(|(n, t, _)| json!({"name": n, "type": t}))
+            .collect();
+        let message: serde_json::Map<String, Value> = fields
+            .into_iter()
+            .map(|(n, _, v)| (n.to_string(), v))
+            .collect();
+        json!({
+            "types": {
+                "EIP712Domain": domain_type(),
+                (Self::NAME): types,
+            },
+            "primaryType": Self::NAME,
+            "domain": domain_json(chain_id, verifying_contract),
+            "message": message,
+        })
+    }
+
+    /// The digest a signature covers.
+    fn digest(&self, chain_id: u64, verifying_contract: Address) -> B256 {
+        self.eip712_signing_hash(&domain(chain_id, verifying_contract))
+    }
+}
+
+fn addr(a: Address) -> Value {
+    Value::String(a.to_checksum(None))
+}
+
+fn uint(u: U256) -> Value {
+    Value::String(u.to_string())
+}
+
+impl TypedMessage for Mandate {
+    fn fields(&self) -> Vec<(&'static str, &'static str, Value)> {
+        vec![
+            ("mandateId", "bytes32", Value::String(self.mandateId.to_string())),
+            ("payer", "address", addr(self.payer)),
+            ("token", "address", addr(self.token)),
+            ("maxAmount", "uint256", uint(self.maxAmount)),
+            ("interval", "uint8", json!(self.interval)),
+            ("nonce", "uint256", uint(self.nonce)),
+            ("deadline", "uint256", uint(self.deadline)),
+        ]
+    }
+}
+
+impl TypedMessage for Payment {
+    fn fields(&self) -> Vec<(&'static str, &'static str, Value)> {
+        vec![
+            ("token", "address", addr(self.token)),
+            ("from", "address", addr(self.from)),
+            ("to", "address", addr(self.to)),
+            ("amount", "uint256", uint(self.amount)),
+            ("nonce", "uint256", uint(self.nonce)),
+            ("deadline", "uint256", uint(self.deadline)),
+        ]
+    }
+}
+
+impl TypedMessage for DebitPull {
+    fn fields(&self) -> Vec<(&'static str, &'static str, Value)> {
+        vec![
+            ("keyId", "bytes32", Value::String(self.keyId.to_string())),
+            ("destination", "address", addr(self.destination)),
+            ("amount", "uint256", uint(self.amount)),
+            ("nonce", "uint256", uint(self.nonce)),
+            ("deadline", "uint256", uint(self.deadline)),
+        ]
+    }
+}
+
+/// Signs `message` for the domain of `verifying_contract` on `chain_id` with a local key
+/// (development, tests and benches: the demo payer and test agents).
+pub fn sign_with<M: TypedMessage>(
+    message: &M,
+    chain_id: u64,
+    verifying_contract: Address,
+    signer: &alloy::signers::local::PrivateKeySigner,
+) -> Bytes {
+    use alloy::signers::SignerSync;
+    let sig = signer
+        .sign_hash_sync(&message.digest(chain_id, verifying_contract))
+        .expect("a local key signs any digest");
+    Bytes::from(sig.as_bytes().to_vec())
+}
+
+/// Signs typed data as the API shows it (`authorization.typed_data`), the way a wallet's
+/// `eth_signTypedData_v4` does, with a local key; returns 0x hex. For development, tests
+/// and benches.
+pub fn sign_typed_data_json(
+    typed_data: &Value,
+    signer: &alloy::signers::local::PrivateKeySigner,
+) -> Result<String, String> {
+    use alloy::signers::SignerSync;
+    let td: alloy::dyn_abi::TypedData =
+        serde_json::from_value(typed_data.clone()).map_err(|e| format!("typed data: {e}"))?;
+    let hash = td
+        .eip712_signing_hash()
+        .map_err(|e| format!("typed data: {e}"))?;
+    let sig = signer.sign_hash_sync(&hash).map_err(|e| e.to_string())?;
+    Ok(format!("0x{}", alloy::primitives::hex::encode(sig.as_bytes())))
+}
+
+/// Why a signature is not the expected signer's, as far as can be told without a chain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureError {
+    /// Not 65 bytes of `r ‖ s ‖ v` (hex).
+    #[error("a signature is 65 bytes (0x and 130 hex digits: r, s, v)")]
+    Malformed,
+    /// `s` is in the upper half of the curve order: a malleated signature, which the
+    /// contracts refuse.
+    #[error("the signature's s value is not canonical (high s); sign again")]
+    HighS,
+    /// It recovers to another address.
+    #[error("the signature was made by {recovered}, not by {expected}")]
+    WrongSigner {
+        /// Who signed.
+        recovered: Address,
+        /// Who had to.
+        expected: Address,
+    },
+}
+
+/// Parses `0x` + 130 hex digits.
+pub fn parse_signature(hex: &str) -> Result<Bytes, SignatureError> {
+    let digits = hex.strip_prefix("0x").ok_or(SignatureError::Malformed)?;
+    if digits.len() != 130 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(SignatureError::Malformed);
+    }
+    digits
+        .parse::<Bytes>()
+        .map_err(|_| SignatureError::Malformed)
+}
+
+/// Checks an ECDSA signature of `digest` by `expected` the way the contracts do (65 bytes,
+/// `v` 27/28 or 0/1, low `s`).
+pub fn check_ecdsa(digest: B256, signature: &[u8], expected: Address) -> Result<(), SignatureError> {
+    let sig = Signature::try_from(signature).map_err(|_| SignatureError::Malformed)?;
+    if sig.normalize_s().is_some() {
+        return Err(SignatureError::HighS);
+    }
+    let recovered = sig
+        .recover_address_from_prehash(&digest)
+        .map_err(|_| SignatureError::Malformed)?;
+    if recovered == expected {
+        Ok(())
+    } else {
+        Err(SignatureError::WrongSigner {
+            recovered,
+            expected,
+        })
+    }
+}
+
+/// The ERC-1271 magic value.
+const ERC1271_MAGIC: [u8; 4] = [0x16, 0x26, 0xba, 0x7e];
+
+/// Whether contract wallet `wallet` accepts `signature` over `digest` (an `eth_call` of
+/// `isValidSignature`); `Ok(false)` when `wallet` has no code or refuses.
+pub async fn erc1271_valid<P: Provider>(
+    provider: &P,
+    wallet: Address,
+    digest: B256,
+    signature: Bytes,
+) -> Result<bool, crate::ChainError> {
+    let code = provider
+        .get_code_at(wallet)
+        .await
+        .map_err(crate::ChainError::Rpc)?;
+    if code.is_empty() {
+        return Ok(false);
+    }
+    let c = IERC1271::new(wallet, provider);
+    match c.isValidSignature(digest, signature).call().await {
+        Ok(magic) => Ok(magic.0 == ERC1271_MAGIC),
+        // A revert is a refusal; a transport failure is not an answer.
+        Err(alloy::contract::Error::TransportError(e)) => Err(crate::ChainError::Rpc(e)),
+        Err(_) => Ok(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy::dyn_abi::TypedData;
+    use alloy::primitives::{address, b256, keccak256};
+    use alloy::signers::SignerSync;
+    use alloy::signers::local::PrivateKeySigner;
+
+    const ASM: Address = address!("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+
+    fn mandate() -> Mandate {
+        Mandate {
+            mandateId: keccak256("man_1"),
+            payer: address!("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"),
+            token: address!("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"),
+            maxAmount: U256::from(100_000_000u64),
+            interval: 0,
+            nonce: U256::from(7u64) << 200,
+            deadline: U256::from(1_795_435_200u64),
+        }
+    }
+
+    /// The type strings are the contracts' typehashes.
+    #[test]
+    fn type_strings_are_the_contracts() {
+        assert_eq!(
+            Mandate::eip712_encode_type(),
+            "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)"
+        );
+        assert_eq!(
+            Payment::eip712_encode_type(),
+            "Payment(address token,address from,address to,uint256 amount,uint256 nonce,uint256 deadline)"
+        );
+        assert_eq!(
+            DebitPull::eip712_encode_type(),
+            "DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)"
+        );
+    }
+
+    /// What a wallet computes from the JSON is the digest the contract checks.
+    #[test]
+    fn typed_data_json_hashes_like_the_static_type() {
+        let m = mandate();
+        let json = m.typed_data(31337, ASM);
+        let parsed: TypedData = serde_json::from_value(json).unwrap();
+        assert_eq!(parsed.eip712_signing_hash().unwrap(), m.digest(31337, ASM));
+        let p = DebitPull {
+            keyId: b256!("0x1111111111111111111111111111111111111111111111111111111111111111"),
+            destination: ASM,
+            amount: U256::from(1u64),
+            nonce: U256::MAX,
+            deadline: U256::from(2u64),
+        };
+        let parsed: TypedData = serde_json::from_value(p.typed_data(1, ASM)).unwrap();
+        assert_eq!(parsed.eip712_signing_hash().unwrap(), p.digest(1, ASM));
+        // Another chain or contract is another digest.
+        assert_ne!(p.digest(1, ASM), p.digest(2, ASM));
+        assert_ne!(p.digest(1, ASM), p.digest(1, Address::ZERO));
+    }
+
+    #[test]
+    fn signatures_are_checked_like_the_contracts_do() {
+        let payer = PrivateKeySigner::random();
+        let other = PrivateKeySigner::random();
+        let digest = mandate().digest(31337, ASM);
+        let good = payer.sign_hash_sync(&digest).unwrap().as_bytes();
+        assert_eq!(check_ecdsa(digest, &good, payer.address()), Ok(()));
+        assert!(matches!(
+            check_ecdsa(digest, &good, other.address()),
+            Err(SignatureError::WrongSigner { .. })
+        ));
+        // The malleated twin (s' = n - s, v flipped) recovers the same key; refused.
+        let sig = Signature::try_from(&good[..]).unwrap();
+        let n = U256::from_be_bytes(alloy::primitives::hex!(
+            "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141"
+        ));
+        let twin = Signature::new(sig.r(), n - sig.s(), !sig.v()).as_bytes();
+        assert_eq!(check_ecdsa(digest, &twin, payer.address()), Err(SignatureError::HighS));
+        assert_eq!(check_ecdsa(digest, &good[..64], payer.address()), Err(SignatureError::Malformed));
+        assert_eq!(parse_signature("0x12"), Err(SignatureError::Malformed));
+        let hex = format!("0x{}", alloy::primitives::hex::encode(good));
+        assert_eq!(parse_signature(&hex).unwrap().as_ref(), &good[..]);
+    }
+}

@@ -1,0 +1,134 @@
+//! Payer consent: what a payer is asked to sign for a mandate or a payment from its wallet
+//! (the object's terms are its own row; the nonce and deadline are here), and the signature
+//! once given. Moving an object out of `requires_authorization` and storing the signature
+//! happen in one database transaction, so two concurrent authorizations never both send.
+
+use sqlx::Row;
+
+use crate::db::{Store, StoreError};
+
+/// A requested (and perhaps given) authorization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Authorization {
+    /// `man_…` or `pay_…`.
+    pub object_id: String,
+    /// Who must sign (checksummed address).
+    pub signer: String,
+    /// The signer's nonce, decimal.
+    pub nonce: String,
+    /// Unix seconds; the signature is good until then.
+    pub deadline: i64,
+    /// 0x hex, once given.
+    pub signature: Option<String>,
+    /// Unix ms, once given.
+    pub authorized_at: Option<i64>,
+}
+
+/// The object whose authorization is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authorizable {
+    /// A mandate (`mandates`).
+    Mandate,
+    /// A payment (`payments`).
+    Payment,
+}
+
+impl Authorizable {
+    fn table(self) -> &'static str {
+        match self {
+            Authorizable::Mandate => "mandates",
+            Authorizable::Payment => "payments",
+        }
+    }
+}
+
+impl Store {
+    /// Records what `a.signer` is asked to sign. Insert it before the object's row.
+    pub async fn insert_authorization(&self, a: &Authorization) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO authorizations (object_id, signer, nonce, deadline, signature, authorized_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&a.object_id)
+        .bind(&a.signer)
+        .bind(&a.nonce)
+        .bind(a.deadline)
+        .bind(&a.signature)
+        .bind(a.authorized_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The authorization of `object_id`, if one was asked for.
+    pub async fn authorization(&self, object_id: &str) -> Result<Option<Authorization>, StoreError> {
+        let row = sqlx::query(
+            "SELECT object_id, signer, nonce, deadline, signature, authorized_at FROM authorizations \
+             WHERE object_id = $1",
+        )
+        .bind(object_id)
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| {
+            Ok(Authorization {
+                object_id: r.try_get(0)?,
+                signer: r.try_get(1)?,
+                nonce: r.try_get(2)?,
+                deadline: r.try_get(3)?,
+                signature: r.try_get(4)?,
+                authorized_at: r.try_get(5)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Stores the signature and moves the object from `requires_authorization` to
+    /// `pending`, in one transaction. Returns false (nothing changed) when the object was
+    /// no longer waiting for authorization.
+    pub async fn authorize(
+        &self,
+        what: Authorizable,
+        object_id: &str,
+        signature: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let moved = sqlx::query(&format!(
+            "UPDATE {} SET status = 'pending' WHERE id = $1 AND status = 'requires_authorization'",
+            what.table()
+        ))
+        .bind(object_id)
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() != 1 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE authorizations SET signature = $2, authorized_at = $3 WHERE object_id = $1",
+        )
+        .bind(object_id)
+        .bind(signature)
+        .bind(now_ms)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Withdraws a request to sign: `requires_authorization` → `canceled`, nothing having
+    /// been sent. Returns false when the object was no longer waiting.
+    pub async fn cancel_unauthorized(
+        &self,
+        what: Authorizable,
+        object_id: &str,
+    ) -> Result<bool, StoreError> {
+        let moved = sqlx::query(&format!(
+            "UPDATE {} SET status = 'canceled' WHERE id = $1 AND status = 'requires_authorization'",
+            what.table()
+        ))
+        .bind(object_id)
+        .execute(self.pool())
+        .await?;
+        Ok(moved.rows_affected() == 1)
+    }
+}
