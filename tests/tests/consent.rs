@@ -1,0 +1,382 @@
+//! Payer and agent consent through HTTP: a wallet mandate exists on chain only with the
+//! payer's signature, the payer cancels alone, a wallet payment needs the payer's signature,
+//! and a session key with a signer pulls only with its agent's signature.
+
+use alloy::primitives::{Address, U256, keccak256};
+use alloy::providers::Provider;
+use alloy::signers::local::PrivateKeySigner;
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::consent::{DebitPull, sign_with};
+use openrail_chain::deploy::{mined, signer_provider};
+use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
+use openrail_tests::{Harness, Reply, units};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+fn mandate_body(payer: Address) -> Value {
+    json!({"payer_account_id": payer.to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"})
+}
+
+async fn operator_nonce(h: &Harness) -> anyhow::Result<u64> {
+    Ok(h.settlement
+        .get_transaction_count(dev_operator().address())
+        .await?)
+}
+
+fn code(r: &Reply) -> &str {
+    r.body["code"].as_str().unwrap_or_default()
+}
+
+/// Polls `path` until `member` reads `want` (the watcher records on-chain events).
+async fn eventually(h: &Harness, path: &str, member: &str, want: &str) -> anyhow::Result<Value> {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let r = h.get(path).await?;
+        if r.body[member] == want || tokio::time::Instant::now() > deadline {
+            return Ok(r.body);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
+
+    let created = h.post("/v1/mandates", mandate_body(payer.address())).await?;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.str("status"), "requires_authorization");
+    let auth = &created.body["authorization"];
+    assert_eq!(auth["method"], "payer_signature");
+    assert_eq!(auth["signer"], payer.address().to_checksum(None));
+    let typed = &auth["typed_data"];
+    assert_eq!(typed["primaryType"], "Mandate");
+    assert_eq!(typed["domain"]["name"], "Openrail");
+    assert_eq!(typed["domain"]["version"], "1");
+    assert_eq!(typed["domain"]["chainId"], h.settlement_deployment().chain_id);
+    assert_eq!(
+        typed["domain"]["verifyingContract"],
+        asm_addr.to_checksum(None)
+    );
+    assert_eq!(typed["message"]["maxAmount"], "100000000");
+    assert_eq!(typed["message"]["mandateId"], created.body["onchain"]["id"]);
+    assert!(typed["types"]["EIP712Domain"].is_array());
+    let id = created.str("id").to_string();
+    let onchain_id = created.body["onchain"]["id"].as_str().unwrap().parse()?;
+
+    // Nothing is on chain, so nothing can be pulled: no key is issued on it.
+    let nonce_before = operator_nonce(&h).await?;
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": id, "expires_in": 3600}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", k.body);
+    assert_eq!(code(&k), "mandate_not_active");
+    let asm = h.allowance_state_machine();
+    assert!(asm.getMandate(onchain_id).call().await.is_err());
+
+    // A stranger's signature, a malformed one, and the payer's over other terms: 422, and
+    // nothing changes.
+    let stranger = PrivateKeySigner::random();
+    for (sig, why) in [
+        (Harness::sign_authorization(&created.body, &stranger)?, "wrong signer"),
+        ("0x1234".to_string(), "malformed"),
+        (format!("0x{}", "00".repeat(65)), "zero"),
+    ] {
+        let r = h
+            .post(
+                &format!("/v1/mandates/{id}/authorize"),
+                json!({ "signature": sig }),
+            )
+            .await?;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{why}: {}", r.body);
+        assert_eq!(code(&r), "signature_invalid", "{why}");
+    }
+    let mut other_terms = created.body.clone();
+    other_terms["authorization"]["typed_data"]["message"]["maxAmount"] = json!("900000000");
+    let r = h
+        .post(
+            &format!("/v1/mandates/{id}/authorize"),
+            json!({ "signature": Harness::sign_authorization(&other_terms, &payer)? }),
+        )
+        .await?;
+    assert_eq!(code(&r), "signature_invalid", "{}", r.body);
+    assert_eq!(
+        h.get(&format!("/v1/mandates/{id}")).await?.str("status"),
+        "requires_authorization"
+    );
+    assert_eq!(operator_nonce(&h).await?, nonce_before, "nothing was sent");
+
+    // The payer's signature: the mandate goes on chain, paid by the payer.
+    let r = h.authorize("/v1/mandates", &created.body, &payer).await?;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.str("status"), "active");
+    assert!(r.body["authorization"]["signature"].is_string());
+    assert!(r.body["authorization"]["authorized_at"].is_string());
+    let m = asm.getMandate(onchain_id).call().await?;
+    assert_eq!(m.payer, payer.address());
+    assert_eq!(m.maxAmount, 100_000_000);
+    // Authorizing again answers the mandate as it is.
+    let again = h.authorize("/v1/mandates", &created.body, &payer).await?;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.str("status"), "active");
+
+    // Key, then a pull the chain enforces.
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": id, "expires_in": 3600}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
+    assert_eq!(k.body["signer"], Value::Null);
+    let dest = dev_spare().address();
+    let before = h.balance("USD", dest).await?;
+    let p = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k.str("id"), "amount": "40", "destination": dest.to_string()}),
+        )
+        .await?;
+    assert_eq!(p.status, StatusCode::CREATED, "{}", p.body);
+    assert_eq!(p.str("status"), "authorized");
+    assert_eq!(h.balance("USD", dest).await? - before, units(40));
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_payer_cancels_on_chain_alone_and_the_api_follows() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let m = h
+        .post_authorized("/v1/mandates", mandate_body(payer.address()))
+        .await?;
+    assert_eq!(m.str("status"), "active", "{}", m.body);
+    let id = m.str("id").to_string();
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": id, "expires_in": 3600}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
+
+    // The payer's own transaction, no operator.
+    let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
+    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
+    let onchain_id = m.body["onchain"]["id"].as_str().unwrap().parse()?;
+    mined(
+        AllowanceStateMachine::new(asm_addr, &as_payer)
+            .cancelMandate(onchain_id)
+            .send()
+            .await?,
+    )
+    .await?;
+    let seen = eventually(&h, &format!("/v1/mandates/{id}"), "status", "canceled").await?;
+    assert_eq!(seen["status"], "canceled", "{seen}");
+
+    let before = h.balance("USD", payer.address()).await?;
+    let p = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k.str("id"), "amount": "1", "destination": dev_spare().address().to_string()}),
+        )
+        .await?;
+    assert_eq!(p.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", p.body);
+    assert_eq!(code(&p), "mandate_not_active");
+    assert_eq!(h.balance("USD", payer.address()).await?, before);
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let m = h
+        .post_authorized("/v1/mandates", mandate_body(payer.address()))
+        .await?;
+    let agent = PrivateKeySigner::random();
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": m.str("id"), "expires_in": 3600, "signer": agent.address().to_string()}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
+    assert_eq!(k.body["signer"], agent.address().to_checksum(None));
+    let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
+    let chain_id = h.settlement_deployment().chain_id;
+    assert_eq!(k.body["eip712_domain"]["verifyingContract"], asm_addr.to_checksum(None));
+    assert_eq!(k.body["eip712_domain"]["chainId"], chain_id);
+    let key_id = k.str("id").to_string();
+    let onchain_key = k.body["onchain"]["id"].as_str().unwrap().parse()?;
+    assert_eq!(
+        h.allowance_state_machine()
+            .getSessionKey(onchain_key)
+            .call()
+            .await?
+            .signer,
+        agent.address()
+    );
+    let dest = dev_spare().address();
+    let deadline = h.chain_time().await? + 600;
+    let sign = |by: &PrivateKeySigner, amount: u64, nonce: u64, deadline: u64| {
+        let msg = DebitPull {
+            keyId: onchain_key,
+            destination: dest,
+            amount: U256::from(amount) * U256::from(1_000_000u64),
+            nonce: U256::from(nonce),
+            deadline: U256::from(deadline),
+        };
+        sign_with(&msg, chain_id, asm_addr, by).to_string()
+    };
+    let pull = |extra: Value| {
+        let mut body = json!({"session_key_id": key_id, "amount": "5", "destination": dest.to_string()});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        h.post("/v1/debit-pulls", body)
+    };
+
+    // Without the agent: refused before anything is sent.
+    let nonce_before = operator_nonce(&h).await?;
+    let r = pull(json!({})).await?;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(code(&r), "signature_required");
+    let r = pull(json!({"signature": sign(&PrivateKeySigner::random(), 5, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
+    assert_eq!(code(&r), "signature_invalid", "{}", r.body);
+    // Signed for another amount.
+    let r = pull(json!({"signature": sign(&agent, 6, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
+    assert_eq!(code(&r), "signature_invalid", "{}", r.body);
+    let past = h.chain_time().await? - 10_000;
+    let r = pull(json!({"signature": sign(&agent, 5, 1, past), "nonce": 1, "deadline": past})).await?;
+    assert_eq!(code(&r), "authorization_expired", "{}", r.body);
+    assert_eq!(operator_nonce(&h).await?, nonce_before, "nothing was sent");
+
+    // The agent's signature: authorized on chain.
+    let before = h.balance("USD", dest).await?;
+    let r = pull(json!({"signature": sign(&agent, 5, 1, deadline), "nonce": "1", "deadline": deadline})).await?;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.str("status"), "authorized");
+    assert_eq!(h.balance("USD", dest).await? - before, units(5));
+    assert!(
+        h.allowance_state_machine()
+            .pullNonceUsed(onchain_key, U256::from(1u64))
+            .call()
+            .await?
+    );
+    // The same nonce again: refused.
+    let r = pull(json!({"signature": sign(&agent, 5, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(code(&r), "nonce_used");
+    // Another nonce works, in any order.
+    let r = pull(json!({"signature": sign(&agent, 5, 99, deadline), "nonce": 99, "deadline": deadline})).await?;
+    assert_eq!(r.str("status"), "authorized", "{}", r.body);
+
+    // Signature fields on a key without a signer are refused.
+    let plain = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": m.str("id"), "expires_in": 3600}),
+        )
+        .await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": plain.str("id"), "amount": "1", "nonce": 1}),
+        )
+        .await?;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(r.body["param"], "nonce");
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_wallet_payment_moves_only_as_the_payer_signed() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let dest = Address::from_slice(&keccak256("consent-payee")[12..]);
+    let created = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "12.50", "currency": "USD",
+                   "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "wallet", "address": dest.to_string()}}),
+        )
+        .await?;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.str("status"), "requires_authorization");
+    let typed = &created.body["authorization"]["typed_data"];
+    assert_eq!(typed["primaryType"], "Payment");
+    assert_eq!(typed["message"]["amount"], "12500000");
+    assert_eq!(typed["message"]["to"], dest.to_checksum(None));
+    let id = created.str("id").to_string();
+
+    let r = h
+        .authorize("/v1/payments", &created.body, &PrivateKeySigner::random())
+        .await?;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(code(&r), "signature_invalid");
+    assert_eq!(
+        h.get(&format!("/v1/payments/{id}")).await?.str("status"),
+        "requires_authorization"
+    );
+    assert_eq!(h.balance("USD", dest).await?, U256::ZERO);
+
+    let r = h.authorize("/v1/payments", &created.body, &payer).await?;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.str("status"), "succeeded");
+    assert_eq!(h.balance("USD", dest).await?, U256::from(12_500_000u64));
+    h.stop().await;
+    Ok(())
+}
+
+/// The README's flow: the typed data as served, signed by Foundry's
+/// `cast wallet sign --data --from-file`, authorizes the mandate.
+#[tokio::test]
+async fn cast_signs_the_typed_data_as_served() -> anyhow::Result<()> {
+    let cast = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules/.bin/cast");
+    anyhow::ensure!(cast.exists(), "run `make setup` first: {} is missing", cast.display());
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 100).await?;
+    let created = h.post("/v1/mandates", mandate_body(payer.address())).await?;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("typed.json");
+    std::fs::write(&file, created.body["authorization"]["typed_data"].to_string())?;
+    let key = format!("0x{}", alloy::primitives::hex::encode(payer.to_bytes()));
+    let out = tokio::process::Command::new(&cast)
+        .args(["wallet", "sign", "--data", "--from-file"])
+        .arg(&file)
+        .args(["--private-key", &key])
+        .output()
+        .await?;
+    anyhow::ensure!(
+        out.status.success(),
+        "cast failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let signature = String::from_utf8(out.stdout)?.trim().to_string();
+    let id = created.str("id");
+    let r = h
+        .post(
+            &format!("/v1/mandates/{id}/authorize"),
+            json!({ "signature": signature }),
+        )
+        .await?;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.str("status"), "active");
+    h.stop().await;
+    Ok(())
+}
