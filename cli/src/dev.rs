@@ -96,7 +96,10 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         println!("\nOperator (owner of every contract)  {}", a.operator);
         println!("Treasury                            {}", a.treasury);
         println!("Demo payer wallet                   {payer_addr} ({DEMO_FUNDING} USD and EUR on both chains, router approved)");
-        println!("Demo mandate (100 USD per day)      {}", demo.mandate);
+        println!("Demo payer private key              {demo_key}", demo_key = demo_payer_key());
+        println!("  WARNING: a well-known anvil development key, public to everyone. It signs the demo");
+        println!("  payer's consent here; never send real funds to it or use it on a real chain.");
+        println!("Demo mandate (100 USD per day)      {} (created with the demo payer's EIP-712 signature)", demo.mandate);
         println!("Demo session key (60 USD per day)   {}", demo.key);
         println!("Deployment manifest                 {}", manifest_path.display());
         println!("\nRead the demo key's remaining allowance (amount in micro-USD, epoch reset time):");
@@ -104,9 +107,14 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
             "  cast call {asm} 'remainingAllowance(bytes32)(uint256,uint64)' {} --rpc-url {}",
             demo.key, a.rpc_url
         );
-        println!("\nTry it:");
-        println!("  curl -s {base_url}/v1/mandates -H 'Authorization: Bearer {api_key}' -H 'Content-Type: application/json' \\");
-        println!("    -d '{{\"payer_account_id\": \"{payer_addr}\", \"max_amount\": \"100.00\", \"currency\": \"USD\", \"interval\": \"daily\"}}'");
+        println!("\nTry it (a wallet mandate waits for the payer's signature; the README walks the whole flow):");
+        println!("  export KEY={api_key} PAYER_KEY={}", demo_payer_key());
+        println!("  curl -s {base_url}/v1/mandates -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' \\");
+        println!("    -d '{{\"payer_account_id\": \"{payer_addr}\", \"max_amount\": \"100.00\", \"currency\": \"USD\", \"interval\": \"daily\"}}' > mandate.json");
+        println!("  python3 -c 'import json;print(json.dumps(json.load(open(\"mandate.json\"))[\"authorization\"][\"typed_data\"]))' > typed.json");
+        println!("  SIG=$(./node_modules/.bin/cast wallet sign --data --from-file typed.json --private-key $PAYER_KEY)");
+        println!("  curl -s {base_url}/v1/mandates/$(python3 -c 'import json;print(json.load(open(\"mandate.json\"))[\"id\"])')/authorize -H \"Authorization: Bearer $KEY\" \\");
+        println!("    -H 'Content-Type: application/json' -d \"{{\\\"signature\\\": \\\"$SIG\\\"}}\"");
         println!("\nPress Ctrl-C to stop everything.");
         anyhow::Ok(())
     }
@@ -120,6 +128,11 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     }
     devnet.stop().await;
     result
+}
+
+/// The demo payer's private key, 0x hex (anvil's account 2: public knowledge).
+fn demo_payer_key() -> String {
+    format!("0x{}", alloy::primitives::hex::encode(dev_demo_payer().to_bytes()))
 }
 
 struct DemoMandate {
