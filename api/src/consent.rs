@@ -14,9 +14,6 @@ use crate::error::{ApiError, DeclineReason};
 use crate::network::{Network, TOKEN_DECIMALS};
 use crate::views::{rfc3339_ms, rfc3339_s};
 
-/// How long a payer has to sign, seconds (the signature's deadline on chain).
-pub const AUTHORIZATION_TTL_S: i64 = 3600;
-
 /// A fresh unordered nonce: 64 random bits.
 pub fn new_nonce() -> U256 {
     U256::from(rand::random::<u64>())

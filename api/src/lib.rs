@@ -47,6 +47,9 @@ pub struct ApiConfig {
     /// The URL other processes reach this one at (forwarded requests); default: the bound
     /// address and port.
     pub advertise_url: Option<String>,
+    /// How long a payer has to sign a mandate or payment (the signature's on-chain
+    /// deadline), whole seconds.
+    pub authorization_ttl: Duration,
 }
 
 impl Default for ApiConfig {
@@ -58,6 +61,7 @@ impl Default for ApiConfig {
             rate_burst: 2000.0,
             node_id: openrail_store::ids::random_id("node_", 12),
             node_ttl: Duration::from_secs(10),
+            authorization_ttl: Duration::from_secs(3600),
             bind: std::net::IpAddr::from([127, 0, 0, 1]),
             advertise_url: None,
         }

@@ -175,7 +175,7 @@ pub async fn create_payment(
             object_id: payment.id.clone(),
             signer: payment.source_id.clone(),
             nonce: consent::new_nonce().to_string(),
-            deadline: now / 1000 + consent::AUTHORIZATION_TTL_S,
+            deadline: now / 1000 + state.config.authorization_ttl.as_secs() as i64,
             signature: None,
             authorized_at: None,
         };

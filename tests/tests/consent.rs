@@ -380,3 +380,39 @@ async fn cast_signs_the_typed_data_as_served() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+/// A signature given after `authorization.expires_at` is refused (the chain would refuse
+/// it too: it is the signature's deadline), and the mandate stays unsigned.
+#[tokio::test]
+async fn an_authorization_expires() -> anyhow::Result<()> {
+    let h = Harness::start_with(openrail_api::ApiConfig {
+        authorization_ttl: std::time::Duration::from_secs(1),
+        ..Default::default()
+    })
+    .await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 100).await?;
+    let created = h.post("/v1/mandates", mandate_body(payer.address())).await?;
+    assert_eq!(created.str("status"), "requires_authorization");
+    let payment = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "1", "currency": "USD",
+                   "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "wallet", "address": dev_spare().address().to_string()}}),
+        )
+        .await?;
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    for (collection, body) in [("/v1/mandates", &created.body), ("/v1/payments", &payment.body)] {
+        let r = h.authorize(collection, body, &payer).await?;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+        assert_eq!(code(&r), "authorization_expired");
+        let id = body["id"].as_str().unwrap();
+        assert_eq!(
+            h.get(&format!("{collection}/{id}")).await?.str("status"),
+            "requires_authorization"
+        );
+    }
+    h.stop().await;
+    Ok(())
+}
