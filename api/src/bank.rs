@@ -53,6 +53,10 @@ fn account_json(a: &BankAccount, transfers: &[BankTransfer]) -> Value {
         "owner_name": a.owner_name,
         "currency": a.currency.code(),
         "balance": format_minor(u64::try_from(a.balance).unwrap_or_default(), a.currency),
+        "available_balance": format_minor(
+            u64::try_from(a.balance - a.held).unwrap_or_default(),
+            a.currency,
+        ),
         "behavior": a.behavior.as_str(),
         "delay_seconds": a.delay_ms / 1000,
         "transfers": transfers.iter().map(|t| transfer_json(t, a.currency)).collect::<Vec<_>>(),
@@ -99,6 +103,7 @@ pub async fn create_bank_account(
         behavior,
         delay_ms,
         created_at: now_ms(),
+        held: 0,
     };
     crate::middleware::link_created(&state, &format!("/v1/bank-accounts/{}", account.id)).await?;
     state.store.create_bank_account(&account).await?;

@@ -527,7 +527,7 @@ fn schemas() -> Value {
             "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
             "delay_seconds": { "type": "integer", "minimum": 0, "maximum": 3600 },
         })),
-        "BankAccount": object(&["id", "object", "livemode", "created_at", "owner_name", "currency", "balance", "behavior", "delay_seconds", "transfers"], json!({
+        "BankAccount": object(&["id", "object", "livemode", "created_at", "owner_name", "currency", "balance", "available_balance", "behavior", "delay_seconds", "transfers"], json!({
             "id": { "type": STR, "pattern": "^ba_" },
             "object": { "const": "bank_account" },
             "livemode": { "type": "boolean" },
@@ -535,6 +535,7 @@ fn schemas() -> Value {
             "owner_name": { "type": STR },
             "currency": { "type": STR, "enum": ["USD", "EUR"] },
             "balance": amount,
+            "available_balance": { "type": STR, "pattern": "^[0-9]+\\.[0-9]{2}$", "description": "The balance minus what pending debits hold: what a new debit may take" },
             "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
             "delay_seconds": { "type": "integer" },
             "transfers": { "type": "array", "items": object(&["id", "object", "direction", "amount", "status", "failure_reason", "created_at", "updated_at"], json!({

@@ -15,6 +15,9 @@ pub struct Transition {
     pub failure_reason: Option<&'static str>,
     /// Change of the account's balance, minor units.
     pub balance_delta: i64,
+    /// Change of the amount pending debits hold, minor units (a pending debit holds its
+    /// amount from its start until it settles or fails).
+    pub held_delta: i64,
     /// When the transfer is next due (`None`: final).
     pub next_due: Option<i64>,
 }
@@ -32,16 +35,25 @@ pub fn next(
         return None;
     }
     let amount = i64::try_from(t.amount).unwrap_or(i64::MAX);
+    // A pending debit's hold is released whatever becomes of it.
+    let release = if t.status == TransferStatus::Pending && t.direction == Direction::Debit {
+        -amount
+    } else {
+        0
+    };
     let fail = |reason| Transition {
         status: TransferStatus::Failed,
         failure_reason: Some(reason),
         balance_delta: 0,
+        held_delta: release,
         next_due: None,
     };
     match (t.status, t.direction) {
         (TransferStatus::Pending, _) if behavior == Behavior::Closed => {
             Some(fail("account_closed"))
         }
+        // `balance` includes what this debit holds, so this holds only for debits that
+        // started without a hold (before holds existed).
         (TransferStatus::Pending, Direction::Debit)
             if behavior == Behavior::InsufficientFunds || balance < amount =>
         {
@@ -51,6 +63,7 @@ pub fn next(
             status: TransferStatus::Settled,
             failure_reason: None,
             balance_delta: -amount,
+            held_delta: release,
             // A late failure comes back one more delay after looking settled.
             next_due: (behavior == Behavior::FailsLate).then_some(now + delay_ms),
         }),
@@ -58,6 +71,7 @@ pub fn next(
             status: TransferStatus::Settled,
             failure_reason: None,
             balance_delta: amount,
+            held_delta: 0,
             next_due: None,
         }),
         (TransferStatus::Settled, Direction::Debit) if behavior == Behavior::FailsLate => {
@@ -65,6 +79,7 @@ pub fn next(
                 status: TransferStatus::Failed,
                 failure_reason: Some("returned"),
                 balance_delta: amount,
+                held_delta: 0,
                 next_due: None,
             })
         }
@@ -154,7 +169,7 @@ impl SimulatedBank {
                         &t,
                         tr.status,
                         tr.failure_reason,
-                        tr.balance_delta,
+                        (tr.balance_delta, tr.held_delta),
                         tr.next_due.unwrap_or(i64::MAX),
                     )
                     .await?;
@@ -221,8 +236,13 @@ mod tests {
         let debit = transfer(Direction::Debit, TransferStatus::Pending, 5, 100);
         let settled = next(&debit, Behavior::Settles, 10, 1000, 100).unwrap();
         assert_eq!(
-            (settled.status, settled.balance_delta, settled.next_due),
-            (TransferStatus::Settled, -5, None)
+            (
+                settled.status,
+                settled.balance_delta,
+                settled.held_delta,
+                settled.next_due
+            ),
+            (TransferStatus::Settled, -5, -5, None)
         );
         let poor = next(&debit, Behavior::Settles, 4, 1000, 100).unwrap();
         assert_eq!(
@@ -233,8 +253,8 @@ mod tests {
         assert_eq!(forced.failure_reason, Some("insufficient_funds"));
         let closed = next(&debit, Behavior::Closed, 1_000, 1000, 100).unwrap();
         assert_eq!(
-            (closed.failure_reason, closed.balance_delta),
-            (Some("account_closed"), 0)
+            (closed.failure_reason, closed.balance_delta, closed.held_delta),
+            (Some("account_closed"), 0, -5)
         );
         let late = next(&debit, Behavior::FailsLate, 10, 1000, 100).unwrap();
         assert_eq!(

@@ -18,6 +18,7 @@ async fn account(store: &Store, owner: &str, behavior: Behavior, balance: i64) -
         behavior,
         delay_ms: behavior.default_delay_ms(),
         created_at: now_ms(),
+        held: 0,
     };
     store.create_bank_account(&a).await.unwrap();
     a
@@ -42,7 +43,12 @@ async fn scenario(store: Store) {
     assert_eq!(t1.status, TransferStatus::Pending);
     // The same idempotency key never makes a second transfer.
     assert_eq!(bank.debit(&ok.id, 2_500, "k1").await.unwrap().id, t1.id);
-    bank.debit(&poor.id, 500, "k2").await.unwrap();
+    // More than the available balance: refused at once, nothing held.
+    let refused = bank.debit(&poor.id, 500, "k2").await.unwrap();
+    assert_eq!(
+        (refused.status, refused.failure_reason.as_deref()),
+        (TransferStatus::Failed, Some("insufficient_funds"))
+    );
     bank.credit(&closed.id, 500, "k3").await.unwrap();
     bank.debit(&late.id, 700, "k4").await.unwrap();
     assert!(bank.debit("ba_missing", 1, "k5").await.is_err());
@@ -50,7 +56,7 @@ async fn scenario(store: Store) {
     // Nothing is due before the delay.
     assert_eq!(bank.process_due(now_ms()).await.unwrap(), 0);
     let t = now_ms() + 1_000;
-    assert_eq!(bank.process_due(t).await.unwrap(), 3);
+    assert_eq!(bank.process_due(t).await.unwrap(), 2);
     let status = |id: &str| {
         let store = store.clone();
         let id = id.to_string();
@@ -99,5 +105,51 @@ async fn sqlite() {
 async fn postgres() {
     if let Some(store) = fresh_postgres().await.unwrap() {
         scenario(store).await;
+    }
+}
+
+/// Ten concurrent debits of 10.00 on an account holding 10.00: exactly one holds the money,
+/// the others fail `insufficient_funds` at once, and the balance ends at zero, never below.
+async fn concurrent_debits(store: Store) {
+    let bank = SimulatedBank::new(store.clone());
+    let a = account(&store, "Eve", Behavior::Settles, 1_000).await;
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..10 {
+        let (bank, id) = (bank.clone(), a.id.clone());
+        set.spawn(async move { bank.debit(&id, 1_000, &format!("c{i}")).await.unwrap() });
+    }
+    let mut pending = 0;
+    let mut refused = 0;
+    while let Some(t) = set.join_next().await {
+        let t = t.unwrap();
+        match (t.status, t.failure_reason.as_deref()) {
+            (TransferStatus::Pending, None) => pending += 1,
+            (TransferStatus::Failed, Some("insufficient_funds")) => refused += 1,
+            other => panic!("unexpected transfer {other:?}"),
+        }
+    }
+    assert_eq!((pending, refused), (1, 9));
+    let scope = openrail_store::agentic::Scope {
+        account_id: &a.account_id,
+        mode: a.mode,
+    };
+    let held = store.bank_account(scope, &a.id).await.unwrap();
+    assert_eq!((held.balance, held.held), (1_000, 1_000));
+    bank.process_due(now_ms() + 1_000).await.unwrap();
+    let after = store.bank_account(scope, &a.id).await.unwrap();
+    assert_eq!((after.balance, after.held), (0, 0));
+}
+
+#[tokio::test]
+async fn concurrent_debits_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    concurrent_debits(fresh_sqlite(dir.path()).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn concurrent_debits_postgres() {
+    match fresh_postgres().await.unwrap() {
+        Some(store) => concurrent_debits(store).await,
+        None => eprintln!("SKIPPED: concurrent_debits_postgres (no PostgreSQL at 127.0.0.1:5432)"),
     }
 }

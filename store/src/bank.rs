@@ -82,6 +82,8 @@ pub struct BankAccount {
     pub currency: Currency,
     /// Balance, minor units (settled transfers only).
     pub balance: i64,
+    /// Held by pending debits, minor units: `balance - held` is available.
+    pub held: i64,
     /// Simulated behaviour.
     pub behavior: Behavior,
     /// How long a transfer stays pending, ms.
@@ -114,7 +116,7 @@ pub struct BankTransfer {
 }
 
 const ACCOUNT_COLS: &str =
-    "id, account_id, mode, owner_name, currency, balance, behavior, delay_ms, created_at";
+    "id, account_id, mode, owner_name, currency, balance, behavior, delay_ms, created_at, held";
 const TRANSFER_COLS: &str = "id, bank_account_id, direction, amount, status, failure_reason, due_at, created_at, updated_at";
 
 fn corrupt(what: &str, v: &str) -> StoreError {
@@ -135,6 +137,7 @@ fn account_of(r: &AnyRow) -> Result<BankAccount, StoreError> {
         behavior: Behavior::parse(&behavior).ok_or_else(|| corrupt("behavior", &behavior))?,
         delay_ms: r.try_get(7)?,
         created_at: r.try_get(8)?,
+        held: r.try_get(9)?,
     })
 }
 
@@ -159,7 +162,7 @@ impl Store {
     /// Creates a simulated bank account.
     pub async fn create_bank_account(&self, a: &BankAccount) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO bank_accounts ({ACCOUNT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
+            "INSERT INTO bank_accounts ({ACCOUNT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
         ))
         .bind(&a.id)
         .bind(&a.account_id)
@@ -170,6 +173,7 @@ impl Store {
         .bind(a.behavior.as_str())
         .bind(a.delay_ms)
         .bind(a.created_at)
+        .bind(a.held)
         .execute(self.pool())
         .await?;
         Ok(())
@@ -226,7 +230,10 @@ impl Store {
     }
 
     /// Starts a transfer, once per idempotency key: a second call with the same key returns
-    /// the first transfer.
+    /// the first transfer. A debit holds its amount out of the available balance (`balance
+    /// - held`) in the same database transaction, with one conditional statement, so
+    /// concurrent debits never spend one balance twice; when it is not available the debit
+    /// is recorded failed at once with `insufficient_funds` and holds nothing.
     pub async fn start_bank_transfer(
         &self,
         bank_account_id: &str,
@@ -241,19 +248,42 @@ impl Store {
             .ok_or(StoreError::NotFound)?;
         let delay: i64 = account.try_get(0)?;
         let now = now_ms();
-        sqlx::query(&format!(
+        let amount = i64::try_from(amount).unwrap_or(i64::MAX);
+        let id = new_id("btr_");
+        let mut tx = self.pool().begin().await?;
+        let inserted = sqlx::query(&format!(
             "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \
              ON CONFLICT (idempotency_key) DO NOTHING"
         ))
-        .bind(new_id("btr_"))
+        .bind(&id)
         .bind(bank_account_id)
         .bind(direction.as_str())
-        .bind(i64::try_from(amount).unwrap_or(i64::MAX))
+        .bind(amount)
         .bind(now + delay)
         .bind(now)
         .bind(idempotency_key)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        if inserted.rows_affected() == 1 && direction == Direction::Debit {
+            let held = sqlx::query(
+                "UPDATE bank_accounts SET held = held + $2 WHERE id = $1 AND balance - held >= $2",
+            )
+            .bind(bank_account_id)
+            .bind(amount)
+            .execute(&mut *tx)
+            .await?;
+            if held.rows_affected() == 0 {
+                sqlx::query(
+                    "UPDATE bank_transfers SET status = 'failed', failure_reason = 'insufficient_funds', \
+                     due_at = $2 WHERE id = $1",
+                )
+                .bind(&id)
+                .bind(i64::MAX)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
         let row = sqlx::query(&format!(
             "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
         ))
@@ -305,21 +335,22 @@ impl Store {
                         .ok_or_else(|| corrupt("behavior", &behavior))?,
                     delay_ms: r.try_get(n + 7)?,
                     created_at: r.try_get(n + 8)?,
+                    held: r.try_get(n + 9)?,
                 };
                 Ok((t, a))
             })
             .collect()
     }
 
-    /// Moves a transfer from the state it was read in to `status`, and the account's
-    /// balance by `balance_delta`, in one transaction. Returns false when another worker
-    /// moved it first.
+    /// Moves a transfer from the state it was read in to `status`, the account's balance
+    /// by `balance_delta` and its held amount by `held_delta`, in one transaction. Returns
+    /// false when another worker moved it first.
     pub async fn apply_bank_transition(
         &self,
         t: &BankTransfer,
         status: TransferStatus,
         failure_reason: Option<&str>,
-        balance_delta: i64,
+        (balance_delta, held_delta): (i64, i64),
         next_due: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -339,11 +370,14 @@ impl Store {
         if moved.rows_affected() == 0 {
             return Ok(false);
         }
-        sqlx::query("UPDATE bank_accounts SET balance = balance + $2 WHERE id = $1")
-            .bind(&t.bank_account_id)
-            .bind(balance_delta)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE bank_accounts SET balance = balance + $2, held = held + $3 WHERE id = $1",
+        )
+        .bind(&t.bank_account_id)
+        .bind(balance_delta)
+        .bind(held_delta)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(true)
     }
