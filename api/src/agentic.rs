@@ -113,6 +113,22 @@ pub(crate) fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
     }
 }
 
+/// A wallet money may come from or go to on `net`: not the zero address (tokens burned or
+/// a transfer that can only fail) and not one of the contracts themselves (tokens sent to
+/// the router or the state machine are locked for good). Checked before anything is sent.
+pub(crate) fn usable_wallet(net: &Network, param: &str, a: Address) -> Result<Address, ApiError> {
+    if a == Address::ZERO {
+        return Err(invalid(param, "is the zero address"));
+    }
+    if a == net.allowance_state_machine || a == net.router || net.tokens.values().any(|t| *t == a) {
+        return Err(invalid(
+            param,
+            "is one of Openrail's contracts; tokens sent there would be locked for good",
+        ));
+    }
+    Ok(a)
+}
+
 fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
     match v {
         Some(t) if t.chars().count() > MAX_TEXT => {
@@ -573,7 +589,11 @@ pub async fn create_mandate(
         }
         net.treasury
     } else {
-        parse_address("payer_account_id", &payer_account_id)?
+        usable_wallet(
+            &net,
+            "payer_account_id",
+            parse_address("payer_account_id", &payer_account_id)?,
+        )?
     };
     if !net.tokens.contains_key(&currency) {
         return Err(invalid("currency", "is not available on this network"));
@@ -872,7 +892,7 @@ pub async fn create_session_key(
         .unwrap_or_default();
     let signer = fields
         .opt_string("signer")?
-        .map(|s| parse_address("signer", &s))
+        .map(|s| parse_address("signer", &s).and_then(|a| usable_wallet(&net, "signer", a)))
         .transpose()?;
     fields.finish()?;
     if dests.len() > MAX_ALLOWED_DESTINATIONS {
@@ -882,7 +902,7 @@ pub async fn create_session_key(
         ));
     }
     for d in &dests {
-        parse_address("allowed_destinations", d)?;
+        usable_wallet(&net, "allowed_destinations", parse_address("allowed_destinations", d)?)?;
     }
     if let Some(max) = max_amount
         && max.minor() > mandate.max_amount
@@ -1086,7 +1106,7 @@ pub async fn create_pull(
     fields.finish()?;
     let (destination, address) = match destination {
         Some(d) => {
-            let a = parse_address("destination", &d)?;
+            let a = usable_wallet(&net, "destination", parse_address("destination", &d)?)?;
             (d, a)
         }
         None => (
@@ -1094,6 +1114,12 @@ pub async fn create_pull(
             net.default_destination,
         ),
     };
+    if mandate.payer_address.parse::<Address>().ok() == Some(address) {
+        return Err(invalid(
+            "destination",
+            "is the mandate's payer (for a bank-account payer, the treasury): a pull may not pay its payer; name a destination",
+        ));
+    }
     if matches!(key.status, KeyStatus::Pending | KeyStatus::Failed) {
         return Err(ApiError::Declined {
             reason: DeclineReason::SessionKeyNotActive,
@@ -1105,16 +1131,32 @@ pub async fn create_pull(
     }
 
     let now = now_ms();
-    let agent = agent_authorization(
-        &net,
-        &key,
-        address,
-        token_units(amount),
-        (signature, nonce, deadline),
-        &state.store,
-        now,
-    )
-    .await?;
+    // What the database already knows is dead is declined here, without a transaction
+    // (the chain would decline it too, at the operator's expense); the declined pull is
+    // recorded like one the chain declined.
+    let dead = if key.status == KeyStatus::Revoked {
+        Some(DeclineReason::SessionKeyRevoked)
+    } else if now >= key.expires_at {
+        Some(DeclineReason::SessionKeyExpired)
+    } else if mandate.status != MandateStatus::Active {
+        Some(DeclineReason::MandateNotActive)
+    } else {
+        None
+    };
+    let agent = if dead.is_some() {
+        None
+    } else {
+        agent_authorization(
+            &net,
+            &key,
+            address,
+            token_units(amount),
+            (signature, nonce, deadline),
+            &state.store,
+            now,
+        )
+        .await?
+    };
     let pull = DebitPull {
         id: new_id("pull_"),
         account_id: p.account_id().to_string(),
@@ -1126,8 +1168,12 @@ pub async fn create_pull(
         destination,
         destination_address: address.to_checksum(None),
         description,
-        status: PullStatus::Pending,
-        decline_code: None,
+        status: if dead.is_some() {
+            PullStatus::Declined
+        } else {
+            PullStatus::Pending
+        },
+        decline_code: dead.map(|r| r.code().to_string()),
         remaining: None,
         resets_at: None,
         tx_hash: None,
@@ -1139,6 +1185,9 @@ pub async fn create_pull(
     };
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     state.store.insert_pull(&pull).await?;
+    if dead.is_some() {
+        return pull_response(&pull, net.chain_id);
+    }
 
     let request = pull_request(&pull)
         .ok_or_else(|| ApiError::Internal(format!("pull {} has no usable request", pull.id)))?;

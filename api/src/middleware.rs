@@ -16,6 +16,7 @@ use openrail_store::journal::IdempotencyBegin;
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
+use openrail_store::agentic::KeyStatus;
 use crate::body::MAX_BODY_BYTES;
 use crate::error::ApiError;
 
@@ -165,6 +166,12 @@ pub async fn authenticate(
             .session_key_by_secret(&hash_secret(&secret))
             .await?
             .ok_or(ApiError::Unauthenticated)?;
+        // A dead key's secret is no credential: revoked, failed, or past its expiry.
+        if matches!(key.status, KeyStatus::Revoked | KeyStatus::Failed)
+            || openrail_store::now_ms() >= key.expires_at
+        {
+            return Err(ApiError::Unauthenticated);
+        }
         Principal::Agent {
             session_key_id: key.id,
             account_id: key.account_id,
@@ -296,11 +303,26 @@ pub async fn idempotency(
                 &cred,
                 &key,
                 parts.status.as_u16(),
-                &String::from_utf8_lossy(&bytes),
+                &without_secret(&String::from_utf8_lossy(&bytes)),
             )
             .await?;
     }
     Ok(Response::from_parts(parts, Body::from(bytes)))
+}
+
+/// The response as the idempotency record keeps it: a secret shown once (a session key's
+/// `secret`) is never stored, so a replay answers the object without it (`"secret": null`,
+/// `"secret_redacted": true`); the secret exists only in the first response and, hashed,
+/// in the key's row.
+fn without_secret(body: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(mut v) if v.get("secret").is_some_and(|s| !s.is_null()) => {
+            v["secret"] = serde_json::Value::Null;
+            v["secret_redacted"] = serde_json::Value::Bool(true);
+            v.to_string()
+        }
+        _ => body.to_string(),
+    }
 }
 
 /// Token buckets per credential.

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::agentic::{
-    account_only, missing, network, no_more_query, paging, parse_address, wait_of,
+    account_only, missing, network, no_more_query, paging, parse_address, usable_wallet, wait_of,
 };
 use crate::body::{Fields, invalid};
 use crate::consent;
@@ -128,12 +128,17 @@ pub async fn create_payment(
     let source_id = if from_bank {
         bank_leg("source.id", source_id).await?
     } else {
-        parse_address("source.id", &source_id)?.to_checksum(None)
+        usable_wallet(&net, "source.id", parse_address("source.id", &source_id)?)?.to_checksum(None)
     };
     let destination_address = if to_bank {
         bank_leg("destination.address", destination_address).await?
     } else {
-        parse_address("destination.address", &destination_address)?.to_checksum(None)
+        usable_wallet(
+            &net,
+            "destination.address",
+            parse_address("destination.address", &destination_address)?,
+        )?
+        .to_checksum(None)
     };
     if source_id == destination_address {
         return Err(invalid(
