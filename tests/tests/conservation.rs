@@ -1,0 +1,232 @@
+//! Money is conserved across rails, and hostile input never moves it: destinations that
+//! would lose money are refused before any transaction, dead keys are declined off chain,
+//! agent secrets are never stored, and a bank balance is spent once.
+
+use alloy::primitives::Address;
+use alloy::providers::Provider;
+use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
+use openrail_tests::{Harness, Reply};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn operator_nonce(h: &Harness) -> anyhow::Result<u64> {
+    Ok(h.settlement
+        .get_transaction_count(dev_operator().address())
+        .await?)
+}
+
+fn code(r: &Reply) -> &str {
+    r.body["code"].as_str().unwrap_or_default()
+}
+
+async fn active_mandate(h: &Harness) -> anyhow::Result<Reply> {
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let m = h
+        .post_authorized(
+            "/v1/mandates",
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    anyhow::ensure!(m.body["status"] == "active", "mandate: {}", m.body);
+    Ok(m)
+}
+
+async fn key(h: &Harness, mandate: &str) -> anyhow::Result<Reply> {
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 3600}),
+        )
+        .await?;
+    anyhow::ensure!(k.status == StatusCode::CREATED, "key: {}", k.body);
+    Ok(k)
+}
+
+#[tokio::test]
+async fn destinations_that_lose_money_are_refused_before_any_transaction() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let m = active_mandate(&h).await?;
+    let k = key(&h, m.str("id")).await?;
+    let d = h.settlement_deployment();
+    let asm = d.allowance_state_machine.unwrap().to_string();
+    let router = d.router.to_string();
+    let usd = d.tokens["USD"].to_string();
+    let zero = Address::ZERO.to_string();
+    let payer = dev_demo_payer().address().to_string();
+    let before = operator_nonce(&h).await?;
+
+    let mut cases: Vec<(&str, Value, &str)> = Vec::new();
+    for bad in [&asm, &router, &usd, &zero] {
+        cases.push((
+            "/v1/debit-pulls",
+            json!({"session_key_id": k.str("id"), "amount": "1", "destination": bad}),
+            "destination",
+        ));
+        cases.push((
+            "/v1/session-keys",
+            json!({"mandate_id": m.str("id"), "expires_in": 3600, "allowed_destinations": [bad]}),
+            "allowed_destinations",
+        ));
+        cases.push((
+            "/v1/payments",
+            json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": payer},
+                   "destination": {"type": "wallet", "address": bad}}),
+            "destination.address",
+        ));
+    }
+    cases.push((
+        "/v1/mandates",
+        json!({"payer_account_id": zero, "max_amount": "1", "currency": "USD", "interval": "daily"}),
+        "payer_account_id",
+    ));
+    cases.push((
+        "/v1/payments",
+        json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": zero},
+               "destination": {"type": "wallet", "address": dev_spare().address().to_string()}}),
+        "source.id",
+    ));
+    // A pull paying the payer itself.
+    cases.push((
+        "/v1/debit-pulls",
+        json!({"session_key_id": k.str("id"), "amount": "1", "destination": payer}),
+        "destination",
+    ));
+    for (path, body, param) in cases {
+        let r = h.post(path, body.clone()).await?;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path} {body}: {}", r.body);
+        assert_eq!(code(&r), "parameter_invalid", "{path} {body}");
+        assert_eq!(r.body["param"], param, "{path} {body}");
+    }
+    assert_eq!(operator_nonce(&h).await?, before, "no transaction was sent");
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn dead_keys_are_declined_off_chain_and_their_secrets_are_void() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let m = active_mandate(&h).await?;
+    let k = key(&h, m.str("id")).await?;
+    let secret = k.str("secret").to_string();
+    let id = k.str("id").to_string();
+    // The secret works while the key lives.
+    let r = h
+        .call(Method::GET, &format!("/v1/session-keys/{id}"), None, Some(&secret), &[])
+        .await?;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = h.delete(&format!("/v1/session-keys/{id}")).await?;
+    assert_eq!(r.str("status"), "revoked", "{}", r.body);
+
+    let before = operator_nonce(&h).await?;
+    let body = json!({"session_key_id": id, "amount": "1", "destination": dev_spare().address().to_string()});
+    let r = h.post("/v1/debit-pulls", body.clone()).await?;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(code(&r), "session_key_revoked");
+    let pull = r.body["pull_id"].as_str().expect("the declined pull is recorded");
+    let p = h.get(&format!("/v1/debit-pulls/{pull}")).await?;
+    assert_eq!(p.str("status"), "declined");
+    assert_eq!(p.body["onchain"]["tx_hash"], Value::Null);
+    assert_eq!(operator_nonce(&h).await?, before, "nothing was sent");
+    // The revoked key's secret authenticates nothing.
+    let r = h
+        .call(Method::POST, "/v1/debit-pulls", Some(&body), Some(&secret), &[])
+        .await?;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.body);
+
+    // A canceled mandate's keys likewise.
+    let k2 = key(&h, m.str("id")).await?;
+    let r = h
+        .post(&format!("/v1/mandates/{}/cancel", m.str("id")), json!({}))
+        .await?;
+    assert_eq!(r.str("status"), "canceled", "{}", r.body);
+    let before = operator_nonce(&h).await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k2.str("id"), "amount": "1", "destination": dev_spare().address().to_string()}),
+        )
+        .await?;
+    assert_eq!(code(&r), "mandate_not_active", "{}", r.body);
+    assert_eq!(operator_nonce(&h).await?, before, "nothing was sent");
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_replayed_key_creation_never_shows_the_secret_again() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let m = active_mandate(&h).await?;
+    let body = json!({"mandate_id": m.str("id"), "expires_in": 3600});
+    let hdr = [("Idempotency-Key", "key-creation-1")];
+    let first = h
+        .call(Method::POST, "/v1/session-keys", Some(&body), None, &hdr)
+        .await?;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    assert!(first.str("secret").starts_with("sks_testnet_"));
+    let replay = h
+        .call(Method::POST, "/v1/session-keys", Some(&body), None, &hdr)
+        .await?;
+    assert_eq!(replay.status, StatusCode::CREATED);
+    assert_eq!(replay.headers["idempotent-replayed"], "true");
+    assert_eq!(replay.body["id"], first.body["id"]);
+    assert_eq!(replay.body["secret"], Value::Null);
+    assert_eq!(replay.body["secret_redacted"], true);
+    h.stop().await;
+    Ok(())
+}
+
+/// Ten concurrent payments of 10.00 from a bank account holding 10.00: one succeeds, nine
+/// fail `insufficient_funds`, and the balance ends at 0.00, never below.
+#[tokio::test]
+async fn a_bank_balance_is_spent_once_under_concurrency() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let ba = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Once", "currency": "USD", "balance": "10.00", "delay_seconds": 0}),
+        )
+        .await?;
+    assert_eq!(ba.status, StatusCode::CREATED, "{}", ba.body);
+    let ba_id = ba.str("id").to_string();
+    let dest = dev_spare().address().to_string();
+    let body = json!({"amount": "10.00", "currency": "USD",
+                      "source": {"type": "bank_account", "id": ba_id},
+                      "destination": {"type": "wallet", "address": dest}});
+    let tasks: Vec<_> = (0..10)
+        .map(|_| {
+            h.call(
+                Method::POST,
+                "/v1/payments",
+                Some(&body),
+                None,
+                &[("Prefer", "wait=30")],
+            )
+        })
+        .collect();
+    let replies = futures::future::join_all(tasks).await;
+    let mut outcomes = std::collections::BTreeMap::new();
+    for r in replies {
+        let r = r?;
+        let key = format!(
+            "{} {}",
+            r.body["status"].as_str().unwrap_or("?"),
+            r.body["failure_reason"].as_str().unwrap_or("-")
+        );
+        *outcomes.entry(key).or_insert(0) += 1;
+    }
+    assert_eq!(
+        outcomes,
+        [
+            ("failed insufficient_funds".to_string(), 9),
+            ("succeeded -".to_string(), 1)
+        ]
+        .into_iter()
+        .collect(),
+    );
+    let after = h.get(&format!("/v1/bank-accounts/{ba_id}")).await?;
+    assert_eq!(after.str("balance"), "0.00");
+    assert_eq!(after.str("available_balance"), "0.00");
+    h.stop().await;
+    Ok(())
+}
