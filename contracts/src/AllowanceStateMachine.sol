@@ -24,6 +24,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint64 maxAmount;
         Interval interval;
         MandateStatus status;
+        bool deferred; // payer is the treasury: pulls authorize only, payout by `settle`
     }
 
     /// @dev Slot B of a mandate: the token and the usage of the current epoch.
@@ -123,7 +124,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint32 index = ++_mandateCount;
         _mandateIndex[mandateId] = index;
         _mandateIdOf[index] = mandateId;
-        _config[index] = MandateConfig(payer, uint64(maxAmount), interval, MandateStatus.Active);
+        _config[index] =
+            MandateConfig(payer, uint64(maxAmount), interval, MandateStatus.Active, payer == _treasury);
         _usage[index] = MandateUsage(token, 0, 0);
         emit MandateCreated(mandateId, payer, token, uint64(maxAmount), interval);
     }
@@ -203,7 +205,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
         _write(p.keySlot, p.keyWord);
         _write(p.useSlot, p.useWord);
-        if (!_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
+        if (!p.deferred && !_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -250,7 +252,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             _write(p.useSlot, p.useWord);
             uint256 nonceBit = signer != address(0) ? 1 << (item.nonce & 0xff) : 0;
             if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] |= nonceBit;
-            if (_tryMove(p.token, p.payer, item.destination, item.amount)) {
+            if (p.deferred || _tryMove(p.token, p.payer, item.destination, item.amount)) {
                 emit DebitPulled(item.keyId, item.destination, item.amount);
                 ++authorized;
             } else {
@@ -304,7 +306,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             status: cfg.status,
             spentThisEpoch: use.epochEnd > today ? use.spent : 0,
             epochStart: uint64(startDay * DAY),
-            epochEnd: uint64(endDay * DAY)
+            epochEnd: uint64(endDay * DAY),
+            deferred: cfg.deferred
         });
     }
 
@@ -376,6 +379,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint256 useWord;
         address payer;
         address token;
+        bool deferred;
     }
 
     // Bit offsets of the packed `Key` and `MandateUsage` slots (Solidity's own struct layout,
@@ -392,6 +396,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     uint256 private constant C_MAX = 160;
     uint256 private constant C_INTERVAL = 224;
     uint256 private constant C_STATUS = 232;
+    uint256 private constant C_DEFERRED = 240;
     uint256 private constant MASK32 = 0xffffffff;
     uint256 private constant MASK40 = 0xffffffffff;
     uint256 private constant MASK64 = 0xffffffffffffffff;
@@ -440,8 +445,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             useSlot := keccak256(0x00, 0x40)
             uw := sload(useSlot)
             // exists (a zero mandate index has a zero config word, so status is not Active),
-            // no signer, not revoked, not expired, mandate active, a destination other than
-            // zero and this contract, both usage words of this epoch.
+            // no signer, not revoked, not expired, mandate active and not deferred (status and
+            // deferred bytes read as one 16-bit word), a destination other than zero and this
+            // contract, both usage words of this epoch.
             ok := and(
                 and(
                     and(lt(sub(amount, 1), MASK64), iszero(and(shr(K_REVOKED, kw), 0xff))),
@@ -450,7 +456,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 and(
                     and(
                         lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)),
-                        eq(and(shr(C_STATUS, cw), 0xff), 1)
+                        eq(and(shr(C_STATUS, cw), 0xffff), 1)
                     ),
                     and(gt(and(shr(K_EPOCH, kw), MASK32), today), gt(and(shr(U_EPOCH, uw), MASK32), today))
                 )
@@ -581,6 +587,12 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         p.useWord = uint256(uint160(uw)) | (endDay << U_EPOCH) | ((spent + amount) << U_SPENT);
         p.payer = address(uint160(cw));
         p.token = address(uint160(uw));
+        p.deferred = (cw >> C_DEFERRED) & 0xff != 0;
+        // A deferred pull's payout is a later `settle` from the treasury (its payer): it may
+        // not pay the treasury itself.
+        if (p.deferred && destination == p.payer) {
+            return (abi.encodeWithSelector(InvalidDestination.selector, destination), p);
+        }
     }
 
     /// @dev First day and first day after the epoch of `interval` that contains day number `day`.

@@ -43,6 +43,7 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
 
     Gate private _gate;
     address internal _treasury;
+    address private _pendingTreasury;
     mapping(address owner => mapping(uint256 word => uint256 bits)) private _nonceBitmap;
 
     /// @param owner_ Owner (may pause and change the operator and treasury).
@@ -181,8 +182,21 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
     /// @inheritdoc ISettlementRouter
     function setTreasury(address treasury_) external onlyOwner {
         if (treasury_ == address(0)) revert ZeroAddress();
-        emit TreasuryChanged(_treasury, treasury_);
-        _treasury = treasury_;
+        _pendingTreasury = treasury_;
+        emit TreasuryProposed(_treasury, treasury_);
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function acceptTreasury() external {
+        if (msg.sender != _pendingTreasury) revert UnauthorizedCaller(msg.sender);
+        emit TreasuryChanged(_treasury, msg.sender);
+        _treasury = msg.sender;
+        _pendingTreasury = address(0);
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function pendingTreasury() external view returns (address) {
+        return _pendingTreasury;
     }
 
     /// @inheritdoc ISettlementRouter

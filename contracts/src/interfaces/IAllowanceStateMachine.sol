@@ -43,6 +43,7 @@ interface IAllowanceStateMachine is ISettlementRouter {
         uint64 spentThisEpoch;
         uint64 epochStart;
         uint64 epochEnd;
+        bool deferred; // paid by the treasury: pulls authorize, the payout is a later `settle`
     }
 
     /// @notice A session key as an explorer sees it.
@@ -89,8 +90,11 @@ interface IAllowanceStateMachine is ISettlementRouter {
     );
     /// @notice A session key was revoked.
     event SessionKeyRevoked(bytes32 indexed keyId);
-    /// @notice A pull was authorized and its tokens moved. In `pullBatch`, every item emits exactly
-    ///         one of `DebitPulled` or `DebitPullDeclined`, in item order.
+    /// @notice A pull was authorized and its tokens moved — or, on a deferred mandate (paid by
+    ///         the treasury for a bank-account payer), authorized only: the ceiling is used at
+    ///         once and the treasury pays the destination later with `settle`, after the bank
+    ///         debit is final. In `pullBatch`, every item emits exactly one of `DebitPulled` or
+    ///         `DebitPullDeclined`, in item order.
     event DebitPulled(bytes32 indexed keyId, address indexed destination, uint256 amount);
     /// @notice A `pullBatch` item was declined; `reason` is the ABI-encoded custom error that a
     ///         single `pull` would have reverted with.
@@ -129,7 +133,10 @@ interface IAllowanceStateMachine is ISettlementRouter {
     error SignatureRequired(bytes32 keyId);
 
     /// @notice Creates a mandate without a signature: by the payer itself (any payer), or by the
-    ///         operator for a mandate whose payer is the treasury (bank-account payers).
+    ///         operator for a mandate whose payer is the treasury (bank-account payers). A
+    ///         mandate whose payer is the treasury is deferred: its pulls use the ceiling and
+    ///         move nothing; the operator pays out of the treasury with `settle` once the bank
+    ///         leg is final.
     /// @param mandateId The mandate's id.
     /// @param payer The wallet pulls are paid from.
     /// @param token The ERC-20 pulled.

@@ -22,6 +22,11 @@ interface ISettlementRouter {
     /// @param amount Amount in the token's smallest unit.
     event Settled(bytes32 indexed ref, address indexed token, address from, address to, uint256 amount);
 
+    /// @notice The owner proposed a new treasury; it takes over once it accepts.
+    /// @param current The treasury now.
+    /// @param proposed The proposed treasury.
+    event TreasuryProposed(address indexed current, address indexed proposed);
+
     /// @notice The treasury address changed.
     /// @param previous The old treasury.
     /// @param current The new treasury.
@@ -129,9 +134,18 @@ interface ISettlementRouter {
     /// @param operator_ The new operator.
     function setOperator(address operator_) external;
 
-    /// @notice Replaces the treasury. Only the owner.
-    /// @param treasury_ The new treasury.
+    /// @notice Proposes a new treasury. Only the owner. It takes over only when it accepts
+    ///         (`acceptTreasury`), so the owner cannot make a payer's wallet the treasury and
+    ///         have the operator move its tokens as the treasury's.
+    /// @param treasury_ The proposed treasury.
     function setTreasury(address treasury_) external;
+
+    /// @notice The proposed treasury accepts and becomes the treasury. Only the proposed one.
+    function acceptTreasury() external;
+
+    /// @notice The proposed treasury, zero when none.
+    /// @return The address.
+    function pendingTreasury() external view returns (address);
 
     /// @notice The operator: the service's signer, the only account that submits moves (and, on
     ///         the settlement chain, pulls and key issuance).
