@@ -33,6 +33,11 @@ use openrail_store::{Currency, Store, StoreError, now_ms};
 
 use crate::bank::{BankError, BankRail, SimulatedBank};
 
+/// Token units of `minor` units of `currency`.
+fn minor_to_units(minor: u64, currency: Currency) -> U256 {
+    U256::from(minor) * U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - currency.decimals()))
+}
+
 /// Where an on-chain leg stands, read from the journal.
 enum Leg {
     NotSent,
@@ -105,9 +110,14 @@ impl PaymentWorker {
         Ok(moved)
     }
 
-    /// The bank leg of an authorized pull of a bank-funded mandate: the treasury already
-    /// paid on chain; debit the payer's bank account exactly once (key `<pull>:debit`) and
-    /// end the pull `settled`, or `failed` with the bank's reason.
+    /// The bank leg and payout of an authorized pull of a bank-funded mandate. The chain
+    /// authorized it on a deferred mandate: the ceiling is used, nothing moved. Debit the
+    /// payer's bank account exactly once (key `<pull>:debit`); only once the debit is final
+    /// (settled and past any return window) does the treasury pay the destination (intent
+    /// `<pull>:payout`, one journaled `settle`), and the pull ends `settled` when that is
+    /// confirmed. A failed or returned debit ends the pull `failed` with the bank's reason
+    /// and nothing paid; a payout the chain refuses credits the debit back (key
+    /// `<pull>:refund`) and ends it `failed` (`payout_failed`).
     async fn settle_pull(
         &self,
         pull: &openrail_store::agentic::BankFundedPull,
@@ -121,21 +131,67 @@ impl PaymentWorker {
                 &format!("{}:debit", pull.pull_id),
             )
             .await?;
-        Ok(match debit.status {
-            TransferStatus::Pending => false,
-            TransferStatus::Settled if debit.due_at != i64::MAX => false,
-            TransferStatus::Settled => {
-                self.store
-                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None)
-                    .await?
-            }
+        match debit.status {
+            TransferStatus::Pending => return Ok(false),
+            TransferStatus::Settled if debit.due_at != i64::MAX => return Ok(false),
             TransferStatus::Failed => {
                 let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
-                self.store
+                return Ok(self
+                    .store
                     .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason))
-                    .await?
+                    .await?);
             }
-        })
+            TransferStatus::Settled => {}
+        }
+        let intent = format!("{}:payout", pull.pull_id);
+        match self.leg_status(&intent).await? {
+            Leg::InFlight => Ok(false),
+            Leg::NotSent => {
+                let (Ok(to), Some(token)) = (
+                    pull.destination.parse::<Address>(),
+                    self.tokens.get(&pull.currency),
+                ) else {
+                    tracing::error!(pull = %pull.pull_id, "bank-funded pull has an unusable destination or currency");
+                    return Ok(false);
+                };
+                let call = SettlementRouter::settleCall {
+                    r#ref: keccak256(intent.as_bytes()),
+                    token: *token,
+                    to,
+                    amount: minor_to_units(pull.amount, pull.currency),
+                };
+                if let Err(e) = self
+                    .submitter
+                    .call_raw(self.router, call.abi_encode().into(), "settle", &intent)
+                    .await
+                {
+                    tracing::warn!(pull = %pull.pull_id, error = %e, "pull payout not confirmed");
+                }
+                Ok(true)
+            }
+            Leg::Done(_) => Ok(self
+                .store
+                .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None)
+                .await?),
+            Leg::Failed { hash, .. } => {
+                tracing::error!(pull = %pull.pull_id, tx = %hash, "the treasury's payout failed; crediting the debit back");
+                let refund = self
+                    .bank
+                    .credit(
+                        &pull.bank_account_id,
+                        pull.amount,
+                        &format!("{}:refund", pull.pull_id),
+                    )
+                    .await?;
+                if refund.status == TransferStatus::Pending {
+                    return Ok(false);
+                }
+                Ok(self
+                    .store
+                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some("payout_failed"))
+                    .await?)
+            }
+        }
     }
 
     async fn advance(&self, p: &Payment) -> Result<bool, PaymentError> {
@@ -368,8 +424,7 @@ impl PaymentWorker {
             tracing::error!(payment = %p.id, "payment leg has an unusable address or currency");
             return;
         };
-        let scale = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - p.currency.decimals()));
-        let amount = U256::from(p.amount) * scale;
+        let amount = minor_to_units(p.amount, p.currency);
         let r#ref = keccak256(intent.as_bytes());
         let input: Bytes = if from == "treasury" {
             SettlementRouter::settleCall {

@@ -673,6 +673,10 @@ pub struct BankFundedPull {
     pub amount: u64,
     /// The payer's bank account (`ba_…`).
     pub bank_account_id: String,
+    /// The wallet the treasury pays once the debit is final.
+    pub destination: String,
+    /// Its currency.
+    pub currency: Currency,
 }
 
 impl Store {
@@ -682,7 +686,7 @@ impl Store {
     /// for a pull a reorganisation could still remove.
     pub async fn bank_funded_pulls(&self, limit: u32) -> Result<Vec<BankFundedPull>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT p.id, p.amount, m.payer_account_id FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
+            "SELECT p.id, p.amount, m.payer_account_id, p.destination_address, p.currency FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
              WHERE p.status = 'authorized' AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\' \
              AND EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
                          WHERE t.hash = p.tx_hash AND t.block_number <= c.block_number) \
@@ -696,6 +700,8 @@ impl Store {
                     pull_id: r.try_get(0)?,
                     amount: u64_of(r.try_get(1)?),
                     bank_account_id: r.try_get(2)?,
+                    destination: r.try_get(3)?,
+                    currency: currency_of(r, 4)?,
                 })
             })
             .collect()

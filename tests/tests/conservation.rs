@@ -230,3 +230,74 @@ async fn a_bank_balance_is_spent_once_under_concurrency() -> anyhow::Result<()> 
     h.stop().await;
     Ok(())
 }
+
+/// A bank-funded pull pays out only once its bank debit is final: the chain records the
+/// authorization (the ceiling is used at once), the treasury pays the destination after the
+/// debit settled and its return window passed, and a failed or returned debit ends the pull
+/// `failed` with nothing paid.
+#[tokio::test]
+async fn a_bank_funded_pull_pays_out_only_after_its_debit_is_final() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let treasury = h.settlement_deployment().treasury;
+    let cases = [
+        ("settles", "100.00", "settled", None),
+        ("settles", "0.00", "failed", Some("insufficient_funds")),
+        ("insufficient_funds", "100.00", "failed", Some("insufficient_funds")),
+        ("closed", "100.00", "failed", Some("account_closed")),
+        ("fails_late", "100.00", "failed", Some("returned")),
+    ];
+    for (i, (behavior, balance, want_status, want_reason)) in cases.into_iter().enumerate() {
+        // A fresh destination per case, so its balance tells what this case paid.
+        let dest = Address::from_slice(&alloy::primitives::keccak256(format!("payee-{i}"))[12..]);
+        let ba = h
+            .post(
+                "/v1/bank-accounts",
+                json!({"owner_name": "Ada", "currency": "USD", "balance": balance, "behavior": behavior, "delay_seconds": 1}),
+            )
+            .await?;
+        let ba = ba.str("id").to_string();
+        let m = h
+            .post(
+                "/v1/mandates",
+                json!({"payer_account_id": ba, "max_amount": "50", "currency": "USD", "interval": "monthly"}),
+            )
+            .await?;
+        assert_eq!(m.str("status"), "active", "{}", m.body);
+        assert_eq!(m.body["authorization"]["method"], "bank_mandate");
+        let k = key(&h, m.str("id")).await?;
+        let treasury_before = h.balance("USD", treasury).await?;
+        let r = h
+            .post(
+                "/v1/debit-pulls",
+                json!({"session_key_id": k.str("id"), "amount": "20", "destination": dest.to_string()}),
+            )
+            .await?;
+        assert_eq!((r.status, r.str("status")), (StatusCode::CREATED, "authorized"), "{}", r.body);
+        // Authorized on chain: the ceiling is used, nothing is paid yet.
+        assert_eq!(h.balance("USD", dest).await?, alloy::primitives::U256::ZERO, "{behavior}");
+        let mm = h.get(&format!("/v1/mandates/{}", m.str("id"))).await?;
+        assert_eq!(mm.body["current_epoch"]["spent"], "20.00");
+        let id = r.str("id").to_string();
+        let mut pull = r.body.clone();
+        for _ in 0..300 {
+            pull = h.get(&format!("/v1/debit-pulls/{id}")).await?.body;
+            if pull["status"] != "authorized" {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(pull["status"], want_status, "{behavior} {balance}: {pull}");
+        assert_eq!(pull["failure_reason"].as_str(), want_reason, "{behavior}");
+        let paid = h.balance("USD", dest).await?;
+        let treasury_after = h.balance("USD", treasury).await?;
+        if want_status == "settled" {
+            assert_eq!(paid, openrail_tests::units(20));
+            assert_eq!(treasury_before - treasury_after, openrail_tests::units(20));
+        } else {
+            assert_eq!(paid, alloy::primitives::U256::ZERO, "{behavior}: nothing paid");
+            assert_eq!(treasury_after, treasury_before, "{behavior}: the treasury paid nothing");
+        }
+    }
+    h.stop().await;
+    Ok(())
+}
