@@ -641,12 +641,15 @@ impl Store {
         Ok(row.is_some())
     }
 
-    /// Sum of authorized (or settled) pulls of a key since `since_ms` (block time).
+    /// Sum of pulls of a key the chain authorized since `since_ms` (block time): authorized,
+    /// settled, and failed after authorization (a bank-funded pull whose debit failed still
+    /// used its ceiling on chain).
     pub async fn key_spend(&self, session_key_id: &str, since_ms: i64) -> Result<u64, StoreError> {
         self.spend("session_key_id", session_key_id, since_ms).await
     }
 
-    /// Sum of authorized (or settled) pulls of a mandate since `since_ms` (block time).
+    /// Sum of pulls of a mandate the chain authorized since `since_ms` (block time), as
+    /// [`Store::key_spend`].
     pub async fn mandate_spend(&self, mandate_id: &str, since_ms: i64) -> Result<u64, StoreError> {
         self.spend("mandate_id", mandate_id, since_ms).await
     }
@@ -654,7 +657,7 @@ impl Store {
     async fn spend(&self, col: &'static str, id: &str, since_ms: i64) -> Result<u64, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM debit_pulls WHERE {col} = $1 \
-             AND status IN ('authorized', 'settled') AND authorized_at >= $2"
+             AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
         ))
         .bind(id)
         .bind(since_ms)
