@@ -26,8 +26,19 @@ impl Anvil {
     /// Starts anvil with `chain_id` on `127.0.0.1:port` (`0` picks a free port) and waits
     /// until it listens.
     pub async fn spawn(chain_id: u64, port: u16) -> Result<Self, ChainError> {
+        Self::spawn_with(chain_id, port, false).await
+    }
+
+    /// [`Anvil::spawn`], keeping only recent states in memory when `prune_history` (long
+    /// benches: anvil keeps every block's state otherwise, and thousands of blocks grew it
+    /// to gigabytes and slowed its mining to a crawl; deep reorganisations need the history).
+    pub async fn spawn_with(chain_id: u64, port: u16, prune_history: bool) -> Result<Self, ChainError> {
         let binary = find_anvil()?;
-        let mut child = Command::new(&binary)
+        let mut cmd = Command::new(&binary);
+        if prune_history {
+            cmd.args(["--prune-history", "256"]);
+        }
+        let mut child = cmd
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["--chain-id", &chain_id.to_string()])
             // Same defaults on every machine: prague rules, fixed accounts.

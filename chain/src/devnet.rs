@@ -55,6 +55,8 @@ pub struct DevnetConfig {
     pub settlement_port: u16,
     /// Port of the attestation chain.
     pub attestation_port: u16,
+    /// Keep only recent chain states in memory (benches of thousands of blocks).
+    pub prune_history: bool,
 }
 
 /// Two running local chains with the contracts deployed.
@@ -77,8 +79,8 @@ impl Devnet {
     /// Starts both chains and deploys the contract sets on them, in parallel.
     pub async fn start(config: DevnetConfig) -> Result<Self, ChainError> {
         let (settlement, attestation) = tokio::try_join!(
-            Anvil::spawn(SETTLEMENT_CHAIN_ID, config.settlement_port),
-            Anvil::spawn(ATTESTATION_CHAIN_ID, config.attestation_port),
+            Anvil::spawn_with(SETTLEMENT_CHAIN_ID, config.settlement_port, config.prune_history),
+            Anvil::spawn_with(ATTESTATION_CHAIN_ID, config.attestation_port, config.prune_history),
         )?;
         let (a, b) = tokio::try_join!(
             deploy_chain(

@@ -22,7 +22,11 @@ pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
     if n == 0 || concurrency == 0 {
         bail!("--n and --concurrency must be positive");
     }
-    let devnet = Devnet::start(DevnetConfig::default()).await?;
+    let devnet = Devnet::start(DevnetConfig {
+        prune_history: true,
+        ..DevnetConfig::default()
+    })
+    .await?;
     let result = measure(&devnet, n, concurrency).await;
     devnet.stop().await;
     let (raw, api) = result?;
@@ -130,8 +134,16 @@ async fn measure(
         last = Some(*op.send_raw_transaction(raw).await?.tx_hash());
     }
     let last = last.context("no transaction")?;
+    // Bounded: a bench finishes or fails with a reason, never hangs.
+    let give_up = Instant::now() + Duration::from_secs(120 + n as u64 / 20);
     while op.get_transaction_receipt(last).await?.is_none() {
-        tokio::time::sleep(Duration::from_millis(1)).await;
+        anyhow::ensure!(
+            Instant::now() < give_up,
+            "raw phase: the last of {n} transactions was not mined within {} s (anvil is \
+             not keeping up; fewer pulls with --n)",
+            (give_up - start).as_secs()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let raw_per_sec = n as f64 / start.elapsed().as_secs_f64();
 

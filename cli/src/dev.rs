@@ -37,6 +37,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     let devnet = Devnet::start(DevnetConfig {
         settlement_port: args.settlement_port,
         attestation_port: args.attestation_port,
+        prune_history: false,
     })
     .await
     .context("starting the local chains (is another `openrail dev` or anvil using the ports? try --settlement-port 0)")?;
