@@ -1277,11 +1277,23 @@ async fn agent_authorization(
 /// Sends one pull through the submitter and records its outcome.
 async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request: PullRequest) {
     let sent = match net.submitter() {
-        Some(s) => s.pull(request).await,
+        Some(s) => s.pull(request.clone()).await,
         None => Err(ChainError::LeaseLost),
     };
     let resolution = match sent {
-        Ok(outcome) => outcome.resolution(now_ms()),
+        Ok(outcome) => {
+            let mut r = outcome.resolution(now_ms());
+            if matches!(
+                &outcome,
+                openrail_chain::submitter::PullOutcome::Declined {
+                    reason: openrail_chain::submitter::Decline::TransferFailed,
+                    ..
+                }
+            ) {
+                r.decline_code = Some(transfer_failure_code(&store, &net, &id, &request).await);
+            }
+            r
+        }
         Err(ChainError::LeaseLost) => {
             // Nothing was journaled or sent: the pull stays `pending`, and the process that
             // holds the chain's lease now sends it when it takes over.
@@ -1316,6 +1328,39 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
     };
     if let Err(e) = store.resolve_pull(&id, &resolution).await {
         tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
+    }
+}
+
+/// Why the token refused pull `id`'s transfer: the payer's balance, its allowance, or the
+/// token itself (read from the chain now); `transfer_failed` when that cannot be read.
+async fn transfer_failure_code(
+    store: &Store,
+    net: &Network,
+    id: &str,
+    request: &PullRequest,
+) -> &'static str {
+    let payer_token = async {
+        let pull = store.pull_unscoped(id).await.ok()?;
+        let m = store.mandate_unscoped(&pull.mandate_id).await.ok()?;
+        Some((m.payer_address.parse::<Address>().ok()?, *net.tokens.get(&m.currency)?))
+    };
+    let Some((payer, token)) = payer_token.await else {
+        return "transfer_failed";
+    };
+    match openrail_chain::diagnose::transfer_failure(
+        &net.reader,
+        token,
+        payer,
+        net.allowance_state_machine,
+        request.amount,
+    )
+    .await
+    {
+        Ok(f) => f.code(),
+        Err(e) => {
+            tracing::warn!(pull = %id, error = %e, "could not tell why the transfer failed");
+            "transfer_failed"
+        }
     }
 }
 
@@ -1374,9 +1419,17 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
                 }
                 DeclineReason::InsufficientFunds => {
                     format!(
-                        "the payer's balance or router allowance cannot cover {amount} {}",
+                        "the payer's balance cannot cover {amount} {}",
                         pull.currency.code()
                     )
+                }
+                DeclineReason::AllowanceInsufficient => format!(
+                    "the payer's allowance to the router is below {amount} {}: the payer must approve it",
+                    pull.currency.code()
+                ),
+                DeclineReason::TransferFailed => {
+                    "the token refused the transfer although the payer's balance and allowance cover it"
+                        .to_string()
                 }
                 DeclineReason::SessionKeyNotActive => {
                     format!("session key {} is not on chain", pull.session_key_id)

@@ -140,8 +140,12 @@ pub enum DeclineReason {
     AllowanceExceeded,
     /// The destination is not on the key's allow-list.
     DestinationNotAllowed,
-    /// The payer cannot fund the pull (balance or router allowance too low).
+    /// The payer's balance cannot fund the pull.
     InsufficientFunds,
+    /// The payer's allowance to the router is below the amount.
+    AllowanceInsufficient,
+    /// The token refused the transfer although balance and allowance suffice.
+    TransferFailed,
     /// The session key is not on chain (its issuing transaction is pending or failed).
     SessionKeyNotActive,
     /// The key names an agent signer and the pull carries no signature.
@@ -164,6 +168,8 @@ impl DeclineReason {
             DeclineReason::AllowanceExceeded => "allowance_exceeded",
             DeclineReason::DestinationNotAllowed => "destination_not_allowed",
             DeclineReason::InsufficientFunds => "insufficient_funds",
+            DeclineReason::AllowanceInsufficient => "allowance_insufficient",
+            DeclineReason::TransferFailed => "transfer_failed",
             DeclineReason::SessionKeyNotActive => "session_key_not_active",
             DeclineReason::SignatureRequired => "signature_required",
             DeclineReason::SignatureInvalid => "signature_invalid",
@@ -181,6 +187,8 @@ impl DeclineReason {
             DeclineReason::AllowanceExceeded,
             DeclineReason::DestinationNotAllowed,
             DeclineReason::InsufficientFunds,
+            DeclineReason::AllowanceInsufficient,
+            DeclineReason::TransferFailed,
             DeclineReason::SessionKeyNotActive,
             DeclineReason::SignatureRequired,
             DeclineReason::SignatureInvalid,
@@ -307,6 +315,8 @@ impl ApiError {
                         | DeclineReason::SessionKeyExpired
                         | DeclineReason::MandateNotActive
                         | DeclineReason::InsufficientFunds
+                        | DeclineReason::AllowanceInsufficient
+                        | DeclineReason::TransferFailed
                         | DeclineReason::SessionKeyNotActive => None,
                     };
                     (

@@ -16,6 +16,7 @@ pub mod bindings;
 pub mod consent;
 pub mod deploy;
 pub mod devnet;
+pub mod diagnose;
 mod error;
 pub mod submitter;
 

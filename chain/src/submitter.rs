@@ -269,7 +269,9 @@ impl Decline {
             Decline::KeyCeilingExceeded { .. } | Decline::MandateCeilingExceeded { .. } => {
                 "allowance_exceeded"
             }
-            Decline::TransferFailed => "insufficient_funds",
+            // The token refused the move; which of balance, allowance or the token itself
+            // is told by `diagnose::transfer_failure` where the caller can read the chain.
+            Decline::TransferFailed => "transfer_failed",
             Decline::UnknownKey | Decline::Other(_) => "session_key_not_active",
         }
     }

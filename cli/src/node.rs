@@ -185,6 +185,7 @@ impl Leadership {
             self.network.router,
             self.deployment.treasury,
             self.network.tokens.clone(),
+            self.network.reader.clone(),
         );
         let url = self
             .deployment

@@ -43,8 +43,8 @@ enum Leg {
     NotSent,
     InFlight,
     Done(String),
-    /// Mined and reverted (`insufficient_funds`: the router refused the transfer) or
-    /// refused by the node (`transaction_failed`).
+    /// Mined and reverted (`transaction_reverted`, refined for a wallet source by
+    /// [`PaymentWorker::why_reverted`]) or refused by the node (`transaction_failed`).
     Failed {
         reason: &'static str,
         hash: String,
@@ -71,6 +71,7 @@ pub struct PaymentWorker {
     router: Address,
     treasury: Address,
     tokens: BTreeMap<Currency, Address>,
+    reader: alloy::providers::DynProvider,
 }
 
 impl PaymentWorker {
@@ -81,8 +82,10 @@ impl PaymentWorker {
         router: Address,
         treasury: Address,
         tokens: BTreeMap<Currency, Address>,
+        reader: alloy::providers::DynProvider,
     ) -> Self {
         Self {
+            reader,
             bank: SimulatedBank::new(store.clone()),
             store,
             submitter,
@@ -242,7 +245,10 @@ impl PaymentWorker {
         } else {
             match self.leg_status(&source_intent).await? {
                 Leg::InFlight => return Ok(false),
-                Leg::Failed { reason, hash } => return self.fail(p, reason, Some(&hash)).await,
+                Leg::Failed { reason, hash } => {
+                    let reason = self.why_reverted(p, reason).await;
+                    return self.fail(p, reason, Some(&hash)).await;
+                }
                 Leg::Done(_) => {}
                 Leg::NotSent => {
                     self.send_leg(p, &p.source_id, "treasury", &source_intent)
@@ -305,7 +311,10 @@ impl PaymentWorker {
                 Ok(true)
             }
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
-            Leg::Failed { reason, hash } => self.fail(p, reason, Some(&hash)).await,
+            Leg::Failed { reason, hash } => {
+                let reason = self.why_reverted(p, reason).await;
+                self.fail(p, reason, Some(&hash)).await
+            }
         }
     }
 
@@ -365,6 +374,26 @@ impl PaymentWorker {
             .await
     }
 
+    /// What a reverted leg paid by the payment's source wallet ran into: its balance
+    /// (`insufficient_funds`), its allowance to the router (`allowance_insufficient`), else
+    /// `transaction_reverted` (a signature past its deadline, a token's own refusal…) —
+    /// never `insufficient_funds` by default.
+    async fn why_reverted(&self, p: &Payment, reason: &'static str) -> &'static str {
+        if reason != "transaction_reverted" || p.source_type != "wallet" {
+            return reason;
+        }
+        let (Ok(from), Some(token)) = (p.source_id.parse::<Address>(), self.tokens.get(&p.currency))
+        else {
+            return reason;
+        };
+        let amount = minor_to_units(p.amount, p.currency);
+        use openrail_chain::diagnose::{TransferFailure, transfer_failure};
+        match transfer_failure(&self.reader, *token, from, self.router, amount).await {
+            Ok(TransferFailure::TokenRefused) | Err(_) => reason,
+            Ok(f) => f.code(),
+        }
+    }
+
     async fn fail(
         &self,
         p: &Payment,
@@ -394,7 +423,7 @@ impl PaymentWorker {
                 TxStatus::Succeeded | TxStatus::Reverted if !tx.confirmed => Leg::InFlight,
                 TxStatus::Succeeded => Leg::Done(tx.hash),
                 TxStatus::Reverted => Leg::Failed {
-                    reason: "insufficient_funds",
+                    reason: "transaction_reverted",
                     hash: tx.hash,
                 },
                 TxStatus::Rejected => Leg::Failed {

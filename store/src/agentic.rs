@@ -593,6 +593,26 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
+    pub async fn pull_unscoped(&self, id: &str) -> Result<DebitPull, StoreError> {
+        let row = sqlx::query(&format!("SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        pull_of(&row)
+    }
+
+    /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
+    pub async fn mandate_unscoped(&self, id: &str) -> Result<Mandate, StoreError> {
+        let row = sqlx::query(&format!("SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        mandate_of(&row)
+    }
+
     /// A debit pull of this account and mode.
     pub async fn pull(&self, scope: Scope<'_>, id: &str) -> Result<DebitPull, StoreError> {
         pull_of(&self.scoped_row("debit_pulls", PULL_COLS, scope, id).await?)

@@ -301,3 +301,63 @@ async fn a_bank_funded_pull_pays_out_only_after_its_debit_is_final() -> anyhow::
     h.stop().await;
     Ok(())
 }
+
+/// A transfer the token refuses is reported as what stopped it: the payer's balance
+/// (`insufficient_funds`) or its allowance to the router (`allowance_insufficient`), for
+/// pulls and wallet payments alike.
+#[tokio::test]
+async fn a_refused_transfer_says_what_stopped_it() -> anyhow::Result<()> {
+    use openrail_chain::bindings::TestStablecoin;
+    use openrail_chain::deploy::{mined, signer_provider};
+    let h = Harness::start().await?;
+    let m = active_mandate(&h).await?; // the demo payer holds 1,000 USD
+    let k = key(&h, m.str("id")).await?;
+    let payer = dev_demo_payer();
+    let dest = dev_spare().address().to_string();
+    let pull = |amount: &str| {
+        h.post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k.str("id"), "amount": amount, "destination": dest}),
+        )
+    };
+    // More than the balance, within the ceiling: the balance stopped it.
+    let poor = h
+        .post_authorized(
+            "/v1/mandates",
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "5000", "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    let k2 = key(&h, poor.str("id")).await?;
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k2.str("id"), "amount": "2000", "destination": dest}),
+        )
+        .await?;
+    assert_eq!(code(&r), "insufficient_funds", "{}", r.body);
+
+    // The payer withdraws its approval: the allowance stopped it.
+    let d = h.settlement_deployment();
+    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
+    mined(
+        TestStablecoin::new(d.tokens["USD"], &as_payer)
+            .approve(d.router, alloy::primitives::U256::ZERO)
+            .send()
+            .await?,
+    )
+    .await?;
+    let r = pull("1").await?;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(code(&r), "allowance_insufficient", "{}", r.body);
+    let pay = h
+        .post_authorized(
+            "/v1/payments",
+            json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "wallet", "address": dest}}),
+        )
+        .await?;
+    assert_eq!(pay.str("status"), "failed", "{}", pay.body);
+    assert_eq!(pay.str("failure_reason"), "allowance_insufficient");
+    h.stop().await;
+    Ok(())
+}
