@@ -18,6 +18,9 @@ use openrail_chain::devnet::{
 };
 use serde_json::{Value, json};
 
+/// Raw transactions in flight at once in the raw phase.
+const RAW_WINDOW: usize = 256;
+
 pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
     if n == 0 || concurrency == 0 {
         bail!("--n and --concurrency must be positive");
@@ -129,11 +132,20 @@ async fn measure(
         nonce += 1;
     }
     let start = Instant::now();
-    let mut last = None;
+    // At most RAW_WINDOW transactions in anvil's pool at once: with thousands pending,
+    // anvil re-checks its whole pool for every block it mines and slows to a crawl (10,000
+    // sent at once did not finish in minutes), which measures anvil's pool, not the chain.
+    let mut hashes = Vec::with_capacity(n);
     for raw in &raws {
-        last = Some(*op.send_raw_transaction(raw).await?.tx_hash());
+        if hashes.len() >= RAW_WINDOW {
+            let behind = hashes[hashes.len() - RAW_WINDOW];
+            while op.get_transaction_receipt(behind).await?.is_none() {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+        hashes.push(*op.send_raw_transaction(raw).await?.tx_hash());
     }
-    let last = last.context("no transaction")?;
+    let last = *hashes.last().context("no transaction")?;
     // Bounded: a bench finishes or fails with a reason, never hangs.
     let give_up = Instant::now() + Duration::from_secs(120 + n as u64 / 20);
     while op.get_transaction_receipt(last).await?.is_none() {
