@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: UNLICENSED
 pragma solidity ^0.8.24;
 
-import {Test} from "../utils/Test.sol";
+import {Signing} from "../utils/Signing.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
@@ -9,7 +9,7 @@ import {TestStablecoin} from "../../src/TestStablecoin.sol";
 /// @dev Shared set-up: a token, a state machine (the settlement chain's router) whose owner and
 ///      operator is this test contract, a funded payer that approved it, and the clock at
 ///      Monday 2026-11-23 12:00Z.
-abstract contract AllowanceBase is Test {
+abstract contract AllowanceBase is Signing {
     uint256 internal constant DAY = 86_400;
     /// @dev Monday 2026-11-23 00:00:00Z.
     uint256 internal constant MONDAY = 1_795_392_000;
@@ -18,7 +18,10 @@ abstract contract AllowanceBase is Test {
     TestStablecoin internal usd;
     AllowanceStateMachine internal asm;
     address internal treasury = makeAddr("treasury");
-    address internal payer = makeAddr("payer");
+    uint256 internal constant PAYER_KEY = 0xA11CE;
+    address internal payer = vm.addr(PAYER_KEY);
+    uint256 internal constant AGENT_KEY = 0xA6E47;
+    address internal agent = vm.addr(AGENT_KEY);
     address internal dest = makeAddr("dest");
     address internal dest2 = makeAddr("dest2");
     address internal stranger = makeAddr("stranger");
@@ -37,18 +40,35 @@ abstract contract AllowanceBase is Test {
         usd.approve(address(asm), type(uint256).max);
     }
 
+    /// @dev The payer creates its own mandate (no signature needed when it sends it).
     function _mandate(uint256 max, IAllowanceStateMachine.Interval interval) internal {
+        vm.prank(payer);
         asm.createMandate(M, payer, address(usd), max, interval);
     }
 
     function _key(bytes32 id, uint256 ceiling) internal {
-        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), ceiling, new address[](0));
+        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), ceiling, new address[](0), address(0));
+    }
+
+    /// @dev A key whose pulls need `signer`'s signature.
+    function _signerKey(bytes32 id, address signer) internal {
+        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), 0, new address[](0), signer);
+    }
+
+    /// @dev An item signed by `pk` for `asm`.
+    function _signedItem(uint256 pk, bytes32 key, address to, uint256 amount, uint256 nonce, uint256 deadline)
+        internal
+        view
+        returns (IAllowanceStateMachine.PullItem memory)
+    {
+        bytes memory sig = _sign(pk, _pullDigest(address(asm), key, to, amount, nonce, deadline));
+        return IAllowanceStateMachine.PullItem(key, to, amount, nonce, deadline, sig);
     }
 
     function _keyTo(bytes32 id, uint256 ceiling, address only) internal {
         address[] memory list = new address[](1);
         list[0] = only;
-        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), ceiling, list);
+        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), ceiling, list, address(0));
     }
 
     function _item(bytes32 key, address to, uint256 amount)
@@ -56,6 +76,6 @@ abstract contract AllowanceBase is Test {
         pure
         returns (IAllowanceStateMachine.PullItem memory)
     {
-        return IAllowanceStateMachine.PullItem(key, to, amount);
+        return IAllowanceStateMachine.PullItem(key, to, amount, 0, 0, "");
     }
 }

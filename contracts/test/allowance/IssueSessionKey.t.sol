@@ -17,8 +17,8 @@ contract IssueSessionKeyTest is AllowanceBase {
         list[1] = dest2;
         uint64 exp = uint64(block.timestamp + 1 hours);
         vm.expectEmit(address(asm));
-        emit I.SessionKeyIssued(K, M, exp, 60e6, list);
-        asm.issueSessionKey(K, M, exp, 60e6, list);
+        emit I.SessionKeyIssued(K, M, exp, 60e6, list, address(0));
+        asm.issueSessionKey(K, M, exp, 60e6, list, address(0));
         I.SessionKeyView memory v = asm.getSessionKey(K);
         assertEq(v.mandateId, M);
         assertEq(uint256(v.expiresAt), exp);
@@ -42,7 +42,7 @@ contract IssueSessionKeyTest is AllowanceBase {
 
     function test_revertsForUnknownMandate() public {
         vm.expectRevert(abi.encodeWithSelector(I.UnknownMandate.selector, bytes32("x")));
-        asm.issueSessionKey(K, bytes32("x"), uint64(block.timestamp + 1), 0, new address[](0));
+        asm.issueSessionKey(K, bytes32("x"), uint64(block.timestamp + 1), 0, new address[](0), address(0));
     }
 
     function test_revertsForCanceledMandate() public {
@@ -54,7 +54,7 @@ contract IssueSessionKeyTest is AllowanceBase {
     function test_revertsWhenExpiryNotInFuture() public {
         uint64 now_ = uint64(block.timestamp);
         vm.expectRevert(abi.encodeWithSelector(I.ExpiryNotInFuture.selector, now_));
-        asm.issueSessionKey(K, M, now_, 0, new address[](0));
+        asm.issueSessionKey(K, M, now_, 0, new address[](0), address(0));
     }
 
     function test_revertsWhenCeilingAboveMandate() public {

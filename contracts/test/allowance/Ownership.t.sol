@@ -11,7 +11,7 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 contract OwnershipTest is AllowanceBase {
     function test_setOperatorMovesWrites() public {
         address next = makeAddr("next operator");
-        asm.createMandate(M, payer, address(usd), 1, I.Interval.Daily);
+        _mandate(1, I.Interval.Daily);
         vm.expectEmit(address(asm));
         emit R.OperatorChanged(address(this), next);
         asm.setOperator(next);
@@ -43,6 +43,7 @@ contract OwnershipTest is AllowanceBase {
         vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, address(this)));
         asm.pause();
         // Ownership does not carry the operator role: this contract still writes.
-        asm.createMandate(M, payer, address(usd), 1, I.Interval.Daily);
+        _mandate(1, I.Interval.Daily);
+        _key(K, 0);
     }
 }

@@ -146,14 +146,15 @@ contract PullTest is AllowanceBase {
         ReferencePullHarness twin = new ReferencePullHarness(address(this), address(this), treasury);
         vm.prank(payer);
         usd.approve(address(twin), type(uint256).max);
+        vm.prank(payer);
         twin.createMandate(M, payer, address(usd), 100e6, I.Interval.Daily);
-        twin.issueSessionKey(K, M, uint64(block.timestamp + 7 days), 60e6, new address[](0));
-        twin.issueSessionKey(K2, M, uint64(block.timestamp + 7 days), 0, new address[](0));
+        twin.issueSessionKey(K, M, uint64(block.timestamp + 7 days), 60e6, new address[](0), address(0));
+        twin.issueSessionKey(K2, M, uint64(block.timestamp + 7 days), 0, new address[](0), address(0));
         bytes32 k3 = keccak256("key3");
         _keyTo(k3, 30e6, dest);
         address[] memory only = new address[](1);
         only[0] = dest;
-        twin.issueSessionKey(k3, M, uint64(block.timestamp + 7 days), 30e6, only);
+        twin.issueSessionKey(k3, M, uint64(block.timestamp + 7 days), 30e6, only, address(0));
 
         bytes32[3] memory keys = [K, K2, k3];
         for (uint256 i; i < amounts.length; ++i) {

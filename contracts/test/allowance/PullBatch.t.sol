@@ -55,9 +55,10 @@ contract PullBatchTest is AllowanceBase {
     function test_transferFailureDeclinesAndRestoresUsage() public {
         usd.mint(stranger, 0);
         bytes32 m2 = keccak256("poor");
+        vm.prank(stranger);
         asm.createMandate(m2, stranger, address(usd), 100e6, I.Interval.Daily); // no balance, no approval
         bytes32 poorKey = keccak256("poorKey");
-        asm.issueSessionKey(poorKey, m2, uint64(block.timestamp + 1 days), 0, new address[](0));
+        asm.issueSessionKey(poorKey, m2, uint64(block.timestamp + 1 days), 0, new address[](0), address(0));
         I.PullItem[] memory items = new I.PullItem[](2);
         items[0] = _item(poorKey, dest, 1e6);
         items[1] = _item(K, dest, 1e6);

@@ -11,6 +11,7 @@ import {TestStablecoin} from "../../src/TestStablecoin.sol";
 ///      against a state machine it owns, keeping a ghost ledger per epoch.
 contract AllowanceHandler is Test {
     TestStablecoin public usd;
+    TestStablecoin public eur;
     AllowanceStateMachine public asm;
     address public treasury = address(0x7ea5);
     address[3] public payers;
@@ -46,14 +47,18 @@ contract AllowanceHandler is Test {
     constructor() {
         vm.warp(1_795_435_200); // Monday 2026-11-23 12:00Z
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
+        eur = new TestStablecoin("Test EUR", "tEUR", address(this));
         asm = new AllowanceStateMachine(address(this), address(this), treasury);
         for (uint256 i; i < 3; ++i) {
             payers[i] = address(uint160(0x1000 + i));
             dests[i] = address(uint160(0x2000 + i));
             // The third payer is poor: its pulls run out of funds and are declined.
             usd.mint(payers[i], i == 2 ? 30e6 : 100_000e6);
-            vm.prank(payers[i]);
+            eur.mint(payers[i], i == 2 ? 30e6 : 100_000e6);
+            vm.startPrank(payers[i]);
             usd.approve(address(asm), type(uint256).max);
+            eur.approve(address(asm), type(uint256).max);
+            vm.stopPrank();
         }
         initialSupply = usd.totalSupply();
     }
@@ -78,7 +83,10 @@ contract AllowanceHandler is Test {
         bytes32 id = keccak256(abi.encode("m", mandates.length));
         uint256 max = bound(seed, 5e6, 200e6);
         I.Interval interval = I.Interval(seed % 3);
-        asm.createMandate(id, payers[(seed >> 8) % 3], address(usd), max, interval);
+        address payer = payers[(seed >> 8) % 3];
+        // The payer sends its own mandate (no signature needed); USD or EUR.
+        vm.prank(payer);
+        asm.createMandate(id, payer, (seed >> 16) % 2 == 0 ? address(usd) : address(eur), max, interval);
         mandates.push(M(id, max, interval, false));
     }
 
@@ -95,7 +103,7 @@ contract AllowanceHandler is Test {
         }
         uint256 exp = block.timestamp + bound(ttlSeed, 1 hours, 20 days);
         bytes32 id = keccak256(abi.encode("k", keys.length));
-        asm.issueSessionKey(id, m.id, uint64(exp), ceiling, list);
+        asm.issueSessionKey(id, m.id, uint64(exp), ceiling, list, address(0));
         keys.push(K(id, mi, ceiling, exp, false));
     }
 
@@ -122,7 +130,7 @@ contract AllowanceHandler is Test {
             uint256 s = uint256(keccak256(abi.encode(seed, i)));
             idx[i] = s % keys.length;
             dead[i] = _dead(idx[i]);
-            items[i] = I.PullItem(keys[idx[i]].id, dests[(s >> 16) % 3], bound(s >> 32, 1, 40e6));
+            items[i] = I.PullItem(keys[idx[i]].id, dests[(s >> 16) % 3], bound(s >> 32, 1, 40e6), 0, 0, "");
         }
         vm.recordLogs();
         asm.pullBatch(items);
@@ -183,10 +191,10 @@ contract AllowanceHandler is Test {
         if (k.ceiling != 0 && keySpent[k.id][epoch] > k.ceiling) keyOverspent = true;
     }
 
-    function balancesSum() external view returns (uint256 sum) {
+    function balancesSum(TestStablecoin t) external view returns (uint256 sum) {
         for (uint256 i; i < 3; ++i) {
-            sum += usd.balanceOf(payers[i]) + usd.balanceOf(dests[i]);
+            sum += t.balanceOf(payers[i]) + t.balanceOf(dests[i]);
         }
-        sum += usd.balanceOf(treasury) + usd.balanceOf(address(asm));
+        sum += t.balanceOf(treasury) + t.balanceOf(address(asm));
     }
 }

@@ -43,13 +43,15 @@ contract AllowanceInvariantsTest is Test {
     /// The router (the state machine itself on the settlement chain) never keeps a token balance.
     function invariant_routerHoldsNothing() public view {
         assertEq(h.usd().balanceOf(address(h.asm())), 0);
-        assertEq(h.usd().balanceOf(address(h.asm())), 0);
+        assertEq(h.eur().balanceOf(address(h.asm())), 0);
     }
 
     /// Tokens are conserved across payers, treasury and destinations.
     function invariant_tokensConserved() public view {
         assertEq(h.usd().totalSupply(), h.initialSupply());
-        assertEq(h.balancesSum(), h.initialSupply());
+        assertEq(h.balancesSum(h.usd()), h.initialSupply());
+        assertEq(h.eur().totalSupply(), h.initialSupply());
+        assertEq(h.balancesSum(h.eur()), h.initialSupply());
     }
 
     /// The chain's spend of the current epoch equals the ghost ledger's, for every mandate.

@@ -14,9 +14,9 @@ contract SetOperatorTest is RouterBase {
         // The old operator can no longer move tokens; the new one can.
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, operator));
-        router.settle(bytes32(0), address(usd), payer, dest, 1);
+        router.settle(bytes32(0), address(usd), dest, 1);
         vm.prank(stranger);
-        router.settle(bytes32(0), address(usd), payer, dest, 1);
+        router.settle(bytes32(0), address(usd), dest, 1);
     }
 
     function test_revertsOnZeroAddress() public {

@@ -5,69 +5,71 @@ import {RouterBase} from "./Base.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {NoBoolToken} from "../utils/mocks/NoBoolToken.sol";
 
+/// `settle`: the operator moves the treasury's own tokens, and nothing else.
 contract SettleTest is RouterBase {
-    function test_operatorSettlesWithEvent() public {
+    function test_settle_success_treasuryPaysWithEvent() public {
         vm.expectEmit(address(router));
         emit R.Settled(bytes32("pay_1"), address(usd), treasury, dest, 7e6);
         vm.prank(operator);
-        router.settle(bytes32("pay_1"), address(usd), treasury, dest, 7e6);
+        router.settle(bytes32("pay_1"), address(usd), dest, 7e6);
         assertEq(usd.balanceOf(dest), 7e6);
+        assertEq(usd.balanceOf(treasury), 993e6);
         assertEq(usd.balanceOf(address(router)), 0);
     }
 
-    function test_walletToTreasury() public {
-        vm.prank(operator);
-        router.settle(bytes32("pay_2"), address(usd), payer, treasury, 3e6);
-        assertEq(usd.balanceOf(treasury), 1_003e6);
-    }
-
-    function test_revertsForOtherCallers() public {
+    function test_settle_revert_otherCallers() public {
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
-        router.settle(bytes32(0), address(usd), payer, dest, 1);
+        router.settle(bytes32(0), address(usd), dest, 1);
     }
 
-    function test_revertsWhenPausedOrInsufficient() public {
+    function test_settle_revert_pausedOrInsufficient() public {
         vm.prank(operator);
         vm.expectRevert();
-        router.settle(bytes32(0), address(usd), payer, dest, 2_000e6);
+        router.settle(bytes32(0), address(usd), dest, 2_000e6);
         router.pause();
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(R.RouterPaused.selector));
-        router.settle(bytes32(0), address(usd), payer, dest, 1);
+        router.settle(bytes32(0), address(usd), dest, 1);
     }
 
-    function testFuzz_conservesTokens(uint256 amount) public {
+    /// Whatever the operator asks, a payer that approved the router loses nothing by `settle`.
+    function testFuzz_settle_success_neverTouchesAPayer(address to, uint256 amount) public {
+        vm.assume(to != address(0) && to != address(router) && to != treasury);
         amount = bound(amount, 1, 1_000e6);
         vm.prank(operator);
-        router.settle(bytes32(0), address(usd), payer, dest, amount);
-        assertEq(usd.balanceOf(payer) + usd.balanceOf(dest), 1_000e6);
+        router.settle(bytes32(0), address(usd), to, amount);
+        assertEq(usd.balanceOf(payer), to == payer ? 1_000e6 + amount : 1_000e6);
+        assertEq(usd.balanceOf(treasury), 1_000e6 - amount);
         assertEq(usd.balanceOf(address(router)), 0);
     }
 
-    function test_revertsOnZeroAmountZeroAddressesAndSelfTransfer() public {
+    function test_settle_revert_zeroAmountZeroAddressesSelfAndRouter() public {
         vm.startPrank(operator);
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAmount.selector));
-        router.settle(bytes32(0), address(usd), payer, dest, 0);
+        router.settle(bytes32(0), address(usd), dest, 0);
+        vm.expectRevert(abi.encodeWithSelector(R.InvalidDestination.selector, address(0)));
+        router.settle(bytes32(0), address(usd), address(0), 1);
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        router.settle(bytes32(0), address(usd), payer, address(0), 1);
-        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        router.settle(bytes32(0), address(0), payer, dest, 1);
+        router.settle(bytes32(0), address(0), dest, 1);
         vm.expectRevert(abi.encodeWithSelector(R.SelfTransfer.selector));
-        router.settle(bytes32(0), address(usd), payer, payer, 1);
+        router.settle(bytes32(0), address(usd), treasury, 1);
+        // Tokens sent to the router itself would be locked for good.
+        vm.expectRevert(abi.encodeWithSelector(R.InvalidDestination.selector, address(router)));
+        router.settle(bytes32(0), address(usd), address(router), 1);
         vm.stopPrank();
     }
 
-    function test_tokenWithoutReturnValue() public {
+    function test_settle_success_tokenWithoutReturnValue() public {
         NoBoolToken t = new NoBoolToken();
-        t.mint(payer, 5);
-        vm.prank(payer);
+        t.mint(treasury, 5);
+        vm.prank(treasury);
         t.approve(address(router), 5);
         vm.prank(operator);
-        router.settle(bytes32(0), address(t), payer, dest, 5);
+        router.settle(bytes32(0), address(t), dest, 5);
         assertEq(t.balanceOf(dest), 5);
         vm.prank(operator);
         vm.expectRevert();
-        router.settle(bytes32(0), address(t), payer, dest, 1);
+        router.settle(bytes32(0), address(t), dest, 1);
     }
 }

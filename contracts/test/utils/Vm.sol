@@ -15,6 +15,7 @@ interface Vm {
     // Environment
     function warp(uint256 newTimestamp) external;
     function roll(uint256 newHeight) external;
+    function chainId(uint256 newChainId) external;
     function getBlockTimestamp() external view returns (uint256);
     function prank(address msgSender) external;
     function startPrank(address msgSender) external;
