@@ -39,4 +39,17 @@ contract CancelMandateTest is AllowanceBase {
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.cancelMandate(M);
     }
+
+    /// The payer ends its mandate alone, with no operator, even while paused.
+    function test_cancelMandate_success_byThePayerAlone() public {
+        asm.pause();
+        vm.expectEmit(address(asm));
+        emit I.MandateCanceled(M);
+        vm.prank(payer);
+        asm.cancelMandate(M);
+        assertEq(uint256(asm.getMandate(M).status), uint256(I.MandateStatus.Canceled));
+        asm.unpause();
+        vm.expectRevert(abi.encodeWithSelector(I.MandateNotActive.selector, M));
+        asm.pull(K, dest, 1);
+    }
 }

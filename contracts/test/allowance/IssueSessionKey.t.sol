@@ -80,4 +80,33 @@ contract IssueSessionKeyTest is AllowanceBase {
         }
         _key(K, ceiling);
     }
+
+    /// The event carries the expiry as stored (clamped to 40 bits), not as asked.
+    function test_issueSessionKey_success_emitsTheStoredExpiry() public {
+        uint64 far = type(uint64).max;
+        uint64 stored = uint64(type(uint40).max);
+        vm.expectEmit(address(asm));
+        emit I.SessionKeyIssued(K, M, stored, 0, new address[](0), address(0));
+        asm.issueSessionKey(K, M, far, 0, new address[](0), address(0));
+        assertEq(uint256(asm.getSessionKey(K).expiresAt), stored);
+    }
+
+    function test_issueSessionKey_success_withSignerByThePayer() public {
+        vm.prank(payer);
+        asm.issueSessionKey(K, M, uint64(block.timestamp + 1 hours), 0, new address[](0), agent);
+        assertEq(asm.getSessionKey(K).signer, agent);
+    }
+
+    function test_issueSessionKey_revert_stranger() public {
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
+        asm.issueSessionKey(K, M, uint64(block.timestamp + 1 hours), 0, new address[](0), address(0));
+    }
+
+    function test_issueSessionKey_revert_contractOnTheAllowList() public {
+        address[] memory list = new address[](1);
+        list[0] = address(asm);
+        vm.expectRevert(abi.encodeWithSelector(R.InvalidDestination.selector, address(asm)));
+        asm.issueSessionKey(K, M, uint64(block.timestamp + 1 hours), 0, list, address(0));
+    }
 }

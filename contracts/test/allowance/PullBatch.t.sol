@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
+import {GasBurnerToken} from "../utils/mocks/GasBurnerToken.sol";
 
 contract PullBatchTest is AllowanceBase {
     uint64 internal constant RESET = uint64(MONDAY + 1 days);
@@ -111,5 +112,158 @@ contract PullBatchTest is AllowanceBase {
         assertLe(uint256(asm.getSessionKey(K).spentThisEpoch), 60e6);
         assertLe(uint256(asm.getMandate(M).spentThisEpoch), 100e6);
         assertEq(usd.balanceOf(dest) - 1, uint256(asm.getMandate(M).spentThisEpoch));
+    }
+
+    // ------------------------------------------------------------ agent-signed keys
+
+    bytes32 internal constant SK = keccak256("signer key");
+    uint256 internal constant LATER = 2_000_000_000;
+
+    function _one(I.PullItem memory item) internal pure returns (I.PullItem[] memory items) {
+        items = new I.PullItem[](1);
+        items[0] = item;
+    }
+
+    function test_pullBatch_success_agentSigned() public {
+        _signerKey(SK, agent);
+        vm.expectEmit(address(asm));
+        emit I.DebitPulled(SK, dest, 5e6);
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 5e6, 77, LATER))), 1);
+        assertTrue(asm.pullNonceUsed(SK, 77));
+        assertEq(usd.balanceOf(dest), 5e6 + 1);
+    }
+
+    /// Neither the operator nor anyone else pulls on a signer key without the agent.
+    function test_pullBatch_revert_signerKeyWithoutOrWithWrongSignature() public {
+        _signerKey(SK, agent);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(I.SignatureRequired.selector, SK));
+        assertEq(asm.pullBatch(_one(_item(SK, dest, 1e6))), 0);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.InvalidSignature.selector));
+        assertEq(asm.pullBatch(_one(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER))), 0);
+        // Signed for another amount or destination.
+        I.PullItem memory item = _signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER);
+        item.amount = 2e6;
+        assertEq(asm.pullBatch(_one(item)), 0);
+        item.amount = 1e6;
+        item.destination = dest2;
+        assertEq(asm.pullBatch(_one(item)), 0);
+        assertEq(usd.balanceOf(dest) + usd.balanceOf(dest2), 1);
+        // The single pull has no signature: declined too.
+        vm.expectRevert(abi.encodeWithSelector(I.SignatureRequired.selector, SK));
+        asm.pull(SK, dest, 1e6);
+    }
+
+    function test_pullBatch_revert_replayedExpiredMalleableOrForeignSignature() public {
+        _signerKey(SK, agent);
+        I.PullItem memory item = _signedItem(AGENT_KEY, SK, dest, 1e6, 5, LATER);
+        assertEq(asm.pullBatch(_one(item)), 1);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.NonceAlreadyUsed.selector, 5));
+        assertEq(asm.pullBatch(_one(item)), 0);
+
+        uint256 soon = block.timestamp + 10;
+        I.PullItem memory late = _signedItem(AGENT_KEY, SK, dest, 1e6, 6, soon);
+        vm.warp(soon + 1);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.SignatureExpired.selector, soon));
+        assertEq(asm.pullBatch(_one(late)), 0);
+
+        I.PullItem memory twin = _signedItem(AGENT_KEY, SK, dest, 1e6, 7, LATER);
+        twin.signature = _highS(twin.signature);
+        assertEq(asm.pullBatch(_one(twin)), 0);
+
+        I.PullItem memory foreign = _signedItem(AGENT_KEY, SK, dest, 1e6, 8, LATER);
+        vm.chainId(block.chainid + 1);
+        assertEq(asm.pullBatch(_one(foreign)), 0);
+        assertFalse(asm.pullNonceUsed(SK, 7));
+        assertFalse(asm.pullNonceUsed(SK, 8));
+    }
+
+    /// A declined signed item does not use its nonce; nor does one whose transfer fails.
+    function test_pullBatch_success_nonceUsedOnlyWhenAuthorized() public {
+        _signerKey(SK, agent);
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 200e6, 9, LATER))), 0); // over ceiling
+        assertFalse(asm.pullNonceUsed(SK, 9));
+        vm.prank(payer);
+        usd.approve(address(asm), 0);
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 9, LATER))), 0); // transfer fails
+        assertFalse(asm.pullNonceUsed(SK, 9));
+        vm.prank(payer);
+        usd.approve(address(asm), type(uint256).max);
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 9, LATER))), 1);
+    }
+
+    function testFuzz_pullBatch_success_agentSignedAmounts(uint256 amount, uint256 nonce) public {
+        _signerKey(SK, agent);
+        amount = bound(amount, 1, 100e6);
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, amount, nonce, LATER))), 1);
+        assertEq(usd.balanceOf(dest), amount + 1);
+        assertTrue(asm.pullNonceUsed(SK, nonce));
+    }
+
+    // ------------------------------------------------------------ audit findings
+
+    /// One item whose token burns all gas fails alone; the others finish.
+    function test_pullBatch_success_gasBurningTokenFailsOnlyItsItem() public {
+        GasBurnerToken burner = new GasBurnerToken();
+        bytes32 mb = keccak256("burner mandate");
+        vm.prank(payer);
+        asm.createMandate(mb, payer, address(burner), 100e6, I.Interval.Daily);
+        bytes32 kb = keccak256("burner key");
+        asm.issueSessionKey(kb, mb, uint64(block.timestamp + 1 days), 0, new address[](0), address(0));
+        I.PullItem[] memory items = new I.PullItem[](3);
+        items[0] = _item(K, dest, 1e6);
+        items[1] = _item(kb, dest, 1e6);
+        items[2] = _item(K2, dest, 2e6);
+        vm.expectEmit(address(asm));
+        emit I.DebitPulled(K, dest, 1e6);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(kb, 1, abi.encodeWithSelector(I.TransferFailed.selector, kb));
+        vm.expectEmit(address(asm));
+        emit I.DebitPulled(K2, dest, 2e6);
+        assertEq(asm.pullBatch{gas: 2_000_000}(items), 2);
+        assertEq(uint256(asm.getSessionKey(kb).spentThisEpoch), 0);
+    }
+
+    function test_pullBatch_revert_tooLittleGasRevertsRatherThanBlameAnItem() public {
+        I.PullItem[] memory items = new I.PullItem[](1);
+        items[0] = _item(K, dest, 1e6);
+        vm.expectRevert(abi.encodeWithSelector(R.InsufficientGas.selector));
+        asm.pullBatch{gas: 90_000}(items);
+    }
+
+    function test_pullBatch_revert_contractAsDestination() public {
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(K, 0, abi.encodeWithSelector(R.InvalidDestination.selector, address(asm)));
+        assertEq(asm.pullBatch(_one(_item(K, address(asm), 1e6))), 0);
+    }
+
+    // ------------------------------------------------------------ deferred mandates
+
+    /// A mandate paid by the treasury authorizes and uses its ceiling, and moves nothing.
+    function test_pullBatch_success_deferredMandateMovesNothing() public {
+        usd.mint(treasury, 1_000e6);
+        vm.prank(treasury);
+        usd.approve(address(asm), type(uint256).max);
+        bytes32 md = keccak256("bank funded");
+        asm.createMandate(md, treasury, address(usd), 50e6, I.Interval.Daily);
+        bytes32 kd = keccak256("bank funded key");
+        asm.issueSessionKey(kd, md, uint64(block.timestamp + 1 days), 0, new address[](0), address(0));
+        vm.expectEmit(address(asm));
+        emit I.DebitPulled(kd, dest, 20e6);
+        assertEq(asm.pullBatch(_one(_item(kd, dest, 20e6))), 1);
+        assertEq(usd.balanceOf(dest), 1);
+        assertEq(usd.balanceOf(treasury), 1_000e6);
+        assertEq(uint256(asm.getMandate(md).spentThisEpoch), 20e6);
+        // The ceiling binds as for any mandate, and the treasury may not be the destination.
+        assertEq(asm.pullBatch(_one(_item(kd, dest, 31e6))), 0);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(kd, 0, abi.encodeWithSelector(R.InvalidDestination.selector, treasury));
+        assertEq(asm.pullBatch(_one(_item(kd, treasury, 1e6))), 0);
+        // The single pull alike.
+        asm.pull(kd, dest, 5e6);
+        assertEq(usd.balanceOf(dest), 1);
     }
 }

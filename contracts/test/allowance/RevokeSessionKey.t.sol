@@ -46,4 +46,12 @@ contract RevokeSessionKeyTest is AllowanceBase {
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.revokeSessionKey(K);
     }
+
+    /// The payer revokes a key of its mandate alone.
+    function test_revokeSessionKey_success_byThePayerAlone() public {
+        vm.prank(payer);
+        asm.revokeSessionKey(K);
+        assertTrue(asm.getSessionKey(K).revoked);
+        asm.pull(K2, dest, 1);
+    }
 }
