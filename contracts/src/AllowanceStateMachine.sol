@@ -105,7 +105,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
         bytes32 digest = _hashTypedDataV4(
             keccak256(
-                abi.encode(MANDATE_TYPEHASH, mandateId, payer, token, maxAmount, uint8(interval), nonce, deadline)
+                abi.encode(
+                    MANDATE_TYPEHASH, mandateId, payer, token, maxAmount, uint8(interval), nonce, deadline
+                )
             )
         );
         if (!_isValidSignature(payer, digest, signature)) revert InvalidSignature();
@@ -114,9 +116,13 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @dev Stores a new active mandate and emits `MandateCreated`.
-    function _createMandate(bytes32 mandateId, address payer, address token, uint256 maxAmount, Interval interval)
-        private
-    {
+    function _createMandate(
+        bytes32 mandateId,
+        address payer,
+        address token,
+        uint256 maxAmount,
+        Interval interval
+    ) private {
         if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
         if (payer == address(0) || token == address(0)) revert ZeroAddress();
         if (payer == address(this)) revert InvalidDestination(payer);
@@ -451,7 +457,10 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             ok := and(
                 and(
                     and(lt(sub(amount, 1), MASK64), iszero(and(shr(K_REVOKED, kw), 0xff))),
-                    and(iszero(shr(K_SIGNER, kw)), iszero(or(iszero(destination), eq(destination, address()))))
+                    and(
+                        iszero(shr(K_SIGNER, kw)),
+                        iszero(or(iszero(destination), eq(destination, address())))
+                    )
                 ),
                 and(
                     and(

@@ -49,7 +49,10 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
     /// @param owner_ Owner (may pause and change the operator and treasury).
     /// @param operator_ The service's signer.
     /// @param treasury_ The treasury wallet.
-    constructor(address owner_, address operator_, address treasury_) Ownable(owner_) EIP712("Openrail", "1") {
+    constructor(address owner_, address operator_, address treasury_)
+        Ownable(owner_)
+        EIP712("Openrail", "1")
+    {
         if (operator_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
         _gate.operator = operator_;
         _treasury = treasury_;
@@ -88,8 +91,9 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
         bytes calldata signature
     ) external onlyOperatorUnpaused {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
-        bytes32 digest =
-            _hashTypedDataV4(keccak256(abi.encode(PAYMENT_TYPEHASH, token, from, to, amount, nonce, deadline)));
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(abi.encode(PAYMENT_TYPEHASH, token, from, to, amount, nonce, deadline))
+        );
         if (!_isValidSignature(from, digest, signature)) revert InvalidSignature();
         _useNonce(from, nonce);
         _move(ref, token, from, to, amount);
