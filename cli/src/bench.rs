@@ -6,6 +6,7 @@ use alloy::providers::ext::AnvilApi;
 use alloy::transports::http::reqwest::Url;
 use anyhow::Context;
 use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine, TestStablecoin};
+use openrail_chain::consent;
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
 use openrail_chain::devnet::{
     Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare, dev_treasury,
@@ -121,20 +122,41 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
 
     let mut rows = Vec::new();
 
-    // Scenario 1: one key, single pulls.
+    // Scenario 0: the mandate itself, created with the payer's EIP-712 signature.
     let mandate = keccak256("bench-mandate");
-    mined(
-        asm.createMandate(
-            mandate,
-            payer.address(),
-            usd,
-            U256::from(1_000_000u64) * unit,
-            0,
+    let terms = consent::Mandate {
+        mandateId: mandate,
+        payer: payer.address(),
+        token: usd,
+        maxAmount: U256::from(1_000_000u64) * unit,
+        interval: 0,
+        nonce: U256::from(1u64),
+        deadline: U256::from(noon + 86_400),
+    };
+    let sig = consent::sign_with(&terms, a.chain_id, asm_addr, &payer);
+    let created = mined(
+        asm.createMandateWithSignature(
+            terms.mandateId,
+            terms.payer,
+            terms.token,
+            terms.maxAmount,
+            terms.interval,
+            terms.nonce,
+            terms.deadline,
+            sig,
         )
         .send()
         .await?,
     )
     .await?;
+    rows.push(Row {
+        scenario: "mandate created with the payer's signature (`createMandateWithSignature`)".into(),
+        total: created.gas_used,
+        per_pull: created.gas_used,
+        target: None,
+    });
+
+    // Scenario 1: one key, single pulls.
     let key = issue_key(&asm, mandate, "bench-key", noon, unit, destination).await?;
     let amount = unit; // 1 USD
     mined(asm.pull(key, destination, amount).send().await?).await?; // first pull of the epoch
@@ -152,6 +174,9 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
             keyId: key,
             destination,
             amount,
+            nonce: U256::ZERO,
+            deadline: U256::ZERO,
+            signature: Default::default(),
         })
         .collect();
     let batch = mined(asm.pullBatch(items).send().await?).await?;
@@ -183,6 +208,9 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
             keyId: *k,
             destination,
             amount,
+            nonce: U256::ZERO,
+            deadline: U256::ZERO,
+            signature: Default::default(),
         })
         .collect();
     mined(asm.pullBatch(warm.clone()).send().await?).await?;
@@ -191,6 +219,71 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
         scenario: format!("`pullBatch` of {BATCH} pulls, {BATCH} keys of one mandate"),
         total: spread.gas_used,
         per_pull: spread.gas_used / BATCH as u64,
+        target: None,
+    });
+
+    // Scenario 4: an agent-signed pull (a key with a signer; a one-item `pullBatch`, the
+    // second pull of the epoch on that key).
+    let agent = alloy::signers::local::PrivateKeySigner::random();
+    let agent_key = keccak256("bench-agent-key");
+    mined(
+        asm.issueSessionKey(
+            agent_key,
+            mandate,
+            noon + 30 * 86_400,
+            U256::ZERO,
+            vec![],
+            agent.address(),
+        )
+        .send()
+        .await?,
+    )
+    .await?;
+    let signed_item = |nonce: u64| {
+        let msg = consent::DebitPull {
+            keyId: agent_key,
+            destination,
+            amount,
+            nonce: U256::from(nonce),
+            deadline: U256::from(noon + 86_400),
+        };
+        IAllowanceStateMachine::PullItem {
+            keyId: agent_key,
+            destination,
+            amount,
+            nonce: msg.nonce,
+            deadline: msg.deadline,
+            signature: consent::sign_with(&msg, a.chain_id, asm_addr, &agent),
+        }
+    };
+    mined(asm.pullBatch(vec![signed_item(1)]).send().await?).await?;
+    let agent_pull = mined(asm.pullBatch(vec![signed_item(2)]).send().await?).await?;
+    rows.push(Row {
+        scenario: "agent-signed pull (one-item `pullBatch`, second in the epoch)".into(),
+        total: agent_pull.gas_used,
+        per_pull: agent_pull.gas_used,
+        target: None,
+    });
+
+    // Scenario 5: a one-time wallet payment with the payer's signature.
+    let payment = |nonce: u64| consent::Payment {
+        token: usd,
+        from: payer.address(),
+        to: destination,
+        amount,
+        nonce: U256::from(nonce),
+        deadline: U256::from(noon + 86_400),
+    };
+    let settle = |p: consent::Payment| {
+        let sig = consent::sign_with(&p, a.chain_id, asm_addr, &payer);
+        asm.settleWithSignature(keccak256("bench-payment"), p.token, p.from, p.to, p.amount, p.nonce, p.deadline, sig)
+    };
+    mined(settle(payment(10)).send().await?).await?;
+    let paid = mined(settle(payment(11)).send().await?).await?;
+    rows.push(Row {
+        scenario: "wallet payment with the payer's signature (`settleWithSignature`)".into(),
+        total: paid.gas_used,
+        per_pull: paid.gas_used,
         target: None,
     });
     Ok(rows)
@@ -211,6 +304,7 @@ async fn issue_key<P: Provider>(
         now + 30 * 86_400,
         U256::from(500_000u64) * unit,
         vec![destination],
+        Address::ZERO,
     );
     mined(call.send().await?).await?;
     Ok(key)
