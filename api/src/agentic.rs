@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use alloy::primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
-use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
 use openrail_chain::submitter::{AgentSignature, PullRequest};
 use openrail_store::agentic::{
     AgentAuthorization, DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
@@ -236,7 +236,12 @@ async fn mandate_authorization(state: &AppState, m: &Mandate) -> Result<Value, A
     .ok_or(ApiError::MainnetUnavailable)?;
     let msg = consent::mandate_message(m, &net, &a)
         .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable terms", m.id)))?;
-    Ok(consent::view_of(&a, &msg, &net, net.allowance_state_machine))
+    Ok(consent::view_of(
+        &a,
+        &msg,
+        &net,
+        net.allowance_state_machine,
+    ))
 }
 
 /// Whether the mandate's payer is a bank account (the treasury pays on chain).
@@ -902,7 +907,11 @@ pub async fn create_session_key(
         ));
     }
     for d in &dests {
-        usable_wallet(&net, "allowed_destinations", parse_address("allowed_destinations", d)?)?;
+        usable_wallet(
+            &net,
+            "allowed_destinations",
+            parse_address("allowed_destinations", d)?,
+        )?;
     }
     if let Some(max) = max_amount
         && max.minor() > mandate.max_amount
@@ -1342,7 +1351,10 @@ async fn transfer_failure_code(
     let payer_token = async {
         let pull = store.pull_unscoped(id).await.ok()?;
         let m = store.mandate_unscoped(&pull.mandate_id).await.ok()?;
-        Some((m.payer_address.parse::<Address>().ok()?, *net.tokens.get(&m.currency)?))
+        Some((
+            m.payer_address.parse::<Address>().ok()?,
+            *net.tokens.get(&m.currency)?,
+        ))
     };
     let Some((payer, token)) = payer_token.await else {
         return "transfer_failed";

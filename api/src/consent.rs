@@ -97,7 +97,12 @@ pub fn bank_mandate_view() -> Value {
 }
 
 /// The `authorization` member for `a` of `message` on `net`'s verifying contract.
-pub fn view_of<M: TypedMessage>(a: &Authorization, message: &M, net: &Network, verifier: Address) -> Value {
+pub fn view_of<M: TypedMessage>(
+    a: &Authorization,
+    message: &M,
+    net: &Network,
+    verifier: Address,
+) -> Value {
     view(a, message.typed_data(net.chain_id, verifier))
 }
 

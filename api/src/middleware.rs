@@ -16,9 +16,9 @@ use openrail_store::journal::IdempotencyBegin;
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
-use openrail_store::agentic::KeyStatus;
 use crate::body::MAX_BODY_BYTES;
 use crate::error::ApiError;
+use openrail_store::agentic::KeyStatus;
 
 tokio::task_local! {
     /// The id of the request being served.

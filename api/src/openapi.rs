@@ -440,10 +440,13 @@ fn schemas() -> Value {
             object(&["method"], json!({ "method": { "const": "bank_mandate" } })),
         ],
     });
-    let domain = object(&["name", "version", "chainId", "verifyingContract"], json!({
-        "name": { "const": "Openrail" }, "version": { "const": "1" },
-        "chainId": { "type": "integer" }, "verifyingContract": { "type": STR },
-    }));
+    let domain = object(
+        &["name", "version", "chainId", "verifyingContract"],
+        json!({
+            "name": { "const": "Openrail" }, "version": { "const": "1" },
+            "chainId": { "type": "integer" }, "verifyingContract": { "type": STR },
+        }),
+    );
     json!({
         "AuthorizationCreate": object(&["signature"], json!({
             "signature": { "type": STR, "pattern": "^0x[0-9a-fA-F]{130}$", "description": "The payer's 65-byte signature of `authorization.typed_data`" },

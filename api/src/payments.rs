@@ -14,9 +14,9 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::new_id;
 use openrail_store::money::format_minor;
-use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::payments::{Payment, PaymentStatus};
 use openrail_store::{Currency, now_ms};
 use serde_json::{Value, json};
@@ -186,7 +186,11 @@ pub async fn create_payment(
         };
         state.store.insert_authorization(&auth).await?;
         state.store.insert_payment(&payment).await?;
-        return Ok((StatusCode::CREATED, axum::Json(render(&state, &payment).await?)).into_response());
+        return Ok((
+            StatusCode::CREATED,
+            axum::Json(render(&state, &payment).await?),
+        )
+            .into_response());
     }
     state.store.insert_payment(&payment).await?;
     let wait = wait_of(&state, &headers);
@@ -236,7 +240,13 @@ pub async fn authorize_payment(
     let msg = consent::payment_message(&payment, &net, &auth)
         .ok_or_else(|| ApiError::Internal(format!("payment {id} has no usable terms")))?;
     use openrail_chain::consent::TypedMessage;
-    let bytes = consent::verify(&net, msg.from, msg.digest(net.chain_id, net.router), &signature).await?;
+    let bytes = consent::verify(
+        &net,
+        msg.from,
+        msg.digest(net.chain_id, net.router),
+        &signature,
+    )
+    .await?;
     if !state
         .store
         .authorize(Authorizable::Payment, &payment.id, &bytes.to_string(), now)

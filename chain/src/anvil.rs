@@ -32,7 +32,11 @@ impl Anvil {
     /// [`Anvil::spawn`], keeping only recent states in memory when `prune_history` (long
     /// benches: anvil keeps every block's state otherwise, and thousands of blocks grew it
     /// to gigabytes and slowed its mining to a crawl; deep reorganisations need the history).
-    pub async fn spawn_with(chain_id: u64, port: u16, prune_history: bool) -> Result<Self, ChainError> {
+    pub async fn spawn_with(
+        chain_id: u64,
+        port: u16,
+        prune_history: bool,
+    ) -> Result<Self, ChainError> {
         let binary = find_anvil()?;
         let mut cmd = Command::new(&binary);
         if prune_history {

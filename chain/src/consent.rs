@@ -134,7 +134,11 @@ fn uint(u: U256) -> Value {
 impl TypedMessage for Mandate {
     fn fields(&self) -> Vec<(&'static str, &'static str, Value)> {
         vec![
-            ("mandateId", "bytes32", Value::String(self.mandateId.to_string())),
+            (
+                "mandateId",
+                "bytes32",
+                Value::String(self.mandateId.to_string()),
+            ),
             ("payer", "address", addr(self.payer)),
             ("token", "address", addr(self.token)),
             ("maxAmount", "uint256", uint(self.maxAmount)),
@@ -199,7 +203,10 @@ pub fn sign_typed_data_json(
         .eip712_signing_hash()
         .map_err(|e| format!("typed data: {e}"))?;
     let sig = signer.sign_hash_sync(&hash).map_err(|e| e.to_string())?;
-    Ok(format!("0x{}", alloy::primitives::hex::encode(sig.as_bytes())))
+    Ok(format!(
+        "0x{}",
+        alloy::primitives::hex::encode(sig.as_bytes())
+    ))
 }
 
 /// Why a signature is not the expected signer's, as far as can be told without a chain.
@@ -235,7 +242,11 @@ pub fn parse_signature(hex: &str) -> Result<Bytes, SignatureError> {
 
 /// Checks an ECDSA signature of `digest` by `expected` the way the contracts do (65 bytes,
 /// `v` 27/28 or 0/1, low `s`).
-pub fn check_ecdsa(digest: B256, signature: &[u8], expected: Address) -> Result<(), SignatureError> {
+pub fn check_ecdsa(
+    digest: B256,
+    signature: &[u8],
+    expected: Address,
+) -> Result<(), SignatureError> {
     let sig = Signature::try_from(signature).map_err(|_| SignatureError::Malformed)?;
     if sig.normalize_s().is_some() {
         return Err(SignatureError::HighS);
@@ -357,8 +368,14 @@ mod tests {
             "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141"
         ));
         let twin = Signature::new(sig.r(), n - sig.s(), !sig.v()).as_bytes();
-        assert_eq!(check_ecdsa(digest, &twin, payer.address()), Err(SignatureError::HighS));
-        assert_eq!(check_ecdsa(digest, &good[..64], payer.address()), Err(SignatureError::Malformed));
+        assert_eq!(
+            check_ecdsa(digest, &twin, payer.address()),
+            Err(SignatureError::HighS)
+        );
+        assert_eq!(
+            check_ecdsa(digest, &good[..64], payer.address()),
+            Err(SignatureError::Malformed)
+        );
         assert_eq!(parse_signature("0x12"), Err(SignatureError::Malformed));
         let hex = format!("0x{}", alloy::primitives::hex::encode(good));
         assert_eq!(parse_signature(&hex).unwrap().as_ref(), &good[..]);

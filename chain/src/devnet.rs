@@ -79,8 +79,16 @@ impl Devnet {
     /// Starts both chains and deploys the contract sets on them, in parallel.
     pub async fn start(config: DevnetConfig) -> Result<Self, ChainError> {
         let (settlement, attestation) = tokio::try_join!(
-            Anvil::spawn_with(SETTLEMENT_CHAIN_ID, config.settlement_port, config.prune_history),
-            Anvil::spawn_with(ATTESTATION_CHAIN_ID, config.attestation_port, config.prune_history),
+            Anvil::spawn_with(
+                SETTLEMENT_CHAIN_ID,
+                config.settlement_port,
+                config.prune_history
+            ),
+            Anvil::spawn_with(
+                ATTESTATION_CHAIN_ID,
+                config.attestation_port,
+                config.prune_history
+            ),
         )?;
         let (a, b) = tokio::try_join!(
             deploy_chain(

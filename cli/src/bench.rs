@@ -150,7 +150,8 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     )
     .await?;
     rows.push(Row {
-        scenario: "mandate created with the payer's signature (`createMandateWithSignature`)".into(),
+        scenario: "mandate created with the payer's signature (`createMandateWithSignature`)"
+            .into(),
         total: created.gas_used,
         per_pull: created.gas_used,
         target: None,
@@ -276,7 +277,16 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     };
     let settle = |p: consent::Payment| {
         let sig = consent::sign_with(&p, a.chain_id, asm_addr, &payer);
-        asm.settleWithSignature(keccak256("bench-payment"), p.token, p.from, p.to, p.amount, p.nonce, p.deadline, sig)
+        asm.settleWithSignature(
+            keccak256("bench-payment"),
+            p.token,
+            p.from,
+            p.to,
+            p.amount,
+            p.nonce,
+            p.deadline,
+            sig,
+        )
     };
     mined(settle(payment(10)).send().await?).await?;
     let paid = mined(settle(payment(11)).send().await?).await?;

@@ -102,9 +102,16 @@ async fn measure(
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
     mined(
-        asm.issueSessionKey(key, mandate, now + 86_400, U256::ZERO, vec![], Address::ZERO)
-            .send()
-            .await?,
+        asm.issueSessionKey(
+            key,
+            mandate,
+            now + 86_400,
+            U256::ZERO,
+            vec![],
+            Address::ZERO,
+        )
+        .send()
+        .await?,
     )
     .await?;
     let wallet = EthereumWallet::from(dev_operator());
@@ -188,13 +195,14 @@ async fn measure(
     .json()
     .await?;
     // The payer signs the mandate's typed data, as a wallet would.
-    let signature = openrail_chain::consent::sign_typed_data_json(
-        &m["authorization"]["typed_data"],
-        &payer,
-    )
-    .map_err(anyhow::Error::msg)?;
+    let signature =
+        openrail_chain::consent::sign_typed_data_json(&m["authorization"]["typed_data"], &payer)
+            .map_err(anyhow::Error::msg)?;
     let m: Value = post(
-        &format!("/v1/mandates/{}/authorize", m["id"].as_str().unwrap_or_default()),
+        &format!(
+            "/v1/mandates/{}/authorize",
+            m["id"].as_str().unwrap_or_default()
+        ),
         json!({ "signature": signature }),
     )
     .await?

@@ -133,7 +133,10 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
 
 /// The demo payer's private key, 0x hex (anvil's account 2: public knowledge).
 fn demo_payer_key() -> String {
-    format!("0x{}", alloy::primitives::hex::encode(dev_demo_payer().to_bytes()))
+    format!(
+        "0x{}",
+        alloy::primitives::hex::encode(dev_demo_payer().to_bytes())
+    )
 }
 
 struct DemoMandate {

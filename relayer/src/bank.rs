@@ -253,7 +253,11 @@ mod tests {
         assert_eq!(forced.failure_reason, Some("insufficient_funds"));
         let closed = next(&debit, Behavior::Closed, 1_000, 1000, 100).unwrap();
         assert_eq!(
-            (closed.failure_reason, closed.balance_delta, closed.held_delta),
+            (
+                closed.failure_reason,
+                closed.balance_delta,
+                closed.held_delta
+            ),
             (Some("account_closed"), 0, -5)
         );
         let late = next(&debit, Behavior::FailsLate, 10, 1000, 100).unwrap();

@@ -382,7 +382,8 @@ impl PaymentWorker {
         if reason != "transaction_reverted" || p.source_type != "wallet" {
             return reason;
         }
-        let (Ok(from), Some(token)) = (p.source_id.parse::<Address>(), self.tokens.get(&p.currency))
+        let (Ok(from), Some(token)) =
+            (p.source_id.parse::<Address>(), self.tokens.get(&p.currency))
         else {
             return reason;
         };

@@ -26,10 +26,10 @@ use alloy::transports::http::reqwest::Url;
 use openrail_chain::bindings::AllowanceStateMachine::{
     DebitPullDeclined, DebitPulled, MandateCanceled, SessionKeyRevoked,
 };
-use openrail_store::journal::OnchainEnds;
 use openrail_chain::submitter::{Decline, PullOutcome, TxFate};
 use openrail_store::agentic::PullResolution;
 use openrail_store::journal::ChainCursor;
+use openrail_store::journal::OnchainEnds;
 use openrail_store::{Store, StoreError, now_ms};
 
 /// How far back the watcher steps when its cursor's block was reorganised away.

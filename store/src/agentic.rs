@@ -595,21 +595,25 @@ impl Store {
 
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn pull_unscoped(&self, id: &str) -> Result<DebitPull, StoreError> {
-        let row = sqlx::query(&format!("SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(&format!(
+            "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         pull_of(&row)
     }
 
     /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn mandate_unscoped(&self, id: &str) -> Result<Mandate, StoreError> {
-        let row = sqlx::query(&format!("SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(&format!(
+            "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         mandate_of(&row)
     }
 

@@ -61,7 +61,10 @@ impl Store {
     }
 
     /// The authorization of `object_id`, if one was asked for.
-    pub async fn authorization(&self, object_id: &str) -> Result<Option<Authorization>, StoreError> {
+    pub async fn authorization(
+        &self,
+        object_id: &str,
+    ) -> Result<Option<Authorization>, StoreError> {
         let row = sqlx::query(
             "SELECT object_id, signer, nonce, deadline, signature, authorized_at FROM authorizations \
              WHERE object_id = $1",

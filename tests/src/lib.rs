@@ -559,7 +559,10 @@ impl Harness {
 
     /// The payer's signature of a created object's `authorization.typed_data`, as a wallet
     /// signs it (`eth_signTypedData_v4`), with `signer`'s key.
-    pub fn sign_authorization(created: &Value, signer: &PrivateKeySigner) -> anyhow::Result<String> {
+    pub fn sign_authorization(
+        created: &Value,
+        signer: &PrivateKeySigner,
+    ) -> anyhow::Result<String> {
         openrail_chain::consent::sign_typed_data_json(
             &created["authorization"]["typed_data"],
             signer,
@@ -574,7 +577,9 @@ impl Harness {
         created: &Value,
         signer: &PrivateKeySigner,
     ) -> anyhow::Result<Reply> {
-        let id = created["id"].as_str().context("no id in the created object")?;
+        let id = created["id"]
+            .as_str()
+            .context("no id in the created object")?;
         let signature = Self::sign_authorization(created, signer)?;
         self.post(
             &format!("{collection}/{id}/authorize"),

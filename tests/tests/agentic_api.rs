@@ -11,13 +11,13 @@ use serde_json::{Value, json};
 async fn funded_mandate(h: &Harness, max: &str) -> anyhow::Result<String> {
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 10_000).await?;
-    let r = h
-        .post(
-            "/v1/mandates",
-            json!({"payer_account_id": payer.address().to_string(), "max_amount": max, "currency": "usd", "interval": "daily", "purpose": "agent groceries"}),
-        )
-        .await?;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let body = json!({"payer_account_id": payer.address().to_string(), "max_amount": max, "currency": "usd", "interval": "daily", "purpose": "agent groceries"});
+    let created = h.post("/v1/mandates", body).await?;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.str("status"), "requires_authorization");
+    // The payer signs; the mandate then goes on chain.
+    let r = h.authorize("/v1/mandates", &created.body, &payer).await?;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.str("status"), "active");
     assert_eq!(r.str("currency"), "USD");
     assert!(r.str("id").starts_with("man_"));
@@ -245,7 +245,8 @@ async fn agent_secret_is_scoped_to_its_key() -> anyhow::Result<()> {
             "{m} {path}"
         );
     }
-    // Revoking the key revokes its credential's power to pull (on chain).
+    // Revoking the key voids its credential, and its pulls are declined (off chain: the
+    // database knows the key is dead).
     assert_eq!(
         h.delete(&format!("/v1/session-keys/{id1}")).await?.status,
         StatusCode::OK
@@ -256,6 +257,16 @@ async fn agent_secret_is_scoped_to_its_key() -> anyhow::Result<()> {
         Some(json!({"session_key_id": id1, "amount": "1", "destination": dest()})),
     )
     .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::UNAUTHORIZED, "unauthenticated")
+    );
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": id1, "amount": "1", "destination": dest()}),
+        )
+        .await?;
     assert_eq!(r.str("code"), "session_key_revoked");
     h.stop().await;
     Ok(())
@@ -282,7 +293,7 @@ async fn allow_list_cancel_and_key_ceiling() -> anyhow::Result<()> {
     let allowed = dest();
     let k = key(&h, &mandate, json!({"allowed_destinations": [allowed]})).await?;
     let id = k["id"].as_str().unwrap();
-    let other = dev_demo_payer().address().to_string();
+    let other = Address::repeat_byte(0x42).to_string();
     let r = h
         .post(
             "/v1/debit-pulls",
@@ -334,10 +345,11 @@ async fn allow_list_cancel_and_key_ceiling() -> anyhow::Result<()> {
 #[tokio::test]
 async fn payer_without_funds_is_declined() -> anyhow::Result<()> {
     let h = Harness::start().await?;
-    // A payer with no tokens and no approval.
-    let broke = "0x000000000000000000000000000000000000dEaD";
-    let r = h.post("/v1/mandates", json!({"payer_account_id": broke, "max_amount": "10", "currency": "EUR", "interval": "monthly"})).await?;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    // A payer with no tokens and no approval (it signs the mandate all the same).
+    let broke = alloy::signers::local::PrivateKeySigner::random();
+    h.remember(&broke);
+    let r = h.post_authorized("/v1/mandates", json!({"payer_account_id": broke.address().to_string(), "max_amount": "10", "currency": "EUR", "interval": "monthly"})).await?;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let k = key(&h, r.str("id"), json!({})).await?;
     let r = h
         .post(

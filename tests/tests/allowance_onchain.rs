@@ -1,10 +1,11 @@
 //! The allowance state machine through the typed bindings on a real anvil chain: key and
 //! mandate ceilings, revocation, and a fresh allowance after the epoch boundary.
 
-use alloy::primitives::{B256, keccak256};
+use alloy::primitives::{Address, B256, keccak256};
+use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::bindings::AllowanceStateMachine::AllowanceStateMachineErrors as AsmError;
 use openrail_chain::bindings::IAllowanceStateMachine;
-use openrail_chain::deploy::mined;
+use openrail_chain::deploy::{mined, signer_provider};
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_tests::{Harness, units};
 
@@ -27,22 +28,39 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     let key1: B256 = keccak256("e2e-key-1");
     let key2: B256 = keccak256("e2e-key-2");
     let usd = *h.token("USD").address();
+    // The payer creates its own mandate (the operator alone cannot, for a wallet).
+    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
     mined(
-        asm.createMandate(mandate, payer.address(), usd, units(100), DAILY)
+        AllowanceStateMachine::new(*asm.address(), &as_payer)
+            .createMandate(mandate, payer.address(), usd, units(100), DAILY)
             .send()
             .await?,
     )
     .await?;
     mined(
-        asm.issueSessionKey(key1, mandate, noon + 7 * 86_400, units(60), vec![])
-            .send()
-            .await?,
+        asm.issueSessionKey(
+            key1,
+            mandate,
+            noon + 7 * 86_400,
+            units(60),
+            vec![],
+            Address::ZERO,
+        )
+        .send()
+        .await?,
     )
     .await?;
     mined(
-        asm.issueSessionKey(key2, mandate, noon + 7 * 86_400, units(0), vec![])
-            .send()
-            .await?,
+        asm.issueSessionKey(
+            key2,
+            mandate,
+            noon + 7 * 86_400,
+            units(0),
+            vec![],
+            Address::ZERO,
+        )
+        .send()
+        .await?,
     )
     .await?;
 

@@ -38,21 +38,42 @@ async fn bank_legs_wait_for_confirmations() -> anyhow::Result<()> {
     assert_eq!(h.get(&pull).await?.str("status"), "authorized");
     assert_eq!(h.get(&bank(&payer_bank)).await?.str("balance"), "100.00");
 
-    // Three more blocks: confirmed, the bank leg runs once.
+    // Three more blocks: confirmed, the bank leg runs once; then the treasury's payout is
+    // sent, and the pull is settled only once that transaction is confirmed too.
+    h.settlement.anvil_mine(Some(3), None).await?;
+    for _ in 0..150 {
+        if h.get(&bank(&payer_bank)).await?.str("balance") == "95.00" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(h.get(&bank(&payer_bank)).await?.str("balance"), "95.00");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        h.get(&pull).await?.str("status"),
+        "authorized",
+        "payout unconfirmed"
+    );
     h.settlement.anvil_mine(Some(3), None).await?;
     let settled = wait_for(&h, &pull, "settled").await?;
     assert_eq!(settled.str("status"), "settled");
-    assert_eq!(h.get(&bank(&payer_bank)).await?.str("balance"), "95.00");
 
     // Wallet to bank: the tokens move to the treasury at once; the bank credit (and the
     // payment's success) waits for the source leg's confirmations.
+    let created = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "2.00", "currency": "USD",
+                   "source": {"type": "wallet", "id": payer.address().to_string()},
+                   "destination": {"type": "bank_account", "address": dest_bank}}),
+        )
+        .await?;
+    let signature = Harness::sign_authorization(&created.body, &payer)?;
     let pay = h
         .call(
             reqwest::Method::POST,
-            "/v1/payments",
-            Some(&json!({"amount": "2.00", "currency": "USD",
-                   "source": {"type": "wallet", "id": payer.address().to_string()},
-                   "destination": {"type": "bank_account", "address": dest_bank}})),
+            &format!("/v1/payments/{}/authorize", created.str("id")),
+            Some(&json!({ "signature": signature })),
             None,
             &[("prefer", "wait=1")],
         )

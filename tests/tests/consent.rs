@@ -46,7 +46,9 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
     h.fund(payer.clone(), 1_000).await?;
     let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
 
-    let created = h.post("/v1/mandates", mandate_body(payer.address())).await?;
+    let created = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     assert_eq!(created.str("status"), "requires_authorization");
     let auth = &created.body["authorization"];
@@ -56,7 +58,10 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
     assert_eq!(typed["primaryType"], "Mandate");
     assert_eq!(typed["domain"]["name"], "Openrail");
     assert_eq!(typed["domain"]["version"], "1");
-    assert_eq!(typed["domain"]["chainId"], h.settlement_deployment().chain_id);
+    assert_eq!(
+        typed["domain"]["chainId"],
+        h.settlement_deployment().chain_id
+    );
     assert_eq!(
         typed["domain"]["verifyingContract"],
         asm_addr.to_checksum(None)
@@ -84,7 +89,10 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
     // nothing changes.
     let stranger = PrivateKeySigner::random();
     for (sig, why) in [
-        (Harness::sign_authorization(&created.body, &stranger)?, "wrong signer"),
+        (
+            Harness::sign_authorization(&created.body, &stranger)?,
+            "wrong signer",
+        ),
         ("0x1234".to_string(), "malformed"),
         (format!("0x{}", "00".repeat(65)), "zero"),
     ] {
@@ -94,7 +102,12 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
                 json!({ "signature": sig }),
             )
             .await?;
-        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{why}: {}", r.body);
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{why}: {}",
+            r.body
+        );
         assert_eq!(code(&r), "signature_invalid", "{why}");
     }
     let mut other_terms = created.body.clone();
@@ -215,7 +228,10 @@ async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::R
     assert_eq!(k.body["signer"], agent.address().to_checksum(None));
     let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
     let chain_id = h.settlement_deployment().chain_id;
-    assert_eq!(k.body["eip712_domain"]["verifyingContract"], asm_addr.to_checksum(None));
+    assert_eq!(
+        k.body["eip712_domain"]["verifyingContract"],
+        asm_addr.to_checksum(None)
+    );
     assert_eq!(k.body["eip712_domain"]["chainId"], chain_id);
     let key_id = k.str("id").to_string();
     let onchain_key = k.body["onchain"]["id"].as_str().unwrap().parse()?;
@@ -240,7 +256,8 @@ async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::R
         sign_with(&msg, chain_id, asm_addr, by).to_string()
     };
     let pull = |extra: Value| {
-        let mut body = json!({"session_key_id": key_id, "amount": "5", "destination": dest.to_string()});
+        let mut body =
+            json!({"session_key_id": key_id, "amount": "5", "destination": dest.to_string()});
         body.as_object_mut()
             .unwrap()
             .extend(extra.as_object().unwrap().clone());
@@ -255,16 +272,22 @@ async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::R
     let r = pull(json!({"signature": sign(&PrivateKeySigner::random(), 5, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
     assert_eq!(code(&r), "signature_invalid", "{}", r.body);
     // Signed for another amount.
-    let r = pull(json!({"signature": sign(&agent, 6, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
+    let r =
+        pull(json!({"signature": sign(&agent, 6, 1, deadline), "nonce": 1, "deadline": deadline}))
+            .await?;
     assert_eq!(code(&r), "signature_invalid", "{}", r.body);
     let past = h.chain_time().await? - 10_000;
-    let r = pull(json!({"signature": sign(&agent, 5, 1, past), "nonce": 1, "deadline": past})).await?;
+    let r =
+        pull(json!({"signature": sign(&agent, 5, 1, past), "nonce": 1, "deadline": past})).await?;
     assert_eq!(code(&r), "authorization_expired", "{}", r.body);
     assert_eq!(operator_nonce(&h).await?, nonce_before, "nothing was sent");
 
     // The agent's signature: authorized on chain.
     let before = h.balance("USD", dest).await?;
-    let r = pull(json!({"signature": sign(&agent, 5, 1, deadline), "nonce": "1", "deadline": deadline})).await?;
+    let r = pull(
+        json!({"signature": sign(&agent, 5, 1, deadline), "nonce": "1", "deadline": deadline}),
+    )
+    .await?;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     assert_eq!(r.str("status"), "authorized");
     assert_eq!(h.balance("USD", dest).await? - before, units(5));
@@ -275,11 +298,16 @@ async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::R
             .await?
     );
     // The same nonce again: refused.
-    let r = pull(json!({"signature": sign(&agent, 5, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
+    let r =
+        pull(json!({"signature": sign(&agent, 5, 1, deadline), "nonce": 1, "deadline": deadline}))
+            .await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert_eq!(code(&r), "nonce_used");
     // Another nonce works, in any order.
-    let r = pull(json!({"signature": sign(&agent, 5, 99, deadline), "nonce": 99, "deadline": deadline})).await?;
+    let r = pull(
+        json!({"signature": sign(&agent, 5, 99, deadline), "nonce": 99, "deadline": deadline}),
+    )
+    .await?;
     assert_eq!(r.str("status"), "authorized", "{}", r.body);
 
     // Signature fields on a key without a signer are refused.
@@ -347,14 +375,23 @@ async fn a_wallet_payment_moves_only_as_the_payer_signed() -> anyhow::Result<()>
 #[tokio::test]
 async fn cast_signs_the_typed_data_as_served() -> anyhow::Result<()> {
     let cast = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../node_modules/.bin/cast");
-    anyhow::ensure!(cast.exists(), "run `make setup` first: {} is missing", cast.display());
+    anyhow::ensure!(
+        cast.exists(),
+        "run `make setup` first: {} is missing",
+        cast.display()
+    );
     let h = Harness::start().await?;
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 100).await?;
-    let created = h.post("/v1/mandates", mandate_body(payer.address())).await?;
+    let created = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("typed.json");
-    std::fs::write(&file, created.body["authorization"]["typed_data"].to_string())?;
+    std::fs::write(
+        &file,
+        created.body["authorization"]["typed_data"].to_string(),
+    )?;
     let key = format!("0x{}", alloy::primitives::hex::encode(payer.to_bytes()));
     let out = tokio::process::Command::new(&cast)
         .args(["wallet", "sign", "--data", "--from-file"])
@@ -392,7 +429,9 @@ async fn an_authorization_expires() -> anyhow::Result<()> {
     .await?;
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 100).await?;
-    let created = h.post("/v1/mandates", mandate_body(payer.address())).await?;
+    let created = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
     assert_eq!(created.str("status"), "requires_authorization");
     let payment = h
         .post(
@@ -403,7 +442,10 @@ async fn an_authorization_expires() -> anyhow::Result<()> {
         )
         .await?;
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
-    for (collection, body) in [("/v1/mandates", &created.body), ("/v1/payments", &payment.body)] {
+    for (collection, body) in [
+        ("/v1/mandates", &created.body),
+        ("/v1/payments", &payment.body),
+    ] {
         let r = h.authorize(collection, body, &payer).await?;
         assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
         assert_eq!(code(&r), "authorization_expired");

@@ -94,7 +94,12 @@ async fn destinations_that_lose_money_are_refused_before_any_transaction() -> an
     ));
     for (path, body, param) in cases {
         let r = h.post(path, body.clone()).await?;
-        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path} {body}: {}", r.body);
+        assert_eq!(
+            r.status,
+            StatusCode::BAD_REQUEST,
+            "{path} {body}: {}",
+            r.body
+        );
         assert_eq!(code(&r), "parameter_invalid", "{path} {body}");
         assert_eq!(r.body["param"], param, "{path} {body}");
     }
@@ -112,7 +117,13 @@ async fn dead_keys_are_declined_off_chain_and_their_secrets_are_void() -> anyhow
     let id = k.str("id").to_string();
     // The secret works while the key lives.
     let r = h
-        .call(Method::GET, &format!("/v1/session-keys/{id}"), None, Some(&secret), &[])
+        .call(
+            Method::GET,
+            &format!("/v1/session-keys/{id}"),
+            None,
+            Some(&secret),
+            &[],
+        )
         .await?;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let r = h.delete(&format!("/v1/session-keys/{id}")).await?;
@@ -123,14 +134,22 @@ async fn dead_keys_are_declined_off_chain_and_their_secrets_are_void() -> anyhow
     let r = h.post("/v1/debit-pulls", body.clone()).await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert_eq!(code(&r), "session_key_revoked");
-    let pull = r.body["pull_id"].as_str().expect("the declined pull is recorded");
+    let pull = r.body["pull_id"]
+        .as_str()
+        .expect("the declined pull is recorded");
     let p = h.get(&format!("/v1/debit-pulls/{pull}")).await?;
     assert_eq!(p.str("status"), "declined");
     assert_eq!(p.body["onchain"]["tx_hash"], Value::Null);
     assert_eq!(operator_nonce(&h).await?, before, "nothing was sent");
     // The revoked key's secret authenticates nothing.
     let r = h
-        .call(Method::POST, "/v1/debit-pulls", Some(&body), Some(&secret), &[])
+        .call(
+            Method::POST,
+            "/v1/debit-pulls",
+            Some(&body),
+            Some(&secret),
+            &[],
+        )
         .await?;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.body);
 
@@ -242,7 +261,12 @@ async fn a_bank_funded_pull_pays_out_only_after_its_debit_is_final() -> anyhow::
     let cases = [
         ("settles", "100.00", "settled", None),
         ("settles", "0.00", "failed", Some("insufficient_funds")),
-        ("insufficient_funds", "100.00", "failed", Some("insufficient_funds")),
+        (
+            "insufficient_funds",
+            "100.00",
+            "failed",
+            Some("insufficient_funds"),
+        ),
         ("closed", "100.00", "failed", Some("account_closed")),
         ("fails_late", "100.00", "failed", Some("returned")),
     ];
@@ -272,9 +296,18 @@ async fn a_bank_funded_pull_pays_out_only_after_its_debit_is_final() -> anyhow::
                 json!({"session_key_id": k.str("id"), "amount": "20", "destination": dest.to_string()}),
             )
             .await?;
-        assert_eq!((r.status, r.str("status")), (StatusCode::CREATED, "authorized"), "{}", r.body);
+        assert_eq!(
+            (r.status, r.str("status")),
+            (StatusCode::CREATED, "authorized"),
+            "{}",
+            r.body
+        );
         // Authorized on chain: the ceiling is used, nothing is paid yet.
-        assert_eq!(h.balance("USD", dest).await?, alloy::primitives::U256::ZERO, "{behavior}");
+        assert_eq!(
+            h.balance("USD", dest).await?,
+            alloy::primitives::U256::ZERO,
+            "{behavior}"
+        );
         let mm = h.get(&format!("/v1/mandates/{}", m.str("id"))).await?;
         assert_eq!(mm.body["current_epoch"]["spent"], "20.00");
         let id = r.str("id").to_string();
@@ -294,8 +327,15 @@ async fn a_bank_funded_pull_pays_out_only_after_its_debit_is_final() -> anyhow::
             assert_eq!(paid, openrail_tests::units(20));
             assert_eq!(treasury_before - treasury_after, openrail_tests::units(20));
         } else {
-            assert_eq!(paid, alloy::primitives::U256::ZERO, "{behavior}: nothing paid");
-            assert_eq!(treasury_after, treasury_before, "{behavior}: the treasury paid nothing");
+            assert_eq!(
+                paid,
+                alloy::primitives::U256::ZERO,
+                "{behavior}: nothing paid"
+            );
+            assert_eq!(
+                treasury_after, treasury_before,
+                "{behavior}: the treasury paid nothing"
+            );
         }
     }
     h.stop().await;

@@ -92,7 +92,13 @@ async fn run(seed: u64) -> anyhow::Result<()> {
     let payees: Vec<Address> = (0..3)
         .map(|i| Address::from_slice(&keccak256(format!("payee-{seed}-{i}"))[12..]))
         .collect();
-    let behaviors = ["settles", "insufficient_funds", "closed", "delayed", "fails_late"];
+    let behaviors = [
+        "settles",
+        "insufficient_funds",
+        "closed",
+        "delayed",
+        "fails_late",
+    ];
     let mut banks: Vec<(String, &str)> = Vec::new();
     let mut bank_start: BTreeMap<String, i64> = BTreeMap::new();
     for b in behaviors {
@@ -191,7 +197,9 @@ async fn run(seed: u64) -> anyhow::Result<()> {
             // Pulls: on a wallet or a bank-funded key.
             _ => {
                 let (key, _) = rng.pick(&keys).clone();
-                Op::Pull(json!({"session_key_id": key, "amount": amount, "destination": rng.pick(&payees).to_string()}))
+                Op::Pull(
+                    json!({"session_key_id": key, "amount": amount, "destination": rng.pick(&payees).to_string()}),
+                )
             }
         };
         ops.push(op);
@@ -201,7 +209,9 @@ async fn run(seed: u64) -> anyhow::Result<()> {
         for (op, r) in group.iter().zip(replies) {
             let (id, body) = r?;
             match op {
-                Op::Payment(..) => payments.push(id.with_context(|| format!("payment refused: {body}"))?),
+                Op::Payment(..) => {
+                    payments.push(id.with_context(|| format!("payment refused: {body}"))?)
+                }
                 Op::Pull(_) => {
                     if let Some(id) = id {
                         pulls.push(id);
@@ -294,7 +304,10 @@ async fn run(seed: u64) -> anyhow::Result<()> {
     // The database's view is the chain's: spend this epoch of every mandate and key.
     let asm = h.allowance_state_machine();
     for m in &mandates {
-        let api = h.get(&format!("/v1/mandates/{}", m["id"].as_str().unwrap())).await?.body;
+        let api = h
+            .get(&format!("/v1/mandates/{}", m["id"].as_str().unwrap()))
+            .await?
+            .body;
         let onchain: alloy::primitives::B256 = m["onchain"]["id"].as_str().unwrap().parse()?;
         let chain = asm.getMandate(onchain).call().await?;
         anyhow::ensure!(

@@ -21,7 +21,6 @@ use openrail_store::crash;
 use openrail_store::payments::PaymentStatus;
 use openrail_store::{Mode, Store};
 use openrail_tests::{Harness, audit};
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_openrail-under-test");
@@ -80,6 +79,46 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     let (wallet_mandate, wallet_key) =
         audit::mandate_and_key(&h, &payer.address().to_string()).await?;
     let (_, bank_key) = audit::mandate_and_key(&h, &payer_bank).await?;
+    // What waits for the payer's signature: a mandate and the four payments from its
+    // wallet. Their authorizations are in the burst, so authorization is in flight at the
+    // crash.
+    let w = payer.address().to_string();
+    let s = spare.to_string();
+    let pay = |amount: &str, src: (&str, &str), dst: (&str, &str)| {
+        json!({"amount": amount, "currency": "USD", "source": {"type": src.0, "id": src.1},
+               "destination": {"type": dst.0, "address": dst.1}})
+    };
+    let mut to_authorize: Vec<(&str, String, String)> = Vec::new(); // (kind, path, signature)
+    let m = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": w, "max_amount": "50", "currency": "USD", "interval": "weekly"}),
+        )
+        .await?;
+    assert_eq!(m.str("status"), "requires_authorization", "{}", m.body);
+    to_authorize.push((
+        "mandate",
+        format!("/v1/mandates/{}/authorize", m.str("id")),
+        Harness::sign_authorization(&m.body, &payer)?,
+    ));
+    for i in 0..2 {
+        for body in [
+            pay(&format!("3.0{i}"), ("wallet", &w), ("wallet", &s)),
+            pay(
+                &format!("5.0{i}"),
+                ("wallet", &w),
+                ("bank_account", &dest_bank),
+            ),
+        ] {
+            let p = h.post("/v1/payments", body).await?;
+            assert_eq!(p.str("status"), "requires_authorization", "{}", p.body);
+            to_authorize.push((
+                "payment",
+                format!("/v1/payments/{}/authorize", p.str("id")),
+                Harness::sign_authorization(&p.body, &payer)?,
+            ));
+        }
+    }
     first.kill().await?;
 
     let before = audit::Balances::read(&h, &[payer.address(), spare, treasury]).await?;
@@ -88,13 +127,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     let mut doomed = h.spawn_server(Some(point)).await?;
     // It takes the chain over once the first process's lease expires.
     doomed.leading(LEAD).await?;
-    let w = payer.address().to_string();
-    let s = spare.to_string();
     let pull = |key: &str, amount: &str| json!({"session_key_id": key, "amount": amount, "destination": s.clone()});
-    let pay = |amount: &str, src: (&str, &str), dst: (&str, &str)| {
-        json!({"amount": amount, "currency": "USD", "source": {"type": src.0, "id": src.1},
-               "destination": {"type": dst.0, "address": dst.1}})
-    };
     let mut requests: Vec<(&str, &str, Value)> = Vec::new();
     for i in 0..4 {
         requests.push((
@@ -110,35 +143,22 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             pull(&bank_key, &format!("2.0{i}")),
         ));
     }
-    // A mandate and a session key in flight too.
-    requests.push((
-        "mandate",
-        "/v1/mandates",
-        json!({"payer_account_id": w, "max_amount": "50", "currency": "USD", "interval": "weekly"}),
-    ));
+    // The payer's authorizations (a mandate, four wallet payments) and a session key in
+    // flight too.
+    for (kind, path, signature) in &to_authorize {
+        requests.push((kind, path, json!({ "signature": signature })));
+    }
     requests.push((
         "key",
         "/v1/session-keys",
         json!({"mandate_id": wallet_mandate, "expires_in": 3600, "max_amount": "5"}),
     ));
     for i in 0..2 {
-        let a = format!("3.0{i}");
-        requests.push((
-            "payment",
-            "/v1/payments",
-            pay(&a, ("wallet", &w), ("wallet", &s)),
-        ));
         let a = format!("4.0{i}");
         requests.push((
             "payment",
             "/v1/payments",
             pay(&a, ("bank_account", &payer_bank), ("wallet", &s)),
-        ));
-        let a = format!("5.0{i}");
-        requests.push((
-            "payment",
-            "/v1/payments",
-            pay(&a, ("wallet", &w), ("bank_account", &dest_bank)),
         ));
         let a = format!("6.0{i}");
         requests.push((
@@ -168,7 +188,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     let mut unanswered = 0;
     for ((kind, _, _), reply) in requests.iter().zip(&replies) {
         match reply {
-            Ok(r) if r.status == StatusCode::ACCEPTED || r.status == StatusCode::CREATED => {
+            Ok(r) if r.status.is_success() => {
                 let id = r.str("id").to_string();
                 match *kind {
                     "wallet_pull" => accepted.wallet_pulls.push(id),

@@ -147,6 +147,17 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
     let m = h.post("/v1/mandates", json!({"payer_account_id": payer.address().to_string(), "max_amount": 10, "currency": "USD", "interval": "monthly", "purpose": "docs"})).await?;
     assert_documented(&doc, "post", "/v1/mandates", &m);
     let mid = m.str("id").to_string();
+    // A wrong signature's problem, then the payer's: both as documented.
+    let wrong = h
+        .post(
+            &format!("/v1/mandates/{mid}/authorize"),
+            json!({"signature": format!("0x{}", "11".repeat(65))}),
+        )
+        .await?;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_documented(&doc, "post", "/v1/mandates/{id}/authorize", &wrong);
+    let authorized = h.authorize("/v1/mandates", &m.body, &payer).await?;
+    assert_documented(&doc, "post", "/v1/mandates/{id}/authorize", &authorized);
     assert_documented(
         &doc,
         "get",
@@ -218,6 +229,8 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
         )
         .await?;
     assert_documented(&doc, "post", "/v1/payments", &pay);
+    let pay = h.authorize("/v1/payments", &pay.body, &payer).await?;
+    assert_documented(&doc, "post", "/v1/payments/{id}/authorize", &pay);
     assert_documented(
         &doc,
         "get",

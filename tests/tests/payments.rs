@@ -16,7 +16,7 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
     let (from, to) = (payer.address(), dev_spare().address());
 
     let r = h
-        .post(
+        .post_authorized(
             "/v1/payments",
             json!({"amount": "12.50", "currency": "usd", "source": {"type": "wallet", "id": from.to_string()},
                    "destination": {"type": "wallet", "address": to.to_string()}}),
@@ -24,7 +24,7 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
         .await?;
     assert_eq!(
         (r.status, r.str("status")),
-        (StatusCode::CREATED, "succeeded"),
+        (StatusCode::OK, "succeeded"),
         "{}",
         r.body
     );
@@ -50,7 +50,7 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
 
     // More than the payer holds: the router refuses, the payment fails, nothing moves.
     let r = h
-        .post(
+        .post_authorized(
             "/v1/payments",
             json!({"amount": "1000", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()},
                    "destination": {"type": "wallet", "address": to.to_string()}}),
@@ -58,7 +58,7 @@ async fn wallet_to_wallet_payments() -> anyhow::Result<()> {
         .await?;
     assert_eq!(
         (r.status, r.str("status"), r.str("failure_reason")),
-        (StatusCode::CREATED, "failed", "insufficient_funds"),
+        (StatusCode::OK, "failed", "insufficient_funds"),
         "{}",
         r.body
     );
@@ -297,7 +297,7 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
     h.fund(payer.clone(), 50).await?;
     let dest_ba = account("settles", "0").await;
     let r = h
-        .post(
+        .post_authorized(
             "/v1/payments",
             json!({"amount": "20.00", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
                    "destination": {"type": "bank_account", "address": dest_ba}}),
@@ -305,7 +305,7 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
         .await?;
     assert_eq!(
         (r.status, r.str("status")),
-        (StatusCode::CREATED, "succeeded"),
+        (StatusCode::OK, "succeeded"),
         "{}",
         r.body
     );
@@ -350,7 +350,7 @@ async fn bank_to_wallet_payments() -> anyhow::Result<()> {
     );
     // Wallet → closed account: the wallet paid the treasury on chain; the refund pays it back.
     let r = h
-        .post(
+        .post_authorized(
             "/v1/payments",
             json!({"amount": "5.00", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
                    "destination": {"type": "bank_account", "address": closed}}),
@@ -388,7 +388,7 @@ async fn a_refund_that_fails_is_recorded_failed() -> anyhow::Result<()> {
     // Wallet → closed account: the wallet pays the treasury, the credit fails, and the
     // refund from the treasury fails too: recorded `failed` (and logged for an operator).
     let r = h
-        .post(
+        .post_authorized(
             "/v1/payments",
             json!({"amount": "5.00", "currency": "USD", "source": {"type": "wallet", "id": payer.address().to_string()},
                    "destination": {"type": "bank_account", "address": closed}}),

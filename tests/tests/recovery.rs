@@ -14,12 +14,17 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 1_000).await?;
     let m = h
-        .post(
+        .post_authorized(
             "/v1/mandates",
             json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"}),
         )
         .await?;
-    assert_eq!(m.status, StatusCode::CREATED, "{}", m.body);
+    assert_eq!(
+        (m.status, m.str("status")),
+        (StatusCode::OK, "active"),
+        "{}",
+        m.body
+    );
     let k = h
         .post(
             "/v1/session-keys",

@@ -86,16 +86,31 @@ async fn fixture() -> anyhow::Result<Fixture> {
                 onchain_id: keccak256(&kid).to_string(),
                 tx_hash: None,
                 created_at: now,
+                signer: None,
             },
             "secret-hash",
         )
         .await?;
-    let create = AllowanceStateMachine::createMandateCall {
+    // The payer's consent: its EIP-712 signature of the mandate's terms.
+    let terms = openrail_chain::consent::Mandate {
         mandateId: keccak256(&mid),
         payer: payer.address(),
         token: d.tokens["USD"],
         maxAmount: units(100),
         interval: 0,
+        nonce: U256::from(1u64),
+        deadline: U256::from(u64::MAX),
+    };
+    let signature = openrail_chain::consent::sign_with(&terms, d.chain_id, asm, &payer);
+    let create = AllowanceStateMachine::createMandateWithSignatureCall {
+        mandateId: terms.mandateId,
+        payer: terms.payer,
+        token: terms.token,
+        maxAmount: terms.maxAmount,
+        interval: terms.interval,
+        nonce: terms.nonce,
+        deadline: terms.deadline,
+        signature,
     };
     assert!(
         submitter
@@ -109,6 +124,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
         expiresAt: (now / 1000 + 3_600) as u64,
         maxAmount: U256::ZERO,
         allowedDestinations: vec![],
+        signer: alloy::primitives::Address::ZERO,
     };
     assert!(
         submitter
@@ -166,6 +182,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
             key_id: keccak256(kid),
             destination: dev_spare().address(),
             amount: units(amount),
+            agent: None,
         };
         submitter.pull(req).await?;
         pulls.push(id);
@@ -247,6 +264,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         key_id: keccak256(&f.kid),
         destination: dev_spare().address(),
         amount: units(15),
+        agent: None,
     };
     assert!(
         crashing.pull(req).await.is_err(),
@@ -307,6 +325,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
         key_id: keccak256(&f.kid),
         destination: dev_spare().address(),
         amount: units(25),
+        agent: None,
     };
     let PullOutcome::Authorized {
         tx_hash,

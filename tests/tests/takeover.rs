@@ -66,26 +66,50 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
             pull(&bank_key, format!("2.0{i}")),
         ));
     }
+    // Payments: from the bank account, and from the wallet — created first, their
+    // payer's authorizations sent in the burst (authorization in flight at the takeover).
+    let mut authorizations = Vec::new();
     for i in 0..2 {
-        for (src_type, src) in [
-            ("bank_account", bank.clone()),
-            ("wallet", payer.address().to_string()),
-        ] {
-            requests.push((
-                "payment",
+        let created = h
+            .post(
                 "/v1/payments",
-                json!({"amount": format!("3.0{i}"), "currency": "USD",
-                       "source": {"type": src_type, "id": src},
+                json!({"amount": format!("3.1{i}"), "currency": "USD",
+                       "source": {"type": "wallet", "id": payer.address().to_string()},
                        "destination": {"type": "wallet", "address": s}}),
-            ));
-        }
+            )
+            .await?;
+        assert_eq!(
+            created.str("status"),
+            "requires_authorization",
+            "{}",
+            created.body
+        );
+        authorizations.push((
+            format!("/v1/payments/{}/authorize", created.str("id")),
+            json!({ "signature": Harness::sign_authorization(&created.body, &payer)? }),
+        ));
+    }
+    for i in 0..2 {
+        requests.push((
+            "payment",
+            "/v1/payments",
+            json!({"amount": format!("3.0{i}"), "currency": "USD",
+                   "source": {"type": "bank_account", "id": bank.clone()},
+                   "destination": {"type": "wallet", "address": s}}),
+        ));
+    }
+    for (path, body) in &authorizations {
+        requests.push(("payment", path, body.clone()));
     }
     let replies = audit::send_all(&h, &requests).await;
     let mut accepted = Vec::new();
     for r in replies {
         let r = r?;
         assert!(
-            matches!(r.status, StatusCode::ACCEPTED | StatusCode::CREATED),
+            matches!(
+                r.status,
+                StatusCode::OK | StatusCode::ACCEPTED | StatusCode::CREATED
+            ),
             "{} {}",
             r.status,
             r.body
