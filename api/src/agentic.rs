@@ -103,6 +103,19 @@ pub(crate) fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
         .strip_prefix("0x")
         .filter(|h| h.len() == 40 && h.bytes().all(|b| b.is_ascii_hexdigit()));
     match hex {
+        // Mixed case claims an EIP-55 checksum: it must hold, so a typo is caught rather
+        // than paid. All-lowercase and all-uppercase carry no checksum and are accepted.
+        Some(h)
+            if h.bytes().any(|b| b.is_ascii_lowercase())
+                && h.bytes().any(|b| b.is_ascii_uppercase()) =>
+        {
+            Address::parse_checksummed(s, None).map_err(|_| {
+                invalid(
+                    param,
+                    "has a wrong EIP-55 checksum (a typo?); send the checksummed form or all lowercase",
+                )
+            })
+        }
         Some(_) => s
             .parse()
             .map_err(|_| invalid(param, "must be a wallet address (0x and 40 hex digits)")),

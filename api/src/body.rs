@@ -66,11 +66,11 @@ impl Fields {
         let value: Box<RawValue> = serde_json::from_slice(&bytes).map_err(|e| {
             ApiError::InvalidJson(format!("the request body is not valid JSON: {e}"))
         })?;
-        let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(value.get())
+        let entries: Entries = serde_json::from_str(value.get())
             .map_err(|_| ApiError::InvalidJson("the request body must be a JSON object".into()))?;
         Ok(Self {
             raw: bytes.to_vec(),
-            map,
+            map: entries.into_map("")?,
             prefix: String::new(),
         })
     }
@@ -89,12 +89,13 @@ impl Fields {
         let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing {
             param: self.p(name),
         })?;
-        let map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(raw.get())
+        let entries: Entries = serde_json::from_str(raw.get())
             .map_err(|_| invalid(&self.p(name), "must be an object"))?;
+        let prefix = format!("{}.", self.p(name));
         Ok(Fields {
             raw: Vec::new(),
-            map,
-            prefix: format!("{}.", self.p(name)),
+            map: entries.into_map(&prefix)?,
+            prefix,
         })
     }
 
@@ -125,12 +126,11 @@ impl Fields {
         let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing {
             param: self.p(name),
         })?;
-        let text = raw.get();
-        if !text.bytes().all(|b| b.is_ascii_digit()) || text.is_empty() {
-            return Err(invalid(&self.p(name), "must be a whole number"));
+        match integral(raw.get()) {
+            Integral::Whole(n) => Ok(n),
+            Integral::TooLarge => Err(invalid(&self.p(name), "is too large")),
+            Integral::Not => Err(invalid(&self.p(name), "must be a whole number")),
         }
-        text.parse()
-            .map_err(|_| invalid(&self.p(name), "is too large"))
     }
 
     /// A required amount in `currency`, from a JSON number or a decimal string.
@@ -238,6 +238,111 @@ impl Fields {
     }
 }
 
+/// A JSON object's members in order, duplicates kept, so a repeated key is refused rather
+/// than silently taking the last value (`max_amount` twice must not pick one).
+struct Entries(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Entries, A::Error> {
+                let mut v = Vec::new();
+                while let Some(entry) = m.next_entry::<String, Box<RawValue>>()? {
+                    v.push(entry);
+                }
+                Ok(Entries(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl Entries {
+    /// The members by name; 400 `parameter_duplicated` when a name repeats.
+    fn into_map(self, prefix: &str) -> Result<BTreeMap<String, Box<RawValue>>, ApiError> {
+        let mut map = BTreeMap::new();
+        for (k, v) in self.0 {
+            if map.contains_key(&k) {
+                return Err(ApiError::ParameterDuplicated {
+                    param: format!("{prefix}{k}"),
+                });
+            }
+            map.insert(k, v);
+        }
+        Ok(map)
+    }
+}
+
+/// What a JSON number's text is as a non-negative integer.
+#[derive(Debug, PartialEq, Eq)]
+enum Integral {
+    /// A whole number that fits in u64.
+    Whole(u64),
+    /// A whole number above u64.
+    TooLarge,
+    /// Negative, fractional, or not a number.
+    Not,
+}
+
+/// Reads a JSON number as JSON Schema does for `"type": "integer"`: `3600`, `3600.0` and
+/// `3.6e3` are the integer 3600; `3600.5`, `-1` and strings are not. Exact (no floats).
+fn integral(text: &str) -> Integral {
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, "0"),
+    };
+    let Ok(exp) = exp.strip_prefix('+').unwrap_or(exp).parse::<i64>() else {
+        return Integral::Not;
+    };
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits_ok = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty()
+        || !digits_ok(whole)
+        || !digits_ok(frac)
+        || (mantissa.contains('.') && frac.is_empty())
+    {
+        return Integral::Not;
+    }
+    // value = whole.frac × 10^exp; integral when the digits left after the point are zeros.
+    let digits = format!("{whole}{frac}");
+    let point = whole.len() as i64 + exp; // digits before the decimal point
+    if point < 0 {
+        return if digits.bytes().all(|b| b == b'0') {
+            Integral::Whole(0)
+        } else {
+            Integral::Not
+        };
+    }
+    let point = point as usize;
+    let (int_part, rest) = if point >= digits.len() {
+        (
+            format!("{digits}{}", "0".repeat((point - digits.len()).min(40))),
+            String::new(),
+        )
+    } else {
+        (digits[..point].to_string(), digits[point..].to_string())
+    };
+    if !rest.bytes().all(|b| b == b'0') {
+        return Integral::Not;
+    }
+    let int_part = int_part.trim_start_matches('0');
+    if int_part.is_empty() {
+        return Integral::Whole(0);
+    }
+    match int_part.parse::<u64>() {
+        Ok(n) => Integral::Whole(n),
+        Err(_) => Integral::TooLarge,
+    }
+}
+
 /// A `parameter_invalid` error.
 pub fn invalid(param: &str, detail: &str) -> ApiError {
     ApiError::ParameterInvalid {
@@ -301,5 +406,32 @@ mod tests {
         assert!(
             matches!(f.finish(), Err(ApiError::ParameterUnknown { param }) if param == "extra")
         );
+    }
+}
+
+#[cfg(test)]
+mod integral_tests {
+    use super::{Integral, integral};
+
+    #[test]
+    fn integral_numbers_are_integers() {
+        assert_eq!(integral("3600"), Integral::Whole(3600));
+        assert_eq!(integral("3600.0"), Integral::Whole(3600));
+        assert_eq!(integral("3600.000"), Integral::Whole(3600));
+        assert_eq!(integral("3.6e3"), Integral::Whole(3600));
+        assert_eq!(integral("36E+2"), Integral::Whole(3600));
+        assert_eq!(integral("360000e-2"), Integral::Whole(3600));
+        assert_eq!(integral("0"), Integral::Whole(0));
+        assert_eq!(integral("0.0e-5"), Integral::Whole(0));
+        assert_eq!(integral("3600.5"), Integral::Not);
+        assert_eq!(integral("3.65e3"), Integral::Whole(3650));
+        assert_eq!(integral("3.655e2"), Integral::Not);
+        assert_eq!(integral("-1"), Integral::Not);
+        assert_eq!(integral("\"60\""), Integral::Not);
+        assert_eq!(integral("1."), Integral::Not);
+        assert_eq!(integral(".5"), Integral::Not);
+        assert_eq!(integral("1e400"), Integral::TooLarge);
+        assert_eq!(integral("18446744073709551616"), Integral::TooLarge);
+        assert_eq!(integral("18446744073709551615"), Integral::Whole(u64::MAX));
     }
 }

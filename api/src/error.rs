@@ -25,6 +25,12 @@ pub enum ApiError {
         /// The missing field.
         param: String,
     },
+    /// A field appears twice in one JSON object.
+    #[error("{param} appears more than once; send each field once")]
+    ParameterDuplicated {
+        /// The repeated field.
+        param: String,
+    },
     /// A field is not one the endpoint knows.
     #[error("{param} is not a known parameter")]
     ParameterUnknown {
@@ -67,6 +73,9 @@ pub enum ApiError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The request URI is longer than the server reads.
+    #[error("the request URI is longer than 8192 bytes")]
+    UriTooLong,
     /// No route for this method and path.
     #[error("no such endpoint")]
     NotFound,
@@ -95,6 +104,9 @@ pub enum ApiError {
         /// When the allowance resets, RFC 3339 (for `allowance_exceeded`).
         resets_at: Option<String>,
     },
+    /// The `Idempotency-Key` header is not 1 to 255 visible ASCII characters.
+    #[error("Idempotency-Key must be 1 to 255 visible ASCII characters")]
+    IdempotencyKeyInvalid,
     /// The idempotency key was used with another request.
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyKeyReused,
@@ -252,6 +264,12 @@ impl ApiError {
                     "Missing parameter",
                     Some(param.clone()),
                 ),
+                E::ParameterDuplicated { param } => (
+                    StatusCode::BAD_REQUEST,
+                    "parameter_duplicated",
+                    "Duplicated parameter",
+                    Some(param.clone()),
+                ),
                 E::ParameterUnknown { param } => (
                     StatusCode::BAD_REQUEST,
                     "parameter_unknown",
@@ -290,6 +308,12 @@ impl ApiError {
                     None,
                 ),
                 E::NotFound => (StatusCode::NOT_FOUND, "not_found", "No such endpoint", None),
+                E::UriTooLong => (
+                    StatusCode::URI_TOO_LONG,
+                    "uri_too_long",
+                    "URI too long",
+                    None,
+                ),
                 E::MethodNotAllowed => (
                     StatusCode::METHOD_NOT_ALLOWED,
                     "method_not_allowed",
@@ -326,6 +350,12 @@ impl ApiError {
                         param,
                     )
                 }
+                E::IdempotencyKeyInvalid => (
+                    StatusCode::BAD_REQUEST,
+                    "idempotency_key_invalid",
+                    "Invalid idempotency key",
+                    Some("Idempotency-Key".into()),
+                ),
                 E::IdempotencyKeyReused => (
                     StatusCode::UNPROCESSABLE_ENTITY,
                     "idempotency_key_reused",
@@ -355,6 +385,12 @@ impl ApiError {
                     "temporarily_unavailable",
                     "Temporarily unavailable",
                     None,
+                ),
+                E::Store(StoreError::UnknownCursor) => (
+                    StatusCode::BAD_REQUEST,
+                    "parameter_invalid",
+                    "Invalid parameter",
+                    Some("starting_after".into()),
                 ),
                 E::Store(e) if e.is_transient() => (
                     StatusCode::SERVICE_UNAVAILABLE,

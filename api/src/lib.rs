@@ -47,6 +47,10 @@ pub struct ApiConfig {
     /// The URL other processes reach this one at (forwarded requests); default: the bound
     /// address and port.
     pub advertise_url: Option<String>,
+    /// Failed authentications a client address may make per second, sustained.
+    pub auth_failures_per_sec: f64,
+    /// Failed authentications a client address may make in a burst; then 429.
+    pub auth_failure_burst: f64,
     /// How long a payer has to sign a mandate or payment (the signature's on-chain
     /// deadline), whole seconds.
     pub authorization_ttl: Duration,
@@ -62,6 +66,8 @@ impl Default for ApiConfig {
             node_id: openrail_store::ids::random_id("node_", 12),
             node_ttl: Duration::from_secs(10),
             authorization_ttl: Duration::from_secs(3600),
+            auth_failures_per_sec: 1.0,
+            auth_failure_burst: 20.0,
             bind: std::net::IpAddr::from([127, 0, 0, 1]),
             advertise_url: None,
         }
@@ -80,6 +86,8 @@ pub struct AppState {
     /// Tunables.
     pub config: ApiConfig,
     limiter: Arc<middleware::RateLimiter>,
+    /// Failed authentications per client address.
+    auth_failures: Arc<middleware::RateLimiter>,
     /// Forwards requests to the chain's lease holder.
     http: reqwest::Client,
 }
@@ -96,12 +104,17 @@ impl AppState {
             config.rate_per_sec,
             config.rate_burst,
         ));
+        let auth_failures = Arc::new(middleware::RateLimiter::new(
+            config.auth_failures_per_sec,
+            config.auth_failure_burst,
+        ));
         Self {
             store,
             testnet,
             mainnet,
             config,
             limiter,
+            auth_failures,
             http: reqwest::Client::new(),
         }
     }

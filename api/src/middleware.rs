@@ -85,12 +85,67 @@ pub fn current_request_id() -> Option<String> {
 /// Gives every request an id, returned as `Request-Id` (and in problem bodies).
 pub async fn request_id(req: Request, next: Next) -> Response {
     let id = random_id("req_", 20);
-    let mut res = REQUEST_ID.scope(id.clone(), next.run(req)).await;
+    let res = if req.uri().to_string().len() > MAX_URI_BYTES {
+        REQUEST_ID
+            .scope(id.clone(), async { ApiError::UriTooLong.into_response() })
+            .await
+    } else {
+        REQUEST_ID.scope(id.clone(), next.run(req)).await
+    };
+    let mut res = problem_for_plain_errors(res, &id).await;
     res.headers_mut().insert(
         "request-id",
         HeaderValue::from_str(&id).expect("ids are ascii"),
     );
     res
+}
+
+/// Longest request URI served, bytes. Longer ones get 414 as problem+json with a
+/// `Request-Id` (the HTTP library's own limit, 64 KiB, answers a bare 414 further out).
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// Errors answered by the framework itself (an extractor's rejection, such as a path id
+/// that is not valid UTF-8) come as `text/plain`; every error of this API is
+/// `application/problem+json`, so they are rewritten as one (code `invalid_request`, the
+/// framework's message as `detail`).
+async fn problem_for_plain_errors(res: Response, request_id: &str) -> Response {
+    let status = res.status();
+    let is_problem = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+        return res;
+    }
+    let (parts, body) = res.into_parts();
+    let text = to_bytes(body, 4096).await.unwrap_or_default();
+    let detail: String = String::from_utf8_lossy(&text).chars().take(300).collect();
+    let problem = crate::error::Problem {
+        type_: "https://docs.openrail.dev/errors/invalid_request".into(),
+        title: "Invalid request",
+        status: status.as_u16(),
+        detail: if status.is_server_error() {
+            "something went wrong on our side; it has been logged with this request id".into()
+        } else {
+            detail
+        },
+        code: if status.is_server_error() {
+            "internal_error"
+        } else {
+            "invalid_request"
+        },
+        param: None,
+        request_id: Some(request_id.to_string()),
+        extra: serde_json::Map::new(),
+        retry_after: None,
+    };
+    let mut out = problem.into_response();
+    for (k, v) in parts.headers.iter() {
+        if k != header::CONTENT_TYPE && k != header::CONTENT_LENGTH {
+            out.headers_mut().insert(k.clone(), v.clone());
+        }
+    }
+    out
 }
 
 /// Who is calling.
@@ -146,6 +201,31 @@ impl Principal {
 /// Authenticates `Authorization: Bearer …`, enforces mainnet availability and rate limits.
 pub async fn authenticate(
     State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    // Failed attempts are limited per client address: once its failures run out, the
+    // address gets 429 without any credential being checked (so guessing keys is slow),
+    // while requests with a valid key are never counted.
+    let client = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    if let Some(retry_after_secs) = state.auth_failures.blocked(&client) {
+        return Err(ApiError::RateLimited { retry_after_secs });
+    }
+    match authenticate_inner(&state, req, next).await {
+        Err(ApiError::Unauthenticated) => {
+            let _ = state.auth_failures.check(&client);
+            Err(ApiError::Unauthenticated)
+        }
+        other => other,
+    }
+}
+
+async fn authenticate_inner(
+    state: &AppState,
     mut req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
@@ -205,20 +285,21 @@ pub async fn idempotency(
     req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    let key = req
-        .headers()
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    // A key that cannot be read is refused, never ignored: ignoring it would let a retry
+    // create a second object (pay twice).
+    let key = match req.headers().get("idempotency-key") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .filter(|k| !k.is_empty() && k.len() <= 255)
+                .ok_or(ApiError::IdempotencyKeyInvalid)?
+                .to_string(),
+        ),
+    };
     let (Some(key), true) = (key, matches!(*req.method(), Method::POST | Method::DELETE)) else {
         return Ok(next.run(req).await);
     };
-    if key.is_empty() || key.len() > 255 {
-        return Err(ApiError::ParameterInvalid {
-            param: "Idempotency-Key".into(),
-            detail: "must be 1 to 255 characters".into(),
-        });
-    }
     let principal = req
         .extensions()
         .get::<Principal>()
@@ -341,6 +422,15 @@ impl RateLimiter {
             burst,
             buckets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Without taking a token: `None` when one is available, else the seconds until one is.
+    pub fn blocked(&self, key: &str) -> Option<u64> {
+        let now = Instant::now();
+        let buckets = self.buckets.lock().expect("rate limiter lock");
+        let (tokens, last) = buckets.get(key)?;
+        let tokens = (tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.burst);
+        (tokens < 1.0).then(|| ((1.0 - tokens) / self.rate).ceil().max(1.0) as u64)
     }
 
     /// Takes a token, or says how many seconds until one is available.

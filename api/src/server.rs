@@ -195,7 +195,10 @@ pub async fn serve(
             }
         };
         tokio::select! {
-            served = axum::serve(listener, app) => {
+            served = axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            ) => {
                 if let Err(e) = served {
                     tracing::error!(error = %e, "the API server stopped");
                 }

@@ -349,6 +349,20 @@ impl Store {
         starting_after: Option<&str>,
     ) -> Result<(Vec<AnyRow>, bool), StoreError> {
         let limit = limit.clamp(1, 100);
+        // An unknown cursor is an error, not an empty page (which would look like the end).
+        if let Some(after) = starting_after {
+            let known = sqlx::query(&format!(
+                "SELECT 1 FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
+            ))
+            .bind(after)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?;
+            if known.is_none() {
+                return Err(StoreError::UnknownCursor);
+            }
+        }
         let (filter_sql, filter_val) = match filter {
             Some((col, v)) => (format!(" AND {col} = $4"), Some(v)),
             None => (" AND $4 IS NULL".to_string(), None),

@@ -34,6 +34,9 @@ pub enum StoreError {
     /// A stored value could not be understood (a bug or a hand-edited database).
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// A list's `starting_after` names no object of that list (for this account and mode).
+    #[error("starting_after names no object of this list")]
+    UnknownCursor,
 }
 
 impl StoreError {
@@ -55,6 +58,7 @@ impl StoreError {
             | StoreError::UnsupportedUrl
             | StoreError::Migrate(_)
             | StoreError::NotFound
+            | StoreError::UnknownCursor
             | StoreError::Corrupt(_) => false,
         }
     }

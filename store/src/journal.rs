@@ -70,6 +70,9 @@ pub struct OnchainEnds {
     pub keys_revoked: Vec<String>,
 }
 
+/// How often `begin_idempotency` claims again when the claim in its way vanishes.
+const IDEMPOTENCY_CLAIM_ATTEMPTS: usize = 5;
+
 impl Store {
     /// Persists a signed transaction (and its intents) before broadcast; with a `fence`
     /// (lease name, holder), only while that lease is held and unexpired, checked in the
@@ -214,31 +217,43 @@ impl Store {
             .bind(now - IDEMPOTENCY_TTL_MS)
             .execute(self.pool())
             .await?;
-        let inserted = sqlx::query(
-            "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at, node_id) \
-             VALUES ($1, $2, $3, 'in_flight', $4, $5) ON CONFLICT DO NOTHING",
-        )
-        .bind(api_key_id)
-        .bind(key)
-        .bind(fingerprint)
-        .bind(now)
-        .bind(node_id)
-        .execute(self.pool())
-        .await?;
-        if inserted.rows_affected() == 1 {
-            return Ok(IdempotencyBegin::Started);
+        // The claim that blocked the insert may be abandoned (deleted after a 5xx) before it
+        // is read: then claim again, rather than fail on a row that is gone.
+        let mut found = None;
+        for _ in 0..IDEMPOTENCY_CLAIM_ATTEMPTS {
+            let inserted = sqlx::query(
+                "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at, node_id) \
+                 VALUES ($1, $2, $3, 'in_flight', $4, $5) ON CONFLICT DO NOTHING",
+            )
+            .bind(api_key_id)
+            .bind(key)
+            .bind(fingerprint)
+            .bind(now)
+            .bind(node_id)
+            .execute(self.pool())
+            .await?;
+            if inserted.rows_affected() == 1 {
+                return Ok(IdempotencyBegin::Started);
+            }
+            found = sqlx::query(
+                "SELECT fingerprint, status, response_status, response_body, node_id, resource, \
+                 (SELECT COUNT(*) FROM leases l WHERE l.name = 'node:' || idempotency_keys.node_id \
+                  AND l.expires_at > $3) \
+                 FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
+            )
+            .bind(api_key_id)
+            .bind(key)
+            .bind(now)
+            .fetch_optional(self.pool())
+            .await?;
+            if found.is_some() {
+                break;
+            }
         }
-        let row = sqlx::query(
-            "SELECT fingerprint, status, response_status, response_body, node_id, resource, \
-             (SELECT COUNT(*) FROM leases l WHERE l.name = 'node:' || idempotency_keys.node_id \
-              AND l.expires_at > $3) \
-             FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
-        )
-        .bind(api_key_id)
-        .bind(key)
-        .bind(now)
-        .fetch_one(self.pool())
-        .await?;
+        // Claimed and abandoned again and again meanwhile: another request is busy with it.
+        let Some(row) = found else {
+            return Ok(IdempotencyBegin::InProgress);
+        };
         let stored: String = row.try_get(0)?;
         let status: String = row.try_get(1)?;
         let holder: Option<String> = row.try_get(4)?;
