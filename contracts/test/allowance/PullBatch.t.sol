@@ -5,6 +5,7 @@ import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {GasBurnerToken} from "../utils/mocks/GasBurnerToken.sol";
+import {ERC1271WalletMock} from "../utils/mocks/ERC1271WalletMock.sol";
 
 contract PullBatchTest is AllowanceBase {
     uint64 internal constant RESET = uint64(MONDAY + 1 days);
@@ -265,5 +266,15 @@ contract PullBatchTest is AllowanceBase {
         // The single pull alike.
         asm.pull(kd, dest, 5e6);
         assertEq(usd.balanceOf(dest), 1);
+    }
+
+    /// A key whose signer is a contract wallet (ERC-1271): its owner's signature works,
+    /// another key's does not.
+    function test_pullBatch_success_contractWalletSigner() public {
+        ERC1271WalletMock wallet = new ERC1271WalletMock(agent);
+        _signerKey(SK, address(wallet));
+        assertEq(asm.pullBatch(_one(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER))), 0);
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER))), 1);
+        assertEq(usd.balanceOf(dest), 1e6 + 1);
     }
 }
