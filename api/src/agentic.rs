@@ -752,13 +752,24 @@ pub async fn authorize_mandate(
         wait_of(&state, &headers),
     )
     .await;
-    let m = state.store.mandate(p.scope(), &id).await?;
+    mandate_after_chain_work(&state, &p, &id, done).await
+}
+
+/// The mandate as it stands after chain work: 200 when the work finished, 202 while it
+/// is still pending.
+async fn mandate_after_chain_work(
+    state: &AppState,
+    p: &Principal,
+    id: &str,
+    done: bool,
+) -> ApiResult {
+    let m = state.store.mandate(p.scope(), id).await?;
     let status = if done {
         StatusCode::OK
     } else {
         StatusCode::ACCEPTED
     };
-    Ok(json(status, render_mandate(&state, &m).await?))
+    Ok(json(status, render_mandate(state, &m).await?))
 }
 
 /// `GET /v1/mandates/{id}`
@@ -864,13 +875,7 @@ pub async fn cancel_mandate(
         },
     )
     .await;
-    let m = state.store.mandate(p.scope(), &id).await?;
-    let status = if done {
-        StatusCode::OK
-    } else {
-        StatusCode::ACCEPTED
-    };
-    Ok(json(status, render_mandate(&state, &m).await?))
+    mandate_after_chain_work(&state, &p, &id, done).await
 }
 
 // ------------------------------------------------------------------ session keys

@@ -167,6 +167,11 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The problem's `code` (empty when the body has none).
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or_default()
+    }
+
     /// A string member of the body.
     pub fn str(&self, key: &str) -> &str {
         self.body[key]
@@ -547,6 +552,15 @@ impl Harness {
     /// `POST` JSON with the account's API key.
     pub async fn post(&self, path: &str, body: Value) -> anyhow::Result<Reply> {
         self.call(Method::POST, path, Some(&body), None, &[]).await
+    }
+
+    /// The operator's transaction count on the settlement chain: tests compare it around a
+    /// request to prove that nothing was sent.
+    pub async fn operator_nonce(&self) -> anyhow::Result<u64> {
+        Ok(self
+            .settlement
+            .get_transaction_count(dev_operator().address())
+            .await?)
     }
 
     /// Keeps `wallet`'s key so [`Harness::post_authorized`] can sign for it.

@@ -3,28 +3,17 @@
 //! and a session key with a signer pulls only with its agent's signature.
 
 use alloy::primitives::{Address, U256, keccak256};
-use alloy::providers::Provider;
 use alloy::signers::local::PrivateKeySigner;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::consent::{DebitPull, sign_with};
 use openrail_chain::deploy::{mined, signer_provider};
-use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
-use openrail_tests::{Harness, Reply, units};
+use openrail_chain::devnet::{dev_demo_payer, dev_spare};
+use openrail_tests::{Harness, units};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 fn mandate_body(payer: Address) -> Value {
     json!({"payer_account_id": payer.to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"})
-}
-
-async fn operator_nonce(h: &Harness) -> anyhow::Result<u64> {
-    Ok(h.settlement
-        .get_transaction_count(dev_operator().address())
-        .await?)
-}
-
-fn code(r: &Reply) -> &str {
-    r.body["code"].as_str().unwrap_or_default()
 }
 
 /// Polls `path` until `member` reads `want` (the watcher records on-chain events).
@@ -73,7 +62,7 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
     let onchain_id = created.body["onchain"]["id"].as_str().unwrap().parse()?;
 
     // Nothing is on chain, so nothing can be pulled: no key is issued on it.
-    let nonce_before = operator_nonce(&h).await?;
+    let nonce_before = h.operator_nonce().await?;
     let k = h
         .post(
             "/v1/session-keys",
@@ -81,7 +70,7 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
         )
         .await?;
     assert_eq!(k.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", k.body);
-    assert_eq!(code(&k), "mandate_not_active");
+    assert_eq!(k.code(), "mandate_not_active");
     let asm = h.allowance_state_machine();
     assert!(asm.getMandate(onchain_id).call().await.is_err());
 
@@ -108,7 +97,7 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
             "{why}: {}",
             r.body
         );
-        assert_eq!(code(&r), "signature_invalid", "{why}");
+        assert_eq!(r.code(), "signature_invalid", "{why}");
     }
     let mut other_terms = created.body.clone();
     other_terms["authorization"]["typed_data"]["message"]["maxAmount"] = json!("900000000");
@@ -118,12 +107,12 @@ async fn a_wallet_mandate_exists_only_with_the_payers_signature() -> anyhow::Res
             json!({ "signature": Harness::sign_authorization(&other_terms, &payer)? }),
         )
         .await?;
-    assert_eq!(code(&r), "signature_invalid", "{}", r.body);
+    assert_eq!(r.code(), "signature_invalid", "{}", r.body);
     assert_eq!(
         h.get(&format!("/v1/mandates/{id}")).await?.str("status"),
         "requires_authorization"
     );
-    assert_eq!(operator_nonce(&h).await?, nonce_before, "nothing was sent");
+    assert_eq!(h.operator_nonce().await?, nonce_before, "nothing was sent");
 
     // The payer's signature: the mandate goes on chain, paid by the payer.
     let r = h.authorize("/v1/mandates", &created.body, &payer).await?;
@@ -203,7 +192,7 @@ async fn the_payer_cancels_on_chain_alone_and_the_api_follows() -> anyhow::Resul
         )
         .await?;
     assert_eq!(p.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", p.body);
-    assert_eq!(code(&p), "mandate_not_active");
+    assert_eq!(p.code(), "mandate_not_active");
     assert_eq!(h.balance("USD", payer.address()).await?, before);
     h.stop().await;
     Ok(())
@@ -265,22 +254,22 @@ async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::R
     };
 
     // Without the agent: refused before anything is sent.
-    let nonce_before = operator_nonce(&h).await?;
+    let nonce_before = h.operator_nonce().await?;
     let r = pull(json!({})).await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
-    assert_eq!(code(&r), "signature_required");
+    assert_eq!(r.code(), "signature_required");
     let r = pull(json!({"signature": sign(&PrivateKeySigner::random(), 5, 1, deadline), "nonce": 1, "deadline": deadline})).await?;
-    assert_eq!(code(&r), "signature_invalid", "{}", r.body);
+    assert_eq!(r.code(), "signature_invalid", "{}", r.body);
     // Signed for another amount.
     let r =
         pull(json!({"signature": sign(&agent, 6, 1, deadline), "nonce": 1, "deadline": deadline}))
             .await?;
-    assert_eq!(code(&r), "signature_invalid", "{}", r.body);
+    assert_eq!(r.code(), "signature_invalid", "{}", r.body);
     let past = h.chain_time().await? - 10_000;
     let r =
         pull(json!({"signature": sign(&agent, 5, 1, past), "nonce": 1, "deadline": past})).await?;
-    assert_eq!(code(&r), "authorization_expired", "{}", r.body);
-    assert_eq!(operator_nonce(&h).await?, nonce_before, "nothing was sent");
+    assert_eq!(r.code(), "authorization_expired", "{}", r.body);
+    assert_eq!(h.operator_nonce().await?, nonce_before, "nothing was sent");
 
     // The agent's signature: authorized on chain.
     let before = h.balance("USD", dest).await?;
@@ -302,7 +291,7 @@ async fn a_key_with_a_signer_pulls_only_with_its_agents_signature() -> anyhow::R
         pull(json!({"signature": sign(&agent, 5, 1, deadline), "nonce": 1, "deadline": deadline}))
             .await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
-    assert_eq!(code(&r), "nonce_used");
+    assert_eq!(r.code(), "nonce_used");
     // Another nonce works, in any order.
     let r = pull(
         json!({"signature": sign(&agent, 5, 99, deadline), "nonce": 99, "deadline": deadline}),
@@ -355,7 +344,7 @@ async fn a_wallet_payment_moves_only_as_the_payer_signed() -> anyhow::Result<()>
         .authorize("/v1/payments", &created.body, &PrivateKeySigner::random())
         .await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
-    assert_eq!(code(&r), "signature_invalid");
+    assert_eq!(r.code(), "signature_invalid");
     assert_eq!(
         h.get(&format!("/v1/payments/{id}")).await?.str("status"),
         "requires_authorization"
@@ -448,7 +437,7 @@ async fn an_authorization_expires() -> anyhow::Result<()> {
     ] {
         let r = h.authorize(collection, body, &payer).await?;
         assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
-        assert_eq!(code(&r), "authorization_expired");
+        assert_eq!(r.code(), "authorization_expired");
         let id = body["id"].as_str().unwrap();
         assert_eq!(
             h.get(&format!("{collection}/{id}")).await?.str("status"),

@@ -3,21 +3,10 @@
 //! agent secrets are never stored, and a bank balance is spent once.
 
 use alloy::primitives::Address;
-use alloy::providers::Provider;
-use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
+use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_tests::{Harness, Reply};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-async fn operator_nonce(h: &Harness) -> anyhow::Result<u64> {
-    Ok(h.settlement
-        .get_transaction_count(dev_operator().address())
-        .await?)
-}
-
-fn code(r: &Reply) -> &str {
-    r.body["code"].as_str().unwrap_or_default()
-}
 
 async fn active_mandate(h: &Harness) -> anyhow::Result<Reply> {
     let payer = dev_demo_payer();
@@ -54,7 +43,7 @@ async fn destinations_that_lose_money_are_refused_before_any_transaction() -> an
     let usd = d.tokens["USD"].to_string();
     let zero = Address::ZERO.to_string();
     let payer = dev_demo_payer().address().to_string();
-    let before = operator_nonce(&h).await?;
+    let before = h.operator_nonce().await?;
 
     let mut cases: Vec<(&str, Value, &str)> = Vec::new();
     for bad in [&asm, &router, &usd, &zero] {
@@ -100,10 +89,10 @@ async fn destinations_that_lose_money_are_refused_before_any_transaction() -> an
             "{path} {body}: {}",
             r.body
         );
-        assert_eq!(code(&r), "parameter_invalid", "{path} {body}");
+        assert_eq!(r.code(), "parameter_invalid", "{path} {body}");
         assert_eq!(r.body["param"], param, "{path} {body}");
     }
-    assert_eq!(operator_nonce(&h).await?, before, "no transaction was sent");
+    assert_eq!(h.operator_nonce().await?, before, "no transaction was sent");
     h.stop().await;
     Ok(())
 }
@@ -129,18 +118,18 @@ async fn dead_keys_are_declined_off_chain_and_their_secrets_are_void() -> anyhow
     let r = h.delete(&format!("/v1/session-keys/{id}")).await?;
     assert_eq!(r.str("status"), "revoked", "{}", r.body);
 
-    let before = operator_nonce(&h).await?;
+    let before = h.operator_nonce().await?;
     let body = json!({"session_key_id": id, "amount": "1", "destination": dev_spare().address().to_string()});
     let r = h.post("/v1/debit-pulls", body.clone()).await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
-    assert_eq!(code(&r), "session_key_revoked");
+    assert_eq!(r.code(), "session_key_revoked");
     let pull = r.body["pull_id"]
         .as_str()
         .expect("the declined pull is recorded");
     let p = h.get(&format!("/v1/debit-pulls/{pull}")).await?;
     assert_eq!(p.str("status"), "declined");
     assert_eq!(p.body["onchain"]["tx_hash"], Value::Null);
-    assert_eq!(operator_nonce(&h).await?, before, "nothing was sent");
+    assert_eq!(h.operator_nonce().await?, before, "nothing was sent");
     // The revoked key's secret authenticates nothing.
     let r = h
         .call(
@@ -159,15 +148,15 @@ async fn dead_keys_are_declined_off_chain_and_their_secrets_are_void() -> anyhow
         .post(&format!("/v1/mandates/{}/cancel", m.str("id")), json!({}))
         .await?;
     assert_eq!(r.str("status"), "canceled", "{}", r.body);
-    let before = operator_nonce(&h).await?;
+    let before = h.operator_nonce().await?;
     let r = h
         .post(
             "/v1/debit-pulls",
             json!({"session_key_id": k2.str("id"), "amount": "1", "destination": dev_spare().address().to_string()}),
         )
         .await?;
-    assert_eq!(code(&r), "mandate_not_active", "{}", r.body);
-    assert_eq!(operator_nonce(&h).await?, before, "nothing was sent");
+    assert_eq!(r.code(), "mandate_not_active", "{}", r.body);
+    assert_eq!(h.operator_nonce().await?, before, "nothing was sent");
     h.stop().await;
     Ok(())
 }
@@ -374,7 +363,7 @@ async fn a_refused_transfer_says_what_stopped_it() -> anyhow::Result<()> {
             json!({"session_key_id": k2.str("id"), "amount": "2000", "destination": dest}),
         )
         .await?;
-    assert_eq!(code(&r), "insufficient_funds", "{}", r.body);
+    assert_eq!(r.code(), "insufficient_funds", "{}", r.body);
 
     // The payer withdraws its approval: the allowance stopped it.
     let d = h.settlement_deployment();
@@ -388,7 +377,7 @@ async fn a_refused_transfer_says_what_stopped_it() -> anyhow::Result<()> {
     .await?;
     let r = pull("1").await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
-    assert_eq!(code(&r), "allowance_insufficient", "{}", r.body);
+    assert_eq!(r.code(), "allowance_insufficient", "{}", r.body);
     let pay = h
         .post_authorized(
             "/v1/payments",
@@ -398,6 +387,61 @@ async fn a_refused_transfer_says_what_stopped_it() -> anyhow::Result<()> {
         .await?;
     assert_eq!(pay.str("status"), "failed", "{}", pay.body);
     assert_eq!(pay.str("failure_reason"), "allowance_insufficient");
+    h.stop().await;
+    Ok(())
+}
+
+/// An expired key is declined off chain, and its secret authenticates nothing (the key's
+/// row is written with a past expiry, as a key issued long ago would be).
+#[tokio::test]
+async fn an_expired_key_is_declined_off_chain() -> anyhow::Result<()> {
+    use openrail_store::agentic::{KeyStatus, SessionKey};
+    let h = Harness::start().await?;
+    let m = active_mandate(&h).await?;
+    let server = h.server();
+    let now = openrail_store::now_ms();
+    let id = "sk_expiredlongago".to_string();
+    let secret = "sks_testnet_expiredlongago";
+    server
+        .store
+        .insert_session_key(
+            &SessionKey {
+                onchain_id: alloy::primitives::keccak256(&id).to_string(),
+                id: id.clone(),
+                account_id: server.account_id.clone(),
+                mode: openrail_store::Mode::Testnet,
+                mandate_id: m.str("id").to_string(),
+                expires_at: now - 1_000,
+                max_amount: None,
+                allowed_destinations: vec![],
+                status: KeyStatus::Active,
+                tx_hash: None,
+                created_at: now - 3_600_000,
+                signer: None,
+            },
+            &openrail_store::ids::hash_secret(secret),
+        )
+        .await?;
+    let before = h.operator_nonce().await?;
+    let body = json!({"session_key_id": id, "amount": "1", "destination": dev_spare().address().to_string()});
+    let r = h.post("/v1/debit-pulls", body.clone()).await?;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "session_key_expired"),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.operator_nonce().await?, before, "nothing was sent");
+    let r = h
+        .call(
+            Method::POST,
+            "/v1/debit-pulls",
+            Some(&body),
+            Some(secret),
+            &[],
+        )
+        .await?;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.body);
     h.stop().await;
     Ok(())
 }

@@ -7,10 +7,6 @@ use openrail_tests::{Harness, Reply};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-fn code(r: &Reply) -> &str {
-    r.body["code"].as_str().unwrap_or_default()
-}
-
 /// Sends a raw JSON text body.
 async fn post_raw(
     h: &Harness,
@@ -62,7 +58,7 @@ async fn unreadable_or_long_idempotency_keys_are_refused() -> anyhow::Result<()>
     let long = "k".repeat(256);
     let r = post_raw(&h, "/v1/bank-accounts", body, &[("idempotency-key", &long)]).await?;
     assert_eq!(
-        (r.status, code(&r)),
+        (r.status, r.code()),
         (StatusCode::BAD_REQUEST, "idempotency_key_invalid")
     );
     let ok = "k".repeat(255);
@@ -102,7 +98,7 @@ async fn duplicated_json_keys_are_refused() -> anyhow::Result<()> {
     ] {
         let r = post_raw(&h, path, &body, &[]).await?;
         assert_eq!(
-            (r.status, code(&r), r.body["param"].as_str()),
+            (r.status, r.code(), r.body["param"].as_str()),
             (StatusCode::BAD_REQUEST, "parameter_duplicated", Some(param)),
             "{path}: {}",
             r.body
@@ -120,7 +116,7 @@ async fn a_wrong_address_checksum_is_refused() -> anyhow::Result<()> {
     let body = |p: &str| json!({"payer_account_id": p, "max_amount": "1", "currency": "USD", "interval": "daily"});
     let r = h.post("/v1/mandates", body(typo)).await?;
     assert_eq!(
-        (r.status, code(&r), r.body["param"].as_str()),
+        (r.status, r.code(), r.body["param"].as_str()),
         (
             StatusCode::BAD_REQUEST,
             "parameter_invalid",
@@ -180,7 +176,7 @@ async fn bad_paths_long_urls_and_unknown_cursors_answer_problems() -> anyhow::Re
             .get(&format!("{list}?starting_after=man_doesnotexist"))
             .await?;
         assert_eq!(
-            (r.status, code(&r), r.body["param"].as_str()),
+            (r.status, r.code(), r.body["param"].as_str()),
             (
                 StatusCode::BAD_REQUEST,
                 "parameter_invalid",
@@ -235,7 +231,7 @@ async fn failed_authentication_is_rate_limited_per_address() -> anyhow::Result<(
             .await?;
         statuses.push(r.status.as_u16());
         if r.status == StatusCode::TOO_MANY_REQUESTS {
-            assert_eq!(code(&r), "rate_limited");
+            assert_eq!(r.code(), "rate_limited");
             assert!(r.headers.contains_key("retry-after"));
         }
     }
