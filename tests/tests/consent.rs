@@ -3,6 +3,7 @@
 //! and a session key with a signer pulls only with its agent's signature.
 
 use alloy::primitives::{Address, U256, keccak256};
+use alloy::providers::Provider;
 use alloy::signers::local::PrivateKeySigner;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::consent::{DebitPull, sign_with};
@@ -444,6 +445,67 @@ async fn an_authorization_expires() -> anyhow::Result<()> {
             "requires_authorization"
         );
     }
+    h.stop().await;
+    Ok(())
+}
+
+/// A contract wallet (ERC-1271) as payer: the API asks the wallet (an `eth_call`), and the
+/// chain accepts the same signature.
+#[tokio::test]
+async fn a_contract_wallet_payer_authorizes_through_erc1271() -> anyhow::Result<()> {
+    use alloy::network::TransactionBuilder;
+    use alloy::rpc::types::TransactionRequest;
+    use alloy::sol_types::SolValue;
+    // The mock wallet forge built (`make test` builds the contracts before the cargo tests).
+    let artifact = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../contracts/out/ERC1271WalletMock.sol/ERC1271WalletMock.json");
+    let text = std::fs::read_to_string(&artifact)
+        .map_err(|e| anyhow::anyhow!("{}: {e} (run `make contracts` first)", artifact.display()))?;
+    let json: Value = serde_json::from_str(&text)?;
+    let code: alloy::primitives::Bytes = json["bytecode"]["object"].as_str().unwrap().parse()?;
+    let h = Harness::start().await?;
+    let owner = PrivateKeySigner::random();
+    // Deployed by a funded development account (never the operator: its nonces are the
+    // submitter's).
+    let deployer = signer_provider(h.devnet.settlement.rpc_url(), dev_spare());
+    let mut input = code.to_vec();
+    input.extend(owner.address().abi_encode());
+    let receipt = deployer
+        .send_transaction(TransactionRequest::default().with_deploy_code(input))
+        .await?
+        .get_receipt()
+        .await?;
+    let wallet = receipt.contract_address.expect("deployed");
+
+    let created = h.post("/v1/mandates", mandate_body(wallet)).await?;
+    assert_eq!(
+        created.str("status"),
+        "requires_authorization",
+        "{}",
+        created.body
+    );
+    // Another key's signature: the wallet says no.
+    let r = h
+        .authorize("/v1/mandates", &created.body, &PrivateKeySigner::random())
+        .await?;
+    assert_eq!(r.code(), "signature_invalid", "{}", r.body);
+    // Its owner's: the wallet says yes, and so does the chain.
+    let r = h.authorize("/v1/mandates", &created.body, &owner).await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "active"),
+        "{}",
+        r.body
+    );
+    let onchain = created.body["onchain"]["id"].as_str().unwrap().parse()?;
+    assert_eq!(
+        h.allowance_state_machine()
+            .getMandate(onchain)
+            .call()
+            .await?
+            .payer,
+        wallet
+    );
     h.stop().await;
     Ok(())
 }
