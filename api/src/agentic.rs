@@ -1200,7 +1200,7 @@ pub async fn create_pull(
         } else {
             PullStatus::Pending
         },
-        decline_code: dead.map(|r| r.code().to_string()),
+        decline_code: dead,
         remaining: None,
         resets_at: None,
         tx_hash: None,
@@ -1359,13 +1359,13 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
 }
 
 /// Why the token refused pull `id`'s transfer: the payer's balance, its allowance, or the
-/// token itself (read from the chain now); `transfer_failed` when that cannot be read.
+/// token itself (read from the chain now); `TransferFailed` when that cannot be read.
 async fn transfer_failure_code(
     store: &Store,
     net: &Network,
     id: &str,
     request: &PullRequest,
-) -> &'static str {
+) -> DeclineReason {
     let payer_token = async {
         let pull = store.pull_unscoped(id).await.ok()?;
         let m = store.mandate_unscoped(&pull.mandate_id).await.ok()?;
@@ -1375,7 +1375,7 @@ async fn transfer_failure_code(
         ))
     };
     let Some((payer, token)) = payer_token.await else {
-        return "transfer_failed";
+        return DeclineReason::TransferFailed;
     };
     match openrail_chain::diagnose::transfer_failure(
         &net.reader,
@@ -1386,10 +1386,10 @@ async fn transfer_failure_code(
     )
     .await
     {
-        Ok(f) => f.code(),
+        Ok(f) => f.reason(),
         Err(e) => {
             tracing::warn!(pull = %id, error = %e, "could not tell why the transfer failed");
-            "transfer_failed"
+            DeclineReason::TransferFailed
         }
     }
 }
@@ -1419,13 +1419,9 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
             Ok(json(StatusCode::CREATED, views::pull(pull, chain_id)))
         }
         PullStatus::Declined => {
-            let reason = pull
-                .decline_code
-                .as_deref()
-                .and_then(DeclineReason::parse)
-                .ok_or_else(|| {
-                    ApiError::Internal(format!("pull {} declined without a code", pull.id))
-                })?;
+            let reason = pull.decline_code.ok_or_else(|| {
+                ApiError::Internal(format!("pull {} declined without a code", pull.id))
+            })?;
             let amount = format_minor(pull.amount, pull.currency);
             let detail = match reason {
                 DeclineReason::SessionKeyRevoked => {

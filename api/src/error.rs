@@ -139,78 +139,9 @@ pub enum ApiError {
     Internal(String),
 }
 
-/// On-chain and state rules that decline a request with 422.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeclineReason {
-    /// The session key was revoked.
-    SessionKeyRevoked,
-    /// The session key expired.
-    SessionKeyExpired,
-    /// The mandate is not active (pending, canceled or failed).
-    MandateNotActive,
-    /// The pull would exceed the key's or the mandate's ceiling this epoch.
-    AllowanceExceeded,
-    /// The destination is not on the key's allow-list.
-    DestinationNotAllowed,
-    /// The payer's balance cannot fund the pull.
-    InsufficientFunds,
-    /// The payer's allowance to the router is below the amount.
-    AllowanceInsufficient,
-    /// The token refused the transfer although balance and allowance suffice.
-    TransferFailed,
-    /// The session key is not on chain (its issuing transaction is pending or failed).
-    SessionKeyNotActive,
-    /// The key names an agent signer and the pull carries no signature.
-    SignatureRequired,
-    /// A signature is malformed or not the expected signer's.
-    SignatureInvalid,
-    /// The authorization (payer's or agent's) is past its deadline.
-    AuthorizationExpired,
-    /// The agent's nonce was used already.
-    NonceUsed,
-}
-
-impl DeclineReason {
-    /// The stable code.
-    pub fn code(self) -> &'static str {
-        match self {
-            DeclineReason::SessionKeyRevoked => "session_key_revoked",
-            DeclineReason::SessionKeyExpired => "session_key_expired",
-            DeclineReason::MandateNotActive => "mandate_not_active",
-            DeclineReason::AllowanceExceeded => "allowance_exceeded",
-            DeclineReason::DestinationNotAllowed => "destination_not_allowed",
-            DeclineReason::InsufficientFunds => "insufficient_funds",
-            DeclineReason::AllowanceInsufficient => "allowance_insufficient",
-            DeclineReason::TransferFailed => "transfer_failed",
-            DeclineReason::SessionKeyNotActive => "session_key_not_active",
-            DeclineReason::SignatureRequired => "signature_required",
-            DeclineReason::SignatureInvalid => "signature_invalid",
-            DeclineReason::AuthorizationExpired => "authorization_expired",
-            DeclineReason::NonceUsed => "nonce_used",
-        }
-    }
-
-    /// Parses a stored code.
-    pub fn parse(code: &str) -> Option<Self> {
-        [
-            DeclineReason::SessionKeyRevoked,
-            DeclineReason::SessionKeyExpired,
-            DeclineReason::MandateNotActive,
-            DeclineReason::AllowanceExceeded,
-            DeclineReason::DestinationNotAllowed,
-            DeclineReason::InsufficientFunds,
-            DeclineReason::AllowanceInsufficient,
-            DeclineReason::TransferFailed,
-            DeclineReason::SessionKeyNotActive,
-            DeclineReason::SignatureRequired,
-            DeclineReason::SignatureInvalid,
-            DeclineReason::AuthorizationExpired,
-            DeclineReason::NonceUsed,
-        ]
-        .into_iter()
-        .find(|r| r.code() == code)
-    }
-}
+/// On-chain and state rules that decline a request with 422: one enum for the chain's
+/// decline reasons, the stored `decline_code` and the HTTP `code` (defined in `store`).
+pub use openrail_store::agentic::DeclineReason;
 
 /// An RFC 9457 problem document plus Openrail's members.
 #[derive(Debug, Clone, Serialize)]
@@ -345,7 +276,7 @@ impl ApiError {
                     };
                     (
                         StatusCode::UNPROCESSABLE_ENTITY,
-                        reason.code(),
+                        reason.as_str(),
                         "Declined",
                         param,
                     )

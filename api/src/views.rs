@@ -119,7 +119,7 @@ pub fn pull(p: &DebitPull, chain_id: u64) -> Value {
         "destination": p.destination,
         "description": p.description,
         "status": p.status.as_str(),
-        "decline_code": p.decline_code,
+        "decline_code": p.decline_code.map(|r| r.as_str()),
         "failure_reason": p.failure_reason,
         "authorized_at": p.authorized_at.map(rfc3339_ms),
         "onchain": { "chain_id": chain_id, "tx_hash": p.tx_hash },

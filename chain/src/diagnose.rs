@@ -6,6 +6,7 @@ use alloy::primitives::{Address, U256};
 use alloy::providers::Provider;
 
 use crate::bindings::TestStablecoin;
+use openrail_store::agentic::DeclineReason;
 
 /// What stopped a transfer of `amount` of `token` from `payer` through `router`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,12 +20,12 @@ pub enum TransferFailure {
 }
 
 impl TransferFailure {
-    /// The API's stable code.
-    pub fn code(self) -> &'static str {
+    /// The reason the API records and answers.
+    pub fn reason(self) -> DeclineReason {
         match self {
-            TransferFailure::InsufficientFunds => "insufficient_funds",
-            TransferFailure::AllowanceInsufficient => "allowance_insufficient",
-            TransferFailure::TokenRefused => "transfer_failed",
+            TransferFailure::InsufficientFunds => DeclineReason::InsufficientFunds,
+            TransferFailure::AllowanceInsufficient => DeclineReason::AllowanceInsufficient,
+            TransferFailure::TokenRefused => DeclineReason::TransferFailed,
         }
     }
 }

@@ -31,6 +31,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::ChainError;
 use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors as AsmError};
 use crate::bindings::IAllowanceStateMachine::PullItem;
+use openrail_store::agentic::DeclineReason;
 
 /// Most items in one `pullBatch`.
 pub const MAX_BATCH: usize = 128;
@@ -253,26 +254,26 @@ impl Decline {
 }
 
 impl Decline {
-    /// The API's stable decline code.
-    pub fn code(&self) -> &'static str {
+    /// The reason the API records and answers.
+    pub fn reason(&self) -> DeclineReason {
         match self {
-            Decline::KeyRevoked => "session_key_revoked",
-            Decline::KeyExpired { .. } => "session_key_expired",
-            Decline::MandateNotActive => "mandate_not_active",
+            Decline::KeyRevoked => DeclineReason::SessionKeyRevoked,
+            Decline::KeyExpired { .. } => DeclineReason::SessionKeyExpired,
+            Decline::MandateNotActive => DeclineReason::MandateNotActive,
             Decline::DestinationNotAllowed | Decline::InvalidDestination => {
-                "destination_not_allowed"
+                DeclineReason::DestinationNotAllowed
             }
-            Decline::SignatureRequired => "signature_required",
-            Decline::SignatureInvalid => "signature_invalid",
-            Decline::SignatureExpired => "authorization_expired",
-            Decline::NonceUsed => "nonce_used",
+            Decline::SignatureRequired => DeclineReason::SignatureRequired,
+            Decline::SignatureInvalid => DeclineReason::SignatureInvalid,
+            Decline::SignatureExpired => DeclineReason::AuthorizationExpired,
+            Decline::NonceUsed => DeclineReason::NonceUsed,
             Decline::KeyCeilingExceeded { .. } | Decline::MandateCeilingExceeded { .. } => {
-                "allowance_exceeded"
+                DeclineReason::AllowanceExceeded
             }
             // The token refused the move; which of balance, allowance or the token itself
             // is told by `diagnose::transfer_failure` where the caller can read the chain.
-            Decline::TransferFailed => "transfer_failed",
-            Decline::UnknownKey | Decline::Other(_) => "session_key_not_active",
+            Decline::TransferFailed => DeclineReason::TransferFailed,
+            Decline::UnknownKey | Decline::Other(_) => DeclineReason::SessionKeyNotActive,
         }
     }
 }
@@ -326,7 +327,7 @@ impl PullOutcome {
                 };
                 PullResolution {
                     status: PullStatus::Declined,
-                    decline_code: Some(reason.code()),
+                    decline_code: Some(reason.reason()),
                     remaining_token_units: remaining,
                     resets_at_s: resets,
                     tx_hash: Some(tx_hash.to_string()),

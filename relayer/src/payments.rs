@@ -391,7 +391,7 @@ impl PaymentWorker {
         use openrail_chain::diagnose::{TransferFailure, transfer_failure};
         match transfer_failure(&self.reader, *token, from, self.router, amount).await {
             Ok(TransferFailure::TokenRefused) | Err(_) => reason,
-            Ok(f) => f.code(),
+            Ok(f) => f.reason().as_str(),
         }
     }
 

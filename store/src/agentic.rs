@@ -55,6 +55,39 @@ string_enum!(
     }
 );
 
+string_enum!(
+    /// Why a pull (or a request) was declined: one set of reasons for the chain's custom
+    /// errors, the stored `decline_code`, and the API's 422 `code`.
+    DeclineReason {
+        /// The session key was revoked.
+        SessionKeyRevoked = "session_key_revoked",
+        /// The session key expired.
+        SessionKeyExpired = "session_key_expired",
+        /// The mandate is not active (pending, canceled or failed).
+        MandateNotActive = "mandate_not_active",
+        /// The pull would exceed the key's or the mandate's ceiling this epoch.
+        AllowanceExceeded = "allowance_exceeded",
+        /// The destination is not on the key's allow-list (or may not be paid at all).
+        DestinationNotAllowed = "destination_not_allowed",
+        /// The payer's balance cannot fund the pull.
+        InsufficientFunds = "insufficient_funds",
+        /// The payer's allowance to the router is below the amount.
+        AllowanceInsufficient = "allowance_insufficient",
+        /// The token refused the transfer although balance and allowance suffice.
+        TransferFailed = "transfer_failed",
+        /// The session key is not on chain (its issuing transaction is pending or failed).
+        SessionKeyNotActive = "session_key_not_active",
+        /// The key names an agent signer and the pull carries no signature.
+        SignatureRequired = "signature_required",
+        /// A signature is malformed or not the expected signer's.
+        SignatureInvalid = "signature_invalid",
+        /// The authorization (payer's or agent's) is past its deadline.
+        AuthorizationExpired = "authorization_expired",
+        /// The agent's nonce was used already.
+        NonceUsed = "nonce_used",
+    }
+);
+
 /// A mandate row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mandate {
@@ -156,7 +189,7 @@ pub struct DebitPull {
     /// Lifecycle.
     pub status: PullStatus,
     /// Why it was declined.
-    pub decline_code: Option<String>,
+    pub decline_code: Option<DeclineReason>,
     /// Allowance left when declined for the ceiling (minor units).
     pub remaining: Option<u64>,
     /// When that allowance resets (unix ms).
@@ -180,8 +213,8 @@ pub struct DebitPull {
 pub struct PullResolution {
     /// `authorized`, `declined` or `failed`.
     pub status: PullStatus,
-    /// The stable decline code (`allowance_exceeded`, …).
-    pub decline_code: Option<&'static str>,
+    /// Why it was declined.
+    pub decline_code: Option<DeclineReason>,
     /// For ceiling declines: what was left, in token units.
     pub remaining_token_units: Option<u128>,
     /// For ceiling declines: when the allowance resets, unix seconds.
@@ -296,7 +329,10 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
         destination_address: r.try_get(8)?,
         description: r.try_get(9)?,
         status: PullStatus::parse(&status).ok_or_else(|| corrupt("pull status", &status))?,
-        decline_code: r.try_get(11)?,
+        decline_code: match r.try_get::<Option<String>, _>(11)? {
+            None => None,
+            Some(c) => Some(DeclineReason::parse(&c).ok_or_else(|| corrupt("decline code", &c))?),
+        },
         remaining: r.try_get::<Option<i64>, _>(12)?.map(u64_of),
         resets_at: r.try_get(13)?,
         tx_hash: r.try_get(14)?,
@@ -557,7 +593,7 @@ impl Store {
         .bind(&p.destination_address)
         .bind(&p.description)
         .bind(p.status.as_str())
-        .bind(&p.decline_code)
+        .bind(p.decline_code.map(DeclineReason::as_str))
         .bind(p.remaining.map(i64_of))
         .bind(p.resets_at)
         .bind(&p.tx_hash)
@@ -596,7 +632,7 @@ impl Store {
         )
         .bind(id)
         .bind(r.status.as_str())
-        .bind(r.decline_code)
+        .bind(r.decline_code.map(DeclineReason::as_str))
         .bind(r.remaining_token_units.map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX)))
         .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
         .bind(&r.tx_hash)

@@ -204,7 +204,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
     assert_eq!(status(1).await?.status, PullStatus::Authorized);
     let declined = status(2).await?;
     assert_eq!(
-        (declined.status, declined.decline_code.as_deref()),
+        (declined.status, declined.decline_code.map(|r| r.as_str())),
         (PullStatus::Declined, Some("allowance_exceeded"))
     );
     assert_eq!(declined.remaining, Some(1_000)); // 10.00 left of 100.00
