@@ -25,7 +25,7 @@ use openrail_store::agentic::{
 };
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::{hash_secret, new_id, random_id};
-use openrail_store::journal::TxStatus;
+use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::money::format_minor;
 use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
 use serde_json::Value;
@@ -294,7 +294,7 @@ where
 async fn chain_call<R, Fut>(
     net: Arc<Network>,
     input: Bytes,
-    kind: &'static str,
+    kind: TxKind,
     intent: String,
     wait: Duration,
     record: R,
@@ -316,17 +316,17 @@ where
         let (ok, tx) = match sent {
             Ok(m) => {
                 if !m.success {
-                    tracing::error!(%intent, kind, tx = %m.tx_hash, "operator transaction reverted");
+                    tracing::error!(%intent, kind = kind.as_str(), tx = %m.tx_hash, "operator transaction reverted");
                 }
                 (m.success, Some(m.tx_hash.to_string()))
             }
             Err(e) => {
-                tracing::error!(%intent, kind, error = %e, "operator transaction failed");
+                tracing::error!(%intent, kind = kind.as_str(), error = %e, "operator transaction failed");
                 (false, None)
             }
         };
         if let Err(e) = record(ok, tx).await {
-            tracing::error!(%intent, kind, error = %e, "recording the outcome failed");
+            tracing::error!(%intent, kind = kind.as_str(), error = %e, "recording the outcome failed");
         }
     })
     .await
@@ -341,10 +341,10 @@ enum Creation {
 
 impl Creation {
     /// The journal's kind of its transaction.
-    fn kind(self) -> &'static str {
+    fn kind(self) -> TxKind {
         match self {
-            Creation::Mandate => "create_mandate",
-            Creation::SessionKey => "issue_session_key",
+            Creation::Mandate => TxKind::CreateMandate,
+            Creation::SessionKey => TxKind::IssueSessionKey,
         }
     }
 
@@ -861,7 +861,7 @@ pub async fn cancel_mandate(
     let done = chain_call(
         net,
         call,
-        "cancel_mandate",
+        TxKind::CancelMandate,
         mid.clone(),
         wait,
         move |ok, _| async move {
@@ -1079,7 +1079,7 @@ pub async fn revoke_session_key(
     let done = chain_call(
         net,
         call,
-        "revoke_session_key",
+        TxKind::RevokeSessionKey,
         kid.clone(),
         wait,
         move |ok, _| async move {

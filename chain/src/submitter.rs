@@ -32,6 +32,7 @@ use crate::ChainError;
 use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors as AsmError};
 use crate::bindings::IAllowanceStateMachine::PullItem;
 use openrail_store::agentic::DeclineReason;
+use openrail_store::journal::TxKind;
 
 /// Most items in one `pullBatch`.
 pub const MAX_BATCH: usize = 128;
@@ -57,8 +58,8 @@ pub struct SignedTx {
     pub hash: TxHash,
     /// EIP-2718 encoded bytes, ready for `eth_sendRawTransaction`.
     pub raw: Bytes,
-    /// What it does (`pull_batch`, `create_mandate`, …).
-    pub kind: &'static str,
+    /// What it does.
+    pub kind: TxKind,
     /// The intents (API object ids) it carries, in item order.
     pub intents: Vec<String>,
 }
@@ -357,7 +358,7 @@ enum Job {
     Call {
         to: Address,
         input: Bytes,
-        kind: &'static str,
+        kind: TxKind,
         intent: String,
         reply: oneshot::Sender<Result<Mined, ChainError>>,
     },
@@ -448,7 +449,7 @@ impl Submitter {
     pub async fn call_asm<C: SolCall>(
         &self,
         call: C,
-        kind: &'static str,
+        kind: TxKind,
         intent: &str,
     ) -> Result<Mined, ChainError> {
         self.call(self.asm, call, kind, intent).await
@@ -459,7 +460,7 @@ impl Submitter {
         &self,
         to: Address,
         call: C,
-        kind: &'static str,
+        kind: TxKind,
         intent: &str,
     ) -> Result<Mined, ChainError> {
         self.call_raw(to, call.abi_encode().into(), kind, intent)
@@ -471,7 +472,7 @@ impl Submitter {
         &self,
         to: Address,
         input: Bytes,
-        kind: &'static str,
+        kind: TxKind,
         intent: &str,
     ) -> Result<Mined, ChainError> {
         let (tx, rx) = oneshot::channel();
@@ -571,7 +572,10 @@ impl Sender {
                         + GAS_PER_PULL * pulls.len() as u64
                         + GAS_PER_SIGNED_PULL * signed;
                     let (_, replies): (Vec<_>, Vec<_>) = pulls.into_iter().unzip();
-                    match self.send(self.asm, input, gas, "pull_batch", intents).await {
+                    match self
+                        .send(self.asm, input, gas, TxKind::PullBatch, intents)
+                        .await
+                    {
                         Ok(hash) => {
                             let _ = flights.send(InFlight {
                                 hash,
@@ -601,7 +605,7 @@ impl Sender {
         to: Address,
         input: Bytes,
         gas: u64,
-        kind: &'static str,
+        kind: TxKind,
         intents: Vec<String>,
     ) -> Result<TxHash, ChainError> {
         let fees = self.provider.estimate_eip1559_fees().await?;

@@ -26,7 +26,7 @@ use alloy::sol_types::SolCall;
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
-use openrail_store::journal::TxStatus;
+use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::money::TOKEN_DECIMALS;
 use openrail_store::payments::{Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
@@ -165,7 +165,12 @@ impl PaymentWorker {
                 };
                 if let Err(e) = self
                     .submitter
-                    .call_raw(self.router, call.abi_encode().into(), "settle", &intent)
+                    .call_raw(
+                        self.router,
+                        call.abi_encode().into(),
+                        TxKind::Settle,
+                        &intent,
+                    )
                     .await
                 {
                     tracing::warn!(pull = %pull.pull_id, error = %e, "pull payout not confirmed");
@@ -499,7 +504,7 @@ impl PaymentWorker {
         };
         if let Err(e) = self
             .submitter
-            .call_raw(self.router, input, "settle", intent)
+            .call_raw(self.router, input, TxKind::Settle, intent)
             .await
         {
             tracing::warn!(payment = %p.id, error = %e, "payment leg not confirmed");

@@ -208,8 +208,9 @@ impl Watcher {
             else {
                 continue;
             };
-            if kind != "pull_batch" || intents.len() != outcomes.len() {
-                tracing::error!(%hash, kind, "journal and outcome logs disagree; skipping");
+            if kind != openrail_store::journal::TxKind::PullBatch || intents.len() != outcomes.len()
+            {
+                tracing::error!(%hash, kind = kind.as_str(), "journal and outcome logs disagree; skipping");
                 continue;
             }
             for (intent, outcome) in intents.into_iter().zip(outcomes) {

@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::ids::Mode;
-use crate::journal::TxStatus;
+use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 
 string_enum!(
@@ -893,10 +893,12 @@ impl Store {
                 (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?);
             let fate = TxStatus::parse(&status)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
+            let kind = TxKind::parse(&kind)
+                .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
             let intents: Vec<String> = serde_json::from_str(&intents)
                 .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
             for intent in &intents {
-                changed += self.apply_fate(&kind, fate, &hash, intent).await?;
+                changed += self.apply_fate(kind, fate, &hash, intent).await?;
             }
             // Only if the fate is still the one applied (a reorganisation may have reset it).
             sqlx::query("UPDATE chain_txs SET applied = 1 WHERE hash = $1 AND status = $2")
@@ -911,7 +913,7 @@ impl Store {
     /// The effect of one journaled transaction's fate on the object `intent`.
     async fn apply_fate(
         &self,
-        kind: &str,
+        kind: TxKind,
         fate: TxStatus,
         hash: &str,
         intent: &str,
@@ -927,46 +929,51 @@ impl Store {
         let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
         let succeeded = fate == TxStatus::Succeeded;
         let query = match kind {
-            "create_mandate" if succeeded => sqlx::query(
+            TxKind::CreateMandate if succeeded => sqlx::query(
                 "UPDATE mandates SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
             )
             .bind(intent)
             .bind(hash),
-            "issue_session_key" if succeeded => sqlx::query(
+            TxKind::IssueSessionKey if succeeded => sqlx::query(
                 "UPDATE session_keys SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
             )
             .bind(intent)
             .bind(hash),
-            "cancel_mandate" if succeeded => {
+            TxKind::CancelMandate if succeeded => {
                 sqlx::query("UPDATE mandates SET status = 'canceled' WHERE id = $1 AND status = 'active'")
                     .bind(intent)
             }
-            "revoke_session_key" if succeeded => sqlx::query(
+            TxKind::RevokeSessionKey if succeeded => sqlx::query(
                 "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
                  WHERE id = $1 AND status IN ('pending', 'active')",
             )
             .bind(intent)
             .bind(crate::now_ms()),
-            "create_mandate" if failed => sqlx::query(concat!(
+            TxKind::CreateMandate if failed => sqlx::query(concat!(
                 "UPDATE mandates SET status = 'failed' WHERE id = $1 AND status = 'pending'",
                 none_live!()
             ))
             .bind(intent),
-            "issue_session_key" if failed => sqlx::query(concat!(
+            TxKind::IssueSessionKey if failed => sqlx::query(concat!(
                 "UPDATE session_keys SET status = 'failed' WHERE id = $1 AND status = 'pending'",
                 none_live!()
             ))
             .bind(intent),
-            "pull_batch" if failed => sqlx::query(concat!(
+            TxKind::PullBatch if failed => sqlx::query(concat!(
                 "UPDATE debit_pulls SET status = 'failed', updated_at = $2 \
                  WHERE id = $1 AND status = 'pending'",
                 none_live!()
             ))
             .bind(intent)
             .bind(crate::now_ms()),
-            // Everything else is recorded elsewhere: pull outcomes from logs by the
-            // watcher, payment legs by the payment worker.
-            _ => return Ok(0),
+            // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
+            // payouts by the payment worker; a cancel or revoke that failed changed nothing.
+            TxKind::CreateMandate
+            | TxKind::IssueSessionKey
+            | TxKind::CancelMandate
+            | TxKind::RevokeSessionKey
+            | TxKind::PullBatch
+            | TxKind::Settle => return Ok(0),
         };
         Ok(query.execute(self.pool()).await?.rows_affected())
     }

@@ -5,6 +5,23 @@ use sqlx::Row;
 use crate::db::{Store, StoreError};
 use crate::now_ms;
 
+string_enum!(
+    /// What a journaled operator transaction does.
+    TxKind {
+        /// `createMandate` / `createMandateWithSignature` (intent: the mandate).
+        CreateMandate = "create_mandate",
+        /// `cancelMandate` (intent: the mandate).
+        CancelMandate = "cancel_mandate",
+        /// `issueSessionKey` (intent: the key).
+        IssueSessionKey = "issue_session_key",
+        /// `revokeSessionKey` (intent: the key).
+        RevokeSessionKey = "revoke_session_key",
+        /// `pullBatch` (intents: its pulls, in item order).
+        PullBatch = "pull_batch",
+        /// `settle` / `settleWithSignature` (intent: a payment leg or a pull's payout).
+        Settle = "settle",
+    }
+);
 /// What an `Idempotency-Key` lookup found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyBegin {
@@ -85,7 +102,7 @@ impl Store {
         nonce: u64,
         hash: &str,
         raw: &str,
-        kind: &str,
+        kind: TxKind,
         intents: &[String],
         fence: Option<(&str, &str)>,
     ) -> Result<bool, StoreError> {
@@ -102,7 +119,7 @@ impl Store {
         .bind(nonce as i64)
         .bind(hash)
         .bind(raw)
-        .bind(kind)
+        .bind(kind.as_str())
         .bind(serde_json::to_string(intents).expect("strings serialize"))
         .bind(now_ms())
         .bind(lease)
@@ -400,7 +417,7 @@ impl Store {
         &self,
         chain_id: u64,
         hash: &str,
-    ) -> Result<Option<(String, Vec<String>)>, StoreError> {
+    ) -> Result<Option<(TxKind, Vec<String>)>, StoreError> {
         let row =
             sqlx::query("SELECT kind, intents FROM chain_txs WHERE chain_id = $1 AND hash = $2")
                 .bind(chain_id as i64)
@@ -409,6 +426,8 @@ impl Store {
                 .await?;
         row.map(|r| {
             let kind: String = r.try_get(0)?;
+            let kind = TxKind::parse(&kind)
+                .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
             let intents: String = r.try_get(1)?;
             let intents = serde_json::from_str(&intents)
                 .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;

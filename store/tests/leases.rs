@@ -17,7 +17,7 @@ async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
             nonce,
             &format!("0xhash{nonce}"),
             "0xraw",
-            "pull_batch",
+            openrail_store::journal::TxKind::PullBatch,
             &[format!("pull_{nonce}")],
             Some((&lease, holder)),
         )
@@ -93,7 +93,15 @@ async fn leases_and_fence(store: Store) {
     // Unfenced journaling (a single process without leases) always records.
     assert!(
         store
-            .record_tx(7, 3, "0xhash3", "0xraw", "settle", &[], None)
+            .record_tx(
+                7,
+                3,
+                "0xhash3",
+                "0xraw",
+                openrail_store::journal::TxKind::Settle,
+                &[],
+                None
+            )
             .await
             .unwrap()
     );

@@ -13,6 +13,7 @@ use openrail_chain::submitter::{
 };
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
+use openrail_store::journal::TxKind;
 use openrail_store::{Currency, Interval, Mode, now_ms};
 use openrail_tests::{Harness, pending_pull_row, units};
 
@@ -114,7 +115,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
     };
     assert!(
         submitter
-            .call_asm(create, "create_mandate", &mid)
+            .call_asm(create, TxKind::CreateMandate, &mid)
             .await?
             .success
     );
@@ -128,7 +129,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
     };
     assert!(
         submitter
-            .call_asm(issue, "issue_session_key", &kid)
+            .call_asm(issue, TxKind::IssueSessionKey, &kid)
             .await?
             .success
     );
@@ -300,7 +301,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     };
     assert!(
         restarted
-            .call_asm(cancel, "cancel_mandate", &f.mid)
+            .call_asm(cancel, TxKind::CancelMandate, &f.mid)
             .await?
             .success
     );
@@ -390,7 +391,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     };
     assert!(
         f.submitter
-            .call_asm(cancel, "cancel_mandate", &f.mid)
+            .call_asm(cancel, TxKind::CancelMandate, &f.mid)
             .await?
             .success
     );
