@@ -35,7 +35,7 @@ use crate::body::{Fields, invalid};
 use crate::consent::{self, declined};
 use crate::error::{ApiError, DeclineReason};
 use crate::middleware::{Principal, link_created};
-use crate::network::{Network, TOKEN_DECIMALS};
+use crate::network::Network;
 use crate::views::{self, EpochUse};
 
 /// Bounds of `expires_in`, seconds.
@@ -156,7 +156,7 @@ fn onchain_id(id: &str) -> B256 {
 }
 
 fn token_units(a: Amount) -> U256 {
-    U256::from(a.to_token_units(TOKEN_DECIMALS))
+    openrail_chain::token_units(a.minor(), a.currency())
 }
 
 fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {

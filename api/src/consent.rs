@@ -11,7 +11,7 @@ use openrail_store::payments::Payment;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, DeclineReason};
-use crate::network::{Network, TOKEN_DECIMALS};
+use crate::network::Network;
 use crate::views::{rfc3339_ms, rfc3339_s};
 
 /// A fresh unordered nonce: 64 random bits.
@@ -34,11 +34,6 @@ fn nonce_of(a: &Authorization) -> Option<U256> {
     U256::from_str_radix(&a.nonce, 10).ok()
 }
 
-/// Token units of `minor` units of a currency with `decimals`.
-pub fn units(minor: u64, decimals: u32) -> U256 {
-    U256::from(minor) * U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - decimals))
-}
-
 /// The `Mandate` message a payer signs for mandate `m`.
 pub fn mandate_message(
     m: &openrail_store::agentic::Mandate,
@@ -49,7 +44,7 @@ pub fn mandate_message(
         mandateId: m.onchain_id.parse().ok()?,
         payer: m.payer_address.parse().ok()?,
         token: *net.tokens.get(&m.currency)?,
-        maxAmount: units(m.max_amount, m.currency.decimals()),
+        maxAmount: openrail_chain::token_units(m.max_amount, m.currency),
         interval: m.interval.onchain(),
         nonce: nonce_of(a)?,
         deadline: U256::from(u64::try_from(a.deadline).ok()?),
@@ -72,7 +67,7 @@ pub fn payment_message(p: &Payment, net: &Network, a: &Authorization) -> Option<
         token: *net.tokens.get(&p.currency)?,
         from: p.source_id.parse().ok()?,
         to: payment_recipient(p, net)?,
-        amount: units(p.amount, p.currency.decimals()),
+        amount: openrail_chain::token_units(p.amount, p.currency),
         nonce: nonce_of(a)?,
         deadline: U256::from(u64::try_from(a.deadline).ok()?),
     })

@@ -11,9 +11,6 @@ use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
 use openrail_store::Currency;
 
-/// Decimals of the settlement chain's stablecoins.
-pub const TOKEN_DECIMALS: u32 = 6;
-
 /// The settlement chain of one mode.
 #[derive(Debug)]
 pub struct Network {

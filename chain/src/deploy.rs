@@ -26,7 +26,7 @@ use crate::bindings::{
 /// Currencies that get a test stablecoin (6 decimals) on every testnet chain.
 pub const TEST_CURRENCIES: [&str; 2] = ["USD", "EUR"];
 /// Decimals of every test stablecoin.
-pub const TOKEN_DECIMALS: u8 = 6;
+pub const TOKEN_DECIMALS: u8 = openrail_store::money::TOKEN_DECIMALS as u8;
 
 /// What a chain is for. The caller never picks a chain; the service routes by role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

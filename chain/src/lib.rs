@@ -21,3 +21,33 @@ mod error;
 pub mod submitter;
 
 pub use error::ChainError;
+
+/// Token units (the stablecoins' 6 decimals) of `minor` units of `currency` (its 2): the one
+/// conversion between what the API and the database count and what the chain moves.
+pub fn token_units(minor: u64, currency: openrail_store::Currency) -> alloy::primitives::U256 {
+    use alloy::primitives::U256;
+    let scale = openrail_store::money::TOKEN_DECIMALS - currency.decimals();
+    U256::from(minor) * U256::from(10u64).pow(U256::from(scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy::primitives::U256;
+    use openrail_store::{Amount, Currency};
+
+    /// The chain's conversion agrees with the exact decimal amounts of the API.
+    #[test]
+    fn token_units_agree_with_amounts() {
+        for (text, units) in [
+            ("12.50", 12_500_000u64),
+            ("0.01", 10_000),
+            ("100", 100_000_000),
+        ] {
+            for c in Currency::ALL {
+                let a = Amount::parse(text, c).unwrap();
+                assert_eq!(super::token_units(a.minor(), c), U256::from(units));
+                assert_eq!(U256::from(a.to_token_units(6)), U256::from(units));
+            }
+        }
+    }
+}

@@ -27,16 +27,10 @@ use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
-use openrail_store::money::TOKEN_DECIMALS;
 use openrail_store::payments::{Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
 
 use crate::bank::{BankError, BankRail, SimulatedBank};
-
-/// Token units of `minor` units of `currency`.
-fn minor_to_units(minor: u64, currency: Currency) -> U256 {
-    U256::from(minor) * U256::from(10u64).pow(U256::from(TOKEN_DECIMALS - currency.decimals()))
-}
 
 /// Where an on-chain leg stands, read from the journal.
 enum Leg {
@@ -161,7 +155,7 @@ impl PaymentWorker {
                     r#ref: keccak256(intent.as_bytes()),
                     token: *token,
                     to,
-                    amount: minor_to_units(pull.amount, pull.currency),
+                    amount: openrail_chain::token_units(pull.amount, pull.currency),
                 };
                 if let Err(e) = self
                     .submitter
@@ -392,7 +386,7 @@ impl PaymentWorker {
         else {
             return reason;
         };
-        let amount = minor_to_units(p.amount, p.currency);
+        let amount = openrail_chain::token_units(p.amount, p.currency);
         use openrail_chain::diagnose::{TransferFailure, transfer_failure};
         match transfer_failure(&self.reader, *token, from, self.router, amount).await {
             Ok(TransferFailure::TokenRefused) | Err(_) => reason,
@@ -459,7 +453,7 @@ impl PaymentWorker {
             tracing::error!(payment = %p.id, "payment leg has an unusable address or currency");
             return;
         };
-        let amount = minor_to_units(p.amount, p.currency);
+        let amount = openrail_chain::token_units(p.amount, p.currency);
         let r#ref = keccak256(intent.as_bytes());
         let input: Bytes = if from == "treasury" {
             SettlementRouter::settleCall {
