@@ -263,83 +263,83 @@ const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amoun
     destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
     created_at, updated_at, failure_reason, agent_nonce, agent_deadline, agent_signature";
 
-fn mode_of(r: &AnyRow, i: usize) -> Result<Mode, StoreError> {
-    let s: String = r.try_get(i)?;
+fn mode_of(r: &AnyRow, col: &str) -> Result<Mode, StoreError> {
+    let s: String = r.try_get(col)?;
     Mode::parse(&s).ok_or_else(|| corrupt("mode", &s))
 }
 
-fn currency_of(r: &AnyRow, i: usize) -> Result<Currency, StoreError> {
-    let s: String = r.try_get(i)?;
+fn currency_of(r: &AnyRow, col: &str) -> Result<Currency, StoreError> {
+    let s: String = r.try_get(col)?;
     Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
 }
 
 fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
-    let interval: String = r.try_get(7)?;
-    let status: String = r.try_get(9)?;
+    let interval: String = r.try_get("interval")?;
+    let status: String = r.try_get("status")?;
     Ok(Mandate {
-        id: r.try_get(0)?,
-        account_id: r.try_get(1)?,
-        mode: mode_of(r, 2)?,
-        payer_account_id: r.try_get(3)?,
-        payer_address: r.try_get(4)?,
-        currency: currency_of(r, 5)?,
-        max_amount: u64_of(r.try_get(6)?),
+        id: r.try_get("id")?,
+        account_id: r.try_get("account_id")?,
+        mode: mode_of(r, "mode")?,
+        payer_account_id: r.try_get("payer_account_id")?,
+        payer_address: r.try_get("payer_address")?,
+        currency: currency_of(r, "currency")?,
+        max_amount: u64_of(r.try_get("max_amount")?),
         interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
-        purpose: r.try_get(8)?,
+        purpose: r.try_get("purpose")?,
         status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
-        chain_id: u64_of(r.try_get(10)?),
-        contract: r.try_get(11)?,
-        onchain_id: r.try_get(12)?,
-        tx_hash: r.try_get(13)?,
-        created_at: r.try_get(14)?,
+        chain_id: u64_of(r.try_get("chain_id")?),
+        contract: r.try_get("contract")?,
+        onchain_id: r.try_get("onchain_id")?,
+        tx_hash: r.try_get("tx_hash")?,
+        created_at: r.try_get("created_at")?,
     })
 }
 
 fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
-    let dests: String = r.try_get(6)?;
-    let status: String = r.try_get(7)?;
+    let dests: String = r.try_get("allowed_destinations")?;
+    let status: String = r.try_get("status")?;
     Ok(SessionKey {
-        id: r.try_get(0)?,
-        account_id: r.try_get(1)?,
-        mode: mode_of(r, 2)?,
-        mandate_id: r.try_get(3)?,
-        expires_at: r.try_get(4)?,
+        id: r.try_get("id")?,
+        account_id: r.try_get("account_id")?,
+        mode: mode_of(r, "mode")?,
+        mandate_id: r.try_get("mandate_id")?,
+        expires_at: r.try_get("expires_at")?,
         max_amount: r.try_get::<Option<i64>, _>(5)?.map(u64_of),
         allowed_destinations: serde_json::from_str(&dests)
             .map_err(|_| corrupt("destinations", &dests))?,
         status: KeyStatus::parse(&status).ok_or_else(|| corrupt("key status", &status))?,
-        onchain_id: r.try_get(8)?,
-        tx_hash: r.try_get(9)?,
-        created_at: r.try_get(10)?,
-        signer: r.try_get(11)?,
+        onchain_id: r.try_get("onchain_id")?,
+        tx_hash: r.try_get("tx_hash")?,
+        created_at: r.try_get("created_at")?,
+        signer: r.try_get("signer")?,
     })
 }
 
 fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
-    let status: String = r.try_get(10)?;
+    let status: String = r.try_get("status")?;
     Ok(DebitPull {
-        id: r.try_get(0)?,
-        account_id: r.try_get(1)?,
-        mode: mode_of(r, 2)?,
-        session_key_id: r.try_get(3)?,
-        mandate_id: r.try_get(4)?,
-        amount: u64_of(r.try_get(5)?),
-        currency: currency_of(r, 6)?,
-        destination: r.try_get(7)?,
-        destination_address: r.try_get(8)?,
-        description: r.try_get(9)?,
+        id: r.try_get("id")?,
+        account_id: r.try_get("account_id")?,
+        mode: mode_of(r, "mode")?,
+        session_key_id: r.try_get("session_key_id")?,
+        mandate_id: r.try_get("mandate_id")?,
+        amount: u64_of(r.try_get("amount")?),
+        currency: currency_of(r, "currency")?,
+        destination: r.try_get("destination")?,
+        destination_address: r.try_get("destination_address")?,
+        description: r.try_get("description")?,
         status: PullStatus::parse(&status).ok_or_else(|| corrupt("pull status", &status))?,
         decline_code: match r.try_get::<Option<String>, _>(11)? {
             None => None,
             Some(c) => Some(DeclineReason::parse(&c).ok_or_else(|| corrupt("decline code", &c))?),
         },
         remaining: r.try_get::<Option<i64>, _>(12)?.map(u64_of),
-        resets_at: r.try_get(13)?,
-        tx_hash: r.try_get(14)?,
-        authorized_at: r.try_get(15)?,
-        created_at: r.try_get(16)?,
-        updated_at: r.try_get(17)?,
-        failure_reason: r.try_get(18)?,
+        resets_at: r.try_get("resets_at")?,
+        tx_hash: r.try_get("tx_hash")?,
+        authorized_at: r.try_get("authorized_at")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+        failure_reason: r.try_get("failure_reason")?,
         agent: match (
             r.try_get::<Option<String>, _>(19)?,
             r.try_get::<Option<i64>, _>(20)?,
@@ -774,11 +774,11 @@ impl Store {
         rows.iter()
             .map(|r| {
                 Ok(BankFundedPull {
-                    pull_id: r.try_get(0)?,
-                    amount: u64_of(r.try_get(1)?),
-                    bank_account_id: r.try_get(2)?,
-                    destination: r.try_get(3)?,
-                    currency: currency_of(r, 4)?,
+                    pull_id: r.try_get("id")?,
+                    amount: u64_of(r.try_get("amount")?),
+                    bank_account_id: r.try_get("payer_account_id")?,
+                    destination: r.try_get("destination_address")?,
+                    currency: currency_of(r, "currency")?,
                 })
             })
             .collect()

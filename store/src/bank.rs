@@ -124,37 +124,43 @@ fn corrupt(what: &str, v: &str) -> StoreError {
 }
 
 fn account_of(r: &AnyRow) -> Result<BankAccount, StoreError> {
-    let mode: String = r.try_get(2)?;
-    let currency: String = r.try_get(4)?;
-    let behavior: String = r.try_get(6)?;
+    account_prefixed(r, "")
+}
+
+/// A bank account from columns named `<prefix><column>` (joins alias them).
+fn account_prefixed(r: &AnyRow, prefix: &str) -> Result<BankAccount, StoreError> {
+    let col = |c: &str| format!("{prefix}{c}");
+    let mode: String = r.try_get(col("mode").as_str())?;
+    let currency: String = r.try_get(col("currency").as_str())?;
+    let behavior: String = r.try_get(col("behavior").as_str())?;
     Ok(BankAccount {
-        id: r.try_get(0)?,
-        account_id: r.try_get(1)?,
+        id: r.try_get(col("id").as_str())?,
+        account_id: r.try_get(col("account_id").as_str())?,
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        owner_name: r.try_get(3)?,
+        owner_name: r.try_get(col("owner_name").as_str())?,
         currency: Currency::parse(&currency).ok_or_else(|| corrupt("currency", &currency))?,
-        balance: r.try_get(5)?,
+        balance: r.try_get(col("balance").as_str())?,
         behavior: Behavior::parse(&behavior).ok_or_else(|| corrupt("behavior", &behavior))?,
-        delay_ms: r.try_get(7)?,
-        created_at: r.try_get(8)?,
-        held: r.try_get(9)?,
+        delay_ms: r.try_get(col("delay_ms").as_str())?,
+        created_at: r.try_get(col("created_at").as_str())?,
+        held: r.try_get(col("held").as_str())?,
     })
 }
 
 fn transfer_of(r: &AnyRow) -> Result<BankTransfer, StoreError> {
-    let direction: String = r.try_get(2)?;
-    let status: String = r.try_get(4)?;
+    let direction: String = r.try_get("direction")?;
+    let status: String = r.try_get("status")?;
     Ok(BankTransfer {
-        id: r.try_get(0)?,
-        bank_account_id: r.try_get(1)?,
+        id: r.try_get("id")?,
+        bank_account_id: r.try_get("bank_account_id")?,
         direction: Direction::parse(&direction).ok_or_else(|| corrupt("direction", &direction))?,
-        amount: u64::try_from(r.try_get::<i64, _>(3)?).unwrap_or_default(),
+        amount: u64::try_from(r.try_get::<i64, _>("amount")?).unwrap_or_default(),
         status: TransferStatus::parse(&status)
             .ok_or_else(|| corrupt("transfer status", &status))?,
-        failure_reason: r.try_get(5)?,
-        due_at: r.try_get(6)?,
-        created_at: r.try_get(7)?,
-        updated_at: r.try_get(8)?,
+        failure_reason: r.try_get("failure_reason")?,
+        due_at: r.try_get("due_at")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
     })
 }
 
@@ -306,7 +312,7 @@ impl Store {
             .join(", ");
         let acols: String = ACCOUNT_COLS
             .split(", ")
-            .map(|c| format!("a.{c}"))
+            .map(|c| format!("a.{c} AS a_{c}"))
             .collect::<Vec<_>>()
             .join(", ");
         let rows = sqlx::query(&format!(
@@ -317,28 +323,7 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         rows.iter()
-            .map(|r| {
-                let t = transfer_of(r)?;
-                let n = TRANSFER_COLS.split(", ").count();
-                let mode: String = r.try_get(n + 2)?;
-                let currency: String = r.try_get(n + 4)?;
-                let behavior: String = r.try_get(n + 6)?;
-                let a = BankAccount {
-                    id: r.try_get(n)?,
-                    account_id: r.try_get(n + 1)?,
-                    mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-                    owner_name: r.try_get(n + 3)?,
-                    currency: Currency::parse(&currency)
-                        .ok_or_else(|| corrupt("currency", &currency))?,
-                    balance: r.try_get(n + 5)?,
-                    behavior: Behavior::parse(&behavior)
-                        .ok_or_else(|| corrupt("behavior", &behavior))?,
-                    delay_ms: r.try_get(n + 7)?,
-                    created_at: r.try_get(n + 8)?,
-                    held: r.try_get(n + 9)?,
-                };
-                Ok((t, a))
-            })
+            .map(|r| Ok((transfer_of(r)?, account_prefixed(r, "a_")?)))
             .collect()
     }
 

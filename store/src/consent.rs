@@ -74,12 +74,12 @@ impl Store {
         .await?;
         row.map(|r| {
             Ok(Authorization {
-                object_id: r.try_get(0)?,
-                signer: r.try_get(1)?,
-                nonce: r.try_get(2)?,
-                deadline: r.try_get(3)?,
-                signature: r.try_get(4)?,
-                authorized_at: r.try_get(5)?,
+                object_id: r.try_get("object_id")?,
+                signer: r.try_get("signer")?,
+                nonce: r.try_get("nonce")?,
+                deadline: r.try_get("deadline")?,
+                signature: r.try_get("signature")?,
+                authorized_at: r.try_get("authorized_at")?,
             })
         })
         .transpose()

@@ -79,26 +79,26 @@ const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_
     destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
 
 fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
-    let mode: String = r.try_get(2)?;
-    let currency: String = r.try_get(4)?;
-    let status: String = r.try_get(9)?;
+    let mode: String = r.try_get("mode")?;
+    let currency: String = r.try_get("currency")?;
+    let status: String = r.try_get("status")?;
     let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
     Ok(Payment {
-        id: r.try_get(0)?,
-        account_id: r.try_get(1)?,
+        id: r.try_get("id")?,
+        account_id: r.try_get("account_id")?,
         mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
-        amount: u64::try_from(r.try_get::<i64, _>(3)?).unwrap_or_default(),
+        amount: u64::try_from(r.try_get::<i64, _>("amount")?).unwrap_or_default(),
         currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
-        source_type: r.try_get(5)?,
-        source_id: r.try_get(6)?,
-        destination_type: r.try_get(7)?,
-        destination_address: r.try_get(8)?,
+        source_type: r.try_get("source_type")?,
+        source_id: r.try_get("source_id")?,
+        destination_type: r.try_get("destination_type")?,
+        destination_address: r.try_get("destination_address")?,
         status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
-        failure_reason: r.try_get(10)?,
-        chain_id: u64::try_from(r.try_get::<i64, _>(11)?).unwrap_or_default(),
-        tx_hash: r.try_get(12)?,
-        created_at: r.try_get(13)?,
-        updated_at: r.try_get(14)?,
+        failure_reason: r.try_get("failure_reason")?,
+        chain_id: u64::try_from(r.try_get::<i64, _>("chain_id")?).unwrap_or_default(),
+        tx_hash: r.try_get("tx_hash")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
         refund_status: match r.try_get::<Option<String>, _>(15)? {
             None => None,
             Some(v) => Some(RefundStatus::parse(&v).ok_or_else(|| bad("refund status", &v))?),
