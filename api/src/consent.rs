@@ -54,7 +54,7 @@ pub fn mandate_message(
 /// Where a payment's source leg pays: its destination wallet, or the treasury when the
 /// destination is a bank account.
 pub fn payment_recipient(p: &Payment, net: &Network) -> Option<Address> {
-    if p.destination_type == "bank_account" {
+    if p.destination_type == openrail_store::payments::PartyKind::BankAccount {
         Some(net.treasury)
     } else {
         p.destination_address.parse().ok()

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::new_id;
 use openrail_store::money::format_minor;
-use openrail_store::payments::{Payment, PaymentStatus};
+use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::{Currency, now_ms};
 use serde_json::{Value, json};
 
@@ -35,7 +35,7 @@ use crate::views::{list, rfc3339_ms};
 /// signature; bank sources: the bank mandate).
 async fn render(state: &AppState, p: &Payment) -> Result<Value, ApiError> {
     let mut v = payment_json(p);
-    v["authorization"] = if p.source_type == "bank_account" {
+    v["authorization"] = if p.source_type == PartyKind::BankAccount {
         consent::bank_mandate_view()
     } else {
         match state.store.authorization(&p.id).await? {
@@ -64,8 +64,8 @@ fn payment_json(p: &Payment) -> Value {
         "created_at": rfc3339_ms(p.created_at),
         "amount": format_minor(p.amount, p.currency),
         "currency": p.currency.code(),
-        "source": { "type": p.source_type, "id": p.source_id },
-        "destination": { "type": p.destination_type, "address": p.destination_address },
+        "source": { "type": p.source_type.as_str(), "id": p.source_id },
+        "destination": { "type": p.destination_type.as_str(), "address": p.destination_address },
         "status": p.status.as_str(),
         "failure_reason": p.failure_reason,
         "refund_status": p.refund_status.map(|r| r.as_str()),
@@ -74,12 +74,8 @@ fn payment_json(p: &Payment) -> Value {
 }
 
 /// What a payment's source or destination is.
-fn leg_kind(param: &str, kind: &str) -> Result<bool, ApiError> {
-    match kind {
-        "wallet" => Ok(false),
-        "bank_account" => Ok(true),
-        _ => Err(invalid(param, "must be wallet or bank_account")),
-    }
+fn leg_kind(param: &str, kind: &str) -> Result<PartyKind, ApiError> {
+    PartyKind::parse(kind).ok_or_else(|| invalid(param, "must be wallet or bank_account"))
 }
 
 /// `POST /v1/payments`
@@ -104,8 +100,10 @@ pub async fn create_payment(
     let destination_address = destination.string("address")?;
     destination.finish()?;
     fields.finish()?;
-    let from_bank = leg_kind("source.type", &source_type)?;
-    let to_bank = leg_kind("destination.type", &destination_type)?;
+    let source_type = leg_kind("source.type", &source_type)?;
+    let destination_type = leg_kind("destination.type", &destination_type)?;
+    let from_bank = source_type == PartyKind::BankAccount;
+    let to_bank = destination_type == PartyKind::BankAccount;
     // A bank leg names a simulated account of this account and mode, in the currency.
     let bank_leg = |param: &'static str, id: String| {
         let state = &state;

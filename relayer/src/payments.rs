@@ -27,10 +27,17 @@ use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
-use openrail_store::payments::{Payment, PaymentStatus, RefundStatus};
+use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
 
 use crate::bank::{BankError, BankRail, SimulatedBank};
+
+/// Who pays or is paid on chain in a leg: the treasury, or a wallet (its address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Party<'a> {
+    Treasury,
+    Wallet(&'a str),
+}
 
 /// Where an on-chain leg stands, read from the journal.
 enum Leg {
@@ -200,8 +207,8 @@ impl PaymentWorker {
         if p.refund_status == Some(RefundStatus::Pending) {
             return self.refund(p).await;
         }
-        let from_bank = p.source_type == "bank_account";
-        let to_bank = p.destination_type == "bank_account";
+        let from_bank = p.source_type == PartyKind::BankAccount;
+        let to_bank = p.destination_type == PartyKind::BankAccount;
         if !from_bank && !to_bank {
             return self.wallet_to_wallet(p).await;
         }
@@ -216,8 +223,13 @@ impl PaymentWorker {
                 if !self.start_processing(p).await? {
                     return Ok(false);
                 }
-                self.send_leg(p, &p.source_id, "treasury", &source_intent)
-                    .await;
+                self.send_leg(
+                    p,
+                    Party::Wallet(&p.source_id),
+                    Party::Treasury,
+                    &source_intent,
+                )
+                .await;
                 return Ok(true);
             }
             return Ok(self.start_processing(p).await?);
@@ -250,8 +262,13 @@ impl PaymentWorker {
                 }
                 Leg::Done(_) => {}
                 Leg::NotSent => {
-                    self.send_leg(p, &p.source_id, "treasury", &source_intent)
-                        .await;
+                    self.send_leg(
+                        p,
+                        Party::Wallet(&p.source_id),
+                        Party::Treasury,
+                        &source_intent,
+                    )
+                    .await;
                     return Ok(false);
                 }
             }
@@ -288,8 +305,13 @@ impl PaymentWorker {
                 .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash))
                 .await?),
             Leg::NotSent => {
-                self.send_leg(p, "treasury", &p.destination_address, &payout_intent)
-                    .await;
+                self.send_leg(
+                    p,
+                    Party::Treasury,
+                    Party::Wallet(&p.destination_address),
+                    &payout_intent,
+                )
+                .await;
                 Ok(true)
             }
         }
@@ -305,8 +327,13 @@ impl PaymentWorker {
         match self.leg_status(&p.id).await? {
             Leg::InFlight => Ok(false),
             Leg::NotSent => {
-                self.send_leg(p, &p.source_id, &p.destination_address, &p.id)
-                    .await;
+                self.send_leg(
+                    p,
+                    Party::Wallet(&p.source_id),
+                    Party::Wallet(&p.destination_address),
+                    &p.id,
+                )
+                .await;
                 Ok(true)
             }
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
@@ -319,7 +346,7 @@ impl PaymentWorker {
 
     /// Sends a failed payment's amount back to its source.
     async fn refund(&self, p: &Payment) -> Result<bool, PaymentError> {
-        let outcome = if p.source_type == "bank_account" {
+        let outcome = if p.source_type == PartyKind::BankAccount {
             let credit = self
                 .bank
                 .credit(&p.source_id, p.amount, &format!("{}:refund", p.id))
@@ -334,7 +361,8 @@ impl PaymentWorker {
             match self.leg_status(&intent).await? {
                 Leg::InFlight => return Ok(false),
                 Leg::NotSent => {
-                    self.send_leg(p, "treasury", &p.source_id, &intent).await;
+                    self.send_leg(p, Party::Treasury, Party::Wallet(&p.source_id), &intent)
+                        .await;
                     return Ok(true);
                 }
                 Leg::Done(_) => RefundStatus::Succeeded,
@@ -378,7 +406,7 @@ impl PaymentWorker {
     /// `transaction_reverted` (a signature past its deadline, a token's own refusal…) —
     /// never `insufficient_funds` by default.
     async fn why_reverted(&self, p: &Payment, reason: &'static str) -> &'static str {
-        if reason != "transaction_reverted" || p.source_type != "wallet" {
+        if reason != "transaction_reverted" || p.source_type != PartyKind::Wallet {
             return reason;
         }
         let (Ok(from), Some(token)) =
@@ -434,18 +462,15 @@ impl PaymentWorker {
         })
     }
 
-    /// Sends one router transfer for `intent` (`treasury` stands for the treasury wallet)
-    /// and waits for it; its fate is read back from the journal on the next step. From the
+    /// Sends one router transfer for `intent` and waits for it; its fate is read back from
+    /// the journal on the next step. From the
     /// treasury it is the operator's `settle`; from a payer wallet it is
     /// `settleWithSignature` with the payment's stored authorization (the router moves a
     /// wallet's tokens only as the wallet signed).
-    async fn send_leg(&self, p: &Payment, from: &str, to: &str, intent: &str) {
-        let parse = |who: &str| {
-            if who == "treasury" {
-                Some(self.treasury)
-            } else {
-                who.parse::<Address>().ok()
-            }
+    async fn send_leg(&self, p: &Payment, from: Party<'_>, to: Party<'_>, intent: &str) {
+        let parse = |who: Party<'_>| match who {
+            Party::Treasury => Some(self.treasury),
+            Party::Wallet(a) => a.parse::<Address>().ok(),
         };
         let (Some(from_addr), Some(to), Some(token)) =
             (parse(from), parse(to), self.tokens.get(&p.currency))
@@ -455,7 +480,7 @@ impl PaymentWorker {
         };
         let amount = openrail_chain::token_units(p.amount, p.currency);
         let r#ref = keccak256(intent.as_bytes());
-        let input: Bytes = if from == "treasury" {
+        let input: Bytes = if from == Party::Treasury {
             SettlementRouter::settleCall {
                 r#ref,
                 token: *token,

@@ -38,6 +38,16 @@ string_enum!(
     }
 );
 
+string_enum!(
+    /// What a payment's source or destination is.
+    PartyKind {
+        /// A wallet on the settlement chain (an address).
+        Wallet = "wallet",
+        /// A bank account (`ba_…`).
+        BankAccount = "bank_account",
+    }
+);
+
 /// A payment row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payment {
@@ -52,11 +62,11 @@ pub struct Payment {
     /// Currency.
     pub currency: Currency,
     /// `wallet` or `bank_account`.
-    pub source_type: String,
+    pub source_type: PartyKind,
     /// Wallet address or `ba_…`.
     pub source_id: String,
     /// `wallet` or `bank_account`.
-    pub destination_type: String,
+    pub destination_type: PartyKind,
     /// Wallet address or `ba_…`.
     pub destination_address: String,
     /// Lifecycle.
@@ -78,6 +88,11 @@ pub struct Payment {
 const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
     destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
 
+fn party_of(r: &AnyRow, col: &str) -> Result<PartyKind, StoreError> {
+    let v: String = r.try_get(col)?;
+    PartyKind::parse(&v).ok_or_else(|| StoreError::Corrupt(format!("party kind {v:?}")))
+}
+
 fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
     let mode: String = r.try_get("mode")?;
     let currency: String = r.try_get("currency")?;
@@ -89,9 +104,9 @@ fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
         mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
         amount: u64::try_from(r.try_get::<i64, _>("amount")?).unwrap_or_default(),
         currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
-        source_type: r.try_get("source_type")?,
+        source_type: party_of(r, "source_type")?,
         source_id: r.try_get("source_id")?,
-        destination_type: r.try_get("destination_type")?,
+        destination_type: party_of(r, "destination_type")?,
         destination_address: r.try_get("destination_address")?,
         status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
         failure_reason: r.try_get("failure_reason")?,
@@ -117,9 +132,9 @@ impl Store {
         .bind(p.mode.as_str())
         .bind(i64::try_from(p.amount).unwrap_or(i64::MAX))
         .bind(p.currency.code())
-        .bind(&p.source_type)
+        .bind(p.source_type.as_str())
         .bind(&p.source_id)
-        .bind(&p.destination_type)
+        .bind(p.destination_type.as_str())
         .bind(&p.destination_address)
         .bind(p.status.as_str())
         .bind(&p.failure_reason)

@@ -18,7 +18,7 @@ use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare, dev_treasu
 use openrail_store::agentic::{KeyStatus, MandateStatus, PullStatus, Scope};
 use openrail_store::bank::Direction;
 use openrail_store::crash;
-use openrail_store::payments::PaymentStatus;
+use openrail_store::payments::{PartyKind, PaymentStatus};
 use openrail_store::{Mode, Store};
 use openrail_tests::{Harness, audit};
 use serde_json::{Value, json};
@@ -324,7 +324,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             p.failure_reason
         );
         let e = flows
-            .entry((leg(&p.source_type), leg(&p.destination_type)))
+            .entry((leg(p.source_type), leg(p.destination_type)))
             .or_default();
         e.0 += p.amount;
         e.1 += 1;
@@ -396,11 +396,10 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
 }
 
 /// `bank_account` → `bank`, `wallet` → `wallet`.
-fn leg(kind: &str) -> &'static str {
-    if kind == "bank_account" {
-        "bank"
-    } else {
-        "wallet"
+fn leg(kind: PartyKind) -> &'static str {
+    match kind {
+        PartyKind::BankAccount => "bank",
+        PartyKind::Wallet => "wallet",
     }
 }
 
