@@ -122,9 +122,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
     .await;
 
     if result.is_ok() {
-        tokio::signal::ctrl_c()
-            .await
-            .context("waiting for Ctrl-C")?;
+        crate::stop_signal().await.context("waiting for Ctrl-C")?;
         eprintln!("\nstopping…");
     }
     devnet.stop().await;

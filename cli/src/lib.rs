@@ -189,10 +189,20 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)",
         node.base_url
     );
-    tokio::signal::ctrl_c().await?;
+    stop_signal().await?;
     node.abort();
     // A clean stop hands the chain over at once instead of after the lease expires.
     let lease = openrail_store::lease::chain_lease(manifest.settlement.chain_id);
     store.release_lease(&lease, &node_id).await?;
     Ok(())
+}
+
+/// Ctrl-C or SIGTERM (what `kill` and process supervisors send): either stops `dev` and
+/// `serve` cleanly — `dev` stops its chains, `serve` hands its lease over.
+pub(crate) async fn stop_signal() -> std::io::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r,
+        _ = term.recv() => Ok(()),
+    }
 }
