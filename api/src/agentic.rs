@@ -33,8 +33,8 @@ use serde_json::Value;
 use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::consent::{self, declined};
+use crate::context::{Principal, link_created};
 use crate::error::{ApiError, DeclineReason};
-use crate::middleware::{Principal, link_created};
 use crate::network::Network;
 use crate::views::{self, EpochUse};
 

@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::agentic::missing;
 use crate::body::{Fields, invalid};
+use crate::context::Principal;
 use crate::error::ApiError;
-use crate::middleware::Principal;
 use crate::views::rfc3339_ms;
 
 /// Longest delay a simulated account may ask for, seconds.
@@ -105,7 +105,7 @@ pub async fn create_bank_account(
         created_at: now_ms(),
         held: 0,
     };
-    crate::middleware::link_created(&state, &format!("/v1/bank-accounts/{}", account.id)).await?;
+    crate::context::link_created(&state, &format!("/v1/bank-accounts/{}", account.id)).await?;
     state.store.create_bank_account(&account).await?;
     Ok((StatusCode::CREATED, axum::Json(account_json(&account, &[]))).into_response())
 }

@@ -376,7 +376,7 @@ impl ApiError {
             detail,
             code,
             param,
-            request_id: crate::middleware::current_request_id(),
+            request_id: crate::context::current_request_id(),
             extra,
             retry_after: match self {
                 E::RateLimited { retry_after_secs } => Some(*retry_after_secs),

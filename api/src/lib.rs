@@ -7,6 +7,7 @@ pub mod agentic;
 pub mod bank;
 pub mod body;
 pub mod consent;
+pub mod context;
 pub mod error;
 mod middleware;
 pub mod network;

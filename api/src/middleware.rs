@@ -10,32 +10,15 @@ use axum::http::{HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use openrail_store::Mode;
-use openrail_store::accounts::Principal as KeyPrincipal;
 use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::journal::IdempotencyBegin;
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
 use crate::body::MAX_BODY_BYTES;
+use crate::context::{IDEMPOTENCY_CLAIM, Principal, REQUEST_ID};
 use crate::error::ApiError;
 use openrail_store::agentic::KeyStatus;
-
-tokio::task_local! {
-    /// The id of the request being served.
-    pub static REQUEST_ID: String;
-    /// The idempotency claim (credential id, key) of the request being served, if any.
-    static IDEMPOTENCY_CLAIM: (String, String);
-}
-
-/// Inside a request with an `Idempotency-Key`: links its claim to the object at `path`
-/// that the request is about to create (call it before writing the object), so a retry
-/// after a crash gets that object. Elsewhere it does nothing.
-pub(crate) async fn link_created(state: &AppState, path: &str) -> Result<(), ApiError> {
-    if let Ok((cred, key)) = IDEMPOTENCY_CLAIM.try_with(Clone::clone) {
-        state.store.link_idempotency(&cred, &key, path).await?;
-    }
-    Ok(())
-}
 
 /// The object at `path` (`/v1/<kind>/<id>`) as its GET would show it to `principal`, or
 /// `None` when it does not exist.
@@ -75,11 +58,6 @@ async fn current_object(
         Err(ApiError::ResourceMissing { .. }) => Ok(None),
         Err(e) => Err(e),
     }
-}
-
-/// The current request id, if inside a request.
-pub fn current_request_id() -> Option<String> {
-    REQUEST_ID.try_with(Clone::clone).ok()
 }
 
 /// Gives every request an id, returned as `Request-Id` (and in problem bodies).
@@ -146,56 +124,6 @@ async fn problem_for_plain_errors(res: Response, request_id: &str) -> Response {
         }
     }
     out
-}
-
-/// Who is calling.
-#[derive(Debug, Clone)]
-pub enum Principal {
-    /// An account's API key: everything of that account in that mode.
-    Account(KeyPrincipal),
-    /// A session key's agent secret: only pulls on that key and reads of the key and its pulls.
-    Agent {
-        /// The session key.
-        session_key_id: String,
-        /// Its account.
-        account_id: String,
-        /// Its mode.
-        mode: Mode,
-    },
-}
-
-impl Principal {
-    /// The account.
-    pub fn account_id(&self) -> &str {
-        match self {
-            Principal::Account(p) => &p.account_id,
-            Principal::Agent { account_id, .. } => account_id,
-        }
-    }
-
-    /// The mode.
-    pub fn mode(&self) -> Mode {
-        match self {
-            Principal::Account(p) => p.mode,
-            Principal::Agent { mode, .. } => *mode,
-        }
-    }
-
-    /// The credential's id, for rate limits and idempotency.
-    pub fn credential_id(&self) -> &str {
-        match self {
-            Principal::Account(p) => &p.key_id,
-            Principal::Agent { session_key_id, .. } => session_key_id,
-        }
-    }
-
-    /// Store scope of this principal.
-    pub fn scope(&self) -> openrail_store::agentic::Scope<'_> {
-        openrail_store::agentic::Scope {
-            account_id: self.account_id(),
-            mode: self.mode(),
-        }
-    }
 }
 
 /// Authenticates `Authorization: Bearer …`, enforces mainnet availability and rate limits.

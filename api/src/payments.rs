@@ -27,8 +27,8 @@ use crate::agentic::{
 };
 use crate::body::{Fields, invalid};
 use crate::consent;
+use crate::context::Principal;
 use crate::error::ApiError;
-use crate::middleware::Principal;
 use crate::views::{list, rfc3339_ms};
 
 /// A payment as the API shows it, with its `authorization` (wallet sources: the payer's
@@ -171,7 +171,7 @@ pub async fn create_payment(
         created_at: now,
         updated_at: now,
     };
-    crate::middleware::link_created(&state, &format!("/v1/payments/{}", payment.id)).await?;
+    crate::context::link_created(&state, &format!("/v1/payments/{}", payment.id)).await?;
     if !from_bank {
         // The wallet must sign the payment first; nothing moves until then.
         let auth = Authorization {
