@@ -371,7 +371,7 @@ impl Creation {
                 } else {
                     KeyStatus::Failed
                 };
-                store.set_key_status(id, status, tx).await
+                store.set_key_status(id, status, tx, now_ms()).await
             }
         }
     }
@@ -1084,7 +1084,9 @@ pub async fn revoke_session_key(
         wait,
         move |ok, _| async move {
             if ok {
-                store.set_key_status(&kid, KeyStatus::Revoked, None).await
+                store
+                    .set_key_status(&kid, KeyStatus::Revoked, None, now_ms())
+                    .await
             } else {
                 Ok(())
             }
@@ -1353,7 +1355,7 @@ async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request:
             }
         }
     };
-    if let Err(e) = store.resolve_pull(&id, &resolution).await {
+    if let Err(e) = store.resolve_pull(&id, &resolution, now_ms()).await {
         tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
     }
 }

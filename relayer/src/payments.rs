@@ -142,7 +142,7 @@ impl PaymentWorker {
                 let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
                 return Ok(self
                     .store
-                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason))
+                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason), now_ms())
                     .await?);
             }
             TransferStatus::Settled => {}
@@ -180,7 +180,7 @@ impl PaymentWorker {
             }
             Leg::Done(_) => Ok(self
                 .store
-                .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None)
+                .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None, now_ms())
                 .await?),
             Leg::Failed { hash, .. } => {
                 tracing::error!(pull = %pull.pull_id, tx = %hash, "the treasury's payout failed; crediting the debit back");
@@ -197,7 +197,12 @@ impl PaymentWorker {
                 }
                 Ok(self
                     .store
-                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some("payout_failed"))
+                    .finish_pull_bank_leg(
+                        &pull.pull_id,
+                        PullStatus::Failed,
+                        Some("payout_failed"),
+                        now_ms(),
+                    )
                     .await?)
             }
         }
@@ -292,6 +297,7 @@ impl PaymentWorker {
                         &p.id,
                         credit.failure_reason.as_deref().unwrap_or("bank_failure"),
                         None,
+                        now_ms(),
                     )
                     .await?),
             };
@@ -302,7 +308,7 @@ impl PaymentWorker {
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
             Leg::Failed { hash, .. } => Ok(self
                 .store
-                .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash))
+                .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash), now_ms())
                 .await?),
             Leg::NotSent => {
                 self.send_leg(
@@ -372,7 +378,7 @@ impl PaymentWorker {
         if outcome == RefundStatus::Failed {
             tracing::error!(payment = %p.id, source = %p.source_id, "refund to the payment's source failed; an operator must act");
         }
-        Ok(self.store.finish_refund(&p.id, outcome).await?)
+        Ok(self.store.finish_refund(&p.id, outcome, now_ms()).await?)
     }
 
     /// `pending` → `processing`; false when another worker moved it first.
@@ -384,6 +390,7 @@ impl PaymentWorker {
                 PaymentStatus::Processing,
                 None,
                 None,
+                now_ms(),
             )
             .await
     }
@@ -397,6 +404,7 @@ impl PaymentWorker {
                 PaymentStatus::Succeeded,
                 None,
                 tx,
+                now_ms(),
             )
             .await
     }
@@ -436,6 +444,7 @@ impl PaymentWorker {
                 PaymentStatus::Failed,
                 Some(reason),
                 tx,
+                now_ms(),
             )
             .await?)
     }

@@ -114,7 +114,10 @@ impl Watcher {
     /// Applies what is new since the cursor (at most a bounded range of blocks).
     pub async fn step(&self) -> Result<Step, WatcherError> {
         // Outcomes the journal knows that a dead request never recorded.
-        let changed = self.store.apply_journal_fates(self.chain_id).await?;
+        let changed = self
+            .store
+            .apply_journal_fates(self.chain_id, now_ms())
+            .await?;
         if changed > 0 {
             tracing::info!(
                 chain_id = self.chain_id,
@@ -232,6 +235,7 @@ impl Watcher {
                     .map(|(h, b)| (h.to_string(), *b))
                     .collect::<Vec<_>>(),
                 &ended,
+                now_ms(),
             )
             .await?;
         step.cursor = Some(to);

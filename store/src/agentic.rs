@@ -513,14 +513,15 @@ impl Store {
         Ok(())
     }
 
-    /// Sets a key's status and, when given, its issuing transaction.
+    /// Sets a key's status and, when given, its issuing transaction, at `now` (unix ms).
     pub async fn set_key_status(
         &self,
         id: &str,
         status: KeyStatus,
         tx_hash: Option<&str>,
+        now: i64,
     ) -> Result<(), StoreError> {
-        let revoked_at = (status == KeyStatus::Revoked).then(crate::now_ms);
+        let revoked_at = (status == KeyStatus::Revoked).then_some(now);
         sqlx::query(
             "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) WHERE id = $1",
         )
@@ -609,10 +610,16 @@ impl Store {
         Ok(())
     }
 
-    /// Records how a pull ended on chain; only a pending pull changes. Returns whether it
-    /// changed (false when it was already resolved, e.g. by the relayer or the API first).
-    pub async fn resolve_pull(&self, id: &str, r: &PullResolution) -> Result<bool, StoreError> {
-        self.resolve_pull_in(self.pool(), id, r).await
+    /// Records how a pull ended on chain, at `now` (unix ms); only a pending pull changes.
+    /// Returns whether it changed (false when it was already resolved, e.g. by the relayer
+    /// or the API first).
+    pub async fn resolve_pull(
+        &self,
+        id: &str,
+        r: &PullResolution,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        self.resolve_pull_in(self.pool(), id, r, now).await
     }
 
     pub(crate) async fn resolve_pull_in<'e, E>(
@@ -620,6 +627,7 @@ impl Store {
         exec: E,
         id: &str,
         r: &PullResolution,
+        now: i64,
     ) -> Result<bool, StoreError>
     where
         E: sqlx::Executor<'e, Database = sqlx::Any>,
@@ -637,7 +645,7 @@ impl Store {
         .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
         .bind(&r.tx_hash)
         .bind(r.authorized_at)
-        .bind(crate::now_ms())
+        .bind(now)
         .execute(exec)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -784,12 +792,14 @@ impl Store {
             .collect()
     }
 
-    /// Ends an authorized pull's bank leg: `settled`, or `failed` with the bank's reason.
+    /// Ends an authorized pull's bank leg at `now` (unix ms): `settled`, or `failed` with the
+    /// bank's reason.
     pub async fn finish_pull_bank_leg(
         &self,
         id: &str,
         status: PullStatus,
         failure_reason: Option<&str>,
+        now: i64,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE debit_pulls SET status = $2, failure_reason = $3, updated_at = $4 \
@@ -798,7 +808,7 @@ impl Store {
         .bind(id)
         .bind(status.as_str())
         .bind(failure_reason)
-        .bind(crate::now_ms())
+        .bind(now)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
@@ -879,7 +889,7 @@ impl Store {
     /// `chain_id` whose fate is known and not yet applied (at most 500 a call), so its cost
     /// follows new transactions, not the number of objects. Returns how many objects
     /// changed.
-    pub async fn apply_journal_fates(&self, chain_id: u64) -> Result<u64, StoreError> {
+    pub async fn apply_journal_fates(&self, chain_id: u64, now: i64) -> Result<u64, StoreError> {
         let rows = sqlx::query(
             "SELECT hash, kind, status, intents FROM chain_txs \
              WHERE chain_id = $1 AND applied = 0 AND status <> 'signed' ORDER BY created_at LIMIT 500",
@@ -898,7 +908,7 @@ impl Store {
             let intents: Vec<String> = serde_json::from_str(&intents)
                 .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
             for intent in &intents {
-                changed += self.apply_fate(kind, fate, &hash, intent).await?;
+                changed += self.apply_fate(kind, fate, &hash, intent, now).await?;
             }
             // Only if the fate is still the one applied (a reorganisation may have reset it).
             sqlx::query("UPDATE chain_txs SET applied = 1 WHERE hash = $1 AND status = $2")
@@ -917,6 +927,7 @@ impl Store {
         fate: TxStatus,
         hash: &str,
         intent: &str,
+        now: i64,
     ) -> Result<u64, StoreError> {
         // No other transaction for the intent is still live (signed or succeeded).
         macro_rules! none_live {
@@ -948,7 +959,7 @@ impl Store {
                  WHERE id = $1 AND status IN ('pending', 'active')",
             )
             .bind(intent)
-            .bind(crate::now_ms()),
+            .bind(now),
             TxKind::CreateMandate if failed => sqlx::query(concat!(
                 "UPDATE mandates SET status = 'failed' WHERE id = $1 AND status = 'pending'",
                 none_live!()
@@ -965,7 +976,7 @@ impl Store {
                 none_live!()
             ))
             .bind(intent)
-            .bind(crate::now_ms()),
+            .bind(now),
             // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
             // payouts by the payment worker; a cancel or revoke that failed changed nothing.
             TxKind::CreateMandate

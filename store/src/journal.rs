@@ -453,7 +453,7 @@ impl Store {
     }
 
     /// Applies the effects of the events up to `cursor` and moves the cursor there, in one
-    /// transaction: after a crash either both happened or neither. Returns how many pulls
+    /// transaction, at `now` (unix ms): after a crash either both happened or neither. Returns how many pulls
     /// changed (pulls already resolved are left as they are).
     pub async fn commit_chain_events(
         &self,
@@ -462,13 +462,13 @@ impl Store {
         pulls: &[(String, crate::agentic::PullResolution)],
         mined: &[(String, u64)],
         ended: &OnchainEnds,
+        now: i64,
     ) -> Result<usize, StoreError> {
         let mut tx = self.pool().begin().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
-            changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution).await?);
+            changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution, now).await?);
         }
-        let now = now_ms();
         // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
         for onchain_id in &ended.mandates_canceled {
             sqlx::query(

@@ -8,7 +8,6 @@ use crate::db::{Store, StoreError};
 use crate::ids::Mode;
 use crate::journal::TxStatus;
 use crate::money::Currency;
-use crate::now_ms;
 
 string_enum!(
     /// Lifecycle of a payment.
@@ -155,6 +154,7 @@ impl Store {
         id: &str,
         failure_reason: &str,
         tx_hash: Option<&str>,
+        now: i64,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE payments SET status = 'failed', failure_reason = $2, refund_status = 'pending', \
@@ -163,27 +163,32 @@ impl Store {
         .bind(id)
         .bind(failure_reason)
         .bind(tx_hash)
-        .bind(now_ms())
+        .bind(now)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Records the end of a pending refund. Returns whether it moved.
-    pub async fn finish_refund(&self, id: &str, to: RefundStatus) -> Result<bool, StoreError> {
+    /// Records the end of a pending refund at `now` (unix ms). Returns whether it moved.
+    pub async fn finish_refund(
+        &self,
+        id: &str,
+        to: RefundStatus,
+        now: i64,
+    ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE payments SET refund_status = $2, updated_at = $3 WHERE id = $1 AND refund_status = 'pending'",
         )
         .bind(id)
         .bind(to.as_str())
-        .bind(now_ms())
+        .bind(now)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Moves a payment from `from` to `to` (never backwards from a final status). Returns
-    /// whether it moved.
+    /// Moves a payment from `from` to `to` at `now` (unix ms; never backwards from a final
+    /// status). Returns whether it moved.
     pub async fn set_payment_status(
         &self,
         id: &str,
@@ -191,6 +196,7 @@ impl Store {
         to: PaymentStatus,
         failure_reason: Option<&str>,
         tx_hash: Option<&str>,
+        now: i64,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
@@ -201,7 +207,7 @@ impl Store {
         .bind(to.as_str())
         .bind(failure_reason)
         .bind(tx_hash)
-        .bind(now_ms())
+        .bind(now)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
