@@ -470,6 +470,9 @@ impl Store {
             changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution, now).await?);
         }
         // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
+        // Not undone by `rewind_chain`: a reorganisation that drops a payer's own cancel
+        // leaves the API showing `canceled` while the chain has it active (pulls on it
+        // would still be declined here, off chain). Rare; an operator can cancel again.
         for onchain_id in &ended.mandates_canceled {
             sqlx::query(
                 "UPDATE mandates SET status = 'canceled' WHERE chain_id = $1 AND onchain_id = $2 \
