@@ -313,7 +313,7 @@ fn integral(text: &str) -> Integral {
     }
     // value = whole.frac × 10^exp; integral when the digits left after the point are zeros.
     let digits = format!("{whole}{frac}");
-    let point = whole.len() as i64 + exp; // digits before the decimal point
+    let point = (whole.len() as i64).saturating_add(exp); // digits before the point
     if point < 0 {
         return if digits.bytes().all(|b| b == b'0') {
             Integral::Whole(0)
@@ -431,6 +431,8 @@ mod integral_tests {
         assert_eq!(integral("1."), Integral::Not);
         assert_eq!(integral(".5"), Integral::Not);
         assert_eq!(integral("1e400"), Integral::TooLarge);
+        assert_eq!(integral("1e9223372036854775807"), Integral::TooLarge);
+        assert_eq!(integral("1e-9223372036854775808"), Integral::Not);
         assert_eq!(integral("18446744073709551616"), Integral::TooLarge);
         assert_eq!(integral("18446744073709551615"), Integral::Whole(u64::MAX));
     }

@@ -73,6 +73,15 @@ pub enum ApiError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The HTTP framework refused the request before a handler ran (a path id that is not
+    /// UTF-8, …); its message is the detail.
+    #[error("{detail}")]
+    Rejected {
+        /// The framework's 4xx status.
+        status: u16,
+        /// Its message.
+        detail: String,
+    },
     /// The request URI is longer than the server reads.
     #[error("the request URI is longer than 8192 bytes")]
     UriTooLong,
@@ -239,6 +248,12 @@ impl ApiError {
                     None,
                 ),
                 E::NotFound => (StatusCode::NOT_FOUND, "not_found", "No such endpoint", None),
+                E::Rejected { status, .. } => (
+                    StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_REQUEST),
+                    "invalid_request",
+                    "Invalid request",
+                    None,
+                ),
                 E::UriTooLong => (
                     StatusCode::URI_TOO_LONG,
                     "uri_too_long",

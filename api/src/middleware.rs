@@ -63,14 +63,15 @@ async fn current_object(
 /// Gives every request an id, returned as `Request-Id` (and in problem bodies).
 pub async fn request_id(req: Request, next: Next) -> Response {
     let id = random_id("req_", 20);
-    let res = if req.uri().to_string().len() > MAX_URI_BYTES {
-        REQUEST_ID
-            .scope(id.clone(), async { ApiError::UriTooLong.into_response() })
-            .await
-    } else {
-        REQUEST_ID.scope(id.clone(), next.run(req)).await
-    };
-    let mut res = problem_for_plain_errors(res, &id).await;
+    let uri_len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    let mut res = REQUEST_ID
+        .scope(id.clone(), async move {
+            if uri_len > MAX_URI_BYTES {
+                return ApiError::UriTooLong.into_response();
+            }
+            problem_for_plain_errors(next.run(req).await).await
+        })
+        .await;
     res.headers_mut().insert(
         "request-id",
         HeaderValue::from_str(&id).expect("ids are ascii"),
@@ -86,7 +87,7 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// that is not valid UTF-8) come as `text/plain`; every error of this API is
 /// `application/problem+json`, so they are rewritten as one (code `invalid_request`, the
 /// framework's message as `detail`).
-async fn problem_for_plain_errors(res: Response, request_id: &str) -> Response {
+async fn problem_for_plain_errors(res: Response) -> Response {
     let status = res.status();
     let is_problem = res
         .headers()
@@ -98,26 +99,15 @@ async fn problem_for_plain_errors(res: Response, request_id: &str) -> Response {
     let (parts, body) = res.into_parts();
     let text = to_bytes(body, 4096).await.unwrap_or_default();
     let detail: String = String::from_utf8_lossy(&text).chars().take(300).collect();
-    let problem = crate::error::Problem {
-        type_: "https://docs.openrail.dev/errors/invalid_request".into(),
-        title: "Invalid request",
-        status: status.as_u16(),
-        detail: if status.is_server_error() {
-            "something went wrong on our side; it has been logged with this request id".into()
-        } else {
-            detail
-        },
-        code: if status.is_server_error() {
-            "internal_error"
-        } else {
-            "invalid_request"
-        },
-        param: None,
-        request_id: Some(request_id.to_string()),
-        extra: serde_json::Map::new(),
-        retry_after: None,
+    let error = if status.is_server_error() {
+        ApiError::Internal(detail)
+    } else {
+        ApiError::Rejected {
+            status: status.as_u16(),
+            detail,
+        }
     };
-    let mut out = problem.into_response();
+    let mut out = error.into_response();
     for (k, v) in parts.headers.iter() {
         if k != header::CONTENT_TYPE && k != header::CONTENT_LENGTH {
             out.headers_mut().insert(k.clone(), v.clone());

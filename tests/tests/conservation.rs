@@ -445,3 +445,64 @@ async fn an_expired_key_is_declined_off_chain() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+/// A bank-funded pull whose payout the chain refuses (here: the treasury withdrew its
+/// approval of the router) ends `failed` with `payout_failed`, and the bank debit is
+/// credited back: the payer's bank balance is whole again and nobody was paid.
+#[tokio::test]
+async fn a_refused_payout_credits_the_bank_debit_back() -> anyhow::Result<()> {
+    use openrail_chain::bindings::TestStablecoin;
+    use openrail_chain::deploy::signer_provider;
+    use openrail_chain::devnet::dev_treasury;
+    let h = Harness::start().await?;
+    let d = h.settlement_deployment().clone();
+    let ba = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Ada", "currency": "USD", "balance": "100.00", "delay_seconds": 0}),
+        )
+        .await?;
+    let ba = ba.str("id").to_string();
+    let m = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": ba, "max_amount": "50", "currency": "USD", "interval": "monthly"}),
+        )
+        .await?;
+    let k = key(&h, m.str("id")).await?;
+    let treasury = signer_provider(h.devnet.settlement.rpc_url(), dev_treasury());
+    TestStablecoin::new(d.tokens["USD"], treasury)
+        .approve(d.router, alloy::primitives::U256::ZERO)
+        .send()
+        .await?
+        .get_receipt()
+        .await?;
+    let dest = Address::from_slice(&alloy::primitives::keccak256("unpaid payee")[12..]);
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k.str("id"), "amount": "20", "destination": dest.to_string()}),
+        )
+        .await?;
+    assert_eq!(r.str("status"), "authorized", "{}", r.body);
+    let id = r.str("id").to_string();
+    let mut pull = r.body.clone();
+    for _ in 0..300 {
+        pull = h.get(&format!("/v1/debit-pulls/{id}")).await?.body;
+        if pull["status"] != "authorized" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        (pull["status"].as_str(), pull["failure_reason"].as_str()),
+        (Some("failed"), Some("payout_failed")),
+        "{pull}"
+    );
+    assert_eq!(h.balance("USD", dest).await?, alloy::primitives::U256::ZERO);
+    let bank = h.get(&format!("/v1/bank-accounts/{ba}")).await?;
+    assert_eq!(bank.str("balance"), "100.00", "{}", bank.body);
+    assert_eq!(bank.str("available_balance"), "100.00");
+    h.stop().await;
+    Ok(())
+}
