@@ -36,7 +36,9 @@ use crate::consent::{self, declined};
 use crate::context::{Principal, link_created};
 use crate::error::{ApiError, DeclineReason};
 use crate::network::Network;
-use crate::views::{self, EpochUse};
+use crate::represent;
+use crate::views;
+use openrail_store::events::Snapshot;
 
 /// Bounds of `expires_in`, seconds.
 pub const EXPIRES_IN: std::ops::RangeInclusive<u64> = 60..=31_536_000;
@@ -187,95 +189,26 @@ fn json(status: StatusCode, v: Value) -> Response {
     (status, axum::Json(v)).into_response()
 }
 
-/// Spend and remaining of a mandate in the epoch containing now.
-async fn mandate_use(store: &Store, m: &Mandate, now: i64) -> Result<EpochUse, ApiError> {
-    let epoch = m.interval.epoch_at(now / 1000);
-    let spent = store.mandate_spend(&m.id, epoch.starts_at * 1000).await?;
-    let remaining = if m.status == MandateStatus::Active {
-        m.max_amount.saturating_sub(spent)
-    } else {
-        0
-    };
-    Ok(EpochUse {
-        starts_at: epoch.starts_at,
-        ends_at: epoch.ends_at,
-        spent,
-        remaining,
-    })
-}
-
-/// Spend and remaining of a key: its own ceiling and its mandate's, whichever is tighter.
-async fn key_use(
-    store: &Store,
-    k: &SessionKey,
-    m: &Mandate,
-    now: i64,
-) -> Result<EpochUse, ApiError> {
-    let mandate = mandate_use(store, m, now).await?;
-    let spent = store.key_spend(&k.id, mandate.starts_at * 1000).await?;
-    let live = k.status == KeyStatus::Active && now < k.expires_at;
-    let own = k
-        .max_amount
-        .map(|max| max.saturating_sub(spent))
-        .unwrap_or(u64::MAX);
-    let remaining = if live { own.min(mandate.remaining) } else { 0 };
-    Ok(EpochUse {
-        spent,
-        remaining,
-        ..mandate
-    })
-}
-
+/// A mandate as the API shows it now.
 async fn render_mandate(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
-    let usage = mandate_use(&state.store, m, now_ms()).await?;
-    let mut v = views::mandate(m, usage);
-    v["authorization"] = mandate_authorization(state, m).await?;
-    Ok(v)
-}
-
-/// A mandate's `authorization` member: the payer's signature (asked for or given), or the
-/// bank mandate of a bank-account payer.
-async fn mandate_authorization(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
-    if is_bank_funded(m) {
-        return Ok(consent::bank_mandate_view());
-    }
-    let Some(a) = state.store.authorization(&m.id).await? else {
-        return Ok(Value::Null);
+    let now = now_ms();
+    let snap = Snapshot::Mandate {
+        current_epoch: state.store.mandate_use(m, now).await?,
+        authorization: state.store.authorization(&m.id).await?,
+        mandate: m.clone(),
     };
-    let net = match m.mode {
-        Mode::Testnet => state.testnet.clone(),
-        Mode::Mainnet => state.mainnet.clone(),
-    }
-    .ok_or(ApiError::MainnetUnavailable)?;
-    let msg = consent::mandate_message(m, &net, &a)
-        .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable terms", m.id)))?;
-    Ok(consent::view_of(
-        &a,
-        &msg,
-        &net,
-        net.allowance_state_machine,
-    ))
+    represent::object(state, &snap, now)
 }
 
-/// Whether the mandate's payer is a bank account (the treasury pays on chain).
-fn is_bank_funded(m: &Mandate) -> bool {
-    m.payer_account_id.starts_with("ba_")
-}
-
+/// A session key as the API shows it now.
 async fn render_key(state: &AppState, k: &SessionKey, m: &Mandate) -> Result<Value, ApiError> {
     let now = now_ms();
-    let usage = key_use(&state.store, k, m, now).await?;
-    let mut v = views::session_key(k, m, usage, &m.contract, now);
-    v["signer"] = json_of(&k.signer);
-    v["eip712_domain"] = match (&k.signer, m.contract.parse::<Address>()) {
-        (Some(_), Ok(contract)) => openrail_chain::consent::domain_json(m.chain_id, contract),
-        _ => Value::Null,
+    let snap = Snapshot::SessionKey {
+        current_epoch: state.store.key_use(k, m, now).await?,
+        session_key: k.clone(),
+        mandate: m.clone(),
     };
-    Ok(v)
-}
-
-fn json_of(v: &Option<String>) -> Value {
-    v.as_ref().map_or(Value::Null, |s| Value::String(s.clone()))
+    represent::object(state, &snap, now)
 }
 
 /// Runs chain work in its own task (it finishes even if the client goes away) and waits for
@@ -363,7 +296,8 @@ impl Creation {
                 } else {
                     MandateStatus::Failed
                 };
-                store.set_mandate_status(id, status, tx).await
+                store.set_mandate_status(id, status, tx, now_ms()).await?;
+                Ok(())
             }
             Creation::SessionKey => {
                 let status = if ok {
@@ -371,7 +305,8 @@ impl Creation {
                 } else {
                     KeyStatus::Failed
                 };
-                store.set_key_status(id, status, tx, now_ms()).await
+                store.set_key_status(id, status, tx, now_ms()).await?;
+                Ok(())
             }
         }
     }
@@ -404,7 +339,7 @@ async fn send_creation(
 /// (its payer is the treasury), else `createMandateWithSignature` with the payer's
 /// signature. `None` when the rows are unusable or the payer has not signed.
 fn create_mandate_call(m: &Mandate, net: &Network, auth: Option<&Authorization>) -> Option<Bytes> {
-    if is_bank_funded(m) {
+    if represent::is_bank_funded(m) {
         return Some(
             AllowanceStateMachine::createMandateCall {
                 mandateId: onchain_id(&m.id),
@@ -832,7 +767,7 @@ pub async fn cancel_mandate(
             // Nothing is on chain: the request to sign is withdrawn.
             state
                 .store
-                .cancel_unauthorized(Authorizable::Mandate, &m.id)
+                .cancel_unauthorized_mandate(&m.id, now_ms())
                 .await?;
             let m = state.store.mandate(p.scope(), &id).await?;
             return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
@@ -867,8 +802,9 @@ pub async fn cancel_mandate(
         move |ok, _| async move {
             if ok {
                 store
-                    .set_mandate_status(&mid, MandateStatus::Canceled, None)
+                    .set_mandate_status(&mid, MandateStatus::Canceled, None, now_ms())
                     .await
+                    .map(drop)
             } else {
                 Ok(())
             }
@@ -1087,6 +1023,7 @@ pub async fn revoke_session_key(
                 store
                     .set_key_status(&kid, KeyStatus::Revoked, None, now_ms())
                     .await
+                    .map(drop)
             } else {
                 Ok(())
             }

@@ -31,10 +31,12 @@ fn testnet_only(p: &Principal) -> Result<(), ApiError> {
     }
 }
 
-fn transfer_json(t: &BankTransfer, currency: Currency) -> Value {
+/// A bank transfer as the API shows it.
+pub(crate) fn transfer_json(t: &BankTransfer, currency: Currency) -> Value {
     json!({
         "id": t.id,
         "object": "bank_transfer",
+        "bank_account_id": t.bank_account_id,
         "direction": t.direction.as_str(),
         "amount": format_minor(t.amount, currency),
         "status": t.status.as_str(),

@@ -9,10 +9,12 @@ pub mod body;
 pub mod consent;
 pub mod context;
 pub mod error;
+pub mod events;
 mod middleware;
 pub mod network;
 pub mod openapi;
 pub mod payments;
+mod represent;
 pub mod server;
 mod views;
 

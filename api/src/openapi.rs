@@ -4,9 +4,10 @@
 //! them.
 
 use axum::routing::{MethodRouter, delete, get, post};
+use openrail_store::events::EventType;
 use serde_json::{Map, Value, json};
 
-use crate::{AppState, agentic, bank, payments};
+use crate::{AppState, agentic, bank, events, payments};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +48,10 @@ pub enum Op {
     CreateBankAccount,
     /// `GET /v1/bank-accounts/{id}`
     GetBankAccount,
+    /// `GET /v1/events`
+    ListEvents,
+    /// `GET /v1/events/{id}`
+    GetEvent,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -155,6 +160,16 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/bank-accounts/{id}",
     },
     Route {
+        op: Op::ListEvents,
+        method: "get",
+        path: "/v1/events",
+    },
+    Route {
+        op: Op::GetEvent,
+        method: "get",
+        path: "/v1/events/{id}",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -209,6 +224,8 @@ impl Op {
             | Op::AuthorizePayment
             | Op::CreateBankAccount
             | Op::GetBankAccount
+            | Op::ListEvents
+            | Op::GetEvent
             | Op::OpenApi => false,
         }
     }
@@ -234,6 +251,8 @@ impl Op {
             Op::AuthorizePayment => post(payments::authorize_payment),
             Op::CreateBankAccount => post(bank::create_bank_account),
             Op::GetBankAccount => get(bank::get_bank_account),
+            Op::ListEvents => get(events::list_events),
+            Op::GetEvent => get(events::get_event),
             Op::OpenApi => get(|| async { axum::Json(document()) }),
         }
     }
@@ -259,6 +278,8 @@ impl Op {
             Op::AuthorizePayment => "authorizePayment",
             Op::CreateBankAccount => "createBankAccount",
             Op::GetBankAccount => "getBankAccount",
+            Op::ListEvents => "listEvents",
+            Op::GetEvent => "getEvent",
             Op::OpenApi => "getOpenApi",
         }
     }
@@ -373,6 +394,18 @@ impl Op {
                 summary: "Retrieve a simulated bank account, its balance and transfers",
                 request: None,
                 responses: &[(200, "BankAccount")],
+                errors: R,
+            },
+            Op::ListEvents => Doc {
+                summary: "List events, newest first (filters: type — one type or `debit_pull.*`; object_id; created[gte] — unix seconds or RFC 3339)",
+                request: None,
+                responses: &[(200, "EventList")],
+                errors: R,
+            },
+            Op::GetEvent => Doc {
+                summary: "Retrieve an event",
+                request: None,
+                responses: &[(200, "Event")],
                 errors: R,
             },
             Op::OpenApi => Doc {
@@ -542,17 +575,33 @@ fn schemas() -> Value {
             "available_balance": { "type": STR, "pattern": "^[0-9]+\\.[0-9]{2}$", "description": "The balance minus what pending debits hold: what a new debit may take" },
             "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
             "delay_seconds": { "type": "integer" },
-            "transfers": { "type": "array", "items": object(&["id", "object", "direction", "amount", "status", "failure_reason", "created_at", "updated_at"], json!({
-                "id": { "type": STR, "pattern": "^btr_" },
-                "object": { "const": "bank_transfer" },
-                "direction": { "type": STR, "enum": ["debit", "credit"] },
-                "amount": amount,
-                "status": { "type": STR, "enum": ["pending", "settled", "failed"] },
-                "failure_reason": nullable(STR),
-                "created_at": time,
-                "updated_at": time,
-            })) },
+            "transfers": { "type": "array", "items": r("BankTransfer") },
         })),
+        "BankTransfer": object(&["id", "object", "bank_account_id", "direction", "amount", "status", "failure_reason", "created_at", "updated_at"], json!({
+            "id": { "type": STR, "pattern": "^btr_" },
+            "object": { "const": "bank_transfer" },
+            "bank_account_id": { "type": STR, "pattern": "^ba_" },
+            "direction": { "type": STR, "enum": ["debit", "credit"] },
+            "amount": amount,
+            "status": { "type": STR, "enum": ["pending", "settled", "failed"] },
+            "failure_reason": nullable(STR),
+            "created_at": time,
+            "updated_at": time,
+        })),
+        "Event": object(&["id", "object", "type", "livemode", "created_at", "data"], json!({
+            "id": { "type": STR, "pattern": "^evt_" },
+            "object": { "const": "event" },
+            "type": { "type": STR, "enum": EventType::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>() },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "data": object(&["object"], json!({
+                "object": {
+                    "description": "The object as it was at the moment of the event",
+                    "oneOf": [r("Mandate"), r("SessionKey"), r("DebitPull"), r("Payment"), r("BankTransfer")],
+                },
+            })),
+        })),
+        "EventList": list_of("Event"),
         "PaymentCreate": object(&["amount", "currency", "source", "destination"], json!({
             "amount": amount_in,
             "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },

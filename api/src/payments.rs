@@ -29,34 +29,21 @@ use crate::body::{Fields, invalid};
 use crate::consent;
 use crate::context::Principal;
 use crate::error::ApiError;
+use crate::represent;
 use crate::views::{list, rfc3339_ms};
+use openrail_store::events::Snapshot;
 
-/// A payment as the API shows it, with its `authorization` (wallet sources: the payer's
-/// signature; bank sources: the bank mandate).
+/// A payment as the API shows it now, with its `authorization`.
 async fn render(state: &AppState, p: &Payment) -> Result<Value, ApiError> {
-    let mut v = payment_json(p);
-    v["authorization"] = if p.source_type == PartyKind::BankAccount {
-        consent::bank_mandate_view()
-    } else {
-        match state.store.authorization(&p.id).await? {
-            None => Value::Null,
-            Some(a) => {
-                let net = match p.mode {
-                    openrail_store::Mode::Testnet => state.testnet.clone(),
-                    openrail_store::Mode::Mainnet => state.mainnet.clone(),
-                }
-                .ok_or(ApiError::MainnetUnavailable)?;
-                let msg = consent::payment_message(p, &net, &a).ok_or_else(|| {
-                    ApiError::Internal(format!("payment {} has no usable terms", p.id))
-                })?;
-                consent::view_of(&a, &msg, &net, net.router)
-            }
-        }
+    let snap = Snapshot::Payment {
+        authorization: state.store.authorization(&p.id).await?,
+        payment: p.clone(),
     };
-    Ok(v)
+    represent::object(state, &snap, now_ms())
 }
 
-fn payment_json(p: &Payment) -> Value {
+/// A payment's fields (without `authorization`, which [`crate::represent`] adds).
+pub(crate) fn payment_json(p: &Payment) -> Value {
     json!({
         "id": p.id,
         "object": "payment",

@@ -2,7 +2,7 @@
 //! RFC 3339 UTC.
 
 use openrail_store::Currency;
-use openrail_store::agentic::{DebitPull, KeyStatus, Mandate, SessionKey};
+use openrail_store::agentic::{DebitPull, EpochUse, KeyStatus, Mandate, SessionKey};
 use openrail_store::money::format_minor;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -21,28 +21,14 @@ pub fn rfc3339_s(s: i64) -> String {
     rfc3339_ms(s.saturating_mul(1000))
 }
 
-/// The current epoch of a mandate as the API shows it.
-#[derive(Debug, Clone, Copy)]
-pub struct EpochUse {
-    /// Unix seconds.
-    pub starts_at: i64,
-    /// Unix seconds.
-    pub ends_at: i64,
-    /// Minor units spent this epoch.
-    pub spent: u64,
-    /// Minor units left this epoch.
-    pub remaining: u64,
-}
-
-impl EpochUse {
-    fn json(&self, currency: Currency) -> Value {
-        json!({
-            "starts_at": rfc3339_s(self.starts_at),
-            "ends_at": rfc3339_s(self.ends_at),
-            "spent": format_minor(self.spent, currency),
-            "remaining": format_minor(self.remaining, currency),
-        })
-    }
+/// The current epoch of a mandate or key as the API shows it.
+fn epoch_json(e: EpochUse, currency: Currency) -> Value {
+    json!({
+        "starts_at": rfc3339_s(e.starts_at),
+        "ends_at": rfc3339_s(e.ends_at),
+        "spent": format_minor(e.spent, currency),
+        "remaining": format_minor(e.remaining, currency),
+    })
 }
 
 pub fn mandate(m: &Mandate, epoch: EpochUse) -> Value {
@@ -57,7 +43,7 @@ pub fn mandate(m: &Mandate, epoch: EpochUse) -> Value {
         "interval": m.interval.as_str(),
         "purpose": m.purpose,
         "status": m.status.as_str(),
-        "current_epoch": epoch.json(m.currency),
+        "current_epoch": epoch_json(epoch, m.currency),
         "onchain": {
             "chain_id": m.chain_id,
             "contract": m.contract,
@@ -96,7 +82,7 @@ pub fn session_key(
         "max_amount": k.max_amount.map(|a| format_minor(a, m.currency)),
         "currency": m.currency.code(),
         "allowed_destinations": k.allowed_destinations,
-        "current_epoch": epoch.json(m.currency),
+        "current_epoch": epoch_json(epoch, m.currency),
         "onchain": {
             "chain_id": m.chain_id,
             "contract": contract,

@@ -125,6 +125,8 @@ impl Watcher {
                 "recorded outcomes from the journal"
             );
         }
+        // A key's expiry changes no row of its own: announce it once (`session_key.expired`).
+        self.store.announce_expired_keys(now_ms(), 100).await?;
         let head = self.provider.get_block_number().await?;
         let safe = head.saturating_sub(self.confirmations);
         let mut step = Step::default();

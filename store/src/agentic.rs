@@ -1,10 +1,12 @@
 //! Mandates, session keys and debit pulls: rows and queries.
 
+use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
+use crate::events::{self, EventType};
 use crate::ids::Mode;
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
@@ -88,8 +90,44 @@ string_enum!(
     }
 );
 
+impl MandateStatus {
+    /// The statuses a mandate may move to `self` from (none: only a new mandate has it).
+    pub fn sources(self) -> &'static [MandateStatus] {
+        use MandateStatus::*;
+        match self {
+            RequiresAuthorization => &[],
+            Pending => &[RequiresAuthorization],
+            Active | Failed => &[Pending],
+            Canceled => &[RequiresAuthorization, Pending, Active],
+        }
+    }
+}
+
+impl KeyStatus {
+    /// The statuses a key may move to `self` from (none: only a new key has it).
+    pub fn sources(self) -> &'static [KeyStatus] {
+        use KeyStatus::*;
+        match self {
+            Pending => &[],
+            Active | Failed => &[Pending],
+            Revoked => &[Pending, Active],
+        }
+    }
+}
+
+/// `'a', 'b'` of statuses, for a conditional `UPDATE` (`IN (…)`; never empty: `NULL`
+/// matches nothing).
+pub(crate) fn in_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let list: Vec<String> = names.map(|n| format!("'{n}'")).collect();
+    if list.is_empty() {
+        "NULL".into()
+    } else {
+        list.join(", ")
+    }
+}
+
 /// A mandate row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Mandate {
     /// `man_…`
     pub id: String,
@@ -124,7 +162,7 @@ pub struct Mandate {
 }
 
 /// A session key row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionKey {
     /// `sk_…`
     pub id: String,
@@ -153,7 +191,7 @@ pub struct SessionKey {
 }
 
 /// An agent's signature of one pull on a key with a signer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AgentAuthorization {
     /// The agent's nonce, decimal.
     pub nonce: String,
@@ -164,7 +202,7 @@ pub struct AgentAuthorization {
 }
 
 /// A debit pull row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DebitPull {
     /// `pull_…`
     pub id: String,
@@ -225,6 +263,19 @@ pub struct PullResolution {
     pub authorized_at: Option<i64>,
 }
 
+/// The current epoch of a mandate or key: its bounds, what was spent and what is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EpochUse {
+    /// Unix seconds.
+    pub starts_at: i64,
+    /// Unix seconds.
+    pub ends_at: i64,
+    /// Minor units spent this epoch.
+    pub spent: u64,
+    /// Minor units left this epoch (0 unless the mandate, or key, can pull).
+    pub remaining: u64,
+}
+
 /// A page of a list.
 #[derive(Debug, Clone)]
 pub struct Page<T> {
@@ -255,11 +306,11 @@ fn i64_of(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
+pub(crate) const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
     purpose, status, chain_id, contract, onchain_id, tx_hash, created_at";
-const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
+pub(crate) const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
     onchain_id, tx_hash, created_at, signer";
-const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
+pub(crate) const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
     destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
     created_at, updated_at, failure_reason, agent_nonce, agent_deadline, agent_signature";
 
@@ -273,7 +324,7 @@ fn currency_of(r: &AnyRow, col: &str) -> Result<Currency, StoreError> {
     Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
 }
 
-fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
+pub(crate) fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
     let interval: String = r.try_get("interval")?;
     let status: String = r.try_get("status")?;
     Ok(Mandate {
@@ -295,7 +346,7 @@ fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
     })
 }
 
-fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
+pub(crate) fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
     let dests: String = r.try_get("allowed_destinations")?;
     let status: String = r.try_get("status")?;
     Ok(SessionKey {
@@ -304,7 +355,7 @@ fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
         mode: mode_of(r, "mode")?,
         mandate_id: r.try_get("mandate_id")?,
         expires_at: r.try_get("expires_at")?,
-        max_amount: r.try_get::<Option<i64>, _>(5)?.map(u64_of),
+        max_amount: r.try_get::<Option<i64>, _>("max_amount")?.map(u64_of),
         allowed_destinations: serde_json::from_str(&dests)
             .map_err(|_| corrupt("destinations", &dests))?,
         status: KeyStatus::parse(&status).ok_or_else(|| corrupt("key status", &status))?,
@@ -315,7 +366,7 @@ fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
     })
 }
 
-fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
+pub(crate) fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
     let status: String = r.try_get("status")?;
     Ok(DebitPull {
         id: r.try_get("id")?,
@@ -329,11 +380,11 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
         destination_address: r.try_get("destination_address")?,
         description: r.try_get("description")?,
         status: PullStatus::parse(&status).ok_or_else(|| corrupt("pull status", &status))?,
-        decline_code: match r.try_get::<Option<String>, _>(11)? {
+        decline_code: match r.try_get::<Option<String>, _>("decline_code")? {
             None => None,
             Some(c) => Some(DeclineReason::parse(&c).ok_or_else(|| corrupt("decline code", &c))?),
         },
-        remaining: r.try_get::<Option<i64>, _>(12)?.map(u64_of),
+        remaining: r.try_get::<Option<i64>, _>("remaining")?.map(u64_of),
         resets_at: r.try_get("resets_at")?,
         tx_hash: r.try_get("tx_hash")?,
         authorized_at: r.try_get("authorized_at")?,
@@ -341,9 +392,9 @@ fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
         updated_at: r.try_get("updated_at")?,
         failure_reason: r.try_get("failure_reason")?,
         agent: match (
-            r.try_get::<Option<String>, _>(19)?,
-            r.try_get::<Option<i64>, _>(20)?,
-            r.try_get::<Option<String>, _>(21)?,
+            r.try_get::<Option<String>, _>("agent_nonce")?,
+            r.try_get::<Option<i64>, _>("agent_deadline")?,
+            r.try_get::<Option<String>, _>("agent_signature")?,
         ) {
             (Some(nonce), Some(deadline), Some(signature)) => Some(AgentAuthorization {
                 nonce,
@@ -422,8 +473,10 @@ impl Store {
         Ok((rows, has_more))
     }
 
-    /// Inserts a new mandate.
+    /// Inserts a new mandate with its `mandate.created` event (and
+    /// `mandate.requires_authorization` when the payer must sign).
     pub async fn insert_mandate(&self, m: &Mandate) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
         ))
@@ -442,27 +495,48 @@ impl Store {
         .bind(&m.onchain_id)
         .bind(&m.tx_hash)
         .bind(m.created_at)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        events::record(&mut tx, EventType::MandateCreated, &m.id, m.created_at).await?;
+        if m.status != MandateStatus::Pending {
+            events::record(
+                &mut tx,
+                EventType::of_mandate(m.status),
+                &m.id,
+                m.created_at,
+            )
+            .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
-    /// Sets a mandate's status and, when given, its transaction.
+    /// Moves a mandate to `status` (from a state it may move from, see
+    /// [`MandateStatus::sources`]) and records its event, at `now` (unix ms); sets its
+    /// transaction when given. Returns whether it moved.
     pub async fn set_mandate_status(
         &self,
         id: &str,
         status: MandateStatus,
         tx_hash: Option<&str>,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1",
-        )
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let moved = sqlx::query(&format!(
+            "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1 AND status IN ({})",
+            in_list(status.sources().iter().map(|s| s.as_str()))
+        ))
         .bind(id)
         .bind(status.as_str())
         .bind(tx_hash)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(())
+        let moved = moved.rows_affected() == 1;
+        if moved {
+            events::record(&mut tx, EventType::of_mandate(status), id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// A mandate of this account and mode.
@@ -486,12 +560,14 @@ impl Store {
         })
     }
 
-    /// Inserts a new session key with the hash of its agent secret.
+    /// Inserts a new session key with the hash of its agent secret, and its
+    /// `session_key.created` event.
     pub async fn insert_session_key(
         &self,
         k: &SessionKey,
         secret_hash: &str,
     ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
         ))
@@ -508,30 +584,42 @@ impl Store {
         .bind(k.created_at)
         .bind(&k.signer)
         .bind(secret_hash)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        events::record(&mut tx, EventType::SessionKeyCreated, &k.id, k.created_at).await?;
+        tx.commit().await?;
         Ok(())
     }
 
-    /// Sets a key's status and, when given, its issuing transaction, at `now` (unix ms).
+    /// Moves a key to `status` (from a state it may move from, see [`KeyStatus::sources`])
+    /// and records its event, at `now` (unix ms); sets its issuing transaction when given.
+    /// Returns whether it moved.
     pub async fn set_key_status(
         &self,
         id: &str,
         status: KeyStatus,
         tx_hash: Option<&str>,
         now: i64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let revoked_at = (status == KeyStatus::Revoked).then_some(now);
-        sqlx::query(
-            "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) WHERE id = $1",
-        )
+        let mut tx = self.pool().begin().await?;
+        let moved = sqlx::query(&format!(
+            "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) \
+             WHERE id = $1 AND status IN ({})",
+            in_list(status.sources().iter().map(|s| s.as_str()))
+        ))
         .bind(id)
         .bind(status.as_str())
         .bind(tx_hash)
         .bind(revoked_at)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(())
+        let moved = moved.rows_affected() == 1;
+        if let (true, Some(kind)) = (moved, EventType::of_key(status)) {
+            events::record(&mut tx, kind, id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// A session key of this account and mode.
@@ -580,6 +668,7 @@ impl Store {
 
     /// Inserts a new debit pull.
     pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)"
         ))
@@ -605,8 +694,13 @@ impl Store {
         .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
         .bind(p.agent.as_ref().map(|a| a.deadline))
         .bind(p.agent.as_ref().map(|a| a.signature.clone()))
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        events::record(&mut tx, EventType::DebitPullCreated, &p.id, p.created_at).await?;
+        if p.status != PullStatus::Pending {
+            events::record(&mut tx, EventType::of_pull(p.status), &p.id, p.created_at).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -619,22 +713,23 @@ impl Store {
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
-        self.resolve_pull_in(self.pool(), id, r, now).await
+        let mut tx = self.pool().begin().await?;
+        let moved = resolve_pull_in(&mut tx, id, r, now).await?;
+        tx.commit().await?;
+        Ok(moved)
     }
+}
 
-    pub(crate) async fn resolve_pull_in<'e, E>(
-        &self,
-        exec: E,
-        id: &str,
-        r: &PullResolution,
-        now: i64,
-    ) -> Result<bool, StoreError>
-    where
-        E: sqlx::Executor<'e, Database = sqlx::Any>,
-    {
-        // `remaining` is kept in minor units, the same for every supported currency.
-        let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
-        let done = sqlx::query(
+/// [`Store::resolve_pull`] inside a transaction, with its event.
+pub(crate) async fn resolve_pull_in(
+    conn: &mut AnyConnection,
+    id: &str,
+    r: &PullResolution,
+    now: i64,
+) -> Result<bool, StoreError> {
+    // `remaining` is kept in minor units, the same for every supported currency.
+    let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
+    let done = sqlx::query(
             "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
              authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'",
         )
@@ -646,11 +741,16 @@ impl Store {
         .bind(&r.tx_hash)
         .bind(r.authorized_at)
         .bind(now)
-        .execute(exec)
+        .execute(&mut *conn)
         .await?;
-        Ok(done.rows_affected() == 1)
+    let moved = done.rows_affected() == 1;
+    if moved {
+        events::record(conn, EventType::of_pull(r.status), id, now).await?;
     }
+    Ok(moved)
+}
 
+impl Store {
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn pull_unscoped(&self, id: &str) -> Result<DebitPull, StoreError> {
         let row = sqlx::query(&format!(
@@ -727,26 +827,102 @@ impl Store {
     /// settled, and failed after authorization (a bank-funded pull whose debit failed still
     /// used its ceiling on chain).
     pub async fn key_spend(&self, session_key_id: &str, since_ms: i64) -> Result<u64, StoreError> {
-        self.spend("session_key_id", session_key_id, since_ms).await
+        spend_in(
+            &mut *self.pool().acquire().await?,
+            "session_key_id",
+            session_key_id,
+            since_ms,
+        )
+        .await
     }
 
     /// Sum of pulls of a mandate the chain authorized since `since_ms` (block time), as
     /// [`Store::key_spend`].
     pub async fn mandate_spend(&self, mandate_id: &str, since_ms: i64) -> Result<u64, StoreError> {
-        self.spend("mandate_id", mandate_id, since_ms).await
+        spend_in(
+            &mut *self.pool().acquire().await?,
+            "mandate_id",
+            mandate_id,
+            since_ms,
+        )
+        .await
     }
 
-    async fn spend(&self, col: &'static str, id: &str, since_ms: i64) -> Result<u64, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM debit_pulls WHERE {col} = $1 \
-             AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
-        ))
-        .bind(id)
-        .bind(since_ms)
-        .fetch_one(self.pool())
-        .await?;
-        Ok(u64_of(row.try_get(0)?))
+    /// Spend and remaining of a mandate in the epoch containing `now` (unix ms).
+    pub async fn mandate_use(&self, m: &Mandate, now: i64) -> Result<EpochUse, StoreError> {
+        mandate_use_in(&mut *self.pool().acquire().await?, m, now).await
     }
+
+    /// Spend and remaining of a key in the epoch containing `now` (unix ms): its own
+    /// ceiling and its mandate's, whichever is tighter.
+    pub async fn key_use(
+        &self,
+        k: &SessionKey,
+        m: &Mandate,
+        now: i64,
+    ) -> Result<EpochUse, StoreError> {
+        key_use_in(&mut *self.pool().acquire().await?, k, m, now).await
+    }
+}
+
+async fn spend_in(
+    conn: &mut AnyConnection,
+    col: &'static str,
+    id: &str,
+    since_ms: i64,
+) -> Result<u64, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM debit_pulls WHERE {col} = $1 \
+         AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
+    ))
+    .bind(id)
+    .bind(since_ms)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(u64_of(row.try_get(0)?))
+}
+
+/// [`Store::mandate_use`] on a connection (inside a transaction when recording an event).
+pub(crate) async fn mandate_use_in(
+    conn: &mut AnyConnection,
+    m: &Mandate,
+    now: i64,
+) -> Result<EpochUse, StoreError> {
+    let epoch = m.interval.epoch_at(now / 1000);
+    let spent = spend_in(conn, "mandate_id", &m.id, epoch.starts_at * 1000).await?;
+    let remaining = if m.status == MandateStatus::Active {
+        m.max_amount.saturating_sub(spent)
+    } else {
+        0
+    };
+    Ok(EpochUse {
+        starts_at: epoch.starts_at,
+        ends_at: epoch.ends_at,
+        spent,
+        remaining,
+    })
+}
+
+/// [`Store::key_use`] on a connection.
+pub(crate) async fn key_use_in(
+    conn: &mut AnyConnection,
+    k: &SessionKey,
+    m: &Mandate,
+    now: i64,
+) -> Result<EpochUse, StoreError> {
+    let mandate = mandate_use_in(conn, m, now).await?;
+    let spent = spend_in(conn, "session_key_id", &k.id, mandate.starts_at * 1000).await?;
+    let live = k.status == KeyStatus::Active && now < k.expires_at;
+    let own = k
+        .max_amount
+        .map(|max| max.saturating_sub(spent))
+        .unwrap_or(u64::MAX);
+    let remaining = if live { own.min(mandate.remaining) } else { 0 };
+    Ok(EpochUse {
+        spent,
+        remaining,
+        ..mandate
+    })
 }
 
 /// An authorized pull whose mandate is funded from a bank account.
@@ -801,6 +977,7 @@ impl Store {
         failure_reason: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
         let done = sqlx::query(
             "UPDATE debit_pulls SET status = $2, failure_reason = $3, updated_at = $4 \
              WHERE id = $1 AND status = 'authorized'",
@@ -809,9 +986,14 @@ impl Store {
         .bind(status.as_str())
         .bind(failure_reason)
         .bind(now)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let moved = done.rows_affected() == 1;
+        if moved {
+            events::record(&mut tx, EventType::of_pull(status), id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 }
 
@@ -939,44 +1121,45 @@ impl Store {
         }
         let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
         let succeeded = fate == TxStatus::Succeeded;
-        let query = match kind {
-            TxKind::CreateMandate if succeeded => sqlx::query(
+        let (query, event) = match kind {
+            TxKind::CreateMandate if succeeded => (sqlx::query(
                 "UPDATE mandates SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
             )
             .bind(intent)
-            .bind(hash),
-            TxKind::IssueSessionKey if succeeded => sqlx::query(
+            .bind(hash), EventType::MandateActivated),
+            TxKind::IssueSessionKey if succeeded => (sqlx::query(
                 "UPDATE session_keys SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
             )
             .bind(intent)
-            .bind(hash),
-            TxKind::CancelMandate if succeeded => {
+            .bind(hash), EventType::SessionKeyActivated),
+            TxKind::CancelMandate if succeeded => (
                 sqlx::query("UPDATE mandates SET status = 'canceled' WHERE id = $1 AND status = 'active'")
-                    .bind(intent)
-            }
-            TxKind::RevokeSessionKey if succeeded => sqlx::query(
+                    .bind(intent),
+                EventType::MandateCanceled,
+            ),
+            TxKind::RevokeSessionKey if succeeded => (sqlx::query(
                 "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
                  WHERE id = $1 AND status IN ('pending', 'active')",
             )
             .bind(intent)
-            .bind(now),
-            TxKind::CreateMandate if failed => sqlx::query(concat!(
+            .bind(now), EventType::SessionKeyRevoked),
+            TxKind::CreateMandate if failed => (sqlx::query(concat!(
                 "UPDATE mandates SET status = 'failed' WHERE id = $1 AND status = 'pending'",
                 none_live!()
             ))
-            .bind(intent),
-            TxKind::IssueSessionKey if failed => sqlx::query(concat!(
+            .bind(intent), EventType::MandateFailed),
+            TxKind::IssueSessionKey if failed => (sqlx::query(concat!(
                 "UPDATE session_keys SET status = 'failed' WHERE id = $1 AND status = 'pending'",
                 none_live!()
             ))
-            .bind(intent),
-            TxKind::PullBatch if failed => sqlx::query(concat!(
+            .bind(intent), EventType::SessionKeyFailed),
+            TxKind::PullBatch if failed => (sqlx::query(concat!(
                 "UPDATE debit_pulls SET status = 'failed', updated_at = $2 \
                  WHERE id = $1 AND status = 'pending'",
                 none_live!()
             ))
             .bind(intent)
-            .bind(now),
+            .bind(now), EventType::DebitPullFailed),
             // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
             // payouts by the payment worker; a cancel or revoke that failed changed nothing.
             TxKind::CreateMandate
@@ -986,6 +1169,12 @@ impl Store {
             | TxKind::PullBatch
             | TxKind::Settle => return Ok(0),
         };
-        Ok(query.execute(self.pool()).await?.rows_affected())
+        let mut tx = self.pool().begin().await?;
+        let moved = query.execute(&mut *tx).await?.rows_affected();
+        if moved == 1 {
+            events::record(&mut tx, event, intent, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 }

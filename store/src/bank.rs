@@ -6,6 +6,7 @@ use sqlx::any::AnyRow;
 
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
+use crate::events::{self, EventType};
 use crate::ids::{Mode, new_id};
 use crate::money::Currency;
 use crate::now_ms;
@@ -93,7 +94,7 @@ pub struct BankAccount {
 }
 
 /// A transfer on a simulated account.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BankTransfer {
     /// `btr_…`
     pub id: String,
@@ -117,7 +118,7 @@ pub struct BankTransfer {
 
 const ACCOUNT_COLS: &str =
     "id, account_id, mode, owner_name, currency, balance, behavior, delay_ms, created_at, held";
-const TRANSFER_COLS: &str = "id, bank_account_id, direction, amount, status, failure_reason, due_at, created_at, updated_at";
+pub(crate) const TRANSFER_COLS: &str = "id, bank_account_id, direction, amount, status, failure_reason, due_at, created_at, updated_at";
 
 fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
@@ -147,7 +148,7 @@ fn account_prefixed(r: &AnyRow, prefix: &str) -> Result<BankAccount, StoreError>
     })
 }
 
-fn transfer_of(r: &AnyRow) -> Result<BankTransfer, StoreError> {
+pub(crate) fn transfer_of(r: &AnyRow) -> Result<BankTransfer, StoreError> {
     let direction: String = r.try_get("direction")?;
     let status: String = r.try_get("status")?;
     Ok(BankTransfer {
@@ -270,7 +271,11 @@ impl Store {
         .bind(idempotency_key)
         .execute(&mut *tx)
         .await?;
-        if inserted.rows_affected() == 1 && direction == Direction::Debit {
+        let created = inserted.rows_affected() == 1;
+        if created {
+            events::record(&mut tx, EventType::BankTransferCreated, &id, now).await?;
+        }
+        if created && direction == Direction::Debit {
             let held = sqlx::query(
                 "UPDATE bank_accounts SET held = held + $2 WHERE id = $1 AND balance - held >= $2",
             )
@@ -287,6 +292,7 @@ impl Store {
                 .bind(i64::MAX)
                 .execute(&mut *tx)
                 .await?;
+                events::record(&mut tx, EventType::BankTransferFailed, &id, now).await?;
             }
         }
         tx.commit().await?;
@@ -338,6 +344,7 @@ impl Store {
         (balance_delta, held_delta): (i64, i64),
         next_due: i64,
     ) -> Result<bool, StoreError> {
+        let now = now_ms();
         let mut tx = self.pool().begin().await?;
         let moved = sqlx::query(
             "UPDATE bank_transfers SET status = $2, failure_reason = $3, due_at = $4, updated_at = $5 \
@@ -347,7 +354,7 @@ impl Store {
         .bind(status.as_str())
         .bind(failure_reason)
         .bind(next_due)
-        .bind(now_ms())
+        .bind(now)
         .bind(t.status.as_str())
         .bind(t.due_at)
         .execute(&mut *tx)
@@ -363,6 +370,9 @@ impl Store {
         .bind(held_delta)
         .execute(&mut *tx)
         .await?;
+        if status != t.status {
+            events::record(&mut tx, EventType::of_transfer(status), &t.id, now).await?;
+        }
         tx.commit().await?;
         Ok(true)
     }

@@ -3,12 +3,14 @@
 //! once given. Moving an object out of `requires_authorization` and storing the signature
 //! happen in one database transaction, so two concurrent authorizations never both send.
 
+use sqlx::AnyConnection;
 use sqlx::Row;
 
 use crate::db::{Store, StoreError};
+use crate::events::{self, EventType};
 
 /// A requested (and perhaps given) authorization.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Authorization {
     /// `man_…` or `pay_…`.
     pub object_id: String,
@@ -65,24 +67,7 @@ impl Store {
         &self,
         object_id: &str,
     ) -> Result<Option<Authorization>, StoreError> {
-        let row = sqlx::query(
-            "SELECT object_id, signer, nonce, deadline, signature, authorized_at FROM authorizations \
-             WHERE object_id = $1",
-        )
-        .bind(object_id)
-        .fetch_optional(self.pool())
-        .await?;
-        row.map(|r| {
-            Ok(Authorization {
-                object_id: r.try_get("object_id")?,
-                signer: r.try_get("signer")?,
-                nonce: r.try_get("nonce")?,
-                deadline: r.try_get("deadline")?,
-                signature: r.try_get("signature")?,
-                authorized_at: r.try_get("authorized_at")?,
-            })
-        })
-        .transpose()
+        authorization_in(&mut *self.pool().acquire().await?, object_id).await
     }
 
     /// Stores the signature and moves the object from `requires_authorization` to
@@ -114,24 +99,59 @@ impl Store {
         .bind(now_ms)
         .execute(&mut *tx)
         .await?;
+        let event = match what {
+            Authorizable::Mandate => EventType::MandateAuthorized,
+            Authorizable::Payment => EventType::PaymentAuthorized,
+        };
+        events::record(&mut tx, event, object_id, now_ms).await?;
         tx.commit().await?;
         Ok(true)
     }
 
-    /// Withdraws a request to sign: `requires_authorization` → `canceled`, nothing having
-    /// been sent. Returns false when the object was no longer waiting.
-    pub async fn cancel_unauthorized(
+    /// Withdraws a mandate's request to sign at `now` (unix ms): `requires_authorization` →
+    /// `canceled`, nothing having been sent. Returns false when it was no longer waiting.
+    pub async fn cancel_unauthorized_mandate(
         &self,
-        what: Authorizable,
-        object_id: &str,
+        mandate_id: &str,
+        now: i64,
     ) -> Result<bool, StoreError> {
-        let moved = sqlx::query(&format!(
-            "UPDATE {} SET status = 'canceled' WHERE id = $1 AND status = 'requires_authorization'",
-            what.table()
-        ))
-        .bind(object_id)
-        .execute(self.pool())
+        let mut tx = self.pool().begin().await?;
+        let moved = sqlx::query(
+            "UPDATE mandates SET status = 'canceled' WHERE id = $1 AND status = 'requires_authorization'",
+        )
+        .bind(mandate_id)
+        .execute(&mut *tx)
         .await?;
-        Ok(moved.rows_affected() == 1)
+        let moved = moved.rows_affected() == 1;
+        if moved {
+            events::record(&mut tx, EventType::MandateCanceled, mandate_id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
+}
+
+/// [`Store::authorization`] on a connection (inside a transaction when recording an event).
+pub(crate) async fn authorization_in(
+    conn: &mut AnyConnection,
+    object_id: &str,
+) -> Result<Option<Authorization>, StoreError> {
+    let row = sqlx::query(
+        "SELECT object_id, signer, nonce, deadline, signature, authorized_at FROM authorizations \
+         WHERE object_id = $1",
+    )
+    .bind(object_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.map(|r| {
+        Ok(Authorization {
+            object_id: r.try_get("object_id")?,
+            signer: r.try_get("signer")?,
+            nonce: r.try_get("nonce")?,
+            deadline: r.try_get("deadline")?,
+            signature: r.try_get("signature")?,
+            authorized_at: r.try_get("authorized_at")?,
+        })
+    })
+    .transpose()
 }

@@ -3,6 +3,7 @@
 use sqlx::Row;
 
 use crate::db::{Store, StoreError};
+use crate::events::{self, EventType};
 use crate::now_ms;
 
 string_enum!(
@@ -467,31 +468,40 @@ impl Store {
         let mut tx = self.pool().begin().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
-            changed += usize::from(self.resolve_pull_in(&mut *tx, id, resolution, now).await?);
+            changed +=
+                usize::from(crate::agentic::resolve_pull_in(&mut tx, id, resolution, now).await?);
         }
         // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
         // Not undone by `rewind_chain`: a reorganisation that drops a payer's own cancel
         // leaves the API showing `canceled` while the chain has it active (pulls on it
         // would still be declined here, off chain). Rare; an operator can cancel again.
         for onchain_id in &ended.mandates_canceled {
-            sqlx::query(
+            let rows = sqlx::query(
                 "UPDATE mandates SET status = 'canceled' WHERE chain_id = $1 AND onchain_id = $2 \
-                 AND status IN ('pending', 'active')",
+                 AND status IN ('pending', 'active') RETURNING id",
             )
             .bind(chain_id as i64)
             .bind(onchain_id)
-            .execute(&mut *tx)
+            .fetch_all(&mut *tx)
             .await?;
+            for r in rows {
+                let id: String = r.try_get("id")?;
+                events::record(&mut tx, EventType::MandateCanceled, &id, now).await?;
+            }
         }
         for onchain_id in &ended.keys_revoked {
-            sqlx::query(
+            let rows = sqlx::query(
                 "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
-                 WHERE onchain_id = $1 AND status IN ('pending', 'active')",
+                 WHERE onchain_id = $1 AND status IN ('pending', 'active') RETURNING id",
             )
             .bind(onchain_id)
             .bind(now)
-            .execute(&mut *tx)
+            .fetch_all(&mut *tx)
             .await?;
+            for r in rows {
+                let id: String = r.try_get("id")?;
+                events::record(&mut tx, EventType::SessionKeyRevoked, &id, now).await?;
+            }
         }
         // Transactions seen emitting events succeeded in that block; this settles journal
         // entries whose fate nobody else is waiting for (rebroadcast after a reorg).
@@ -554,6 +564,7 @@ impl Store {
             .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
             .collect::<Result<_, StoreError>>()?;
         let mut pulls = 0;
+        let now = now_ms();
         for (hash, _) in &txs {
             sqlx::query(
                 "UPDATE chain_txs SET status = 'signed', block_number = NULL, applied = 0 WHERE chain_id = $1 AND hash = $2",
@@ -565,13 +576,17 @@ impl Store {
             let reset = sqlx::query(
                 "UPDATE debit_pulls SET status = 'pending', decline_code = NULL, remaining = NULL, \
                  resets_at = NULL, tx_hash = NULL, authorized_at = NULL, updated_at = $2 \
-                 WHERE tx_hash = $1 AND status IN ('authorized', 'declined')",
+                 WHERE tx_hash = $1 AND status IN ('authorized', 'declined') RETURNING id",
             )
             .bind(hash)
-            .bind(now_ms())
-            .execute(&mut *tx)
+            .bind(now)
+            .fetch_all(&mut *tx)
             .await?;
-            pulls += reset.rows_affected() as usize;
+            for r in &reset {
+                let id: String = r.try_get("id")?;
+                events::record(&mut tx, EventType::DebitPullReorged, &id, now).await?;
+            }
+            pulls += reset.len();
         }
         sqlx::query(
             "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
@@ -579,7 +594,7 @@ impl Store {
         .bind(chain_id as i64)
         .bind(cursor.block_number as i64)
         .bind(&cursor.block_hash)
-        .bind(now_ms())
+        .bind(now)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

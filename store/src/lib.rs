@@ -14,6 +14,15 @@ macro_rules! string_enum {
             /// Parses the stored name.
             pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
         }
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> { s.serialize_str(self.as_str()) }
+        }
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                Self::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown {} {s:?}", stringify!($name))))
+            }
+        }
     };
 }
 
@@ -24,6 +33,7 @@ pub mod consent;
 pub mod crash;
 pub mod db;
 pub mod epoch;
+pub mod events;
 pub mod ids;
 pub mod journal;
 pub mod lease;

@@ -5,6 +5,7 @@ use sqlx::any::AnyRow;
 
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
+use crate::events::{self, EventType};
 use crate::ids::Mode;
 use crate::journal::TxStatus;
 use crate::money::Currency;
@@ -48,7 +49,7 @@ string_enum!(
 );
 
 /// A payment row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Payment {
     /// `pay_…`
     pub id: String,
@@ -84,7 +85,7 @@ pub struct Payment {
     pub updated_at: i64,
 }
 
-const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
+pub(crate) const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
     destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
 
 fn party_of(r: &AnyRow, col: &str) -> Result<PartyKind, StoreError> {
@@ -92,7 +93,7 @@ fn party_of(r: &AnyRow, col: &str) -> Result<PartyKind, StoreError> {
     PartyKind::parse(&v).ok_or_else(|| StoreError::Corrupt(format!("party kind {v:?}")))
 }
 
-fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
+pub(crate) fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
     let mode: String = r.try_get("mode")?;
     let currency: String = r.try_get("currency")?;
     let status: String = r.try_get("status")?;
@@ -113,7 +114,7 @@ fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
         tx_hash: r.try_get("tx_hash")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
-        refund_status: match r.try_get::<Option<String>, _>(15)? {
+        refund_status: match r.try_get::<Option<String>, _>("refund_status")? {
             None => None,
             Some(v) => Some(RefundStatus::parse(&v).ok_or_else(|| bad("refund status", &v))?),
         },
@@ -121,8 +122,10 @@ fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
 }
 
 impl Store {
-    /// Inserts a new payment.
+    /// Inserts a new payment with its `payment.created` event (and
+    /// `payment.requires_authorization` when the payer must sign).
     pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
         ))
@@ -142,8 +145,19 @@ impl Store {
         .bind(p.created_at)
         .bind(p.updated_at)
         .bind(p.refund_status.map(|r| r.as_str()))
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        events::record(&mut tx, EventType::PaymentCreated, &p.id, p.created_at).await?;
+        if p.status != PaymentStatus::Pending {
+            events::record(
+                &mut tx,
+                EventType::of_payment(p.status),
+                &p.id,
+                p.created_at,
+            )
+            .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -156,6 +170,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = 'failed', failure_reason = $2, refund_status = 'pending', \
              tx_hash = COALESCE($3, tx_hash), updated_at = $4 WHERE id = $1 AND status = 'processing'",
@@ -164,9 +179,14 @@ impl Store {
         .bind(failure_reason)
         .bind(tx_hash)
         .bind(now)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let moved = done.rows_affected() == 1;
+        if moved {
+            events::record(&mut tx, EventType::PaymentFailed, id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// Records the end of a pending refund at `now` (unix ms). Returns whether it moved.
@@ -176,15 +196,21 @@ impl Store {
         to: RefundStatus,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
         let done = sqlx::query(
             "UPDATE payments SET refund_status = $2, updated_at = $3 WHERE id = $1 AND refund_status = 'pending'",
         )
         .bind(id)
         .bind(to.as_str())
         .bind(now)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let moved = done.rows_affected() == 1;
+        if let (true, Some(kind)) = (moved, EventType::of_refund(to)) {
+            events::record(&mut tx, kind, id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// Moves a payment from `from` to `to` at `now` (unix ms; never backwards from a final
@@ -198,6 +224,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
              tx_hash = COALESCE($5, tx_hash), updated_at = $6 WHERE id = $1 AND status = $2",
@@ -208,9 +235,15 @@ impl Store {
         .bind(failure_reason)
         .bind(tx_hash)
         .bind(now)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        // Same status again (a tx hash learnt later) is no state change: no event.
+        let moved = done.rows_affected() == 1;
+        if moved && from != to {
+            events::record(&mut tx, EventType::of_payment(to), id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// A payment of this account and mode.

@@ -212,3 +212,16 @@ impl Balances {
         self.0[&a]
     }
 }
+
+/// Asserts that the events of `id`, oldest first, are exactly `expected`: each state
+/// change one event, none lost and none twice (across crashes too: an event is written in
+/// the transaction that makes its change).
+pub async fn assert_events(
+    store: &Store,
+    id: &str,
+    expected: &[openrail_store::events::EventType],
+) -> anyhow::Result<()> {
+    let got = store.event_types_of(id).await?;
+    assert_eq!(got, expected, "events of {id}");
+    Ok(())
+}

@@ -345,6 +345,67 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
 
     audit::assert_journal_consistent(&h, &store, nonce_at_start).await?;
 
+    // Each state change produced exactly one event across the SIGKILL: none lost, none
+    // twice.
+    use openrail_store::events::EventType as E;
+    for (id, (_, _, key)) in &all.pulls {
+        let trail: &[E] = if *key == bank_key {
+            &[
+                E::DebitPullCreated,
+                E::DebitPullAuthorized,
+                E::DebitPullSettled,
+            ]
+        } else {
+            &[E::DebitPullCreated, E::DebitPullAuthorized]
+        };
+        audit::assert_events(&store, id, trail).await?;
+    }
+    for id in all.mandates.keys() {
+        let bank_funded = store
+            .mandate(scope, id)
+            .await?
+            .payer_account_id
+            .starts_with("ba_");
+        let trail: &[E] = if bank_funded {
+            &[E::MandateCreated, E::MandateActivated]
+        } else {
+            &[
+                E::MandateCreated,
+                E::MandateRequiresAuthorization,
+                E::MandateAuthorized,
+                E::MandateActivated,
+            ]
+        };
+        audit::assert_events(&store, id, trail).await?;
+    }
+    for id in all.keys.keys() {
+        audit::assert_events(&store, id, &[E::SessionKeyCreated, E::SessionKeyActivated]).await?;
+    }
+    for (id, p) in &all.payments {
+        let trail: &[E] = if p.source_type == PartyKind::Wallet {
+            &[
+                E::PaymentCreated,
+                E::PaymentRequiresAuthorization,
+                E::PaymentAuthorized,
+                E::PaymentProcessing,
+                E::PaymentSucceeded,
+            ]
+        } else {
+            &[E::PaymentCreated, E::PaymentProcessing, E::PaymentSucceeded]
+        };
+        audit::assert_events(&store, id, trail).await?;
+    }
+    for bank in [&payer_bank, &dest_bank] {
+        for t in store.bank_transfers(bank).await? {
+            audit::assert_events(
+                &store,
+                &t.id,
+                &[E::BankTransferCreated, E::BankTransferSettled],
+            )
+            .await?;
+        }
+    }
+
     // Bank accounts: one debit per bank-funded pull and per bank-sourced payment, one
     // credit per payment to a bank; balances to match.
     let debits = count(&store, &payer_bank, Direction::Debit).await?;

@@ -252,6 +252,17 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
         &h.get(&format!("/v1/bank-accounts/{}", ba.str("id")))
             .await?,
     );
+    // Every event so far (mandates, keys, pulls, a payment), each object as it was.
+    let events = h.get("/v1/events?limit=100").await?;
+    assert_documented(&doc, "get", "/v1/events", &events);
+    assert!(events.body["data"].as_array().unwrap().len() > 10);
+    let first = events.body["data"][0]["id"].as_str().unwrap().to_string();
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/events/{id}",
+        &h.get(&format!("/v1/events/{first}")).await?,
+    );
     h.stop().await;
     Ok(())
 }

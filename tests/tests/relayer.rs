@@ -383,6 +383,19 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     // Effects once: one transaction for the intent, tokens moved once, spend counted once,
     // the journal settled, and the operator's nonce not jammed (the next call works).
     assert_eq!(f.store.txs_for_intent("pull_reorg").await?, 1);
+    // Its events tell the story: authorized, undone by the reorganisation, authorized again.
+    {
+        use openrail_store::events::EventType as E;
+        assert_eq!(
+            f.store.event_types_of("pull_reorg").await?,
+            [
+                E::DebitPullCreated,
+                E::DebitPullAuthorized,
+                E::DebitPullReorged,
+                E::DebitPullAuthorized
+            ]
+        );
+    }
     assert!(f.store.unsettled_txs(f.chain_id).await?.is_empty());
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
     assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);

@@ -1,0 +1,128 @@
+//! `GET /v1/events` and `GET /v1/events/{id}`: what happened to the account's objects,
+//! newest first. Each event renders its object as it was at that moment (see
+//! [`crate::represent`]).
+
+use std::collections::HashMap;
+
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use openrail_store::events::{Event, EventFilter, EventType, ObjectKind, TypeFilter};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::AppState;
+use crate::agentic::{missing, no_more_query, paging};
+use crate::body::invalid;
+use crate::context::Principal;
+use crate::error::ApiError;
+use crate::represent;
+use crate::views::{list, rfc3339_ms};
+
+/// An event as the API shows it.
+pub(crate) fn render(state: &AppState, e: &Event) -> Result<Value, ApiError> {
+    Ok(json!({
+        "id": e.id,
+        "object": "event",
+        "type": e.kind.as_str(),
+        "livemode": e.mode.livemode(),
+        "created_at": rfc3339_ms(e.created_at),
+        "data": { "object": represent::object(state, &e.snapshot, e.created_at)? },
+    }))
+}
+
+/// `type=`: one type, or every type of one object (`debit_pull.*`).
+fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
+    if let Some(t) = EventType::parse(v) {
+        return Ok(TypeFilter::One(t));
+    }
+    let object = match v {
+        "mandate.*" => Some(ObjectKind::Mandate),
+        "session_key.*" => Some(ObjectKind::SessionKey),
+        "debit_pull.*" => Some(ObjectKind::DebitPull),
+        "payment.*" => Some(ObjectKind::Payment),
+        "bank_account.transfer.*" => Some(ObjectKind::BankTransfer),
+        _ => None,
+    };
+    object
+        .map(TypeFilter::Object)
+        .ok_or_else(|| invalid("type", "must be an event type, or mandate.*, session_key.*, debit_pull.*, payment.* or bank_account.transfer.*"))
+}
+
+/// `created[gte]=`: unix seconds or RFC 3339, as unix ms.
+fn created_gte(v: &str) -> Result<i64, ApiError> {
+    if let Ok(s) = v.parse::<i64>() {
+        return s
+            .checked_mul(1000)
+            .filter(|ms| *ms >= 0)
+            .ok_or_else(|| invalid("created[gte]", "must be unix seconds or an RFC 3339 time"));
+    }
+    OffsetDateTime::parse(v, &Rfc3339)
+        .ok()
+        .and_then(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
+        .ok_or_else(|| invalid("created[gte]", "must be unix seconds or an RFC 3339 time"))
+}
+
+fn account_only(p: &Principal) -> Result<(), ApiError> {
+    match p {
+        Principal::Agent { .. } => Err(ApiError::Forbidden(
+            "events are read with the account's API key, not a session key's secret".into(),
+        )),
+        Principal::Account(_) => Ok(()),
+    }
+}
+
+/// `GET /v1/events`
+pub async fn list_events(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let (limit, after) = paging(&mut q)?;
+    let kind = q.remove("type").map(|t| type_filter(&t)).transpose()?;
+    let object_id = q.remove("object_id");
+    let created = q
+        .remove("created[gte]")
+        .map(|c| created_gte(&c))
+        .transpose()?;
+    no_more_query(q)?;
+    let filter = EventFilter {
+        kind,
+        object_id: object_id.as_deref(),
+        created_gte: created,
+    };
+    let page = state
+        .store
+        .list_events(p.scope(), filter, limit, after.as_deref())
+        .await?;
+    let data = page
+        .data
+        .iter()
+        .map(|e| render(&state, e))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((
+        StatusCode::OK,
+        axum::Json(list(data, page.has_more, "/v1/events")),
+    )
+        .into_response())
+}
+
+/// `GET /v1/events/{id}`
+pub async fn get_event(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    no_more_query(q)?;
+    let e = state
+        .store
+        .event(p.scope(), &id)
+        .await
+        .map_err(missing("event", &id))?;
+    Ok((StatusCode::OK, axum::Json(render(&state, &e)?)).into_response())
+}

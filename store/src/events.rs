@@ -1,0 +1,690 @@
+//! Events: every state change of a mandate, session key, debit pull, payment or bank
+//! transfer writes one `evt_` row **in the same database transaction** as the change, so a
+//! change is never without its event and an event never without its change, whatever
+//! crashes. The row holds a [`Snapshot`] — the object and everything its representation
+//! is computed from (a mandate's epoch use, a payer's authorization) — taken inside that
+//! transaction after the change; the API renders `data.object` from it, so an event shows
+//! the object as it was at that moment, never as it is now.
+//!
+//! Order: events carry a sequence number assigned at insert. One object's changes are
+//! serialized by its row (the conditional `UPDATE` that makes a change holds the row's
+//! write lock until commit), so one object's events are in the order its states happened.
+//! Across objects the sequence is the insert order, which under PostgreSQL may differ from
+//! commit order by a few transactions in flight: a reader paging newest-first may see a
+//! later sequence number before an earlier one commits.
+
+use sqlx::AnyConnection;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use crate::agentic::{
+    self, DebitPull, EpochUse, KEY_COLS, KeyStatus, MANDATE_COLS, Mandate, MandateStatus,
+    PULL_COLS, Page, PullStatus, Scope, SessionKey,
+};
+use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
+use crate::consent::{self, Authorization};
+use crate::db::{Store, StoreError};
+use crate::ids::{Mode, new_id};
+use crate::money::Currency;
+use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
+
+string_enum!(
+    /// What happened. The part before the last dot names the object.
+    EventType {
+        /// A mandate was created (its status says whether the payer must still sign).
+        MandateCreated = "mandate.created",
+        /// A mandate waits for its payer's signature.
+        MandateRequiresAuthorization = "mandate.requires_authorization",
+        /// The payer signed; the mandate is being created on chain.
+        MandateAuthorized = "mandate.authorized",
+        /// The mandate is on chain; keys may be issued and pull.
+        MandateActivated = "mandate.activated",
+        /// The mandate was canceled (by the API, or by the payer on chain).
+        MandateCanceled = "mandate.canceled",
+        /// The mandate's transaction failed.
+        MandateFailed = "mandate.failed",
+        /// A session key was issued.
+        SessionKeyCreated = "session_key.created",
+        /// The key is on chain and may pull.
+        SessionKeyActivated = "session_key.activated",
+        /// The key was revoked (by the API, or by the payer on chain).
+        SessionKeyRevoked = "session_key.revoked",
+        /// The key's time passed.
+        SessionKeyExpired = "session_key.expired",
+        /// The key's transaction failed.
+        SessionKeyFailed = "session_key.failed",
+        /// A debit pull was accepted.
+        DebitPullCreated = "debit_pull.created",
+        /// The chain consumed the allowance and moved the tokens.
+        DebitPullAuthorized = "debit_pull.authorized",
+        /// A rule refused the pull (`decline_code` says which).
+        DebitPullDeclined = "debit_pull.declined",
+        /// A bank-funded pull's bank leg finished.
+        DebitPullSettled = "debit_pull.settled",
+        /// The pull's transaction, or its bank leg, failed.
+        DebitPullFailed = "debit_pull.failed",
+        /// A reorganisation removed the block that resolved the pull: it is pending again
+        /// and will be resolved again.
+        DebitPullReorged = "debit_pull.reorged",
+        /// A payment was created.
+        PaymentCreated = "payment.created",
+        /// A payment waits for its payer's signature.
+        PaymentRequiresAuthorization = "payment.requires_authorization",
+        /// The payer signed; the payment will run.
+        PaymentAuthorized = "payment.authorized",
+        /// The payment's transaction or bank transfer is under way.
+        PaymentProcessing = "payment.processing",
+        /// The money arrived.
+        PaymentSucceeded = "payment.succeeded",
+        /// The payment failed (`failure_reason`).
+        PaymentFailed = "payment.failed",
+        /// A refund owed to the payment's source arrived.
+        PaymentRefundSucceeded = "payment.refund_succeeded",
+        /// A refund owed to the payment's source failed.
+        PaymentRefundFailed = "payment.refund_failed",
+        /// A simulated bank transfer started.
+        BankTransferCreated = "bank_account.transfer.created",
+        /// It settled.
+        BankTransferSettled = "bank_account.transfer.settled",
+        /// It failed (`failure_reason`).
+        BankTransferFailed = "bank_account.transfer.failed",
+    }
+);
+
+/// The kind of object an event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `man_…`
+    Mandate,
+    /// `sk_…`
+    SessionKey,
+    /// `pull_…`
+    DebitPull,
+    /// `pay_…`
+    Payment,
+    /// `btr_…`
+    BankTransfer,
+}
+
+impl EventType {
+    /// Every type, in declaration order.
+    pub const ALL: [EventType; 28] = [
+        EventType::MandateCreated,
+        EventType::MandateRequiresAuthorization,
+        EventType::MandateAuthorized,
+        EventType::MandateActivated,
+        EventType::MandateCanceled,
+        EventType::MandateFailed,
+        EventType::SessionKeyCreated,
+        EventType::SessionKeyActivated,
+        EventType::SessionKeyRevoked,
+        EventType::SessionKeyExpired,
+        EventType::SessionKeyFailed,
+        EventType::DebitPullCreated,
+        EventType::DebitPullAuthorized,
+        EventType::DebitPullDeclined,
+        EventType::DebitPullSettled,
+        EventType::DebitPullFailed,
+        EventType::DebitPullReorged,
+        EventType::PaymentCreated,
+        EventType::PaymentRequiresAuthorization,
+        EventType::PaymentAuthorized,
+        EventType::PaymentProcessing,
+        EventType::PaymentSucceeded,
+        EventType::PaymentFailed,
+        EventType::PaymentRefundSucceeded,
+        EventType::PaymentRefundFailed,
+        EventType::BankTransferCreated,
+        EventType::BankTransferSettled,
+        EventType::BankTransferFailed,
+    ];
+
+    /// The event of a mandate moving to `s` (`pending` after creation: the payer signed).
+    pub fn of_mandate(s: MandateStatus) -> EventType {
+        match s {
+            MandateStatus::RequiresAuthorization => EventType::MandateRequiresAuthorization,
+            MandateStatus::Pending => EventType::MandateAuthorized,
+            MandateStatus::Active => EventType::MandateActivated,
+            MandateStatus::Canceled => EventType::MandateCanceled,
+            MandateStatus::Failed => EventType::MandateFailed,
+        }
+    }
+
+    /// The event of a key moving to `s` (none for `pending`, which only a new key has).
+    pub fn of_key(s: KeyStatus) -> Option<EventType> {
+        match s {
+            KeyStatus::Pending => None,
+            KeyStatus::Active => Some(EventType::SessionKeyActivated),
+            KeyStatus::Revoked => Some(EventType::SessionKeyRevoked),
+            KeyStatus::Failed => Some(EventType::SessionKeyFailed),
+        }
+    }
+
+    /// The event of a pull moving to `s` (`pending` after creation: a reorganisation).
+    pub fn of_pull(s: PullStatus) -> EventType {
+        match s {
+            PullStatus::Pending => EventType::DebitPullReorged,
+            PullStatus::Authorized => EventType::DebitPullAuthorized,
+            PullStatus::Declined => EventType::DebitPullDeclined,
+            PullStatus::Settled => EventType::DebitPullSettled,
+            PullStatus::Failed => EventType::DebitPullFailed,
+        }
+    }
+
+    /// The event of a payment moving to `s` (`pending` after creation: the payer signed).
+    pub fn of_payment(s: PaymentStatus) -> EventType {
+        match s {
+            PaymentStatus::RequiresAuthorization => EventType::PaymentRequiresAuthorization,
+            PaymentStatus::Pending => EventType::PaymentAuthorized,
+            PaymentStatus::Processing => EventType::PaymentProcessing,
+            PaymentStatus::Succeeded => EventType::PaymentSucceeded,
+            PaymentStatus::Failed => EventType::PaymentFailed,
+        }
+    }
+
+    /// The event of a refund ending in `s` (none for `pending`: the payment's failure says so).
+    pub fn of_refund(s: RefundStatus) -> Option<EventType> {
+        match s {
+            RefundStatus::Pending => None,
+            RefundStatus::Succeeded => Some(EventType::PaymentRefundSucceeded),
+            RefundStatus::Failed => Some(EventType::PaymentRefundFailed),
+        }
+    }
+
+    /// The event of a bank transfer moving to `s` (`pending`: it started).
+    pub fn of_transfer(s: TransferStatus) -> EventType {
+        match s {
+            TransferStatus::Pending => EventType::BankTransferCreated,
+            TransferStatus::Settled => EventType::BankTransferSettled,
+            TransferStatus::Failed => EventType::BankTransferFailed,
+        }
+    }
+
+    /// The kind of object the event is about.
+    pub fn object(self) -> ObjectKind {
+        match self {
+            EventType::MandateCreated
+            | EventType::MandateRequiresAuthorization
+            | EventType::MandateAuthorized
+            | EventType::MandateActivated
+            | EventType::MandateCanceled
+            | EventType::MandateFailed => ObjectKind::Mandate,
+            EventType::SessionKeyCreated
+            | EventType::SessionKeyActivated
+            | EventType::SessionKeyRevoked
+            | EventType::SessionKeyExpired
+            | EventType::SessionKeyFailed => ObjectKind::SessionKey,
+            EventType::DebitPullCreated
+            | EventType::DebitPullAuthorized
+            | EventType::DebitPullDeclined
+            | EventType::DebitPullSettled
+            | EventType::DebitPullFailed
+            | EventType::DebitPullReorged => ObjectKind::DebitPull,
+            EventType::PaymentCreated
+            | EventType::PaymentRequiresAuthorization
+            | EventType::PaymentAuthorized
+            | EventType::PaymentProcessing
+            | EventType::PaymentSucceeded
+            | EventType::PaymentFailed
+            | EventType::PaymentRefundSucceeded
+            | EventType::PaymentRefundFailed => ObjectKind::Payment,
+            EventType::BankTransferCreated
+            | EventType::BankTransferSettled
+            | EventType::BankTransferFailed => ObjectKind::BankTransfer,
+        }
+    }
+}
+
+/// The object of an event and what its representation is computed from, at the moment of
+/// the event.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "object", rename_all = "snake_case")]
+pub enum Snapshot {
+    /// A mandate, its epoch use and its payer's authorization.
+    Mandate {
+        /// The row.
+        mandate: Mandate,
+        /// The epoch containing the event's time.
+        current_epoch: EpochUse,
+        /// What a wallet payer was asked to sign, and the signature once given.
+        authorization: Option<Authorization>,
+    },
+    /// A session key, its mandate and its epoch use.
+    SessionKey {
+        /// The row.
+        session_key: SessionKey,
+        /// Its mandate.
+        mandate: Mandate,
+        /// The epoch containing the event's time.
+        current_epoch: EpochUse,
+    },
+    /// A debit pull.
+    DebitPull {
+        /// The row.
+        debit_pull: DebitPull,
+        /// The chain of its mandate.
+        chain_id: u64,
+    },
+    /// A payment and its payer's authorization.
+    Payment {
+        /// The row.
+        payment: Payment,
+        /// What a wallet source was asked to sign, and the signature once given.
+        authorization: Option<Authorization>,
+    },
+    /// A simulated bank transfer.
+    BankTransfer {
+        /// The row.
+        bank_transfer: BankTransfer,
+        /// Its account's currency.
+        currency: Currency,
+    },
+}
+
+/// One event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// `evt_…`
+    pub id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Mode of the object.
+    pub mode: Mode,
+    /// What happened.
+    pub kind: EventType,
+    /// The object's id.
+    pub object_id: String,
+    /// Unix ms.
+    pub created_at: i64,
+    /// The object at that moment.
+    pub snapshot: Snapshot,
+}
+
+/// Which types a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeFilter {
+    /// Exactly this type.
+    One(EventType),
+    /// Every type of this kind of object (`debit_pull.*`).
+    Object(ObjectKind),
+}
+
+/// Filters of an event list.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EventFilter<'a> {
+    /// Types shown.
+    pub kind: Option<TypeFilter>,
+    /// Only events of this object.
+    pub object_id: Option<&'a str>,
+    /// Only events at or after this time (unix ms).
+    pub created_gte: Option<i64>,
+}
+
+const EVENT_COLS: &str = "seq, id, account_id, mode, type, object_id, created_at, data";
+
+fn event_of(r: &AnyRow) -> Result<Event, StoreError> {
+    let mode: String = r.try_get("mode")?;
+    let kind: String = r.try_get("type")?;
+    let data: String = r.try_get("data")?;
+    Ok(Event {
+        id: r.try_get("id")?,
+        account_id: r.try_get("account_id")?,
+        mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?,
+        kind: EventType::parse(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("event type {kind:?}")))?,
+        object_id: r.try_get("object_id")?,
+        created_at: r.try_get("created_at")?,
+        snapshot: serde_json::from_str(&data)
+            .map_err(|e| StoreError::Corrupt(format!("event data: {e}")))?,
+    })
+}
+
+async fn row_in(
+    conn: &mut AnyConnection,
+    table: &'static str,
+    cols: &'static str,
+    id: &str,
+) -> Result<AnyRow, StoreError> {
+    sqlx::query(&format!("SELECT {cols} FROM {table} WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// The snapshot of object `id` of `kind` as it is now inside `conn`'s transaction, with its
+/// owner and mode.
+async fn snapshot_in(
+    conn: &mut AnyConnection,
+    kind: ObjectKind,
+    id: &str,
+    now: i64,
+) -> Result<(Snapshot, String, Mode), StoreError> {
+    Ok(match kind {
+        ObjectKind::Mandate => {
+            let m = agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, id).await?)?;
+            let current_epoch = agentic::mandate_use_in(conn, &m, now).await?;
+            let authorization = consent::authorization_in(conn, id).await?;
+            let (account, mode) = (m.account_id.clone(), m.mode);
+            let snap = Snapshot::Mandate {
+                mandate: m,
+                current_epoch,
+                authorization,
+            };
+            (snap, account, mode)
+        }
+        ObjectKind::SessionKey => {
+            let k = agentic::key_of(&row_in(conn, "session_keys", KEY_COLS, id).await?)?;
+            let m =
+                agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, &k.mandate_id).await?)?;
+            let current_epoch = agentic::key_use_in(conn, &k, &m, now).await?;
+            let (account, mode) = (k.account_id.clone(), k.mode);
+            let snap = Snapshot::SessionKey {
+                session_key: k,
+                mandate: m,
+                current_epoch,
+            };
+            (snap, account, mode)
+        }
+        ObjectKind::DebitPull => {
+            let p = agentic::pull_of(&row_in(conn, "debit_pulls", PULL_COLS, id).await?)?;
+            let m =
+                agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, &p.mandate_id).await?)?;
+            let (account, mode) = (p.account_id.clone(), p.mode);
+            let snap = Snapshot::DebitPull {
+                debit_pull: p,
+                chain_id: m.chain_id,
+            };
+            (snap, account, mode)
+        }
+        ObjectKind::Payment => {
+            let p = payments::payment_of(&row_in(conn, "payments", payments::COLS, id).await?)?;
+            let authorization = consent::authorization_in(conn, id).await?;
+            let (account, mode) = (p.account_id.clone(), p.mode);
+            let snap = Snapshot::Payment {
+                payment: p,
+                authorization,
+            };
+            (snap, account, mode)
+        }
+        ObjectKind::BankTransfer => {
+            let t = bank::transfer_of(&row_in(conn, "bank_transfers", TRANSFER_COLS, id).await?)?;
+            let a =
+                sqlx::query("SELECT account_id, mode, currency FROM bank_accounts WHERE id = $1")
+                    .bind(&t.bank_account_id)
+                    .fetch_optional(&mut *conn)
+                    .await?
+                    .ok_or(StoreError::NotFound)?;
+            let (account, mode, currency): (String, String, String) = (
+                a.try_get("account_id")?,
+                a.try_get("mode")?,
+                a.try_get("currency")?,
+            );
+            let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
+            let mode = Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?;
+            let currency = Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?;
+            let snap = Snapshot::BankTransfer {
+                bank_transfer: t,
+                currency,
+            };
+            (snap, account, mode)
+        }
+    })
+}
+
+/// Records that `kind` happened to object `id` at `now` (unix ms). Call it inside the
+/// transaction that made the change, after the change: the snapshot is read there.
+pub(crate) async fn record(
+    conn: &mut AnyConnection,
+    kind: EventType,
+    id: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    let (snapshot, account_id, mode) = snapshot_in(conn, kind.object(), id, now).await?;
+    let data = serde_json::to_string(&snapshot)
+        .map_err(|e| StoreError::Corrupt(format!("snapshot of {id}: {e}")))?;
+    sqlx::query(
+        "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(new_id("evt_"))
+    .bind(account_id)
+    .bind(mode.as_str())
+    .bind(kind.as_str())
+    .bind(id)
+    .bind(now)
+    .bind(data)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+impl Store {
+    /// An event of this account and mode.
+    pub async fn event(&self, scope: Scope<'_>, id: &str) -> Result<Event, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {EVENT_COLS} FROM events WHERE id = $1 AND account_id = $2 AND mode = $3"
+        ))
+        .bind(id)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        event_of(&row)
+    }
+
+    /// Events of this account and mode, newest first.
+    pub async fn list_events(
+        &self,
+        scope: Scope<'_>,
+        filter: EventFilter<'_>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<Event>, StoreError> {
+        let limit = limit.clamp(1, 100);
+        let before = match starting_after {
+            None => None,
+            Some(after) => {
+                let row = sqlx::query(
+                    "SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND mode = $3",
+                )
+                .bind(after)
+                .bind(scope.account_id)
+                .bind(scope.mode.as_str())
+                .fetch_optional(self.pool())
+                .await?
+                .ok_or(StoreError::UnknownCursor)?;
+                Some(row.try_get::<i64, _>("seq")?)
+            }
+        };
+        let (type_sql, type_val) = match filter.kind {
+            None => ("$4 IS NULL", None),
+            Some(TypeFilter::One(t)) => ("type = $4", Some(t.as_str().to_string())),
+            Some(TypeFilter::Object(o)) => {
+                let prefix = match o {
+                    ObjectKind::Mandate => "mandate.%",
+                    ObjectKind::SessionKey => "session\\_key.%",
+                    ObjectKind::DebitPull => "debit\\_pull.%",
+                    ObjectKind::Payment => "payment.%",
+                    ObjectKind::BankTransfer => "bank\\_account.transfer.%",
+                };
+                ("type LIKE $4 ESCAPE '\\'", Some(prefix.to_string()))
+            }
+        };
+        let sql = format!(
+            "SELECT {EVENT_COLS} FROM events WHERE account_id = $1 AND mode = $2 AND \
+             ($3 IS NULL OR seq < $3) AND {type_sql} AND ($5 IS NULL OR object_id = $5) AND \
+             ($6 IS NULL OR created_at >= $6) ORDER BY seq DESC LIMIT {}",
+            limit + 1
+        );
+        let mut rows = sqlx::query(&sql)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .bind(before)
+            .bind(type_val)
+            .bind(filter.object_id)
+            .bind(filter.created_gte)
+            .fetch_all(self.pool())
+            .await?;
+        let has_more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        Ok(Page {
+            data: rows.iter().map(event_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
+    }
+
+    /// The types of the events of object `id`, oldest first (any account: for checks and
+    /// tests).
+    pub async fn event_types_of(&self, id: &str) -> Result<Vec<EventType>, StoreError> {
+        let rows = sqlx::query("SELECT type FROM events WHERE object_id = $1 ORDER BY seq")
+            .bind(id)
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| {
+                let t: String = r.try_get("type")?;
+                EventType::parse(&t).ok_or_else(|| StoreError::Corrupt(format!("event type {t:?}")))
+            })
+            .collect()
+    }
+
+    /// Records `session_key.expired` for active keys whose time passed by `now` (unix ms),
+    /// once each (at most `limit` a call). Returns how many.
+    pub async fn announce_expired_keys(&self, now: i64, limit: u32) -> Result<u64, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
+             AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
+        ))
+        .bind(now)
+        .fetch_all(self.pool())
+        .await?;
+        let mut announced = 0;
+        for r in rows {
+            let id: String = r.try_get("id")?;
+            let mut tx = self.pool().begin().await?;
+            let moved = sqlx::query(
+                "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
+            )
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+            if moved.rows_affected() == 1 {
+                record(&mut tx, EventType::SessionKeyExpired, &id, now).await?;
+                announced += 1;
+            }
+            tx.commit().await?;
+        }
+        Ok(announced)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_round_trips_and_is_listed_once() {
+        for (i, t) in EventType::ALL.iter().enumerate() {
+            assert_eq!(EventType::parse(t.as_str()), Some(*t));
+            assert!(!EventType::ALL[..i].contains(t), "{t:?} twice");
+        }
+    }
+
+    #[test]
+    fn status_events_are_about_their_object() {
+        use crate::agentic::{KeyStatus as K, MandateStatus as M, PullStatus as P};
+        for s in [
+            M::RequiresAuthorization,
+            M::Pending,
+            M::Active,
+            M::Canceled,
+            M::Failed,
+        ] {
+            assert_eq!(EventType::of_mandate(s).object(), ObjectKind::Mandate);
+        }
+        for s in [K::Pending, K::Active, K::Revoked, K::Failed] {
+            if let Some(t) = EventType::of_key(s) {
+                assert_eq!(t.object(), ObjectKind::SessionKey);
+            }
+        }
+        for s in [
+            P::Pending,
+            P::Authorized,
+            P::Declined,
+            P::Settled,
+            P::Failed,
+        ] {
+            assert_eq!(EventType::of_pull(s).object(), ObjectKind::DebitPull);
+        }
+        for s in [
+            PaymentStatus::RequiresAuthorization,
+            PaymentStatus::Pending,
+            PaymentStatus::Processing,
+            PaymentStatus::Succeeded,
+            PaymentStatus::Failed,
+        ] {
+            assert_eq!(EventType::of_payment(s).object(), ObjectKind::Payment);
+        }
+        for s in [
+            TransferStatus::Pending,
+            TransferStatus::Settled,
+            TransferStatus::Failed,
+        ] {
+            assert_eq!(EventType::of_transfer(s).object(), ObjectKind::BankTransfer);
+        }
+    }
+
+    #[test]
+    fn transitions_never_leave_a_final_status_or_stay_put() {
+        use crate::agentic::{KeyStatus as K, MandateStatus as M};
+        for s in [
+            M::RequiresAuthorization,
+            M::Pending,
+            M::Active,
+            M::Canceled,
+            M::Failed,
+        ] {
+            assert!(!s.sources().contains(&s), "{s:?} from itself");
+            assert!(!s.sources().contains(&M::Canceled) && !s.sources().contains(&M::Failed));
+        }
+        for s in [K::Pending, K::Active, K::Revoked, K::Failed] {
+            assert!(!s.sources().contains(&s), "{s:?} from itself");
+            assert!(!s.sources().contains(&K::Revoked) && !s.sources().contains(&K::Failed));
+        }
+    }
+
+    #[test]
+    fn a_snapshot_survives_its_json() {
+        let m = Mandate {
+            id: "man_1".into(),
+            account_id: "acct_1".into(),
+            mode: Mode::Testnet,
+            payer_account_id: "ba_1".into(),
+            payer_address: "0x0000000000000000000000000000000000000001".into(),
+            currency: Currency::Eur,
+            max_amount: 12_345,
+            interval: crate::Interval::Weekly,
+            purpose: None,
+            status: MandateStatus::Active,
+            chain_id: 31337,
+            contract: "0x0000000000000000000000000000000000000002".into(),
+            onchain_id: "0x00".into(),
+            tx_hash: Some("0xab".into()),
+            created_at: 1,
+        };
+        let snap = Snapshot::Mandate {
+            mandate: m,
+            current_epoch: EpochUse {
+                starts_at: 0,
+                ends_at: 604_800,
+                spent: 5,
+                remaining: 12_340,
+            },
+            authorization: None,
+        };
+        let json = serde_json::to_string(&snap).unwrap();
+        assert_eq!(serde_json::from_str::<Snapshot>(&json).unwrap(), snap);
+    }
+}
