@@ -9,23 +9,18 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alloy::primitives::{Address, B256, Bytes, U256, keccak256};
-use alloy::sol_types::SolCall;
+use alloy::primitives::{Address, B256, U256, keccak256};
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_chain::ChainError;
-use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
-use openrail_chain::submitter::{AgentSignature, PullRequest};
 use openrail_store::agentic::{
-    AgentAuthorization, DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
-    Scope, SessionKey,
+    AgentAuthorization, DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
 };
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::{hash_secret, new_id, random_id};
-use openrail_store::journal::{TxKind, TxStatus};
+use openrail_store::journal::TxKind;
 use openrail_store::money::format_minor;
 use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
 use serde_json::Value;
@@ -34,6 +29,7 @@ use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::consent::{self, declined};
 use crate::context::{Principal, link_created};
+use crate::engine;
 use crate::error::{ApiError, DeclineReason};
 use crate::network::Network;
 use crate::represent;
@@ -211,296 +207,6 @@ async fn render_key(state: &AppState, k: &SessionKey, m: &Mandate) -> Result<Val
     represent::object(state, &snap, now)
 }
 
-/// Runs chain work in its own task (it finishes even if the client goes away) and waits for
-/// it up to `wait`. Returns whether it finished.
-pub(crate) async fn run_bounded<F>(wait: Duration, work: F) -> bool
-where
-    F: std::future::Future<Output = ()> + Send + 'static,
-{
-    let task = tokio::spawn(work);
-    matches!(tokio::time::timeout(wait, task).await, Ok(Ok(())))
-}
-
-/// Sends an operator call to the allowance state machine in a task that outlives the
-/// request, records the outcome with `record(succeeded, tx_hash)`, and waits up to `wait`.
-/// Returns whether it finished.
-async fn chain_call<R, Fut>(
-    net: Arc<Network>,
-    input: Bytes,
-    kind: TxKind,
-    intent: String,
-    wait: Duration,
-    record: R,
-) -> bool
-where
-    R: FnOnce(bool, Option<String>) -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Result<(), StoreError>> + Send,
-{
-    run_bounded(wait, async move {
-        let sent = match net.submitter() {
-            Some(s) => {
-                s.call_raw(net.allowance_state_machine, input, kind, &intent)
-                    .await
-            }
-            // Requests that send transactions are forwarded to the lease holder; a process
-            // without a submitter never runs them (see `middleware::to_leader`).
-            None => Err(ChainError::LeaseLost),
-        };
-        let (ok, tx) = match sent {
-            Ok(m) => {
-                if !m.success {
-                    tracing::error!(%intent, kind = kind.as_str(), tx = %m.tx_hash, "operator transaction reverted");
-                }
-                (m.success, Some(m.tx_hash.to_string()))
-            }
-            Err(e) => {
-                tracing::error!(%intent, kind = kind.as_str(), error = %e, "operator transaction failed");
-                (false, None)
-            }
-        };
-        if let Err(e) = record(ok, tx).await {
-            tracing::error!(%intent, kind = kind.as_str(), error = %e, "recording the outcome failed");
-        }
-    })
-    .await
-}
-
-/// An object created on chain by one operator transaction.
-#[derive(Debug, Clone, Copy)]
-enum Creation {
-    Mandate,
-    SessionKey,
-}
-
-impl Creation {
-    /// The journal's kind of its transaction.
-    fn kind(self) -> TxKind {
-        match self {
-            Creation::Mandate => TxKind::CreateMandate,
-            Creation::SessionKey => TxKind::IssueSessionKey,
-        }
-    }
-
-    /// Records `active` (with the transaction) or `failed`.
-    async fn record(
-        self,
-        store: &Store,
-        id: &str,
-        ok: bool,
-        tx: Option<&str>,
-    ) -> Result<(), StoreError> {
-        match self {
-            Creation::Mandate => {
-                let status = if ok {
-                    MandateStatus::Active
-                } else {
-                    MandateStatus::Failed
-                };
-                store.set_mandate_status(id, status, tx, now_ms()).await?;
-                Ok(())
-            }
-            Creation::SessionKey => {
-                let status = if ok {
-                    KeyStatus::Active
-                } else {
-                    KeyStatus::Failed
-                };
-                store.set_key_status(id, status, tx, now_ms()).await?;
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Sends the transaction creating object `id` and records its outcome; waits up to
-/// `wait`, returns whether it finished.
-async fn send_creation(
-    store: Store,
-    net: Arc<Network>,
-    what: Creation,
-    id: &str,
-    input: Bytes,
-    wait: Duration,
-) -> bool {
-    let id = id.to_string();
-    chain_call(
-        net,
-        input,
-        what.kind(),
-        id.clone(),
-        wait,
-        move |ok, tx| async move { what.record(&store, &id, ok, tx.as_deref()).await },
-    )
-    .await
-}
-
-/// The transaction creating mandate `m` on `net`, from its rows (so a request and a resume
-/// after a crash send the same): the operator's `createMandate` for a bank-funded mandate
-/// (its payer is the treasury), else `createMandateWithSignature` with the payer's
-/// signature. `None` when the rows are unusable or the payer has not signed.
-fn create_mandate_call(m: &Mandate, net: &Network, auth: Option<&Authorization>) -> Option<Bytes> {
-    if represent::is_bank_funded(m) {
-        return Some(
-            AllowanceStateMachine::createMandateCall {
-                mandateId: onchain_id(&m.id),
-                payer: m.payer_address.parse().ok()?,
-                token: *net.tokens.get(&m.currency)?,
-                maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
-                interval: m.interval.onchain(),
-            }
-            .abi_encode()
-            .into(),
-        );
-    }
-    let a = auth?;
-    let msg = consent::mandate_message(m, net, a)?;
-    let signature: Bytes = a.signature.as_deref()?.parse().ok()?;
-    Some(
-        AllowanceStateMachine::createMandateWithSignatureCall {
-            mandateId: msg.mandateId,
-            payer: msg.payer,
-            token: msg.token,
-            maxAmount: msg.maxAmount,
-            interval: msg.interval,
-            nonce: msg.nonce,
-            deadline: msg.deadline,
-            signature,
-        }
-        .abi_encode()
-        .into(),
-    )
-}
-
-/// The transaction issuing session key `k` (of a mandate in `currency`), from its row,
-/// the allow-list without repeats; `None` when the row is unusable.
-fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
-    let mut addresses: Vec<Address> = Vec::with_capacity(k.allowed_destinations.len());
-    for d in &k.allowed_destinations {
-        let a = d.parse().ok()?;
-        if !addresses.contains(&a) {
-            addresses.push(a);
-        }
-    }
-    let max = match k.max_amount {
-        Some(minor) => token_units(Amount::from_minor(minor, currency)?),
-        None => U256::ZERO,
-    };
-    let signer = match &k.signer {
-        Some(a) => a.parse().ok()?,
-        None => Address::ZERO,
-    };
-    Some(
-        AllowanceStateMachine::issueSessionKeyCall {
-            keyId: onchain_id(&k.id),
-            mandateId: onchain_id(&k.mandate_id),
-            expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
-            maxAmount: max,
-            allowedDestinations: addresses,
-            signer,
-        }
-        .abi_encode()
-        .into(),
-    )
-}
-
-/// The pull request of pull `p`, from its row; `None` when the row is unusable.
-fn pull_request(p: &DebitPull) -> Option<PullRequest> {
-    Some(PullRequest {
-        intent: p.id.clone(),
-        key_id: onchain_id(&p.session_key_id),
-        destination: p.destination_address.parse().ok()?,
-        amount: token_units(Amount::from_minor(p.amount, p.currency)?),
-        agent: match &p.agent {
-            None => None,
-            Some(a) => Some(AgentSignature {
-                nonce: U256::from_str_radix(&a.nonce, 10).ok()?,
-                deadline: U256::from(u64::try_from(a.deadline).ok()?),
-                signature: a.signature.parse().ok()?,
-            }),
-        },
-    })
-}
-
-/// What earlier processes accepted (`pending` in the database) but died before
-/// journaling, listed when this process takes a chain's lease.
-#[derive(Debug, Default)]
-pub struct UnsentWork {
-    mandates: Vec<Mandate>,
-    keys: Vec<SessionKey>,
-    pulls: Vec<DebitPull>,
-}
-
-impl UnsentWork {
-    /// Lists it. Must run before this process serves transaction-sending requests itself
-    /// (before its submitter is installed): afterwards its own requests' rows, inserted
-    /// and about to be sent, would look unsent too and be sent twice.
-    pub async fn list(store: &Store, chain_id: u64, mode: Mode) -> Result<Self, StoreError> {
-        Ok(Self {
-            mandates: store.unsent_pending_mandates(chain_id, mode).await?,
-            keys: store.unsent_pending_keys(chain_id, mode).await?,
-            pulls: store.unsent_pending_pulls(chain_id, mode).await?,
-        })
-    }
-
-    /// How many objects it holds.
-    pub fn len(&self) -> usize {
-        self.mandates.len() + self.keys.len() + self.pulls.len()
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// At the start of a lease: sends `work` — mandates first, then session keys (a key needs
-/// its mandate on chain), then pulls — so every accepted request reaches a final status.
-/// What was journaled is the submitter's (rebroadcast) and the watcher's (recorded from
-/// the journal) to finish. Runs in its own task.
-pub fn resume_unsent_work(store: Store, net: Arc<Network>, work: UnsentWork) {
-    tokio::spawn(async move {
-        // Long enough for a transaction to be mined; the outcome is recorded either way.
-        let wait = Duration::from_secs(120);
-        for m in work.mandates {
-            let auth = match store.authorization(&m.id).await {
-                Ok(a) => a,
-                Err(e) => {
-                    tracing::error!(mandate = %m.id, error = %e, "unsent mandate's authorization unreadable");
-                    continue;
-                }
-            };
-            let Some(call) = create_mandate_call(&m, &net, auth.as_ref()) else {
-                tracing::error!(mandate = %m.id, "unsent mandate has an unusable payer, currency, amount or signature");
-                continue;
-            };
-            tracing::info!(mandate = %m.id, "sending a mandate accepted before a restart");
-            let (store, net) = (store.clone(), net.clone());
-            send_creation(store, net, Creation::Mandate, &m.id, call, wait).await;
-        }
-        for k in work.keys {
-            let scope = Scope {
-                account_id: &k.account_id,
-                mode: k.mode,
-            };
-            let call = match store.mandate(scope, &k.mandate_id).await {
-                Ok(m) => issue_key_call(&k, m.currency),
-                Err(e) => {
-                    tracing::error!(key = %k.id, error = %e, "unsent key's mandate unreadable");
-                    continue;
-                }
-            };
-            let Some(call) = call else {
-                tracing::error!(key = %k.id, "unsent key has an unusable destination or ceiling");
-                continue;
-            };
-            tracing::info!(key = %k.id, "sending a session key accepted before a restart");
-            let (store, net) = (store.clone(), net.clone());
-            send_creation(store, net, Creation::SessionKey, &k.id, call, wait).await;
-        }
-        resume_unsent_pulls(store, net, work.pulls);
-    });
-}
-
 // ------------------------------------------------------------------ mandates
 
 /// `POST /v1/mandates`
@@ -594,19 +300,11 @@ pub async fn create_mandate(
             render_mandate(&state, &mandate).await?,
         ));
     }
+    // The mandate and its work in one transaction; the chain's engine sends it.
     state.store.insert_mandate(&mandate).await?;
-    let call = create_mandate_call(&mandate, &net, None)
-        .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable call", mandate.id)))?;
     let wait = wait_of(&state, &headers);
-    let done = send_creation(
-        state.store.clone(),
-        net,
-        Creation::Mandate,
-        &mandate.id,
-        call,
-        wait,
-    )
-    .await;
+    let done =
+        engine::await_work(&state.store, &net, &mandate.id, TxKind::CreateMandate, wait).await?;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
     let status = if done {
         StatusCode::CREATED
@@ -674,19 +372,9 @@ pub async fn authorize_mandate(
         let m = state.store.mandate(p.scope(), &id).await?;
         return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
     }
-    let auth = state.store.authorization(&m.id).await?;
-    let m = state.store.mandate(p.scope(), &id).await?;
-    let call = create_mandate_call(&m, &net, auth.as_ref())
-        .ok_or_else(|| ApiError::Internal(format!("mandate {id} has no usable call")))?;
-    let done = send_creation(
-        state.store.clone(),
-        net,
-        Creation::Mandate,
-        &m.id,
-        call,
-        wait_of(&state, &headers),
-    )
-    .await;
+    // Authorized and queued in one transaction; the chain's engine sends it.
+    let wait = wait_of(&state, &headers);
+    let done = engine::await_work(&state.store, &net, &m.id, TxKind::CreateMandate, wait).await?;
     mandate_after_chain_work(&state, &p, &id, done).await
 }
 
@@ -786,31 +474,9 @@ pub async fn cancel_mandate(
         }
         MandateStatus::Active => {}
     }
-    let call = AllowanceStateMachine::cancelMandateCall {
-        mandateId: onchain_id(&m.id),
-    }
-    .abi_encode()
-    .into();
-    let (store, mid) = (state.store.clone(), m.id.clone());
+    state.store.request_cancel(&m.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
-    let done = chain_call(
-        net,
-        call,
-        TxKind::CancelMandate,
-        mid.clone(),
-        wait,
-        move |ok, _| async move {
-            if ok {
-                store
-                    .set_mandate_status(&mid, MandateStatus::Canceled, None, now_ms())
-                    .await
-                    .map(drop)
-            } else {
-                Ok(())
-            }
-        },
-    )
-    .await;
+    let done = engine::await_work(&state.store, &net, &m.id, TxKind::CancelMandate, wait).await?;
     mandate_after_chain_work(&state, &p, &id, done).await
 }
 
@@ -909,18 +575,9 @@ pub async fn create_session_key(
         .insert_session_key(&key, &hash_secret(&secret))
         .await?;
 
-    let call = issue_key_call(&key, mandate.currency)
-        .ok_or_else(|| ApiError::Internal(format!("session key {} has no usable call", key.id)))?;
     let wait = wait_of(&state, &headers);
-    let done = send_creation(
-        state.store.clone(),
-        net,
-        Creation::SessionKey,
-        &key.id,
-        call,
-        wait,
-    )
-    .await;
+    let done =
+        engine::await_work(&state.store, &net, &key.id, TxKind::IssueSessionKey, wait).await?;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
     body["secret"] = Value::String(secret);
@@ -1005,31 +662,10 @@ pub async fn revoke_session_key(
     if k.status == KeyStatus::Revoked {
         return Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?));
     }
-    let call = AllowanceStateMachine::revokeSessionKeyCall {
-        keyId: onchain_id(&k.id),
-    }
-    .abi_encode()
-    .into();
-    let (store, kid) = (state.store.clone(), k.id.clone());
+    state.store.request_revoke(&k.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
-    let done = chain_call(
-        net,
-        call,
-        TxKind::RevokeSessionKey,
-        kid.clone(),
-        wait,
-        move |ok, _| async move {
-            if ok {
-                store
-                    .set_key_status(&kid, KeyStatus::Revoked, None, now_ms())
-                    .await
-                    .map(drop)
-            } else {
-                Ok(())
-            }
-        },
-    )
-    .await;
+    let done =
+        engine::await_work(&state.store, &net, &k.id, TxKind::RevokeSessionKey, wait).await?;
     let k = state.store.session_key(p.scope(), &id).await?;
     let status = if done {
         StatusCode::OK
@@ -1155,14 +791,11 @@ pub async fn create_pull(
         return pull_response(&pull, net.chain_id);
     }
 
-    let request = pull_request(&pull)
-        .ok_or_else(|| ApiError::Internal(format!("pull {} has no usable request", pull.id)))?;
-    let (store, id, chain_id) = (state.store.clone(), pull.id.clone(), net.chain_id);
-    run_bounded(
-        wait_of(&state, &headers),
-        submit_and_record(store, net, id, request),
-    )
-    .await;
+    // The pull and its work were written in one transaction; the chain's engine sends it
+    // (batched with the others in flight).
+    let chain_id = net.chain_id;
+    let wait = wait_of(&state, &headers);
+    engine::await_work(&state.store, &net, &pull.id, TxKind::PullBatch, wait).await?;
 
     let pull = state.store.pull(p.scope(), &pull.id).await?;
     pull_response(&pull, chain_id)
@@ -1238,117 +871,6 @@ async fn agent_authorization(
         deadline,
         signature: bytes.to_string(),
     }))
-}
-
-/// Sends one pull through the submitter and records its outcome.
-async fn submit_and_record(store: Store, net: Arc<Network>, id: String, request: PullRequest) {
-    let sent = match net.submitter() {
-        Some(s) => s.pull(request.clone()).await,
-        None => Err(ChainError::LeaseLost),
-    };
-    let resolution = match sent {
-        Ok(outcome) => {
-            let mut r = outcome.resolution(now_ms());
-            if matches!(
-                &outcome,
-                openrail_chain::submitter::PullOutcome::Declined {
-                    reason: openrail_chain::submitter::Decline::TransferFailed,
-                    ..
-                }
-            ) {
-                r.decline_code = Some(transfer_failure_code(&store, &net, &id, &request).await);
-            }
-            r
-        }
-        Err(ChainError::LeaseLost) => {
-            // Nothing was journaled or sent: the pull stays `pending`, and the process that
-            // holds the chain's lease now sends it when it takes over.
-            tracing::warn!(pull = %id, "pull left pending for the chain's new lease holder");
-            return;
-        }
-        Err(e) => {
-            // A transaction journaled for the pull and not refused by the node may still be
-            // mined (or is mined and its receipt was missed): the pull stays `pending` for
-            // the watcher, and a restart rebroadcasts it. Only a pull with no live
-            // transaction has failed.
-            match store.tx_status_for_intent(&id).await {
-                Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
-                    tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
-                    return;
-                }
-                Ok(_) => tracing::error!(pull = %id, error = %e, "pull submission failed"),
-                Err(se) => {
-                    tracing::error!(pull = %id, error = %e, store_error = %se, "pull outcome unknown; left pending");
-                    return;
-                }
-            }
-            PullResolution {
-                status: PullStatus::Failed,
-                decline_code: None,
-                remaining_token_units: None,
-                resets_at_s: None,
-                tx_hash: None,
-                authorized_at: None,
-            }
-        }
-    };
-    if let Err(e) = store.resolve_pull(&id, &resolution, now_ms()).await {
-        tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
-    }
-}
-
-/// Why the token refused pull `id`'s transfer: the payer's balance, its allowance, or the
-/// token itself (read from the chain now); `TransferFailed` when that cannot be read.
-async fn transfer_failure_code(
-    store: &Store,
-    net: &Network,
-    id: &str,
-    request: &PullRequest,
-) -> DeclineReason {
-    let payer_token = async {
-        let pull = store.pull_unscoped(id).await.ok()?;
-        let m = store.mandate_unscoped(&pull.mandate_id).await.ok()?;
-        Some((
-            m.payer_address.parse::<Address>().ok()?,
-            *net.tokens.get(&m.currency)?,
-        ))
-    };
-    let Some((payer, token)) = payer_token.await else {
-        return DeclineReason::TransferFailed;
-    };
-    match openrail_chain::diagnose::transfer_failure(
-        &net.reader,
-        token,
-        payer,
-        net.allowance_state_machine,
-        request.amount,
-    )
-    .await
-    {
-        Ok(f) => f.reason(),
-        Err(e) => {
-            tracing::warn!(pull = %id, error = %e, "could not tell why the transfer failed");
-            DeclineReason::TransferFailed
-        }
-    }
-}
-
-/// Sends the pulls a previous process accepted (`pending` in the database) but died before
-/// journaling (see [`resume_unsent_work`]). Only the chain's lease holder sends.
-fn resume_unsent_pulls(store: Store, net: Arc<Network>, pulls: Vec<DebitPull>) {
-    for pull in pulls {
-        let Some(request) = pull_request(&pull) else {
-            tracing::error!(pull = %pull.id, "unsent pull has an unusable destination or amount");
-            continue;
-        };
-        tracing::info!(pull = %pull.id, "sending a pull accepted before a restart");
-        tokio::spawn(submit_and_record(
-            store.clone(),
-            net.clone(),
-            pull.id,
-            request,
-        ));
-    }
 }
 
 fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {

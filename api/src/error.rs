@@ -131,12 +131,6 @@ pub enum ApiError {
     /// Mainnet keys work only when mainnet chains and bank are configured.
     #[error("mainnet is not configured on this server; use a testnet key")]
     MainnetUnavailable,
-    /// This process does not send the chain's transactions and no process holds the
-    /// chain's lease right now (one is taking over), or the holder could not be reached.
-    #[error(
-        "no server holds this chain's lease right now (one is taking over); retry in a few seconds"
-    )]
-    LeaderUnavailable,
     /// The database failed.
     #[error("store: {0}")]
     Store(#[from] StoreError),
@@ -326,12 +320,6 @@ impl ApiError {
                     "Mainnet unavailable",
                     None,
                 ),
-                E::LeaderUnavailable => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "temporarily_unavailable",
-                    "Temporarily unavailable",
-                    None,
-                ),
                 E::Store(StoreError::UnknownCursor) => (
                     StatusCode::BAD_REQUEST,
                     "parameter_invalid",
@@ -359,7 +347,7 @@ impl ApiError {
             };
         let detail = if status.is_server_error() {
             match self {
-                E::MainnetUnavailable | E::LeaderUnavailable => self.to_string(),
+                E::MainnetUnavailable => self.to_string(),
                 _ => "something went wrong on our side; it has been logged with this request id"
                     .to_string(),
             }
@@ -395,7 +383,6 @@ impl ApiError {
             extra,
             retry_after: match self {
                 E::RateLimited { retry_after_secs } => Some(*retry_after_secs),
-                E::LeaderUnavailable => Some(1),
                 _ => None,
             },
         }

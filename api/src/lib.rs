@@ -8,6 +8,7 @@ pub mod bank;
 pub mod body;
 pub mod consent;
 pub mod context;
+pub mod engine;
 pub mod error;
 pub mod events;
 mod middleware;
@@ -91,8 +92,6 @@ pub struct AppState {
     limiter: Arc<middleware::RateLimiter>,
     /// Failed authentications per client address.
     auth_failures: Arc<middleware::RateLimiter>,
-    /// Forwards requests to the chain's lease holder.
-    http: reqwest::Client,
 }
 
 impl AppState {
@@ -118,7 +117,6 @@ impl AppState {
             config,
             limiter,
             auth_failures,
-            http: reqwest::Client::new(),
         }
     }
 }
@@ -144,10 +142,6 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::idempotency,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::to_leader,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

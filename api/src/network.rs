@@ -17,8 +17,8 @@ pub struct Network {
     /// Reads the chain (`eth_call`s such as a contract wallet's ERC-1271 check); never sends.
     pub reader: DynProvider,
     /// Sends the operator's transactions; set once this process holds the chain's lease
-    /// (see [`crate::server::lead`]). Until then the process is a follower: it serves reads
-    /// and forwards requests that send transactions to the holder.
+    /// (see [`crate::server::lead`]), when its engine starts. Until then the process is a
+    /// follower: it serves every request and queues work; it never sends.
     submitter: OnceLock<Submitter>,
     /// Chain id.
     pub chain_id: u64,
@@ -33,6 +33,8 @@ pub struct Network {
     /// Where pulls go when the request names no destination (the account's settlement
     /// wallet; today the treasury of the chain, one for all accounts).
     pub default_destination: Address,
+    /// Wakes this process's engine and the requests waiting for their work.
+    pub outcomes: crate::engine::Outcomes,
 }
 
 impl Network {
@@ -59,6 +61,7 @@ impl Network {
             treasury: deployment.treasury,
             tokens,
             default_destination: deployment.treasury,
+            outcomes: crate::engine::Outcomes::default(),
         })
     }
 

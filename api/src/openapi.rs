@@ -201,35 +201,6 @@ pub fn route_of(method: &str, path: &str) -> Option<&'static Route> {
 }
 
 impl Op {
-    /// Whether the operation sends the operator's transactions itself, so that only the
-    /// process holding the chain's lease may run it (others forward it there). Payments
-    /// are not: the lease holder's payment worker drives them from the database.
-    pub fn sends_transactions(self) -> bool {
-        match self {
-            Op::CreateMandate
-            | Op::CancelMandate
-            | Op::AuthorizeMandate
-            | Op::CreateSessionKey
-            | Op::RevokeSessionKey
-            | Op::CreateDebitPull => true,
-            Op::ListMandates
-            | Op::GetMandate
-            | Op::ListSessionKeys
-            | Op::GetSessionKey
-            | Op::ListDebitPulls
-            | Op::GetDebitPull
-            | Op::CreatePayment
-            | Op::ListPayments
-            | Op::GetPayment
-            | Op::AuthorizePayment
-            | Op::CreateBankAccount
-            | Op::GetBankAccount
-            | Op::ListEvents
-            | Op::GetEvent
-            | Op::OpenApi => false,
-        }
-    }
-
     /// The handler serving this operation.
     pub fn handler(self) -> MethodRouter<AppState> {
         match self {
@@ -716,25 +687,5 @@ mod tests {
         assert_eq!(op("GET", "/v1/mandates/"), None);
         assert_eq!(op("GET", "/v1/mandates/man_1/extra"), None);
         assert_eq!(op("PUT", "/v1/mandates"), None);
-    }
-
-    #[test]
-    fn only_chain_writes_go_to_the_lease_holder() {
-        let forwarded: Vec<Op> = ROUTES
-            .iter()
-            .map(|r| r.op)
-            .filter(|op| op.sends_transactions())
-            .collect();
-        assert_eq!(
-            forwarded,
-            [
-                Op::CreateMandate,
-                Op::CancelMandate,
-                Op::AuthorizeMandate,
-                Op::CreateSessionKey,
-                Op::RevokeSessionKey,
-                Op::CreateDebitPull
-            ]
-        );
     }
 }

@@ -86,8 +86,8 @@ impl Journal for StoreJournal {
 }
 
 /// Makes this process the sender of `net`'s transactions: starts its submitter (which
-/// first settles or rebroadcasts what the journal holds), then sends the mandates, keys
-/// and pulls a previous holder accepted but never journaled. `fence` is the chain's lease
+/// first settles or rebroadcasts what the journal holds) and its engine (which sends the
+/// queued work, whoever queued it). `fence` is the chain's lease
 /// (name, holder) that every journaled transaction is checked against; `None` for a single
 /// process without leases.
 pub async fn lead(
@@ -97,26 +97,17 @@ pub async fn lead(
     operator: PrivateKeySigner,
     fence: Option<(String, String)>,
     mode: Mode,
-) -> Result<(), ServeError> {
+) -> Result<tokio::task::AbortHandle, ServeError> {
     let url: Url = deployment
         .rpc_url
         .parse()
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let journal = Arc::new(StoreJournal::new(store.clone(), fence));
     let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
-    // Listed before the submitter is installed, i.e. before this process runs any
-    // transaction-sending request itself (see `UnsentWork::list`).
-    let unsent = crate::agentic::UnsentWork::list(store, net.chain_id, mode).await?;
-    if !unsent.is_empty() {
-        tracing::info!(
-            chain_id = net.chain_id,
-            objects = unsent.len(),
-            "sending what earlier processes accepted but never sent"
-        );
-    }
     net.set_submitter(submitter);
-    crate::agentic::resume_unsent_work(store.clone(), net.clone(), unsent);
-    Ok(())
+    // The engine sends what is queued — by this process's requests, by followers', or by
+    // a holder that died before journaling it.
+    Ok(crate::engine::start(store.clone(), net.clone(), mode).abort_handle())
 }
 
 /// A server running in this process.
@@ -128,6 +119,8 @@ pub struct Running {
     pub task: tokio::task::JoinHandle<()>,
     /// The testnet network (its submitter is shared with the relayer's workers).
     pub testnet: Option<Arc<Network>>,
+    /// The engine's task, when this server leads (abort it with the serving task).
+    pub engine: Option<tokio::task::AbortHandle>,
 }
 
 /// Serves the API for testnet keys on the settlement chain of `deployment`, on
@@ -141,8 +134,10 @@ pub async fn serve_testnet(
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
     let net = Arc::new(Network::from_deployment(deployment)?);
-    lead(&store, &net, deployment, operator, None, Mode::Testnet).await?;
-    serve(store, Some(net), None, port, config).await
+    let engine = lead(&store, &net, deployment, operator, None, Mode::Testnet).await?;
+    let mut running = serve(store, Some(net), None, port, config).await?;
+    running.engine = Some(engine);
+    Ok(running)
 }
 
 /// Serves the API with a settlement network per mode; a mode without one answers 503
@@ -210,6 +205,7 @@ pub async fn serve(
         base_url,
         task,
         testnet,
+        engine: None,
     })
 }
 

@@ -294,6 +294,9 @@ async fn measure(
     }
     let elapsed = start.elapsed();
     server.task.abort();
+    if let Some(engine) = &server.engine {
+        engine.abort();
+    }
     let transactions = op.get_transaction_count(a.operator).await? - tx_before;
     let authorized = samples.iter().filter(|(_, ok)| *ok).count();
     let mut lat: Vec<Duration> = samples.iter().map(|(d, _)| *d).collect();

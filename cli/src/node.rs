@@ -165,7 +165,7 @@ impl Leadership {
 
     /// Starts the submitter, the watcher and the payment worker.
     async fn lead(&self) -> anyhow::Result<()> {
-        openrail_api::server::lead(
+        let engine = openrail_api::server::lead(
             &self.store,
             &self.network,
             &self.deployment,
@@ -203,6 +203,7 @@ impl Leadership {
         let worker = tokio::spawn(worker.run(self.options.worker_poll));
         let watcher = tokio::spawn(watcher.run(self.options.watcher_poll));
         let mut tasks = self.tasks.lock().expect("tasks lock");
+        tasks.push(engine);
         tasks.push(worker.abort_handle());
         tasks.push(watcher.abort_handle());
         tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");

@@ -10,6 +10,7 @@ use crate::events::{self, EventType};
 use crate::ids::Mode;
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
+use crate::outbox;
 
 string_enum!(
     /// Lifecycle of a mandate.
@@ -498,7 +499,17 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         events::record(&mut tx, EventType::MandateCreated, &m.id, m.created_at).await?;
-        if m.status != MandateStatus::Pending {
+        if m.status == MandateStatus::Pending {
+            outbox::enqueue(
+                &mut tx,
+                &m.id,
+                TxKind::CreateMandate,
+                m.chain_id,
+                m.mode,
+                m.created_at,
+            )
+            .await?;
+        } else {
             events::record(
                 &mut tx,
                 EventType::of_mandate(m.status),
@@ -587,6 +598,18 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         events::record(&mut tx, EventType::SessionKeyCreated, &k.id, k.created_at).await?;
+        if k.status == KeyStatus::Pending {
+            let chain_id = outbox::chain_of(&mut tx, &k.mandate_id).await?;
+            outbox::enqueue(
+                &mut tx,
+                &k.id,
+                TxKind::IssueSessionKey,
+                chain_id,
+                k.mode,
+                k.created_at,
+            )
+            .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -697,7 +720,18 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         events::record(&mut tx, EventType::DebitPullCreated, &p.id, p.created_at).await?;
-        if p.status != PullStatus::Pending {
+        if p.status == PullStatus::Pending {
+            let chain_id = outbox::chain_of(&mut tx, &p.mandate_id).await?;
+            outbox::enqueue(
+                &mut tx,
+                &p.id,
+                TxKind::PullBatch,
+                chain_id,
+                p.mode,
+                p.created_at,
+            )
+            .await?;
+        } else {
             events::record(&mut tx, EventType::of_pull(p.status), &p.id, p.created_at).await?;
         }
         tx.commit().await?;
@@ -746,6 +780,7 @@ pub(crate) async fn resolve_pull_in(
     let moved = done.rows_affected() == 1;
     if moved {
         events::record(conn, EventType::of_pull(r.status), id, now).await?;
+        outbox::close(conn, id, TxKind::PullBatch, now).await?;
     }
     Ok(moved)
 }
@@ -761,6 +796,18 @@ impl Store {
         .await?
         .ok_or(StoreError::NotFound)?;
         pull_of(&row)
+    }
+
+    /// A session key by id alone (the engine's view, not a request's).
+    pub async fn session_key_unscoped(&self, id: &str) -> Result<SessionKey, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {KEY_COLS} FROM session_keys WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        key_of(&row)
     }
 
     /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
@@ -998,69 +1045,6 @@ impl Store {
 }
 
 impl Store {
-    /// Pulls of `mode` on `chain_id` still `pending` with no journaled transaction: accepted
-    /// by a process that died before sending them (the submitter journals before
-    /// broadcast, so anything it sent is in the journal). Oldest first.
-    pub async fn unsent_pending_pulls(
-        &self,
-        chain_id: u64,
-        mode: Mode,
-    ) -> Result<Vec<DebitPull>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {PULL_COLS} FROM debit_pulls WHERE status = 'pending' AND mode = $1 \
-             AND mandate_id IN (SELECT id FROM mandates WHERE chain_id = $2) \
-             AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-                             WHERE i.intent = debit_pulls.id AND t.chain_id = $2) \
-             ORDER BY created_at, id"
-        ))
-        .bind(mode.as_str())
-        .bind(chain_id as i64)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(pull_of).collect()
-    }
-
-    /// Pending mandates of `chain_id` and `mode` that no journaled transaction carries: a
-    /// process accepted them and died before sending. Oldest first.
-    pub async fn unsent_pending_mandates(
-        &self,
-        chain_id: u64,
-        mode: Mode,
-    ) -> Result<Vec<Mandate>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {MANDATE_COLS} FROM mandates WHERE status = 'pending' AND mode = $1 \
-             AND chain_id = $2 AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-                             WHERE i.intent = mandates.id AND t.chain_id = $2) \
-             ORDER BY created_at, id"
-        ))
-        .bind(mode.as_str())
-        .bind(chain_id as i64)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(mandate_of).collect()
-    }
-
-    /// Pending session keys (of mandates on `chain_id`, in `mode`) that no journaled
-    /// transaction carries. Oldest first.
-    pub async fn unsent_pending_keys(
-        &self,
-        chain_id: u64,
-        mode: Mode,
-    ) -> Result<Vec<SessionKey>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {KEY_COLS} FROM session_keys WHERE status = 'pending' AND mode = $1 \
-             AND mandate_id IN (SELECT id FROM mandates WHERE chain_id = $2) \
-             AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-                             WHERE i.intent = session_keys.id AND t.chain_id = $2) \
-             ORDER BY created_at, id"
-        ))
-        .bind(mode.as_str())
-        .bind(chain_id as i64)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(key_of).collect()
-    }
-
     /// Records what the journal knows and the objects do not yet show — the outcome of a
     /// request whose process died after its transaction was journaled: a mandate or key
     /// still `pending` whose creating transaction succeeded (→ `active`) or was reverted or
@@ -1167,13 +1151,18 @@ impl Store {
             | TxKind::CancelMandate
             | TxKind::RevokeSessionKey
             | TxKind::PullBatch
-            | TxKind::Settle => return Ok(0),
+            | TxKind::Settle => {
+                self.close_work(intent, kind, now).await?;
+                return Ok(0);
+            }
         };
         let mut tx = self.pool().begin().await?;
         let moved = query.execute(&mut *tx).await?.rows_affected();
         if moved == 1 {
             events::record(&mut tx, event, intent, now).await?;
         }
+        // The journal settled this intent's transaction: nothing is left to send.
+        outbox::close(&mut tx, intent, kind, now).await?;
         tx.commit().await?;
         Ok(moved)
     }

@@ -104,6 +104,26 @@ impl Store {
             Authorizable::Payment => EventType::PaymentAuthorized,
         };
         events::record(&mut tx, event, object_id, now_ms).await?;
+        if what == Authorizable::Mandate {
+            // The mandate can now be sent: queue it in the same transaction.
+            let row = sqlx::query("SELECT chain_id, mode FROM mandates WHERE id = $1")
+                .bind(object_id)
+                .fetch_one(&mut *tx)
+                .await?;
+            let mode: String = row.try_get("mode")?;
+            let mode = crate::Mode::parse(&mode)
+                .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
+            let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
+            crate::outbox::enqueue(
+                &mut tx,
+                object_id,
+                crate::journal::TxKind::CreateMandate,
+                chain_id,
+                mode,
+                now_ms,
+            )
+            .await?;
+        }
         tx.commit().await?;
         Ok(true)
     }

@@ -38,6 +38,7 @@ pub mod ids;
 pub mod journal;
 pub mod lease;
 pub mod money;
+pub mod outbox;
 pub mod payments;
 pub mod testing;
 

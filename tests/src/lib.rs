@@ -382,17 +382,22 @@ impl Harness {
                 let store = server.store.clone();
                 let testnet = Arc::new(Network::from_deployment(self.settlement_deployment())?);
                 let main = Arc::new(Network::from_deployment(mainnet)?);
+                let mut engines = Vec::new();
                 for (net, d, mode) in [
                     (&testnet, self.settlement_deployment(), Mode::Testnet),
                     (&main, mainnet, Mode::Mainnet),
                 ] {
-                    openrail_api::server::lead(&store, net, d, dev_operator(), None, mode).await?;
+                    engines.push(
+                        openrail_api::server::lead(&store, net, d, dev_operator(), None, mode)
+                            .await?,
+                    );
                 }
                 let running =
                     openrail_api::server::serve(store, Some(testnet), Some(main), 0, config)
                         .await?;
                 server.base_url = running.base_url;
                 server.tasks = vec![running.task.abort_handle()];
+                server.tasks.extend(engines);
                 return Ok(server);
             }
             None => {
@@ -414,6 +419,16 @@ impl Harness {
         server.base_url = node.base_url.clone();
         server.node = Some(node);
         Ok(server)
+    }
+
+    /// A crash in this process: aborts the server's tasks wherever they are and leaves the
+    /// database as it is; [`Harness::restart`] then starts a new server on it.
+    pub fn crash(&mut self) {
+        if let Some(s) = self.server.as_mut() {
+            s.abort();
+            s.node = None;
+            s.tasks.clear();
+        }
     }
 
     /// A crash and a restart in this process: aborts the server's tasks wherever they are

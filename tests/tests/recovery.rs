@@ -33,8 +33,9 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         .await?;
     assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
 
-    // The row a create-pull request writes first; the process died before the submitter
-    // journaled (and so before it sent) the transaction.
+    // A pull and its work as a request writes them, the process having died before its
+    // engine journaled (and so before it sent) the transaction.
+    h.crash();
     let server = h.server();
     let (store, account_id) = (server.store.clone(), server.account_id.clone());
     store

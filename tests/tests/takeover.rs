@@ -1,8 +1,8 @@
-//! Scale-out: two `openrail serve` processes on one PostgreSQL database. One holds the
-//! settlement chain's lease (it sends the chain's transactions and runs the relayer); the
-//! other forwards requests that send transactions to it. Killing the holder with `SIGKILL`
-//! while pulls and payments are in flight, the other takes the lease over and finishes
-//! them: one transaction per intent, the journal and the operator's nonce in step, the
+//! Scale-out: two `openrail serve` processes on one database. One holds the settlement
+//! chain's lease (its engine sends the chain's transactions; it runs the relayer); the
+//! other only writes the work of the requests it serves, which the holder sends. Killing
+//! the holder with `SIGKILL` while pulls and payments are in flight, the other takes the
+//! lease over and finishes them: one transaction per intent, the journal and the operator's nonce in step, the
 //! money where the database says it is.
 
 use std::time::{Duration, Instant};
@@ -12,6 +12,7 @@ use alloy::providers::Provider;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_store::Mode;
 use openrail_store::agentic::{PullStatus, Scope};
+use openrail_store::journal::TxKind;
 use openrail_store::lease::chain_lease;
 use openrail_store::payments::PaymentStatus;
 use openrail_tests::{Harness, audit};
@@ -42,7 +43,7 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
     let lease = store.lease(&chain_lease(chain_id)).await?.expect("a lease");
     assert_eq!(lease.holder, a.node_id);
 
-    // Through the follower: mandates and keys are forwarded to the holder and come back
+    // Through the follower: mandates and keys are queued, sent by the holder, and come back
     // active; bank accounts are created locally.
     let (_, wallet_key) = audit::mandate_and_key(&h, &payer.address().to_string()).await?;
     // Its transfers settle after 2 s: still in flight when the holder dies.
@@ -213,7 +214,7 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
 }
 
 #[tokio::test]
-async fn a_follower_answers_503_while_no_holder_can_be_reached() -> anyhow::Result<()> {
+async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result<()> {
     let mut h = Harness::start_processes(SERVER).await?;
     let store = h.server().store.clone();
     let chain_id = h.settlement_deployment().chain_id;
@@ -230,31 +231,44 @@ async fn a_follower_answers_503_while_no_holder_can_be_reached() -> anyhow::Resu
             .await?
     );
     let mut follower = h.spawn_server(None).await?;
+    let nonce = h.operator_nonce().await?;
+    // The follower accepts what needs a transaction: it writes the object and its work,
+    // and answers 202 while nobody sends it.
+    let bank = audit::bank_account(&h, "10.00", 0).await?;
     let r = h
         .post(
             "/v1/mandates",
-            json!({"payer_account_id": dev_demo_payer().address().to_string(), "max_amount": "10",
-                   "currency": "USD", "interval": "daily"}),
+            json!({"payer_account_id": bank, "max_amount": "10", "currency": "USD", "interval": "daily"}),
         )
         .await?;
+    assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
+    assert_eq!(r.str("status"), "pending");
+    let id = r.str("id").to_string();
+    assert!(store.work_open(&id, TxKind::CreateMandate).await?);
+    // It never sends: no transaction journaled, the operator's nonce untouched.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(store.txs_for_intent(&id).await?, 0);
+    assert_eq!(h.operator_nonce().await?, nonce);
     assert_eq!(
-        (r.status, r.str("code")),
-        (StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable"),
-        "{}",
-        r.body
+        h.get(&format!("/v1/mandates/{id}")).await?.str("status"),
+        "pending"
     );
-    assert_eq!(r.headers["retry-after"], "1");
-    // Nothing was written: the request never ran.
-    let scope = Scope {
-        account_id: &h.server().account_id,
-        mode: Mode::Testnet,
+
+    // Once the lease is free, a holder (here the follower, promoted) sends the queued work:
+    // one transaction, and the mandate is active.
+    store.release_lease(&chain_lease(chain_id), "ghost").await?;
+    follower.leading(Duration::from_secs(30)).await?;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        let m = h.get(&format!("/v1/mandates/{id}")).await?;
+        if m.str("status") != "pending" || Instant::now() > deadline {
+            break m.str("status").to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    assert!(store.list_mandates(scope, 10, None).await?.data.is_empty());
-    // What needs no transaction is served by the follower itself.
-    let l = h.get("/v1/mandates").await?;
-    assert_eq!(l.status, StatusCode::OK, "{}", l.body);
-    let b = audit::bank_account(&h, "1.00", 0).await?;
-    assert!(b.starts_with("ba_"));
+    assert_eq!(status, "active");
+    assert_eq!(store.txs_for_intent(&id).await?, 1);
+    assert!(!store.work_open(&id, TxKind::CreateMandate).await?);
     follower.kill().await?;
     h.stop().await;
     Ok(())

@@ -1,0 +1,489 @@
+//! The engine: the one sender of a chain's transactions. It runs in the process holding
+//! the chain's lease (see [`crate::server::lead`]) and works through the outbox: request
+//! handlers — in this process or any other — write an object and what must be sent for it
+//! in one database transaction and send nothing; the engine claims queued work
+//! ([`Store::queued_work`]), builds each transaction from the rows (so a request and a
+//! takeover after a crash send the same), sends it through the submitter (pulls in flight
+//! together are batched into one `pullBatch`), records the outcome through the store's
+//! status transitions, closes the work and wakes whoever waits for it ([`Outcomes`]).
+//!
+//! Work whose transaction is journaled is not claimed again: the journal, fenced by the
+//! lease, is what makes each send happen at most once; a journaled transaction whose
+//! sender died is settled by the submitter at start-up and its outcome recorded by the
+//! watcher from the journal.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use alloy::primitives::{Address, B256, Bytes, U256, keccak256};
+use alloy::sol_types::SolCall;
+use openrail_chain::ChainError;
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::submitter::{AgentSignature, PullRequest};
+use openrail_store::agentic::{
+    DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
+    SessionKey,
+};
+use openrail_store::consent::Authorization;
+use openrail_store::journal::{TxKind, TxStatus};
+use openrail_store::outbox::Work;
+use openrail_store::{Amount, Currency, Mode, Store, StoreError, now_ms};
+use tokio::sync::{Notify, watch};
+
+use crate::consent;
+use crate::network::Network;
+use crate::represent::is_bank_funded;
+
+/// How often the engine looks for work written by other processes (its own process wakes
+/// it at once).
+pub const POLL: Duration = Duration::from_millis(25);
+
+/// How often a waiting request re-reads the database: the fallback for work done by
+/// another process (this process's engine wakes its own requests at once).
+pub const WAIT_POLL: Duration = Duration::from_millis(200);
+
+/// Most work claimed in one pass.
+const CLAIM: u32 = 1000;
+
+/// Wakes requests waiting for their work (in this process; others poll the database).
+#[derive(Debug, Default)]
+pub struct Outcomes {
+    waiting: Mutex<HashMap<String, watch::Sender<bool>>>,
+    /// Wakes the engine when a request of this process queued work.
+    wake: Notify,
+}
+
+impl Outcomes {
+    fn watch(&self, intent: &str) -> watch::Receiver<bool> {
+        let mut w = self.waiting.lock().expect("outcomes lock");
+        w.entry(intent.to_string())
+            .or_insert_with(|| watch::channel(false).0)
+            .subscribe()
+    }
+
+    fn done(&self, intent: &str) {
+        let tx = self.waiting.lock().expect("outcomes lock").remove(intent);
+        if let Some(tx) = tx {
+            tx.send_replace(true);
+        }
+    }
+
+    fn forget(&self, intent: &str) {
+        let mut w = self.waiting.lock().expect("outcomes lock");
+        if w.get(intent).is_some_and(|tx| tx.receiver_count() == 0) {
+            w.remove(intent);
+        }
+    }
+
+    /// Tells this process's engine that work was queued.
+    pub fn queued(&self) {
+        self.wake.notify_one();
+    }
+}
+
+/// Waits up to `wait` for the work `kind` of `intent` to be done (its outcome recorded),
+/// whichever process does it. Returns whether it was.
+pub async fn await_work(
+    store: &Store,
+    net: &Network,
+    intent: &str,
+    kind: TxKind,
+    wait: Duration,
+) -> Result<bool, StoreError> {
+    net.outcomes.queued();
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut rx = net.outcomes.watch(intent);
+    let done = loop {
+        if !store.work_open(intent, kind).await? {
+            break true;
+        }
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            break false;
+        }
+        let tick = (deadline - now).min(WAIT_POLL);
+        if let Ok(Err(_)) = tokio::time::timeout(tick, rx.changed()).await {
+            // This process's news for the intent is out (work left for another process):
+            // only the database can tell more.
+            tokio::time::sleep(tick).await;
+        }
+    };
+    drop(rx);
+    net.outcomes.forget(intent);
+    Ok(done)
+}
+
+/// Runs the engine of `net` for objects of `mode` in a task (aborting it stops the engine).
+pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let inflight: Arc<Mutex<HashSet<(String, TxKind)>>> = Arc::default();
+        loop {
+            match store.queued_work(net.chain_id, mode, CLAIM).await {
+                Ok(work) => {
+                    for w in work {
+                        let key = (w.intent.clone(), w.kind);
+                        if !inflight.lock().expect("inflight lock").insert(key.clone()) {
+                            continue;
+                        }
+                        let (store, net, inflight) = (store.clone(), net.clone(), inflight.clone());
+                        tokio::spawn(async move {
+                            let intent = w.intent.clone();
+                            // Not recorded here (`Left`): a new holder or the watcher does it.
+                            if let Ok(()) = deliver(&store, &net, &w).await
+                                && let Err(e) = store.close_work(&w.intent, w.kind, now_ms()).await
+                            {
+                                tracing::error!(intent = %w.intent, error = %e, "closing sent work failed");
+                            }
+                            inflight.lock().expect("inflight lock").remove(&key);
+                            net.outcomes.done(&intent);
+                        });
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(chain_id = net.chain_id, error = %e, "reading queued work failed")
+                }
+            }
+            let _ = tokio::time::timeout(POLL, net.outcomes.wake.notified()).await;
+        }
+    })
+}
+
+/// The outcome was not recorded here: a new lease holder sends the work, or the watcher
+/// records the fate of its journaled transaction.
+#[derive(Debug)]
+struct Left;
+
+fn onchain_id(id: &str) -> B256 {
+    keccak256(id.as_bytes())
+}
+
+fn token_units(a: Amount) -> U256 {
+    openrail_chain::token_units(a.minor(), a.currency())
+}
+
+/// Sends `w` and records its outcome.
+async fn deliver(store: &Store, net: &Network, w: &Work) -> Result<(), Left> {
+    let logged = |e: StoreError| {
+        tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording failed");
+        Left
+    };
+    match w.kind {
+        TxKind::CreateMandate => {
+            let m = store.mandate_unscoped(&w.intent).await.map_err(logged)?;
+            if m.status != MandateStatus::Pending {
+                return Ok(());
+            }
+            let auth = store.authorization(&m.id).await.map_err(logged)?;
+            let call = create_mandate_call(&m, net, auth.as_ref());
+            let (ok, tx) = send(net, call, w).await?;
+            let to = if ok {
+                MandateStatus::Active
+            } else {
+                MandateStatus::Failed
+            };
+            store
+                .set_mandate_status(&m.id, to, tx.as_deref(), now_ms())
+                .await
+                .map_err(logged)?;
+        }
+        TxKind::IssueSessionKey => {
+            let k = store
+                .session_key_unscoped(&w.intent)
+                .await
+                .map_err(logged)?;
+            if k.status != KeyStatus::Pending {
+                return Ok(());
+            }
+            let m = store
+                .mandate_unscoped(&k.mandate_id)
+                .await
+                .map_err(logged)?;
+            let (ok, tx) = send(net, issue_key_call(&k, m.currency), w).await?;
+            let to = if ok {
+                KeyStatus::Active
+            } else {
+                KeyStatus::Failed
+            };
+            store
+                .set_key_status(&k.id, to, tx.as_deref(), now_ms())
+                .await
+                .map_err(logged)?;
+        }
+        TxKind::CancelMandate => {
+            let call = AllowanceStateMachine::cancelMandateCall {
+                mandateId: onchain_id(&w.intent),
+            }
+            .abi_encode()
+            .into();
+            if let (true, _) = send(net, Some(call), w).await? {
+                store
+                    .set_mandate_status(&w.intent, MandateStatus::Canceled, None, now_ms())
+                    .await
+                    .map_err(logged)?;
+            }
+        }
+        TxKind::RevokeSessionKey => {
+            let call = AllowanceStateMachine::revokeSessionKeyCall {
+                keyId: onchain_id(&w.intent),
+            }
+            .abi_encode()
+            .into();
+            if let (true, _) = send(net, Some(call), w).await? {
+                store
+                    .set_key_status(&w.intent, KeyStatus::Revoked, None, now_ms())
+                    .await
+                    .map_err(logged)?;
+            }
+        }
+        TxKind::PullBatch => {
+            let p = store.pull_unscoped(&w.intent).await.map_err(logged)?;
+            if p.status != PullStatus::Pending {
+                return Ok(());
+            }
+            let Some(request) = pull_request(&p) else {
+                tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
+                store
+                    .resolve_pull(&p.id, &failed_pull(), now_ms())
+                    .await
+                    .map_err(logged)?;
+                return Ok(());
+            };
+            submit_and_record(store, net, &p.id, request).await?;
+        }
+        TxKind::Settle => {
+            // Payments' legs are the payment worker's; nothing queues them here.
+            tracing::error!(intent = %w.intent, "settle work in the outbox; ignored");
+        }
+    }
+    Ok(())
+}
+
+/// Sends an operator call to the allowance state machine: (succeeded, transaction).
+/// `None` (rows that make no usable call) is a failure without a transaction.
+async fn send(
+    net: &Network,
+    input: Option<Bytes>,
+    w: &Work,
+) -> Result<(bool, Option<String>), Left> {
+    let Some(input) = input else {
+        tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "rows make no usable call");
+        return Ok((false, None));
+    };
+    let sent = match net.submitter() {
+        Some(s) => {
+            s.call_raw(net.allowance_state_machine, input, w.kind, &w.intent)
+                .await
+        }
+        None => Err(ChainError::LeaseLost),
+    };
+    match sent {
+        Ok(m) => {
+            if !m.success {
+                tracing::error!(intent = %w.intent, kind = w.kind.as_str(), tx = %m.tx_hash, "operator transaction reverted");
+            }
+            Ok((m.success, Some(m.tx_hash.to_string())))
+        }
+        Err(ChainError::LeaseLost) => Err(Left),
+        Err(e) => {
+            tracing::error!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "operator transaction failed");
+            Ok((false, None))
+        }
+    }
+}
+
+fn failed_pull() -> PullResolution {
+    PullResolution {
+        status: PullStatus::Failed,
+        decline_code: None,
+        remaining_token_units: None,
+        resets_at_s: None,
+        tx_hash: None,
+        authorized_at: None,
+    }
+}
+
+/// The transaction creating mandate `m` on `net`, from its rows (so a request and a resume
+/// after a crash send the same): the operator's `createMandate` for a bank-funded mandate
+/// (its payer is the treasury), else `createMandateWithSignature` with the payer's
+/// signature. `None` when the rows are unusable or the payer has not signed.
+pub(crate) fn create_mandate_call(
+    m: &Mandate,
+    net: &Network,
+    auth: Option<&Authorization>,
+) -> Option<Bytes> {
+    if is_bank_funded(m) {
+        return Some(
+            AllowanceStateMachine::createMandateCall {
+                mandateId: onchain_id(&m.id),
+                payer: m.payer_address.parse().ok()?,
+                token: *net.tokens.get(&m.currency)?,
+                maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
+                interval: m.interval.onchain(),
+            }
+            .abi_encode()
+            .into(),
+        );
+    }
+    let a = auth?;
+    let msg = consent::mandate_message(m, net, a)?;
+    let signature: Bytes = a.signature.as_deref()?.parse().ok()?;
+    Some(
+        AllowanceStateMachine::createMandateWithSignatureCall {
+            mandateId: msg.mandateId,
+            payer: msg.payer,
+            token: msg.token,
+            maxAmount: msg.maxAmount,
+            interval: msg.interval,
+            nonce: msg.nonce,
+            deadline: msg.deadline,
+            signature,
+        }
+        .abi_encode()
+        .into(),
+    )
+}
+
+/// The transaction issuing session key `k` (of a mandate in `currency`), from its row,
+/// the allow-list without repeats; `None` when the row is unusable.
+fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
+    let mut addresses: Vec<Address> = Vec::with_capacity(k.allowed_destinations.len());
+    for d in &k.allowed_destinations {
+        let a = d.parse().ok()?;
+        if !addresses.contains(&a) {
+            addresses.push(a);
+        }
+    }
+    let max = match k.max_amount {
+        Some(minor) => token_units(Amount::from_minor(minor, currency)?),
+        None => U256::ZERO,
+    };
+    let signer = match &k.signer {
+        Some(a) => a.parse().ok()?,
+        None => Address::ZERO,
+    };
+    Some(
+        AllowanceStateMachine::issueSessionKeyCall {
+            keyId: onchain_id(&k.id),
+            mandateId: onchain_id(&k.mandate_id),
+            expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
+            maxAmount: max,
+            allowedDestinations: addresses,
+            signer,
+        }
+        .abi_encode()
+        .into(),
+    )
+}
+
+/// The pull request of pull `p`, from its row; `None` when the row is unusable.
+fn pull_request(p: &DebitPull) -> Option<PullRequest> {
+    Some(PullRequest {
+        intent: p.id.clone(),
+        key_id: onchain_id(&p.session_key_id),
+        destination: p.destination_address.parse().ok()?,
+        amount: token_units(Amount::from_minor(p.amount, p.currency)?),
+        agent: match &p.agent {
+            None => None,
+            Some(a) => Some(AgentSignature {
+                nonce: U256::from_str_radix(&a.nonce, 10).ok()?,
+                deadline: U256::from(u64::try_from(a.deadline).ok()?),
+                signature: a.signature.parse().ok()?,
+            }),
+        },
+    })
+}
+
+/// Sends one pull through the submitter (batched with the others in flight) and records
+/// its outcome.
+async fn submit_and_record(
+    store: &Store,
+    net: &Network,
+    id: &str,
+    request: PullRequest,
+) -> Result<(), Left> {
+    let sent = match net.submitter() {
+        Some(s) => s.pull(request.clone()).await,
+        None => Err(ChainError::LeaseLost),
+    };
+    let resolution = match sent {
+        Ok(outcome) => {
+            let mut r = outcome.resolution(now_ms());
+            if matches!(
+                &outcome,
+                openrail_chain::submitter::PullOutcome::Declined {
+                    reason: openrail_chain::submitter::Decline::TransferFailed,
+                    ..
+                }
+            ) {
+                r.decline_code = Some(transfer_failure_code(store, net, id, &request).await);
+            }
+            r
+        }
+        Err(ChainError::LeaseLost) => {
+            // Nothing was journaled or sent: the pull stays queued for the chain's new
+            // lease holder.
+            tracing::warn!(pull = %id, "pull left queued for the chain's new lease holder");
+            return Err(Left);
+        }
+        Err(e) => {
+            // A transaction journaled for the pull and not refused by the node may still be
+            // mined (or is mined and its receipt was missed): the pull stays `pending` for
+            // the watcher, and a restart rebroadcasts it. Only a pull with no live
+            // transaction has failed.
+            match store.tx_status_for_intent(id).await {
+                Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
+                    tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
+                    return Err(Left);
+                }
+                Ok(_) => tracing::error!(pull = %id, error = %e, "pull submission failed"),
+                Err(se) => {
+                    tracing::error!(pull = %id, error = %e, store_error = %se, "pull outcome unknown; left pending");
+                    return Err(Left);
+                }
+            }
+            failed_pull()
+        }
+    };
+    if let Err(e) = store.resolve_pull(id, &resolution, now_ms()).await {
+        tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
+        return Err(Left);
+    }
+    Ok(())
+}
+
+/// Why the token refused pull `id`'s transfer: the payer's balance, its allowance, or the
+/// token itself (read from the chain now); `TransferFailed` when that cannot be read.
+async fn transfer_failure_code(
+    store: &Store,
+    net: &Network,
+    id: &str,
+    request: &PullRequest,
+) -> DeclineReason {
+    let payer_token = async {
+        let pull = store.pull_unscoped(id).await.ok()?;
+        let m = store.mandate_unscoped(&pull.mandate_id).await.ok()?;
+        Some((
+            m.payer_address.parse::<Address>().ok()?,
+            *net.tokens.get(&m.currency)?,
+        ))
+    };
+    let Some((payer, token)) = payer_token.await else {
+        return DeclineReason::TransferFailed;
+    };
+    match openrail_chain::diagnose::transfer_failure(
+        &net.reader,
+        token,
+        payer,
+        net.allowance_state_machine,
+        request.amount,
+    )
+    .await
+    {
+        Ok(f) => f.reason(),
+        Err(e) => {
+            tracing::warn!(pull = %id, error = %e, "could not tell why the transfer failed");
+            DeclineReason::TransferFailed
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The transactional outbox: what must be sent on chain. A request writes its object and
+//! the row saying what to send in one database transaction and sends nothing; the chain's
+//! lease holder claims queued rows ([`Store::queued_work`]), sends them, records the
+//! outcome and closes the row. Whatever process accepted a request, and whatever crashed
+//! in between, the work is in the database until it is done.
+//!
+//! A row whose transaction is journaled is never claimed again: the journal (fenced by the
+//! chain's lease) is what makes a send happen at most once; the outcome of a journaled
+//! transaction whose sender died is recorded from the journal (see
+//! [`Store::apply_journal_fates`]).
+
+use sqlx::AnyConnection;
+use sqlx::Row;
+
+use crate::db::{Store, StoreError};
+use crate::ids::Mode;
+use crate::journal::TxKind;
+
+/// One queued row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Work {
+    /// Queue order.
+    pub seq: i64,
+    /// The object (`man_…`, `sk_…`, `pull_…`).
+    pub intent: String,
+    /// What to send for it.
+    pub kind: TxKind,
+}
+
+/// Queues `kind` for `intent` on `chain_id` (once: an open row for the same intent and
+/// kind stays the only one). Inside the transaction that writes the object.
+pub(crate) async fn enqueue(
+    conn: &mut AnyConnection,
+    intent: &str,
+    kind: TxKind,
+    chain_id: u64,
+    mode: Mode,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES ($1, $2, $3, $4, $5) \
+         ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
+    )
+    .bind(intent)
+    .bind(kind.as_str())
+    .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
+    .bind(mode.as_str())
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Closes the open row of `intent` and `kind`, if any, at `now`.
+pub(crate) async fn close(
+    conn: &mut AnyConnection,
+    intent: &str,
+    kind: TxKind,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE outbox SET done_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL",
+    )
+    .bind(intent)
+    .bind(kind.as_str())
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// The chain of mandate `mandate_id`.
+pub(crate) async fn chain_of(
+    conn: &mut AnyConnection,
+    mandate_id: &str,
+) -> Result<u64, StoreError> {
+    let row = sqlx::query("SELECT chain_id FROM mandates WHERE id = $1")
+        .bind(mandate_id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    Ok(u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default())
+}
+
+impl Store {
+    /// Open rows of `chain_id` and `mode` whose transaction is not journaled, oldest first
+    /// (at most `limit`).
+    pub async fn queued_work(
+        &self,
+        chain_id: u64,
+        mode: Mode,
+        limit: u32,
+    ) -> Result<Vec<Work>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT o.seq, o.intent, o.kind FROM outbox o WHERE o.chain_id = $1 AND o.mode = $2 \
+             AND o.done_at IS NULL AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
+             JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = o.intent AND t.kind = o.kind) \
+             ORDER BY o.seq LIMIT {limit}"
+        ))
+        .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
+        .bind(mode.as_str())
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let kind: String = r.try_get("kind")?;
+                Ok(Work {
+                    seq: r.try_get("seq")?,
+                    intent: r.try_get("intent")?,
+                    kind: TxKind::parse(&kind)
+                        .ok_or_else(|| StoreError::Corrupt(format!("outbox kind {kind:?}")))?,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `intent` still has open `kind` work (queued, or sent and not yet recorded).
+    pub async fn work_open(&self, intent: &str, kind: TxKind) -> Result<bool, StoreError> {
+        let row =
+            sqlx::query("SELECT 1 FROM outbox WHERE intent = $1 AND kind = $2 AND done_at IS NULL")
+                .bind(intent)
+                .bind(kind.as_str())
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(row.is_some())
+    }
+
+    /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).
+    pub async fn close_work(&self, intent: &str, kind: TxKind, now: i64) -> Result<(), StoreError> {
+        close(&mut *self.pool().acquire().await?, intent, kind, now).await
+    }
+
+    /// Queues the cancel of active mandate `mandate_id` at `now`.
+    pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let row = sqlx::query("SELECT chain_id, mode FROM mandates WHERE id = $1")
+            .bind(mandate_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let mode: String = row.try_get("mode")?;
+        let mode =
+            Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
+        let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
+        enqueue(
+            &mut tx,
+            mandate_id,
+            TxKind::CancelMandate,
+            chain_id,
+            mode,
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Queues the revoke of session key `key_id` at `now`.
+    pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let row = sqlx::query(
+            "SELECT m.chain_id, k.mode FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1",
+        )
+        .bind(key_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        let mode: String = row.try_get("mode")?;
+        let mode =
+            Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
+        let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
+        enqueue(
+            &mut tx,
+            key_id,
+            TxKind::RevokeSessionKey,
+            chain_id,
+            mode,
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
