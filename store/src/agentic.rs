@@ -533,19 +533,7 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
-        let moved = sqlx::query(&format!(
-            "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1 AND status IN ({})",
-            in_list(status.sources().iter().map(|s| s.as_str()))
-        ))
-        .bind(id)
-        .bind(status.as_str())
-        .bind(tx_hash)
-        .execute(&mut *tx)
-        .await?;
-        let moved = moved.rows_affected() == 1;
-        if moved {
-            events::record(&mut tx, EventType::of_mandate(status), id, now).await?;
-        }
+        let moved = move_mandate_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -624,23 +612,8 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let revoked_at = (status == KeyStatus::Revoked).then_some(now);
         let mut tx = self.pool().begin().await?;
-        let moved = sqlx::query(&format!(
-            "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) \
-             WHERE id = $1 AND status IN ({})",
-            in_list(status.sources().iter().map(|s| s.as_str()))
-        ))
-        .bind(id)
-        .bind(status.as_str())
-        .bind(tx_hash)
-        .bind(revoked_at)
-        .execute(&mut *tx)
-        .await?;
-        let moved = moved.rows_affected() == 1;
-        if let (true, Some(kind)) = (moved, EventType::of_key(status)) {
-            events::record(&mut tx, kind, id, now).await?;
-        }
+        let moved = move_key_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -754,6 +727,92 @@ impl Store {
     }
 }
 
+/// An extra condition on a status change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Guard {
+    /// None.
+    None,
+    /// No other transaction for the object is still live (signed or succeeded): a failed
+    /// transaction fails the object only if nothing else may still carry it.
+    NoLiveTransaction,
+    /// The object still waits for its payer's signature (nothing of it was sent).
+    Unauthorized,
+}
+
+impl Guard {
+    fn sql(self) -> &'static str {
+        match self {
+            Guard::None => "",
+            Guard::NoLiveTransaction => {
+                " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                 WHERE i.intent = $1 AND t.status IN ('signed', 'succeeded'))"
+            }
+            Guard::Unauthorized => " AND status = 'requires_authorization'",
+        }
+    }
+}
+
+/// **The one place a mandate's status changes after creation.** Moves mandate `id` to `to`
+/// from a status it may move from ([`MandateStatus::sources`]) and under `guard`, sets its
+/// transaction when given, and records the event — inside the caller's transaction.
+/// Returns whether it moved.
+pub(crate) async fn move_mandate_in(
+    conn: &mut AnyConnection,
+    id: &str,
+    to: MandateStatus,
+    tx_hash: Option<&str>,
+    guard: Guard,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let moved = sqlx::query(&format!(
+        "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1 AND status IN ({}){}",
+        in_list(to.sources().iter().map(|s| s.as_str())),
+        guard.sql()
+    ))
+    .bind(id)
+    .bind(to.as_str())
+    .bind(tx_hash)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
+        == 1;
+    if moved {
+        events::record(conn, EventType::of_mandate(to), id, now).await?;
+    }
+    Ok(moved)
+}
+
+/// **The one place a session key's status changes after creation**, as [`move_mandate_in`]
+/// (a revoke also stamps `revoked_at`).
+pub(crate) async fn move_key_in(
+    conn: &mut AnyConnection,
+    id: &str,
+    to: KeyStatus,
+    tx_hash: Option<&str>,
+    guard: Guard,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let revoked_at = (to == KeyStatus::Revoked).then_some(now);
+    let moved = sqlx::query(&format!(
+        "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) \
+         WHERE id = $1 AND status IN ({}){}",
+        in_list(to.sources().iter().map(|s| s.as_str())),
+        guard.sql()
+    ))
+    .bind(id)
+    .bind(to.as_str())
+    .bind(tx_hash)
+    .bind(revoked_at)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
+        == 1;
+    if let (true, Some(kind)) = (moved, EventType::of_key(to)) {
+        events::record(conn, kind, id, now).await?;
+    }
+    Ok(moved)
+}
+
 /// [`Store::resolve_pull`] inside a transaction, with its event.
 pub(crate) async fn resolve_pull_in(
     conn: &mut AnyConnection,
@@ -761,12 +820,25 @@ pub(crate) async fn resolve_pull_in(
     r: &PullResolution,
     now: i64,
 ) -> Result<bool, StoreError> {
+    resolve_pull_guarded_in(conn, id, r, Guard::None, now).await
+}
+
+/// **The one place a pending pull is resolved** (`authorized`, `declined`, `failed`), under
+/// `guard`, with its event; closes its work.
+async fn resolve_pull_guarded_in(
+    conn: &mut AnyConnection,
+    id: &str,
+    r: &PullResolution,
+    guard: Guard,
+    now: i64,
+) -> Result<bool, StoreError> {
     // `remaining` is kept in minor units, the same for every supported currency.
     let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
-    let done = sqlx::query(
-            "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
-             authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'",
-        )
+    let done = sqlx::query(&format!(
+        "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
+         authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'{}",
+        guard.sql()
+    ))
         .bind(id)
         .bind(r.status.as_str())
         .bind(r.decline_code.map(DeclineReason::as_str))
@@ -1095,55 +1167,64 @@ impl Store {
         intent: &str,
         now: i64,
     ) -> Result<u64, StoreError> {
-        // No other transaction for the intent is still live (signed or succeeded).
-        macro_rules! none_live {
-            () => {
-                " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
-                 JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
-                 AND t.status IN ('signed', 'succeeded'))"
-            };
-        }
         let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
         let succeeded = fate == TxStatus::Succeeded;
-        let (query, event) = match kind {
-            TxKind::CreateMandate if succeeded => (sqlx::query(
-                "UPDATE mandates SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
-            )
-            .bind(intent)
-            .bind(hash), EventType::MandateActivated),
-            TxKind::IssueSessionKey if succeeded => (sqlx::query(
-                "UPDATE session_keys SET status = 'active', tx_hash = $2 WHERE id = $1 AND status = 'pending'",
-            )
-            .bind(intent)
-            .bind(hash), EventType::SessionKeyActivated),
-            TxKind::CancelMandate if succeeded => (
-                sqlx::query("UPDATE mandates SET status = 'canceled' WHERE id = $1 AND status = 'active'")
-                    .bind(intent),
-                EventType::MandateCanceled,
-            ),
-            TxKind::RevokeSessionKey if succeeded => (sqlx::query(
-                "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
-                 WHERE id = $1 AND status IN ('pending', 'active')",
-            )
-            .bind(intent)
-            .bind(now), EventType::SessionKeyRevoked),
-            TxKind::CreateMandate if failed => (sqlx::query(concat!(
-                "UPDATE mandates SET status = 'failed' WHERE id = $1 AND status = 'pending'",
-                none_live!()
-            ))
-            .bind(intent), EventType::MandateFailed),
-            TxKind::IssueSessionKey if failed => (sqlx::query(concat!(
-                "UPDATE session_keys SET status = 'failed' WHERE id = $1 AND status = 'pending'",
-                none_live!()
-            ))
-            .bind(intent), EventType::SessionKeyFailed),
-            TxKind::PullBatch if failed => (sqlx::query(concat!(
-                "UPDATE debit_pulls SET status = 'failed', updated_at = $2 \
-                 WHERE id = $1 AND status = 'pending'",
-                none_live!()
-            ))
-            .bind(intent)
-            .bind(now), EventType::DebitPullFailed),
+        let live = Guard::NoLiveTransaction;
+        let mut tx = self.pool().begin().await?;
+        let moved = match kind {
+            TxKind::CreateMandate if succeeded => {
+                move_mandate_in(
+                    &mut tx,
+                    intent,
+                    MandateStatus::Active,
+                    Some(hash),
+                    Guard::None,
+                    now,
+                )
+                .await?
+            }
+            TxKind::IssueSessionKey if succeeded => {
+                move_key_in(
+                    &mut tx,
+                    intent,
+                    KeyStatus::Active,
+                    Some(hash),
+                    Guard::None,
+                    now,
+                )
+                .await?
+            }
+            TxKind::CancelMandate if succeeded => {
+                move_mandate_in(
+                    &mut tx,
+                    intent,
+                    MandateStatus::Canceled,
+                    None,
+                    Guard::None,
+                    now,
+                )
+                .await?
+            }
+            TxKind::RevokeSessionKey if succeeded => {
+                move_key_in(&mut tx, intent, KeyStatus::Revoked, None, Guard::None, now).await?
+            }
+            TxKind::CreateMandate if failed => {
+                move_mandate_in(&mut tx, intent, MandateStatus::Failed, None, live, now).await?
+            }
+            TxKind::IssueSessionKey if failed => {
+                move_key_in(&mut tx, intent, KeyStatus::Failed, None, live, now).await?
+            }
+            TxKind::PullBatch if failed => {
+                let failure = PullResolution {
+                    status: PullStatus::Failed,
+                    decline_code: None,
+                    remaining_token_units: None,
+                    resets_at_s: None,
+                    tx_hash: None,
+                    authorized_at: None,
+                };
+                resolve_pull_guarded_in(&mut tx, intent, &failure, live, now).await?
+            }
             // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
             // payouts by the payment worker; a cancel or revoke that failed changed nothing.
             TxKind::CreateMandate
@@ -1151,19 +1232,11 @@ impl Store {
             | TxKind::CancelMandate
             | TxKind::RevokeSessionKey
             | TxKind::PullBatch
-            | TxKind::Settle => {
-                self.close_work(intent, kind, now).await?;
-                return Ok(0);
-            }
+            | TxKind::Settle => false,
         };
-        let mut tx = self.pool().begin().await?;
-        let moved = query.execute(&mut *tx).await?.rows_affected();
-        if moved == 1 {
-            events::record(&mut tx, event, intent, now).await?;
-        }
         // The journal settled this intent's transaction: nothing is left to send.
         outbox::close(&mut tx, intent, kind, now).await?;
         tx.commit().await?;
-        Ok(moved)
+        Ok(u64::from(moved))
     }
 }

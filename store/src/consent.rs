@@ -6,6 +6,7 @@
 use sqlx::AnyConnection;
 use sqlx::Row;
 
+use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 
@@ -33,15 +34,6 @@ pub enum Authorizable {
     Mandate,
     /// A payment (`payments`).
     Payment,
-}
-
-impl Authorizable {
-    fn table(self) -> &'static str {
-        match self {
-            Authorizable::Mandate => "mandates",
-            Authorizable::Payment => "payments",
-        }
-    }
 }
 
 impl Store {
@@ -81,16 +73,8 @@ impl Store {
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
-        let moved = sqlx::query(&format!(
-            "UPDATE {} SET status = 'pending' WHERE id = $1 AND status = 'requires_authorization'",
-            what.table()
-        ))
-        .bind(object_id)
-        .execute(&mut *tx)
-        .await?;
-        if moved.rows_affected() != 1 {
-            return Ok(false);
-        }
+        // The signature first, so the event's snapshot shows it; rolled back (the
+        // transaction dropped) when the object was no longer waiting.
         sqlx::query(
             "UPDATE authorizations SET signature = $2, authorized_at = $3 WHERE object_id = $1",
         )
@@ -99,11 +83,37 @@ impl Store {
         .bind(now_ms)
         .execute(&mut *tx)
         .await?;
-        let event = match what {
-            Authorizable::Mandate => EventType::MandateAuthorized,
-            Authorizable::Payment => EventType::PaymentAuthorized,
+        let moved = match what {
+            Authorizable::Mandate => {
+                move_mandate_in(
+                    &mut tx,
+                    object_id,
+                    MandateStatus::Pending,
+                    None,
+                    Guard::None,
+                    now_ms,
+                )
+                .await?
+            }
+            Authorizable::Payment => {
+                let moved = sqlx::query(
+                    "UPDATE payments SET status = 'pending' WHERE id = $1 AND status = 'requires_authorization'",
+                )
+                .bind(object_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                    == 1;
+                if moved {
+                    events::record(&mut tx, EventType::PaymentAuthorized, object_id, now_ms)
+                        .await?;
+                }
+                moved
+            }
         };
-        events::record(&mut tx, event, object_id, now_ms).await?;
+        if !moved {
+            return Ok(false);
+        }
         if what == Authorizable::Mandate {
             // The mandate can now be sent: queue it in the same transaction.
             let row = sqlx::query("SELECT chain_id, mode FROM mandates WHERE id = $1")
@@ -136,16 +146,16 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
-        let moved = sqlx::query(
-            "UPDATE mandates SET status = 'canceled' WHERE id = $1 AND status = 'requires_authorization'",
+        // Only from `requires_authorization`: anything else has been sent (or is final).
+        let moved = move_mandate_in(
+            &mut tx,
+            mandate_id,
+            MandateStatus::Canceled,
+            None,
+            Guard::Unauthorized,
+            now,
         )
-        .bind(mandate_id)
-        .execute(&mut *tx)
         .await?;
-        let moved = moved.rows_affected() == 1;
-        if moved {
-            events::record(&mut tx, EventType::MandateCanceled, mandate_id, now).await?;
-        }
         tx.commit().await?;
         Ok(moved)
     }

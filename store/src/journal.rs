@@ -2,6 +2,7 @@
 
 use sqlx::Row;
 
+use crate::agentic::{Guard, KeyStatus, MandateStatus, move_key_in, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::now_ms;
@@ -476,31 +477,33 @@ impl Store {
         // leaves the API showing `canceled` while the chain has it active (pulls on it
         // would still be declined here, off chain). Rare; an operator can cancel again.
         for onchain_id in &ended.mandates_canceled {
-            let rows = sqlx::query(
-                "UPDATE mandates SET status = 'canceled' WHERE chain_id = $1 AND onchain_id = $2 \
-                 AND status IN ('pending', 'active') RETURNING id",
-            )
-            .bind(chain_id as i64)
-            .bind(onchain_id)
-            .fetch_all(&mut *tx)
-            .await?;
+            let rows =
+                sqlx::query("SELECT id FROM mandates WHERE chain_id = $1 AND onchain_id = $2")
+                    .bind(chain_id as i64)
+                    .bind(onchain_id)
+                    .fetch_all(&mut *tx)
+                    .await?;
             for r in rows {
                 let id: String = r.try_get("id")?;
-                events::record(&mut tx, EventType::MandateCanceled, &id, now).await?;
+                move_mandate_in(
+                    &mut tx,
+                    &id,
+                    MandateStatus::Canceled,
+                    None,
+                    Guard::None,
+                    now,
+                )
+                .await?;
             }
         }
         for onchain_id in &ended.keys_revoked {
-            let rows = sqlx::query(
-                "UPDATE session_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, $2) \
-                 WHERE onchain_id = $1 AND status IN ('pending', 'active') RETURNING id",
-            )
-            .bind(onchain_id)
-            .bind(now)
-            .fetch_all(&mut *tx)
-            .await?;
+            let rows = sqlx::query("SELECT id FROM session_keys WHERE onchain_id = $1")
+                .bind(onchain_id)
+                .fetch_all(&mut *tx)
+                .await?;
             for r in rows {
                 let id: String = r.try_get("id")?;
-                events::record(&mut tx, EventType::SessionKeyRevoked, &id, now).await?;
+                move_key_in(&mut tx, &id, KeyStatus::Revoked, None, Guard::None, now).await?;
             }
         }
         // Transactions seen emitting events succeeded in that block; this settles journal
