@@ -16,7 +16,7 @@ use crate::agentic::missing;
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
-use crate::views::rfc3339_ms;
+use crate::views::{self, rfc3339_ms};
 
 /// Longest delay a simulated account may ask for, seconds.
 pub const MAX_DELAY_SECONDS: u64 = 3_600;
@@ -29,21 +29,6 @@ fn testnet_only(p: &Principal) -> Result<(), ApiError> {
         Principal::Account(k) if k.mode == Mode::Mainnet => Err(ApiError::MainnetUnavailable),
         Principal::Account(_) => Ok(()),
     }
-}
-
-/// A bank transfer as the API shows it.
-pub(crate) fn transfer_json(t: &BankTransfer, currency: Currency) -> Value {
-    json!({
-        "id": t.id,
-        "object": "bank_transfer",
-        "bank_account_id": t.bank_account_id,
-        "direction": t.direction.as_str(),
-        "amount": format_minor(t.amount, currency),
-        "status": t.status.as_str(),
-        "failure_reason": t.failure_reason,
-        "created_at": rfc3339_ms(t.created_at),
-        "updated_at": rfc3339_ms(t.updated_at),
-    })
 }
 
 fn account_json(a: &BankAccount, transfers: &[BankTransfer]) -> Value {
@@ -61,7 +46,7 @@ fn account_json(a: &BankAccount, transfers: &[BankTransfer]) -> Value {
         ),
         "behavior": a.behavior.as_str(),
         "delay_seconds": a.delay_ms / 1000,
-        "transfers": transfers.iter().map(|t| transfer_json(t, a.currency)).collect::<Vec<_>>(),
+        "transfers": transfers.iter().map(|t| views::transfer(t, a.currency)).collect::<Vec<_>>(),
     })
 }
 

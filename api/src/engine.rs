@@ -12,7 +12,7 @@
 //! sender died is settled by the submitter at start-up and its outcome recorded by the
 //! watcher from the journal.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,7 +29,6 @@ use openrail_store::consent::Authorization;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::Work;
 use openrail_store::{Amount, Currency, Mode, Store, StoreError, now_ms};
-use tokio::sync::{Notify, watch};
 
 use crate::consent;
 use crate::network::Network;
@@ -45,42 +44,6 @@ pub const WAIT_POLL: Duration = Duration::from_millis(200);
 
 /// Most work claimed in one pass.
 const CLAIM: u32 = 1000;
-
-/// Wakes requests waiting for their work (in this process; others poll the database).
-#[derive(Debug, Default)]
-pub struct Outcomes {
-    waiting: Mutex<HashMap<String, watch::Sender<bool>>>,
-    /// Wakes the engine when a request of this process queued work.
-    wake: Notify,
-}
-
-impl Outcomes {
-    fn watch(&self, intent: &str) -> watch::Receiver<bool> {
-        let mut w = self.waiting.lock().expect("outcomes lock");
-        w.entry(intent.to_string())
-            .or_insert_with(|| watch::channel(false).0)
-            .subscribe()
-    }
-
-    fn done(&self, intent: &str) {
-        let tx = self.waiting.lock().expect("outcomes lock").remove(intent);
-        if let Some(tx) = tx {
-            tx.send_replace(true);
-        }
-    }
-
-    fn forget(&self, intent: &str) {
-        let mut w = self.waiting.lock().expect("outcomes lock");
-        if w.get(intent).is_some_and(|tx| tx.receiver_count() == 0) {
-            w.remove(intent);
-        }
-    }
-
-    /// Tells this process's engine that work was queued.
-    pub fn queued(&self) {
-        self.wake.notify_one();
-    }
-}
 
 /// Waits up to `wait` for the work `kind` of `intent` to be done (its outcome recorded),
 /// whichever process does it. Returns whether it was.
@@ -130,7 +93,10 @@ pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHa
                         tokio::spawn(async move {
                             let intent = w.intent.clone();
                             // Not recorded here (`Left`): a new holder or the watcher does it.
+                            // A resolved pull's work is closed with its status, in one
+                            // transaction; the rest is closed here.
                             if let Ok(()) = deliver(&store, &net, &w).await
+                                && w.kind != TxKind::PullBatch
                                 && let Err(e) = store.close_work(&w.intent, w.kind, now_ms()).await
                             {
                                 tracing::error!(intent = %w.intent, error = %e, "closing sent work failed");

@@ -14,6 +14,7 @@ pub mod events;
 mod middleware;
 pub mod network;
 pub mod openapi;
+pub mod outcomes;
 pub mod payments;
 mod represent;
 pub mod server;

@@ -34,7 +34,7 @@ pub struct Network {
     /// wallet; today the treasury of the chain, one for all accounts).
     pub default_destination: Address,
     /// Wakes this process's engine and the requests waiting for their work.
-    pub outcomes: crate::engine::Outcomes,
+    pub outcomes: crate::outcomes::Outcomes,
 }
 
 impl Network {
@@ -61,7 +61,7 @@ impl Network {
             treasury: deployment.treasury,
             tokens,
             default_destination: deployment.treasury,
-            outcomes: crate::engine::Outcomes::default(),
+            outcomes: crate::outcomes::Outcomes::default(),
         })
     }
 

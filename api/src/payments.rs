@@ -16,10 +16,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::new_id;
-use openrail_store::money::format_minor;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::{Currency, now_ms};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::AppState;
 use crate::agentic::{
@@ -30,7 +29,7 @@ use crate::consent;
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::represent;
-use crate::views::{list, rfc3339_ms};
+use crate::views::list;
 use openrail_store::events::Snapshot;
 
 /// A payment as the API shows it now, with its `authorization`.
@@ -40,24 +39,6 @@ async fn render(state: &AppState, p: &Payment) -> Result<Value, ApiError> {
         payment: p.clone(),
     };
     represent::object(state, &snap, now_ms())
-}
-
-/// A payment's fields (without `authorization`, which [`crate::represent`] adds).
-pub(crate) fn payment_json(p: &Payment) -> Value {
-    json!({
-        "id": p.id,
-        "object": "payment",
-        "livemode": p.mode.livemode(),
-        "created_at": rfc3339_ms(p.created_at),
-        "amount": format_minor(p.amount, p.currency),
-        "currency": p.currency.code(),
-        "source": { "type": p.source_type.as_str(), "id": p.source_id },
-        "destination": { "type": p.destination_type.as_str(), "address": p.destination_address },
-        "status": p.status.as_str(),
-        "failure_reason": p.failure_reason,
-        "refund_status": p.refund_status.map(|r| r.as_str()),
-        "onchain": { "chain_id": p.chain_id, "tx_hash": p.tx_hash },
-    })
 }
 
 /// What a payment's source or destination is.

@@ -12,7 +12,7 @@ use openrail_store::payments::{PartyKind, Payment};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::{AppState, Network, bank, consent, payments, views};
+use crate::{AppState, Network, consent, views};
 
 /// The network of objects of `mode`.
 fn network(state: &AppState, mode: Mode) -> Result<&Network, ApiError> {
@@ -101,13 +101,13 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<Valu
             payment,
             authorization,
         } => {
-            let mut v = payments::payment_json(payment);
+            let mut v = views::payment(payment);
             v["authorization"] = payment_authorization(state, payment, authorization.as_ref())?;
             v
         }
         Snapshot::BankTransfer {
             bank_transfer,
             currency,
-        } => bank::transfer_json(bank_transfer, *currency),
+        } => views::transfer(bank_transfer, *currency),
     })
 }

@@ -3,7 +3,9 @@
 
 use openrail_store::Currency;
 use openrail_store::agentic::{DebitPull, EpochUse, KeyStatus, Mandate, SessionKey};
+use openrail_store::bank::BankTransfer;
 use openrail_store::money::format_minor;
+use openrail_store::payments::Payment;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -114,4 +116,37 @@ pub fn pull(p: &DebitPull, chain_id: u64) -> Value {
 
 pub fn list(data: Vec<Value>, has_more: bool, url: &str) -> Value {
     json!({ "object": "list", "url": url, "data": data, "has_more": has_more })
+}
+
+/// A payment's fields (without `authorization`, which [`crate::represent`] adds).
+pub fn payment(p: &Payment) -> Value {
+    json!({
+        "id": p.id,
+        "object": "payment",
+        "livemode": p.mode.livemode(),
+        "created_at": rfc3339_ms(p.created_at),
+        "amount": format_minor(p.amount, p.currency),
+        "currency": p.currency.code(),
+        "source": { "type": p.source_type.as_str(), "id": p.source_id },
+        "destination": { "type": p.destination_type.as_str(), "address": p.destination_address },
+        "status": p.status.as_str(),
+        "failure_reason": p.failure_reason,
+        "refund_status": p.refund_status.map(|r| r.as_str()),
+        "onchain": { "chain_id": p.chain_id, "tx_hash": p.tx_hash },
+    })
+}
+
+/// A bank transfer as the API shows it.
+pub fn transfer(t: &BankTransfer, currency: Currency) -> Value {
+    json!({
+        "id": t.id,
+        "object": "bank_transfer",
+        "bank_account_id": t.bank_account_id,
+        "direction": t.direction.as_str(),
+        "amount": format_minor(t.amount, currency),
+        "status": t.status.as_str(),
+        "failure_reason": t.failure_reason,
+        "created_at": rfc3339_ms(t.created_at),
+        "updated_at": rfc3339_ms(t.updated_at),
+    })
 }

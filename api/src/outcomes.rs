@@ -1,0 +1,43 @@
+//! Wakes: a request of this process waiting for its work, and this process's engine when a
+//! request queued work. Other processes are not woken; they poll the database.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tokio::sync::{Notify, watch};
+
+/// Wakes requests waiting for their work (in this process; others poll the database).
+#[derive(Debug, Default)]
+pub struct Outcomes {
+    waiting: Mutex<HashMap<String, watch::Sender<bool>>>,
+    /// Wakes the engine when a request of this process queued work.
+    pub(crate) wake: Notify,
+}
+
+impl Outcomes {
+    pub(crate) fn watch(&self, intent: &str) -> watch::Receiver<bool> {
+        let mut w = self.waiting.lock().expect("outcomes lock");
+        w.entry(intent.to_string())
+            .or_insert_with(|| watch::channel(false).0)
+            .subscribe()
+    }
+
+    pub(crate) fn done(&self, intent: &str) {
+        let tx = self.waiting.lock().expect("outcomes lock").remove(intent);
+        if let Some(tx) = tx {
+            tx.send_replace(true);
+        }
+    }
+
+    pub(crate) fn forget(&self, intent: &str) {
+        let mut w = self.waiting.lock().expect("outcomes lock");
+        if w.get(intent).is_some_and(|tx| tx.receiver_count() == 0) {
+            w.remove(intent);
+        }
+    }
+
+    /// Tells this process's engine that work was queued.
+    pub fn queued(&self) {
+        self.wake.notify_one();
+    }
+}
