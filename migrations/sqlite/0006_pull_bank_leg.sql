@@ -1,2 +1,1 @@
--- Bank-funded pulls: why a pull failed after authorization (its bank leg's reason).
-ALTER TABLE debit_pulls ADD COLUMN failure_reason TEXT;
+../shared/0006_pull_bank_leg.sql
