@@ -786,6 +786,8 @@ pub async fn create_pull(
         agent,
     };
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
+    // Listening before the work is written: the engine's wake cannot come first.
+    let waiter = engine::waiter(&net, &pull.id);
     state.store.insert_pull(&pull).await?;
     if dead.is_some() {
         return pull_response(&pull, net.chain_id);
@@ -795,7 +797,7 @@ pub async fn create_pull(
     // (batched with the others in flight).
     let chain_id = net.chain_id;
     let wait = wait_of(&state, &headers);
-    engine::await_work(&state.store, &net, &pull.id, TxKind::PullBatch, wait).await?;
+    waiter.wait(&state.store, TxKind::PullBatch, wait).await?;
 
     let pull = state.store.pull(p.scope(), &pull.id).await?;
     pull_response(&pull, chain_id)

@@ -45,8 +45,70 @@ pub const WAIT_POLL: Duration = Duration::from_millis(200);
 /// Most work claimed in one pass.
 const CLAIM: u32 = 1000;
 
-/// Waits up to `wait` for the work `kind` of `intent` to be done (its outcome recorded),
-/// whichever process does it. Returns whether it was.
+/// A request's wait for its work, subscribed before the work is written (so the engine's
+/// wake cannot come before it listens).
+#[derive(Debug)]
+pub struct Waiter<'a> {
+    net: &'a Network,
+    intent: String,
+    rx: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        // Stop listening first: the registry keeps an intent only while someone listens.
+        drop(self.rx.take());
+        self.net.outcomes.forget(&self.intent);
+    }
+}
+
+/// Starts waiting for `intent`'s work; write the work after this.
+pub fn waiter<'a>(net: &'a Network, intent: &str) -> Waiter<'a> {
+    Waiter {
+        net,
+        intent: intent.to_string(),
+        rx: Some(net.outcomes.watch(intent)),
+    }
+}
+
+impl Waiter<'_> {
+    /// Waits up to `wait` for the `kind` work to be done (its outcome recorded), whichever
+    /// process does it: woken at once by this process's engine, else reading the database
+    /// every [`WAIT_POLL`]. Returns whether it was.
+    pub async fn wait(
+        mut self,
+        store: &Store,
+        kind: TxKind,
+        wait: Duration,
+    ) -> Result<bool, StoreError> {
+        self.net.outcomes.queued();
+        let deadline = tokio::time::Instant::now() + wait;
+        let done = loop {
+            let now = tokio::time::Instant::now();
+            let tick = deadline.saturating_duration_since(now).min(WAIT_POLL);
+            let changed = async {
+                match self.rx.as_mut() {
+                    Some(rx) => rx.changed().await.is_ok(),
+                    None => false,
+                }
+            };
+            if let Ok(false) = tokio::time::timeout(tick, changed).await {
+                // This process's news for the intent is out (work left for another
+                // process): only the database can tell more.
+                tokio::time::sleep(tick).await;
+            }
+            if !store.work_open(&self.intent, kind).await? {
+                break true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                break false;
+            }
+        };
+        Ok(done)
+    }
+}
+
+/// Waits up to `wait` for `intent`'s `kind` work, already written (see [`Waiter`]).
 pub async fn await_work(
     store: &Store,
     net: &Network,
@@ -54,33 +116,17 @@ pub async fn await_work(
     kind: TxKind,
     wait: Duration,
 ) -> Result<bool, StoreError> {
-    net.outcomes.queued();
-    let deadline = tokio::time::Instant::now() + wait;
-    let mut rx = net.outcomes.watch(intent);
-    let done = loop {
-        if !store.work_open(intent, kind).await? {
-            break true;
-        }
-        let now = tokio::time::Instant::now();
-        if now >= deadline {
-            break false;
-        }
-        let tick = (deadline - now).min(WAIT_POLL);
-        if let Ok(Err(_)) = tokio::time::timeout(tick, rx.changed()).await {
-            // This process's news for the intent is out (work left for another process):
-            // only the database can tell more.
-            tokio::time::sleep(tick).await;
-        }
-    };
-    drop(rx);
-    net.outcomes.forget(intent);
-    Ok(done)
+    if !store.work_open(intent, kind).await? {
+        return Ok(true);
+    }
+    waiter(net, intent).wait(store, kind, wait).await
 }
 
 /// Runs the engine of `net` for objects of `mode` in a task (aborting it stops the engine).
 pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let inflight: Arc<Mutex<HashSet<(String, TxKind)>>> = Arc::default();
+        let resolver = Resolver::start(store.clone());
         loop {
             match store.queued_work(net.chain_id, mode, CLAIM).await {
                 Ok(work) => {
@@ -89,13 +135,18 @@ pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHa
                         if !inflight.lock().expect("inflight lock").insert(key.clone()) {
                             continue;
                         }
-                        let (store, net, inflight) = (store.clone(), net.clone(), inflight.clone());
+                        let (store, net, inflight, resolver) = (
+                            store.clone(),
+                            net.clone(),
+                            inflight.clone(),
+                            resolver.clone(),
+                        );
                         tokio::spawn(async move {
                             let intent = w.intent.clone();
                             // Not recorded here (`Left`): a new holder or the watcher does it.
                             // A resolved pull's work is closed with its status, in one
                             // transaction; the rest is closed here.
-                            if let Ok(()) = deliver(&store, &net, &w).await
+                            if let Ok(()) = deliver(&store, &net, &resolver, &w).await
                                 && w.kind != TxKind::PullBatch
                                 && let Err(e) = store.close_work(&w.intent, w.kind, now_ms()).await
                             {
@@ -115,6 +166,61 @@ pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHa
     })
 }
 
+/// Records pull outcomes in batches: the outcomes that arrive together (a `pullBatch`'s
+/// items) are written in one database transaction, each with its event.
+#[derive(Debug, Clone)]
+struct Resolver {
+    tx: tokio::sync::mpsc::UnboundedSender<Resolve>,
+}
+
+type Resolve = (
+    String,
+    PullResolution,
+    tokio::sync::oneshot::Sender<Result<(), StoreError>>,
+);
+
+/// Most outcomes written in one transaction.
+const RESOLVE_BATCH: usize = 256;
+
+impl Resolver {
+    fn start(store: Store) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Resolve>();
+        tokio::spawn(async move {
+            while let Some(first) = rx.recv().await {
+                let mut batch = vec![first];
+                while batch.len() < RESOLVE_BATCH {
+                    match rx.try_recv() {
+                        Ok(next) => batch.push(next),
+                        Err(_) => break,
+                    }
+                }
+                let items: Vec<(String, PullResolution)> = batch
+                    .iter()
+                    .map(|(id, r, _)| (id.clone(), r.clone()))
+                    .collect();
+                let result = store.resolve_pulls(&items, now_ms()).await;
+                for (_, _, reply) in batch {
+                    let _ = reply.send(match &result {
+                        Ok(_) => Ok(()),
+                        Err(e) => Err(StoreError::Corrupt(format!("batch not recorded: {e}"))),
+                    });
+                }
+            }
+        });
+        Self { tx }
+    }
+
+    async fn resolve(&self, id: &str, r: PullResolution) -> Result<(), StoreError> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.tx
+            .send((id.to_string(), r, reply))
+            .map_err(|_| StoreError::Corrupt("the resolver stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| StoreError::Corrupt("the resolver stopped".into()))?
+    }
+}
+
 /// The outcome was not recorded here: a new lease holder sends the work, or the watcher
 /// records the fate of its journaled transaction.
 #[derive(Debug)]
@@ -129,7 +235,7 @@ fn token_units(a: Amount) -> U256 {
 }
 
 /// Sends `w` and records its outcome.
-async fn deliver(store: &Store, net: &Network, w: &Work) -> Result<(), Left> {
+async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) -> Result<(), Left> {
     let logged = |e: StoreError| {
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording failed");
         Left
@@ -215,7 +321,7 @@ async fn deliver(store: &Store, net: &Network, w: &Work) -> Result<(), Left> {
                     .map_err(logged)?;
                 return Ok(());
             };
-            submit_and_record(store, net, &p.id, request).await?;
+            submit_and_record(store, net, resolver, &p.id, request).await?;
         }
         TxKind::Settle => {
             // Payments' legs are the payment worker's; nothing queues them here.
@@ -365,6 +471,7 @@ fn pull_request(p: &DebitPull) -> Option<PullRequest> {
 async fn submit_and_record(
     store: &Store,
     net: &Network,
+    resolver: &Resolver,
     id: &str,
     request: PullRequest,
 ) -> Result<(), Left> {
@@ -411,7 +518,7 @@ async fn submit_and_record(
             failed_pull()
         }
     };
-    if let Err(e) = store.resolve_pull(id, &resolution, now_ms()).await {
+    if let Err(e) = resolver.resolve(id, resolution).await {
         tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
         return Err(Left);
     }

@@ -858,6 +858,21 @@ async fn resolve_pull_guarded_in(
 }
 
 impl Store {
+    /// Records how several pulls ended, in one transaction (as [`Store::resolve_pull`] each).
+    pub async fn resolve_pulls(
+        &self,
+        items: &[(String, PullResolution)],
+        now: i64,
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let mut moved = Vec::with_capacity(items.len());
+        for (id, r) in items {
+            moved.push(resolve_pull_in(&mut tx, id, r, now).await?);
+        }
+        tx.commit().await?;
+        Ok(moved)
+    }
+
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn pull_unscoped(&self, id: &str) -> Result<DebitPull, StoreError> {
         let row = sqlx::query(&format!(
