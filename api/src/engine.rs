@@ -316,7 +316,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
             let Some(request) = pull_request(&p) else {
                 tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
                 store
-                    .resolve_pull(&p.id, &failed_pull(), now_ms())
+                    .resolve_pull(&p.id, &PullResolution::failed(), now_ms())
                     .await
                     .map_err(logged)?;
                 return Ok(());
@@ -361,17 +361,6 @@ async fn send(
             tracing::error!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "operator transaction failed");
             Ok((false, None))
         }
-    }
-}
-
-fn failed_pull() -> PullResolution {
-    PullResolution {
-        status: PullStatus::Failed,
-        decline_code: None,
-        remaining_token_units: None,
-        resets_at_s: None,
-        tx_hash: None,
-        authorized_at: None,
     }
 }
 
@@ -515,7 +504,7 @@ async fn submit_and_record(
                     return Err(Left);
                 }
             }
-            failed_pull()
+            PullResolution::failed()
         }
     };
     if let Err(e) = resolver.resolve(id, resolution).await {

@@ -277,6 +277,21 @@ pub struct EpochUse {
     pub remaining: u64,
 }
 
+impl PullResolution {
+    /// A pull that failed without an outcome on chain (its transaction reverted or was
+    /// never usable).
+    pub fn failed() -> Self {
+        Self {
+            status: PullStatus::Failed,
+            decline_code: None,
+            remaining_token_units: None,
+            resets_at_s: None,
+            tx_hash: None,
+            authorized_at: None,
+        }
+    }
+}
+
 /// A page of a list.
 #[derive(Debug, Clone)]
 pub struct Page<T> {
@@ -1230,15 +1245,8 @@ impl Store {
                 move_key_in(&mut tx, intent, KeyStatus::Failed, None, live, now).await?
             }
             TxKind::PullBatch if failed => {
-                let failure = PullResolution {
-                    status: PullStatus::Failed,
-                    decline_code: None,
-                    remaining_token_units: None,
-                    resets_at_s: None,
-                    tx_hash: None,
-                    authorized_at: None,
-                };
-                resolve_pull_guarded_in(&mut tx, intent, &failure, live, now).await?
+                resolve_pull_guarded_in(&mut tx, intent, &PullResolution::failed(), live, now)
+                    .await?
             }
             // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
             // payouts by the payment worker; a cancel or revoke that failed changed nothing.

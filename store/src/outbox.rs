@@ -132,9 +132,37 @@ impl Store {
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
+        self.request(
+            "SELECT chain_id, mode FROM mandates WHERE id = $1",
+            mandate_id,
+            TxKind::CancelMandate,
+            now,
+        )
+        .await
+    }
+
+    /// Queues the revoke of session key `key_id` at `now`.
+    pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
+        self.request(
+            "SELECT m.chain_id, k.mode FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1",
+            key_id,
+            TxKind::RevokeSessionKey,
+            now,
+        )
+        .await
+    }
+
+    /// Queues `kind` for `intent`, whose chain and mode `lookup` reads.
+    async fn request(
+        &self,
+        lookup: &'static str,
+        intent: &str,
+        kind: TxKind,
+        now: i64,
+    ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
-        let row = sqlx::query("SELECT chain_id, mode FROM mandates WHERE id = $1")
-            .bind(mandate_id)
+        let row = sqlx::query(lookup)
+            .bind(intent)
             .fetch_optional(&mut *tx)
             .await?
             .ok_or(StoreError::NotFound)?;
@@ -142,42 +170,7 @@ impl Store {
         let mode =
             Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
         let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
-        enqueue(
-            &mut tx,
-            mandate_id,
-            TxKind::CancelMandate,
-            chain_id,
-            mode,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// Queues the revoke of session key `key_id` at `now`.
-    pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let row = sqlx::query(
-            "SELECT m.chain_id, k.mode FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1",
-        )
-        .bind(key_id)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        let mode: String = row.try_get("mode")?;
-        let mode =
-            Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
-        let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
-        enqueue(
-            &mut tx,
-            key_id,
-            TxKind::RevokeSessionKey,
-            chain_id,
-            mode,
-            now,
-        )
-        .await?;
+        enqueue(&mut tx, intent, kind, chain_id, mode, now).await?;
         tx.commit().await?;
         Ok(())
     }
