@@ -788,7 +788,7 @@ pub async fn create_pull(
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     // Listening before the work is written: the engine's wake cannot come first.
     let waiter = engine::waiter(&net, &pull.id);
-    state.store.insert_pull(&pull).await?;
+    state.intake.accept(pull.clone()).await?;
     if dead.is_some() {
         return pull_response(&pull, net.chain_id);
     }

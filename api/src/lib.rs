@@ -11,6 +11,7 @@ pub mod context;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub mod intake;
 mod middleware;
 pub mod network;
 pub mod openapi;
@@ -93,6 +94,8 @@ pub struct AppState {
     limiter: Arc<middleware::RateLimiter>,
     /// Failed authentications per client address.
     auth_failures: Arc<middleware::RateLimiter>,
+    /// Writes accepted pulls in group commits.
+    pub intake: intake::Intake,
 }
 
 impl AppState {
@@ -112,6 +115,7 @@ impl AppState {
             config.auth_failure_burst,
         ));
         Self {
+            intake: intake::Intake::start(store.clone()),
             store,
             testnet,
             mainnet,

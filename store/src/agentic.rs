@@ -679,48 +679,15 @@ impl Store {
 
     /// Inserts a new debit pull.
     pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
+        self.insert_pulls(std::slice::from_ref(p)).await
+    }
+
+    /// Inserts new pulls in one transaction (requests that arrive together share one
+    /// commit), each as [`Store::insert_pull`].
+    pub async fn insert_pulls(&self, pulls: &[DebitPull]) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
-        sqlx::query(&format!(
-            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)"
-        ))
-        .bind(&p.id)
-        .bind(&p.account_id)
-        .bind(p.mode.as_str())
-        .bind(&p.session_key_id)
-        .bind(&p.mandate_id)
-        .bind(i64_of(p.amount))
-        .bind(p.currency.code())
-        .bind(&p.destination)
-        .bind(&p.destination_address)
-        .bind(&p.description)
-        .bind(p.status.as_str())
-        .bind(p.decline_code.map(DeclineReason::as_str))
-        .bind(p.remaining.map(i64_of))
-        .bind(p.resets_at)
-        .bind(&p.tx_hash)
-        .bind(p.authorized_at)
-        .bind(p.created_at)
-        .bind(p.updated_at)
-        .bind(&p.failure_reason)
-        .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
-        .bind(p.agent.as_ref().map(|a| a.deadline))
-        .bind(p.agent.as_ref().map(|a| a.signature.clone()))
-        .execute(&mut *tx)
-        .await?;
-        events::record(&mut tx, EventType::DebitPullCreated, &p.id, p.created_at).await?;
-        if p.status == PullStatus::Pending {
-            let chain_id = outbox::chain_of(&mut tx, &p.mandate_id).await?;
-            outbox::enqueue(
-                &mut tx,
-                &p.id,
-                TxKind::PullBatch,
-                chain_id,
-                p.mode,
-                p.created_at,
-            )
-            .await?;
-        } else {
-            events::record(&mut tx, EventType::of_pull(p.status), &p.id, p.created_at).await?;
+        for p in pulls {
+            insert_pull_in(&mut tx, p).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -740,6 +707,53 @@ impl Store {
         tx.commit().await?;
         Ok(moved)
     }
+}
+
+/// A new pull with its `debit_pull.created` event and, when pending, its work.
+async fn insert_pull_in(conn: &mut AnyConnection, p: &DebitPull) -> Result<(), StoreError> {
+    sqlx::query(&format!(
+        "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)"
+    ))
+    .bind(&p.id)
+    .bind(&p.account_id)
+    .bind(p.mode.as_str())
+    .bind(&p.session_key_id)
+    .bind(&p.mandate_id)
+    .bind(i64_of(p.amount))
+    .bind(p.currency.code())
+    .bind(&p.destination)
+    .bind(&p.destination_address)
+    .bind(&p.description)
+    .bind(p.status.as_str())
+    .bind(p.decline_code.map(DeclineReason::as_str))
+    .bind(p.remaining.map(i64_of))
+    .bind(p.resets_at)
+    .bind(&p.tx_hash)
+    .bind(p.authorized_at)
+    .bind(p.created_at)
+    .bind(p.updated_at)
+    .bind(&p.failure_reason)
+    .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
+    .bind(p.agent.as_ref().map(|a| a.deadline))
+    .bind(p.agent.as_ref().map(|a| a.signature.clone()))
+    .execute(&mut *conn)
+    .await?;
+    events::record(conn, EventType::DebitPullCreated, &p.id, p.created_at).await?;
+    if p.status == PullStatus::Pending {
+        let chain_id = outbox::chain_of(conn, &p.mandate_id).await?;
+        outbox::enqueue(
+            conn,
+            &p.id,
+            TxKind::PullBatch,
+            chain_id,
+            p.mode,
+            p.created_at,
+        )
+        .await?;
+    } else {
+        events::record(conn, EventType::of_pull(p.status), &p.id, p.created_at).await?;
+    }
+    Ok(())
 }
 
 /// An extra condition on a status change.
