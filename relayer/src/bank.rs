@@ -4,7 +4,7 @@
 //! The rules ([`next`]) are sans-IO; [`SimulatedBank`] applies them through the store.
 
 use openrail_store::bank::{BankTransfer, Behavior, Direction, TransferStatus};
-use openrail_store::{Store, StoreError};
+use openrail_store::{Store, StoreError, now_ms};
 
 /// The bank's decision for a transfer that is due.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +148,8 @@ impl SimulatedBank {
     ) -> Result<BankTransfer, BankError> {
         let transfer = match self
             .store
-            .start_bank_transfer(bank_account_id, direction, amount, key)
+            // The simulated bank keeps its own time.
+            .start_bank_transfer(bank_account_id, direction, amount, key, now_ms())
             .await
         {
             Err(StoreError::NotFound) => return Err(BankError::UnknownAccount),
@@ -171,6 +172,7 @@ impl SimulatedBank {
                         tr.failure_reason,
                         (tr.balance_delta, tr.held_delta),
                         tr.next_due.unwrap_or(i64::MAX),
+                        now,
                     )
                     .await?;
                 changed += usize::from(applied);

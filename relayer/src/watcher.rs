@@ -263,7 +263,7 @@ impl Watcher {
         let cursor = self.cursor_at(from - 1).await?;
         let (txs, pulls) = self
             .store
-            .rewind_chain(self.chain_id, from, &cursor)
+            .rewind_chain(self.chain_id, from, &cursor, now_ms())
             .await?;
         step.pulls_undone = pulls;
         for (hash, raw) in txs {

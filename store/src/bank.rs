@@ -9,7 +9,6 @@ use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::ids::{Mode, new_id};
 use crate::money::Currency;
-use crate::now_ms;
 
 string_enum!(
     /// How a simulated account behaves.
@@ -247,6 +246,7 @@ impl Store {
         direction: Direction,
         amount: u64,
         idempotency_key: &str,
+        now: i64,
     ) -> Result<BankTransfer, StoreError> {
         let account = sqlx::query("SELECT delay_ms FROM bank_accounts WHERE id = $1")
             .bind(bank_account_id)
@@ -254,7 +254,7 @@ impl Store {
             .await?
             .ok_or(StoreError::NotFound)?;
         let delay: i64 = account.try_get(0)?;
-        let now = now_ms();
+
         let amount = i64::try_from(amount).unwrap_or(i64::MAX);
         let id = new_id("btr_");
         let mut tx = self.pool().begin().await?;
@@ -343,8 +343,8 @@ impl Store {
         failure_reason: Option<&str>,
         (balance_delta, held_delta): (i64, i64),
         next_due: i64,
+        now: i64,
     ) -> Result<bool, StoreError> {
-        let now = now_ms();
         let mut tx = self.pool().begin().await?;
         let moved = sqlx::query(
             "UPDATE bank_transfers SET status = $2, failure_reason = $3, due_at = $4, updated_at = $5 \

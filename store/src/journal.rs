@@ -552,6 +552,7 @@ impl Store {
         chain_id: u64,
         from_block: u64,
         cursor: &ChainCursor,
+        now: i64,
     ) -> Result<(Vec<(String, String)>, usize), StoreError> {
         let mut tx = self.pool().begin().await?;
         let rows = sqlx::query(
@@ -567,7 +568,6 @@ impl Store {
             .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
             .collect::<Result<_, StoreError>>()?;
         let mut pulls = 0;
-        let now = now_ms();
         for (hash, _) in &txs {
             sqlx::query(
                 "UPDATE chain_txs SET status = 'signed', block_number = NULL, applied = 0 WHERE chain_id = $1 AND hash = $2",
