@@ -60,6 +60,8 @@ pub struct Node {
     pub base_url: String,
     /// The testnet settlement network (its submitter is set while this process leads).
     pub network: Arc<Network>,
+    /// The mainnet settlement network, when one is configured.
+    pub mainnet: Option<Arc<Network>>,
     tasks: Arc<Mutex<Vec<AbortHandle>>>,
 }
 
@@ -72,9 +74,9 @@ impl Node {
         }
     }
 
-    /// Whether this process holds the chain's lease.
+    /// Whether this process holds the lease of every chain it serves.
     pub fn is_leader(&self) -> bool {
-        self.network.is_leader()
+        self.network.is_leader() && self.mainnet.as_ref().is_none_or(|m| m.is_leader())
     }
 }
 
@@ -89,30 +91,61 @@ pub async fn start(
     config: ApiConfig,
     options: NodeOptions,
 ) -> anyhow::Result<Node> {
-    let network = Arc::new(Network::from_deployment(deployment)?);
+    start_networks(store, deployment, None, operator, port, config, options).await
+}
+
+/// As [`start`], with a mainnet settlement network beside testnet when `mainnet` is
+/// given: each network has its own lease, engine, watcher and payment worker. The one
+/// composition root of a serving process (`serve`, `dev` and the harness).
+pub async fn start_networks(
+    store: Store,
+    testnet: &ChainDeployment,
+    mainnet: Option<&ChainDeployment>,
+    operator: PrivateKeySigner,
+    port: u16,
+    config: ApiConfig,
+    options: NodeOptions,
+) -> anyhow::Result<Node> {
+    let network = Arc::new(Network::from_deployment(testnet)?);
+    let main = mainnet
+        .map(|d| Network::from_deployment(d).map(Arc::new))
+        .transpose()?;
     let holder = config.node_id.clone();
-    let running =
-        openrail_api::server::serve(store.clone(), Some(network.clone()), None, port, config)
-            .await
-            .with_context(|| format!("starting the API on port {port}"))?;
+    let running = openrail_api::server::serve(
+        store.clone(),
+        Some(network.clone()),
+        main.clone(),
+        port,
+        config,
+    )
+    .await
+    .with_context(|| format!("starting the API on port {port}"))?;
     let tasks = Arc::new(Mutex::new(vec![running.task.abort_handle()]));
-    let lead = Leadership {
-        store,
-        network: network.clone(),
-        deployment: deployment.clone(),
-        operator,
-        lease: chain_lease(deployment.chain_id),
-        holder,
-        url: running.base_url.clone(),
-        options,
-        tasks: tasks.clone(),
-    };
-    let leading = lead.try_take().await;
-    let keep = tokio::spawn(lead.keep(leading));
-    tasks.lock().expect("tasks lock").push(keep.abort_handle());
+    let mut networks = vec![(network.clone(), testnet.clone(), Mode::Testnet)];
+    if let (Some(net), Some(d)) = (&main, mainnet) {
+        networks.push((net.clone(), d.clone(), Mode::Mainnet));
+    }
+    for (net, deployment, mode) in networks {
+        let lead = Leadership {
+            store: store.clone(),
+            network: net,
+            lease: chain_lease(deployment.chain_id),
+            deployment,
+            operator: operator.clone(),
+            holder: holder.clone(),
+            url: running.base_url.clone(),
+            options: options.clone(),
+            tasks: tasks.clone(),
+            mode,
+        };
+        let leading = lead.try_take().await;
+        let keep = tokio::spawn(lead.keep(leading));
+        tasks.lock().expect("tasks lock").push(keep.abort_handle());
+    }
     Ok(Node {
         base_url: running.base_url,
         network,
+        mainnet: main,
         tasks,
     })
 }
@@ -127,6 +160,8 @@ struct Leadership {
     url: String,
     options: NodeOptions,
     tasks: Arc<Mutex<Vec<AbortHandle>>>,
+    /// The keys whose objects this network serves.
+    mode: Mode,
 }
 
 impl Leadership {
@@ -171,7 +206,7 @@ impl Leadership {
             &self.deployment,
             self.operator.clone(),
             Some((self.lease.clone(), self.holder.clone())),
-            Mode::Testnet,
+            self.mode,
         )
         .await?;
         let submitter = self

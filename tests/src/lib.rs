@@ -17,9 +17,8 @@ use alloy::providers::ext::AnvilApi;
 use alloy::providers::{DynProvider, Provider};
 use alloy::signers::local::PrivateKeySigner;
 use anyhow::Context;
-use std::sync::Arc;
 
-use openrail_api::{ApiConfig, Network};
+use openrail_api::ApiConfig;
 use openrail_chain::bindings::{AllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{ChainDeployment, TOKEN_DECIMALS, fund_wallet, signer_provider};
 use openrail_chain::devnet::{Devnet, DevnetConfig, dev_operator, dev_treasury};
@@ -375,43 +374,18 @@ impl Harness {
             confirmations: self.confirmations,
             ..Default::default()
         };
-        let node = match &self.mainnet {
-            // Mode isolation tests: serve a stand-in mainnet beside testnet (one process,
-            // no lease, no relayer).
-            Some(mainnet) => {
-                let store = server.store.clone();
-                let testnet = Arc::new(Network::from_deployment(self.settlement_deployment())?);
-                let main = Arc::new(Network::from_deployment(mainnet)?);
-                let mut engines = Vec::new();
-                for (net, d, mode) in [
-                    (&testnet, self.settlement_deployment(), Mode::Testnet),
-                    (&main, mainnet, Mode::Mainnet),
-                ] {
-                    engines.push(
-                        openrail_api::server::lead(&store, net, d, dev_operator(), None, mode)
-                            .await?,
-                    );
-                }
-                let running =
-                    openrail_api::server::serve(store, Some(testnet), Some(main), 0, config)
-                        .await?;
-                server.base_url = running.base_url;
-                server.tasks = vec![running.task.abort_handle()];
-                server.tasks.extend(engines);
-                return Ok(server);
-            }
-            None => {
-                openrail_cli::node::start(
-                    server.store.clone(),
-                    self.settlement_deployment(),
-                    dev_operator(),
-                    0,
-                    config,
-                    options,
-                )
-                .await?
-            }
-        };
+        // The one composition root, as `openrail serve` and `dev` start: with a stand-in
+        // mainnet (a second contract set on the other local chain) for mode isolation.
+        let node = openrail_cli::node::start_networks(
+            server.store.clone(),
+            self.settlement_deployment(),
+            self.mainnet.as_ref(),
+            dev_operator(),
+            0,
+            config,
+            options,
+        )
+        .await?;
         anyhow::ensure!(
             node.is_leader(),
             "the harness's server did not take the chain's lease"
