@@ -248,7 +248,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
             }
             let auth = store.authorization(&m.id).await.map_err(logged)?;
             let call = create_mandate_call(&m, net, auth.as_ref());
-            let (ok, tx) = send(net, call, w).await?;
+            let (ok, tx) = send(store, net, call, w).await?;
             let to = if ok {
                 MandateStatus::Active
             } else {
@@ -271,7 +271,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                 .mandate_unscoped(&k.mandate_id)
                 .await
                 .map_err(logged)?;
-            let (ok, tx) = send(net, issue_key_call(&k, m.currency), w).await?;
+            let (ok, tx) = send(store, net, issue_key_call(&k, m.currency), w).await?;
             let to = if ok {
                 KeyStatus::Active
             } else {
@@ -288,7 +288,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
             }
             .abi_encode()
             .into();
-            if let (true, _) = send(net, Some(call), w).await? {
+            if let (true, _) = send(store, net, Some(call), w).await? {
                 store
                     .set_mandate_status(&w.intent, MandateStatus::Canceled, None, now_ms())
                     .await
@@ -301,7 +301,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
             }
             .abi_encode()
             .into();
-            if let (true, _) = send(net, Some(call), w).await? {
+            if let (true, _) = send(store, net, Some(call), w).await? {
                 store
                     .set_key_status(&w.intent, KeyStatus::Revoked, None, now_ms())
                     .await
@@ -334,6 +334,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
 /// Sends an operator call to the allowance state machine: (succeeded, transaction).
 /// `None` (rows that make no usable call) is a failure without a transaction.
 async fn send(
+    store: &Store,
     net: &Network,
     input: Option<Bytes>,
     w: &Work,
@@ -358,8 +359,23 @@ async fn send(
         }
         Err(ChainError::LeaseLost) => Err(Left),
         Err(e) => {
-            tracing::error!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "operator transaction failed");
-            Ok((false, None))
+            // A transaction journaled for the work and not refused may still be mined (or
+            // is, and its receipt was missed): its fate is the watcher's to record from the
+            // journal. Only work with no live transaction has failed.
+            match store.journaled_status(&w.intent, w.kind).await {
+                Ok(Some(TxStatus::Signed | TxStatus::Succeeded)) => {
+                    tracing::warn!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "outcome unknown; left to the watcher");
+                    Err(Left)
+                }
+                Ok(_) => {
+                    tracing::error!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "operator transaction failed");
+                    Ok((false, None))
+                }
+                Err(se) => {
+                    tracing::error!(intent = %w.intent, error = %e, store_error = %se, "outcome unknown; left pending");
+                    Err(Left)
+                }
+            }
         }
     }
 }

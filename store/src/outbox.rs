@@ -125,6 +125,28 @@ impl Store {
         Ok(row.is_some())
     }
 
+    /// The journal status of the newest `kind` transaction carrying `intent`, if any.
+    pub async fn journaled_status(
+        &self,
+        intent: &str,
+        kind: TxKind,
+    ) -> Result<Option<crate::journal::TxStatus>, StoreError> {
+        let row = sqlx::query(
+            "SELECT t.status FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+             WHERE i.intent = $1 AND t.kind = $2 ORDER BY t.created_at DESC LIMIT 1",
+        )
+        .bind(intent)
+        .bind(kind.as_str())
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| {
+            let s: String = r.try_get("status")?;
+            crate::journal::TxStatus::parse(&s)
+                .ok_or_else(|| StoreError::Corrupt(format!("journal status {s:?}")))
+        })
+        .transpose()
+    }
+
     /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).
     pub async fn close_work(&self, intent: &str, kind: TxKind, now: i64) -> Result<(), StoreError> {
         close(&mut *self.pool().acquire().await?, intent, kind, now).await
