@@ -50,8 +50,8 @@ pub struct ApiConfig {
     pub node_ttl: Duration,
     /// The address the API binds (loopback unless told).
     pub bind: std::net::IpAddr,
-    /// The URL other processes reach this one at (forwarded requests); default: the bound
-    /// address and port.
+    /// The URL this process is known by (recorded in its leases, for operators); default:
+    /// the bound address and port. No process sends requests to another.
     pub advertise_url: Option<String>,
     /// Failed authentications a client address may make per second, sustained.
     pub auth_failures_per_sec: f64,

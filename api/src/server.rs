@@ -142,8 +142,8 @@ pub async fn serve_testnet(
 
 /// Serves the API with a settlement network per mode; a mode without one answers 503
 /// `mainnet_unavailable` (testnet is always configured in practice). A network whose
-/// submitter is not started ([`lead`]) forwards requests that send transactions to the
-/// holder of its chain's lease.
+/// submitter is not started ([`lead`]) still serves every request: requests only queue
+/// their work, which the holder of the chain's lease sends.
 pub async fn serve(
     store: Store,
     testnet: Option<Arc<Network>>,
@@ -160,8 +160,8 @@ pub async fn serve(
         .await
         .map_err(ServeError::Bind)?;
     let local = listener.local_addr().map_err(ServeError::Bind)?;
-    // Where other processes reach this one (a forwarded request, a lease's URL): the
-    // configured URL, else the bound address (loopback when bound to every interface).
+    // The URL this process is known by (its leases'): the configured URL, else the bound
+    // address (loopback when bound to every interface).
     let base_url = advertise.unwrap_or_else(|| {
         let ip = if local.ip().is_unspecified() {
             std::net::IpAddr::from([127, 0, 0, 1])

@@ -144,8 +144,8 @@ pub struct ServeArgs {
     /// Address the API binds (0.0.0.0 for every interface).
     #[arg(long, default_value = "127.0.0.1", env = "OPENRAIL_BIND")]
     bind: std::net::IpAddr,
-    /// URL at which the other `serve` processes reach this one (they forward requests
-    /// that send transactions to the chain's lease holder); default: the bound address.
+    /// URL this process is known by, recorded in its leases (for operators: which host
+    /// holds a chain); default: the bound address.
     #[arg(long, env = "OPENRAIL_ADVERTISE_URL")]
     advertise_url: Option<String>,
     #[command(flatten)]

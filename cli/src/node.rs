@@ -5,10 +5,10 @@
 //! Several processes may share one database (PostgreSQL). Each tries to take the chain's
 //! lease at start and every third of its length after; the holder renews it. A process
 //! that takes it *leads*: it starts the submitter (which settles or rebroadcasts what the
-//! journal holds), sends the pulls an earlier holder accepted but never journaled, and
-//! starts the watcher and the payment worker. The others serve reads and payments and
-//! forward requests that send transactions to the holder. When the holder dies its lease
-//! expires and another process takes over within a lease length and a renewal period.
+//! journal holds), the engine (which sends the queued work, whoever queued it), the
+//! watcher and the payment worker. The others serve every request and only queue work.
+//! When the holder dies its lease expires and another process takes over within a lease
+//! length and a renewal period.
 //!
 //! A holder that cannot renew for a whole lease length, or finds the lease taken, exits at
 //! once: its journal writes are fenced by the lease in the database, so it could not send
