@@ -301,10 +301,12 @@ pub async fn create_mandate(
         ));
     }
     // The mandate and its work in one transaction; the chain's engine sends it.
+    let waiter = engine::waiter(&net, &mandate.id);
     state.store.insert_mandate(&mandate).await?;
     let wait = wait_of(&state, &headers);
-    let done =
-        engine::await_work(&state.store, &net, &mandate.id, TxKind::CreateMandate, wait).await?;
+    let done = waiter
+        .wait(&state.store, TxKind::CreateMandate, wait)
+        .await?;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
     let status = if done {
         StatusCode::CREATED
@@ -363,6 +365,7 @@ pub async fn authorize_mandate(
     )
     .await?;
     let sig_hex = bytes.to_string();
+    let waiter = engine::waiter(&net, &m.id);
     if !state
         .store
         .authorize(Authorizable::Mandate, &m.id, &sig_hex, now_ms())
@@ -374,7 +377,9 @@ pub async fn authorize_mandate(
     }
     // Authorized and queued in one transaction; the chain's engine sends it.
     let wait = wait_of(&state, &headers);
-    let done = engine::await_work(&state.store, &net, &m.id, TxKind::CreateMandate, wait).await?;
+    let done = waiter
+        .wait(&state.store, TxKind::CreateMandate, wait)
+        .await?;
     mandate_after_chain_work(&state, &p, &id, done).await
 }
 
@@ -474,9 +479,12 @@ pub async fn cancel_mandate(
         }
         MandateStatus::Active => {}
     }
+    let waiter = engine::waiter(&net, &m.id);
     state.store.request_cancel(&m.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
-    let done = engine::await_work(&state.store, &net, &m.id, TxKind::CancelMandate, wait).await?;
+    let done = waiter
+        .wait(&state.store, TxKind::CancelMandate, wait)
+        .await?;
     mandate_after_chain_work(&state, &p, &id, done).await
 }
 
@@ -570,14 +578,15 @@ pub async fn create_session_key(
         signer: signer.map(|a| a.to_checksum(None)),
     };
     link_created(&state, &format!("/v1/session-keys/{}", key.id)).await?;
+    let waiter = engine::waiter(&net, &key.id);
     state
         .store
         .insert_session_key(&key, &hash_secret(&secret))
         .await?;
-
     let wait = wait_of(&state, &headers);
-    let done =
-        engine::await_work(&state.store, &net, &key.id, TxKind::IssueSessionKey, wait).await?;
+    let done = waiter
+        .wait(&state.store, TxKind::IssueSessionKey, wait)
+        .await?;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
     body["secret"] = Value::String(secret);
@@ -662,10 +671,12 @@ pub async fn revoke_session_key(
     if k.status == KeyStatus::Revoked {
         return Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?));
     }
+    let waiter = engine::waiter(&net, &k.id);
     state.store.request_revoke(&k.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
-    let done =
-        engine::await_work(&state.store, &net, &k.id, TxKind::RevokeSessionKey, wait).await?;
+    let done = waiter
+        .wait(&state.store, TxKind::RevokeSessionKey, wait)
+        .await?;
     let k = state.store.session_key(p.scope(), &id).await?;
     let status = if done {
         StatusCode::OK

@@ -108,20 +108,6 @@ impl Waiter<'_> {
     }
 }
 
-/// Waits up to `wait` for `intent`'s `kind` work, already written (see [`Waiter`]).
-pub async fn await_work(
-    store: &Store,
-    net: &Network,
-    intent: &str,
-    kind: TxKind,
-    wait: Duration,
-) -> Result<bool, StoreError> {
-    if !store.work_open(intent, kind).await? {
-        return Ok(true);
-    }
-    waiter(net, intent).wait(store, kind, wait).await
-}
-
 /// Runs the engine of `net` for objects of `mode` in a task (aborting it stops the engine).
 pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -311,6 +297,11 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
         TxKind::PullBatch => {
             let p = store.pull_unscoped(&w.intent).await.map_err(logged)?;
             if p.status != PullStatus::Pending {
+                // Resolved by another path meanwhile; its work need not stay open.
+                store
+                    .close_work(&p.id, w.kind, now_ms())
+                    .await
+                    .map_err(logged)?;
                 return Ok(());
             }
             let Some(request) = pull_request(&p) else {

@@ -27,15 +27,6 @@ string_enum!(
 );
 
 impl Behavior {
-    /// Every behaviour.
-    pub const ALL: [Behavior; 5] = [
-        Behavior::Settles,
-        Behavior::InsufficientFunds,
-        Behavior::Closed,
-        Behavior::Delayed,
-        Behavior::FailsLate,
-    ];
-
     /// The delay an account gets when none is asked for, ms.
     pub fn default_delay_ms(self) -> i64 {
         match self {

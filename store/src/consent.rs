@@ -116,20 +116,11 @@ impl Store {
         }
         if what == Authorizable::Mandate {
             // The mandate can now be sent: queue it in the same transaction.
-            let row = sqlx::query("SELECT chain_id, mode FROM mandates WHERE id = $1")
-                .bind(object_id)
-                .fetch_one(&mut *tx)
-                .await?;
-            let mode: String = row.try_get("mode")?;
-            let mode = crate::Mode::parse(&mode)
-                .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
-            let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
-            crate::outbox::enqueue(
+            crate::outbox::enqueue_for(
                 &mut tx,
+                crate::outbox::OF_MANDATE,
                 object_id,
                 crate::journal::TxKind::CreateMandate,
-                chain_id,
-                mode,
                 now_ms,
             )
             .await?;

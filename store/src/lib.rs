@@ -9,6 +9,8 @@ macro_rules! string_enum {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name { $($(#[$vm])* $variant),+ }
         impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
             /// The stored and API name.
             pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
             /// Parses the stored name.

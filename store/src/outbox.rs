@@ -154,46 +154,44 @@ impl Store {
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
-        self.request(
-            "SELECT chain_id, mode FROM mandates WHERE id = $1",
-            mandate_id,
-            TxKind::CancelMandate,
-            now,
-        )
-        .await
+        let mut tx = self.pool().begin().await?;
+        enqueue_for(&mut tx, OF_MANDATE, mandate_id, TxKind::CancelMandate, now).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Queues the revoke of session key `key_id` at `now`.
     pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
-        self.request(
-            "SELECT m.chain_id, k.mode FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1",
-            key_id,
-            TxKind::RevokeSessionKey,
-            now,
-        )
-        .await
-    }
-
-    /// Queues `kind` for `intent`, whose chain and mode `lookup` reads.
-    async fn request(
-        &self,
-        lookup: &'static str,
-        intent: &str,
-        kind: TxKind,
-        now: i64,
-    ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
-        let row = sqlx::query(lookup)
-            .bind(intent)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let mode: String = row.try_get("mode")?;
-        let mode =
-            Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
-        let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
-        enqueue(&mut tx, intent, kind, chain_id, mode, now).await?;
+        enqueue_for(&mut tx, OF_KEY, key_id, TxKind::RevokeSessionKey, now).await?;
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// The chain and mode of a mandate (`$1`: its id), for [`enqueue_for`].
+pub(crate) const OF_MANDATE: &str = "SELECT chain_id, mode FROM mandates WHERE id = $1";
+
+/// The chain and mode of a session key (`$1`: its id), for [`enqueue_for`].
+pub(crate) const OF_KEY: &str = "SELECT m.chain_id, k.mode FROM session_keys k \
+    JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1";
+
+/// Queues `kind` for `intent`, whose chain and mode `lookup` reads, inside the caller's
+/// transaction.
+pub(crate) async fn enqueue_for(
+    conn: &mut AnyConnection,
+    lookup: &'static str,
+    intent: &str,
+    kind: TxKind,
+    now: i64,
+) -> Result<(), StoreError> {
+    let row = sqlx::query(lookup)
+        .bind(intent)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    let mode: String = row.try_get("mode")?;
+    let mode = Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
+    let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
+    enqueue(conn, intent, kind, chain_id, mode, now).await
 }

@@ -1,0 +1,86 @@
+//! The intake's group commit: pulls accepted together are written in one transaction, and
+//! a batch that fails (here: one pull repeats an id) is written pull by pull, so the bad
+//! row fails alone. Store only, no chains (works on both databases, like the rest).
+
+use alloy::primitives::Address;
+use openrail_api::intake::Intake;
+use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
+use openrail_store::events::EventType;
+use openrail_store::journal::TxKind;
+use openrail_store::{Currency, Interval, Mode, now_ms};
+use openrail_tests::{fresh_store, pending_pull_row};
+
+#[tokio::test]
+async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let store = fresh_store(dir.path()).await?;
+    let account = store.create_account("Intake test").await?;
+    let now = now_ms();
+    store
+        .insert_mandate(&Mandate {
+            id: "man_intake".into(),
+            account_id: account.id.clone(),
+            mode: Mode::Testnet,
+            payer_account_id: "ba_intake".into(),
+            payer_address: Address::repeat_byte(7).to_string(),
+            currency: Currency::Usd,
+            max_amount: 10_000,
+            interval: Interval::Daily,
+            purpose: None,
+            status: MandateStatus::Active,
+            chain_id: 31337,
+            contract: Address::repeat_byte(9).to_string(),
+            onchain_id: "0x01".into(),
+            tx_hash: None,
+            created_at: now,
+        })
+        .await?;
+    store
+        .insert_session_key(
+            &SessionKey {
+                id: "sk_intake".into(),
+                account_id: account.id.clone(),
+                mode: Mode::Testnet,
+                mandate_id: "man_intake".into(),
+                expires_at: now + 3_600_000,
+                max_amount: None,
+                allowed_destinations: vec![],
+                status: KeyStatus::Active,
+                onchain_id: "0x02".into(),
+                tx_hash: None,
+                created_at: now,
+                signer: None,
+            },
+            "secret-hash",
+        )
+        .await?;
+    let pull = |id: &str| {
+        pending_pull_row(
+            id,
+            &account.id,
+            "sk_intake",
+            "man_intake",
+            100,
+            Address::repeat_byte(3),
+        )
+    };
+    let intake = Intake::start(store.clone());
+    // Queued before the writer runs (one runtime thread): one batch of three.
+    let (a, dup, b) = tokio::join!(
+        intake.accept(pull("pull_a")),
+        intake.accept(pull("pull_a")),
+        intake.accept(pull("pull_b")),
+    );
+    assert!(a.is_ok(), "{a:?}");
+    assert!(dup.is_err(), "a repeated id is refused");
+    assert!(b.is_ok(), "{b:?}");
+    for id in ["pull_a", "pull_b"] {
+        assert_eq!(store.pull_unscoped(id).await?.id, id);
+        assert_eq!(
+            store.event_types_of(id).await?,
+            [EventType::DebitPullCreated]
+        );
+        assert!(store.work_open(id, TxKind::PullBatch).await?);
+    }
+    Ok(())
+}
