@@ -20,8 +20,8 @@ use openrail_store::agentic::{
 };
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::{hash_secret, new_id, random_id};
-use openrail_store::journal::TxKind;
 use openrail_store::money::format_minor;
+use openrail_store::outbox::WorkKind;
 use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
 use serde_json::Value;
 
@@ -305,7 +305,7 @@ pub async fn create_mandate(
     state.store.insert_mandate(&mandate).await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
-        .wait(&state.store, TxKind::CreateMandate, wait)
+        .wait(&state.store, WorkKind::CreateMandate, wait)
         .await?;
     let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
     let status = if done {
@@ -378,7 +378,7 @@ pub async fn authorize_mandate(
     // Authorized and queued in one transaction; the chain's engine sends it.
     let wait = wait_of(&state, &headers);
     let done = waiter
-        .wait(&state.store, TxKind::CreateMandate, wait)
+        .wait(&state.store, WorkKind::CreateMandate, wait)
         .await?;
     mandate_after_chain_work(&state, &p, &id, done).await
 }
@@ -483,7 +483,7 @@ pub async fn cancel_mandate(
     state.store.request_cancel(&m.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
-        .wait(&state.store, TxKind::CancelMandate, wait)
+        .wait(&state.store, WorkKind::CancelMandate, wait)
         .await?;
     mandate_after_chain_work(&state, &p, &id, done).await
 }
@@ -585,7 +585,7 @@ pub async fn create_session_key(
         .await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
-        .wait(&state.store, TxKind::IssueSessionKey, wait)
+        .wait(&state.store, WorkKind::IssueSessionKey, wait)
         .await?;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
@@ -675,7 +675,7 @@ pub async fn revoke_session_key(
     state.store.request_revoke(&k.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
-        .wait(&state.store, TxKind::RevokeSessionKey, wait)
+        .wait(&state.store, WorkKind::RevokeSessionKey, wait)
         .await?;
     let k = state.store.session_key(p.scope(), &id).await?;
     let status = if done {
@@ -808,7 +808,7 @@ pub async fn create_pull(
     // (batched with the others in flight).
     let chain_id = net.chain_id;
     let wait = wait_of(&state, &headers);
-    waiter.wait(&state.store, TxKind::PullBatch, wait).await?;
+    waiter.wait(&state.store, WorkKind::PullBatch, wait).await?;
 
     let pull = state.store.pull(p.scope(), &pull.id).await?;
     pull_response(&pull, chain_id)

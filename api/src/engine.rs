@@ -21,13 +21,14 @@ use alloy::sol_types::SolCall;
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
+use openrail_relayer::payments::{Drive, PaymentError, PaymentWorker};
 use openrail_store::agentic::{
     DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
     SessionKey,
 };
 use openrail_store::consent::Authorization;
-use openrail_store::journal::{TxKind, TxStatus};
-use openrail_store::outbox::Work;
+use openrail_store::journal::TxStatus;
+use openrail_store::outbox::{Work, WorkKind};
 use openrail_store::{Amount, Currency, Mode, Store, StoreError, now_ms};
 
 use crate::consent;
@@ -76,14 +77,29 @@ impl Waiter<'_> {
     /// process does it: woken at once by this process's engine, else reading the database
     /// every [`WAIT_POLL`]. Returns whether it was.
     pub async fn wait(
-        mut self,
+        self,
         store: &Store,
-        kind: TxKind,
+        kind: WorkKind,
         wait: Duration,
     ) -> Result<bool, StoreError> {
+        let intent = self.intent.clone();
+        self.wait_until(wait, || async {
+            Ok(!store.work_open(&intent, kind).await?)
+        })
+        .await
+    }
+
+    /// Waits up to `wait` until `done` says so, asking it each time this process's engine
+    /// reports a step of the work, and at least every [`WAIT_POLL`]. Returns whether it
+    /// did.
+    pub async fn wait_until<F, Fut>(mut self, wait: Duration, done: F) -> Result<bool, StoreError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<bool, StoreError>>,
+    {
         self.net.outcomes.queued();
         let deadline = tokio::time::Instant::now() + wait;
-        let done = loop {
+        let finished = loop {
             let now = tokio::time::Instant::now();
             let tick = deadline.saturating_duration_since(now).min(WAIT_POLL);
             let changed = async {
@@ -97,49 +113,93 @@ impl Waiter<'_> {
                 // process): only the database can tell more.
                 tokio::time::sleep(tick).await;
             }
-            if !store.work_open(&self.intent, kind).await? {
+            if done().await? {
                 break true;
             }
             if tokio::time::Instant::now() >= deadline {
                 break false;
             }
         };
-        Ok(done)
+        Ok(finished)
     }
 }
 
 /// Runs the engine of `net` for objects of `mode` in a task (aborting it stops the engine).
-pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHandle<()> {
+/// Driving work (payments, payouts) waiting for something outside is tried again every
+/// `drive_poll`.
+pub fn start(
+    store: Store,
+    net: Arc<Network>,
+    mode: Mode,
+    drive_poll: Duration,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let inflight: Arc<Mutex<HashSet<(String, TxKind)>>> = Arc::default();
+        let inflight: Arc<Mutex<HashSet<(String, WorkKind)>>> = Arc::default();
         let resolver = Resolver::start(store.clone());
+        let payments = net.submitter().map(|s| {
+            PaymentWorker::new(
+                store.clone(),
+                s.clone(),
+                net.router,
+                net.treasury,
+                net.tokens.clone(),
+                net.reader.clone(),
+            )
+        });
         loop {
-            match store.queued_work(net.chain_id, mode, CLAIM).await {
+            match store.queued_work(net.chain_id, mode, now_ms(), CLAIM).await {
                 Ok(work) => {
                     for w in work {
                         let key = (w.intent.clone(), w.kind);
                         if !inflight.lock().expect("inflight lock").insert(key.clone()) {
                             continue;
                         }
-                        let (store, net, inflight, resolver) = (
+                        let (store, net, inflight, resolver, payments) = (
                             store.clone(),
                             net.clone(),
                             inflight.clone(),
                             resolver.clone(),
+                            payments.clone(),
                         );
                         tokio::spawn(async move {
-                            let intent = w.intent.clone();
-                            // Not recorded here (`Left`): a new holder or the watcher does it.
-                            // A resolved pull's work is closed with its status, in one
-                            // transaction; the rest is closed here.
-                            if let Ok(()) = deliver(&store, &net, &resolver, &w).await
-                                && w.kind != TxKind::PullBatch
-                                && let Err(e) = store.close_work(&w.intent, w.kind, now_ms()).await
-                            {
-                                tracing::error!(intent = %w.intent, error = %e, "closing sent work failed");
+                            let next = match (w.kind, &payments) {
+                                (WorkKind::Payment, Some(d)) => {
+                                    drive(d.drive_payment(&w.intent).await, &w)
+                                }
+                                (WorkKind::Payout, Some(d)) => {
+                                    drive(d.drive_payout(&w.intent).await, &w)
+                                }
+                                (WorkKind::Payment | WorkKind::Payout, None) => Err(Left),
+                                // A resolved pull's work is closed with its status, in one
+                                // transaction; the rest is closed here.
+                                (WorkKind::PullBatch, _) => deliver(&store, &net, &resolver, &w)
+                                    .await
+                                    .map(|()| Next::Kept),
+                                _ => deliver(&store, &net, &resolver, &w)
+                                    .await
+                                    .map(|()| Next::Close),
+                            };
+                            let recorded = match next {
+                                Ok(Next::Close) => {
+                                    store.close_work(&w.intent, w.kind, now_ms()).await
+                                }
+                                Ok(Next::Later) => {
+                                    let due = now_ms().saturating_add(
+                                        i64::try_from(drive_poll.as_millis()).unwrap_or(i64::MAX),
+                                    );
+                                    store.defer_work(&w.intent, w.kind, due).await
+                                }
+                                // Not recorded here (`Left`): a new holder or the watcher does it.
+                                Ok(Next::Kept | Next::Again) | Err(Left) => Ok(()),
+                            };
+                            if let Err(e) = recorded {
+                                tracing::error!(intent = %w.intent, error = %e, "closing or deferring work failed");
                             }
                             inflight.lock().expect("inflight lock").remove(&key);
-                            net.outcomes.done(&intent);
+                            match next {
+                                Ok(Next::Again | Next::Later) => net.outcomes.moved(&w.intent),
+                                _ => net.outcomes.done(&w.intent),
+                            }
                         });
                     }
                 }
@@ -148,6 +208,32 @@ pub fn start(store: Store, net: Arc<Network>, mode: Mode) -> tokio::task::JoinHa
                 }
             }
             let _ = tokio::time::timeout(POLL, net.outcomes.wake.notified()).await;
+        }
+    })
+}
+
+/// What becomes of a piece of work after the engine took it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// Done: close it.
+    Close,
+    /// Closed (or left open) with the outcome it recorded.
+    Kept,
+    /// Driving work that moved: due again at once.
+    Again,
+    /// Driving work waiting for something outside: due again after the drive poll.
+    Later,
+}
+
+/// What a step of driving work leaves.
+fn drive(step: Result<Drive, PaymentError>, w: &Work) -> Result<Next, Left> {
+    Ok(match step {
+        Ok(Drive::Done) => Next::Close,
+        Ok(Drive::Moved) => Next::Again,
+        Ok(Drive::Waiting) => Next::Later,
+        Err(e) => {
+            tracing::warn!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "driving step failed; trying again later");
+            Next::Later
         }
     })
 }
@@ -227,7 +313,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
         Left
     };
     match w.kind {
-        TxKind::CreateMandate => {
+        WorkKind::CreateMandate => {
             let m = store.mandate_unscoped(&w.intent).await.map_err(logged)?;
             if m.status != MandateStatus::Pending {
                 return Ok(());
@@ -245,7 +331,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                 .await
                 .map_err(logged)?;
         }
-        TxKind::IssueSessionKey => {
+        WorkKind::IssueSessionKey => {
             let k = store
                 .session_key_unscoped(&w.intent)
                 .await
@@ -268,7 +354,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                 .await
                 .map_err(logged)?;
         }
-        TxKind::CancelMandate => {
+        WorkKind::CancelMandate => {
             let call = AllowanceStateMachine::cancelMandateCall {
                 mandateId: onchain_id(&w.intent),
             }
@@ -281,7 +367,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                     .map_err(logged)?;
             }
         }
-        TxKind::RevokeSessionKey => {
+        WorkKind::RevokeSessionKey => {
             let call = AllowanceStateMachine::revokeSessionKeyCall {
                 keyId: onchain_id(&w.intent),
             }
@@ -294,7 +380,7 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                     .map_err(logged)?;
             }
         }
-        TxKind::PullBatch => {
+        WorkKind::PullBatch => {
             let p = store.pull_unscoped(&w.intent).await.map_err(logged)?;
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
@@ -314,9 +400,9 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
             };
             submit_and_record(store, net, resolver, &p.id, request).await?;
         }
-        TxKind::Settle => {
-            // Payments' legs are the payment worker's; nothing queues them here.
-            tracing::error!(intent = %w.intent, "settle work in the outbox; ignored");
+        WorkKind::Payment | WorkKind::Payout => {
+            // Driven step by step by the engine's loop, never sent from here.
+            tracing::error!(intent = %w.intent, "driving work delivered as a send; ignored");
         }
     }
     Ok(())
@@ -330,13 +416,13 @@ async fn send(
     input: Option<Bytes>,
     w: &Work,
 ) -> Result<(bool, Option<String>), Left> {
-    let Some(input) = input else {
+    let (Some(input), Some(kind)) = (input, w.kind.tx_kind()) else {
         tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "rows make no usable call");
         return Ok((false, None));
     };
     let sent = match net.submitter() {
         Some(s) => {
-            s.call_raw(net.allowance_state_machine, input, w.kind, &w.intent)
+            s.call_raw(net.allowance_state_machine, input, kind, &w.intent)
                 .await
         }
         None => Err(ChainError::LeaseLost),
@@ -353,7 +439,7 @@ async fn send(
             // A transaction journaled for the work and not refused may still be mined (or
             // is, and its receipt was missed): its fate is the watcher's to record from the
             // journal. Only work with no live transaction has failed.
-            match store.journaled_status(&w.intent, w.kind).await {
+            match store.journaled_status(&w.intent, kind).await {
                 Ok(Some(TxStatus::Signed | TxStatus::Succeeded)) => {
                     tracing::warn!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "outcome unknown; left to the watcher");
                     Err(Left)

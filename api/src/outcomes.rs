@@ -29,6 +29,14 @@ impl Outcomes {
         }
     }
 
+    /// Wakes the requests waiting for `intent` without ending their wait: driving work took
+    /// a step and stays open.
+    pub(crate) fn moved(&self, intent: &str) {
+        if let Some(tx) = self.waiting.lock().expect("outcomes lock").get(intent) {
+            tx.send_replace(true);
+        }
+    }
+
     pub(crate) fn forget(&self, intent: &str) {
         let mut w = self.waiting.lock().expect("outcomes lock");
         if w.get(intent).is_some_and(|tx| tx.receiver_count() == 0) {

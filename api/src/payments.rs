@@ -158,11 +158,12 @@ pub async fn create_payment(
         )
             .into_response());
     }
+    // The payment and its work are written together; the chain's lease holder drives it
+    // from the database and the transaction journal (so a crash loses none). Wait for it
+    // up to `wait`.
+    let waiter = crate::engine::waiter(&net, &payment.id);
     state.store.insert_payment(&payment).await?;
-    let wait = wait_of(&state, &headers);
-    // The relayer's payment worker drives every payment from the database and the
-    // transaction journal (so a crash loses none); wait for it up to `wait`.
-    let done = wait_final(&state, &p, &payment.id, wait).await?;
+    let done = wait_final(&state, waiter, &p, &payment.id, wait_of(&state, &headers)).await?;
     let payment = state.store.payment(p.scope(), &payment.id).await?;
     let status = if done {
         StatusCode::CREATED
@@ -213,6 +214,7 @@ pub async fn authorize_payment(
         &signature,
     )
     .await?;
+    let waiter = crate::engine::waiter(&net, &payment.id);
     if !state
         .store
         .authorize(Authorizable::Payment, &payment.id, &bytes.to_string(), now)
@@ -221,7 +223,7 @@ pub async fn authorize_payment(
         let payment = state.store.payment(p.scope(), &id).await?;
         return Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response());
     }
-    let done = wait_final(&state, &p, &payment.id, wait_of(&state, &headers)).await?;
+    let done = wait_final(&state, waiter, &p, &payment.id, wait_of(&state, &headers)).await?;
     let payment = state.store.payment(p.scope(), &id).await?;
     let status = if done {
         StatusCode::OK
@@ -231,24 +233,25 @@ pub async fn authorize_payment(
     Ok((status, axum::Json(render(&state, &payment).await?)).into_response())
 }
 
-/// Polls the payment until it is final or `wait` passes; returns whether it is final.
+/// Waits up to `wait` for the payment to succeed or fail (a refund it may owe follows
+/// later); returns whether it did.
 async fn wait_final(
     state: &AppState,
+    waiter: crate::engine::Waiter<'_>,
     p: &Principal,
     id: &str,
     wait: std::time::Duration,
 ) -> Result<bool, ApiError> {
-    let deadline = tokio::time::Instant::now() + wait;
-    loop {
-        let status = state.store.payment(p.scope(), id).await?.status;
-        if matches!(status, PaymentStatus::Succeeded | PaymentStatus::Failed) {
-            return Ok(true);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Ok(false);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let done = waiter
+        .wait_until(wait, || async {
+            let status = state.store.payment(p.scope(), id).await?.status;
+            Ok(matches!(
+                status,
+                PaymentStatus::Succeeded | PaymentStatus::Failed
+            ))
+        })
+        .await?;
+    Ok(done)
 }
 
 /// `GET /v1/payments/{id}`

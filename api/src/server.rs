@@ -97,6 +97,7 @@ pub async fn lead(
     operator: PrivateKeySigner,
     fence: Option<(String, String)>,
     mode: Mode,
+    drive_poll: std::time::Duration,
 ) -> Result<tokio::task::AbortHandle, ServeError> {
     let url: Url = deployment
         .rpc_url
@@ -107,7 +108,7 @@ pub async fn lead(
     net.set_submitter(submitter);
     // The engine sends what is queued — by this process's requests, by followers', or by
     // a holder that died before journaling it.
-    Ok(crate::engine::start(store.clone(), net.clone(), mode).abort_handle())
+    Ok(crate::engine::start(store.clone(), net.clone(), mode, drive_poll).abort_handle())
 }
 
 /// A server running in this process.
@@ -125,7 +126,8 @@ pub struct Running {
 
 /// Serves the API for testnet keys on the settlement chain of `deployment`, on
 /// `127.0.0.1:port` (`0` picks a free port), with `operator` signing: one process, no
-/// lease. Mainnet keys get 503.
+/// lease, no watcher and no simulated bank (the pull bench's server; bank legs do not
+/// move). Mainnet keys get 503.
 pub async fn serve_testnet(
     store: Store,
     deployment: &ChainDeployment,
@@ -134,7 +136,16 @@ pub async fn serve_testnet(
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
     let net = Arc::new(Network::from_deployment(deployment)?);
-    let engine = lead(&store, &net, deployment, operator, None, Mode::Testnet).await?;
+    let engine = lead(
+        &store,
+        &net,
+        deployment,
+        operator,
+        None,
+        Mode::Testnet,
+        std::time::Duration::from_millis(200),
+    )
+    .await?;
     let mut running = serve(store, Some(net), None, port, config).await?;
     running.engine = Some(engine);
     Ok(running)

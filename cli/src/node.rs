@@ -32,8 +32,10 @@ pub struct NodeOptions {
     pub lease_ttl: Duration,
     /// How often the watcher looks for new blocks.
     pub watcher_poll: Duration,
-    /// How often the payment worker looks for work.
-    pub worker_poll: Duration,
+    /// How often the engine tries driving work (payments, bank-funded pulls' payouts)
+    /// that waits for a bank transfer or a confirmation again; also the simulated bank's
+    /// step.
+    pub drive_poll: Duration,
     /// Confirmation depth of the settlement chain (0 on local chains).
     pub confirmations: u64,
     /// Print a line on stdout when this process takes the lease (`serve` does; tests
@@ -46,7 +48,7 @@ impl Default for NodeOptions {
         Self {
             lease_ttl: Duration::from_secs(10),
             watcher_poll: Duration::from_millis(500),
-            worker_poll: Duration::from_millis(200),
+            drive_poll: Duration::from_millis(200),
             confirmations: 0,
             announce_lead: false,
         }
@@ -198,7 +200,7 @@ impl Leadership {
         }
     }
 
-    /// Starts the submitter, the watcher and the payment worker.
+    /// Starts the submitter and the engine, the watcher and the simulated bank.
     async fn lead(&self) -> anyhow::Result<()> {
         let engine = openrail_api::server::lead(
             &self.store,
@@ -207,21 +209,10 @@ impl Leadership {
             self.operator.clone(),
             Some((self.lease.clone(), self.holder.clone())),
             self.mode,
+            self.options.drive_poll,
         )
         .await?;
-        let submitter = self
-            .network
-            .submitter()
-            .context("the submitter did not start")?
-            .clone();
-        let worker = openrail_relayer::payments::PaymentWorker::new(
-            self.store.clone(),
-            submitter,
-            self.network.router,
-            self.deployment.treasury,
-            self.network.tokens.clone(),
-            self.network.reader.clone(),
-        );
+        let bank = openrail_relayer::bank::SimulatedBank::new(self.store.clone());
         let url = self
             .deployment
             .rpc_url
@@ -235,11 +226,11 @@ impl Leadership {
             self.options.confirmations,
         )
         .await?;
-        let worker = tokio::spawn(worker.run(self.options.worker_poll));
+        let bank = tokio::spawn(bank.run(self.options.drive_poll));
         let watcher = tokio::spawn(watcher.run(self.options.watcher_poll));
         let mut tasks = self.tasks.lock().expect("tasks lock");
         tasks.push(engine);
-        tasks.push(worker.abort_handle());
+        tasks.push(bank.abort_handle());
         tasks.push(watcher.abort_handle());
         tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");
         if self.options.announce_lead {

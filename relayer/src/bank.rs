@@ -180,6 +180,17 @@ impl SimulatedBank {
         }
         Ok(changed)
     }
+
+    /// Applies due transitions every `poll`, forever (the simulated bank's own clock; run
+    /// by the process holding the settlement chain's lease).
+    pub async fn run(self, poll: std::time::Duration) {
+        loop {
+            if let Err(e) = self.process_due(now_ms()).await {
+                tracing::warn!(error = %e, "simulated bank step failed");
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
 }
 
 impl BankRail for SimulatedBank {

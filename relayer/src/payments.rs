@@ -1,5 +1,9 @@
-//! The relayer's payment worker: drives every payment from the database and the
-//! transaction journal, so a restart picks each one up where it stood. A wallet-to-wallet
+//! The payment driver: the engine's steps for a payment and for the bank leg and payout of
+//! a bank-funded pull. The engine (in the chain's lease holder) claims their driving work
+//! from the outbox and calls [`PaymentWorker::drive_payment`] or
+//! [`PaymentWorker::drive_payout`] until the object is final; every step reads where the
+//! object stands from the database and the transaction journal, so a restart picks each one
+//! up where it stood. A wallet-to-wallet
 //! payment is one router transfer (intent `<payment>`); a payment with a bank leg has two
 //! legs:
 //!
@@ -19,7 +23,6 @@
 //! `failed` (logged as an error: an operator must act).
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use alloy::primitives::{Address, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
@@ -52,6 +55,17 @@ enum Leg {
     },
 }
 
+/// Where a step of driving work left its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drive {
+    /// Final: nothing is left to do (close the work).
+    Done,
+    /// It moved and may move again at once.
+    Moved,
+    /// It waits for something outside (a bank transfer, a confirmation): try again later.
+    Waiting,
+}
+
 /// Errors of a worker step.
 #[derive(Debug, thiserror::Error)]
 pub enum PaymentError {
@@ -63,7 +77,7 @@ pub enum PaymentError {
     Bank(#[from] BankError),
 }
 
-/// Drives bank-funded payments on one settlement chain.
+/// Drives payments and bank-funded pulls' payouts on one settlement chain.
 #[derive(Clone)]
 pub struct PaymentWorker {
     store: Store,
@@ -96,22 +110,51 @@ impl PaymentWorker {
         }
     }
 
-    /// Moves every open payment with a bank leg, and every authorized bank-funded pull, as
-    /// far as it can go now.
-    pub async fn step(&self) -> Result<usize, PaymentError> {
-        self.bank.process_due(now_ms()).await?;
-        let mut moved = 0;
-        for p in self
-            .store
-            .open_payments(self.submitter.chain_id(), 100)
-            .await?
-        {
-            moved += usize::from(self.advance(&p).await?);
+    /// One step of payment `id`: as far as it can go now. `Done` once it is final
+    /// (succeeded, or failed owing no refund).
+    pub async fn drive_payment(&self, id: &str) -> Result<Drive, PaymentError> {
+        let p = self.store.payment_unscoped(id).await?;
+        if p.is_final() {
+            return Ok(Drive::Done);
         }
-        for pull in self.store.bank_funded_pulls(100).await? {
-            moved += usize::from(self.settle_pull(&pull).await?);
+        if p.status == PaymentStatus::RequiresAuthorization {
+            // Queued only once authorized: nothing may move without the payer's signature.
+            tracing::error!(payment = %id, "payment work queued before its authorization; dropped");
+            return Ok(Drive::Done);
         }
-        Ok(moved)
+        let moved = self.advance(&p).await?;
+        Ok(if self.store.payment_unscoped(id).await?.is_final() {
+            Drive::Done
+        } else if moved {
+            Drive::Moved
+        } else {
+            Drive::Waiting
+        })
+    }
+
+    /// One step of the bank leg and payout of pull `id` (authorized on a bank-funded
+    /// mandate). `Done` once the pull is `settled` or `failed`; `Waiting` while the
+    /// transaction that authorized it is not confirmed, or a reorganisation sent it back to
+    /// `pending` (it is authorized again, or fails, from the chain).
+    pub async fn drive_payout(&self, id: &str) -> Result<Drive, PaymentError> {
+        use openrail_store::agentic::PullStatus;
+        let Some(pull) = self.store.bank_funded_pull(id).await? else {
+            tracing::error!(pull = %id, "payout work for a pull without a bank-funded mandate; dropped");
+            return Ok(Drive::Done);
+        };
+        match pull.status {
+            PullStatus::Authorized if pull.confirmed => {}
+            PullStatus::Authorized | PullStatus::Pending => return Ok(Drive::Waiting),
+            PullStatus::Declined | PullStatus::Settled | PullStatus::Failed => {
+                return Ok(Drive::Done);
+            }
+        }
+        let moved = self.settle_pull(&pull).await?;
+        Ok(match self.store.bank_funded_pull(id).await? {
+            Some(p) if p.status == PullStatus::Authorized && moved => Drive::Moved,
+            Some(p) if p.status == PullStatus::Authorized => Drive::Waiting,
+            _ => Drive::Done,
+        })
     }
 
     /// The bank leg and payout of an authorized pull of a bank-funded mandate. The chain
@@ -536,16 +579,6 @@ impl PaymentWorker {
             .await
         {
             tracing::warn!(payment = %p.id, error = %e, "payment leg not confirmed");
-        }
-    }
-
-    /// Steps forever, every `poll`.
-    pub async fn run(self, poll: Duration) {
-        loop {
-            if let Err(e) = self.step().await {
-                tracing::warn!(error = %e, "payment worker step failed");
-            }
-            tokio::time::sleep(poll).await;
         }
     }
 }

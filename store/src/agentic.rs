@@ -10,7 +10,7 @@ use crate::events::{self, EventType};
 use crate::ids::Mode;
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
-use crate::outbox;
+use crate::outbox::{self, WorkKind};
 
 string_enum!(
     /// Lifecycle of a mandate.
@@ -518,7 +518,7 @@ impl Store {
             outbox::enqueue(
                 &mut tx,
                 &m.id,
-                TxKind::CreateMandate,
+                WorkKind::CreateMandate,
                 m.chain_id,
                 m.mode,
                 m.created_at,
@@ -606,7 +606,7 @@ impl Store {
             outbox::enqueue(
                 &mut tx,
                 &k.id,
-                TxKind::IssueSessionKey,
+                WorkKind::IssueSessionKey,
                 chain_id,
                 k.mode,
                 k.created_at,
@@ -744,7 +744,7 @@ async fn insert_pull_in(conn: &mut AnyConnection, p: &DebitPull) -> Result<(), S
         outbox::enqueue(
             conn,
             &p.id,
-            TxKind::PullBatch,
+            WorkKind::PullBatch,
             chain_id,
             p.mode,
             p.created_at,
@@ -881,7 +881,12 @@ async fn resolve_pull_guarded_in(
     let moved = done.rows_affected() == 1;
     if moved {
         events::record(conn, EventType::of_pull(r.status), id, now).await?;
-        outbox::close(conn, id, TxKind::PullBatch, now).await?;
+        outbox::close(conn, id, WorkKind::PullBatch, now).await?;
+        if r.status == PullStatus::Authorized {
+            // A bank-funded mandate's pull moved nothing yet: its bank leg and payout follow.
+            outbox::enqueue_if(conn, outbox::OF_BANK_FUNDED_PULL, id, WorkKind::Payout, now)
+                .await?;
+        }
     }
     Ok(moved)
 }
@@ -1088,11 +1093,17 @@ pub(crate) async fn key_use_in(
     })
 }
 
-/// An authorized pull whose mandate is funded from a bank account.
+/// A pull whose mandate is funded from a bank account: what its bank leg and payout need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BankFundedPull {
     /// The pull.
     pub pull_id: String,
+    /// Its status: the bank leg runs while it is `authorized`.
+    pub status: PullStatus,
+    /// Whether the transaction that authorized it is confirmed: its block is at or below
+    /// the relayer's cursor (which stays the chain's confirmation depth behind its head).
+    /// The bank is never debited for a pull a reorganisation could still remove.
+    pub confirmed: bool,
     /// Its amount, minor units.
     pub amount: u64,
     /// The payer's bank account (`ba_…`).
@@ -1104,31 +1115,33 @@ pub struct BankFundedPull {
 }
 
 impl Store {
-    /// Authorized pulls of bank-funded mandates whose bank leg is still to be done and
-    /// whose transaction is confirmed: its block is at or below the relayer's cursor (which
-    /// stays the chain's confirmation depth behind its head), so the bank is never debited
-    /// for a pull a reorganisation could still remove.
-    pub async fn bank_funded_pulls(&self, limit: u32) -> Result<Vec<BankFundedPull>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT p.id, p.amount, m.payer_account_id, p.destination_address, p.currency FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
-             WHERE p.status = 'authorized' AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\' \
-             AND EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
+    /// Pull `id` when its mandate is funded from a bank account (`None` otherwise).
+    pub async fn bank_funded_pull(&self, id: &str) -> Result<Option<BankFundedPull>, StoreError> {
+        let row = sqlx::query(
+            "SELECT p.id, p.status, p.amount, m.payer_account_id, p.destination_address, p.currency, \
+             CAST(CASE WHEN EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
                          WHERE t.hash = p.tx_hash AND t.block_number <= c.block_number) \
-             ORDER BY p.created_at, p.id LIMIT {limit}"
-        ))
-        .fetch_all(self.pool())
+             THEN 1 ELSE 0 END AS BIGINT) AS confirmed \
+             FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
+             WHERE p.id = $1 AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\'",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(BankFundedPull {
-                    pull_id: r.try_get("id")?,
-                    amount: u64_of(r.try_get("amount")?),
-                    bank_account_id: r.try_get("payer_account_id")?,
-                    destination: r.try_get("destination_address")?,
-                    currency: currency_of(r, "currency")?,
-                })
+        row.map(|r| {
+            let status: String = r.try_get("status")?;
+            Ok(BankFundedPull {
+                pull_id: r.try_get("id")?,
+                status: PullStatus::parse(&status)
+                    .ok_or_else(|| StoreError::Corrupt(format!("pull status {status:?}")))?,
+                confirmed: r.try_get::<i64, _>("confirmed")? == 1,
+                amount: u64_of(r.try_get("amount")?),
+                bank_account_id: r.try_get("payer_account_id")?,
+                destination: r.try_get("destination_address")?,
+                currency: currency_of(&r, "currency")?,
             })
-            .collect()
+        })
+        .transpose()
     }
 
     /// Ends an authorized pull's bank leg at `now` (unix ms): `settled`, or `failed` with the
@@ -1272,7 +1285,9 @@ impl Store {
             | TxKind::Settle => false,
         };
         // The journal settled this intent's transaction: nothing is left to send.
-        outbox::close(&mut tx, intent, kind, now).await?;
+        if let Some(work) = WorkKind::sending(kind) {
+            outbox::close(&mut tx, intent, work, now).await?;
+        }
         tx.commit().await?;
         Ok(u64::from(moved))
     }

@@ -9,6 +9,7 @@ use sqlx::Row;
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
+use crate::outbox::WorkKind;
 
 /// A requested (and perhaps given) authorization.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -114,17 +115,12 @@ impl Store {
         if !moved {
             return Ok(false);
         }
-        if what == Authorizable::Mandate {
-            // The mandate can now be sent: queue it in the same transaction.
-            crate::outbox::enqueue_for(
-                &mut tx,
-                crate::outbox::OF_MANDATE,
-                object_id,
-                crate::journal::TxKind::CreateMandate,
-                now_ms,
-            )
-            .await?;
-        }
+        // The object can now be sent: queue it in the same transaction.
+        let (lookup, work) = match what {
+            Authorizable::Mandate => (crate::outbox::OF_MANDATE, WorkKind::CreateMandate),
+            Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::Payment),
+        };
+        crate::outbox::enqueue_for(&mut tx, lookup, object_id, work, now_ms).await?;
         tx.commit().await?;
         Ok(true)
     }

@@ -16,15 +16,62 @@ use crate::db::{Store, StoreError};
 use crate::ids::Mode;
 use crate::journal::TxKind;
 
+string_enum!(
+    /// What a row of the outbox asks the engine to do. The first five send one operator
+    /// transaction of the same name (and are done once its outcome is recorded); the last
+    /// two drive an object through legs that take from seconds to days (bank transfers,
+    /// router transfers), step by step, until it is final.
+    WorkKind {
+        /// Create a mandate on chain.
+        CreateMandate = "create_mandate",
+        /// Issue a session key on chain.
+        IssueSessionKey = "issue_session_key",
+        /// Cancel a mandate on chain.
+        CancelMandate = "cancel_mandate",
+        /// Revoke a session key on chain.
+        RevokeSessionKey = "revoke_session_key",
+        /// Send a debit pull (batched with the others in flight).
+        PullBatch = "pull_batch",
+        /// Drive a payment (`pay_…`): its legs, then any refund owed.
+        Payment = "payment",
+        /// Drive the bank leg and payout of an authorized pull on a bank-funded mandate.
+        Payout = "payout",
+    }
+);
+
+impl WorkKind {
+    /// The one transaction this work sends (`None` for the work that drives an object
+    /// through several legs).
+    pub fn tx_kind(self) -> Option<TxKind> {
+        match self {
+            WorkKind::CreateMandate => Some(TxKind::CreateMandate),
+            WorkKind::IssueSessionKey => Some(TxKind::IssueSessionKey),
+            WorkKind::CancelMandate => Some(TxKind::CancelMandate),
+            WorkKind::RevokeSessionKey => Some(TxKind::RevokeSessionKey),
+            WorkKind::PullBatch => Some(TxKind::PullBatch),
+            WorkKind::Payment | WorkKind::Payout => None,
+        }
+    }
+
+    /// The work that sends one transaction of `kind` (`None` for a payment's legs, which
+    /// are sent by driving work).
+    pub fn sending(kind: TxKind) -> Option<WorkKind> {
+        WorkKind::ALL
+            .iter()
+            .copied()
+            .find(|w| w.tx_kind() == Some(kind))
+    }
+}
+
 /// One queued row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Work {
     /// Queue order.
     pub seq: i64,
-    /// The object (`man_…`, `sk_…`, `pull_…`).
+    /// The object (`man_…`, `sk_…`, `pull_…`, `pay_…`).
     pub intent: String,
-    /// What to send for it.
-    pub kind: TxKind,
+    /// What to do for it.
+    pub kind: WorkKind,
 }
 
 /// Queues `kind` for `intent` on `chain_id` (once: an open row for the same intent and
@@ -32,7 +79,7 @@ pub struct Work {
 pub(crate) async fn enqueue(
     conn: &mut AnyConnection,
     intent: &str,
-    kind: TxKind,
+    kind: WorkKind,
     chain_id: u64,
     mode: Mode,
     now: i64,
@@ -55,7 +102,7 @@ pub(crate) async fn enqueue(
 pub(crate) async fn close(
     conn: &mut AnyConnection,
     intent: &str,
-    kind: TxKind,
+    kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
     sqlx::query(
@@ -83,22 +130,27 @@ pub(crate) async fn chain_of(
 }
 
 impl Store {
-    /// Open rows of `chain_id` and `mode` whose transaction is not journaled, oldest first
-    /// (at most `limit`).
+    /// Open rows of `chain_id` and `mode` due at `now` whose transaction is not journaled,
+    /// oldest first (at most `limit`). Driving work ([`WorkKind::Payment`],
+    /// [`WorkKind::Payout`]) journals transactions of another kind and stays claimable until
+    /// it is closed; it is due again after [`Store::defer_work`].
     pub async fn queued_work(
         &self,
         chain_id: u64,
         mode: Mode,
+        now: i64,
         limit: u32,
     ) -> Result<Vec<Work>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT o.seq, o.intent, o.kind FROM outbox o WHERE o.chain_id = $1 AND o.mode = $2 \
-             AND o.done_at IS NULL AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
+             AND o.done_at IS NULL AND (o.due_at IS NULL OR o.due_at <= $3) \
+             AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
              JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = o.intent AND t.kind = o.kind) \
              ORDER BY o.seq LIMIT {limit}"
         ))
         .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
         .bind(mode.as_str())
+        .bind(now)
         .fetch_all(self.pool())
         .await?;
         rows.iter()
@@ -107,7 +159,7 @@ impl Store {
                 Ok(Work {
                     seq: r.try_get("seq")?,
                     intent: r.try_get("intent")?,
-                    kind: TxKind::parse(&kind)
+                    kind: WorkKind::parse(&kind)
                         .ok_or_else(|| StoreError::Corrupt(format!("outbox kind {kind:?}")))?,
                 })
             })
@@ -115,7 +167,7 @@ impl Store {
     }
 
     /// Whether `intent` still has open `kind` work (queued, or sent and not yet recorded).
-    pub async fn work_open(&self, intent: &str, kind: TxKind) -> Result<bool, StoreError> {
+    pub async fn work_open(&self, intent: &str, kind: WorkKind) -> Result<bool, StoreError> {
         let row =
             sqlx::query("SELECT 1 FROM outbox WHERE intent = $1 AND kind = $2 AND done_at IS NULL")
                 .bind(intent)
@@ -148,14 +200,45 @@ impl Store {
     }
 
     /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).
-    pub async fn close_work(&self, intent: &str, kind: TxKind, now: i64) -> Result<(), StoreError> {
+    pub async fn close_work(
+        &self,
+        intent: &str,
+        kind: WorkKind,
+        now: i64,
+    ) -> Result<(), StoreError> {
         close(&mut *self.pool().acquire().await?, intent, kind, now).await
+    }
+
+    /// Makes the open row of `intent` and `kind` due again only at `due_at` (driving work
+    /// waiting for a bank transfer or a confirmation).
+    pub async fn defer_work(
+        &self,
+        intent: &str,
+        kind: WorkKind,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE outbox SET due_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL",
+        )
+        .bind(intent)
+        .bind(kind.as_str())
+        .bind(due_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
     }
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
-        enqueue_for(&mut tx, OF_MANDATE, mandate_id, TxKind::CancelMandate, now).await?;
+        enqueue_for(
+            &mut tx,
+            OF_MANDATE,
+            mandate_id,
+            WorkKind::CancelMandate,
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -163,7 +246,7 @@ impl Store {
     /// Queues the revoke of session key `key_id` at `now`.
     pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
-        enqueue_for(&mut tx, OF_KEY, key_id, TxKind::RevokeSessionKey, now).await?;
+        enqueue_for(&mut tx, OF_KEY, key_id, WorkKind::RevokeSessionKey, now).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -176,22 +259,50 @@ pub(crate) const OF_MANDATE: &str = "SELECT chain_id, mode FROM mandates WHERE i
 pub(crate) const OF_KEY: &str = "SELECT m.chain_id, k.mode FROM session_keys k \
     JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1";
 
+/// The chain and mode of a payment (`$1`: its id), for [`enqueue_for`].
+pub(crate) const OF_PAYMENT: &str = "SELECT chain_id, mode FROM payments WHERE id = $1";
+
+/// The chain and mode of a pull (`$1`: its id) when its mandate is funded from a bank
+/// account (no row otherwise), for [`enqueue_if`].
+pub(crate) const OF_BANK_FUNDED_PULL: &str = "SELECT m.chain_id, p.mode FROM debit_pulls p \
+    JOIN mandates m ON m.id = p.mandate_id WHERE p.id = $1 \
+    AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\'";
+
 /// Queues `kind` for `intent`, whose chain and mode `lookup` reads, inside the caller's
 /// transaction.
 pub(crate) async fn enqueue_for(
     conn: &mut AnyConnection,
     lookup: &'static str,
     intent: &str,
-    kind: TxKind,
+    kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
-    let row = sqlx::query(lookup)
+    if enqueue_if(conn, lookup, intent, kind, now).await? {
+        Ok(())
+    } else {
+        Err(StoreError::NotFound)
+    }
+}
+
+/// Queues `kind` for `intent` when `lookup` finds its chain and mode; returns whether it
+/// did. Inside the caller's transaction.
+pub(crate) async fn enqueue_if(
+    conn: &mut AnyConnection,
+    lookup: &'static str,
+    intent: &str,
+    kind: WorkKind,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let Some(row) = sqlx::query(lookup)
         .bind(intent)
         .fetch_optional(&mut *conn)
         .await?
-        .ok_or(StoreError::NotFound)?;
+    else {
+        return Ok(false);
+    };
     let mode: String = row.try_get("mode")?;
     let mode = Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
     let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
-    enqueue(conn, intent, kind, chain_id, mode, now).await
+    enqueue(conn, intent, kind, chain_id, mode, now).await?;
+    Ok(true)
 }

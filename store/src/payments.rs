@@ -48,6 +48,16 @@ string_enum!(
     }
 );
 
+impl Payment {
+    /// Whether nothing is left to do for it: succeeded, or failed owing no refund.
+    pub fn is_final(&self) -> bool {
+        matches!(
+            self.status,
+            PaymentStatus::Succeeded | PaymentStatus::Failed
+        ) && self.refund_status != Some(RefundStatus::Pending)
+    }
+}
+
 /// A payment row.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Payment {
@@ -148,7 +158,18 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         events::record(&mut tx, EventType::PaymentCreated, &p.id, p.created_at).await?;
-        if p.status != PaymentStatus::Pending {
+        if p.status == PaymentStatus::Pending {
+            // Nothing to sign: the engine drives it from now on.
+            crate::outbox::enqueue(
+                &mut tx,
+                &p.id,
+                crate::outbox::WorkKind::Payment,
+                p.chain_id,
+                p.mode,
+                p.created_at,
+            )
+            .await?;
+        } else {
             events::record(
                 &mut tx,
                 EventType::of_payment(p.status),
@@ -269,22 +290,14 @@ impl Store {
 }
 
 impl Store {
-    /// Payments settling on `chain_id` that are not final yet or owe a refund, oldest first
-    /// (all accounts: this is the relayer's work list).
-    pub async fn open_payments(
-        &self,
-        chain_id: u64,
-        limit: u32,
-    ) -> Result<Vec<Payment>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLS} FROM payments WHERE chain_id = $1 \
-             AND (status IN ('pending', 'processing') OR refund_status = 'pending') \
-             ORDER BY created_at, id LIMIT {limit}"
-        ))
-        .bind(chain_id as i64)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(payment_of).collect()
+    /// A payment by id alone (the engine's view, not a request's).
+    pub async fn payment_unscoped(&self, id: &str) -> Result<Payment, StoreError> {
+        let row = sqlx::query(&format!("SELECT {COLS} FROM payments WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        payment_of(&row)
     }
 
     /// The status and hash of the newest journaled transaction carrying `intent`, if any,

@@ -365,12 +365,12 @@ impl Harness {
         })
     }
 
-    /// Starts the serving process (API, lease, submitter, payment worker, watcher) in this
+    /// Starts the serving process (API, lease, submitter and engine, watcher, simulated bank) in this
     /// process, on the database of `server`, as `openrail serve` does.
     async fn start_server(&self, mut server: Server, config: ApiConfig) -> anyhow::Result<Server> {
         let options = openrail_cli::node::NodeOptions {
             watcher_poll: Duration::from_millis(200),
-            worker_poll: Duration::from_millis(50),
+            drive_poll: Duration::from_millis(50),
             confirmations: self.confirmations,
             ..Default::default()
         };

@@ -6,7 +6,7 @@ use alloy::primitives::Address;
 use openrail_api::intake::Intake;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
 use openrail_store::events::EventType;
-use openrail_store::journal::TxKind;
+use openrail_store::outbox::WorkKind;
 use openrail_store::{Currency, Interval, Mode, now_ms};
 use openrail_tests::{fresh_store, pending_pull_row};
 
@@ -80,7 +80,7 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
             store.event_types_of(id).await?,
             [EventType::DebitPullCreated]
         );
-        assert!(store.work_open(id, TxKind::PullBatch).await?);
+        assert!(store.work_open(id, WorkKind::PullBatch).await?);
     }
     Ok(())
 }

@@ -12,8 +12,8 @@ use alloy::providers::Provider;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_store::Mode;
 use openrail_store::agentic::{PullStatus, Scope};
-use openrail_store::journal::TxKind;
 use openrail_store::lease::chain_lease;
+use openrail_store::outbox::WorkKind;
 use openrail_store::payments::PaymentStatus;
 use openrail_tests::{Harness, audit};
 use reqwest::StatusCode;
@@ -244,10 +244,35 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     assert_eq!(r.str("status"), "pending");
     let id = r.str("id").to_string();
-    assert!(store.work_open(&id, TxKind::CreateMandate).await?);
-    // It never sends: no transaction journaled, the operator's nonce untouched.
+    assert!(store.work_open(&id, WorkKind::CreateMandate).await?);
+    // A payment is driven by the same engine: the follower writes it and its work, and
+    // neither debits the bank nor pays out.
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "2.50", "currency": "USD", "source": {"type": "bank_account", "id": bank},
+                   "destination": {"type": "wallet", "address": "0x1111111111111111111111111111111111111111"}}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::ACCEPTED, "pending"),
+        "{}",
+        r.body
+    );
+    let pay = r.str("id").to_string();
+    assert!(store.work_open(&pay, WorkKind::Payment).await?);
+    // It never sends: no transaction journaled, the operator's nonce untouched, the bank
+    // never asked.
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(store.txs_for_intent(&id).await?, 0);
+    assert_eq!(store.txs_for_intent(&pay).await?, 0);
+    assert!(
+        store
+            .bank_transfer_by_key(&format!("{pay}:debit"))
+            .await?
+            .is_none()
+    );
     assert_eq!(h.operator_nonce().await?, nonce);
     assert_eq!(
         h.get(&format!("/v1/mandates/{id}")).await?.str("status"),
@@ -268,7 +293,19 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     };
     assert_eq!(status, "active");
     assert_eq!(store.txs_for_intent(&id).await?, 1);
-    assert!(!store.work_open(&id, TxKind::CreateMandate).await?);
+    assert!(!store.work_open(&id, WorkKind::CreateMandate).await?);
+    // The payment too: the bank debited once, one payout, and its work closed.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        let p = h.get(&format!("/v1/payments/{pay}")).await?;
+        if p.str("status") == "succeeded" || Instant::now() > deadline {
+            break p.str("status").to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(status, "succeeded");
+    assert_eq!(store.txs_for_intent(&pay).await?, 1);
+    assert!(!store.work_open(&pay, WorkKind::Payment).await?);
     follower.kill().await?;
     h.stop().await;
     Ok(())

@@ -1,0 +1,1 @@
+../shared/0016_driving_work.sql
