@@ -21,7 +21,7 @@ use alloy::sol_types::SolCall;
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
-use openrail_relayer::payments::{Drive, PaymentError, PaymentWorker};
+use openrail_relayer::payments::{Drive, PaymentError, PaymentDriver};
 use openrail_store::agentic::{
     DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
     SessionKey,
@@ -137,7 +137,7 @@ pub fn start(
         let inflight: Arc<Mutex<HashSet<(String, WorkKind)>>> = Arc::default();
         let resolver = Resolver::start(store.clone());
         let payments = net.submitter().map(|s| {
-            PaymentWorker::new(
+            PaymentDriver::new(
                 store.clone(),
                 s.clone(),
                 net.router,

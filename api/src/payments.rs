@@ -1,7 +1,7 @@
 //! One-time payments (`/v1/payments`): wallet → wallet, settled atomically by the settlement
 //! router on the settlement chain (the caller never names a chain), and bank → wallet,
 //! wallet → bank and bank → bank, each in two legs through the treasury. The handler only
-//! validates and records the payment; the relayer's payment worker drives all of them from
+//! validates and records the payment; the engine of the chain's lease holder drives all of them from
 //! the database and the transaction journal, and the handler waits for it (`Prefer: wait`).
 //! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`. A payment
 //! from a wallet starts `requires_authorization`: the wallet signs its EIP-712 `Payment`
@@ -175,7 +175,7 @@ pub async fn create_payment(
 
 /// `POST /v1/payments/{id}/authorize`: the source wallet's signature of the payment's
 /// typed data. Checked here (ECDSA, or the wallet's ERC-1271 answer); then the payment is
-/// `pending` and the payment worker sends it with the signature. A wrong or malformed
+/// `pending` (its work queued with it) and the engine sends it with the signature. A wrong or malformed
 /// signature is 422 `signature_invalid` and changes nothing; after `expires_at`, 422
 /// `authorization_expired`. Authorizing an authorized payment answers it as it is.
 pub async fn authorize_payment(

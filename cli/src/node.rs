@@ -1,12 +1,12 @@
 //! One serving process (`openrail serve`, `openrail dev`, the test harness): the API, and —
 //! while it holds its settlement chain's lease — the chain's submitter, the relayer's
-//! watcher and its payment worker.
+//! watcher and its simulated bank.
 //!
 //! Several processes may share one database (PostgreSQL). Each tries to take the chain's
 //! lease at start and every third of its length after; the holder renews it. A process
 //! that takes it *leads*: it starts the submitter (which settles or rebroadcasts what the
 //! journal holds), the engine (which sends the queued work, whoever queued it), the
-//! watcher and the payment worker. The others serve every request and only queue work.
+//! watcher and the simulated bank. The others serve every request and only queue work.
 //! When the holder dies its lease expires and another process takes over within a lease
 //! length and a renewal period.
 //!
@@ -97,7 +97,7 @@ pub async fn start(
 }
 
 /// As [`start`], with a mainnet settlement network beside testnet when `mainnet` is
-/// given: each network has its own lease, engine, watcher and payment worker. The one
+/// given: each network has its own lease, engine, watcher and simulated bank. The one
 /// composition root of a serving process (`serve`, `dev` and the harness).
 pub async fn start_networks(
     store: Store,

@@ -1,7 +1,7 @@
 //! The payment driver: the engine's steps for a payment and for the bank leg and payout of
 //! a bank-funded pull. The engine (in the chain's lease holder) claims their driving work
-//! from the outbox and calls [`PaymentWorker::drive_payment`] or
-//! [`PaymentWorker::drive_payout`] until the object is final; every step reads where the
+//! from the outbox and calls [`PaymentDriver::drive_payment`] or
+//! [`PaymentDriver::drive_payout`] until the object is final; every step reads where the
 //! object stands from the database and the transaction journal, so a restart picks each one
 //! up where it stood. A wallet-to-wallet
 //! payment is one router transfer (intent `<payment>`); a payment with a bank leg has two
@@ -48,7 +48,7 @@ enum Leg {
     InFlight,
     Done(String),
     /// Mined and reverted (`transaction_reverted`, refined for a wallet source by
-    /// [`PaymentWorker::why_reverted`]) or refused by the node (`transaction_failed`).
+    /// [`PaymentDriver::why_reverted`]) or refused by the node (`transaction_failed`).
     Failed {
         reason: &'static str,
         hash: String,
@@ -79,7 +79,7 @@ pub enum PaymentError {
 
 /// Drives payments and bank-funded pulls' payouts on one settlement chain.
 #[derive(Clone)]
-pub struct PaymentWorker {
+pub struct PaymentDriver {
     store: Store,
     bank: SimulatedBank,
     submitter: Submitter,
@@ -89,7 +89,7 @@ pub struct PaymentWorker {
     reader: alloy::providers::DynProvider,
 }
 
-impl PaymentWorker {
+impl PaymentDriver {
     /// A worker paying out through `router` from `treasury` with `submitter`.
     pub fn new(
         store: Store,

@@ -1276,7 +1276,7 @@ impl Store {
                     .await?
             }
             // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
-            // payouts by the payment worker; a cancel or revoke that failed changed nothing.
+            // payouts by the engine's payment driver; a cancel or revoke that failed changed nothing.
             TxKind::CreateMandate
             | TxKind::IssueSessionKey
             | TxKind::CancelMandate

@@ -406,7 +406,7 @@ impl Harness {
     }
 
     /// A crash and a restart in this process: aborts the server's tasks wherever they are
-    /// (API, payment worker, watcher) and starts a new server on the same database with the
+    /// (API, engine, watcher) and starts a new server on the same database with the
     /// same API key. The new server recovers what the old one left: journaled transactions,
     /// pulls accepted but never sent, payments in flight.
     pub async fn restart(&mut self) -> anyhow::Result<()> {
