@@ -21,7 +21,7 @@ use alloy::sol_types::SolCall;
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
-use openrail_relayer::payments::{Drive, PaymentError, PaymentDriver};
+use openrail_relayer::payments::{Drive, PaymentDriver, PaymentError};
 use openrail_store::agentic::{
     DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
     SessionKey,

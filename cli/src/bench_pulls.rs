@@ -21,12 +21,46 @@ use serde_json::{Value, json};
 /// Window sizes (unmined transactions in flight) the raw phase tries; the best counts.
 const RAW_WINDOWS: [usize; 3] = [32, 128, 512];
 
-/// Sends `raws` keeping at most `window` unmined; pulls per second until the last is mined.
+/// Raw transactions sent per slice: each slice starts from the same chain (see
+/// [`send_sliced`]).
+const SLICE: usize = 500;
+
+/// The raw rate over `n` pulls, sent as slices of `raws` (at most [`SLICE`]) with at most
+/// `window` unmined: before each slice the chain is snapshotted, after it reverted, so every
+/// slice runs at the same height with the same signed transactions. Anvil's cost per block
+/// grows with its height (measured: 500 pulls take 0.5 s from block 0 and 2.2 s from block
+/// 2,500), an artefact of the local node that a real chain does not have and that a
+/// batching sender, which makes few blocks, barely meets; without the reset the ceiling
+/// would fall with `n` and the ratio rise with it. Returns (pulls/s over all slices,
+/// slowest slice's rate, fastest slice's rate).
+async fn send_sliced<P: Provider>(
+    op: &P,
+    raws: &[Vec<u8>],
+    n: usize,
+    window: usize,
+) -> anyhow::Result<(f64, f64, f64)> {
+    let (mut total, mut slowest, mut fastest) = (Duration::ZERO, f64::MAX, 0.0f64);
+    let mut left = n;
+    while left > 0 {
+        let count = left.min(raws.len());
+        let snapshot: U256 = op.raw_request("evm_snapshot".into(), ()).await?;
+        let took = send_windowed(op, &raws[..count], window).await?;
+        let reverted: bool = op.raw_request("evm_revert".into(), (snapshot,)).await?;
+        anyhow::ensure!(reverted, "raw phase: anvil did not revert to its snapshot");
+        let rate = count as f64 / took.as_secs_f64();
+        (slowest, fastest) = (slowest.min(rate), fastest.max(rate));
+        total += took;
+        left -= count;
+    }
+    Ok((n as f64 / total.as_secs_f64(), slowest, fastest))
+}
+
+/// Sends `raws` keeping at most `window` unmined; the time until the last is mined.
 async fn send_windowed<P: Provider>(
     op: &P,
     raws: &[Vec<u8>],
     window: usize,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<Duration> {
     let n = raws.len();
     let start = Instant::now();
     let mut hashes = Vec::with_capacity(n);
@@ -51,42 +85,42 @@ async fn send_windowed<P: Provider>(
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    Ok(n as f64 / start.elapsed().as_secs_f64())
+    Ok(start.elapsed())
 }
 
 pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
     if n == 0 || concurrency == 0 {
         bail!("--n and --concurrency must be positive");
     }
-    // Every phase on a fresh pair of chains: anvil slows as its chain grows, so phases run
-    // one after another on one chain would favour whichever ran first.
+    // The raw phase and the end-to-end phase each on a fresh pair of chains: anvil slows as
+    // its chain grows, so the phase run second would start at a disadvantage.
     let fresh = || {
         Devnet::start(DevnetConfig {
             prune_history: true,
             ..DevnetConfig::default()
         })
     };
-    let mut by_window = Vec::new();
-    for window in RAW_WINDOWS {
-        let devnet = fresh().await?;
-        let result = measure(&devnet, n, concurrency, &[window], false).await;
-        devnet.stop().await;
-        by_window.extend(result?.0);
-    }
+    let devnet = fresh().await?;
+    let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, false).await;
+    devnet.stop().await;
+    let by_window = result?.0;
     let devnet = fresh().await?;
     let result = measure(&devnet, n, concurrency, &[], true).await;
     devnet.stop().await;
     let api = result?.1.context("the end-to-end phase gave no figures")?;
-    let raw = by_window.iter().map(|(_, r)| *r).fold(0.0, f64::max);
+    let raw = by_window
+        .iter()
+        .map(|(_, (r, _, _))| *r)
+        .fold(0.0, f64::max);
     let ratio = api.per_sec / raw;
     println!(
         "Debit pulls: {n} pulls, {concurrency} concurrent HTTP clients, SQLite, one anvil (automine)\n"
     );
     println!("| measurement | pulls/s | p50 latency | p99 latency |");
     println!("|---|---:|---:|---:|");
-    for (window, rate) in &by_window {
+    for (window, (rate, slowest, fastest)) in &by_window {
         println!(
-            "| raw: unbatched `pull` txs straight to anvil, ≤ {window} unmined at once | {rate:.0} | — | — |"
+            "| raw: unbatched `pull` txs straight to anvil, ≤ {window} unmined at once (slices of ≤ {SLICE}: {slowest:.0}–{fastest:.0}) | {rate:.0} | — | — |"
         );
     }
     println!("| raw ceiling: the best window | {raw:.0} | — | — |");
@@ -96,7 +130,7 @@ pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
         ms(api.p50),
         ms(api.p99)
     );
-    println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 250 ms");
+    println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 100 ms");
     println!(
         "authorized: {} of {n}; transactions used: {}",
         api.authorized, api.transactions
@@ -123,7 +157,7 @@ async fn measure(
     concurrency: usize,
     windows: &[usize],
     api: bool,
-) -> anyhow::Result<(Vec<(usize, f64)>, Option<ApiFigures>)> {
+) -> anyhow::Result<(Vec<(usize, (f64, f64, f64))>, Option<ApiFigures>)> {
     let a = &devnet.manifest.settlement;
     let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
     let payer = dev_demo_payer();
@@ -174,11 +208,12 @@ async fn measure(
     // The raw ceiling as the best one-transaction-per-pull sender would reach it: signed
     // transactions sent with a bounded window of unmined ones, at several window sizes;
     // the best counts. (Flooding anvil with all n at once measures its pool, which slows
-    // as it fills: 10,000 at once did not finish in minutes.)
+    // as it fills: 10,000 at once did not finish in minutes.) Slices of the same signed
+    // transactions from the same height (see `send_sliced`).
     let mut by_window = Vec::new();
-    for &window in windows {
-        let mut raws = Vec::with_capacity(n);
-        for _ in 0..n {
+    if !windows.is_empty() {
+        let mut raws = Vec::with_capacity(n.min(SLICE));
+        for _ in 0..n.min(SLICE) {
             let input = AllowanceStateMachine::pullCall {
                 keyId: key,
                 destination: dest,
@@ -197,8 +232,9 @@ async fn measure(
             raws.push(tx.build(&wallet).await?.encoded_2718());
             nonce += 1;
         }
-        let rate = send_windowed(&op, &raws, window).await?;
-        by_window.push((window, rate));
+        for &window in windows {
+            by_window.push((window, send_sliced(&op, &raws, n, window).await?));
+        }
     }
 
     if !api {

@@ -76,9 +76,9 @@ impl Store {
             .await?
             .ok_or(StoreError::NotFound)?;
         Ok(Account {
-            id: row.try_get(0)?,
-            name: row.try_get(1)?,
-            created_at: row.try_get(2)?,
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            created_at: row.try_get("created_at")?,
         })
     }
 
@@ -123,15 +123,15 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
-                let mode: String = r.try_get(2)?;
+                let mode: String = r.try_get("mode")?;
                 Ok(ApiKey {
-                    id: r.try_get(0)?,
-                    account_id: r.try_get(1)?,
+                    id: r.try_get("id")?,
+                    account_id: r.try_get("account_id")?,
                     mode: Mode::parse(&mode)
                         .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
-                    last4: r.try_get(3)?,
-                    created_at: r.try_get(4)?,
-                    revoked_at: r.try_get(5)?,
+                    last4: r.try_get("last4")?,
+                    created_at: r.try_get("created_at")?,
+                    revoked_at: r.try_get("revoked_at")?,
                 })
             })
             .collect()
@@ -164,10 +164,10 @@ impl Store {
         .fetch_optional(self.pool())
         .await?;
         row.map(|r| {
-            let mode: String = r.try_get(2)?;
+            let mode: String = r.try_get("mode")?;
             Ok(Principal {
-                key_id: r.try_get(0)?,
-                account_id: r.try_get(1)?,
+                key_id: r.try_get("id")?,
+                account_id: r.try_get("account_id")?,
                 mode: Mode::parse(&mode)
                     .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
             })

@@ -1040,14 +1040,14 @@ async fn spend_in(
     since_ms: i64,
 ) -> Result<u64, StoreError> {
     let row = sqlx::query(&format!(
-        "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM debit_pulls WHERE {col} = $1 \
+        "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS spent FROM debit_pulls WHERE {col} = $1 \
          AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
     ))
     .bind(id)
     .bind(since_ms)
     .fetch_one(&mut *conn)
     .await?;
-    Ok(u64_of(row.try_get(0)?))
+    Ok(u64_of(row.try_get("spent")?))
 }
 
 /// [`Store::mandate_use`] on a connection (inside a transaction when recording an event).
@@ -1194,8 +1194,12 @@ impl Store {
         .await?;
         let mut changed = 0;
         for r in rows {
-            let (hash, kind, status, intents): (String, String, String, String) =
-                (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?);
+            let (hash, kind, status, intents): (String, String, String, String) = (
+                r.try_get("hash")?,
+                r.try_get("kind")?,
+                r.try_get("status")?,
+                r.try_get("intents")?,
+            );
             let fate = TxStatus::parse(&status)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
             let kind = TxKind::parse(&kind)

@@ -244,7 +244,7 @@ impl Store {
             .fetch_optional(self.pool())
             .await?
             .ok_or(StoreError::NotFound)?;
-        let delay: i64 = account.try_get(0)?;
+        let delay: i64 = account.try_get("delay_ms")?;
 
         let amount = i64::try_from(amount).unwrap_or(i64::MAX);
         let id = new_id("btr_");

@@ -176,34 +176,41 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         rows.iter()
-            .map(|r| Ok((r.try_get::<i64, _>(0)? as u64, r.try_get(1)?, r.try_get(2)?)))
+            .map(|r| {
+                Ok((
+                    r.try_get::<i64, _>("nonce")? as u64,
+                    r.try_get("hash")?,
+                    r.try_get("raw")?,
+                ))
+            })
             .collect()
     }
 
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
     pub async fn txs_for_intent(&self, intent: &str) -> Result<u64, StoreError> {
-        let row = sqlx::query("SELECT COUNT(*) FROM chain_tx_intents WHERE intent = $1")
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM chain_tx_intents WHERE intent = $1")
             .bind(intent)
             .fetch_one(self.pool())
             .await?;
-        Ok(row.try_get::<i64, _>(0)? as u64)
+        Ok(row.try_get::<i64, _>("n")? as u64)
     }
 
     /// How many journaled transactions of `chain_id` stand at each status, and how many
     /// distinct nonces the mined ones use (tests compare it with the operator's nonce).
     pub async fn journal_summary(&self, chain_id: u64) -> Result<JournalSummary, StoreError> {
         let rows = sqlx::query(
-            "SELECT status, COUNT(*), COUNT(DISTINCT nonce) FROM chain_txs WHERE chain_id = $1 GROUP BY status",
+            "SELECT status, COUNT(*) AS n, COUNT(DISTINCT nonce) AS nonces FROM chain_txs \
+             WHERE chain_id = $1 GROUP BY status",
         )
         .bind(chain_id as i64)
         .fetch_all(self.pool())
         .await?;
         let mut summary = JournalSummary::default();
         for r in rows {
-            let status: String = r.try_get(0)?;
+            let status: String = r.try_get("status")?;
             let (count, nonces) = (
-                r.try_get::<i64, _>(1)? as u64,
-                r.try_get::<i64, _>(2)? as u64,
+                r.try_get::<i64, _>("n")? as u64,
+                r.try_get::<i64, _>("nonces")? as u64,
             );
             match TxStatus::parse(&status) {
                 Some(TxStatus::Signed) => summary.signed = count,
@@ -257,7 +264,7 @@ impl Store {
             found = sqlx::query(
                 "SELECT fingerprint, status, response_status, response_body, node_id, resource, \
                  (SELECT COUNT(*) FROM leases l WHERE l.name = 'node:' || idempotency_keys.node_id \
-                  AND l.expires_at > $3) \
+                  AND l.expires_at > $3) AS holder_alive \
                  FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
             )
             .bind(api_key_id)
@@ -273,11 +280,11 @@ impl Store {
         let Some(row) = found else {
             return Ok(IdempotencyBegin::InProgress);
         };
-        let stored: String = row.try_get(0)?;
-        let status: String = row.try_get(1)?;
-        let holder: Option<String> = row.try_get(4)?;
-        let resource: Option<String> = row.try_get(5)?;
-        let holder_alive = row.try_get::<i64, _>(6)? > 0;
+        let stored: String = row.try_get("fingerprint")?;
+        let status: String = row.try_get("status")?;
+        let holder: Option<String> = row.try_get("node_id")?;
+        let resource: Option<String> = row.try_get("resource")?;
+        let holder_alive = row.try_get::<i64, _>("holder_alive")? > 0;
         if stored != fingerprint {
             return Ok(IdempotencyBegin::Mismatch);
         }
@@ -427,10 +434,10 @@ impl Store {
                 .fetch_optional(self.pool())
                 .await?;
         row.map(|r| {
-            let kind: String = r.try_get(0)?;
+            let kind: String = r.try_get("kind")?;
             let kind = TxKind::parse(&kind)
                 .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
-            let intents: String = r.try_get(1)?;
+            let intents: String = r.try_get("intents")?;
             let intents = serde_json::from_str(&intents)
                 .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
             Ok((kind, intents))
@@ -447,8 +454,8 @@ impl Store {
                 .await?;
         row.map(|r| {
             Ok(ChainCursor {
-                block_number: r.try_get::<i64, _>(0)? as u64,
-                block_hash: r.try_get(1)?,
+                block_number: r.try_get::<i64, _>("block_number")? as u64,
+                block_hash: r.try_get("block_hash")?,
             })
         })
         .transpose()
@@ -565,7 +572,7 @@ impl Store {
         .await?;
         let txs: Vec<(String, String)> = rows
             .iter()
-            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .map(|r| Ok((r.try_get("hash")?, r.try_get("raw")?)))
             .collect::<Result<_, StoreError>>()?;
         let mut pulls = 0;
         for (hash, _) in &txs {

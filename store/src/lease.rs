@@ -88,9 +88,9 @@ impl Store {
             .await?;
         row.map(|r| {
             Ok(Lease {
-                holder: r.try_get(0)?,
-                url: r.try_get(1)?,
-                expires_at: r.try_get(2)?,
+                holder: r.try_get("holder")?,
+                url: r.try_get("url")?,
+                expires_at: r.try_get("expires_at")?,
             })
         })
         .transpose()

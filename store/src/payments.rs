@@ -310,7 +310,7 @@ impl Store {
         let row = sqlx::query(
             "SELECT t.status, t.hash, CAST(CASE WHEN t.block_number <= \
              (SELECT c.block_number FROM chain_cursors c WHERE c.chain_id = t.chain_id) \
-             THEN 1 ELSE 0 END AS BIGINT) FROM chain_tx_intents i \
+             THEN 1 ELSE 0 END AS BIGINT) AS confirmed FROM chain_tx_intents i \
              JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
              ORDER BY t.created_at DESC LIMIT 1",
         )
@@ -318,13 +318,13 @@ impl Store {
         .fetch_optional(self.pool())
         .await?;
         row.map(|r| {
-            let status: String = r.try_get(0)?;
+            let status: String = r.try_get("status")?;
             let status = TxStatus::parse(&status)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
             Ok(JournaledStatus {
                 status,
-                hash: r.try_get(1)?,
-                confirmed: r.try_get::<i64, _>(2)? == 1,
+                hash: r.try_get("hash")?,
+                confirmed: r.try_get::<i64, _>("confirmed")? == 1,
             })
         })
         .transpose()
