@@ -19,10 +19,12 @@ use openrail_store::agentic::{
     AgentAuthorization, DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
 };
 use openrail_store::consent::{Authorizable, Authorization};
-use openrail_store::ids::{hash_secret, new_id, random_id};
+use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
-use openrail_store::{Amount, Currency, Interval, Mode, Store, StoreError, now_ms};
+use openrail_store::{
+    Amount, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store, StoreError, now_ms,
+};
 use serde_json::Value;
 
 use crate::AppState;
@@ -60,6 +62,19 @@ pub(crate) fn account_only(p: &Principal) -> Result<(), ApiError> {
             "a session key's secret may only create pulls on its key and read that key and its pulls".into(),
         )),
     }
+}
+
+/// The id `s` names as a `T` (parsed with `parse`); an id of another kind names no such
+/// object: 404, as for an unknown one.
+pub(crate) fn id_of<T>(
+    kind: &'static str,
+    s: &str,
+    parse: fn(&str) -> Option<T>,
+) -> Result<T, ApiError> {
+    parse(s).ok_or_else(|| ApiError::ResourceMissing {
+        kind,
+        id: s.to_string(),
+    })
 }
 
 pub(crate) fn missing<'a>(
@@ -258,7 +273,7 @@ pub async fn create_mandate(
         return Err(invalid("currency", "is not available on this network"));
     }
 
-    let id = new_id("man_");
+    let id = MandateId::new();
     let bank_funded = payer_account_id.starts_with("ba_");
     let now = now_ms();
     let mandate = Mandate {
@@ -286,7 +301,7 @@ pub async fn create_mandate(
     if !bank_funded {
         // A wallet payer must sign the mandate's terms first; nothing is sent until then.
         let auth = Authorization {
-            object_id: mandate.id.clone(),
+            object_id: mandate.id.to_string(),
             signer: mandate.payer_address.clone(),
             nonce: consent::new_nonce().to_string(),
             deadline: now / 1000 + state.config.authorization_ttl.as_secs() as i64,
@@ -329,6 +344,7 @@ pub async fn authorize_mandate(
     mut fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
+    let id = id_of("mandate", &id, MandateId::parse)?;
     let net = network(&state, &p)?;
     let signature = fields.string("signature")?;
     fields.finish()?;
@@ -388,7 +404,7 @@ pub async fn authorize_mandate(
 async fn mandate_after_chain_work(
     state: &AppState,
     p: &Principal,
-    id: &str,
+    id: &MandateId,
     done: bool,
 ) -> ApiResult {
     let m = state.store.mandate(p.scope(), id).await?;
@@ -407,6 +423,7 @@ pub async fn get_mandate(
     Path(id): Path<String>,
 ) -> ApiResult {
     account_only(&p)?;
+    let id = id_of("mandate", &id, MandateId::parse)?;
     let m = state
         .store
         .mandate(p.scope(), &id)
@@ -446,6 +463,7 @@ pub async fn cancel_mandate(
     Path(id): Path<String>,
 ) -> ApiResult {
     account_only(&p)?;
+    let id = id_of("mandate", &id, MandateId::parse)?;
     let net = network(&state, &p)?;
     let m = state
         .store
@@ -508,6 +526,7 @@ pub async fn create_session_key(
         ));
     }
     // The currency of the ceiling is the mandate's: look it up before parsing it.
+    let mandate_id = id_of("mandate", &mandate_id, MandateId::parse)?;
     let mandate = state
         .store
         .mandate(p.scope(), &mandate_id)
@@ -515,7 +534,7 @@ pub async fn create_session_key(
         .map_err(|e| match e {
             StoreError::NotFound => ApiError::ResourceMissing {
                 kind: "mandate",
-                id: mandate_id.clone(),
+                id: mandate_id.to_string(),
             },
             other => ApiError::Store(other),
         })?;
@@ -562,7 +581,7 @@ pub async fn create_session_key(
     let now = now_ms();
     let expires_at_s = now / 1000 + expires_in as i64;
     let secret = random_id(&format!("sks_{}_", p.mode().as_str()), 32);
-    let id = new_id("sk_");
+    let id = SessionKeyId::new();
     let key = SessionKey {
         onchain_id: onchain_id(&id).to_string(),
         id,
@@ -618,6 +637,7 @@ pub async fn get_session_key(
     Path(id): Path<String>,
 ) -> ApiResult {
     agent_may_read_key(&p, &id)?;
+    let id = id_of("session_key", &id, SessionKeyId::parse)?;
     let k = state
         .store
         .session_key(p.scope(), &id)
@@ -661,6 +681,7 @@ pub async fn revoke_session_key(
     Path(id): Path<String>,
 ) -> ApiResult {
     account_only(&p)?;
+    let id = id_of("session_key", &id, SessionKeyId::parse)?;
     let net = network(&state, &p)?;
     let k = state
         .store
@@ -698,6 +719,7 @@ pub async fn create_pull(
     let net = network(&state, &p)?;
     let key_id = fields.string("session_key_id")?;
     agent_may_read_key(&p, &key_id)?;
+    let key_id = id_of("session_key", &key_id, SessionKeyId::parse)?;
     let key = state
         .store
         .session_key(p.scope(), &key_id)
@@ -705,7 +727,7 @@ pub async fn create_pull(
         .map_err(|e| match e {
             StoreError::NotFound => ApiError::ResourceMissing {
                 kind: "session_key",
-                id: key_id.clone(),
+                id: key_id.to_string(),
             },
             other => ApiError::Store(other),
         })?;
@@ -771,7 +793,7 @@ pub async fn create_pull(
         .await?
     };
     let pull = DebitPull {
-        id: new_id("pull_"),
+        id: PullId::new(),
         account_id: p.account_id().to_string(),
         mode: p.mode(),
         session_key_id: key.id.clone(),
@@ -952,7 +974,7 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
             Err(ApiError::Declined {
                 reason,
                 detail,
-                pull_id: Some(pull.id.clone()),
+                pull_id: Some(pull.id.to_string()),
                 remaining: pull.remaining.map(|r| format_minor(r, pull.currency)),
                 resets_at: pull.resets_at.map(views::rfc3339_ms),
             })
@@ -966,6 +988,7 @@ pub async fn get_pull(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ApiResult {
+    let id = id_of("debit_pull", &id, PullId::parse)?;
     let net = network(&state, &p)?;
     let pull = state
         .store
@@ -978,7 +1001,7 @@ pub async fn get_pull(
         // Not this agent's: as if it did not exist.
         return Err(ApiError::ResourceMissing {
             kind: "debit_pull",
-            id,
+            id: id.to_string(),
         });
     }
     Ok(json(StatusCode::OK, views::pull(&pull, net.chain_id)))
@@ -995,12 +1018,12 @@ pub async fn list_pulls(
     let mut key = q.remove("session_key_id");
     no_more_query(q)?;
     if let Principal::Agent { session_key_id, .. } = &p {
-        if key.as_ref().is_some_and(|k| k != session_key_id) {
+        if key.as_ref().is_some_and(|k| k != session_key_id.as_str()) {
             return Err(ApiError::Forbidden(
                 "a session key's secret may only list its own pulls".into(),
             ));
         }
-        key = Some(session_key_id.clone());
+        key = Some(session_key_id.to_string());
     }
     let page = state
         .store

@@ -3,8 +3,8 @@
 //! on the middleware, so the middleware (which renders objects through the handlers when it
 //! recovers an idempotent request) is the only one of them that depends on the handlers.
 
-use openrail_store::Mode;
 use openrail_store::accounts::Principal as KeyPrincipal;
+use openrail_store::{Mode, SessionKeyId};
 
 use crate::AppState;
 use openrail_store::StoreError;
@@ -39,7 +39,7 @@ pub enum Principal {
     /// A session key's agent secret: only pulls on that key and reads of the key and its pulls.
     Agent {
         /// The session key.
-        session_key_id: String,
+        session_key_id: SessionKeyId,
         /// Its account.
         account_id: String,
         /// Its mode.

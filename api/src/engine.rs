@@ -29,7 +29,9 @@ use openrail_store::agentic::{
 use openrail_store::consent::Authorization;
 use openrail_store::journal::TxStatus;
 use openrail_store::outbox::{Work, WorkKind};
-use openrail_store::{Amount, Currency, Mode, Store, StoreError, now_ms};
+use openrail_store::{
+    Amount, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
+};
 
 use crate::consent;
 use crate::network::Network;
@@ -163,12 +165,14 @@ pub fn start(
                         );
                         tokio::spawn(async move {
                             let next = match (w.kind, &payments) {
-                                (WorkKind::Payment, Some(d)) => {
-                                    drive(d.drive_payment(&w.intent).await, &w)
-                                }
-                                (WorkKind::Payout, Some(d)) => {
-                                    drive(d.drive_payout(&w.intent).await, &w)
-                                }
+                                (WorkKind::Payment, Some(d)) => match PaymentId::parse(&w.intent) {
+                                    Some(id) => drive(d.drive_payment(&id).await, &w),
+                                    None => Ok(corrupt(&w)),
+                                },
+                                (WorkKind::Payout, Some(d)) => match PullId::parse(&w.intent) {
+                                    Some(id) => drive(d.drive_payout(&id).await, &w),
+                                    None => Ok(corrupt(&w)),
+                                },
                                 (WorkKind::Payment | WorkKind::Payout, None) => Err(Left),
                                 // A resolved pull's work is closed with its status, in one
                                 // transaction; the rest is closed here.
@@ -225,6 +229,25 @@ enum Next {
     Later,
 }
 
+/// A row whose intent is no id of the kind its work is for (never written so): logged
+/// and closed, rather than claimed again on every pass.
+fn corrupt(w: &Work) -> Next {
+    tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "work for an id of another kind; closed");
+    Next::Close
+}
+
+/// The id of `w`'s object, parsed with `parse`; a corrupt row is closed (see [`corrupt`]).
+async fn target<T>(store: &Store, w: &Work, parse: fn(&str) -> Option<T>) -> Option<T> {
+    let id = parse(&w.intent);
+    if id.is_none() {
+        corrupt(w);
+        if let Err(e) = store.close_work(&w.intent, w.kind, now_ms()).await {
+            tracing::error!(intent = %w.intent, error = %e, "closing corrupt work failed");
+        }
+    }
+    id
+}
+
 /// What a step of driving work leaves.
 fn drive(step: Result<Drive, PaymentError>, w: &Work) -> Result<Next, Left> {
     Ok(match step {
@@ -246,7 +269,7 @@ struct Resolver {
 }
 
 type Resolve = (
-    String,
+    PullId,
     PullResolution,
     tokio::sync::oneshot::Sender<Result<(), StoreError>>,
 );
@@ -266,7 +289,7 @@ impl Resolver {
                         Err(_) => break,
                     }
                 }
-                let items: Vec<(String, PullResolution)> = batch
+                let items: Vec<(PullId, PullResolution)> = batch
                     .iter()
                     .map(|(id, r, _)| (id.clone(), r.clone()))
                     .collect();
@@ -282,10 +305,10 @@ impl Resolver {
         Self { tx }
     }
 
-    async fn resolve(&self, id: &str, r: PullResolution) -> Result<(), StoreError> {
+    async fn resolve(&self, id: &PullId, r: PullResolution) -> Result<(), StoreError> {
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.tx
-            .send((id.to_string(), r, reply))
+            .send((id.clone(), r, reply))
             .map_err(|_| StoreError::Corrupt("the resolver stopped".into()))?;
         answer
             .await
@@ -314,7 +337,10 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
     };
     match w.kind {
         WorkKind::CreateMandate => {
-            let m = store.mandate_unscoped(&w.intent).await.map_err(logged)?;
+            let Some(id) = target(store, w, MandateId::parse).await else {
+                return Ok(());
+            };
+            let m = store.mandate_unscoped(&id).await.map_err(logged)?;
             if m.status != MandateStatus::Pending {
                 return Ok(());
             }
@@ -332,10 +358,10 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                 .map_err(logged)?;
         }
         WorkKind::IssueSessionKey => {
-            let k = store
-                .session_key_unscoped(&w.intent)
-                .await
-                .map_err(logged)?;
+            let Some(id) = target(store, w, SessionKeyId::parse).await else {
+                return Ok(());
+            };
+            let k = store.session_key_unscoped(&id).await.map_err(logged)?;
             if k.status != KeyStatus::Pending {
                 return Ok(());
             }
@@ -355,33 +381,42 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
                 .map_err(logged)?;
         }
         WorkKind::CancelMandate => {
+            let Some(id) = target(store, w, MandateId::parse).await else {
+                return Ok(());
+            };
             let call = AllowanceStateMachine::cancelMandateCall {
-                mandateId: onchain_id(&w.intent),
+                mandateId: onchain_id(&id),
             }
             .abi_encode()
             .into();
             if let (true, _) = send(store, net, Some(call), w).await? {
                 store
-                    .set_mandate_status(&w.intent, MandateStatus::Canceled, None, now_ms())
+                    .set_mandate_status(&id, MandateStatus::Canceled, None, now_ms())
                     .await
                     .map_err(logged)?;
             }
         }
         WorkKind::RevokeSessionKey => {
+            let Some(id) = target(store, w, SessionKeyId::parse).await else {
+                return Ok(());
+            };
             let call = AllowanceStateMachine::revokeSessionKeyCall {
-                keyId: onchain_id(&w.intent),
+                keyId: onchain_id(&id),
             }
             .abi_encode()
             .into();
             if let (true, _) = send(store, net, Some(call), w).await? {
                 store
-                    .set_key_status(&w.intent, KeyStatus::Revoked, None, now_ms())
+                    .set_key_status(&id, KeyStatus::Revoked, None, now_ms())
                     .await
                     .map_err(logged)?;
             }
         }
         WorkKind::PullBatch => {
-            let p = store.pull_unscoped(&w.intent).await.map_err(logged)?;
+            let Some(id) = target(store, w, PullId::parse).await else {
+                return Ok(());
+            };
+            let p = store.pull_unscoped(&id).await.map_err(logged)?;
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
                 store
@@ -533,7 +568,7 @@ fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
 /// The pull request of pull `p`, from its row; `None` when the row is unusable.
 fn pull_request(p: &DebitPull) -> Option<PullRequest> {
     Some(PullRequest {
-        intent: p.id.clone(),
+        intent: p.id.to_string(),
         key_id: onchain_id(&p.session_key_id),
         destination: p.destination_address.parse().ok()?,
         amount: token_units(Amount::from_minor(p.amount, p.currency)?),
@@ -554,7 +589,7 @@ async fn submit_and_record(
     store: &Store,
     net: &Network,
     resolver: &Resolver,
-    id: &str,
+    id: &PullId,
     request: PullRequest,
 ) -> Result<(), Left> {
     let sent = match net.submitter() {
@@ -612,7 +647,7 @@ async fn submit_and_record(
 async fn transfer_failure_code(
     store: &Store,
     net: &Network,
-    id: &str,
+    id: &PullId,
     request: &PullRequest,
 ) -> DeclineReason {
     let payer_token = async {

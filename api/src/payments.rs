@@ -15,14 +15,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_store::consent::{Authorizable, Authorization};
-use openrail_store::ids::new_id;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::{Currency, now_ms};
+use openrail_store::{Currency, PaymentId, now_ms};
 use serde_json::Value;
 
 use crate::AppState;
 use crate::agentic::{
-    account_only, missing, network, no_more_query, paging, parse_address, usable_wallet, wait_of,
+    account_only, id_of, missing, network, no_more_query, paging, parse_address, usable_wallet,
+    wait_of,
 };
 use crate::body::{Fields, invalid};
 use crate::consent;
@@ -118,7 +118,7 @@ pub async fn create_payment(
 
     let now = now_ms();
     let payment = Payment {
-        id: new_id("pay_"),
+        id: PaymentId::new(),
         account_id: p.account_id().to_string(),
         mode: p.mode(),
         amount: amount.minor(),
@@ -143,7 +143,7 @@ pub async fn create_payment(
     if !from_bank {
         // The wallet must sign the payment first; nothing moves until then.
         let auth = Authorization {
-            object_id: payment.id.clone(),
+            object_id: payment.id.to_string(),
             signer: payment.source_id.clone(),
             nonce: consent::new_nonce().to_string(),
             deadline: now / 1000 + state.config.authorization_ttl.as_secs() as i64,
@@ -189,6 +189,7 @@ pub async fn authorize_payment(
     let net = network(&state, &p)?;
     let signature = fields.string("signature")?;
     fields.finish()?;
+    let id = id_of("payment", &id, PaymentId::parse)?;
     let payment = state
         .store
         .payment(p.scope(), &id)
@@ -239,7 +240,7 @@ async fn wait_final(
     state: &AppState,
     waiter: crate::engine::Waiter<'_>,
     p: &Principal,
-    id: &str,
+    id: &PaymentId,
     wait: std::time::Duration,
 ) -> Result<bool, ApiError> {
     let done = waiter
@@ -261,6 +262,7 @@ pub async fn get_payment(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     account_only(&p)?;
+    let id = id_of("payment", &id, PaymentId::parse)?;
     let payment = state
         .store
         .payment(p.scope(), &id)

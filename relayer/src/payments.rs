@@ -31,7 +31,7 @@ use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
-use openrail_store::{Currency, Store, StoreError, now_ms};
+use openrail_store::{Currency, PaymentId, PullId, Store, StoreError, now_ms};
 
 use crate::bank::{BankError, BankRail, SimulatedBank};
 
@@ -112,7 +112,7 @@ impl PaymentDriver {
 
     /// One step of payment `id`: as far as it can go now. `Done` once it is final
     /// (succeeded, or failed owing no refund).
-    pub async fn drive_payment(&self, id: &str) -> Result<Drive, PaymentError> {
+    pub async fn drive_payment(&self, id: &PaymentId) -> Result<Drive, PaymentError> {
         let p = self.store.payment_unscoped(id).await?;
         if p.is_final() {
             return Ok(Drive::Done);
@@ -136,7 +136,7 @@ impl PaymentDriver {
     /// mandate). `Done` once the pull is `settled` or `failed`; `Waiting` while the
     /// transaction that authorized it is not confirmed, or a reorganisation sent it back to
     /// `pending` (it is authorized again, or fails, from the chain).
-    pub async fn drive_payout(&self, id: &str) -> Result<Drive, PaymentError> {
+    pub async fn drive_payout(&self, id: &PullId) -> Result<Drive, PaymentError> {
         use openrail_store::agentic::PullStatus;
         let Some(pull) = self.store.bank_funded_pull(id).await? else {
             tracing::error!(pull = %id, "payout work for a pull without a bank-funded mandate; dropped");

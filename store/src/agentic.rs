@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::events::{self, EventType};
-use crate::ids::Mode;
+use crate::ids::{MandateId, Mode, PullId, SessionKeyId};
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
@@ -131,7 +131,7 @@ pub(crate) fn in_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Mandate {
     /// `man_…`
-    pub id: String,
+    pub id: MandateId,
     /// Owner.
     pub account_id: String,
     /// Mode of the key that created it.
@@ -166,13 +166,13 @@ pub struct Mandate {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionKey {
     /// `sk_…`
-    pub id: String,
+    pub id: SessionKeyId,
     /// Owner.
     pub account_id: String,
     /// Mode.
     pub mode: Mode,
     /// Parent mandate.
-    pub mandate_id: String,
+    pub mandate_id: MandateId,
     /// Unix ms.
     pub expires_at: i64,
     /// Key ceiling per epoch, minor units.
@@ -206,15 +206,15 @@ pub struct AgentAuthorization {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DebitPull {
     /// `pull_…`
-    pub id: String,
+    pub id: PullId,
     /// Owner.
     pub account_id: String,
     /// Mode.
     pub mode: Mode,
     /// The key pulled against.
-    pub session_key_id: String,
+    pub session_key_id: SessionKeyId,
     /// Its mandate.
-    pub mandate_id: String,
+    pub mandate_id: MandateId,
     /// Minor units.
     pub amount: u64,
     /// Currency.
@@ -542,7 +542,7 @@ impl Store {
     /// transaction when given. Returns whether it moved.
     pub async fn set_mandate_status(
         &self,
-        id: &str,
+        id: &MandateId,
         status: MandateStatus,
         tx_hash: Option<&str>,
         now: i64,
@@ -554,7 +554,7 @@ impl Store {
     }
 
     /// A mandate of this account and mode.
-    pub async fn mandate(&self, scope: Scope<'_>, id: &str) -> Result<Mandate, StoreError> {
+    pub async fn mandate(&self, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, StoreError> {
         mandate_of(&self.scoped_row("mandates", MANDATE_COLS, scope, id).await?)
     }
 
@@ -622,7 +622,7 @@ impl Store {
     /// Returns whether it moved.
     pub async fn set_key_status(
         &self,
-        id: &str,
+        id: &SessionKeyId,
         status: KeyStatus,
         tx_hash: Option<&str>,
         now: i64,
@@ -634,7 +634,11 @@ impl Store {
     }
 
     /// A session key of this account and mode.
-    pub async fn session_key(&self, scope: Scope<'_>, id: &str) -> Result<SessionKey, StoreError> {
+    pub async fn session_key(
+        &self,
+        scope: Scope<'_>,
+        id: &SessionKeyId,
+    ) -> Result<SessionKey, StoreError> {
         key_of(&self.scoped_row("session_keys", KEY_COLS, scope, id).await?)
     }
 
@@ -698,7 +702,7 @@ impl Store {
     /// or the API first).
     pub async fn resolve_pull(
         &self,
-        id: &str,
+        id: &PullId,
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
@@ -895,7 +899,7 @@ impl Store {
     /// Records how several pulls ended, in one transaction (as [`Store::resolve_pull`] each).
     pub async fn resolve_pulls(
         &self,
-        items: &[(String, PullResolution)],
+        items: &[(PullId, PullResolution)],
         now: i64,
     ) -> Result<Vec<bool>, StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -908,7 +912,7 @@ impl Store {
     }
 
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
-    pub async fn pull_unscoped(&self, id: &str) -> Result<DebitPull, StoreError> {
+    pub async fn pull_unscoped(&self, id: &PullId) -> Result<DebitPull, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"
         ))
@@ -920,7 +924,7 @@ impl Store {
     }
 
     /// A session key by id alone (the engine's view, not a request's).
-    pub async fn session_key_unscoped(&self, id: &str) -> Result<SessionKey, StoreError> {
+    pub async fn session_key_unscoped(&self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {KEY_COLS} FROM session_keys WHERE id = $1"
         ))
@@ -932,7 +936,7 @@ impl Store {
     }
 
     /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
-    pub async fn mandate_unscoped(&self, id: &str) -> Result<Mandate, StoreError> {
+    pub async fn mandate_unscoped(&self, id: &MandateId) -> Result<Mandate, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"
         ))
@@ -944,7 +948,7 @@ impl Store {
     }
 
     /// A debit pull of this account and mode.
-    pub async fn pull(&self, scope: Scope<'_>, id: &str) -> Result<DebitPull, StoreError> {
+    pub async fn pull(&self, scope: Scope<'_>, id: &PullId) -> Result<DebitPull, StoreError> {
         pull_of(&self.scoped_row("debit_pulls", PULL_COLS, scope, id).await?)
     }
 
@@ -994,7 +998,11 @@ impl Store {
     /// Sum of pulls of a key the chain authorized since `since_ms` (block time): authorized,
     /// settled, and failed after authorization (a bank-funded pull whose debit failed still
     /// used its ceiling on chain).
-    pub async fn key_spend(&self, session_key_id: &str, since_ms: i64) -> Result<u64, StoreError> {
+    pub async fn key_spend(
+        &self,
+        session_key_id: &SessionKeyId,
+        since_ms: i64,
+    ) -> Result<u64, StoreError> {
         spend_in(
             &mut *self.pool().acquire().await?,
             "session_key_id",
@@ -1006,7 +1014,11 @@ impl Store {
 
     /// Sum of pulls of a mandate the chain authorized since `since_ms` (block time), as
     /// [`Store::key_spend`].
-    pub async fn mandate_spend(&self, mandate_id: &str, since_ms: i64) -> Result<u64, StoreError> {
+    pub async fn mandate_spend(
+        &self,
+        mandate_id: &MandateId,
+        since_ms: i64,
+    ) -> Result<u64, StoreError> {
         spend_in(
             &mut *self.pool().acquire().await?,
             "mandate_id",
@@ -1097,7 +1109,7 @@ pub(crate) async fn key_use_in(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BankFundedPull {
     /// The pull.
-    pub pull_id: String,
+    pub pull_id: PullId,
     /// Its status: the bank leg runs while it is `authorized`.
     pub status: PullStatus,
     /// Whether the transaction that authorized it is confirmed: its block is at or below
@@ -1116,7 +1128,10 @@ pub struct BankFundedPull {
 
 impl Store {
     /// Pull `id` when its mandate is funded from a bank account (`None` otherwise).
-    pub async fn bank_funded_pull(&self, id: &str) -> Result<Option<BankFundedPull>, StoreError> {
+    pub async fn bank_funded_pull(
+        &self,
+        id: &PullId,
+    ) -> Result<Option<BankFundedPull>, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.status, p.amount, m.payer_account_id, p.destination_address, p.currency, \
              CAST(CASE WHEN EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
@@ -1148,7 +1163,7 @@ impl Store {
     /// bank's reason.
     pub async fn finish_pull_bank_leg(
         &self,
-        id: &str,
+        id: &PullId,
         status: PullStatus,
         failure_reason: Option<&str>,
         now: i64,

@@ -551,6 +551,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::MandateId;
 
     #[test]
     fn every_type_round_trips() {
@@ -600,7 +601,7 @@ mod tests {
     #[test]
     fn a_snapshot_survives_its_json() {
         let m = Mandate {
-            id: "man_1".into(),
+            id: MandateId::parse("man_1").expect("an id"),
             account_id: "acct_1".into(),
             mode: Mode::Testnet,
             payer_account_id: "ba_1".into(),

@@ -21,6 +21,120 @@ pub fn new_id(prefix: &str) -> String {
     random_id(prefix, 24)
 }
 
+/// Declares an object id type: a prefix and [`new_id`]'s random characters, one type per
+/// kind of object, so that crates pass a `MandateId` where a mandate is meant and the
+/// compiler refuses a pull's id there. Stored and serialized as the plain string; `parse`
+/// checks the prefix and the characters (what a request names), reading rows trusts the
+/// database.
+macro_rules! typed_id {
+    ($(#[$m:meta])* $name:ident = $prefix:literal) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The prefix every id of this kind starts with.
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A new random id.
+            #[allow(clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self(new_id($prefix))
+            }
+
+            /// `s` when it is an id of this kind: the prefix, then base62 characters.
+            pub fn parse(s: &str) -> Option<Self> {
+                let rest = s.strip_prefix($prefix)?;
+                (!rest.is_empty() && rest.len() <= 64 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+                    .then(|| Self(s.to_string()))
+            }
+
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl sqlx::Type<sqlx::Any> for $name {
+            fn type_info() -> sqlx::any::AnyTypeInfo {
+                <String as sqlx::Type<sqlx::Any>>::type_info()
+            }
+        }
+
+        impl<'q> sqlx::Encode<'q, sqlx::Any> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <sqlx::Any as sqlx::Database>::ArgumentBuffer<'q>,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <String as sqlx::Encode<'q, sqlx::Any>>::encode_by_ref(&self.0, buf)
+            }
+        }
+
+        impl<'r> sqlx::Decode<'r, sqlx::Any> for $name {
+            fn decode(
+                value: <sqlx::Any as sqlx::Database>::ValueRef<'r>,
+            ) -> Result<Self, sqlx::error::BoxDynError> {
+                Ok(Self(<String as sqlx::Decode<'r, sqlx::Any>>::decode(value)?))
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// A mandate (`man_…`).
+    MandateId = "man_"
+);
+typed_id!(
+    /// A session key (`sk_…`).
+    SessionKeyId = "sk_"
+);
+typed_id!(
+    /// A debit pull (`pull_…`).
+    PullId = "pull_"
+);
+typed_id!(
+    /// A one-time payment (`pay_…`).
+    PaymentId = "pay_"
+);
+
 /// SHA-256 of a secret, hex. Secrets are random with ≥ 190 bits, so a plain hash is
 /// enough; only the hash is stored.
 pub fn hash_secret(secret: &str) -> String {
@@ -72,6 +186,21 @@ mod tests {
         assert_eq!(id.len(), 4 + 24);
         assert!(id[4..].bytes().all(|b| b.is_ascii_alphanumeric()));
         assert_ne!(new_id("man_"), new_id("man_"));
+    }
+
+    #[test]
+    fn typed_ids_check_their_prefix() {
+        let m = MandateId::new();
+        assert!(m.starts_with("man_"));
+        assert_eq!(MandateId::parse(m.as_str()), Some(m.clone()));
+        assert_eq!(MandateId::parse("pull_abc"), None);
+        assert_eq!(MandateId::parse("man_"), None);
+        assert_eq!(MandateId::parse("man_ab-c"), None);
+        assert_eq!(
+            PullId::parse("pull_abc").map(String::from),
+            Some("pull_abc".into())
+        );
+        assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{m}\""));
     }
 
     #[test]

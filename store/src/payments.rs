@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::Mode;
+use crate::ids::{Mode, PaymentId};
 use crate::journal::TxStatus;
 use crate::money::Currency;
 
@@ -62,7 +62,7 @@ impl Payment {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Payment {
     /// `pay_…`
-    pub id: String,
+    pub id: PaymentId,
     /// Owner.
     pub account_id: String,
     /// Mode.
@@ -186,7 +186,7 @@ impl Store {
     /// its source, in one statement. Returns whether it moved.
     pub async fn fail_payment_owing_refund(
         &self,
-        id: &str,
+        id: &PaymentId,
         failure_reason: &str,
         tx_hash: Option<&str>,
         now: i64,
@@ -213,7 +213,7 @@ impl Store {
     /// Records the end of a pending refund at `now` (unix ms). Returns whether it moved.
     pub async fn finish_refund(
         &self,
-        id: &str,
+        id: &PaymentId,
         to: RefundStatus,
         now: i64,
     ) -> Result<bool, StoreError> {
@@ -238,7 +238,7 @@ impl Store {
     /// status). Returns whether it moved.
     pub async fn set_payment_status(
         &self,
-        id: &str,
+        id: &PaymentId,
         from: PaymentStatus,
         to: PaymentStatus,
         failure_reason: Option<&str>,
@@ -268,7 +268,7 @@ impl Store {
     }
 
     /// A payment of this account and mode.
-    pub async fn payment(&self, scope: Scope<'_>, id: &str) -> Result<Payment, StoreError> {
+    pub async fn payment(&self, scope: Scope<'_>, id: &PaymentId) -> Result<Payment, StoreError> {
         payment_of(&self.scoped_row("payments", COLS, scope, id).await?)
     }
 
@@ -291,7 +291,7 @@ impl Store {
 
 impl Store {
     /// A payment by id alone (the engine's view, not a request's).
-    pub async fn payment_unscoped(&self, id: &str) -> Result<Payment, StoreError> {
+    pub async fn payment_unscoped(&self, id: &PaymentId) -> Result<Payment, StoreError> {
         let row = sqlx::query(&format!("SELECT {COLS} FROM payments WHERE id = $1"))
             .bind(id)
             .fetch_optional(self.pool())

@@ -152,11 +152,11 @@ pub async fn wait_all_final(
         let open_setup = mandates
             .iter()
             .filter(|m| m.status == MandateStatus::Pending)
-            .map(|m| &m.id)
+            .map(|m| m.id.as_str())
             .chain(
                 keys.iter()
                     .filter(|k| k.status == KeyStatus::Pending)
-                    .map(|k| &k.id),
+                    .map(|k| k.id.as_str()),
             )
             .next();
         let open_pull = pulls
@@ -172,13 +172,19 @@ pub async fn wait_all_final(
             .find(|p| matches!(p.status, PaymentStatus::Pending | PaymentStatus::Processing));
         if open_pull.is_none() && open_payment.is_none() && open_setup.is_none() {
             return Ok(Final {
-                mandates: mandates.into_iter().map(|m| (m.id, m.status)).collect(),
-                keys: keys.into_iter().map(|k| (k.id, k.status)).collect(),
+                mandates: mandates
+                    .into_iter()
+                    .map(|m| (m.id.into(), m.status))
+                    .collect(),
+                keys: keys.into_iter().map(|k| (k.id.into(), k.status)).collect(),
                 pulls: pulls
                     .into_iter()
-                    .map(|p| (p.id, (p.status, p.amount, p.session_key_id)))
+                    .map(|p| (p.id.into(), (p.status, p.amount, p.session_key_id.into())))
                     .collect(),
-                payments: payments.into_iter().map(|p| (p.id.clone(), p)).collect(),
+                payments: payments
+                    .into_iter()
+                    .map(|p| (p.id.to_string(), p))
+                    .collect(),
             });
         }
         if tokio::time::Instant::now() > deadline {

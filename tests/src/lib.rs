@@ -667,11 +667,11 @@ pub fn pending_pull_row(
     let now = openrail_store::now_ms();
     let destination = destination.to_checksum(None);
     openrail_store::agentic::DebitPull {
-        id: id.to_string(),
+        id: openrail_store::PullId::parse(id).expect("a pull id"),
         account_id: account_id.to_string(),
         mode: Mode::Testnet,
-        session_key_id: key_id.to_string(),
-        mandate_id: mandate_id.to_string(),
+        session_key_id: openrail_store::SessionKeyId::parse(key_id).expect("a session key id"),
+        mandate_id: openrail_store::MandateId::parse(mandate_id).expect("a mandate id"),
         amount: amount_minor,
         currency: openrail_store::Currency::Usd,
         destination: destination.clone(),

@@ -362,7 +362,10 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     }
     for id in all.mandates.keys() {
         let bank_funded = store
-            .mandate(scope, id)
+            .mandate(
+                scope,
+                &openrail_store::MandateId::parse(id).expect("a mandate id"),
+            )
             .await?
             .payer_account_id
             .starts_with("ba_");

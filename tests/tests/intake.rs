@@ -7,7 +7,7 @@ use openrail_api::intake::Intake;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
 use openrail_store::events::EventType;
 use openrail_store::outbox::WorkKind;
-use openrail_store::{Currency, Interval, Mode, now_ms};
+use openrail_store::{Currency, Interval, MandateId, Mode, PullId, SessionKeyId, now_ms};
 use openrail_tests::{fresh_store, pending_pull_row};
 
 #[tokio::test]
@@ -18,7 +18,7 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
     let now = now_ms();
     store
         .insert_mandate(&Mandate {
-            id: "man_intake".into(),
+            id: MandateId::parse("man_intake").expect("an id"),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
             payer_account_id: "ba_intake".into(),
@@ -38,10 +38,10 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
     store
         .insert_session_key(
             &SessionKey {
-                id: "sk_intake".into(),
+                id: SessionKeyId::parse("sk_intake").expect("an id"),
                 account_id: account.id.clone(),
                 mode: Mode::Testnet,
-                mandate_id: "man_intake".into(),
+                mandate_id: MandateId::parse("man_intake").expect("an id"),
                 expires_at: now + 3_600_000,
                 max_amount: None,
                 allowed_destinations: vec![],
@@ -75,7 +75,13 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
     assert!(dup.is_err(), "a repeated id is refused");
     assert!(b.is_ok(), "{b:?}");
     for id in ["pull_a", "pull_b"] {
-        assert_eq!(store.pull_unscoped(id).await?.id, id);
+        assert_eq!(
+            store
+                .pull_unscoped(&PullId::parse(id).expect("an id"))
+                .await?
+                .id,
+            id
+        );
         assert_eq!(
             store.event_types_of(id).await?,
             [EventType::DebitPullCreated]

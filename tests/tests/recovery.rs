@@ -55,13 +55,23 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         account_id: &account_id,
         mode: Mode::Testnet,
     };
-    let mut pull = store.pull(scope, "pull_unsent").await?;
+    let mut pull = store
+        .pull(
+            scope,
+            &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
+        )
+        .await?;
     for _ in 0..100 {
         if pull.status != PullStatus::Pending {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        pull = store.pull(scope, "pull_unsent").await?;
+        pull = store
+            .pull(
+                scope,
+                &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
+            )
+            .await?;
     }
     assert_eq!(pull.status, PullStatus::Authorized);
     assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);

@@ -14,7 +14,7 @@ use openrail_chain::submitter::{
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
 use openrail_store::journal::TxKind;
-use openrail_store::{Currency, Interval, Mode, now_ms};
+use openrail_store::{Currency, Interval, MandateId, Mode, PullId, SessionKeyId, now_ms};
 use openrail_tests::{Harness, pending_pull_row, units};
 
 /// Chains, a store, a submitter, and a mandate (100 USD a day, no key ceiling) with one key,
@@ -27,8 +27,8 @@ struct Fixture {
     url: alloy::transports::http::reqwest::Url,
     asm: alloy::primitives::Address,
     account_id: String,
-    mid: String,
-    kid: String,
+    mid: MandateId,
+    kid: SessionKeyId,
     start_block: u64,
     chain_id: u64,
 }
@@ -52,7 +52,10 @@ async fn fixture() -> anyhow::Result<Fixture> {
 
     // Rows as the API would have written them, and the mandate and key on chain.
     let account = store.create_account("Relayer test").await?;
-    let (mid, kid) = ("man_relayer".to_string(), "sk_relayer".to_string());
+    let (mid, kid) = (
+        MandateId::parse("man_relayer").expect("an id"),
+        SessionKeyId::parse("sk_relayer").expect("an id"),
+    );
     let now = now_ms();
     store
         .insert_mandate(&Mandate {
@@ -68,7 +71,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
             status: MandateStatus::Active,
             chain_id: d.chain_id,
             contract: asm.to_string(),
-            onchain_id: keccak256(&mid).to_string(),
+            onchain_id: keccak256(mid.as_bytes()).to_string(),
             tx_hash: None,
             created_at: now,
         })
@@ -84,7 +87,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
                 max_amount: None,
                 allowed_destinations: vec![],
                 status: KeyStatus::Active,
-                onchain_id: keccak256(&kid).to_string(),
+                onchain_id: keccak256(kid.as_bytes()).to_string(),
                 tx_hash: None,
                 created_at: now,
                 signer: None,
@@ -94,7 +97,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
         .await?;
     // The payer's consent: its EIP-712 signature of the mandate's terms.
     let terms = openrail_chain::consent::Mandate {
-        mandateId: keccak256(&mid),
+        mandateId: keccak256(mid.as_bytes()),
         payer: payer.address(),
         token: d.tokens["USD"],
         maxAmount: units(100),
@@ -120,8 +123,8 @@ async fn fixture() -> anyhow::Result<Fixture> {
             .success
     );
     let issue = AllowanceStateMachine::issueSessionKeyCall {
-        keyId: keccak256(&kid),
-        mandateId: keccak256(&mid),
+        keyId: keccak256(kid.as_bytes()),
+        mandateId: keccak256(mid.as_bytes()),
         expiresAt: (now / 1000 + 3_600) as u64,
         maxAmount: U256::ZERO,
         allowedDestinations: vec![],
@@ -180,7 +183,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         pending_pull(&f, &id, amount * 100).await?;
         let req = PullRequest {
             intent: id.clone(),
-            key_id: keccak256(kid),
+            key_id: keccak256(kid.as_bytes()),
             destination: dev_spare().address(),
             amount: units(amount),
             agent: None,
@@ -189,7 +192,8 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         pulls.push(id);
     }
     for id in &pulls {
-        assert_eq!(store.pull(scope, id).await?.status, PullStatus::Pending);
+        let id = PullId::parse(id).expect("a pull id");
+        assert_eq!(store.pull(scope, &id).await?.status, PullStatus::Pending);
     }
 
     let watcher = Watcher::new(store.clone(), &f.url, f.asm, f.start_block, 0).await?;
@@ -200,7 +204,11 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         .await?
         .expect("cursor committed");
     assert_eq!(Some(cursor.block_number), step.cursor);
-    let status = |i: usize| store.pull(scope, &pulls[i]);
+    let ids: Vec<PullId> = pulls
+        .iter()
+        .map(|p| PullId::parse(p).expect("a pull id"))
+        .collect();
+    let status = |i: usize| store.pull(scope, &ids[i]);
     assert_eq!(status(0).await?.status, PullStatus::Authorized);
     assert_eq!(status(1).await?.status, PullStatus::Authorized);
     let declined = status(2).await?;
@@ -262,7 +270,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     .await?;
     let req = PullRequest {
         intent: "pull_crash".into(),
-        key_id: keccak256(&f.kid),
+        key_id: keccak256(f.kid.as_bytes()),
         destination: dev_spare().address(),
         amount: units(15),
         agent: None,
@@ -286,7 +294,11 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     let mut status = PullStatus::Pending;
     for _ in 0..50 {
         watcher.step().await?;
-        status = f.store.pull(scope, "pull_crash").await?.status;
+        status = f
+            .store
+            .pull(scope, &PullId::parse("pull_crash").expect("an id"))
+            .await?
+            .status;
         if status != PullStatus::Pending {
             break;
         }
@@ -297,7 +309,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(15));
     let cancel = AllowanceStateMachine::cancelMandateCall {
-        mandateId: keccak256(&f.mid),
+        mandateId: keccak256(f.mid.as_bytes()),
     };
     assert!(
         restarted
@@ -323,7 +335,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     pending_pull(&f, "pull_reorg", 2_500).await?;
     let req = PullRequest {
         intent: "pull_reorg".into(),
-        key_id: keccak256(&f.kid),
+        key_id: keccak256(f.kid.as_bytes()),
         destination: dev_spare().address(),
         amount: units(25),
         agent: None,
@@ -337,7 +349,10 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     };
     let watcher = Watcher::new(f.store.clone(), &f.url, f.asm, f.start_block, 0).await?;
     assert_eq!(watcher.step().await?.pulls_resolved, 1);
-    let before = f.store.pull(scope, "pull_reorg").await?;
+    let before = f
+        .store
+        .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+        .await?;
     assert_eq!(before.status, PullStatus::Authorized);
     assert_eq!(before.tx_hash, Some(tx_hash.to_string()));
     assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
@@ -360,14 +375,20 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     let step = watcher.step().await?;
     assert!(step.reorg);
     assert_eq!((step.pulls_undone, step.rebroadcast), (1, 1));
-    let mut after = f.store.pull(scope, "pull_reorg").await?;
+    let mut after = f
+        .store
+        .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+        .await?;
     for _ in 0..50 {
         if after.status != PullStatus::Pending {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         watcher.step().await?;
-        after = f.store.pull(scope, "pull_reorg").await?;
+        after = f
+            .store
+            .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+            .await?;
     }
     assert_eq!(after.status, PullStatus::Authorized);
     assert_eq!(
@@ -400,7 +421,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
     assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
     let cancel = AllowanceStateMachine::cancelMandateCall {
-        mandateId: keccak256(&f.mid),
+        mandateId: keccak256(f.mid.as_bytes()),
     };
     assert!(
         f.submitter

@@ -131,7 +131,7 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         .iter()
         .filter(|p| {
             p.status == PullStatus::Pending
-                || (p.status == PullStatus::Authorized && p.session_key_id == bank_key)
+                || (p.status == PullStatus::Authorized && p.session_key_id.as_str() == bank_key)
         })
         .count();
     let open_payments = store
