@@ -43,10 +43,13 @@ macro_rules! typed_id {
                 Self(new_id($prefix))
             }
 
-            /// `s` when it is an id of this kind: the prefix, then base62 characters.
+            /// `s` when it is an id of this kind: the prefix, then up to 64 letters, digits
+            /// or `_` (new ids are base62; `_` is allowed for readable fixed ids in tests).
             pub fn parse(s: &str) -> Option<Self> {
                 let rest = s.strip_prefix($prefix)?;
-                (!rest.is_empty() && rest.len() <= 64 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+                (!rest.is_empty()
+                    && rest.len() <= 64
+                    && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
                     .then(|| Self(s.to_string()))
             }
 

@@ -408,6 +408,35 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
         (StatusCode::NOT_FOUND, "resource_missing")
     );
     assert_eq!(r.headers["request-id"].to_str()?, r.str("request_id"));
+    // An id of another kind names nothing here: a mandate's id where a key, a pull or a
+    // payment is meant (typed ids: refused before any lookup), and a key's own path.
+    let mandate = a.str("id");
+    for path in [
+        format!("/v1/session-keys/{mandate}"),
+        format!("/v1/debit-pulls/{mandate}"),
+        format!("/v1/payments/{mandate}"),
+        "/v1/mandates/sk_notamandate".to_string(),
+    ] {
+        let r = h.get(&path).await?;
+        assert_eq!(
+            (r.status, r.str("code")),
+            (StatusCode::NOT_FOUND, "resource_missing"),
+            "{path}: {}",
+            r.body
+        );
+    }
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": mandate, "amount": "1.00"}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("code")),
+        (StatusCode::NOT_FOUND, "resource_missing"),
+        "{}",
+        r.body
+    );
 
     // Authentication and modes.
     let r = h
