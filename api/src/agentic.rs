@@ -31,11 +31,11 @@ use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::consent::{self, declined};
 use crate::context::{Principal, link_created};
-use crate::engine;
+
 use crate::error::{ApiError, DeclineReason};
-use crate::network::Network;
 use crate::represent;
 use crate::views;
+use openrail_engine::network::Network;
 use openrail_store::events::Snapshot;
 
 /// Bounds of `expires_in`, seconds.
@@ -316,7 +316,7 @@ pub async fn create_mandate(
         ));
     }
     // The mandate and its work in one transaction; the chain's engine sends it.
-    let waiter = engine::waiter(&net, &mandate.id);
+    let waiter = openrail_engine::waiter(&net, &mandate.id);
     state.store.insert_mandate(&mandate).await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
@@ -381,7 +381,7 @@ pub async fn authorize_mandate(
     )
     .await?;
     let sig_hex = bytes.to_string();
-    let waiter = engine::waiter(&net, &m.id);
+    let waiter = openrail_engine::waiter(&net, &m.id);
     if !state
         .store
         .authorize(Authorizable::Mandate, &m.id, &sig_hex, now_ms())
@@ -497,7 +497,7 @@ pub async fn cancel_mandate(
         }
         MandateStatus::Active => {}
     }
-    let waiter = engine::waiter(&net, &m.id);
+    let waiter = openrail_engine::waiter(&net, &m.id);
     state.store.request_cancel(&m.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
@@ -597,7 +597,7 @@ pub async fn create_session_key(
         signer: signer.map(|a| a.to_checksum(None)),
     };
     link_created(&state, &format!("/v1/session-keys/{}", key.id)).await?;
-    let waiter = engine::waiter(&net, &key.id);
+    let waiter = openrail_engine::waiter(&net, &key.id);
     state
         .store
         .insert_session_key(&key, &hash_secret(&secret))
@@ -692,7 +692,7 @@ pub async fn revoke_session_key(
     if k.status == KeyStatus::Revoked {
         return Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?));
     }
-    let waiter = engine::waiter(&net, &k.id);
+    let waiter = openrail_engine::waiter(&net, &k.id);
     state.store.request_revoke(&k.id, now_ms()).await?;
     let wait = wait_of(&state, &headers);
     let done = waiter
@@ -820,7 +820,7 @@ pub async fn create_pull(
     };
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     // Listening before the work is written: the engine's wake cannot come first.
-    let waiter = engine::waiter(&net, &pull.id);
+    let waiter = openrail_engine::waiter(&net, &pull.id);
     state.intake.accept(pull.clone()).await?;
     if dead.is_some() {
         return pull_response(&pull, net.chain_id);

@@ -4,20 +4,17 @@
 //! and the view of both. The chain checks every signature again; these checks only keep a
 //! bad one from costing a transaction.
 
-use alloy::primitives::{Address, B256, Bytes, U256};
+use alloy::primitives::{Address, B256, Bytes};
 use openrail_chain::consent::{self as c, TypedMessage};
 use openrail_store::consent::Authorization;
-use openrail_store::payments::Payment;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, DeclineReason};
-use crate::network::Network;
 use crate::views::{rfc3339_ms, rfc3339_s};
-
-/// A fresh unordered nonce: 64 random bits.
-pub fn new_nonce() -> U256 {
-    U256::from(rand::random::<u64>())
-}
+pub use openrail_engine::consent::{
+    mandate_message, new_nonce, nonce_of, payment_message, payment_recipient,
+};
+use openrail_engine::network::Network;
 
 /// A 422 with `reason`.
 pub fn declined(reason: DeclineReason, detail: impl Into<String>) -> ApiError {
@@ -28,49 +25,6 @@ pub fn declined(reason: DeclineReason, detail: impl Into<String>) -> ApiError {
         remaining: None,
         resets_at: None,
     }
-}
-
-fn nonce_of(a: &Authorization) -> Option<U256> {
-    U256::from_str_radix(&a.nonce, 10).ok()
-}
-
-/// The `Mandate` message a payer signs for mandate `m`.
-pub fn mandate_message(
-    m: &openrail_store::agentic::Mandate,
-    net: &Network,
-    a: &Authorization,
-) -> Option<c::Mandate> {
-    Some(c::Mandate {
-        mandateId: m.onchain_id.parse().ok()?,
-        payer: m.payer_address.parse().ok()?,
-        token: *net.tokens.get(&m.currency)?,
-        maxAmount: openrail_chain::token_units(m.max_amount, m.currency),
-        interval: m.interval.onchain(),
-        nonce: nonce_of(a)?,
-        deadline: U256::from(u64::try_from(a.deadline).ok()?),
-    })
-}
-
-/// Where a payment's source leg pays: its destination wallet, or the treasury when the
-/// destination is a bank account.
-pub fn payment_recipient(p: &Payment, net: &Network) -> Option<Address> {
-    if p.destination_type == openrail_store::payments::PartyKind::BankAccount {
-        Some(net.treasury)
-    } else {
-        p.destination_address.parse().ok()
-    }
-}
-
-/// The `Payment` message a wallet source signs for payment `p`.
-pub fn payment_message(p: &Payment, net: &Network, a: &Authorization) -> Option<c::Payment> {
-    Some(c::Payment {
-        token: *net.tokens.get(&p.currency)?,
-        from: p.source_id.parse().ok()?,
-        to: payment_recipient(p, net)?,
-        amount: openrail_chain::token_units(p.amount, p.currency),
-        nonce: nonce_of(a)?,
-        deadline: U256::from(u64::try_from(a.deadline).ok()?),
-    })
 }
 
 /// The `authorization` member of a mandate or payment a wallet must sign for.

@@ -8,14 +8,10 @@ pub mod bank;
 pub mod body;
 pub mod consent;
 pub mod context;
-pub mod engine;
 pub mod error;
 pub mod events;
-pub mod intake;
 mod middleware;
-pub mod network;
 pub mod openapi;
-pub mod outcomes;
 pub mod payments;
 mod represent;
 pub mod server;
@@ -29,7 +25,7 @@ use axum::routing::get;
 use openrail_store::Store;
 
 pub use error::ApiError;
-pub use network::Network;
+pub use openrail_engine::network::Network;
 
 /// Tunables of the API.
 #[derive(Debug, Clone)]
@@ -42,7 +38,7 @@ pub struct ApiConfig {
     pub rate_per_sec: f64,
     /// Burst size per credential.
     pub rate_burst: f64,
-    /// This process's name in leases (see [`server::lead`]); unique per process.
+    /// This process's name in leases (see [`openrail_engine::lead`]); unique per process.
     pub node_id: String,
     /// Length of this process's liveness lease (`node:<node_id>`, renewed every third of
     /// it while the API serves): a dead process's idempotency claims are recovered once
@@ -95,7 +91,7 @@ pub struct AppState {
     /// Failed authentications per client address.
     auth_failures: Arc<middleware::RateLimiter>,
     /// Writes accepted pulls in group commits.
-    pub intake: intake::Intake,
+    pub intake: openrail_engine::intake::Intake,
 }
 
 impl AppState {
@@ -115,7 +111,7 @@ impl AppState {
             config.auth_failure_burst,
         ));
         Self {
-            intake: intake::Intake::start(store.clone()),
+            intake: openrail_engine::intake::Intake::start(store.clone()),
             store,
             testnet,
             mainnet,

@@ -161,7 +161,7 @@ pub async fn create_payment(
     // The payment and its work are written together; the chain's lease holder drives it
     // from the database and the transaction journal (so a crash loses none). Wait for it
     // up to `wait`.
-    let waiter = crate::engine::waiter(&net, &payment.id);
+    let waiter = openrail_engine::waiter(&net, &payment.id);
     state.store.insert_payment(&payment).await?;
     let done = wait_final(&state, waiter, &p, &payment.id, wait_of(&state, &headers)).await?;
     let payment = state.store.payment(p.scope(), &payment.id).await?;
@@ -215,7 +215,7 @@ pub async fn authorize_payment(
         &signature,
     )
     .await?;
-    let waiter = crate::engine::waiter(&net, &payment.id);
+    let waiter = openrail_engine::waiter(&net, &payment.id);
     if !state
         .store
         .authorize(Authorizable::Payment, &payment.id, &bytes.to_string(), now)
@@ -238,7 +238,7 @@ pub async fn authorize_payment(
 /// later); returns whether it did.
 async fn wait_final(
     state: &AppState,
-    waiter: crate::engine::Waiter<'_>,
+    waiter: openrail_engine::Waiter<'_>,
     p: &Principal,
     id: &PaymentId,
     wait: std::time::Duration,

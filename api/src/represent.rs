@@ -23,11 +23,6 @@ fn network(state: &AppState, mode: Mode) -> Result<&Network, ApiError> {
     .ok_or(ApiError::MainnetUnavailable)
 }
 
-/// Whether the mandate's payer is a bank account (the treasury pays on chain).
-pub(crate) fn is_bank_funded(m: &Mandate) -> bool {
-    m.payer_account_id.starts_with("ba_")
-}
-
 /// A mandate's `authorization` member: the payer's signature (asked for or given), or the
 /// bank mandate of a bank-account payer.
 fn mandate_authorization(
@@ -35,7 +30,7 @@ fn mandate_authorization(
     m: &Mandate,
     a: Option<&Authorization>,
 ) -> Result<Value, ApiError> {
-    if is_bank_funded(m) {
+    if m.is_bank_funded() {
         return Ok(consent::bank_mandate_view());
     }
     let Some(a) = a else {

@@ -202,7 +202,7 @@ impl Leadership {
 
     /// Starts the submitter and the engine, the watcher and the simulated bank.
     async fn lead(&self) -> anyhow::Result<()> {
-        let engine = openrail_api::server::lead(
+        let engine = openrail_engine::lead(
             &self.store,
             &self.network,
             &self.deployment,

@@ -162,6 +162,14 @@ pub struct Mandate {
     pub created_at: i64,
 }
 
+impl Mandate {
+    /// Whether a bank account pays it (its payer on chain is the treasury, and each pull's
+    /// bank leg runs after the chain authorized it).
+    pub fn is_bank_funded(&self) -> bool {
+        self.payer_account_id.starts_with("ba_")
+    }
+}
+
 /// A session key row.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionKey {

@@ -3,7 +3,7 @@
 //! row fails alone. Store only, no chains (works on both databases, like the rest).
 
 use alloy::primitives::Address;
-use openrail_api::intake::Intake;
+use openrail_engine::intake::Intake;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
 use openrail_store::events::EventType;
 use openrail_store::outbox::WorkKind;

@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use alloy::primitives::TxHash;
 use alloy::primitives::{U256, keccak256};
-use openrail_api::server::StoreJournal;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_chain::submitter::{
     Journal, JournalFuture, PullRequest, SignedTx, Submitter, TxFate, UnsettledFuture,
 };
+use openrail_engine::StoreJournal;
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
 use openrail_store::journal::TxKind;

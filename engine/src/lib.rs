@@ -1,11 +1,13 @@
 //! The engine: the one sender of a chain's transactions. It runs in the process holding
-//! the chain's lease (see [`crate::server::lead`]) and works through the outbox: request
+//! the chain's lease (see [`lead`]) and works through the outbox: request
 //! handlers — in this process or any other — write an object and what must be sent for it
 //! in one database transaction and send nothing; the engine claims queued work
 //! ([`Store::queued_work`]), builds each transaction from the rows (so a request and a
 //! takeover after a crash send the same), sends it through the submitter (pulls in flight
 //! together are batched into one `pullBatch`), records the outcome through the store's
-//! status transitions, closes the work and wakes whoever waits for it ([`Outcomes`]).
+//! status transitions, closes the work and wakes whoever waits for it
+//! ([`outcomes::Outcomes`]). Payments and the payouts of bank-funded pulls are driven the
+//! same way, step by step ([`payments`]).
 //!
 //! Work whose transaction is journaled is not claimed again: the journal, fenced by the
 //! lease, is what makes each send happen at most once; a journaled transaction whose
@@ -21,7 +23,6 @@ use alloy::sol_types::SolCall;
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
-use openrail_relayer::payments::{Drive, PaymentDriver, PaymentError};
 use openrail_store::agentic::{
     DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
     SessionKey,
@@ -33,9 +34,17 @@ use openrail_store::{
     Amount, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
 };
 
-use crate::consent;
 use crate::network::Network;
-use crate::represent::is_bank_funded;
+use crate::payments::{Drive, PaymentDriver, PaymentError};
+
+pub mod consent;
+pub mod intake;
+mod journal;
+pub mod network;
+pub mod outcomes;
+pub mod payments;
+
+pub use journal::{StoreJournal, lead};
 
 /// How often the engine looks for work written by other processes (its own process wakes
 /// it at once).
@@ -501,7 +510,7 @@ pub(crate) fn create_mandate_call(
     net: &Network,
     auth: Option<&Authorization>,
 ) -> Option<Bytes> {
-    if is_bank_funded(m) {
+    if m.is_bank_funded() {
         return Some(
             AllowanceStateMachine::createMandateCall {
                 mandateId: onchain_id(&m.id),
@@ -675,5 +684,71 @@ async fn transfer_failure_code(
             tracing::warn!(pull = %id, error = %e, "could not tell why the transfer failed");
             DeclineReason::TransferFailed
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy::sol_types::SolCall;
+
+    fn key(destinations: &[&str], max_amount: Option<u64>) -> SessionKey {
+        SessionKey {
+            id: SessionKeyId::parse("sk_test").expect("an id"),
+            account_id: "acct_test".into(),
+            mode: Mode::Testnet,
+            mandate_id: MandateId::parse("man_test").expect("an id"),
+            expires_at: 1_800_000_000_000,
+            max_amount,
+            allowed_destinations: destinations.iter().map(|d| d.to_string()).collect(),
+            status: KeyStatus::Pending,
+            onchain_id: onchain_id("sk_test").to_string(),
+            tx_hash: None,
+            created_at: 0,
+            signer: None,
+        }
+    }
+
+    #[test]
+    fn a_key_is_issued_with_its_allow_list_once_each_and_its_ceiling_in_token_units() {
+        let a = "0x1111111111111111111111111111111111111111";
+        let b = "0x2222222222222222222222222222222222222222";
+        let input = issue_key_call(&key(&[a, b, a], Some(250)), Currency::Usd).expect("a call");
+        let call = AllowanceStateMachine::issueSessionKeyCall::abi_decode(&input).expect("abi");
+        assert_eq!(
+            call.allowedDestinations,
+            vec![a.parse::<Address>().unwrap(), b.parse().unwrap()]
+        );
+        // 2.50 USD: 250 minor units, 2,500,000 token units (6 decimals).
+        assert_eq!(call.maxAmount, U256::from(2_500_000u64));
+        assert_eq!(call.keyId, onchain_id("sk_test"));
+        assert_eq!(call.mandateId, onchain_id("man_test"));
+        assert_eq!(call.expiresAt, 1_800_000_000);
+        assert_eq!(call.signer, Address::ZERO);
+        // No ceiling of its own: zero, which the contract reads as "the mandate's".
+        let input = issue_key_call(&key(&[], None), Currency::Usd).expect("a call");
+        let call = AllowanceStateMachine::issueSessionKeyCall::abi_decode(&input).expect("abi");
+        assert_eq!(call.maxAmount, U256::ZERO);
+    }
+
+    #[test]
+    fn rows_that_make_no_usable_call_make_none() {
+        assert!(issue_key_call(&key(&["not an address"], None), Currency::Usd).is_none());
+    }
+
+    #[test]
+    fn driving_steps_map_to_what_becomes_of_the_work() {
+        let w = Work {
+            seq: 1,
+            intent: "pay_test".into(),
+            kind: WorkKind::Payment,
+        };
+        assert_eq!(drive(Ok(Drive::Done), &w).ok(), Some(Next::Close));
+        assert_eq!(drive(Ok(Drive::Moved), &w).ok(), Some(Next::Again));
+        assert_eq!(drive(Ok(Drive::Waiting), &w).ok(), Some(Next::Later));
+        // A failed step is tried again later, never dropped.
+        let failed = Err(PaymentError::Store(StoreError::NotFound));
+        assert_eq!(drive(failed, &w).ok(), Some(Next::Later));
+        assert_eq!(corrupt(&w), Next::Close);
     }
 }

@@ -33,7 +33,7 @@ use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, PaymentId, PullId, Store, StoreError, now_ms};
 
-use crate::bank::{BankError, BankRail, SimulatedBank};
+use openrail_relayer::bank::{BankError, BankRail, SimulatedBank};
 
 /// Who pays or is paid on chain in a leg: the treasury, or a wallet (its address).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,7 @@ pub struct Network {
     /// Reads the chain (`eth_call`s such as a contract wallet's ERC-1271 check); never sends.
     pub reader: DynProvider,
     /// Sends the operator's transactions; set once this process holds the chain's lease
-    /// (see [`crate::server::lead`]), when its engine starts. Until then the process is a
+    /// (see [`crate::lead`]), when its engine starts. Until then the process is a
     /// follower: it serves every request and queues work; it never sends.
     submitter: OnceLock<Submitter>,
     /// Chain id.

@@ -1,0 +1,59 @@
+//! What a payer signs: the EIP-712 messages of a mandate and of a payment, built from their
+//! rows (the request that asks for the signature and the engine that sends it build the
+//! same), and the nonces they carry.
+
+use alloy::primitives::{Address, U256};
+use openrail_chain::consent as c;
+use openrail_store::consent::Authorization;
+use openrail_store::payments::Payment;
+
+use crate::network::Network;
+
+/// A fresh unordered nonce: 64 random bits.
+pub fn new_nonce() -> U256 {
+    U256::from(rand::random::<u64>())
+}
+
+/// The nonce of authorization `a` (stored in decimal).
+pub fn nonce_of(a: &Authorization) -> Option<U256> {
+    U256::from_str_radix(&a.nonce, 10).ok()
+}
+
+/// The `Mandate` message a payer signs for mandate `m`.
+pub fn mandate_message(
+    m: &openrail_store::agentic::Mandate,
+    net: &Network,
+    a: &Authorization,
+) -> Option<c::Mandate> {
+    Some(c::Mandate {
+        mandateId: m.onchain_id.parse().ok()?,
+        payer: m.payer_address.parse().ok()?,
+        token: *net.tokens.get(&m.currency)?,
+        maxAmount: openrail_chain::token_units(m.max_amount, m.currency),
+        interval: m.interval.onchain(),
+        nonce: nonce_of(a)?,
+        deadline: U256::from(u64::try_from(a.deadline).ok()?),
+    })
+}
+
+/// Where a payment's source leg pays: its destination wallet, or the treasury when the
+/// destination is a bank account.
+pub fn payment_recipient(p: &Payment, net: &Network) -> Option<Address> {
+    if p.destination_type == openrail_store::payments::PartyKind::BankAccount {
+        Some(net.treasury)
+    } else {
+        p.destination_address.parse().ok()
+    }
+}
+
+/// The `Payment` message a wallet source signs for payment `p`.
+pub fn payment_message(p: &Payment, net: &Network, a: &Authorization) -> Option<c::Payment> {
+    Some(c::Payment {
+        token: *net.tokens.get(&p.currency)?,
+        from: p.source_id.parse().ok()?,
+        to: payment_recipient(p, net)?,
+        amount: openrail_chain::token_units(p.amount, p.currency),
+        nonce: nonce_of(a)?,
+        deadline: U256::from(u64::try_from(a.deadline).ok()?),
+    })
+}

@@ -1,0 +1,111 @@
+//! The submitter's journal in the database (lease-fenced), and taking the lead of a chain.
+
+use std::sync::Arc;
+
+use alloy::primitives::TxHash;
+use alloy::signers::local::PrivateKeySigner;
+use alloy::transports::http::reqwest::Url;
+use openrail_chain::ChainError;
+use openrail_chain::deploy::ChainDeployment;
+use openrail_chain::submitter::{
+    Journal, JournalError, JournalFuture, JournaledTx, NotLeaseHolder, SignedTx, Submitter, TxFate,
+    UnsettledFuture,
+};
+use openrail_store::{Mode, Store};
+
+use crate::network::Network;
+
+/// The submitter's journal, in the database. With a fence (lease name, holder), a
+/// transaction is journaled (and so sent) only while that lease is held.
+#[derive(Debug, Clone)]
+pub struct StoreJournal {
+    store: Store,
+    fence: Option<(String, String)>,
+}
+
+impl StoreJournal {
+    /// A journal in `store`, fenced by the lease `(name, holder)` when given.
+    pub fn new(store: Store, fence: Option<(String, String)>) -> Self {
+        Self { store, fence }
+    }
+}
+
+impl Journal for StoreJournal {
+    fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a> {
+        Box::pin(async move {
+            let recorded = self
+                .store
+                .record_tx(
+                    tx.chain_id,
+                    tx.nonce,
+                    &tx.hash.to_string(),
+                    &tx.raw.to_string(),
+                    tx.kind,
+                    &tx.intents,
+                    self.fence.as_ref().map(|(n, h)| (n.as_str(), h.as_str())),
+                )
+                .await?;
+            if recorded {
+                Ok(())
+            } else {
+                Err(Box::new(NotLeaseHolder) as JournalError)
+            }
+        })
+    }
+
+    fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
+        Box::pin(async move {
+            let rows = self.store.unsettled_txs(chain_id).await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for (nonce, hash, raw) in rows {
+                out.push(JournaledTx {
+                    nonce,
+                    hash: hash.parse()?,
+                    raw: raw.parse()?,
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    fn finished<'a>(
+        &'a self,
+        chain_id: u64,
+        hash: TxHash,
+        fate: TxFate,
+        block: Option<u64>,
+    ) -> JournalFuture<'a> {
+        Box::pin(async move {
+            self.store
+                .mark_tx(chain_id, &hash.to_string(), fate.status(), block)
+                .await
+                .map_err(Into::into)
+        })
+    }
+}
+
+/// Makes this process the sender of `net`'s transactions: starts its submitter (which
+/// first settles or rebroadcasts what the journal holds) and its engine (which sends the
+/// queued work, whoever queued it). `fence` is the chain's lease
+/// (name, holder) that every journaled transaction is checked against; `None` for a single
+/// process without leases.
+pub async fn lead(
+    store: &Store,
+    net: &Arc<Network>,
+    deployment: &ChainDeployment,
+    operator: PrivateKeySigner,
+    fence: Option<(String, String)>,
+    mode: Mode,
+    drive_poll: std::time::Duration,
+) -> Result<tokio::task::AbortHandle, ChainError> {
+    let url: Url = deployment
+        .rpc_url
+        .parse()
+        .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
+    let journal = Arc::new(StoreJournal::new(store.clone(), fence));
+    let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
+    net.set_submitter(submitter);
+    // The engine sends what is queued — by this process's requests, by followers', or by
+    // a holder that died before journaling it.
+    Ok(crate::start(store.clone(), net.clone(), mode, drive_poll).abort_handle())
+}
