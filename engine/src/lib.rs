@@ -35,6 +35,7 @@ use openrail_store::{
 };
 
 use crate::network::Network;
+use crate::outcomes::Wake;
 use crate::payments::{Drive, PaymentDriver, PaymentError};
 
 pub mod consent;
@@ -63,7 +64,7 @@ const CLAIM: u32 = 1000;
 pub struct Waiter<'a> {
     net: &'a Network,
     intent: String,
-    rx: Option<tokio::sync::watch::Receiver<bool>>,
+    rx: Option<tokio::sync::watch::Receiver<Wake>>,
 }
 
 impl Drop for Waiter<'_> {
@@ -94,7 +95,7 @@ impl Waiter<'_> {
         wait: Duration,
     ) -> Result<bool, StoreError> {
         let intent = self.intent.clone();
-        self.wait_until(wait, || async {
+        self.wait_for(wait, true, || async {
             Ok(!store.work_open(&intent, kind).await?)
         })
         .await
@@ -103,7 +104,23 @@ impl Waiter<'_> {
     /// Waits up to `wait` until `done` says so, asking it each time this process's engine
     /// reports a step of the work, and at least every [`WAIT_POLL`]. Returns whether it
     /// did.
-    pub async fn wait_until<F, Fut>(mut self, wait: Duration, done: F) -> Result<bool, StoreError>
+    pub async fn wait_until<F, Fut>(self, wait: Duration, done: F) -> Result<bool, StoreError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<bool, StoreError>>,
+    {
+        self.wait_for(wait, false, done).await
+    }
+
+    /// [`Waiter::wait_until`]; when `recorded_is_done`, the engine's word that the work is
+    /// recorded ends the wait without asking `done` (the work's own close is what `done`
+    /// would read).
+    async fn wait_for<F, Fut>(
+        mut self,
+        wait: Duration,
+        recorded_is_done: bool,
+        done: F,
+    ) -> Result<bool, StoreError>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<bool, StoreError>>,
@@ -124,7 +141,11 @@ impl Waiter<'_> {
                 // process): only the database can tell more.
                 tokio::time::sleep(tick).await;
             }
-            if done().await? {
+            let recorded = self
+                .rx
+                .as_ref()
+                .is_some_and(|rx| *rx.borrow() == Wake::Recorded);
+            if (recorded_is_done && recorded) || done().await? {
                 break true;
             }
             if tokio::time::Instant::now() >= deadline {
@@ -205,13 +226,19 @@ pub fn start(
                                 // Not recorded here (`Left`): a new holder or the watcher does it.
                                 Ok(Next::Kept | Next::Again) | Err(Left) => Ok(()),
                             };
-                            if let Err(e) = recorded {
-                                tracing::error!(intent = %w.intent, error = %e, "closing or deferring work failed");
-                            }
+                            let closed = match (&next, recorded) {
+                                (Ok(Next::Close | Next::Kept), Ok(())) => true,
+                                (_, Ok(())) => false,
+                                (_, Err(e)) => {
+                                    tracing::error!(intent = %w.intent, error = %e, "closing or deferring work failed");
+                                    false
+                                }
+                            };
                             inflight.lock().expect("inflight lock").remove(&key);
-                            match next {
-                                Ok(Next::Again | Next::Later) => net.outcomes.moved(&w.intent),
-                                _ => net.outcomes.done(&w.intent),
+                            if closed {
+                                net.outcomes.recorded(&w.intent);
+                            } else {
+                                net.outcomes.moved(&w.intent);
                             }
                         });
                     }
