@@ -14,7 +14,7 @@
 //! sender died is settled by the submitter at start-up and its outcome recorded by the
 //! watcher from the journal.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -181,11 +181,17 @@ pub fn start(
         loop {
             match store.queued_work(net.chain_id, mode, now_ms(), CLAIM).await {
                 Ok(work) => {
-                    for w in work {
+                    let fresh: Vec<Work> = {
+                        let mut taken = inflight.lock().expect("inflight lock");
+                        work.into_iter()
+                            .filter(|w| taken.insert((w.intent.clone(), w.kind)))
+                            .collect()
+                    };
+                    // The pulls claimed together are read together (one query, not one each).
+                    let mut pulls = prefetch_pulls(&store, &fresh).await;
+                    for w in fresh {
                         let key = (w.intent.clone(), w.kind);
-                        if !inflight.lock().expect("inflight lock").insert(key.clone()) {
-                            continue;
-                        }
+                        let prefetched = pulls.remove(&w.intent);
                         let (store, net, inflight, resolver, payments) = (
                             store.clone(),
                             net.clone(),
@@ -206,10 +212,12 @@ pub fn start(
                                 (WorkKind::Payment | WorkKind::Payout, None) => Err(Left),
                                 // A resolved pull's work is closed with its status, in one
                                 // transaction; the rest is closed here.
-                                (WorkKind::PullBatch, _) => deliver(&store, &net, &resolver, &w)
-                                    .await
-                                    .map(|()| Next::Kept),
-                                _ => deliver(&store, &net, &resolver, &w)
+                                (WorkKind::PullBatch, _) => {
+                                    deliver(&store, &net, &resolver, &w, prefetched)
+                                        .await
+                                        .map(|()| Next::Kept)
+                                }
+                                _ => deliver(&store, &net, &resolver, &w, None)
                                     .await
                                     .map(|()| Next::Close),
                             };
@@ -365,8 +373,32 @@ fn token_units(a: Amount) -> U256 {
     openrail_chain::token_units(a.minor(), a.currency())
 }
 
-/// Sends `w` and records its outcome.
-async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) -> Result<(), Left> {
+/// The pulls of the `pull_batch` work in `work`, by id (empty when the read fails: each
+/// is then read alone).
+async fn prefetch_pulls(store: &Store, work: &[Work]) -> HashMap<String, DebitPull> {
+    let ids: Vec<PullId> = work
+        .iter()
+        .filter(|w| w.kind == WorkKind::PullBatch)
+        .filter_map(|w| PullId::parse(&w.intent))
+        .collect();
+    let mut found = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        match store.pulls_unscoped(chunk).await {
+            Ok(pulls) => found.extend(pulls.into_iter().map(|p| (p.id.to_string(), p))),
+            Err(e) => tracing::warn!(error = %e, "reading claimed pulls together failed"),
+        }
+    }
+    found
+}
+
+/// Sends `w` and records its outcome; a pull's row may come read already.
+async fn deliver(
+    store: &Store,
+    net: &Network,
+    resolver: &Resolver,
+    w: &Work,
+    prefetched: Option<DebitPull>,
+) -> Result<(), Left> {
     let logged = |e: StoreError| {
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording failed");
         Left
@@ -452,7 +484,10 @@ async fn deliver(store: &Store, net: &Network, resolver: &Resolver, w: &Work) ->
             let Some(id) = target(store, w, PullId::parse).await else {
                 return Ok(());
             };
-            let p = store.pull_unscoped(&id).await.map_err(logged)?;
+            let p = match prefetched {
+                Some(p) => p,
+                None => store.pull_unscoped(&id).await.map_err(logged)?,
+            };
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
                 store

@@ -931,6 +931,28 @@ impl Store {
         pull_of(&row)
     }
 
+    /// The pulls with these ids (by id alone, the engine's view), in one query; ids with
+    /// no pull are left out.
+    pub async fn pulls_unscoped(&self, ids: &[PullId]) -> Result<Vec<DebitPull>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT {PULL_COLS} FROM debit_pulls WHERE id IN ({})",
+            marks.join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for id in ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(self.pool())
+            .await?
+            .iter()
+            .map(pull_of)
+            .collect()
+    }
+
     /// A session key by id alone (the engine's view, not a request's).
     pub async fn session_key_unscoped(&self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
         let row = sqlx::query(&format!(
