@@ -1,0 +1,271 @@
+//! The outbox's driving work, on both backends: which chain's engine may claim what, and
+//! when it is due.
+
+use openrail_store::agentic::{
+    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
+};
+use openrail_store::consent::{Authorizable, Authorization};
+use openrail_store::outbox::WorkKind;
+use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
+use openrail_store::testing::{fresh_postgres, fresh_sqlite};
+use openrail_store::{
+    Currency, Interval, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms,
+};
+
+const CHAIN_A: u64 = 31337;
+const CHAIN_B: u64 = 31338;
+
+/// An active mandate on `chain` paid by `payer` (`ba_…` or a wallet), a key on it and a
+/// pending pull of 1.00 on that key; returns the pull's id.
+async fn pending_pull(store: &Store, account: &str, tag: &str, payer: &str, chain: u64) -> PullId {
+    let now = now_ms();
+    let mid = MandateId::parse(&format!("man_{tag}")).unwrap();
+    let kid = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
+    store
+        .insert_mandate(&Mandate {
+            id: mid.clone(),
+            account_id: account.into(),
+            mode: Mode::Testnet,
+            payer_account_id: payer.into(),
+            payer_address: "0x0707070707070707070707070707070707070707".into(),
+            currency: Currency::Usd,
+            max_amount: 10_000,
+            interval: Interval::Daily,
+            purpose: None,
+            status: MandateStatus::Active,
+            chain_id: chain,
+            contract: "0x0909090909090909090909090909090909090909".into(),
+            onchain_id: format!("0x{tag}"),
+            tx_hash: None,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    store
+        .insert_session_key(
+            &SessionKey {
+                id: kid.clone(),
+                account_id: account.into(),
+                mode: Mode::Testnet,
+                mandate_id: mid.clone(),
+                expires_at: now + 3_600_000,
+                max_amount: None,
+                allowed_destinations: vec![],
+                status: KeyStatus::Active,
+                onchain_id: format!("0x{tag}k"),
+                tx_hash: None,
+                created_at: now,
+                signer: None,
+            },
+            &format!("hash-{tag}"),
+        )
+        .await
+        .unwrap();
+    let id = PullId::parse(&format!("pull_{tag}")).unwrap();
+    let dest = "0x0303030303030303030303030303030303030303".to_string();
+    store
+        .insert_pull(&DebitPull {
+            id: id.clone(),
+            account_id: account.into(),
+            mode: Mode::Testnet,
+            session_key_id: kid,
+            mandate_id: mid,
+            amount: 100,
+            currency: Currency::Usd,
+            destination: dest.clone(),
+            destination_address: dest,
+            description: None,
+            status: PullStatus::Pending,
+            decline_code: None,
+            remaining: None,
+            resets_at: None,
+            tx_hash: None,
+            authorized_at: None,
+            created_at: now,
+            updated_at: now,
+            failure_reason: None,
+            agent: None,
+        })
+        .await
+        .unwrap();
+    id
+}
+
+fn authorized() -> PullResolution {
+    PullResolution {
+        status: PullStatus::Authorized,
+        decline_code: None,
+        remaining_token_units: Some(0),
+        resets_at_s: Some(0),
+        tx_hash: None,
+        authorized_at: Some(now_ms()),
+    }
+}
+
+/// What the engine of `chain` would claim now (+ `later` ms): (intent, kind) pairs.
+async fn claimable(store: &Store, chain: u64, later: i64) -> Vec<(String, WorkKind)> {
+    store
+        .queued_work(chain, Mode::Testnet, now_ms() + later, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|w| (w.intent, w.kind))
+        .collect()
+}
+
+fn payment(account: &str, id: &str, status: PaymentStatus, source: (PartyKind, &str)) -> Payment {
+    let now = now_ms();
+    Payment {
+        id: PaymentId::parse(id).unwrap(),
+        account_id: account.into(),
+        mode: Mode::Testnet,
+        amount: 250,
+        currency: Currency::Usd,
+        source_type: source.0,
+        source_id: source.1.into(),
+        destination_type: PartyKind::Wallet,
+        destination_address: "0x0303030303030303030303030303030303030303".into(),
+        status,
+        failure_reason: None,
+        chain_id: CHAIN_A,
+        tx_hash: None,
+        refund_status: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+async fn driving_work(store: Store) {
+    let account = store.create_account("Outbox test").await.unwrap().id;
+    // A bank-funded mandate's pull on chain A, a wallet-funded one's on chain B.
+    let bank_pull = pending_pull(&store, &account, "bank", "ba_payer", CHAIN_A).await;
+    let wallet_pull = pending_pull(
+        &store,
+        &account,
+        "wallet",
+        "0x0707070707070707070707070707070707070707",
+        CHAIN_B,
+    )
+    .await;
+    // Each pull is sent by its own chain's engine only.
+    assert_eq!(
+        claimable(&store, CHAIN_A, 0).await,
+        vec![(bank_pull.to_string(), WorkKind::PullBatch)]
+    );
+    assert_eq!(
+        claimable(&store, CHAIN_B, 0).await,
+        vec![(wallet_pull.to_string(), WorkKind::PullBatch)]
+    );
+
+    // Authorized on chain: the bank-funded pull's bank leg and payout are queued in the same
+    // transaction, on its chain; the wallet-funded pull moved its money already.
+    assert!(
+        store
+            .resolve_pull(&bank_pull, &authorized(), now_ms())
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .resolve_pull(&wallet_pull, &authorized(), now_ms())
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        claimable(&store, CHAIN_A, 0).await,
+        vec![(bank_pull.to_string(), WorkKind::Payout)]
+    );
+    assert_eq!(claimable(&store, CHAIN_B, 0).await, vec![]);
+    assert!(
+        !store
+            .work_open(&bank_pull, WorkKind::PullBatch)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .work_open(&wallet_pull, WorkKind::Payout)
+            .await
+            .unwrap()
+    );
+
+    // Driving work that waits is due again only at its time; closed, it is gone.
+    store
+        .defer_work(&bank_pull, WorkKind::Payout, now_ms() + 60_000)
+        .await
+        .unwrap();
+    assert_eq!(claimable(&store, CHAIN_A, 0).await, vec![]);
+    assert_eq!(
+        claimable(&store, CHAIN_A, 61_000).await,
+        vec![(bank_pull.to_string(), WorkKind::Payout)]
+    );
+    store
+        .close_work(&bank_pull, WorkKind::Payout, now_ms())
+        .await
+        .unwrap();
+    assert_eq!(claimable(&store, CHAIN_A, 61_000).await, vec![]);
+
+    // A payment with nothing to sign is queued with its row; one a wallet must sign only
+    // once it is authorized.
+    store
+        .insert_payment(&payment(
+            &account,
+            "pay_bank",
+            PaymentStatus::Pending,
+            (PartyKind::BankAccount, "ba_payer"),
+        ))
+        .await
+        .unwrap();
+    let wallet = "0x0707070707070707070707070707070707070707";
+    store
+        .insert_authorization(&Authorization {
+            object_id: "pay_wallet".into(),
+            signer: wallet.into(),
+            nonce: "1".into(),
+            deadline: now_ms() / 1000 + 600,
+            signature: None,
+            authorized_at: None,
+        })
+        .await
+        .unwrap();
+    store
+        .insert_payment(&payment(
+            &account,
+            "pay_wallet",
+            PaymentStatus::RequiresAuthorization,
+            (PartyKind::Wallet, wallet),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        claimable(&store, CHAIN_A, 0).await,
+        vec![("pay_bank".to_string(), WorkKind::Payment)]
+    );
+    assert!(
+        store
+            .authorize(Authorizable::Payment, "pay_wallet", "0xsig", now_ms())
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        claimable(&store, CHAIN_A, 0).await,
+        vec![
+            ("pay_bank".to_string(), WorkKind::Payment),
+            ("pay_wallet".to_string(), WorkKind::Payment)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    driving_work(fresh_sqlite(dir.path()).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn postgres() {
+    match fresh_postgres().await.unwrap() {
+        Some(store) => driving_work(store).await,
+        None => eprintln!("SKIPPED: outbox postgres (no PostgreSQL at 127.0.0.1:5432)"),
+    }
+}
