@@ -54,3 +54,38 @@ pub async fn fresh_postgres() -> Result<Option<Store>, StoreError> {
         None => Ok(None),
     }
 }
+
+/// A `pending` USD pull row as `POST /v1/debit-pulls` writes it before the engine sends it
+/// (tests that play a request which died at some point insert it directly).
+pub fn pending_pull_row(
+    id: &crate::PullId,
+    account_id: &str,
+    key_id: &crate::SessionKeyId,
+    mandate_id: &crate::MandateId,
+    amount_minor: u64,
+    destination: &str,
+) -> crate::agentic::DebitPull {
+    let now = crate::now_ms();
+    crate::agentic::DebitPull {
+        id: id.clone(),
+        account_id: account_id.to_string(),
+        mode: crate::Mode::Testnet,
+        session_key_id: key_id.clone(),
+        mandate_id: mandate_id.clone(),
+        amount: amount_minor,
+        currency: crate::Currency::Usd,
+        destination: destination.to_string(),
+        destination_address: destination.to_string(),
+        description: None,
+        status: crate::agentic::PullStatus::Pending,
+        decline_code: None,
+        remaining: None,
+        resets_at: None,
+        tx_hash: None,
+        authorized_at: None,
+        created_at: now,
+        updated_at: now,
+        failure_reason: None,
+        agent: None,
+    }
+}

@@ -2,12 +2,12 @@
 //! when it is due.
 
 use openrail_store::agentic::{
-    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
+    KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::outbox::WorkKind;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::testing::{fresh_postgres, fresh_sqlite};
+use openrail_store::testing::{fresh_postgres, fresh_sqlite, pending_pull_row};
 use openrail_store::{
     Currency, Interval, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms,
 };
@@ -62,30 +62,15 @@ async fn pending_pull(store: &Store, account: &str, tag: &str, payer: &str, chai
         .await
         .unwrap();
     let id = PullId::parse(&format!("pull_{tag}")).unwrap();
-    let dest = "0x0303030303030303030303030303030303030303".to_string();
     store
-        .insert_pull(&DebitPull {
-            id: id.clone(),
-            account_id: account.into(),
-            mode: Mode::Testnet,
-            session_key_id: kid,
-            mandate_id: mid,
-            amount: 100,
-            currency: Currency::Usd,
-            destination: dest.clone(),
-            destination_address: dest,
-            description: None,
-            status: PullStatus::Pending,
-            decline_code: None,
-            remaining: None,
-            resets_at: None,
-            tx_hash: None,
-            authorized_at: None,
-            created_at: now,
-            updated_at: now,
-            failure_reason: None,
-            agent: None,
-        })
+        .insert_pull(&pending_pull_row(
+            &id,
+            account,
+            &kid,
+            &mid,
+            100,
+            "0x0303030303030303030303030303030303030303",
+        ))
         .await
         .unwrap();
     id

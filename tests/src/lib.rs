@@ -664,28 +664,12 @@ pub fn pending_pull_row(
     amount_minor: u64,
     destination: Address,
 ) -> openrail_store::agentic::DebitPull {
-    let now = openrail_store::now_ms();
-    let destination = destination.to_checksum(None);
-    openrail_store::agentic::DebitPull {
-        id: openrail_store::PullId::parse(id).expect("a pull id"),
-        account_id: account_id.to_string(),
-        mode: Mode::Testnet,
-        session_key_id: openrail_store::SessionKeyId::parse(key_id).expect("a session key id"),
-        mandate_id: openrail_store::MandateId::parse(mandate_id).expect("a mandate id"),
-        amount: amount_minor,
-        currency: openrail_store::Currency::Usd,
-        destination: destination.clone(),
-        destination_address: destination,
-        description: None,
-        status: openrail_store::agentic::PullStatus::Pending,
-        decline_code: None,
-        remaining: None,
-        resets_at: None,
-        tx_hash: None,
-        authorized_at: None,
-        created_at: now,
-        updated_at: now,
-        failure_reason: None,
-        agent: None,
-    }
+    openrail_store::testing::pending_pull_row(
+        &openrail_store::PullId::parse(id).expect("a pull id"),
+        account_id,
+        &openrail_store::SessionKeyId::parse(key_id).expect("a session key id"),
+        &openrail_store::MandateId::parse(mandate_id).expect("a mandate id"),
+        amount_minor,
+        &destination.to_checksum(None),
+    )
 }
