@@ -23,7 +23,8 @@ use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
 use openrail_store::{
-    Amount, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store, StoreError, now_ms,
+    Amount, BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store,
+    StoreError, now_ms,
 };
 use serde_json::Value;
 
@@ -244,9 +245,10 @@ pub async fn create_mandate(
     // A bank-account payer is funded through the treasury: the chain pulls from the
     // treasury and the relayer debits the bank account once per authorized pull.
     let payer = if payer_account_id.starts_with("ba_") {
+        let ba_id = id_of("bank_account", &payer_account_id, BankAccountId::parse)?;
         let ba = state
             .store
-            .bank_account(p.scope(), &payer_account_id)
+            .bank_account(p.scope(), &ba_id)
             .await
             .map_err(|e| match e {
                 StoreError::NotFound => ApiError::ResourceMissing {

@@ -6,9 +6,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior};
-use openrail_store::ids::new_id;
 use openrail_store::money::format_minor;
-use openrail_store::{Currency, Mode, now_ms};
+use openrail_store::{BankAccountId, Currency, Mode, now_ms};
 use serde_json::{Value, json};
 
 use crate::AppState;
@@ -81,7 +80,7 @@ pub async fn create_bank_account(
     };
     fields.finish()?;
     let account = BankAccount {
-        id: new_id("ba_"),
+        id: BankAccountId::new(),
         account_id: p.account_id().to_string(),
         mode: p.mode(),
         owner_name: owner_name.trim().to_string(),
@@ -104,6 +103,7 @@ pub async fn get_bank_account(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     testnet_only(&p)?;
+    let id = crate::agentic::id_of("bank_account", &id, BankAccountId::parse)?;
     let account = state
         .store
         .bank_account(p.scope(), &id)

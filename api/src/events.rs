@@ -8,6 +8,7 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use openrail_store::EventId;
 use openrail_store::events::{Event, EventFilter, EventType, ObjectKind, TypeFilter};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -119,6 +120,7 @@ pub async fn get_event(
 ) -> Result<Response, ApiError> {
     account_only(&p)?;
     no_more_query(q)?;
+    let id = crate::agentic::id_of("event", &id, EventId::parse)?;
     let e = state
         .store
         .event(p.scope(), &id)

@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::{Currency, PaymentId, now_ms};
+use openrail_store::{BankAccountId, Currency, PaymentId, now_ms};
 use serde_json::Value;
 
 use crate::AppState;
@@ -77,9 +77,10 @@ pub async fn create_payment(
         let state = &state;
         let p = &p;
         async move {
+            let ba_id = id_of("bank_account", &id, BankAccountId::parse)?;
             let ba = state
                 .store
-                .bank_account(p.scope(), &id)
+                .bank_account(p.scope(), &ba_id)
                 .await
                 .map_err(missing("bank_account", &id))?;
             if ba.currency != currency {
@@ -88,7 +89,7 @@ pub async fn create_payment(
                     "is a bank account in another currency than the payment",
                 ));
             }
-            Ok::<_, ApiError>(ba.id)
+            Ok::<_, ApiError>(String::from(ba.id))
         }
     };
     let source_id = if from_bank {

@@ -31,7 +31,7 @@ use openrail_chain::submitter::Submitter;
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
-use openrail_store::{Currency, PaymentId, PullId, Store, StoreError, now_ms};
+use openrail_store::{BankAccountId, Currency, PaymentId, PullId, Store, StoreError, now_ms};
 
 use openrail_relayer::bank::{BankError, BankRail, SimulatedBank};
 
@@ -53,6 +53,12 @@ enum Leg {
         reason: &'static str,
         hash: String,
     },
+}
+
+/// The bank account a payment names as its source or destination (an id that is none is
+/// an unknown account, as the bank would say).
+fn bank_account(id: &str) -> Result<BankAccountId, PaymentError> {
+    BankAccountId::parse(id).ok_or(PaymentError::Bank(BankError::UnknownAccount))
 }
 
 /// Where a step of driving work left its object.
@@ -264,7 +270,11 @@ impl PaymentDriver {
         if p.status == PaymentStatus::Pending {
             if from_bank {
                 self.bank
-                    .debit(&p.source_id, p.amount, &format!("{}:debit", p.id))
+                    .debit(
+                        &bank_account(&p.source_id)?,
+                        p.amount,
+                        &format!("{}:debit", p.id),
+                    )
                     .await?;
             } else {
                 // Mark processing first: the transaction's fate is read from the journal.
@@ -326,7 +336,7 @@ impl PaymentDriver {
             let credit = self
                 .bank
                 .credit(
-                    &p.destination_address,
+                    &bank_account(&p.destination_address)?,
                     p.amount,
                     &format!("{}:credit", p.id),
                 )
@@ -398,7 +408,11 @@ impl PaymentDriver {
         let outcome = if p.source_type == PartyKind::BankAccount {
             let credit = self
                 .bank
-                .credit(&p.source_id, p.amount, &format!("{}:refund", p.id))
+                .credit(
+                    &bank_account(&p.source_id)?,
+                    p.amount,
+                    &format!("{}:refund", p.id),
+                )
                 .await?;
             match credit.status {
                 TransferStatus::Pending => return Ok(false),

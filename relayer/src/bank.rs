@@ -4,7 +4,7 @@
 //! The rules ([`next`]) are sans-IO; [`SimulatedBank`] applies them through the store.
 
 use openrail_store::bank::{BankTransfer, Behavior, Direction, TransferStatus};
-use openrail_store::{Store, StoreError, now_ms};
+use openrail_store::{BankAccountId, Store, StoreError, now_ms};
 
 /// The bank's decision for a transfer that is due.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,14 +114,14 @@ pub trait BankRail: Send + Sync {
     /// Starts a debit of `amount` minor units.
     fn debit(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
         amount: u64,
         idempotency_key: &str,
     ) -> impl Future<Output = Result<BankTransfer, BankError>> + Send;
     /// Starts a credit of `amount` minor units.
     fn credit(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
         amount: u64,
         idempotency_key: &str,
     ) -> impl Future<Output = Result<BankTransfer, BankError>> + Send;
@@ -141,7 +141,7 @@ impl SimulatedBank {
 
     async fn start(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
         direction: Direction,
         amount: u64,
         key: &str,
@@ -196,7 +196,7 @@ impl SimulatedBank {
 impl BankRail for SimulatedBank {
     async fn debit(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
         amount: u64,
         key: &str,
     ) -> Result<BankTransfer, BankError> {
@@ -206,7 +206,7 @@ impl BankRail for SimulatedBank {
 
     async fn credit(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
         amount: u64,
         key: &str,
     ) -> Result<BankTransfer, BankError> {
@@ -227,7 +227,7 @@ mod tests {
     ) -> BankTransfer {
         BankTransfer {
             id: "btr_x".into(),
-            bank_account_id: "ba_x".into(),
+            bank_account_id: BankAccountId::parse("ba_x").expect("an id"),
             direction,
             amount,
             status,

@@ -2,14 +2,13 @@
 
 use openrail_relayer::bank::{BankRail, SimulatedBank};
 use openrail_store::bank::{BankAccount, Behavior, TransferStatus};
-use openrail_store::ids::new_id;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{Currency, Mode, Store, now_ms};
+use openrail_store::{BankAccountId, Currency, Mode, Store, now_ms};
 
 async fn account(store: &Store, owner: &str, behavior: Behavior, balance: i64) -> BankAccount {
     let dev = store.create_account("Bank tests").await.unwrap();
     let a = BankAccount {
-        id: new_id("ba_"),
+        id: BankAccountId::new(),
         account_id: dev.id,
         mode: Mode::Testnet,
         owner_name: owner.into(),
@@ -51,15 +50,19 @@ async fn scenario(store: Store) {
     );
     bank.credit(&closed.id, 500, "k3").await.unwrap();
     bank.debit(&late.id, 700, "k4").await.unwrap();
-    assert!(bank.debit("ba_missing", 1, "k5").await.is_err());
+    assert!(
+        bank.debit(&BankAccountId::parse("ba_missing").unwrap(), 1, "k5")
+            .await
+            .is_err()
+    );
 
     // Nothing is due before the delay.
     assert_eq!(bank.process_due(now_ms()).await.unwrap(), 0);
     let t = now_ms() + 1_000;
     assert_eq!(bank.process_due(t).await.unwrap(), 2);
-    let status = |id: &str| {
+    let status = |id: &BankAccountId| {
         let store = store.clone();
-        let id = id.to_string();
+        let id = id.clone();
         async move { store.bank_transfers(&id).await.unwrap()[0].clone() }
     };
     assert_eq!(

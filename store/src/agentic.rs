@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::events::{self, EventType};
-use crate::ids::{MandateId, Mode, PullId, SessionKeyId};
+use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
@@ -1149,7 +1149,7 @@ pub struct BankFundedPull {
     /// Its amount, minor units.
     pub amount: u64,
     /// The payer's bank account (`ba_…`).
-    pub bank_account_id: String,
+    pub bank_account_id: BankAccountId,
     /// The wallet the treasury pays once the debit is final.
     pub destination: String,
     /// Its currency.

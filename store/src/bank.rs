@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{Mode, new_id};
+use crate::ids::{BankAccountId, Mode, new_id};
 use crate::money::Currency;
 
 string_enum!(
@@ -62,7 +62,7 @@ string_enum!(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BankAccount {
     /// `ba_…`
-    pub id: String,
+    pub id: BankAccountId,
     /// Owner (developer account).
     pub account_id: String,
     /// Mode.
@@ -89,7 +89,7 @@ pub struct BankTransfer {
     /// `btr_…`
     pub id: String,
     /// The account.
-    pub bank_account_id: String,
+    pub bank_account_id: BankAccountId,
     /// Debit or credit.
     pub direction: Direction,
     /// Minor units.
@@ -180,7 +180,7 @@ impl Store {
     pub async fn bank_account(
         &self,
         scope: Scope<'_>,
-        id: &str,
+        id: &BankAccountId,
     ) -> Result<BankAccount, StoreError> {
         account_of(
             &self
@@ -215,7 +215,7 @@ impl Store {
     /// The transfers of a bank account, newest first (at most 100).
     pub async fn bank_transfers(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
     ) -> Result<Vec<BankTransfer>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE bank_account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100"
@@ -233,7 +233,7 @@ impl Store {
     /// is recorded failed at once with `insufficient_funds` and holds nothing.
     pub async fn start_bank_transfer(
         &self,
-        bank_account_id: &str,
+        bank_account_id: &BankAccountId,
         direction: Direction,
         amount: u64,
         idempotency_key: &str,

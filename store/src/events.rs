@@ -24,7 +24,7 @@ use crate::agentic::{
 use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
 use crate::consent::{self, Authorization};
 use crate::db::{Store, StoreError};
-use crate::ids::{Mode, new_id};
+use crate::ids::{EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
 
@@ -253,7 +253,7 @@ pub enum Snapshot {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
     /// `evt_…`
-    pub id: String,
+    pub id: EventId,
     /// Owner.
     pub account_id: String,
     /// Mode of the object.
@@ -415,7 +415,7 @@ pub(crate) async fn record(
         "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
-    .bind(new_id("evt_"))
+    .bind(EventId::new())
     .bind(account_id)
     .bind(mode.as_str())
     .bind(kind.as_str())
@@ -429,7 +429,7 @@ pub(crate) async fn record(
 
 impl Store {
     /// An event of this account and mode.
-    pub async fn event(&self, scope: Scope<'_>, id: &str) -> Result<Event, StoreError> {
+    pub async fn event(&self, scope: Scope<'_>, id: &EventId) -> Result<Event, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {EVENT_COLS} FROM events WHERE id = $1 AND account_id = $2 AND mode = $3"
         ))

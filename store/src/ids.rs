@@ -137,6 +137,14 @@ typed_id!(
     /// A one-time payment (`pay_…`).
     PaymentId = "pay_"
 );
+typed_id!(
+    /// A (simulated) bank account (`ba_…`).
+    BankAccountId = "ba_"
+);
+typed_id!(
+    /// An event (`evt_…`).
+    EventId = "evt_"
+);
 
 /// SHA-256 of a secret, hex. Secrets are random with ≥ 190 bits, so a plain hash is
 /// enough; only the hash is stored.

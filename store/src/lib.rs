@@ -46,7 +46,7 @@ pub mod testing;
 
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
-pub use ids::{MandateId, Mode, PaymentId, PullId, SessionKeyId};
+pub use ids::{BankAccountId, EventId, MandateId, Mode, PaymentId, PullId, SessionKeyId};
 pub use money::{Amount, AmountError, Currency};
 
 /// Now, in unix milliseconds.

@@ -415,6 +415,8 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
         format!("/v1/session-keys/{mandate}"),
         format!("/v1/debit-pulls/{mandate}"),
         format!("/v1/payments/{mandate}"),
+        format!("/v1/events/{mandate}"),
+        format!("/v1/bank-accounts/{mandate}"),
         "/v1/mandates/sk_notamandate".to_string(),
     ] {
         let r = h.get(&path).await?;

@@ -399,7 +399,8 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         audit::assert_events(&store, id, trail).await?;
     }
     for bank in [&payer_bank, &dest_bank] {
-        for t in store.bank_transfers(bank).await? {
+        let bank = openrail_store::BankAccountId::parse(bank).expect("a bank account id");
+        for t in store.bank_transfers(&bank).await? {
             audit::assert_events(
                 &store,
                 &t.id,
@@ -429,6 +430,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
                 account_id: &account_id,
                 mode: Mode::Testnet,
             };
+            let id = openrail_store::BankAccountId::parse(&id).expect("a bank account id");
             anyhow::Ok(store.bank_account(scope, &id).await?.balance)
         }
     };
@@ -469,7 +471,7 @@ fn leg(kind: PartyKind) -> &'static str {
 
 async fn count(store: &Store, bank_account: &str, direction: Direction) -> anyhow::Result<usize> {
     Ok(store
-        .bank_transfers(bank_account)
+        .bank_transfers(&openrail_store::BankAccountId::parse(bank_account).expect("an id"))
         .await?
         .iter()
         .filter(|t| t.direction == direction)
