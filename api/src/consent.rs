@@ -11,9 +11,7 @@ use serde_json::{Value, json};
 
 use crate::error::{ApiError, DeclineReason};
 use crate::views::{rfc3339_ms, rfc3339_s};
-pub use openrail_engine::consent::{
-    mandate_message, new_nonce, nonce_of, payment_message, payment_recipient,
-};
+pub use openrail_engine::consent::{mandate_message, new_nonce, payment_message};
 use openrail_engine::network::Network;
 
 /// A 422 with `reason`.

@@ -15,7 +15,7 @@ pub struct Running {
     pub base_url: String,
     /// The serving task.
     pub task: tokio::task::JoinHandle<()>,
-    /// The testnet network (its submitter is shared with the relayer's workers).
+    /// The testnet network (its submitter is the engine's).
     pub testnet: Option<Arc<Network>>,
     /// The engine's task, when this server leads (abort it with the serving task).
     pub engine: Option<tokio::task::AbortHandle>,

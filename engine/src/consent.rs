@@ -14,8 +14,7 @@ pub fn new_nonce() -> U256 {
     U256::from(rand::random::<u64>())
 }
 
-/// The nonce of authorization `a` (stored in decimal).
-pub fn nonce_of(a: &Authorization) -> Option<U256> {
+fn nonce_of(a: &Authorization) -> Option<U256> {
     U256::from_str_radix(&a.nonce, 10).ok()
 }
 

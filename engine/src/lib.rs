@@ -209,7 +209,9 @@ pub fn start(
                                     Some(id) => drive(d.drive_payout(&id).await, &w),
                                     None => Ok(corrupt(&w)),
                                 },
-                                (WorkKind::Payment | WorkKind::Payout, None) => Err(Left),
+                                // No submitter (never so once `lead` started the engine): try later
+                                // rather than claim it again on every pass.
+                                (WorkKind::Payment | WorkKind::Payout, None) => Ok(Next::Later),
                                 // A resolved pull's work is closed with its status, in one
                                 // transaction; the rest is closed here.
                                 (WorkKind::PullBatch, _) => {

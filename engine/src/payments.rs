@@ -17,7 +17,7 @@
 //! A failed leg fails the payment with its reason (the bank's, or `insufficient_funds`
 //! when the router refuses the payer's transfer). When the destination leg fails after the
 //! source leg succeeded, the payment fails owing a refund (`refund_status = pending`, in
-//! the same statement) and the worker sends the amount back to the source: a bank account
+//! the same statement) and the driver sends the amount back to the source: a bank account
 //! is credited (key `<payment>:refund`), a wallet is paid from the treasury (intent
 //! `<payment>:refund`, one journaled transaction). The refund ends `succeeded`, or
 //! `failed` (logged as an error: an operator must act).
@@ -72,7 +72,7 @@ pub enum Drive {
     Waiting,
 }
 
-/// Errors of a worker step.
+/// Errors of a driving step.
 #[derive(Debug, thiserror::Error)]
 pub enum PaymentError {
     /// The store failed.
@@ -96,7 +96,7 @@ pub struct PaymentDriver {
 }
 
 impl PaymentDriver {
-    /// A worker paying out through `router` from `treasury` with `submitter`.
+    /// A driver paying out through `router` from `treasury` with `submitter`.
     pub fn new(
         store: Store,
         submitter: Submitter,
@@ -438,7 +438,7 @@ impl PaymentDriver {
         Ok(self.store.finish_refund(&p.id, outcome, now_ms()).await?)
     }
 
-    /// `pending` → `processing`; false when another worker moved it first.
+    /// `pending` → `processing`; false when another step moved it first.
     async fn start_processing(&self, p: &Payment) -> Result<bool, StoreError> {
         self.store
             .set_payment_status(
