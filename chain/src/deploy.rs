@@ -63,6 +63,16 @@ pub struct ChainDeployment {
     pub deployed_at_block: u64,
 }
 
+impl ChainDeployment {
+    /// The stablecoins by currency (codes the service does not know are left out).
+    pub fn currency_tokens(&self) -> BTreeMap<openrail_store::Currency, Address> {
+        self.tokens
+            .iter()
+            .filter_map(|(code, addr)| openrail_store::Currency::parse(code).map(|c| (c, *addr)))
+            .collect()
+    }
+}
+
 /// The deployment manifest: both chains.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {

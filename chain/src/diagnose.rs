@@ -48,3 +48,36 @@ pub async fn transfer_failure<P: Provider>(
     }
     Ok(TransferFailure::TokenRefused)
 }
+
+/// Why the token refused the transfer of debit pull `pull` (read from its row, its mandate
+/// and the chain now): the one diagnosis of a `transfer_failed` decline, used by whoever
+/// records it first (the engine from a receipt, the watcher from the logs), so the code a
+/// pull ends with never depends on which of them won. `TransferFailed` when the rows or
+/// the chain cannot be read.
+pub async fn pull_transfer_failure<P: Provider>(
+    provider: &P,
+    store: &openrail_store::Store,
+    tokens: &std::collections::BTreeMap<openrail_store::Currency, Address>,
+    router: Address,
+    pull: &openrail_store::PullId,
+) -> DeclineReason {
+    let inputs = async {
+        let p = store.pull_unscoped(pull).await.ok()?;
+        let m = store.mandate_unscoped(&p.mandate_id).await.ok()?;
+        Some((
+            m.payer_address.parse::<Address>().ok()?,
+            *tokens.get(&m.currency)?,
+            crate::token_units(p.amount, p.currency),
+        ))
+    };
+    let Some((payer, token, amount)) = inputs.await else {
+        return DeclineReason::TransferFailed;
+    };
+    match transfer_failure(provider, token, payer, router, amount).await {
+        Ok(f) => f.reason(),
+        Err(e) => {
+            tracing::warn!(%pull, error = %e, "could not tell why the transfer failed");
+            DeclineReason::TransferFailed
+        }
+    }
+}

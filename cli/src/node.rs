@@ -222,6 +222,7 @@ impl Leadership {
             self.store.clone(),
             &url,
             self.network.allowance_state_machine,
+            self.network.tokens.clone(),
             self.deployment.deployed_at_block,
             self.options.confirmations,
         )

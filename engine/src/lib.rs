@@ -24,8 +24,7 @@ use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
 use openrail_store::agentic::{
-    DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus,
-    SessionKey,
+    DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
 use openrail_store::consent::Authorization;
 use openrail_store::journal::TxStatus;
@@ -679,7 +678,16 @@ async fn submit_and_record(
                     ..
                 }
             ) {
-                r.decline_code = Some(transfer_failure_code(store, net, id, &request).await);
+                r.decline_code = Some(
+                    openrail_chain::diagnose::pull_transfer_failure(
+                        &net.reader,
+                        store,
+                        &net.tokens,
+                        net.allowance_state_machine,
+                        id,
+                    )
+                    .await,
+                );
             }
             r
         }
@@ -713,42 +721,6 @@ async fn submit_and_record(
         return Err(Left);
     }
     Ok(())
-}
-
-/// Why the token refused pull `id`'s transfer: the payer's balance, its allowance, or the
-/// token itself (read from the chain now); `TransferFailed` when that cannot be read.
-async fn transfer_failure_code(
-    store: &Store,
-    net: &Network,
-    id: &PullId,
-    request: &PullRequest,
-) -> DeclineReason {
-    let payer_token = async {
-        let pull = store.pull_unscoped(id).await.ok()?;
-        let m = store.mandate_unscoped(&pull.mandate_id).await.ok()?;
-        Some((
-            m.payer_address.parse::<Address>().ok()?,
-            *net.tokens.get(&m.currency)?,
-        ))
-    };
-    let Some((payer, token)) = payer_token.await else {
-        return DeclineReason::TransferFailed;
-    };
-    match openrail_chain::diagnose::transfer_failure(
-        &net.reader,
-        token,
-        payer,
-        net.allowance_state_machine,
-        request.amount,
-    )
-    .await
-    {
-        Ok(f) => f.reason(),
-        Err(e) => {
-            tracing::warn!(pull = %id, error = %e, "could not tell why the transfer failed");
-            DeclineReason::TransferFailed
-        }
-    }
 }
 
 #[cfg(test)]

@@ -43,11 +43,7 @@ impl Network {
         let asm = deployment.allowance_state_machine.ok_or_else(|| {
             ChainError::Deployment("the settlement chain has no allowance state machine".into())
         })?;
-        let tokens: BTreeMap<Currency, _> = deployment
-            .tokens
-            .iter()
-            .filter_map(|(code, addr)| Currency::parse(code).map(|c| (c, *addr)))
-            .collect();
+        let tokens = deployment.currency_tokens();
         let url = deployment
             .rpc_url
             .parse()

@@ -16,6 +16,7 @@
 //! new chain carries. Pulls whose bank leg already ran (`settled`, `failed`) are not undone:
 //! the bank leg is keyed per pull and never runs twice.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use alloy::primitives::{Address, Bytes, TxHash};
@@ -30,7 +31,7 @@ use openrail_chain::submitter::{Decline, PullOutcome, TxFate};
 use openrail_store::agentic::PullResolution;
 use openrail_store::journal::ChainCursor;
 use openrail_store::journal::OnchainEnds;
-use openrail_store::{Store, StoreError, now_ms};
+use openrail_store::{Currency, PullId, Store, StoreError, now_ms};
 
 /// How far back the watcher steps when its cursor's block was reorganised away.
 pub const REORG_REWIND: u64 = 64;
@@ -85,15 +86,18 @@ pub struct Watcher {
     asm: Address,
     start_block: u64,
     confirmations: u64,
+    tokens: BTreeMap<Currency, Address>,
 }
 
 impl Watcher {
     /// A watcher of the allowance state machine `asm` on the chain at `rpc_url`, starting at
-    /// `start_block` when it has no cursor yet, applying blocks `confirmations` deep.
+    /// `start_block` when it has no cursor yet, applying blocks `confirmations` deep; a
+    /// pull whose token transfer failed is diagnosed against `tokens` (by currency).
     pub async fn new(
         store: Store,
         rpc_url: &Url,
         asm: Address,
+        tokens: BTreeMap<Currency, Address>,
         start_block: u64,
         confirmations: u64,
     ) -> Result<Self, WatcherError> {
@@ -108,6 +112,7 @@ impl Watcher {
             asm,
             start_block,
             confirmations,
+            tokens,
         })
     }
 
@@ -219,7 +224,27 @@ impl Watcher {
                 continue;
             }
             for (intent, outcome) in intents.into_iter().zip(outcomes) {
-                resolutions.push((intent, outcome.resolution(now_ms())));
+                let mut r = outcome.resolution(now_ms());
+                if let (
+                    PullOutcome::Declined {
+                        reason: Decline::TransferFailed,
+                        ..
+                    },
+                    Some(id),
+                ) = (&outcome, PullId::parse(&intent))
+                {
+                    r.decline_code = Some(
+                        openrail_chain::diagnose::pull_transfer_failure(
+                            &self.provider,
+                            &self.store,
+                            &self.tokens,
+                            self.asm,
+                            &id,
+                        )
+                        .await,
+                    );
+                }
+                resolutions.push((intent, r));
             }
         }
         let cursor = self.cursor_at(to).await?;

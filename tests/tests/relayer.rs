@@ -31,6 +31,7 @@ struct Fixture {
     kid: SessionKeyId,
     start_block: u64,
     chain_id: u64,
+    tokens: std::collections::BTreeMap<openrail_store::Currency, alloy::primitives::Address>,
 }
 
 async fn fixture() -> anyhow::Result<Fixture> {
@@ -139,6 +140,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
 
     Ok(Fixture {
         start_block: d.deployed_at_block,
+        tokens: d.currency_tokens(),
         chain_id: d.chain_id,
         h,
         store,
@@ -196,7 +198,15 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         assert_eq!(store.pull(scope, &id).await?.status, PullStatus::Pending);
     }
 
-    let watcher = Watcher::new(store.clone(), &f.url, f.asm, f.start_block, 0).await?;
+    let watcher = Watcher::new(
+        store.clone(),
+        &f.url,
+        f.asm,
+        f.tokens.clone(),
+        f.start_block,
+        0,
+    )
+    .await?;
     let step = watcher.step().await?;
     assert_eq!(step.pulls_resolved, 3);
     let cursor = store
@@ -222,6 +232,58 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
     // Nothing new: the cursor stays, nothing is applied twice.
     let again = watcher.step().await?;
     assert_eq!((again.pulls_resolved, again.reorg), (0, false));
+    f.h.stop().await;
+    Ok(())
+}
+
+/// A transfer the token refused is told apart by the watcher too (the payer's allowance
+/// here), as the engine does from a receipt: which of them records the outcome first never
+/// changes the code the pull ends with.
+#[tokio::test]
+async fn watcher_says_what_stopped_a_refused_transfer() -> anyhow::Result<()> {
+    use openrail_chain::bindings::TestStablecoin;
+    use openrail_chain::deploy::{mined, signer_provider};
+    let f = fixture().await?;
+    let d = f.h.settlement_deployment();
+    let as_payer = signer_provider(f.h.devnet.settlement.rpc_url(), dev_demo_payer());
+    mined(
+        TestStablecoin::new(d.tokens["USD"], &as_payer)
+            .approve(f.asm, U256::ZERO)
+            .send()
+            .await?,
+    )
+    .await?;
+    pending_pull(&f, "pull_unapproved", 1_000).await?;
+    let req = PullRequest {
+        intent: "pull_unapproved".into(),
+        key_id: keccak256(f.kid.as_bytes()),
+        destination: dev_spare().address(),
+        amount: units(10),
+        agent: None,
+    };
+    f.submitter.pull(req).await?; // mined; nobody records the outcome
+    let watcher = Watcher::new(
+        f.store.clone(),
+        &f.url,
+        f.asm,
+        f.tokens.clone(),
+        f.start_block,
+        0,
+    )
+    .await?;
+    assert_eq!(watcher.step().await?.pulls_resolved, 1);
+    let scope = Scope {
+        account_id: &f.account_id,
+        mode: Mode::Testnet,
+    };
+    let pull = f
+        .store
+        .pull(scope, &PullId::parse("pull_unapproved").expect("a pull id"))
+        .await?;
+    assert_eq!(
+        (pull.status, pull.decline_code.map(|r| r.as_str())),
+        (PullStatus::Declined, Some("allowance_insufficient"))
+    );
     f.h.stop().await;
     Ok(())
 }
@@ -290,7 +352,15 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         Arc::new(StoreJournal::new(f.store.clone(), None)),
     )
     .await?;
-    let watcher = Watcher::new(f.store.clone(), &f.url, f.asm, f.start_block, 0).await?;
+    let watcher = Watcher::new(
+        f.store.clone(),
+        &f.url,
+        f.asm,
+        f.tokens.clone(),
+        f.start_block,
+        0,
+    )
+    .await?;
     let mut status = PullStatus::Pending;
     for _ in 0..50 {
         watcher.step().await?;
@@ -347,7 +417,15 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     else {
         anyhow::bail!("the pull was declined");
     };
-    let watcher = Watcher::new(f.store.clone(), &f.url, f.asm, f.start_block, 0).await?;
+    let watcher = Watcher::new(
+        f.store.clone(),
+        &f.url,
+        f.asm,
+        f.tokens.clone(),
+        f.start_block,
+        0,
+    )
+    .await?;
     assert_eq!(watcher.step().await?.pulls_resolved, 1);
     let before = f
         .store
