@@ -768,7 +768,7 @@ async fn collect_receipts(
         }
         pending = still;
         if !progressed && !pending.is_empty() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            tokio::time::sleep(Duration::from_millis(1)).await;
         }
     }
 }

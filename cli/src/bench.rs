@@ -27,13 +27,21 @@ pub enum BenchCommand {
         /// Concurrent HTTP clients.
         #[arg(long, default_value_t = 64)]
         concurrency: usize,
+        /// Run the end-to-end phase on a fresh database of this PostgreSQL server (e.g.
+        /// `postgres://postgres@127.0.0.1:5432/test`) instead of a SQLite file.
+        #[arg(long, value_name = "SERVER_URL")]
+        postgres: Option<String>,
     },
 }
 
 pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Gas => gas().await,
-        BenchCommand::Pulls { n, concurrency } => crate::bench_pulls::run(n, concurrency).await,
+        BenchCommand::Pulls {
+            n,
+            concurrency,
+            postgres,
+        } => crate::bench_pulls::run(n, concurrency, postgres).await,
     }
 }
 

@@ -88,7 +88,7 @@ async fn send_windowed<P: Provider>(
     Ok(start.elapsed())
 }
 
-pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
+pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyhow::Result<()> {
     if n == 0 || concurrency == 0 {
         bail!("--n and --concurrency must be positive");
     }
@@ -101,11 +101,11 @@ pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
         })
     };
     let devnet = fresh().await?;
-    let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, false).await;
+    let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, None).await;
     devnet.stop().await;
     let by_window = result?.0;
     let devnet = fresh().await?;
-    let result = measure(&devnet, n, concurrency, &[], true).await;
+    let result = measure(&devnet, n, concurrency, &[], Some(postgres.as_deref())).await;
     devnet.stop().await;
     let api = result?.1.context("the end-to-end phase gave no figures")?;
     let raw = by_window
@@ -114,7 +114,12 @@ pub async fn run(n: usize, concurrency: usize) -> anyhow::Result<()> {
         .fold(0.0, f64::max);
     let ratio = api.per_sec / raw;
     println!(
-        "Debit pulls: {n} pulls, {concurrency} concurrent HTTP clients, SQLite, one anvil (automine)\n"
+        "Debit pulls: {n} pulls, {concurrency} concurrent HTTP clients, {}, one anvil (automine)\n",
+        if postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
     );
     println!("| measurement | pulls/s | p50 latency | p99 latency |");
     println!("|---|---:|---:|---:|");
@@ -174,7 +179,9 @@ async fn measure(
     n: usize,
     concurrency: usize,
     windows: &[usize],
-    api: bool,
+    // The end-to-end phase, on PostgreSQL (this server) or SQLite (`None`); no such phase
+    // when `None`.
+    api: Option<Option<&str>>,
 ) -> anyhow::Result<(Vec<(usize, (f64, f64, f64))>, Option<ApiFigures>)> {
     let a = &devnet.manifest.settlement;
     let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
@@ -255,13 +262,19 @@ async fn measure(
         }
     }
 
-    if !api {
+    let Some(postgres) = api else {
         return Ok((by_window, None));
-    }
+    };
 
     // End to end through HTTP.
     let dir = tempfile::tempdir()?;
-    let store = openrail_store::testing::fresh_sqlite(dir.path()).await?;
+    let store = match postgres {
+        None => openrail_store::testing::fresh_sqlite(dir.path()).await?,
+        Some(server) => {
+            let url = openrail_store::testing::fresh_database_on(server).await?;
+            openrail_store::Store::connect(&url).await?
+        }
+    };
     let account = store.create_account("Bench").await?;
     let (_, api_key) = store
         .create_api_key(&account.id, openrail_store::Mode::Testnet)

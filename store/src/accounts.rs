@@ -63,7 +63,7 @@ impl Store {
             .bind(&account.id)
             .bind(&account.name)
             .bind(account.created_at)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(account)
     }
@@ -107,7 +107,7 @@ impl Store {
         .bind(hash_secret(&secret))
         .bind(&key.last4)
         .bind(key.created_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok((key, secret))
     }
@@ -143,7 +143,7 @@ impl Store {
             sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
                 .bind(id)
                 .bind(now_ms())
-                .execute(self.pool())
+                .execute(self.writer())
                 .await?;
         if done.rows_affected() == 0 {
             Err(StoreError::NotFound)

@@ -1,12 +1,14 @@
 //! Mandates, session keys and debit pulls: rows and queries.
 
+use std::collections::HashMap;
+
 use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
-use crate::events::{self, EventType};
+use crate::events::{self, EventType, NewEvent};
 use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
@@ -500,7 +502,7 @@ impl Store {
     /// Inserts a new mandate with its `mandate.created` event (and
     /// `mandate.requires_authorization` when the payer must sign).
     pub async fn insert_mandate(&self, m: &Mandate) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
         ))
@@ -555,7 +557,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let moved = move_mandate_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -589,7 +591,7 @@ impl Store {
         k: &SessionKey,
         secret_hash: &str,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
         ))
@@ -635,7 +637,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let moved = move_key_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -697,10 +699,8 @@ impl Store {
     /// Inserts new pulls in one transaction (requests that arrive together share one
     /// commit), each as [`Store::insert_pull`].
     pub async fn insert_pulls(&self, pulls: &[DebitPull]) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
-        for p in pulls {
-            insert_pull_in(&mut tx, p).await?;
-        }
+        let mut tx = self.writer().begin().await?;
+        insert_pulls_in(&mut tx, pulls).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -714,58 +714,119 @@ impl Store {
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let moved = resolve_pull_in(&mut tx, id, r, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
 }
 
-/// A new pull with its `debit_pull.created` event and, when pending, its work.
-async fn insert_pull_in(conn: &mut AnyConnection, p: &DebitPull) -> Result<(), StoreError> {
-    sqlx::query(&format!(
-        "INSERT INTO debit_pulls ({PULL_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)"
-    ))
-    .bind(&p.id)
-    .bind(&p.account_id)
-    .bind(p.mode.as_str())
-    .bind(&p.session_key_id)
-    .bind(&p.mandate_id)
-    .bind(i64_of(p.amount))
-    .bind(p.currency.code())
-    .bind(&p.destination)
-    .bind(&p.destination_address)
-    .bind(&p.description)
-    .bind(p.status.as_str())
-    .bind(p.decline_code.map(DeclineReason::as_str))
-    .bind(p.remaining.map(i64_of))
-    .bind(p.resets_at)
-    .bind(&p.tx_hash)
-    .bind(p.authorized_at)
-    .bind(p.created_at)
-    .bind(p.updated_at)
-    .bind(&p.failure_reason)
-    .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
-    .bind(p.agent.as_ref().map(|a| a.deadline))
-    .bind(p.agent.as_ref().map(|a| a.signature.clone()))
-    .execute(&mut *conn)
-    .await?;
-    events::record(conn, EventType::DebitPullCreated, &p.id, p.created_at).await?;
-    if p.status == PullStatus::Pending {
-        let chain_id = outbox::chain_of(conn, &p.mandate_id).await?;
-        outbox::enqueue(
-            conn,
-            &p.id,
-            WorkKind::PullBatch,
-            chain_id,
-            p.mode,
-            p.created_at,
-        )
-        .await?;
-    } else {
-        events::record(conn, EventType::of_pull(p.status), &p.id, p.created_at).await?;
+/// Most pulls one statement inserts (22 parameters each).
+const PULLS_PER_INSERT: usize = 200;
+
+/// The chain of each of these mandates and whether it is bank-funded, by mandate id.
+async fn mandate_chains_in(
+    conn: &mut AnyConnection,
+    mandate_ids: &[&str],
+) -> Result<HashMap<String, (u64, bool)>, StoreError> {
+    let mut ids: Vec<&str> = mandate_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT id, chain_id, payer_account_id FROM mandates WHERE id IN ({})",
+            marks.join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        for r in q.fetch_all(&mut *conn).await? {
+            let payer: String = r.try_get("payer_account_id")?;
+            out.insert(
+                r.try_get::<String, _>("id")?,
+                (
+                    u64::try_from(r.try_get::<i64, _>("chain_id")?).unwrap_or_default(),
+                    payer.starts_with("ba_"),
+                ),
+            );
+        }
     }
-    Ok(())
+    Ok(out)
+}
+
+/// New pulls, each with its `debit_pull.created` event and, when pending, its work (a
+/// pull declined off chain gets its `debit_pull.declined` event instead) — a few
+/// statements for many pulls.
+async fn insert_pulls_in(conn: &mut AnyConnection, pulls: &[DebitPull]) -> Result<(), StoreError> {
+    for chunk in pulls.chunks(PULLS_PER_INSERT) {
+        let sql = format!(
+            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES {}",
+            crate::db::placeholders(chunk.len(), 22)
+        );
+        let mut q = sqlx::query(&sql);
+        for p in chunk {
+            q = q
+                .bind(&p.id)
+                .bind(&p.account_id)
+                .bind(p.mode.as_str())
+                .bind(&p.session_key_id)
+                .bind(&p.mandate_id)
+                .bind(i64_of(p.amount))
+                .bind(p.currency.code())
+                .bind(&p.destination)
+                .bind(&p.destination_address)
+                .bind(&p.description)
+                .bind(p.status.as_str())
+                .bind(p.decline_code.map(DeclineReason::as_str))
+                .bind(p.remaining.map(i64_of))
+                .bind(p.resets_at)
+                .bind(&p.tx_hash)
+                .bind(p.authorized_at)
+                .bind(p.created_at)
+                .bind(p.updated_at)
+                .bind(&p.failure_reason)
+                .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
+                .bind(p.agent.as_ref().map(|a| a.deadline))
+                .bind(p.agent.as_ref().map(|a| a.signature.clone()));
+        }
+        q.execute(&mut *conn).await?;
+    }
+    let mandate_ids: Vec<&str> = pulls.iter().map(|p| p.mandate_id.as_str()).collect();
+    let chains = mandate_chains_in(conn, &mandate_ids).await?;
+    let mut events = Vec::with_capacity(pulls.len());
+    let mut work = Vec::with_capacity(pulls.len());
+    for p in pulls {
+        let (chain_id, _) = *chains
+            .get(p.mandate_id.as_str())
+            .ok_or(StoreError::NotFound)?;
+        events.push(NewEvent::of_pull(
+            EventType::DebitPullCreated,
+            p,
+            chain_id,
+            p.created_at,
+        ));
+        if p.status == PullStatus::Pending {
+            work.push((
+                p.id.as_str(),
+                WorkKind::PullBatch,
+                chain_id,
+                p.mode,
+                p.created_at,
+            ));
+        } else {
+            events.push(NewEvent::of_pull(
+                EventType::of_pull(p.status),
+                p,
+                chain_id,
+                p.created_at,
+            ));
+        }
+    }
+    events::insert_all(conn, &events).await?;
+    outbox::enqueue_all(conn, &work).await
 }
 
 /// An extra condition on a status change.
@@ -854,7 +915,8 @@ pub(crate) async fn move_key_in(
     Ok(moved)
 }
 
-/// [`Store::resolve_pull`] inside a transaction, with its event.
+/// Records how pending pull `id` ended, inside the caller's transaction (see
+/// [`resolve_pulls_guarded_in`]); returns whether it moved.
 pub(crate) async fn resolve_pull_in(
     conn: &mut AnyConnection,
     id: &str,
@@ -864,8 +926,7 @@ pub(crate) async fn resolve_pull_in(
     resolve_pull_guarded_in(conn, id, r, Guard::None, now).await
 }
 
-/// **The one place a pending pull is resolved** (`authorized`, `declined`, `failed`), under
-/// `guard`, with its event; closes its work.
+/// [`resolve_pulls_guarded_in`] for one pull.
 async fn resolve_pull_guarded_in(
     conn: &mut AnyConnection,
     id: &str,
@@ -873,33 +934,75 @@ async fn resolve_pull_guarded_in(
     guard: Guard,
     now: i64,
 ) -> Result<bool, StoreError> {
+    let moved = resolve_pulls_guarded_in(conn, &[(id, r)], guard, now).await?;
+    Ok(moved.first().copied().unwrap_or(false))
+}
+
+/// **The one place a pending pull is resolved** (`authorized`, `declined`, `failed`), under
+/// `guard`, with its event; closes its work, and queues the payout of an authorized pull
+/// on a bank-funded mandate. Many pulls at once: one update each, then a few statements for
+/// all of their events and work. Returns, per item, whether it moved.
+async fn resolve_pulls_guarded_in(
+    conn: &mut AnyConnection,
+    items: &[(&str, &PullResolution)],
+    guard: Guard,
+    now: i64,
+) -> Result<Vec<bool>, StoreError> {
     // `remaining` is kept in minor units, the same for every supported currency.
     let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
-    let done = sqlx::query(&format!(
+    let sql = format!(
         "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
-         authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'{}",
+         authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'{} RETURNING {PULL_COLS}",
         guard.sql()
-    ))
-        .bind(id)
-        .bind(r.status.as_str())
-        .bind(r.decline_code.map(DeclineReason::as_str))
-        .bind(r.remaining_token_units.map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX)))
-        .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
-        .bind(&r.tx_hash)
-        .bind(r.authorized_at)
-        .bind(now)
-        .execute(&mut *conn)
-        .await?;
-    let moved = done.rows_affected() == 1;
-    if moved {
-        events::record(conn, EventType::of_pull(r.status), id, now).await?;
-        outbox::close(conn, id, WorkKind::PullBatch, now).await?;
-        if r.status == PullStatus::Authorized {
-            // A bank-funded mandate's pull moved nothing yet: its bank leg and payout follow.
-            outbox::enqueue_if(conn, outbox::OF_BANK_FUNDED_PULL, id, WorkKind::Payout, now)
-                .await?;
+    );
+    let mut moved = Vec::with_capacity(items.len());
+    let mut resolved = Vec::with_capacity(items.len());
+    for (id, r) in items {
+        let row = sqlx::query(&sql)
+            .bind(*id)
+            .bind(r.status.as_str())
+            .bind(r.decline_code.map(DeclineReason::as_str))
+            .bind(
+                r.remaining_token_units
+                    .map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX)),
+            )
+            .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
+            .bind(&r.tx_hash)
+            .bind(r.authorized_at)
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await?;
+        moved.push(row.is_some());
+        if let Some(row) = row {
+            resolved.push(pull_of(&row)?);
         }
     }
+    if resolved.is_empty() {
+        return Ok(moved);
+    }
+    let mandate_ids: Vec<&str> = resolved.iter().map(|p| p.mandate_id.as_str()).collect();
+    let chains = mandate_chains_in(conn, &mandate_ids).await?;
+    let mut events = Vec::with_capacity(resolved.len());
+    let mut payouts = Vec::new();
+    for p in &resolved {
+        let (chain_id, bank_funded) = *chains
+            .get(p.mandate_id.as_str())
+            .ok_or(StoreError::NotFound)?;
+        events.push(NewEvent::of_pull(
+            EventType::of_pull(p.status),
+            p,
+            chain_id,
+            now,
+        ));
+        if p.status == PullStatus::Authorized && bank_funded {
+            // A bank-funded mandate's pull moved nothing yet: its bank leg and payout follow.
+            payouts.push((p.id.as_str(), WorkKind::Payout, chain_id, p.mode, now));
+        }
+    }
+    events::insert_all(conn, &events).await?;
+    let ids: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
+    outbox::close_all(conn, &ids, WorkKind::PullBatch, now).await?;
+    outbox::enqueue_all(conn, &payouts).await?;
     Ok(moved)
 }
 
@@ -910,11 +1013,10 @@ impl Store {
         items: &[(PullId, PullResolution)],
         now: i64,
     ) -> Result<Vec<bool>, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let mut moved = Vec::with_capacity(items.len());
-        for (id, r) in items {
-            moved.push(resolve_pull_in(&mut tx, id, r, now).await?);
-        }
+        let items: Vec<(&str, &PullResolution)> =
+            items.iter().map(|(id, r)| (id.as_str(), r)).collect();
+        let mut tx = self.writer().begin().await?;
+        let moved = resolve_pulls_guarded_in(&mut tx, &items, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -1198,7 +1300,7 @@ impl Store {
         failure_reason: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let done = sqlx::query(
             "UPDATE debit_pulls SET status = $2, failure_reason = $3, updated_at = $4 \
              WHERE id = $1 AND status = 'authorized'",
@@ -1258,7 +1360,7 @@ impl Store {
             sqlx::query("UPDATE chain_txs SET applied = 1 WHERE hash = $1 AND status = $2")
                 .bind(&hash)
                 .bind(&status)
-                .execute(self.pool())
+                .execute(self.writer())
                 .await?;
         }
         Ok(changed)
@@ -1276,7 +1378,7 @@ impl Store {
         let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
         let succeeded = fate == TxStatus::Succeeded;
         let live = Guard::NoLiveTransaction;
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let moved = match kind {
             TxKind::CreateMandate if succeeded => {
                 move_mandate_in(

@@ -50,7 +50,7 @@ impl Store {
         .bind(a.deadline)
         .bind(&a.signature)
         .bind(a.authorized_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -73,7 +73,7 @@ impl Store {
         signature: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         // The signature first, so the event's snapshot shows it; rolled back (the
         // transaction dropped) when the object was no longer waiting.
         sqlx::query(
@@ -132,7 +132,7 @@ impl Store {
         mandate_id: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         // Only from `requires_authorization`: anything else has been sent (or is final).
         let moved = move_mandate_in(
             &mut tx,

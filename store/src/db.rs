@@ -68,6 +68,10 @@ impl StoreError {
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: AnyPool,
+    /// Where writes go: for SQLite a pool of one connection, so writers queue here (in
+    /// order, without holding a thread) instead of in SQLite's busy handler, which sleeps
+    /// 1 to 100 ms between tries; for PostgreSQL the same pool as reads.
+    writer: AnyPool,
     backend: Backend,
 }
 
@@ -88,19 +92,37 @@ impl Store {
             _ => url.to_string(),
         };
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
-        let pool_options = match backend {
-            // One writer at a time is SQLite's model; WAL lets readers run beside it.
-            Backend::Sqlite => AnyPoolOptions::new().max_connections(8).after_connect(|conn, _| {
-                Box::pin(async move {
-                    use sqlx::Executor;
-                    conn.execute("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").await?;
-                    Ok(())
+        let sqlite = |connections: u32| {
+            AnyPoolOptions::new()
+                .max_connections(connections)
+                .after_connect(|conn, _| {
+                    Box::pin(async move {
+                        use sqlx::Executor;
+                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").await?;
+                        Ok(())
+                    })
                 })
-            }),
-            Backend::Postgres => AnyPoolOptions::new().max_connections(16),
         };
-        let pool = pool_options.connect_with(options).await?;
-        let store = Self { pool, backend };
+        let (pool, writer) = match backend {
+            // One writer at a time is SQLite's model; WAL lets readers run beside it.
+            Backend::Sqlite => {
+                let pool = sqlite(8).connect_with(options.clone()).await?;
+                let writer = sqlite(1).connect_with(options).await?;
+                (pool, writer)
+            }
+            Backend::Postgres => {
+                let pool = AnyPoolOptions::new()
+                    .max_connections(16)
+                    .connect_with(options)
+                    .await?;
+                (pool.clone(), pool)
+            }
+        };
+        let store = Self {
+            pool,
+            writer,
+            backend,
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -109,12 +131,12 @@ impl Store {
         match self.backend {
             Backend::Sqlite => {
                 sqlx::migrate!("../migrations/sqlite")
-                    .run(&self.pool)
+                    .run(&self.writer)
                     .await?
             }
             Backend::Postgres => {
                 sqlx::migrate!("../migrations/postgres")
-                    .run(&self.pool)
+                    .run(&self.writer)
                     .await?
             }
         }
@@ -126,7 +148,43 @@ impl Store {
         self.backend
     }
 
+    /// Where reads go.
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Where writes go (transactions and single statements that change rows).
+    pub(crate) fn writer(&self) -> &AnyPool {
+        &self.writer
+    }
+}
+
+/// `rows` groups of `cols` numbered placeholders, `($1, $2), ($3, $4)`: the `VALUES` of a
+/// statement that writes many rows (both backends number their parameters this way).
+pub(crate) fn placeholders(rows: usize, cols: usize) -> String {
+    let mut out = String::with_capacity(rows * cols * 5);
+    for r in 0..rows {
+        if r > 0 {
+            out.push_str(", ");
+        }
+        out.push('(');
+        for c in 0..cols {
+            if c > 0 {
+                out.push_str(", ");
+            }
+            out.push('$');
+            out.push_str(&(r * cols + c + 1).to_string());
+        }
+        out.push(')');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_number_rows_then_columns() {
+        assert_eq!(super::placeholders(1, 1), "($1)");
+        assert_eq!(super::placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
     }
 }

@@ -409,21 +409,78 @@ pub(crate) async fn record(
     now: i64,
 ) -> Result<(), StoreError> {
     let (snapshot, account_id, mode) = snapshot_in(conn, kind.object(), id, now).await?;
-    let data = serde_json::to_string(&snapshot)
-        .map_err(|e| StoreError::Corrupt(format!("snapshot of {id}: {e}")))?;
-    sqlx::query(
-        "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    insert_all(
+        conn,
+        &[NewEvent {
+            kind,
+            object_id: id,
+            account_id: &account_id,
+            mode,
+            snapshot,
+            created_at: now,
+        }],
     )
-    .bind(EventId::new())
-    .bind(account_id)
-    .bind(mode.as_str())
-    .bind(kind.as_str())
-    .bind(id)
-    .bind(now)
-    .bind(data)
-    .execute(&mut *conn)
-    .await?;
+    .await
+}
+
+/// An event to write whose object's representation the caller already holds (it just
+/// wrote or read the row in the same transaction).
+#[derive(Debug)]
+pub(crate) struct NewEvent<'a> {
+    pub kind: EventType,
+    pub object_id: &'a str,
+    pub account_id: &'a str,
+    pub mode: Mode,
+    pub snapshot: Snapshot,
+    pub created_at: i64,
+}
+
+impl<'a> NewEvent<'a> {
+    /// The `kind` event of pull `p` (of a mandate on `chain_id`) at `at`.
+    pub(crate) fn of_pull(kind: EventType, p: &'a DebitPull, chain_id: u64, at: i64) -> Self {
+        NewEvent {
+            kind,
+            object_id: p.id.as_str(),
+            account_id: &p.account_id,
+            mode: p.mode,
+            snapshot: Snapshot::DebitPull {
+                debit_pull: p.clone(),
+                chain_id,
+            },
+            created_at: at,
+        }
+    }
+}
+
+/// Most events written by one statement.
+const EVENTS_PER_INSERT: usize = 200;
+
+/// Writes `events` in their order (so their `seq` follows it), a few statements for many.
+pub(crate) async fn insert_all(
+    conn: &mut AnyConnection,
+    events: &[NewEvent<'_>],
+) -> Result<(), StoreError> {
+    for chunk in events.chunks(EVENTS_PER_INSERT) {
+        let sql = format!(
+            "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) VALUES {}",
+            crate::db::placeholders(chunk.len(), 7)
+        );
+        let mut q = sqlx::query(&sql);
+        for e in chunk {
+            let data = serde_json::to_string(&e.snapshot).map_err(|err| {
+                StoreError::Corrupt(format!("snapshot of {}: {err}", e.object_id))
+            })?;
+            q = q
+                .bind(EventId::new())
+                .bind(e.account_id)
+                .bind(e.mode.as_str())
+                .bind(e.kind.as_str())
+                .bind(e.object_id)
+                .bind(e.created_at)
+                .bind(data);
+        }
+        q.execute(&mut *conn).await?;
+    }
     Ok(())
 }
 
@@ -531,7 +588,7 @@ impl Store {
         let mut announced = 0;
         for r in rows {
             let id: String = r.try_get("id")?;
-            let mut tx = self.pool().begin().await?;
+            let mut tx = self.writer().begin().await?;
             let moved = sqlx::query(
                 "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
             )

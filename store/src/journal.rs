@@ -109,7 +109,7 @@ impl Store {
         fence: Option<(&str, &str)>,
     ) -> Result<bool, StoreError> {
         let (lease, holder) = fence.unwrap_or_default();
-        let mut db = self.pool().begin().await?;
+        let mut db = self.writer().begin().await?;
         let done = sqlx::query(
             "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
              SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
@@ -131,14 +131,16 @@ impl Store {
         if done.rows_affected() != 1 {
             return Ok(false);
         }
-        for intent in intents {
-            sqlx::query(
-                "INSERT INTO chain_tx_intents (intent, hash) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            )
-            .bind(intent)
-            .bind(hash)
-            .execute(&mut *db)
-            .await?;
+        for chunk in intents.chunks(500) {
+            let sql = format!(
+                "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",
+                crate::db::placeholders(chunk.len(), 2)
+            );
+            let mut q = sqlx::query(&sql);
+            for intent in chunk {
+                q = q.bind(intent).bind(hash);
+            }
+            q.execute(&mut *db).await?;
         }
         db.commit().await?;
         Ok(true)
@@ -159,7 +161,7 @@ impl Store {
         .bind(hash)
         .bind(status.as_str())
         .bind(block.map(|b| b as i64))
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -264,7 +266,7 @@ impl Store {
             .bind(api_key_id)
             .bind(key)
             .bind(now - IDEMPOTENCY_TTL_MS)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         // The claim that blocked the insert may be abandoned (deleted after a 5xx) before it
         // is read: then claim again, rather than fail on a row that is gone.
@@ -279,7 +281,7 @@ impl Store {
             .bind(fingerprint)
             .bind(now)
             .bind(node_id)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
             if inserted.rows_affected() == 1 {
                 return Ok(IdempotencyBegin::Started);
@@ -362,7 +364,7 @@ impl Store {
         .bind(node_id)
         .bind(now_ms())
         .bind(value)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -396,7 +398,7 @@ impl Store {
         .bind(api_key_id)
         .bind(key)
         .bind(resource)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -417,7 +419,7 @@ impl Store {
         .bind(key)
         .bind(i64::from(status))
         .bind(body)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -428,7 +430,7 @@ impl Store {
         sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'")
             .bind(api_key_id)
             .bind(key)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -496,7 +498,7 @@ impl Store {
         ended: &OnchainEnds,
         now: i64,
     ) -> Result<usize, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
             changed +=
@@ -584,7 +586,7 @@ impl Store {
         cursor: &ChainCursor,
         now: i64,
     ) -> Result<(Vec<(String, String)>, usize), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let rows = sqlx::query(
             "SELECT hash, raw FROM chain_txs WHERE chain_id = $1 AND block_number >= $2 \
              AND status IN ('succeeded', 'reverted') ORDER BY nonce",

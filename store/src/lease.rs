@@ -65,7 +65,7 @@ impl Store {
         .bind(url)
         .bind(now + ttl_ms)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -75,7 +75,7 @@ impl Store {
         sqlx::query("UPDATE leases SET expires_at = 0 WHERE name = $1 AND holder = $2")
             .bind(name)
             .bind(holder)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }

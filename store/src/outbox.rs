@@ -98,6 +98,57 @@ pub(crate) async fn enqueue(
     Ok(())
 }
 
+/// Most rows one statement writes.
+const ROWS_PER_STATEMENT: usize = 500;
+
+/// Queues work for many intents (as [`enqueue`] each): `(intent, kind, chain_id, mode,
+/// now)`, in their order.
+pub(crate) async fn enqueue_all(
+    conn: &mut AnyConnection,
+    work: &[(&str, WorkKind, u64, Mode, i64)],
+) -> Result<(), StoreError> {
+    for chunk in work.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES {} \
+             ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
+            crate::db::placeholders(chunk.len(), 5)
+        );
+        let mut q = sqlx::query(&sql);
+        for (intent, kind, chain_id, mode, now) in chunk {
+            q = q
+                .bind(*intent)
+                .bind(kind.as_str())
+                .bind(i64::try_from(*chain_id).unwrap_or(i64::MAX))
+                .bind(mode.as_str())
+                .bind(*now);
+        }
+        q.execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Closes the open `kind` rows of `intents` at `now` (as [`close`] each).
+pub(crate) async fn close_all(
+    conn: &mut AnyConnection,
+    intents: &[&str],
+    kind: WorkKind,
+    now: i64,
+) -> Result<(), StoreError> {
+    for chunk in intents.chunks(ROWS_PER_STATEMENT) {
+        let marks: Vec<String> = (3..chunk.len() + 3).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
+            marks.join(", ")
+        );
+        let mut q = sqlx::query(&sql).bind(now).bind(kind.as_str());
+        for intent in chunk {
+            q = q.bind(*intent);
+        }
+        q.execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
 /// Closes the open row of `intent` and `kind`, if any, at `now`.
 pub(crate) async fn close(
     conn: &mut AnyConnection,
@@ -206,7 +257,7 @@ impl Store {
         kind: WorkKind,
         now: i64,
     ) -> Result<(), StoreError> {
-        close(&mut *self.pool().acquire().await?, intent, kind, now).await
+        close(&mut *self.writer().acquire().await?, intent, kind, now).await
     }
 
     /// Makes the open row of `intent` and `kind` due again only at `due_at` (driving work
@@ -223,14 +274,14 @@ impl Store {
         .bind(intent)
         .bind(kind.as_str())
         .bind(due_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         enqueue_for(
             &mut tx,
             OF_MANDATE,
@@ -245,7 +296,7 @@ impl Store {
 
     /// Queues the revoke of session key `key_id` at `now`.
     pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         enqueue_for(&mut tx, OF_KEY, key_id, WorkKind::RevokeSessionKey, now).await?;
         tx.commit().await?;
         Ok(())
@@ -261,12 +312,6 @@ pub(crate) const OF_KEY: &str = "SELECT m.chain_id, k.mode FROM session_keys k \
 
 /// The chain and mode of a payment (`$1`: its id), for [`enqueue_for`].
 pub(crate) const OF_PAYMENT: &str = "SELECT chain_id, mode FROM payments WHERE id = $1";
-
-/// The chain and mode of a pull (`$1`: its id) when its mandate is funded from a bank
-/// account (no row otherwise), for [`enqueue_if`].
-pub(crate) const OF_BANK_FUNDED_PULL: &str = "SELECT m.chain_id, p.mode FROM debit_pulls p \
-    JOIN mandates m ON m.id = p.mandate_id WHERE p.id = $1 \
-    AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\'";
 
 /// Queues `kind` for `intent`, whose chain and mode `lookup` reads, inside the caller's
 /// transaction.

@@ -135,7 +135,7 @@ impl Store {
     /// Inserts a new payment with its `payment.created` event (and
     /// `payment.requires_authorization` when the payer must sign).
     pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         sqlx::query(&format!(
             "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
         ))
@@ -191,7 +191,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = 'failed', failure_reason = $2, refund_status = 'pending', \
              tx_hash = COALESCE($3, tx_hash), updated_at = $4 WHERE id = $1 AND status = 'processing'",
@@ -217,7 +217,7 @@ impl Store {
         to: RefundStatus,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let done = sqlx::query(
             "UPDATE payments SET refund_status = $2, updated_at = $3 WHERE id = $1 AND refund_status = 'pending'",
         )
@@ -245,7 +245,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
              tx_hash = COALESCE($5, tx_hash), updated_at = $6 WHERE id = $1 AND status = $2",

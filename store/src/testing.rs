@@ -39,12 +39,26 @@ pub async fn fresh_postgres_url() -> Result<Option<String>, StoreError> {
         }
         Err(e) => return Err(e.into()),
     };
+    create_database(&mut admin, &server).await.map(Some)
+}
+
+/// The URL of a fresh, empty database on the PostgreSQL server at `server`.
+pub async fn fresh_database_on(server: &str) -> Result<String, StoreError> {
+    sqlx::any::install_default_drivers();
+    let mut admin = sqlx::AnyConnection::connect(server).await?;
+    create_database(&mut admin, server).await
+}
+
+async fn create_database(
+    admin: &mut sqlx::AnyConnection,
+    server: &str,
+) -> Result<String, StoreError> {
     let name = random_id("openrail_test_", 12).to_lowercase();
     admin
         .execute(format!("CREATE DATABASE {name}").as_str())
         .await?;
-    let base = server.rsplit_once('/').map(|(b, _)| b).unwrap_or(&server);
-    Ok(Some(format!("{base}/{name}")))
+    let base = server.rsplit_once('/').map(|(b, _)| b).unwrap_or(server);
+    Ok(format!("{base}/{name}"))
 }
 
 /// A store on a fresh PostgreSQL database (see [`fresh_postgres_url`]).
