@@ -751,13 +751,25 @@ async fn collect_receipts(
                     } else {
                         TxFate::Reverted
                     };
+                    // Pull outcomes are told first: recording them needs nothing from the
+                    // journal's fate, and a crash before the fate is written leaves the
+                    // transaction `signed`, settled from its receipt at the next start. A
+                    // call's caller may read the fate (a failure is recorded only when no
+                    // live transaction is left), so it hears after it is written.
+                    let waiters = match flight.waiters {
+                        w @ Waiters::Pulls(_) => {
+                            resolve(w, &receipt, asm);
+                            Waiters::Nobody
+                        }
+                        other => other,
+                    };
                     if let Err(e) = journal
                         .finished(chain_id, flight.hash, fate, receipt.block_number)
                         .await
                     {
                         tracing::error!(error = %e, hash = %flight.hash, "journaling a mined transaction failed");
                     }
-                    resolve(flight.waiters, &receipt, asm);
+                    resolve(waiters, &receipt, asm);
                 }
                 Ok(None) => still.push_back(flight),
                 Err(e) => {

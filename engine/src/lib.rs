@@ -27,7 +27,7 @@ use openrail_store::agentic::{
     DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
 use openrail_store::consent::Authorization;
-use openrail_store::journal::TxStatus;
+use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::{Work, WorkKind};
 use openrail_store::{
     Amount, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
@@ -187,10 +187,13 @@ pub fn start(
                             .collect()
                     };
                     // The pulls claimed together are read together (one query, not one each).
-                    let mut pulls = prefetch_pulls(&store, &fresh).await;
+                    let mut read = prefetch_pulls(&store, &fresh).await;
                     for w in fresh {
                         let key = (w.intent.clone(), w.kind);
-                        let prefetched = pulls.remove(&w.intent);
+                        let prefetched = (
+                            read.pulls.remove(&w.intent),
+                            read.journaled.as_ref().map(|j| j.contains(&w.intent)),
+                        );
                         let (store, net, inflight, resolver, payments) = (
                             store.clone(),
                             net.clone(),
@@ -218,7 +221,7 @@ pub fn start(
                                         .await
                                         .map(|()| Next::Kept)
                                 }
-                                _ => deliver(&store, &net, &resolver, &w, None)
+                                _ => deliver(&store, &net, &resolver, &w, (None, None))
                                     .await
                                     .map(|()| Next::Close),
                             };
@@ -374,22 +377,49 @@ fn token_units(a: Amount) -> U256 {
     openrail_chain::token_units(a.minor(), a.currency())
 }
 
-/// The pulls of the `pull_batch` work in `work`, by id (empty when the read fails: each
-/// is then read alone).
-async fn prefetch_pulls(store: &Store, work: &[Work]) -> HashMap<String, DebitPull> {
+/// What the engine read of the pulls it claimed together, in two queries (not two each).
+#[derive(Debug, Default)]
+struct Prefetched {
+    /// The rows, by id (a pull missing here is read alone).
+    pulls: HashMap<String, DebitPull>,
+    /// Those a journaled `pull_batch` transaction already carries; `None` when that read
+    /// failed (each pull is then checked alone).
+    journaled: Option<HashSet<String>>,
+}
+
+/// The pulls of the `pull_batch` work in `work`, read after the work was marked in flight:
+/// a pull an earlier pass resolved shows its new status, and one it journaled shows its
+/// transaction, however stale the read of queued work was.
+async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
     let ids: Vec<PullId> = work
         .iter()
         .filter(|w| w.kind == WorkKind::PullBatch)
         .filter_map(|w| PullId::parse(&w.intent))
         .collect();
-    let mut found = HashMap::with_capacity(ids.len());
+    let mut out = Prefetched {
+        pulls: HashMap::with_capacity(ids.len()),
+        journaled: Some(HashSet::new()),
+    };
+    if ids.is_empty() {
+        return out;
+    }
+    let intents: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
+    out.journaled = match store.journaled_intents(&intents, TxKind::PullBatch).await {
+        Ok(j) => Some(j),
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the journal of claimed pulls failed");
+            None
+        }
+    };
     for chunk in ids.chunks(500) {
         match store.pulls_unscoped(chunk).await {
-            Ok(pulls) => found.extend(pulls.into_iter().map(|p| (p.id.to_string(), p))),
+            Ok(pulls) => out
+                .pulls
+                .extend(pulls.into_iter().map(|p| (p.id.to_string(), p))),
             Err(e) => tracing::warn!(error = %e, "reading claimed pulls together failed"),
         }
     }
-    found
+    out
 }
 
 /// Sends `w` and records its outcome; a pull's row may come read already.
@@ -398,7 +428,8 @@ async fn deliver(
     net: &Network,
     resolver: &Resolver,
     w: &Work,
-    prefetched: Option<DebitPull>,
+    // A pull's row, and whether a journaled transaction carries it, when already read.
+    (prefetched, journaled): (Option<DebitPull>, Option<bool>),
 ) -> Result<(), Left> {
     let logged = |e: StoreError| {
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording failed");
@@ -485,6 +516,19 @@ async fn deliver(
             let Some(id) = target(store, w, PullId::parse).await else {
                 return Ok(());
             };
+            let journaled = match journaled {
+                Some(j) => j,
+                None => store
+                    .journaled_status(&id, TxKind::PullBatch)
+                    .await
+                    .map_err(logged)?
+                    .is_some(),
+            };
+            if journaled {
+                // Sent already (by an earlier pass, or before a restart): its outcome comes
+                // from that transaction, never from a second one.
+                return Err(Left);
+            }
             let p = match prefetched {
                 Some(p) => p,
                 None => store.pull_unscoped(&id).await.map_err(logged)?,

@@ -217,6 +217,33 @@ impl Store {
             .collect()
     }
 
+    /// Which of `intents` a journaled `kind` transaction carries (whatever its status):
+    /// the engine's last check before it sends, against a read of queued work that went
+    /// stale while an earlier pass sent the same intent.
+    pub async fn journaled_intents(
+        &self,
+        intents: &[&str],
+        kind: TxKind,
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut found = std::collections::HashSet::new();
+        for chunk in intents.chunks(500) {
+            let marks: Vec<String> = (2..chunk.len() + 2).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT DISTINCT i.intent FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                 WHERE t.kind = $1 AND i.intent IN ({})",
+                marks.join(", ")
+            );
+            let mut q = sqlx::query(&sql).bind(kind.as_str());
+            for intent in chunk {
+                q = q.bind(*intent);
+            }
+            for r in q.fetch_all(self.pool()).await? {
+                found.insert(r.try_get("intent")?);
+            }
+        }
+        Ok(found)
+    }
+
     /// Whether `intent` still has open `kind` work (queued, or sent and not yet recorded).
     pub async fn work_open(&self, intent: &str, kind: WorkKind) -> Result<bool, StoreError> {
         let row =

@@ -7,7 +7,7 @@ use openrail_store::agentic::{
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::outbox::WorkKind;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::testing::{fresh_postgres, fresh_sqlite, pending_pull_row};
+use openrail_store::testing::{fresh_postgres, fresh_postgres_url, fresh_sqlite, pending_pull_row};
 use openrail_store::{
     Currency, Interval, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms,
 };
@@ -239,6 +239,85 @@ async fn driving_work(store: Store) {
             ("pay_wallet".to_string(), WorkKind::Payment)
         ]
     );
+}
+
+/// Migration 0016 queues, for a database written by a version without driving work, the
+/// work its payment worker would still have done: the open payment and the authorized
+/// pull of a bank-funded mandate (not a final payment, not a wallet-funded pull).
+async fn backfill(url: &str) {
+    use sqlx::{Connection, Executor};
+    let store = Store::connect(url).await.unwrap();
+    let account = store.create_account("Backfill test").await.unwrap().id;
+    let bank_pull = pending_pull(&store, &account, "bank", "ba_payer", CHAIN_A).await;
+    let wallet_pull = pending_pull(
+        &store,
+        &account,
+        "wallet",
+        "0x0707070707070707070707070707070707070707",
+        CHAIN_A,
+    )
+    .await;
+    for id in [&bank_pull, &wallet_pull] {
+        assert!(
+            store
+                .resolve_pull(id, &authorized(), now_ms())
+                .await
+                .unwrap()
+        );
+    }
+    for (id, status) in [
+        ("pay_open", PaymentStatus::Processing),
+        ("pay_done", PaymentStatus::Succeeded),
+    ] {
+        store
+            .insert_payment(&payment(
+                &account,
+                id,
+                status,
+                (PartyKind::BankAccount, "ba_payer"),
+            ))
+            .await
+            .unwrap();
+    }
+    // The database as the version before 0016 left it: no driving work, no `due_at`.
+    let mut db = sqlx::AnyConnection::connect(url).await.unwrap();
+    db.execute("DELETE FROM outbox WHERE kind IN ('payment', 'payout')")
+        .await
+        .unwrap();
+    db.execute("ALTER TABLE outbox DROP COLUMN due_at")
+        .await
+        .unwrap();
+    db.execute("DELETE FROM _sqlx_migrations WHERE version = 16")
+        .await
+        .unwrap();
+    drop(db);
+    drop(store);
+
+    let store = Store::connect(url).await.unwrap();
+    let mut work = claimable(&store, CHAIN_A, 0).await;
+    work.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        work,
+        vec![
+            ("pay_open".to_string(), WorkKind::Payment),
+            (bank_pull.to_string(), WorkKind::Payout),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn migration_backfills_driving_work_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("openrail.db").display());
+    backfill(&url).await;
+}
+
+#[tokio::test]
+async fn migration_backfills_driving_work_postgres() {
+    match fresh_postgres_url().await.unwrap() {
+        Some(url) => backfill(&url).await,
+        None => eprintln!("SKIPPED: outbox backfill postgres (no PostgreSQL at 127.0.0.1:5432)"),
+    }
 }
 
 #[tokio::test]
