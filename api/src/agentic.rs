@@ -22,6 +22,7 @@ use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
+use openrail_store::stages;
 use openrail_store::{
     Amount, BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store,
     StoreError, now_ms,
@@ -823,7 +824,9 @@ pub async fn create_pull(
     link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
     // Listening before the work is written: the engine's wake cannot come first.
     let waiter = openrail_engine::waiter(&net, &pull.id);
+    stages::mark("accepted", [pull.id.as_str()]);
     state.intake.accept(pull.clone()).await?;
+    stages::mark("written", [pull.id.as_str()]);
     if dead.is_some() {
         return pull_response(&pull, net.chain_id);
     }
@@ -833,6 +836,7 @@ pub async fn create_pull(
     let chain_id = net.chain_id;
     let wait = wait_of(&state, &headers);
     waiter.wait(&state.store, WorkKind::PullBatch, wait).await?;
+    stages::mark("answered", [pull.id.as_str()]);
 
     let pull = state.store.pull(p.scope(), &pull.id).await?;
     pull_response(&pull, chain_id)

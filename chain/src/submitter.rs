@@ -608,6 +608,7 @@ impl Sender {
         kind: TxKind,
         intents: Vec<String>,
     ) -> Result<TxHash, ChainError> {
+        openrail_store::stages::mark("batched", intents.iter().map(String::as_str));
         let fees = self.provider.estimate_eip1559_fees().await?;
         let request = TransactionRequest::default()
             .with_from(self.from)
@@ -640,6 +641,7 @@ impl Sender {
         // The nonce is spent once the transaction is journaled: a crash from here on
         // rebroadcasts these exact bytes.
         self.nonce += 1;
+        openrail_store::stages::mark("journaled", signed.intents.iter().map(String::as_str));
         crash::point(crash::AFTER_NONCE_ALLOCATION);
         if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
             if let Err(je) = self
@@ -661,6 +663,7 @@ impl Sender {
             }
             return Err(e.into());
         }
+        openrail_store::stages::mark("broadcast", signed.intents.iter().map(String::as_str));
         crash::point(crash::AFTER_BROADCAST);
         Ok(signed.hash)
     }

@@ -2,6 +2,8 @@
 //! run the raw ceiling of the chain alone (unbatched `pull` transactions signed locally and
 //! sent to anvil back to back, without waiting for receipts).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use alloy::eips::eip2718::Encodable2718;
@@ -141,13 +143,20 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         api.authorized, api.transactions
     );
     println!(
-        "where a pull's time goes (medians): accepted → journaled in a batch {:.0} ms, \
-         journaled → outcome recorded {:.0} ms; the rest of the {:.1} ms p50 is HTTP, \
-         checks before acceptance and the answer after the outcome",
-        api.to_journal,
-        api.to_record,
+        "\nwhere a pull's time goes: from one stage to the next, over the {} pulls that passed \
+         every stage (p50 of the request: {:.1} ms; the time before `accepted` and after \
+         `answered` is HTTP and the checks before the pull is written)\n",
+        api.staged,
         ms(api.p50)
     );
+    println!("| from → to | p50 | p90 | what happens |");
+    println!("|---|---:|---:|---|");
+    for (from, to, p50, p90) in &api.stages {
+        println!(
+            "| {from} → {to} | {p50:.1} ms | {p90:.1} ms | {} |",
+            stage_meaning(to)
+        );
+    }
     Ok(())
 }
 
@@ -161,16 +170,118 @@ struct ApiFigures {
     p99: Duration,
     authorized: usize,
     transactions: u64,
-    /// Medians over the pulls, in ms: accepted → its transaction journaled, journaled →
-    /// its outcome recorded (from the rows' own timestamps).
-    to_journal: f64,
-    to_record: f64,
+    /// Pulls that passed every stage of [`STAGES`].
+    staged: usize,
+    /// (from, to, p50 ms, p90 ms) for consecutive stages.
+    stages: Vec<(&'static str, &'static str, f64, f64)>,
 }
 
-/// The median of `xs` (0 when empty).
-fn median(mut xs: Vec<i64>) -> f64 {
-    xs.sort_unstable();
-    xs.get(xs.len() / 2).copied().unwrap_or_default() as f64
+/// The stages a pull passes, in order (marked with `openrail_store::stages::mark`).
+const STAGES: [&str; 9] = [
+    "accepted",
+    "written",
+    "claimed",
+    "batched",
+    "journaled",
+    "broadcast",
+    "mined",
+    "recorded",
+    "answered",
+];
+
+fn stage_meaning(to: &str) -> &'static str {
+    match to {
+        "written" => "the request's group commit of the pull, its event and its work",
+        "claimed" => "the engine is woken, reads the queued work and the pulls, starts each",
+        "batched" => "the pull waits for the submitter, busy with the previous transaction",
+        "journaled" => "fee estimate, signing, the journal's write (with the lease check)",
+        "broadcast" => "`eth_sendRawTransaction` to anvil",
+        "mined" => "receipt polled; the outcome reaches the pull's task",
+        "recorded" => "the resolver's group commit of outcomes, events and closed work",
+        "answered" => "the request is woken",
+        _ => "",
+    }
+}
+
+/// Stage marks recorded while the bench runs: a tracing layer for the target of
+/// `openrail_store::stages` (installed by `main` for `bench pulls` only).
+#[derive(Clone, Default)]
+pub struct StageClock(Arc<Mutex<Vec<(String, String, Instant)>>>);
+
+/// The bench's clock, once `main` installed it.
+pub static CLOCK: OnceLock<StageClock> = OnceLock::new();
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for StageClock {
+    fn on_event(
+        &self,
+        event: &tracing::Event<'_>,
+        _ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        #[derive(Default)]
+        struct Fields {
+            stage: Option<String>,
+            id: Option<String>,
+        }
+        impl tracing::field::Visit for Fields {
+            fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
+                match f.name() {
+                    "stage" => self.stage = Some(v.to_string()),
+                    "id" => self.id = Some(v.to_string()),
+                    _ => {}
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        let at = Instant::now();
+        let mut f = Fields::default();
+        event.record(&mut f);
+        if let (Some(stage), Some(id)) = (f.stage, f.id) {
+            self.0.lock().expect("stage clock").push((stage, id, at));
+        }
+    }
+}
+
+impl StageClock {
+    fn clear(&self) {
+        self.0.lock().expect("stage clock").clear();
+    }
+
+    /// The pulls that passed every stage, and p50 and p90 (ms) between consecutive stages.
+    fn report(&self) -> (usize, Vec<(&'static str, &'static str, f64, f64)>) {
+        let marks = std::mem::take(&mut *self.0.lock().expect("stage clock"));
+        let mut by_id: HashMap<String, [Option<Instant>; STAGES.len()]> = HashMap::new();
+        for (stage, id, at) in marks {
+            if let Some(i) = STAGES.iter().position(|s| *s == stage) {
+                // The first time a pull reached a stage.
+                by_id.entry(id).or_default()[i].get_or_insert(at);
+            }
+        }
+        let full: Vec<[Instant; STAGES.len()]> = by_id
+            .into_values()
+            .filter_map(|t| {
+                let v: Option<Vec<Instant>> = t.into_iter().collect();
+                v.and_then(|v| v.try_into().ok())
+            })
+            .collect();
+        let stages = STAGES
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                let mut d: Vec<f64> = full
+                    .iter()
+                    .map(|t| ms(t[i + 1].saturating_duration_since(t[i])))
+                    .collect();
+                d.sort_by(f64::total_cmp);
+                let at = |p: f64| {
+                    d.get(((d.len() as f64 * p) as usize).min(d.len().saturating_sub(1)))
+                        .copied()
+                        .unwrap_or(0.0)
+                };
+                (w[0], w[1], at(0.5), at(0.9))
+            })
+            .collect();
+        (full.len(), stages)
+    }
 }
 
 /// On `devnet`: the raw phase at each of `windows`, then, when `api`, the end-to-end phase.
@@ -328,6 +439,8 @@ async fn measure(
         .to_string();
     let tx_before = op.get_transaction_count(a.operator).await?;
 
+    let clock = CLOCK.get().cloned().unwrap_or_default();
+    clock.clear();
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for c in 0..concurrency {
@@ -365,7 +478,7 @@ async fn measure(
         engine.abort();
     }
     let transactions = op.get_transaction_count(a.operator).await? - tx_before;
-    let timings = store.pull_timings(&account.id).await?;
+    let (staged, stages) = clock.report();
     let authorized = samples.iter().filter(|(_, ok)| *ok).count();
     let mut lat: Vec<Duration> = samples.iter().map(|(d, _)| *d).collect();
     lat.sort();
@@ -378,8 +491,8 @@ async fn measure(
             p99: pct(0.99),
             authorized,
             transactions,
-            to_journal: median(timings.iter().map(|t| t[1] - t[0]).collect()),
-            to_record: median(timings.iter().map(|t| t[2] - t[1]).collect()),
+            staged,
+            stages,
         }),
     ))
 }

@@ -93,13 +93,29 @@ pub fn main_and_exit() {
 /// Entry point of the binary.
 pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "openrail=info,warn".into()),
+        );
+    // `bench pulls` times the stages a pull passes (nothing else records them).
+    let clock = matches!(
+        cli.command,
+        Command::Bench(bench::BenchCommand::Pulls { .. })
+    )
+    .then(|| {
+        let clock = bench_pulls::StageClock::default();
+        let _ = bench_pulls::CLOCK.set(clock.clone());
+        clock.with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target(openrail_store::stages::TARGET, tracing::Level::TRACE),
         )
-        .with_writer(std::io::stderr)
-        .init();
+    });
+    tracing_subscriber::registry().with(log).with(clock).init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -29,6 +29,7 @@ use openrail_store::agentic::{
 use openrail_store::consent::Authorization;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::{Work, WorkKind};
+use openrail_store::stages;
 use openrail_store::{
     Amount, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
 };
@@ -529,6 +530,7 @@ async fn deliver(
                 // from that transaction, never from a second one.
                 return Err(Left);
             }
+            stages::mark("claimed", [id.as_str()]);
             let p = match prefetched {
                 Some(p) => p,
                 None => store.pull_unscoped(&id).await.map_err(logged)?,
@@ -714,6 +716,7 @@ async fn submit_and_record(
     };
     let resolution = match sent {
         Ok(outcome) => {
+            stages::mark("mined", [id.as_str()]);
             let mut r = outcome.resolution(now_ms());
             if matches!(
                 &outcome,
@@ -764,6 +767,7 @@ async fn submit_and_record(
         tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
         return Err(Left);
     }
+    stages::mark("recorded", [id.as_str()]);
     Ok(())
 }
 

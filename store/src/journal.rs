@@ -188,29 +188,6 @@ impl Store {
             .collect()
     }
 
-    /// For every pull of `account_id` sent on chain: when it was accepted, when the
-    /// transaction carrying it was journaled, and when its outcome was recorded (unix ms;
-    /// the bench's breakdown of where a pull's time goes).
-    pub async fn pull_timings(&self, account_id: &str) -> Result<Vec<[i64; 3]>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT p.created_at AS accepted, t.created_at AS journaled, p.updated_at AS recorded \
-             FROM debit_pulls p JOIN chain_tx_intents i ON i.intent = p.id \
-             JOIN chain_txs t ON t.hash = i.hash WHERE p.account_id = $1",
-        )
-        .bind(account_id)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok([
-                    r.try_get("accepted")?,
-                    r.try_get("journaled")?,
-                    r.try_get("recorded")?,
-                ])
-            })
-            .collect()
-    }
-
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
     pub async fn txs_for_intent(&self, intent: &str) -> Result<u64, StoreError> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM chain_tx_intents WHERE intent = $1")

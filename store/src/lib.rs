@@ -42,6 +42,7 @@ pub mod lease;
 pub mod money;
 pub mod outbox;
 pub mod payments;
+pub mod stages;
 pub mod testing;
 
 pub use db::{Backend, Store, StoreError};
