@@ -825,7 +825,8 @@ pub async fn create_pull(
     // Listening before the work is written: the engine's wake cannot come first.
     let waiter = openrail_engine::waiter(&net, &pull.id);
     stages::mark("accepted", [pull.id.as_str()]);
-    state.intake.accept(pull.clone()).await?;
+    // Committed with the other pulls, outcomes and fates that arrive meanwhile.
+    state.store.accept_pull(pull.clone()).await?;
     stages::mark("written", [pull.id.as_str()]);
     if dead.is_some() {
         return pull_response(&pull, net.chain_id);

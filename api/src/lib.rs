@@ -90,8 +90,6 @@ pub struct AppState {
     limiter: Arc<middleware::RateLimiter>,
     /// Failed authentications per client address.
     auth_failures: Arc<middleware::RateLimiter>,
-    /// Writes accepted pulls in group commits.
-    pub intake: openrail_engine::intake::Intake,
 }
 
 impl AppState {
@@ -111,7 +109,6 @@ impl AppState {
             config.auth_failure_burst,
         ));
         Self {
-            intake: openrail_engine::intake::Intake::start(store.clone()),
             store,
             testnet,
             mainnet,

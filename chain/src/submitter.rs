@@ -759,20 +759,26 @@ async fn collect_receipts(
                     // transaction `signed`, settled from its receipt at the next start. A
                     // call's caller may read the fate (a failure is recorded only when no
                     // live transaction is left), so it hears after it is written.
-                    let waiters = match flight.waiters {
+                    let (hash, block) = (flight.hash, receipt.block_number);
+                    let finished = {
+                        let journal = journal.clone();
+                        async move {
+                            if let Err(e) = journal.finished(chain_id, hash, fate, block).await {
+                                tracing::error!(error = %e, %hash, "journaling a mined transaction failed");
+                            }
+                        }
+                    };
+                    match flight.waiters {
+                        // Nor does the next receipt wait for this fate's write.
                         w @ Waiters::Pulls(_) => {
                             resolve(w, &receipt, asm);
-                            Waiters::Nobody
+                            tokio::spawn(finished);
                         }
-                        other => other,
-                    };
-                    if let Err(e) = journal
-                        .finished(chain_id, flight.hash, fate, receipt.block_number)
-                        .await
-                    {
-                        tracing::error!(error = %e, hash = %flight.hash, "journaling a mined transaction failed");
+                        other => {
+                            finished.await;
+                            resolve(other, &receipt, asm);
+                        }
                     }
-                    resolve(waiters, &receipt, asm);
                 }
                 Ok(None) => still.push_back(flight),
                 Err(e) => {

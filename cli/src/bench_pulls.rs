@@ -191,13 +191,17 @@ const STAGES: [&str; 9] = [
 
 fn stage_meaning(to: &str) -> &'static str {
     match to {
-        "written" => "the request's group commit of the pull, its event and its work",
+        "written" => {
+            "the store's group commit: the pull, its event and its work (with the other pulls, outcomes and fates meanwhile)"
+        }
         "claimed" => "the engine is woken, reads the queued work and the pulls, starts each",
         "batched" => "the pull waits for the submitter, busy with the previous transaction",
         "journaled" => "fee estimate, signing, the journal's write (with the lease check)",
         "broadcast" => "`eth_sendRawTransaction` to anvil",
         "mined" => "receipt polled; the outcome reaches the pull's task",
-        "recorded" => "the resolver's group commit of outcomes, events and closed work",
+        "recorded" => {
+            "the store's group commit: outcome, event, work closed (with the others meanwhile)"
+        }
         "answered" => "the request is woken",
         _ => "",
     }

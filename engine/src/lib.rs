@@ -39,7 +39,6 @@ use crate::outcomes::Wake;
 use crate::payments::{Drive, PaymentDriver, PaymentError};
 
 pub mod consent;
-pub mod intake;
 mod journal;
 pub mod network;
 pub mod outcomes;
@@ -167,7 +166,6 @@ pub fn start(
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let inflight: Arc<Mutex<HashSet<(String, WorkKind)>>> = Arc::default();
-        let resolver = Resolver::start(store.clone());
         let payments = net.submitter().map(|s| {
             PaymentDriver::new(
                 store.clone(),
@@ -195,11 +193,10 @@ pub fn start(
                             read.pulls.remove(&w.intent),
                             read.journaled.as_ref().map(|j| j.contains(&w.intent)),
                         );
-                        let (store, net, inflight, resolver, payments) = (
+                        let (store, net, inflight, payments) = (
                             store.clone(),
                             net.clone(),
                             inflight.clone(),
-                            resolver.clone(),
                             payments.clone(),
                         );
                         tokio::spawn(async move {
@@ -217,12 +214,10 @@ pub fn start(
                                 (WorkKind::Payment | WorkKind::Payout, None) => Ok(Next::Later),
                                 // A resolved pull's work is closed with its status, in one
                                 // transaction; the rest is closed here.
-                                (WorkKind::PullBatch, _) => {
-                                    deliver(&store, &net, &resolver, &w, prefetched)
-                                        .await
-                                        .map(|()| Next::Kept)
-                                }
-                                _ => deliver(&store, &net, &resolver, &w, (None, None))
+                                (WorkKind::PullBatch, _) => deliver(&store, &net, &w, prefetched)
+                                    .await
+                                    .map(|()| Next::Kept),
+                                _ => deliver(&store, &net, &w, (None, None))
                                     .await
                                     .map(|()| Next::Close),
                             };
@@ -310,61 +305,6 @@ fn drive(step: Result<Drive, PaymentError>, w: &Work) -> Result<Next, Left> {
     })
 }
 
-/// Records pull outcomes in batches: the outcomes that arrive together (a `pullBatch`'s
-/// items) are written in one database transaction, each with its event.
-#[derive(Debug, Clone)]
-struct Resolver {
-    tx: tokio::sync::mpsc::UnboundedSender<Resolve>,
-}
-
-type Resolve = (
-    PullId,
-    PullResolution,
-    tokio::sync::oneshot::Sender<Result<(), StoreError>>,
-);
-
-/// Most outcomes written in one transaction.
-const RESOLVE_BATCH: usize = 256;
-
-impl Resolver {
-    fn start(store: Store) -> Self {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Resolve>();
-        tokio::spawn(async move {
-            while let Some(first) = rx.recv().await {
-                let mut batch = vec![first];
-                while batch.len() < RESOLVE_BATCH {
-                    match rx.try_recv() {
-                        Ok(next) => batch.push(next),
-                        Err(_) => break,
-                    }
-                }
-                let items: Vec<(PullId, PullResolution)> = batch
-                    .iter()
-                    .map(|(id, r, _)| (id.clone(), r.clone()))
-                    .collect();
-                let result = store.resolve_pulls(&items, now_ms()).await;
-                for (_, _, reply) in batch {
-                    let _ = reply.send(match &result {
-                        Ok(_) => Ok(()),
-                        Err(e) => Err(StoreError::Corrupt(format!("batch not recorded: {e}"))),
-                    });
-                }
-            }
-        });
-        Self { tx }
-    }
-
-    async fn resolve(&self, id: &PullId, r: PullResolution) -> Result<(), StoreError> {
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        self.tx
-            .send((id.clone(), r, reply))
-            .map_err(|_| StoreError::Corrupt("the resolver stopped".into()))?;
-        answer
-            .await
-            .map_err(|_| StoreError::Corrupt("the resolver stopped".into()))?
-    }
-}
-
 /// The outcome was not recorded here: a new lease holder sends the work, or the watcher
 /// records the fate of its journaled transaction.
 #[derive(Debug)]
@@ -427,7 +367,6 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
 async fn deliver(
     store: &Store,
     net: &Network,
-    resolver: &Resolver,
     w: &Work,
     // A pull's row, and whether a journaled transaction carries it, when already read.
     (prefetched, journaled): (Option<DebitPull>, Option<bool>),
@@ -551,7 +490,7 @@ async fn deliver(
                     .map_err(logged)?;
                 return Ok(());
             };
-            submit_and_record(store, net, resolver, &p.id, request).await?;
+            submit_and_record(store, net, &p.id, request).await?;
         }
         WorkKind::Payment | WorkKind::Payout => {
             // Driven step by step by the engine's loop, never sent from here.
@@ -706,7 +645,6 @@ fn pull_request(p: &DebitPull) -> Option<PullRequest> {
 async fn submit_and_record(
     store: &Store,
     net: &Network,
-    resolver: &Resolver,
     id: &PullId,
     request: PullRequest,
 ) -> Result<(), Left> {
@@ -763,7 +701,8 @@ async fn submit_and_record(
             PullResolution::failed()
         }
     };
-    if let Err(e) = resolver.resolve(id, resolution).await {
+    // Committed with the other outcomes, new pulls and fates that arrive meanwhile.
+    if let Err(e) = store.record_pull_outcome(id, resolution, now_ms()).await {
         tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
         return Err(Left);
     }

@@ -760,7 +760,10 @@ async fn mandate_chains_in(
 /// New pulls, each with its `debit_pull.created` event and, when pending, its work (a
 /// pull declined off chain gets its `debit_pull.declined` event instead) — a few
 /// statements for many pulls.
-async fn insert_pulls_in(conn: &mut AnyConnection, pulls: &[DebitPull]) -> Result<(), StoreError> {
+pub(crate) async fn insert_pulls_in(
+    conn: &mut AnyConnection,
+    pulls: &[DebitPull],
+) -> Result<(), StoreError> {
     for chunk in pulls.chunks(PULLS_PER_INSERT) {
         let sql = format!(
             "INSERT INTO debit_pulls ({PULL_COLS}) VALUES {}",
@@ -926,6 +929,16 @@ pub(crate) async fn resolve_pull_in(
     resolve_pull_guarded_in(conn, id, r, Guard::None, now).await
 }
 
+/// Records how pending pulls ended, inside the caller's transaction (see
+/// [`resolve_pulls_guarded_in`]); returns, per item, whether it moved.
+pub(crate) async fn resolve_pulls_in(
+    conn: &mut AnyConnection,
+    items: &[(&str, &PullResolution)],
+    now: i64,
+) -> Result<Vec<bool>, StoreError> {
+    resolve_pulls_guarded_in(conn, items, Guard::None, now).await
+}
+
 /// [`resolve_pulls_guarded_in`] for one pull.
 async fn resolve_pull_guarded_in(
     conn: &mut AnyConnection,
@@ -950,33 +963,79 @@ async fn resolve_pulls_guarded_in(
 ) -> Result<Vec<bool>, StoreError> {
     // `remaining` is kept in minor units, the same for every supported currency.
     let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
+    let remaining = |r: &PullResolution| {
+        r.remaining_token_units
+            .map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX))
+    };
+    let mut moved = vec![false; items.len()];
+    let mut resolved: Vec<(usize, DebitPull)> = Vec::with_capacity(items.len());
+    // Without a guard, the first item of each pull is resolved with the others in a few
+    // statements (`UPDATE … FROM (VALUES …)`); a guarded or repeated item, alone.
+    let mut seen = std::collections::HashSet::new();
+    let (together, alone): (Vec<usize>, Vec<usize>) =
+        (0..items.len()).partition(|&i| guard == Guard::None && seen.insert(items[i].0));
+    for chunk in together.chunks(PULLS_PER_INSERT) {
+        let sql = format!(
+            "UPDATE debit_pulls SET status = v.column2, decline_code = v.column3, remaining = v.column4, \
+             resets_at = v.column5, tx_hash = v.column6, authorized_at = v.column7, updated_at = v.column8 \
+             FROM (VALUES {}) AS v WHERE debit_pulls.id = v.column1 AND debit_pulls.status = 'pending' \
+             RETURNING {}",
+            crate::db::placeholders(chunk.len(), 8),
+            PULL_COLS
+                .split(", ")
+                .map(|c| format!("debit_pulls.{}", c.trim()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for &i in chunk {
+            let (id, r) = items[i];
+            q = q
+                .bind(id)
+                .bind(r.status.as_str())
+                .bind(r.decline_code.map(DeclineReason::as_str))
+                .bind(remaining(r))
+                .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
+                .bind(&r.tx_hash)
+                .bind(r.authorized_at)
+                .bind(now);
+        }
+        let mut at: HashMap<&str, usize> = chunk.iter().map(|&i| (items[i].0, i)).collect();
+        for row in q.fetch_all(&mut *conn).await? {
+            let p = pull_of(&row)?;
+            let i = at
+                .remove(p.id.as_str())
+                .ok_or_else(|| StoreError::Corrupt(format!("pull {} resolved twice", p.id)))?;
+            moved[i] = true;
+            resolved.push((i, p));
+        }
+    }
     let sql = format!(
         "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
          authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'{} RETURNING {PULL_COLS}",
         guard.sql()
     );
-    let mut moved = Vec::with_capacity(items.len());
-    let mut resolved = Vec::with_capacity(items.len());
-    for (id, r) in items {
+    for i in alone {
+        let (id, r) = items[i];
         let row = sqlx::query(&sql)
-            .bind(*id)
+            .bind(id)
             .bind(r.status.as_str())
             .bind(r.decline_code.map(DeclineReason::as_str))
-            .bind(
-                r.remaining_token_units
-                    .map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX)),
-            )
+            .bind(remaining(r))
             .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
             .bind(&r.tx_hash)
             .bind(r.authorized_at)
             .bind(now)
             .fetch_optional(&mut *conn)
             .await?;
-        moved.push(row.is_some());
         if let Some(row) = row {
-            resolved.push(pull_of(&row)?);
+            moved[i] = true;
+            resolved.push((i, pull_of(&row)?));
         }
     }
+    // Events in the order of the items.
+    resolved.sort_by_key(|(i, _)| *i);
+    let resolved: Vec<DebitPull> = resolved.into_iter().map(|(_, p)| p).collect();
     if resolved.is_empty() {
         return Ok(moved);
     }

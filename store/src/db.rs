@@ -73,6 +73,8 @@ pub struct Store {
     /// 1 to 100 ms between tries; for PostgreSQL the same pool as reads.
     writer: AnyPool,
     backend: Backend,
+    /// The group commit of the hot path's writes (see [`crate::group`]).
+    group: crate::group::Group,
 }
 
 impl Store {
@@ -122,6 +124,7 @@ impl Store {
             pool,
             writer,
             backend,
+            group: Default::default(),
         };
         store.migrate().await?;
         Ok(store)
@@ -151,6 +154,10 @@ impl Store {
     /// Where reads go.
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    pub(crate) fn group(&self) -> &crate::group::Group {
+        &self.group
     }
 
     /// Where writes go (transactions and single statements that change rows).

@@ -146,24 +146,23 @@ impl Store {
         Ok(true)
     }
 
-    /// Sets a journaled transaction's status (and its block, when mined).
-    pub async fn mark_tx(
+    /// Sets a journaled transaction's status (and its block, when mined), in a
+    /// transaction of its own (see [`Store::mark_tx`] for the grouped write).
+    pub(crate) async fn mark_tx_alone(
         &self,
         chain_id: u64,
         hash: &str,
         status: TxStatus,
         block: Option<u64>,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE chain_txs SET status = $3, block_number = $4 WHERE chain_id = $1 AND hash = $2",
+        mark_tx_in(
+            &mut *self.writer().acquire().await?,
+            chain_id,
+            hash,
+            status,
+            block,
         )
-        .bind(chain_id as i64)
-        .bind(hash)
-        .bind(status.as_str())
-        .bind(block.map(|b| b as i64))
-        .execute(self.writer())
-        .await?;
-        Ok(())
+        .await
     }
 
     /// Journaled transactions of `chain_id` still `signed` (fate unknown): nonce, hash, raw.
@@ -612,4 +611,25 @@ impl Store {
         tx.commit().await?;
         Ok((txs, pulls))
     }
+}
+
+/// Sets a journaled transaction's status (and its block, when mined), inside the caller's
+/// transaction.
+pub(crate) async fn mark_tx_in(
+    conn: &mut sqlx::AnyConnection,
+    chain_id: u64,
+    hash: &str,
+    status: TxStatus,
+    block: Option<u64>,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE chain_txs SET status = $3, block_number = $4 WHERE chain_id = $1 AND hash = $2",
+    )
+    .bind(chain_id as i64)
+    .bind(hash)
+    .bind(status.as_str())
+    .bind(block.map(|b| b as i64))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }

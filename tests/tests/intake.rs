@@ -1,9 +1,8 @@
-//! The intake's group commit: pulls accepted together are written in one transaction, and
+//! The store's group commit: pulls accepted together are written in one transaction, and
 //! a batch that fails (here: one pull repeats an id) is written pull by pull, so the bad
 //! row fails alone. Store only, no chains (works on both databases, like the rest).
 
 use alloy::primitives::Address;
-use openrail_engine::intake::Intake;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
 use openrail_store::events::EventType;
 use openrail_store::outbox::WorkKind;
@@ -64,12 +63,11 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
             Address::repeat_byte(3),
         )
     };
-    let intake = Intake::start(store.clone());
     // Queued before the writer runs (one runtime thread): one batch of three.
     let (a, dup, b) = tokio::join!(
-        intake.accept(pull("pull_a")),
-        intake.accept(pull("pull_a")),
-        intake.accept(pull("pull_b")),
+        store.accept_pull(pull("pull_a")),
+        store.accept_pull(pull("pull_a")),
+        store.accept_pull(pull("pull_b")),
     );
     assert!(a.is_ok(), "{a:?}");
     assert!(dup.is_err(), "a repeated id is refused");
