@@ -719,6 +719,8 @@ pub async fn create_pull(
     headers: HeaderMap,
     mut fields: Fields,
 ) -> ApiResult {
+    let pull_id = PullId::new();
+    stages::mark("received", [pull_id.as_str()]);
     let net = network(&state, &p)?;
     let key_id = fields.string("session_key_id")?;
     agent_may_read_key(&p, &key_id)?;
@@ -796,7 +798,7 @@ pub async fn create_pull(
         .await?
     };
     let pull = DebitPull {
-        id: PullId::new(),
+        id: pull_id,
         account_id: p.account_id().to_string(),
         mode: p.mode(),
         session_key_id: key.id.clone(),

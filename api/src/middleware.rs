@@ -1,5 +1,6 @@
 //! Request ids, authentication, rate limits, idempotency and the fallbacks.
 
+use openrail_store::now_ms;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -240,7 +241,7 @@ pub async fn idempotency(
     let node = &state.config.node_id;
     match state
         .store
-        .begin_idempotency(&cred, &key, &fingerprint, node)
+        .begin_idempotency(&cred, &key, &fingerprint, node, now_ms())
         .await?
     {
         IdempotencyBegin::Started => {}
@@ -257,7 +258,7 @@ pub async fn idempotency(
             }
             if !state
                 .store
-                .restart_idempotency(&cred, &key, &resource, node)
+                .restart_idempotency(&cred, &key, &resource, node, now_ms())
                 .await?
             {
                 return Err(ApiError::IdempotencyInProgress);

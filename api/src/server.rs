@@ -1,6 +1,7 @@
 //! Serving: the HTTP server of one process (taking the lead of a chain is the engine's,
 //! [`openrail_engine::lead`]).
 
+use openrail_store::now_ms;
 use std::sync::Arc;
 
 use alloy::signers::local::PrivateKeySigner;
@@ -80,7 +81,7 @@ pub async fn serve(
     });
     let app = crate::router(state);
     heartbeat_store
-        .acquire_lease(&node_lease, &node_id, &base_url, node_ttl)
+        .acquire_lease(&node_lease, &node_id, &base_url, node_ttl, now_ms())
         .await
         .map_err(ServeError::Store)?;
     // One task serves and keeps this process's liveness lease: aborting it stops both.
@@ -90,7 +91,7 @@ pub async fn serve(
             loop {
                 tokio::time::sleep(node_ttl / 3).await;
                 if let Err(e) = heartbeat_store
-                    .acquire_lease(&node_lease, &node_id, &url, node_ttl)
+                    .acquire_lease(&node_lease, &node_id, &url, node_ttl, now_ms())
                     .await
                 {
                     tracing::warn!(error = %e, "renewing this process's liveness lease failed");

@@ -1,6 +1,7 @@
 //! `openrail accounts …` and `openrail keys …`: developer accounts and API keys.
 
 use anyhow::{Context, bail};
+use openrail_store::now_ms;
 use openrail_store::{Mode, StoreError};
 
 use crate::DbArgs;
@@ -55,7 +56,11 @@ pub async fn accounts(cmd: AccountsCommand) -> anyhow::Result<()> {
             if name.trim().is_empty() {
                 bail!("--name must not be empty");
             }
-            let account = db.open().await?.create_account(name.trim()).await?;
+            let account = db
+                .open()
+                .await?
+                .create_account(name.trim(), now_ms())
+                .await?;
             println!("{}", account.id);
         }
     }
@@ -68,7 +73,7 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
             let mode = Mode::parse(&mode)
                 .with_context(|| format!("--mode must be testnet or mainnet, not {mode:?}"))?;
             let store = db.open().await?;
-            let (key, secret) = match store.create_api_key(&account, mode).await {
+            let (key, secret) = match store.create_api_key(&account, mode, now_ms()).await {
                 Err(StoreError::NotFound) => bail!("no account {account}"),
                 other => other?,
             };
@@ -101,13 +106,15 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
                 );
             }
         }
-        KeysCommand::Revoke { id, db } => match db.open().await?.revoke_api_key(&id).await {
-            Err(StoreError::NotFound) => bail!("no API key {id}"),
-            other => {
-                other?;
-                println!("revoked {id}");
+        KeysCommand::Revoke { id, db } => {
+            match db.open().await?.revoke_api_key(&id, now_ms()).await {
+                Err(StoreError::NotFound) => bail!("no API key {id}"),
+                other => {
+                    other?;
+                    println!("revoked {id}");
+                }
             }
-        },
+        }
     }
     Ok(())
 }

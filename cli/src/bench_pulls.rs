@@ -2,6 +2,7 @@
 //! run the raw ceiling of the chain alone (unbatched `pull` transactions signed locally and
 //! sent to anvil back to back, without waiting for receipts).
 
+use openrail_store::now_ms;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -144,8 +145,9 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     );
     println!(
         "\nwhere a pull's time goes: from one stage to the next, over the {} pulls that passed \
-         every stage (p50 of the request: {:.1} ms; the time before `accepted` and after \
-         `answered` is HTTP and the checks before the pull is written)\n",
+         every stage (p50 of the request: {:.1} ms; the time before `received` — HTTP, \
+         authentication, rate limit — and after `answered` — the pull's read, the answer — \
+         is not marked)\n",
         api.staged,
         ms(api.p50)
     );
@@ -177,7 +179,8 @@ struct ApiFigures {
 }
 
 /// The stages a pull passes, in order (marked with `openrail_store::stages::mark`).
-const STAGES: [&str; 9] = [
+const STAGES: [&str; 10] = [
+    "received",
     "accepted",
     "written",
     "claimed",
@@ -191,6 +194,7 @@ const STAGES: [&str; 9] = [
 
 fn stage_meaning(to: &str) -> &'static str {
     match to {
+        "accepted" => "the handler reads the key and its mandate and checks the request",
         "written" => {
             "the store's group commit: the pull, its event and its work (with the other pulls, outcomes and fates meanwhile)"
         }
@@ -390,9 +394,9 @@ async fn measure(
             openrail_store::Store::connect(&url).await?
         }
     };
-    let account = store.create_account("Bench").await?;
+    let account = store.create_account("Bench", now_ms()).await?;
     let (_, api_key) = store
-        .create_api_key(&account.id, openrail_store::Mode::Testnet)
+        .create_api_key(&account.id, openrail_store::Mode::Testnet, now_ms())
         .await?;
     let config = openrail_api::ApiConfig {
         rate_per_sec: 1e9,

@@ -1,6 +1,7 @@
 //! `openrail dev`: two local chains with the contracts deployed, a funded demo payer and a
 //! demo mandate with a session key, until Ctrl-C.
 
+use openrail_store::now_ms;
 use std::path::PathBuf;
 
 use alloy::primitives::{Address, B256, U256, keccak256};
@@ -60,8 +61,8 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
             let _ = std::fs::remove_file(format!("{}{suffix}", db_path.display()));
         }
         let store = openrail_store::Store::connect(&format!("sqlite://{}", db_path.display())).await?;
-        let account = store.create_account("Dev account").await?;
-        let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet).await?;
+        let account = store.create_account("Dev account", now_ms()).await?;
+        let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet, now_ms()).await?;
         let server = crate::node::start(
             store,
             &devnet.manifest.settlement,

@@ -14,6 +14,7 @@
 //! once: its journal writes are fenced by the lease in the database, so it could not send
 //! anyway, and a supervisor restarts it as a follower.
 
+use openrail_store::now_ms;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -171,7 +172,13 @@ impl Leadership {
     async fn try_take(&self) -> bool {
         match self
             .store
-            .acquire_lease(&self.lease, &self.holder, &self.url, self.options.lease_ttl)
+            .acquire_lease(
+                &self.lease,
+                &self.holder,
+                &self.url,
+                self.options.lease_ttl,
+                now_ms(),
+            )
             .await
         {
             Ok(true) => match self.lead().await {
@@ -255,7 +262,13 @@ impl Leadership {
             }
             match self
                 .store
-                .acquire_lease(&self.lease, &self.holder, &self.url, self.options.lease_ttl)
+                .acquire_lease(
+                    &self.lease,
+                    &self.holder,
+                    &self.url,
+                    self.options.lease_ttl,
+                    now_ms(),
+                )
                 .await
             {
                 Ok(true) => renewed = Instant::now(),

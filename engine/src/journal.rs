@@ -1,5 +1,6 @@
 //! The submitter's journal in the database (lease-fenced), and taking the lead of a chain.
 
+use openrail_store::now_ms;
 use std::sync::Arc;
 
 use alloy::primitives::TxHash;
@@ -43,6 +44,7 @@ impl Journal for StoreJournal {
                     tx.kind,
                     &tx.intents,
                     self.fence.as_ref().map(|(n, h)| (n.as_str(), h.as_str())),
+                    now_ms(),
                 )
                 .await?;
             if recorded {

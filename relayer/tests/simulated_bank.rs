@@ -6,7 +6,7 @@ use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{BankAccountId, Currency, Mode, Store, now_ms};
 
 async fn account(store: &Store, owner: &str, behavior: Behavior, balance: i64) -> BankAccount {
-    let dev = store.create_account("Bank tests").await.unwrap();
+    let dev = store.create_account("Bank tests", now_ms()).await.unwrap();
     let a = BankAccount {
         id: BankAccountId::new(),
         account_id: dev.id,

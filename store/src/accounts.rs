@@ -5,7 +5,6 @@ use sqlx::Row;
 
 use crate::db::{Store, StoreError};
 use crate::ids::{Mode, hash_secret, new_id, random_id};
-use crate::now_ms;
 
 /// A developer account.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,12 +51,12 @@ pub fn new_api_key_secret(mode: Mode) -> String {
 }
 
 impl Store {
-    /// Creates a developer account.
-    pub async fn create_account(&self, name: &str) -> Result<Account, StoreError> {
+    /// Creates a developer account at `now` (unix ms).
+    pub async fn create_account(&self, name: &str, now: i64) -> Result<Account, StoreError> {
         let account = Account {
             id: new_id("acct_"),
             name: name.to_string(),
-            created_at: now_ms(),
+            created_at: now,
         };
         sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
             .bind(&account.id)
@@ -87,6 +86,7 @@ impl Store {
         &self,
         account_id: &str,
         mode: Mode,
+        now: i64,
     ) -> Result<(ApiKey, String), StoreError> {
         self.account(account_id).await?;
         let secret = new_api_key_secret(mode);
@@ -95,7 +95,7 @@ impl Store {
             account_id: account_id.to_string(),
             mode,
             last4: secret[secret.len() - 4..].to_string(),
-            created_at: now_ms(),
+            created_at: now,
             revoked_at: None,
         };
         sqlx::query(
@@ -137,12 +137,13 @@ impl Store {
             .collect()
     }
 
-    /// Revokes an API key; it stops authenticating at once. Revoking twice is a no-op.
-    pub async fn revoke_api_key(&self, id: &str) -> Result<(), StoreError> {
+    /// Revokes an API key at `now`; it stops authenticating at once. Revoking twice is a
+    /// no-op.
+    pub async fn revoke_api_key(&self, id: &str, now: i64) -> Result<(), StoreError> {
         let done =
             sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
                 .bind(id)
-                .bind(now_ms())
+                .bind(now)
                 .execute(self.writer())
                 .await?;
         if done.rows_affected() == 0 {

@@ -5,7 +5,6 @@ use sqlx::Row;
 use crate::agentic::{Guard, KeyStatus, MandateStatus, move_key_in, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::now_ms;
 
 string_enum!(
     /// What a journaled operator transaction does.
@@ -107,6 +106,7 @@ impl Store {
         kind: TxKind,
         intents: &[String],
         fence: Option<(&str, &str)>,
+        now: i64,
     ) -> Result<bool, StoreError> {
         let (lease, holder) = fence.unwrap_or_default();
         let mut db = self.writer().begin().await?;
@@ -123,7 +123,7 @@ impl Store {
         .bind(raw)
         .bind(kind.as_str())
         .bind(serde_json::to_string(intents).expect("strings serialize"))
-        .bind(now_ms())
+        .bind(now)
         .bind(lease)
         .bind(holder)
         .execute(&mut *db)
@@ -226,7 +226,7 @@ impl Store {
         Ok(summary)
     }
 
-    /// Claims an idempotency key for a request with `fingerprint`, run by the process
+    /// Claims an idempotency key at `now` for a request with `fingerprint`, run by the process
     /// `node_id` (alive while it holds the lease [`crate::lease::node_lease`]). A claim of
     /// a dead process is recovered: see [`IdempotencyBegin::Recover`]; one that created
     /// nothing is taken over and the request runs again.
@@ -236,8 +236,8 @@ impl Store {
         key: &str,
         fingerprint: &str,
         node_id: &str,
+        now: i64,
     ) -> Result<IdempotencyBegin, StoreError> {
-        let now = now_ms();
         sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < $3")
             .bind(api_key_id)
             .bind(key)
@@ -311,6 +311,7 @@ impl Store {
                 node_id,
                 "node_id = $5 AND resource IS NULL",
                 &holder,
+                now,
             )
             .await?;
         Ok(if taken {
@@ -330,6 +331,7 @@ impl Store {
         node_id: &str,
         condition: &'static str,
         value: &str,
+        now: i64,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(&format!(
             "UPDATE idempotency_keys SET node_id = $3, resource = NULL, created_at = $4 \
@@ -338,7 +340,7 @@ impl Store {
         .bind(api_key_id)
         .bind(key)
         .bind(node_id)
-        .bind(now_ms())
+        .bind(now)
         .bind(value)
         .execute(self.writer())
         .await?;
@@ -347,15 +349,16 @@ impl Store {
 
     /// After [`IdempotencyBegin::Recover`] found no object at `resource` (the process died
     /// between linking and creating it): takes the claim over for `node_id` so the request
-    /// runs again; returns whether this caller got it.
+    /// runs again (the claim dated `now`); returns whether this caller got it.
     pub async fn restart_idempotency(
         &self,
         api_key_id: &str,
         key: &str,
         resource: &str,
         node_id: &str,
+        now: i64,
     ) -> Result<bool, StoreError> {
-        self.take_over_claim(api_key_id, key, node_id, "resource = $5", resource)
+        self.take_over_claim(api_key_id, key, node_id, "resource = $5", resource, now)
             .await
     }
 

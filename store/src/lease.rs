@@ -10,7 +10,6 @@
 use sqlx::Row;
 
 use crate::db::{Store, StoreError};
-use crate::now_ms;
 
 /// The lease of the settlement chain `chain_id`.
 pub fn chain_lease(chain_id: u64) -> String {
@@ -42,7 +41,7 @@ impl Lease {
 }
 
 impl Store {
-    /// Takes or renews the lease `name` for `holder` (serving at `url`) for `ttl` from now
+    /// Takes or renews the lease `name` for `holder` (serving at `url`) for `ttl` from `now`
     /// (`Duration::ZERO` lets it lapse at once). Succeeds when the lease is free, expired,
     /// or already `holder`'s; returns whether `holder` holds it now.
     pub async fn acquire_lease(
@@ -51,8 +50,8 @@ impl Store {
         holder: &str,
         url: &str,
         ttl: std::time::Duration,
+        now: i64,
     ) -> Result<bool, StoreError> {
-        let now = now_ms();
         let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX / 2);
         let done = sqlx::query(
             "INSERT INTO leases (name, holder, url, expires_at) VALUES ($1, $2, $3, $4) \

@@ -1,15 +1,16 @@
 //! Accounts and API keys on SQLite and, in CI, PostgreSQL.
 
+use openrail_store::now_ms;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{Mode, Store, StoreError};
 
 async fn accounts_and_keys(store: Store) {
-    let account = store.create_account("Acme").await.unwrap();
+    let account = store.create_account("Acme", now_ms()).await.unwrap();
     assert!(account.id.starts_with("acct_"));
     assert_eq!(store.account(&account.id).await.unwrap(), account);
 
     let (key, secret) = store
-        .create_api_key(&account.id, Mode::Testnet)
+        .create_api_key(&account.id, Mode::Testnet, now_ms())
         .await
         .unwrap();
     assert!(secret.starts_with("sk_testnet_"));
@@ -29,7 +30,7 @@ async fn accounts_and_keys(store: Store) {
     );
 
     let (_, live) = store
-        .create_api_key(&account.id, Mode::Mainnet)
+        .create_api_key(&account.id, Mode::Mainnet, now_ms())
         .await
         .unwrap();
     assert!(live.starts_with("sk_mainnet_"));
@@ -40,15 +41,17 @@ async fn accounts_and_keys(store: Store) {
         0
     );
 
-    store.revoke_api_key(&key.id).await.unwrap();
+    store.revoke_api_key(&key.id, now_ms()).await.unwrap();
     assert_eq!(store.authenticate_api_key(&secret).await.unwrap(), None);
-    store.revoke_api_key(&key.id).await.unwrap();
+    store.revoke_api_key(&key.id, now_ms()).await.unwrap();
     assert!(matches!(
-        store.revoke_api_key("key_missing").await,
+        store.revoke_api_key("key_missing", now_ms()).await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
-        store.create_api_key("acct_missing", Mode::Testnet).await,
+        store
+            .create_api_key("acct_missing", Mode::Testnet, now_ms())
+            .await,
         Err(StoreError::NotFound)
     ));
 }

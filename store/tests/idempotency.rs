@@ -3,6 +3,7 @@
 
 use openrail_store::Store;
 use openrail_store::journal::IdempotencyBegin;
+use openrail_store::now_ms;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 
 /// One task claims and abandons (the 5xx path) in a loop; another begins the same key the
@@ -14,8 +15,9 @@ async fn abandon_race(store: Store) {
         let store = store.clone();
         tokio::spawn(async move {
             for _ in 0..rounds {
-                if let Ok(IdempotencyBegin::Started) =
-                    store.begin_idempotency("cred", "k", "fp", "node_a").await
+                if let Ok(IdempotencyBegin::Started) = store
+                    .begin_idempotency("cred", "k", "fp", "node_a", now_ms())
+                    .await
                 {
                     store.abandon_idempotency("cred", "k").await.unwrap();
                 }
@@ -24,7 +26,10 @@ async fn abandon_race(store: Store) {
     };
     let mut started = 0;
     for _ in 0..rounds {
-        match store.begin_idempotency("cred", "k", "fp", "node_b").await {
+        match store
+            .begin_idempotency("cred", "k", "fp", "node_b", now_ms())
+            .await
+        {
             Ok(IdempotencyBegin::Started) => {
                 started += 1;
                 store.abandon_idempotency("cred", "k").await.unwrap();

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use openrail_store::Store;
+use openrail_store::{Store, now_ms};
 
 const MINUTE: Duration = Duration::from_secs(60);
 use openrail_store::journal::IdempotencyBegin;
@@ -20,6 +20,7 @@ async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
             openrail_store::journal::TxKind::PullBatch,
             &[format!("pull_{nonce}")],
             Some((&lease, holder)),
+            now_ms(),
         )
         .await
         .unwrap()
@@ -33,20 +34,20 @@ async fn leases_and_fence(store: Store) {
 
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", MINUTE)
+            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .acquire_lease(&lease, "b", "http://b", MINUTE)
+            .acquire_lease(&lease, "b", "http://b", MINUTE, now_ms())
             .await
             .unwrap()
     );
     // The holder renews; the other still cannot take it.
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", MINUTE)
+            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
@@ -60,20 +61,20 @@ async fn leases_and_fence(store: Store) {
     // journal writes are refused from then on.
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", Duration::ZERO)
+            .acquire_lease(&lease, "a", "http://a", Duration::ZERO, now_ms())
             .await
             .unwrap()
     );
     assert!(!record(&store, 1, "a").await);
     assert!(
         store
-            .acquire_lease(&lease, "b", "http://b", MINUTE)
+            .acquire_lease(&lease, "b", "http://b", MINUTE, now_ms())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .acquire_lease(&lease, "a", "http://a", MINUTE)
+            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
@@ -86,7 +87,7 @@ async fn leases_and_fence(store: Store) {
     store.release_lease(&lease, "b").await.unwrap();
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", MINUTE)
+            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
@@ -100,7 +101,8 @@ async fn leases_and_fence(store: Store) {
                 "0xraw",
                 openrail_store::journal::TxKind::Settle,
                 &[],
-                None
+                None,
+                now_ms()
             )
             .await
             .unwrap()
@@ -110,9 +112,9 @@ async fn leases_and_fence(store: Store) {
 /// Idempotency claims of dead processes: taken over when they created nothing, recovered
 /// to their object when they did, and never by two retries at once.
 async fn idempotency_recovery(store: Store) {
-    let account = store.create_account("Idem").await.unwrap();
+    let account = store.create_account("Idem", now_ms()).await.unwrap();
     let (key, _) = store
-        .create_api_key(&account.id, openrail_store::Mode::Testnet)
+        .create_api_key(&account.id, openrail_store::Mode::Testnet, now_ms())
         .await
         .unwrap();
     let cred = key.id.as_str();
@@ -121,7 +123,7 @@ async fn idempotency_recovery(store: Store) {
         async move {
             assert!(
                 store
-                    .acquire_lease(&node_lease(node), node, "http://x", MINUTE)
+                    .acquire_lease(&node_lease(node), node, "http://x", MINUTE, now_ms())
                     .await
                     .unwrap()
             );
@@ -133,7 +135,7 @@ async fn idempotency_recovery(store: Store) {
         let store = store.clone();
         async move {
             store
-                .begin_idempotency(cred, "k", fingerprint, node)
+                .begin_idempotency(cred, "k", fingerprint, node, now_ms())
                 .await
                 .unwrap()
         }
@@ -151,7 +153,7 @@ async fn idempotency_recovery(store: Store) {
         .unwrap();
     assert!(
         store
-            .acquire_lease(&node_lease("b"), "b", "http://x", Duration::ZERO)
+            .acquire_lease(&node_lease("b"), "b", "http://x", Duration::ZERO, now_ms())
             .await
             .unwrap()
     );
@@ -162,13 +164,13 @@ async fn idempotency_recovery(store: Store) {
     // The object never came to exist: one retry takes the claim over, not two.
     assert!(
         store
-            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "c")
+            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "c", now_ms())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "d")
+            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "d", now_ms())
             .await
             .unwrap()
     );

@@ -121,7 +121,11 @@ fn payment(account: &str, id: &str, status: PaymentStatus, source: (PartyKind, &
 }
 
 async fn driving_work(store: Store) {
-    let account = store.create_account("Outbox test").await.unwrap().id;
+    let account = store
+        .create_account("Outbox test", now_ms())
+        .await
+        .unwrap()
+        .id;
     // A bank-funded mandate's pull on chain A, a wallet-funded one's on chain B.
     let bank_pull = pending_pull(&store, &account, "bank", "ba_payer", CHAIN_A).await;
     let wallet_pull = pending_pull(
@@ -247,7 +251,11 @@ async fn driving_work(store: Store) {
 async fn backfill(url: &str) {
     use sqlx::{Connection, Executor};
     let store = Store::connect(url).await.unwrap();
-    let account = store.create_account("Backfill test").await.unwrap().id;
+    let account = store
+        .create_account("Backfill test", now_ms())
+        .await
+        .unwrap()
+        .id;
     let bank_pull = pending_pull(&store, &account, "bank", "ba_payer", CHAIN_A).await;
     let wallet_pull = pending_pull(
         &store,

@@ -350,8 +350,12 @@ impl Harness {
         database_url: String,
     ) -> anyhow::Result<Server> {
         let store = Store::connect(&database_url).await?;
-        let account = store.create_account("Harness").await?;
-        let (_, api_key) = store.create_api_key(&account.id, Mode::Testnet).await?;
+        let account = store
+            .create_account("Harness", openrail_store::now_ms())
+            .await?;
+        let (_, api_key) = store
+            .create_api_key(&account.id, Mode::Testnet, openrail_store::now_ms())
+            .await?;
         Ok(Server {
             base_url: String::new(),
             api_key,

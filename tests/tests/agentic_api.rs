@@ -455,7 +455,10 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
         (StatusCode::UNAUTHORIZED, "unauthenticated")
     );
     let s = h.server();
-    let (_, live) = s.store.create_api_key(&s.account_id, Mode::Mainnet).await?;
+    let (_, live) = s
+        .store
+        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .await?;
     let r = h
         .call(Method::GET, "/v1/mandates", None, Some(&live), &[])
         .await?;
@@ -463,10 +466,13 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
         (r.status, r.str("code")),
         (StatusCode::SERVICE_UNAVAILABLE, "mainnet_unavailable")
     );
-    let other_account = s.store.create_account("Other").await?;
+    let other_account = s
+        .store
+        .create_account("Other", openrail_store::now_ms())
+        .await?;
     let (_, other_key) = s
         .store
-        .create_api_key(&other_account.id, Mode::Testnet)
+        .create_api_key(&other_account.id, Mode::Testnet, openrail_store::now_ms())
         .await?;
     let r = h
         .call(
@@ -832,7 +838,10 @@ async fn expired_key_is_declined_on_chain() -> anyhow::Result<()> {
 async fn modes_are_isolated() -> anyhow::Result<()> {
     let h = Harness::start_with_mainnet().await?;
     let s = h.server();
-    let (_, live) = s.store.create_api_key(&s.account_id, Mode::Mainnet).await?;
+    let (_, live) = s
+        .store
+        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .await?;
     let payer = dev_demo_payer().address().to_string();
     let body = json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "daily"});
 

@@ -82,7 +82,10 @@ async fn create_and_read_bank_accounts() -> anyhow::Result<()> {
 
     // Mainnet has no bank connector: 503, never a silent fallback to the simulator.
     let s = h.server();
-    let (_, live) = s.store.create_api_key(&s.account_id, Mode::Mainnet).await?;
+    let (_, live) = s
+        .store
+        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .await?;
     let r = h
         .call(
             Method::POST,

@@ -13,7 +13,7 @@ use openrail_tests::{fresh_store, pending_pull_row};
 async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let store = fresh_store(dir.path()).await?;
-    let account = store.create_account("Intake test").await?;
+    let account = store.create_account("Intake test", now_ms()).await?;
     let now = now_ms();
     store
         .insert_mandate(&Mandate {

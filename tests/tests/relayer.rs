@@ -52,7 +52,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
     .await?;
 
     // Rows as the API would have written them, and the mandate and key on chain.
-    let account = store.create_account("Relayer test").await?;
+    let account = store.create_account("Relayer test", now_ms()).await?;
     let (mid, kid) = (
         MandateId::parse("man_relayer").expect("an id"),
         SessionKeyId::parse("sk_relayer").expect("an id"),

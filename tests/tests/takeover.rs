@@ -226,7 +226,8 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
                 &chain_lease(chain_id),
                 "ghost",
                 "http://127.0.0.1:9",
-                Duration::from_secs(60)
+                Duration::from_secs(60),
+                openrail_store::now_ms()
             )
             .await?
     );
