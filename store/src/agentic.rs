@@ -725,10 +725,10 @@ impl Store {
 const PULLS_PER_INSERT: usize = 200;
 
 /// The chain of each of these mandates and whether it is bank-funded, by mandate id.
-async fn mandate_chains_in(
+pub(crate) async fn mandate_chains_in(
     conn: &mut AnyConnection,
     mandate_ids: &[&str],
-) -> Result<HashMap<String, (u64, bool)>, StoreError> {
+) -> Result<MandateChains, StoreError> {
     let mut ids: Vec<&str> = mandate_ids.to_vec();
     ids.sort_unstable();
     ids.dedup();
@@ -761,6 +761,21 @@ async fn mandate_chains_in(
 /// pull declined off chain gets its `debit_pull.declined` event instead) — a few
 /// statements for many pulls.
 pub(crate) async fn insert_pulls_in(
+    conn: &mut AnyConnection,
+    pulls: &[DebitPull],
+) -> Result<(), StoreError> {
+    insert_pull_rows_in(conn, pulls).await?;
+    let mandate_ids: Vec<&str> = pulls.iter().map(|p| p.mandate_id.as_str()).collect();
+    let chains = mandate_chains_in(conn, &mandate_ids).await?;
+    let mut events = Vec::with_capacity(pulls.len());
+    let mut work = Vec::with_capacity(pulls.len());
+    created_effects(pulls, &chains, &mut events, &mut work)?;
+    events::insert_all(conn, &events).await?;
+    outbox::enqueue_all(conn, &work).await
+}
+
+/// The rows of new pulls (their events and work are [`created_effects`]).
+pub(crate) async fn insert_pull_rows_in(
     conn: &mut AnyConnection,
     pulls: &[DebitPull],
 ) -> Result<(), StoreError> {
@@ -797,10 +812,23 @@ pub(crate) async fn insert_pulls_in(
         }
         q.execute(&mut *conn).await?;
     }
-    let mandate_ids: Vec<&str> = pulls.iter().map(|p| p.mandate_id.as_str()).collect();
-    let chains = mandate_chains_in(conn, &mandate_ids).await?;
-    let mut events = Vec::with_capacity(pulls.len());
-    let mut work = Vec::with_capacity(pulls.len());
+    Ok(())
+}
+
+/// The chain of each mandate and whether it is bank-funded, by mandate id.
+pub(crate) type MandateChains = HashMap<String, (u64, bool)>;
+
+/// Work queued for an intent: (intent, kind, chain, mode, at).
+pub(crate) type NewWork<'a> = (&'a str, WorkKind, u64, Mode, i64);
+
+/// What new pulls' rows bring: each its `debit_pull.created` event and, when pending, its
+/// work; a pull declined off chain its `debit_pull.declined` event instead.
+pub(crate) fn created_effects<'a>(
+    pulls: &'a [DebitPull],
+    chains: &MandateChains,
+    events: &mut Vec<NewEvent<'a>>,
+    work: &mut Vec<NewWork<'a>>,
+) -> Result<(), StoreError> {
     for p in pulls {
         let (chain_id, _) = *chains
             .get(p.mandate_id.as_str())
@@ -828,8 +856,7 @@ pub(crate) async fn insert_pulls_in(
             ));
         }
     }
-    events::insert_all(conn, &events).await?;
-    outbox::enqueue_all(conn, &work).await
+    Ok(())
 }
 
 /// An extra condition on a status change.
@@ -929,16 +956,6 @@ pub(crate) async fn resolve_pull_in(
     resolve_pull_guarded_in(conn, id, r, Guard::None, now).await
 }
 
-/// Records how pending pulls ended, inside the caller's transaction (see
-/// [`resolve_pulls_guarded_in`]); returns, per item, whether it moved.
-pub(crate) async fn resolve_pulls_in(
-    conn: &mut AnyConnection,
-    items: &[(&str, &PullResolution)],
-    now: i64,
-) -> Result<Vec<bool>, StoreError> {
-    resolve_pulls_guarded_in(conn, items, Guard::None, now).await
-}
-
 /// [`resolve_pulls_guarded_in`] for one pull.
 async fn resolve_pull_guarded_in(
     conn: &mut AnyConnection,
@@ -961,6 +978,31 @@ async fn resolve_pulls_guarded_in(
     guard: Guard,
     now: i64,
 ) -> Result<Vec<bool>, StoreError> {
+    let (moved, resolved) = update_outcomes_in(conn, items, guard, now).await?;
+    if resolved.is_empty() {
+        return Ok(moved);
+    }
+    let mandate_ids: Vec<&str> = resolved.iter().map(|p| p.mandate_id.as_str()).collect();
+    let chains = mandate_chains_in(conn, &mandate_ids).await?;
+    let mut events = Vec::with_capacity(resolved.len());
+    let mut payouts = Vec::new();
+    outcome_effects(&resolved, &chains, now, &mut events, &mut payouts)?;
+    events::insert_all(conn, &events).await?;
+    let ids: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
+    outbox::close_all(conn, &ids, WorkKind::PullBatch, now).await?;
+    outbox::enqueue_all(conn, &payouts).await?;
+    Ok(moved)
+}
+
+/// The status changes of [`resolve_pulls_guarded_in`] alone: returns, per item, whether
+/// its pull moved, and the moved pulls' new rows in the items' order (their events and
+/// work are [`outcome_effects`]).
+pub(crate) async fn update_outcomes_in(
+    conn: &mut AnyConnection,
+    items: &[(&str, &PullResolution)],
+    guard: Guard,
+    now: i64,
+) -> Result<(Vec<bool>, Vec<DebitPull>), StoreError> {
     // `remaining` is kept in minor units, the same for every supported currency.
     let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
     let remaining = |r: &PullResolution| {
@@ -1036,14 +1078,20 @@ async fn resolve_pulls_guarded_in(
     // Events in the order of the items.
     resolved.sort_by_key(|(i, _)| *i);
     let resolved: Vec<DebitPull> = resolved.into_iter().map(|(_, p)| p).collect();
-    if resolved.is_empty() {
-        return Ok(moved);
-    }
-    let mandate_ids: Vec<&str> = resolved.iter().map(|p| p.mandate_id.as_str()).collect();
-    let chains = mandate_chains_in(conn, &mandate_ids).await?;
-    let mut events = Vec::with_capacity(resolved.len());
-    let mut payouts = Vec::new();
-    for p in &resolved {
+    Ok((moved, resolved))
+}
+
+/// What resolved pulls bring: each its event and, authorized on a bank-funded mandate, its
+/// payout work (its bank leg and payout follow: it moved nothing yet). Their `pull_batch`
+/// work is closed by the caller.
+pub(crate) fn outcome_effects<'a>(
+    resolved: &'a [DebitPull],
+    chains: &MandateChains,
+    now: i64,
+    events: &mut Vec<NewEvent<'a>>,
+    payouts: &mut Vec<NewWork<'a>>,
+) -> Result<(), StoreError> {
+    for p in resolved {
         let (chain_id, bank_funded) = *chains
             .get(p.mandate_id.as_str())
             .ok_or(StoreError::NotFound)?;
@@ -1054,15 +1102,10 @@ async fn resolve_pulls_guarded_in(
             now,
         ));
         if p.status == PullStatus::Authorized && bank_funded {
-            // A bank-funded mandate's pull moved nothing yet: its bank leg and payout follow.
             payouts.push((p.id.as_str(), WorkKind::Payout, chain_id, p.mode, now));
         }
     }
-    events::insert_all(conn, &events).await?;
-    let ids: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
-    outbox::close_all(conn, &ids, WorkKind::PullBatch, now).await?;
-    outbox::enqueue_all(conn, &payouts).await?;
-    Ok(moved)
+    Ok(())
 }
 
 impl Store {

@@ -205,11 +205,15 @@ impl Store {
         }
     }
 
-    /// One transaction for a group: its new pulls, then its outcomes, then its fates.
-    /// Returns, per outcome in order, whether its pull moved.
+    /// One transaction for a group, in as few statements as its jobs allow: the new pulls'
+    /// rows, the outcomes' status changes, one read of their mandates, then all their
+    /// events, work and closed work, and the fates. Returns, per outcome in order, whether
+    /// its pull moved.
     async fn write_group(&self, group: &[Job]) -> Result<Vec<bool>, StoreError> {
+        use crate::agentic::{self, Guard};
         let mut inserts = Vec::new();
         let mut outcomes: Vec<(&str, &PullResolution)> = Vec::new();
+        let mut fates = Vec::new();
         let mut now = 0;
         for job in group {
             match job {
@@ -223,24 +227,38 @@ impl Store {
                     outcomes.push((id.as_str(), resolution));
                     now = now.max(*at);
                 }
-                Job::Fate { .. } => {}
+                Job::Fate {
+                    chain_id,
+                    hash,
+                    status,
+                    block,
+                    ..
+                } => fates.push((*chain_id, hash.as_str(), *status, *block)),
             }
         }
         let mut tx = self.writer().begin().await?;
-        crate::agentic::insert_pulls_in(&mut tx, &inserts).await?;
-        let moved = crate::agentic::resolve_pulls_in(&mut tx, &outcomes, now).await?;
-        for job in group {
-            if let Job::Fate {
-                chain_id,
-                hash,
-                status,
-                block,
-                ..
-            } = job
-            {
-                crate::journal::mark_tx_in(&mut tx, *chain_id, hash, *status, *block).await?;
-            }
-        }
+        agentic::insert_pull_rows_in(&mut tx, &inserts).await?;
+        let (moved, resolved) =
+            agentic::update_outcomes_in(&mut tx, &outcomes, Guard::None, now).await?;
+        let mandate_ids: Vec<&str> = inserts
+            .iter()
+            .chain(&resolved)
+            .map(|p| p.mandate_id.as_str())
+            .collect();
+        let chains = if mandate_ids.is_empty() {
+            Default::default()
+        } else {
+            agentic::mandate_chains_in(&mut tx, &mandate_ids).await?
+        };
+        let mut events = Vec::new();
+        let mut work = Vec::new();
+        agentic::created_effects(&inserts, &chains, &mut events, &mut work)?;
+        agentic::outcome_effects(&resolved, &chains, now, &mut events, &mut work)?;
+        crate::events::insert_all(&mut tx, &events).await?;
+        crate::outbox::enqueue_all(&mut tx, &work).await?;
+        let closed: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
+        crate::outbox::close_all(&mut tx, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
+        crate::journal::mark_txs_in(&mut tx, &fates).await?;
         tx.commit().await?;
         Ok(moved)
     }

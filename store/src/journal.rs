@@ -636,3 +636,28 @@ pub(crate) async fn mark_tx_in(
     .await?;
     Ok(())
 }
+
+/// Sets the status (and block) of several journaled transactions, inside the caller's
+/// transaction: `(chain_id, hash, status, block)`, in one statement.
+pub(crate) async fn mark_txs_in(
+    conn: &mut sqlx::AnyConnection,
+    fates: &[(u64, &str, TxStatus, Option<u64>)],
+) -> Result<(), StoreError> {
+    for chunk in fates.chunks(500) {
+        let sql = format!(
+            "UPDATE chain_txs SET status = v.column3, block_number = v.column4 FROM (VALUES {}) AS v \
+             WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2",
+            crate::db::placeholders(chunk.len(), 4)
+        );
+        let mut q = sqlx::query(&sql);
+        for (chain_id, hash, status, block) in chunk {
+            q = q
+                .bind(*chain_id as i64)
+                .bind(*hash)
+                .bind(status.as_str())
+                .bind(block.map(|b| b as i64));
+        }
+        q.execute(&mut *conn).await?;
+    }
+    Ok(())
+}
