@@ -9,23 +9,21 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alloy::primitives::{Address, B256, U256, keccak256};
+use alloy::primitives::Address;
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
+use openrail_chain::consent::TypedMessage;
 use openrail_store::agentic::{
-    AgentAuthorization, DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
+    DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
 };
-use openrail_store::consent::{Authorizable, Authorization};
-use openrail_store::ids::{hash_secret, random_id};
+use openrail_store::consent::Authorizable;
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
 use openrail_store::stages;
 use openrail_store::{
-    Amount, BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store,
-    StoreError, now_ms,
+    BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, StoreError, now_ms,
 };
 use serde_json::Value;
 
@@ -38,12 +36,9 @@ use crate::error::{ApiError, DeclineReason};
 use crate::represent;
 use crate::views;
 use openrail_engine::network::Network;
+use openrail_engine::{mandates, pulls, session_keys};
 use openrail_store::events::Snapshot;
 
-/// Bounds of `expires_in`, seconds.
-pub const EXPIRES_IN: std::ops::RangeInclusive<u64> = 60..=31_536_000;
-/// Most entries in a key's allow-list.
-pub const MAX_ALLOWED_DESTINATIONS: usize = 20;
 /// Longest free-text field.
 const MAX_TEXT: usize = 500;
 
@@ -145,16 +140,8 @@ pub(crate) fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
 /// a transfer that can only fail) and not one of the contracts themselves (tokens sent to
 /// the router or the state machine are locked for good). Checked before anything is sent.
 pub(crate) fn usable_wallet(net: &Network, param: &str, a: Address) -> Result<Address, ApiError> {
-    if a == Address::ZERO {
-        return Err(invalid(param, "is the zero address"));
-    }
-    if a == net.allowance_state_machine || a == net.router || net.tokens.values().any(|t| *t == a) {
-        return Err(invalid(
-            param,
-            "is one of Openrail's contracts; tokens sent there would be locked for good",
-        ));
-    }
-    Ok(a)
+    net.usable_wallet(a)
+        .map_err(|detail| invalid(param, detail))
 }
 
 fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
@@ -164,14 +151,6 @@ fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
         }
         other => Ok(other),
     }
-}
-
-fn onchain_id(id: &str) -> B256 {
-    keccak256(id.as_bytes())
-}
-
-fn token_units(a: Amount) -> U256 {
-    openrail_chain::token_units(a.minor(), a.currency())
 }
 
 fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {
@@ -246,81 +225,41 @@ pub async fn create_mandate(
     // A bank-account payer is funded through the treasury: the chain pulls from the
     // treasury and the relayer debits the bank account once per authorized pull.
     let payer = if payer_account_id.starts_with("ba_") {
-        let ba_id = id_of("bank_account", &payer_account_id, BankAccountId::parse)?;
-        let ba = state
-            .store
-            .bank_account(p.scope(), &ba_id)
-            .await
-            .map_err(|e| match e {
-                StoreError::NotFound => ApiError::ResourceMissing {
-                    kind: "bank_account",
-                    id: payer_account_id.clone(),
-                },
-                other => ApiError::Store(other),
-            })?;
-        if ba.currency != currency {
-            return Err(invalid(
-                "payer_account_id",
-                "is a bank account in another currency than the mandate",
-            ));
-        }
-        net.treasury
+        mandates::Payer::BankAccount(id_of(
+            "bank_account",
+            &payer_account_id,
+            BankAccountId::parse,
+        )?)
     } else {
-        usable_wallet(
-            &net,
-            "payer_account_id",
-            parse_address("payer_account_id", &payer_account_id)?,
-        )?
+        let a = parse_address("payer_account_id", &payer_account_id)?;
+        mandates::Payer::Wallet(payer_account_id, a)
     };
-    if !net.tokens.contains_key(&currency) {
-        return Err(invalid("currency", "is not available on this network"));
-    }
-
-    let id = MandateId::new();
-    let bank_funded = payer_account_id.starts_with("ba_");
-    let now = now_ms();
-    let mandate = Mandate {
-        onchain_id: onchain_id(&id).to_string(),
-        id,
-        account_id: p.account_id().to_string(),
-        mode: p.mode(),
-        payer_account_id,
-        payer_address: payer.to_checksum(None),
-        currency,
-        max_amount: max_amount.minor(),
+    let request = mandates::NewMandate {
+        payer,
+        max_amount,
         interval,
         purpose,
-        status: if bank_funded {
-            MandateStatus::Pending
-        } else {
-            MandateStatus::RequiresAuthorization
-        },
-        chain_id: net.chain_id,
-        contract: net.allowance_state_machine.to_checksum(None),
-        tx_hash: None,
-        created_at: now,
     };
-    link_created(&state, &format!("/v1/mandates/{}", mandate.id)).await?;
-    if !bank_funded {
+    // Service: judge it, link the idempotency key to it, write it.
+    let prepared = mandates::prepare(
+        &state.store,
+        &net,
+        p.scope(),
+        request,
+        state.config.authorization_ttl,
+        now_ms(),
+    )
+    .await?;
+    link_created(&state, &format!("/v1/mandates/{}", prepared.mandate.id)).await?;
+    let Some(waiter) = mandates::accept(&state.store, &net, &prepared).await? else {
         // A wallet payer must sign the mandate's terms first; nothing is sent until then.
-        let auth = Authorization {
-            object_id: mandate.id.to_string(),
-            signer: mandate.payer_address.clone(),
-            nonce: consent::new_nonce().to_string(),
-            deadline: now / 1000 + state.config.authorization_ttl.as_secs() as i64,
-            signature: None,
-            authorized_at: None,
-        };
-        state.store.insert_authorization(&auth).await?;
-        state.store.insert_mandate(&mandate).await?;
         return Ok(json(
             StatusCode::CREATED,
-            render_mandate(&state, &mandate).await?,
+            render_mandate(&state, &prepared.mandate).await?,
         ));
-    }
-    // The mandate and its work in one transaction; the chain's engine sends it.
-    let waiter = openrail_engine::waiter(&net, &mandate.id);
-    state.store.insert_mandate(&mandate).await?;
+    };
+    // The engine creates it on chain.
+    let mandate = prepared.mandate;
     let wait = wait_of(&state, &headers);
     let done = waiter
         .wait(&state.store, WorkKind::CreateMandate, wait)
@@ -520,91 +459,38 @@ pub async fn create_session_key(
 ) -> ApiResult {
     account_only(&p)?;
     let net = network(&state, &p)?;
+    // Parse.
     let mandate_id = fields.string("mandate_id")?;
     let expires_in = fields.integer("expires_in")?;
-    if !EXPIRES_IN.contains(&expires_in) {
-        return Err(invalid(
-            "expires_in",
-            "must be between 60 and 31536000 seconds",
-        ));
-    }
-    // The currency of the ceiling is the mandate's: look it up before parsing it.
     let mandate_id = id_of("mandate", &mandate_id, MandateId::parse)?;
-    let mandate = state
-        .store
-        .mandate(p.scope(), &mandate_id)
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::ResourceMissing {
-                kind: "mandate",
-                id: mandate_id.to_string(),
-            },
-            other => ApiError::Store(other),
-        })?;
-    let max_amount = fields.opt_amount("max_amount", mandate.currency)?;
-    let dests = fields
+    let max_amount = fields.opt_amount_text("max_amount")?;
+    let allowed_destinations = fields
         .opt_string_array("allowed_destinations")?
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| parse_address("allowed_destinations", &d).map(|a| (d, a)))
+        .collect::<Result<Vec<_>, _>>()?;
     let signer = fields
         .opt_string("signer")?
-        .map(|s| parse_address("signer", &s).and_then(|a| usable_wallet(&net, "signer", a)))
+        .map(|s| parse_address("signer", &s))
         .transpose()?;
     fields.finish()?;
-    if dests.len() > MAX_ALLOWED_DESTINATIONS {
-        return Err(invalid(
-            "allowed_destinations",
-            "may hold at most 20 destinations",
-        ));
-    }
-    for d in &dests {
-        usable_wallet(
-            &net,
-            "allowed_destinations",
-            parse_address("allowed_destinations", d)?,
-        )?;
-    }
-    if let Some(max) = max_amount
-        && max.minor() > mandate.max_amount
-    {
-        return Err(ApiError::SessionKeyCeilingExceedsMandate {
-            key: max.to_string(),
-            mandate: format_minor(mandate.max_amount, mandate.currency),
-        });
-    }
-    if mandate.status != MandateStatus::Active {
-        return Err(ApiError::Declined {
-            reason: DeclineReason::MandateNotActive,
-            detail: format!("mandate {} is {}", mandate.id, mandate.status.as_str()),
-            pull_id: None,
-            remaining: None,
-            resets_at: None,
-        });
-    }
-
-    let now = now_ms();
-    let expires_at_s = now / 1000 + expires_in as i64;
-    let secret = random_id(&format!("sks_{}_", p.mode().as_str()), 32);
-    let id = SessionKeyId::new();
-    let key = SessionKey {
-        onchain_id: onchain_id(&id).to_string(),
-        id,
-        account_id: p.account_id().to_string(),
-        mode: p.mode(),
-        mandate_id: mandate.id.clone(),
-        expires_at: expires_at_s * 1000,
-        max_amount: max_amount.map(Amount::minor),
-        allowed_destinations: dests,
-        status: KeyStatus::Pending,
-        tx_hash: None,
-        created_at: now,
-        signer: signer.map(|a| a.to_checksum(None)),
+    let request = session_keys::NewKey {
+        mandate_id,
+        expires_in,
+        max_amount,
+        allowed_destinations,
+        signer,
     };
-    link_created(&state, &format!("/v1/session-keys/{}", key.id)).await?;
-    let waiter = openrail_engine::waiter(&net, &key.id);
-    state
-        .store
-        .insert_session_key(&key, &hash_secret(&secret))
-        .await?;
+    // Service: judge it, link the idempotency key to it, write it.
+    let prepared = session_keys::prepare(&state.store, &net, p.scope(), request, now_ms()).await?;
+    link_created(&state, &format!("/v1/session-keys/{}", prepared.key.id)).await?;
+    let waiter = session_keys::accept(&state.store, &net, &prepared).await?;
+    let session_keys::Prepared {
+        key,
+        mandate,
+        secret,
+    } = prepared;
     let wait = wait_of(&state, &headers);
     let done = waiter
         .wait(&state.store, WorkKind::IssueSessionKey, wait)
@@ -722,199 +608,48 @@ pub async fn create_pull(
     let pull_id = PullId::new();
     stages::mark("received", [pull_id.as_str()]);
     let net = network(&state, &p)?;
+    // Parse: the request's syntax, and whether this caller may name the key.
     let key_id = fields.string("session_key_id")?;
     agent_may_read_key(&p, &key_id)?;
-    let key_id = id_of("session_key", &key_id, SessionKeyId::parse)?;
-    let key = state
-        .store
-        .session_key(p.scope(), &key_id)
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::ResourceMissing {
-                kind: "session_key",
-                id: key_id.to_string(),
-            },
-            other => ApiError::Store(other),
-        })?;
-    let mandate = state.store.mandate(p.scope(), &key.mandate_id).await?;
-    let amount = fields.amount("amount", mandate.currency)?;
-    let destination = fields.opt_string("destination")?;
-    let description = text("description", fields.opt_string("description")?)?;
-    let signature = fields.opt_string("signature")?;
-    let nonce = fields.opt_uint256("nonce")?;
-    let deadline = fields.opt_integer("deadline")?;
-    fields.finish()?;
-    let (destination, address) = match destination {
+    let session_key_id = id_of("session_key", &key_id, SessionKeyId::parse)?;
+    let amount = fields.amount_text("amount")?;
+    let destination = match fields.opt_string("destination")? {
         Some(d) => {
-            let a = usable_wallet(&net, "destination", parse_address("destination", &d)?)?;
-            (d, a)
+            let a = parse_address("destination", &d)?;
+            Some((d, a))
         }
-        None => (
-            net.default_destination.to_checksum(None),
-            net.default_destination,
-        ),
+        None => None,
     };
-    if mandate.payer_address.parse::<Address>().ok() == Some(address) {
-        return Err(invalid(
-            "destination",
-            "is the mandate's payer (for a bank-account payer, the treasury): a pull may not pay its payer; name a destination",
-        ));
-    }
-    if matches!(key.status, KeyStatus::Pending | KeyStatus::Failed) {
-        return Err(ApiError::Declined {
-            reason: DeclineReason::SessionKeyNotActive,
-            detail: format!("session key {} is {} on chain", key.id, key.status.as_str()),
-            pull_id: None,
-            remaining: None,
-            resets_at: None,
-        });
-    }
-
-    let now = now_ms();
-    // What the database already knows is dead is declined here, without a transaction
-    // (the chain would decline it too, at the operator's expense); the declined pull is
-    // recorded like one the chain declined.
-    let dead = if key.status == KeyStatus::Revoked {
-        Some(DeclineReason::SessionKeyRevoked)
-    } else if now >= key.expires_at {
-        Some(DeclineReason::SessionKeyExpired)
-    } else if mandate.status != MandateStatus::Active {
-        Some(DeclineReason::MandateNotActive)
-    } else {
-        None
+    let description = text("description", fields.opt_string("description")?)?;
+    let agent = pulls::AgentFields {
+        signature: fields.opt_string("signature")?,
+        nonce: fields.opt_uint256("nonce")?,
+        deadline: fields.opt_integer("deadline")?,
     };
-    let agent = if dead.is_some() {
-        None
-    } else {
-        agent_authorization(
-            &net,
-            &key,
-            address,
-            token_units(amount),
-            (signature, nonce, deadline),
-            &state.store,
-            now,
-        )
-        .await?
-    };
-    let pull = DebitPull {
+    fields.finish()?;
+    let request = pulls::NewPull {
         id: pull_id,
-        account_id: p.account_id().to_string(),
-        mode: p.mode(),
-        session_key_id: key.id.clone(),
-        mandate_id: mandate.id.clone(),
-        amount: amount.minor(),
-        currency: mandate.currency,
+        session_key_id,
+        amount,
         destination,
-        destination_address: address.to_checksum(None),
         description,
-        status: if dead.is_some() {
-            PullStatus::Declined
-        } else {
-            PullStatus::Pending
-        },
-        decline_code: dead,
-        remaining: None,
-        resets_at: None,
-        tx_hash: None,
-        authorized_at: None,
-        created_at: now,
-        updated_at: now,
-        failure_reason: None,
         agent,
     };
-    link_created(&state, &format!("/v1/debit-pulls/{}", pull.id)).await?;
-    // Listening before the work is written: the engine's wake cannot come first.
-    let waiter = openrail_engine::waiter(&net, &pull.id);
-    stages::mark("accepted", [pull.id.as_str()]);
-    // Committed with the other pulls, outcomes and fates that arrive meanwhile.
-    state.store.accept_pull(pull.clone()).await?;
-    stages::mark("written", [pull.id.as_str()]);
-    if dead.is_some() {
+    // Service: judge it, link the idempotency key to it, write it.
+    let prepared = pulls::prepare(&state.store, &net, p.scope(), request, now_ms()).await?;
+    link_created(&state, &format!("/v1/debit-pulls/{}", prepared.pull.id)).await?;
+    let declined = prepared.is_declined();
+    let (pull, waiter) = pulls::accept(&state.store, &net, prepared).await?;
+    if declined {
         return pull_response(&pull, net.chain_id);
     }
-
-    // The pull and its work were written in one transaction; the chain's engine sends it
-    // (batched with the others in flight).
-    let chain_id = net.chain_id;
+    // The engine sends it (batched with the others in flight) and wakes the waiter.
     let wait = wait_of(&state, &headers);
     waiter.wait(&state.store, WorkKind::PullBatch, wait).await?;
     stages::mark("answered", [pull.id.as_str()]);
-
+    // View.
     let pull = state.store.pull(p.scope(), &pull.id).await?;
-    pull_response(&pull, chain_id)
-}
-
-/// The agent's authorization of a pull on `key`, checked before anything is sent: a key
-/// with a signer needs `signature`, `nonce` and `deadline` (422 `signature_required`
-/// without them), a deadline not passed (`authorization_expired`), a nonce not in use on
-/// the key (`nonce_used`) and the signer's EIP-712 `DebitPull` signature
-/// (`signature_invalid`). A key without a signer takes none of them.
-async fn agent_authorization(
-    net: &Network,
-    key: &SessionKey,
-    destination: Address,
-    amount: U256,
-    (signature, nonce, deadline): (Option<String>, Option<String>, Option<u64>),
-    store: &Store,
-    now: i64,
-) -> Result<Option<AgentAuthorization>, ApiError> {
-    let Some(signer) = &key.signer else {
-        if signature.is_some() || nonce.is_some() || deadline.is_some() {
-            let param = if signature.is_some() {
-                "signature"
-            } else if nonce.is_some() {
-                "nonce"
-            } else {
-                "deadline"
-            };
-            return Err(invalid(
-                param,
-                "is only for pulls on a session key with a signer; this key has none",
-            ));
-        }
-        return Ok(None);
-    };
-    let (Some(signature), Some(nonce), Some(deadline)) = (signature, nonce, deadline) else {
-        return Err(declined(
-            DeclineReason::SignatureRequired,
-            format!(
-                "session key {} names the signer {signer}: a pull needs its EIP-712 DebitPull \
-                 signature, nonce and deadline",
-                key.id
-            ),
-        ));
-    };
-    let deadline = i64::try_from(deadline).map_err(|_| invalid("deadline", "is too large"))?;
-    consent::not_expired(deadline, now)?;
-    if store.agent_nonce_taken(&key.id, &nonce).await? {
-        return Err(declined(
-            DeclineReason::NonceUsed,
-            format!("nonce {nonce} was used on session key {} already", key.id),
-        ));
-    }
-    let message = SignedPull {
-        keyId: onchain_id(&key.id),
-        destination,
-        amount,
-        nonce: U256::from_str_radix(&nonce, 10).map_err(|_| invalid("nonce", "is not a number"))?,
-        deadline: U256::from(deadline as u64),
-    };
-    let signer: Address = signer
-        .parse()
-        .map_err(|_| ApiError::Internal(format!("key {} has an unusable signer", key.id)))?;
-    let bytes = consent::verify(
-        net,
-        signer,
-        message.digest(net.chain_id, net.allowance_state_machine),
-        &signature,
-    )
-    .await?;
-    Ok(Some(AgentAuthorization {
-        nonce,
-        deadline,
-        signature: bytes.to_string(),
-    }))
+    pull_response(&pull, net.chain_id)
 }
 
 fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {

@@ -169,8 +169,17 @@ impl Fields {
             .transpose()
     }
 
+    /// The text of a required amount field whose currency the service knows (see
+    /// [`Fields::amount`]).
+    pub fn amount_text(&mut self, name: &str) -> Result<String, ApiError> {
+        self.opt_amount_text(name)?
+            .ok_or_else(|| ApiError::ParameterMissing {
+                param: self.p(name),
+            })
+    }
+
     /// The text of an amount field: a JSON number's own text, or a string's content.
-    fn opt_amount_text(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+    pub fn opt_amount_text(&mut self, name: &str) -> Result<Option<String>, ApiError> {
         let Some(raw) = self.take(name) else {
             return Ok(None);
         };

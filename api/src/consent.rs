@@ -5,7 +5,7 @@
 //! bad one from costing a transaction.
 
 use alloy::primitives::{Address, B256, Bytes};
-use openrail_chain::consent::{self as c, TypedMessage};
+use openrail_chain::consent::TypedMessage;
 use openrail_store::consent::Authorization;
 use serde_json::{Value, json};
 
@@ -53,30 +53,18 @@ pub fn view_of<M: TypedMessage>(
     view(a, message.typed_data(net.chain_id, verifier))
 }
 
-/// Checks `signature` (0x hex) by `signer` over `digest`: ECDSA like the contracts (65
-/// bytes, low `s`), else a contract wallet's ERC-1271 answer. Returns the signature's bytes,
-/// or 422 `signature_invalid` saying why.
+/// Checks `signature` (0x hex) by `signer` over `digest` (see
+/// [`openrail_engine::consent::verify`]). Returns the signature's bytes, or 422
+/// `signature_invalid` saying why.
 pub async fn verify(
     net: &Network,
     signer: Address,
     digest: B256,
     signature: &str,
 ) -> Result<Bytes, ApiError> {
-    let bytes = match c::parse_signature(signature) {
-        Ok(b) => b,
-        Err(e) => return Err(declined(DeclineReason::SignatureInvalid, e.to_string())),
-    };
-    match c::check_ecdsa(digest, &bytes, signer) {
-        Ok(()) => Ok(bytes),
-        // Not the signer's ECDSA signature: a contract wallet may still accept it.
-        Err(e) => {
-            if c::erc1271_valid(&net.reader, signer, digest, bytes.clone()).await? {
-                Ok(bytes)
-            } else {
-                Err(declined(DeclineReason::SignatureInvalid, e.to_string()))
-            }
-        }
-    }
+    openrail_engine::consent::verify(net, signer, digest, signature)
+        .await?
+        .map_err(|why| declined(DeclineReason::SignatureInvalid, why))
 }
 
 /// 422 `authorization_expired` when `deadline` (unix seconds) is before `now_ms`.

@@ -415,3 +415,43 @@ impl IntoResponse for Problem {
         res
     }
 }
+
+impl From<openrail_engine::service::ServiceError> for ApiError {
+    fn from(e: openrail_engine::service::ServiceError) -> Self {
+        use openrail_engine::service::ServiceError as P;
+        match e {
+            P::Invalid { param, detail } => ApiError::ParameterInvalid {
+                param: param.into(),
+                detail,
+            },
+            P::Amount { param, error } => ApiError::AmountInvalid {
+                param: param.into(),
+                detail: error.to_string(),
+            },
+            P::Missing { kind, id } => ApiError::ResourceMissing { kind, id },
+            P::KeyCeilingExceedsMandate { key, mandate } => {
+                ApiError::SessionKeyCeilingExceedsMandate { key, mandate }
+            }
+            P::Declined { reason, detail } => ApiError::Declined {
+                reason,
+                detail,
+                pull_id: None,
+                remaining: None,
+                resets_at: None,
+            },
+            P::AuthorizationExpired { deadline } => ApiError::Declined {
+                reason: DeclineReason::AuthorizationExpired,
+                detail: format!(
+                    "the authorization expired at {}",
+                    crate::views::rfc3339_s(deadline)
+                ),
+                pull_id: None,
+                remaining: None,
+                resets_at: None,
+            },
+            P::Store(e) => ApiError::Store(e),
+            P::Chain(e) => ApiError::Chain(e),
+            P::Internal(m) => ApiError::Internal(m),
+        }
+    }
+}

@@ -56,3 +56,30 @@ pub fn payment_message(p: &Payment, net: &Network, a: &Authorization) -> Option<
         deadline: U256::from(u64::try_from(a.deadline).ok()?),
     })
 }
+
+/// Checks `signature` (0x hex) by `signer` over `digest`: ECDSA like the contracts (65
+/// bytes, low `s`), else a contract wallet's ERC-1271 answer (an `eth_call`, the outer
+/// error when the chain cannot be asked). Returns the signature's bytes, or why it is
+/// invalid.
+pub async fn verify(
+    net: &Network,
+    signer: Address,
+    digest: alloy::primitives::B256,
+    signature: &str,
+) -> Result<Result<alloy::primitives::Bytes, String>, openrail_chain::ChainError> {
+    let bytes = match c::parse_signature(signature) {
+        Ok(b) => b,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    match c::check_ecdsa(digest, &bytes, signer) {
+        Ok(()) => Ok(Ok(bytes)),
+        // Not the signer's ECDSA signature: a contract wallet may still accept it.
+        Err(e) => {
+            if c::erc1271_valid(&net.reader, signer, digest, bytes.clone()).await? {
+                Ok(Ok(bytes))
+            } else {
+                Ok(Err(e.to_string()))
+            }
+        }
+    }
+}

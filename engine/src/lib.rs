@@ -40,9 +40,13 @@ use crate::payments::{Drive, PaymentDriver, PaymentError};
 
 pub mod consent;
 mod journal;
+pub mod mandates;
 pub mod network;
 pub mod outcomes;
 pub mod payments;
+pub mod pulls;
+pub mod service;
+pub mod session_keys;
 
 pub use journal::{StoreJournal, lead};
 

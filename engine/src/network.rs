@@ -38,6 +38,25 @@ pub struct Network {
 }
 
 impl Network {
+    /// `a`, when money may come from or go to it on this network; else why not: not the
+    /// zero address (tokens burned, or a transfer that can only fail) and not one of the
+    /// contracts themselves (tokens sent to the router or the state machine are locked for
+    /// good).
+    pub fn usable_wallet(&self, a: Address) -> Result<Address, &'static str> {
+        if a == Address::ZERO {
+            return Err("is the zero address");
+        }
+        if a == self.allowance_state_machine
+            || a == self.router
+            || self.tokens.values().any(|t| *t == a)
+        {
+            return Err(
+                "is one of Openrail's contracts; tokens sent there would be locked for good",
+            );
+        }
+        Ok(a)
+    }
+
     /// The settlement network of a deployment, without a submitter yet.
     pub fn from_deployment(deployment: &ChainDeployment) -> Result<Self, ChainError> {
         let asm = deployment.allowance_state_machine.ok_or_else(|| {

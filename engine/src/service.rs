@@ -1,0 +1,66 @@
+//! What a service refuses, in the domain's words: the API maps each variant to one HTTP
+//! problem (`api::error`), so a service never speaks HTTP.
+
+use openrail_chain::ChainError;
+use openrail_store::agentic::DeclineReason;
+use openrail_store::{AmountError, StoreError};
+
+/// Why a service refused a request.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// A field's value is unusable.
+    #[error("{param} {detail}")]
+    Invalid {
+        /// The field.
+        param: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// An amount is malformed or out of range for its currency.
+    #[error("{param} {error}")]
+    Amount {
+        /// The field.
+        param: &'static str,
+        /// What is wrong with it.
+        error: AmountError,
+    },
+    /// An object the request names does not exist for this account and mode.
+    #[error("no such {kind}: {id}")]
+    Missing {
+        /// The kind of object.
+        kind: &'static str,
+        /// The id named.
+        id: String,
+    },
+    /// Refused before anything is sent, with the reason a chain decline would carry.
+    #[error("{detail}")]
+    Declined {
+        /// Why.
+        reason: DeclineReason,
+        /// Said for a person.
+        detail: String,
+    },
+    /// A signed authorization was past its deadline (unix seconds).
+    #[error("the authorization expired at {deadline}")]
+    AuthorizationExpired {
+        /// When it expired.
+        deadline: i64,
+    },
+    /// A session key's ceiling above its mandate's.
+    #[error("the key's ceiling {key} exceeds the mandate's {mandate}")]
+    KeyCeilingExceedsMandate {
+        /// The key's ceiling, as asked.
+        key: String,
+        /// The mandate's ceiling.
+        mandate: String,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The chain could not be asked (a contract wallet's signature check).
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    /// A row the service wrote itself is unusable.
+    #[error("{0}")]
+    Internal(String),
+}

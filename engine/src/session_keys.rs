@@ -1,0 +1,157 @@
+//! The session-key service: what a request for a key means, apart from HTTP. A handler
+//! parses the request into a [`NewKey`], asks [`prepare`] (the mandate exists, is active
+//! and bounds the key), links its idempotency key to the key's path, then [`accept`]s it
+//! (the key, its event and its `issue_session_key` work in one transaction) and waits for
+//! the engine to issue it on chain.
+
+use alloy::primitives::{Address, keccak256};
+use openrail_store::agentic::{
+    DeclineReason, KeyStatus, Mandate, MandateStatus, Scope, SessionKey,
+};
+use openrail_store::ids::{hash_secret, random_id};
+use openrail_store::money::format_minor;
+use openrail_store::{Amount, MandateId, SessionKeyId, Store, StoreError};
+
+use crate::network::Network;
+use crate::service::ServiceError;
+use crate::{Waiter, waiter};
+
+/// Bounds of a key's lifetime, seconds.
+pub const EXPIRES_IN: std::ops::RangeInclusive<u64> = 60..=31_536_000;
+/// Most entries in a key's allow-list.
+pub const MAX_ALLOWED_DESTINATIONS: usize = 20;
+
+/// A key as a request asks for it, parsed (syntax checked) but not yet judged.
+#[derive(Debug, Clone)]
+pub struct NewKey {
+    /// The mandate it draws on.
+    pub mandate_id: MandateId,
+    /// Its lifetime, seconds.
+    pub expires_in: u64,
+    /// Its own ceiling per epoch as written, in the mandate's currency.
+    pub max_amount: Option<String>,
+    /// Where its pulls may pay (empty: anywhere): each as written, and parsed.
+    pub allowed_destinations: Vec<(String, Address)>,
+    /// The agent whose EIP-712 signature every pull needs, parsed.
+    pub signer: Option<Address>,
+}
+
+/// A key judged acceptable, not yet written: the row and its secret (shown once).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The row to write.
+    pub key: SessionKey,
+    /// Its mandate.
+    pub mandate: Mandate,
+    /// The key's secret, shown once.
+    pub secret: String,
+}
+
+/// Judges `req` for `scope` on `net` at `now`: a lifetime in bounds, usable destinations
+/// and signer, a ceiling within the mandate's, on an existing and active mandate.
+pub async fn prepare(
+    store: &Store,
+    net: &Network,
+    scope: Scope<'_>,
+    req: NewKey,
+    now: i64,
+) -> Result<Prepared, ServiceError> {
+    if !EXPIRES_IN.contains(&req.expires_in) {
+        return Err(ServiceError::Invalid {
+            param: "expires_in",
+            detail: "must be between 60 and 31536000 seconds".into(),
+        });
+    }
+    let mandate = store
+        .mandate(scope, &req.mandate_id)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ServiceError::Missing {
+                kind: "mandate",
+                id: req.mandate_id.to_string(),
+            },
+            other => ServiceError::Store(other),
+        })?;
+    let max_amount = req
+        .max_amount
+        .as_deref()
+        .map(|text| Amount::parse(text, mandate.currency))
+        .transpose()
+        .map_err(|error| ServiceError::Amount {
+            param: "max_amount",
+            error,
+        })?;
+    let signer = req
+        .signer
+        .map(|a| net.usable_wallet(a))
+        .transpose()
+        .map_err(|detail| ServiceError::Invalid {
+            param: "signer",
+            detail: detail.into(),
+        })?;
+    if req.allowed_destinations.len() > MAX_ALLOWED_DESTINATIONS {
+        return Err(ServiceError::Invalid {
+            param: "allowed_destinations",
+            detail: "may hold at most 20 destinations".into(),
+        });
+    }
+    for (_, d) in &req.allowed_destinations {
+        net.usable_wallet(*d)
+            .map_err(|detail| ServiceError::Invalid {
+                param: "allowed_destinations",
+                detail: detail.into(),
+            })?;
+    }
+    if let Some(max) = max_amount
+        && max.minor() > mandate.max_amount
+    {
+        return Err(ServiceError::KeyCeilingExceedsMandate {
+            key: max.to_string(),
+            mandate: format_minor(mandate.max_amount, mandate.currency),
+        });
+    }
+    if mandate.status != MandateStatus::Active {
+        return Err(ServiceError::Declined {
+            reason: DeclineReason::MandateNotActive,
+            detail: format!("mandate {} is {}", mandate.id, mandate.status.as_str()),
+        });
+    }
+    let expires_at_s = now / 1000 + i64::try_from(req.expires_in).unwrap_or(i64::MAX / 2);
+    let id = SessionKeyId::new();
+    Ok(Prepared {
+        key: SessionKey {
+            onchain_id: keccak256(id.as_bytes()).to_string(),
+            id,
+            account_id: scope.account_id.to_string(),
+            mode: scope.mode,
+            mandate_id: mandate.id.clone(),
+            expires_at: expires_at_s * 1000,
+            max_amount: max_amount.map(Amount::minor),
+            allowed_destinations: req
+                .allowed_destinations
+                .into_iter()
+                .map(|(text, _)| text)
+                .collect(),
+            status: KeyStatus::Pending,
+            tx_hash: None,
+            created_at: now,
+            signer: signer.map(|a| a.to_checksum(None)),
+        },
+        mandate,
+        secret: random_id(&format!("sks_{}_", scope.mode.as_str()), 32),
+    })
+}
+
+/// Writes a prepared key (with its event and its work) and returns a waiter for its
+/// issuance on chain, listening since before the write.
+pub async fn accept<'a>(
+    store: &Store,
+    net: &'a Network,
+    prepared: &Prepared,
+) -> Result<Waiter<'a>, ServiceError> {
+    let waiter = waiter(net, &prepared.key.id);
+    store
+        .insert_session_key(&prepared.key, &hash_secret(&prepared.secret))
+        .await?;
+    Ok(waiter)
+}
