@@ -136,14 +136,6 @@ pub(crate) fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
     }
 }
 
-/// A wallet money may come from or go to on `net`: not the zero address (tokens burned or
-/// a transfer that can only fail) and not one of the contracts themselves (tokens sent to
-/// the router or the state machine are locked for good). Checked before anything is sent.
-pub(crate) fn usable_wallet(net: &Network, param: &str, a: Address) -> Result<Address, ApiError> {
-    net.usable_wallet(a)
-        .map_err(|detail| invalid(param, detail))
-}
-
 fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
     match v {
         Some(t) if t.chars().count() > MAX_TEXT => {

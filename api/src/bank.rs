@@ -16,9 +16,10 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::views::{self, rfc3339_ms};
+use openrail_engine::bank_accounts;
 
 /// Longest delay a simulated account may ask for, seconds.
-pub const MAX_DELAY_SECONDS: u64 = 3_600;
+pub use openrail_engine::bank_accounts::MAX_DELAY_SECONDS;
 
 fn testnet_only(p: &Principal) -> Result<(), ApiError> {
     match p {
@@ -57,42 +58,33 @@ pub async fn create_bank_account(
 ) -> Result<Response, ApiError> {
     testnet_only(&p)?;
     let owner_name = fields.string("owner_name")?;
-    if owner_name.trim().is_empty() || owner_name.chars().count() > 200 {
-        return Err(invalid("owner_name", "must be 1 to 200 characters"));
-    }
     let currency = fields.string("currency")?;
     let currency =
         Currency::parse(&currency).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))?;
     let balance = fields.opt_amount_or_zero("balance", currency)?.unwrap_or(0);
-    let behavior = match fields.opt_string("behavior")? {
-        None => Behavior::Settles,
-        Some(b) => Behavior::parse(&b).ok_or_else(|| {
-            invalid(
-                "behavior",
-                "must be one of settles, insufficient_funds, closed, delayed, fails_late",
-            )
-        })?,
-    };
-    let delay_ms = match fields.opt_integer("delay_seconds")? {
-        None => behavior.default_delay_ms(),
-        Some(s) if s <= MAX_DELAY_SECONDS => s as i64 * 1000,
-        Some(_) => return Err(invalid("delay_seconds", "must be between 0 and 3600")),
-    };
+    let behavior = fields
+        .opt_string("behavior")?
+        .map(|b| {
+            Behavior::parse(&b).ok_or_else(|| {
+                invalid(
+                    "behavior",
+                    "must be one of settles, insufficient_funds, closed, delayed, fails_late",
+                )
+            })
+        })
+        .transpose()?;
+    let delay_seconds = fields.opt_integer("delay_seconds")?;
     fields.finish()?;
-    let account = BankAccount {
-        id: BankAccountId::new(),
-        account_id: p.account_id().to_string(),
-        mode: p.mode(),
-        owner_name: owner_name.trim().to_string(),
+    let request = bank_accounts::NewBankAccount {
+        owner_name,
         currency,
-        balance: i64::try_from(balance).unwrap_or(i64::MAX),
+        balance,
         behavior,
-        delay_ms,
-        created_at: now_ms(),
-        held: 0,
+        delay_seconds,
     };
+    let account = bank_accounts::prepare(p.scope(), request, now_ms())?;
     crate::context::link_created(&state, &format!("/v1/bank-accounts/{}", account.id)).await?;
-    state.store.create_bank_account(&account).await?;
+    bank_accounts::accept(&state.store, &account).await?;
     Ok((StatusCode::CREATED, axum::Json(account_json(&account, &[]))).into_response())
 }
 

@@ -14,15 +14,14 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_store::consent::{Authorizable, Authorization};
+use openrail_store::consent::Authorizable;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::{BankAccountId, Currency, PaymentId, now_ms};
 use serde_json::Value;
 
 use crate::AppState;
 use crate::agentic::{
-    account_only, id_of, missing, network, no_more_query, paging, parse_address, usable_wallet,
-    wait_of,
+    account_only, id_of, missing, network, no_more_query, paging, parse_address, wait_of,
 };
 use crate::body::{Fields, invalid};
 use crate::consent;
@@ -30,6 +29,7 @@ use crate::context::Principal;
 use crate::error::ApiError;
 use crate::represent;
 use crate::views::list;
+use openrail_engine::payments::service::{self as payments, Leg};
 use openrail_store::events::Snapshot;
 
 /// A payment as the API shows it now, with its `authorization`.
@@ -68,102 +68,49 @@ pub async fn create_payment(
     let destination_address = destination.string("address")?;
     destination.finish()?;
     fields.finish()?;
-    let source_type = leg_kind("source.type", &source_type)?;
-    let destination_type = leg_kind("destination.type", &destination_type)?;
-    let from_bank = source_type == PartyKind::BankAccount;
-    let to_bank = destination_type == PartyKind::BankAccount;
-    // A bank leg names a simulated account of this account and mode, in the currency.
-    let bank_leg = |param: &'static str, id: String| {
-        let state = &state;
-        let p = &p;
-        async move {
-            let ba_id = id_of("bank_account", &id, BankAccountId::parse)?;
-            let ba = state
-                .store
-                .bank_account(p.scope(), &ba_id)
-                .await
-                .map_err(missing("bank_account", &id))?;
-            if ba.currency != currency {
-                return Err(invalid(
-                    param,
-                    "is a bank account in another currency than the payment",
-                ));
+    // A bank leg names a simulated account (`ba_…`, else 404); a wallet leg an address.
+    let leg = |kind: &str, kind_param: &str, param: &str, id: &str| -> Result<Leg, ApiError> {
+        Ok(match leg_kind(kind_param, kind)? {
+            PartyKind::BankAccount => {
+                Leg::BankAccount(id_of("bank_account", id, BankAccountId::parse)?)
             }
-            Ok::<_, ApiError>(String::from(ba.id))
-        }
+            PartyKind::Wallet => Leg::Wallet(parse_address(param, id)?),
+        })
     };
-    let source_id = if from_bank {
-        bank_leg("source.id", source_id).await?
-    } else {
-        usable_wallet(&net, "source.id", parse_address("source.id", &source_id)?)?.to_checksum(None)
+    let source = leg(&source_type, "source.type", "source.id", &source_id)?;
+    let destination = leg(
+        &destination_type,
+        "destination.type",
+        "destination.address",
+        &destination_address,
+    )?;
+    let request = payments::NewPayment {
+        amount,
+        source,
+        destination,
     };
-    let destination_address = if to_bank {
-        bank_leg("destination.address", destination_address).await?
-    } else {
-        usable_wallet(
-            &net,
-            "destination.address",
-            parse_address("destination.address", &destination_address)?,
-        )?
-        .to_checksum(None)
-    };
-    if source_id == destination_address {
-        return Err(invalid(
-            "destination.address",
-            "must differ from the source",
-        ));
-    }
-    if !net.tokens.contains_key(&currency) {
-        return Err(invalid("currency", "is not available on this network"));
-    }
-
-    let now = now_ms();
-    let payment = Payment {
-        id: PaymentId::new(),
-        account_id: p.account_id().to_string(),
-        mode: p.mode(),
-        amount: amount.minor(),
-        currency,
-        source_type,
-        source_id,
-        destination_type,
-        destination_address,
-        status: if from_bank {
-            PaymentStatus::Pending
-        } else {
-            PaymentStatus::RequiresAuthorization
-        },
-        failure_reason: None,
-        chain_id: net.chain_id,
-        tx_hash: None,
-        refund_status: None,
-        created_at: now,
-        updated_at: now,
-    };
-    crate::context::link_created(&state, &format!("/v1/payments/{}", payment.id)).await?;
-    if !from_bank {
+    // Service: judge it, link the idempotency key to it, write it.
+    let prepared = payments::prepare(
+        &state.store,
+        &net,
+        p.scope(),
+        request,
+        state.config.authorization_ttl,
+        now_ms(),
+    )
+    .await?;
+    crate::context::link_created(&state, &format!("/v1/payments/{}", prepared.payment.id)).await?;
+    let Some(waiter) = payments::accept(&state.store, &net, &prepared).await? else {
         // The wallet must sign the payment first; nothing moves until then.
-        let auth = Authorization {
-            object_id: payment.id.to_string(),
-            signer: payment.source_id.clone(),
-            nonce: consent::new_nonce().to_string(),
-            deadline: now / 1000 + state.config.authorization_ttl.as_secs() as i64,
-            signature: None,
-            authorized_at: None,
-        };
-        state.store.insert_authorization(&auth).await?;
-        state.store.insert_payment(&payment).await?;
         return Ok((
             StatusCode::CREATED,
-            axum::Json(render(&state, &payment).await?),
+            axum::Json(render(&state, &prepared.payment).await?),
         )
             .into_response());
-    }
-    // The payment and its work are written together; the chain's lease holder drives it
-    // from the database and the transaction journal (so a crash loses none). Wait for it
-    // up to `wait`.
-    let waiter = openrail_engine::waiter(&net, &payment.id);
-    state.store.insert_payment(&payment).await?;
+    };
+    // The engine of the chain's lease holder drives it from the database and the
+    // transaction journal (so a crash loses none). Wait for it up to `wait`.
+    let payment = prepared.payment;
     let done = wait_final(&state, waiter, &p, &payment.id, wait_of(&state, &headers)).await?;
     let payment = state.store.payment(p.scope(), &payment.id).await?;
     let status = if done {

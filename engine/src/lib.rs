@@ -38,6 +38,7 @@ use crate::network::Network;
 use crate::outcomes::Wake;
 use crate::payments::{Drive, PaymentDriver, PaymentError};
 
+pub mod bank_accounts;
 pub mod consent;
 mod journal;
 pub mod mandates;

@@ -21,6 +21,10 @@
 //! is credited (key `<payment>:refund`), a wallet is paid from the treasury (intent
 //! `<payment>:refund`, one journaled transaction). The refund ends `succeeded`, or
 //! `failed` (logged as an error: an operator must act).
+//!
+//! [`service`]: what a request for a payment means (`prepare`, then `accept`).
+
+pub mod service;
 
 use std::collections::BTreeMap;
 

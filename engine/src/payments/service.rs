@@ -1,0 +1,164 @@
+//! The payment service: what a request for a payment means, apart from HTTP. A handler
+//! parses the request into a [`NewPayment`], asks [`prepare`] (its legs exist, hold its
+//! currency and differ), links its idempotency key to the payment's path, then [`accept`]s
+//! it: a wallet source's payment waits for the wallet's signature (nothing moves until
+//! then); a bank source's is written with its `payment` work, and the engine drives it.
+
+use std::time::Duration;
+
+use alloy::primitives::Address;
+use openrail_store::agentic::Scope;
+use openrail_store::consent::Authorization;
+use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
+use openrail_store::{Amount, BankAccountId, PaymentId, Store, StoreError};
+
+use crate::network::Network;
+use crate::service::ServiceError;
+use crate::{Waiter, waiter};
+
+/// One side of a payment, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leg {
+    /// A wallet on the settlement chain.
+    Wallet(Address),
+    /// A (simulated) bank account of the caller's account and mode.
+    BankAccount(BankAccountId),
+}
+
+/// A payment as a request asks for it, parsed (syntax checked) but not yet judged.
+#[derive(Debug, Clone)]
+pub struct NewPayment {
+    /// How much, in its currency.
+    pub amount: Amount,
+    /// Who pays.
+    pub source: Leg,
+    /// Who is paid.
+    pub destination: Leg,
+}
+
+/// A payment judged acceptable, not yet written: the row, and what a wallet source is
+/// asked to sign.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The row to write.
+    pub payment: Payment,
+    /// A wallet source's authorization to give (`None` for a bank account).
+    pub authorization: Option<Authorization>,
+}
+
+/// Judges `req` for `scope` on `net` at `now`: each bank leg exists and holds the
+/// payment's currency, each wallet may pay or be paid, the two legs differ, the currency
+/// has a token here; a wallet source's signature is asked for, valid for
+/// `authorization_ttl`.
+pub async fn prepare(
+    store: &Store,
+    net: &Network,
+    scope: Scope<'_>,
+    req: NewPayment,
+    authorization_ttl: Duration,
+    now: i64,
+) -> Result<Prepared, ServiceError> {
+    let currency = req.amount.currency();
+    let leg = |param: &'static str, leg: Leg| async move {
+        Ok::<_, ServiceError>(match leg {
+            Leg::Wallet(a) => (
+                PartyKind::Wallet,
+                net.usable_wallet(a)
+                    .map_err(|detail| ServiceError::Invalid {
+                        param,
+                        detail: detail.into(),
+                    })?
+                    .to_checksum(None),
+            ),
+            Leg::BankAccount(id) => {
+                let ba = store.bank_account(scope, &id).await.map_err(|e| match e {
+                    StoreError::NotFound => ServiceError::Missing {
+                        kind: "bank_account",
+                        id: id.to_string(),
+                    },
+                    other => ServiceError::Store(other),
+                })?;
+                if ba.currency != currency {
+                    return Err(ServiceError::Invalid {
+                        param,
+                        detail: "is a bank account in another currency than the payment".into(),
+                    });
+                }
+                (PartyKind::BankAccount, String::from(ba.id))
+            }
+        })
+    };
+    let (source_type, source_id) = leg("source.id", req.source).await?;
+    let (destination_type, destination_address) =
+        leg("destination.address", req.destination).await?;
+    if source_id == destination_address {
+        return Err(ServiceError::Invalid {
+            param: "destination.address",
+            detail: "must differ from the source".into(),
+        });
+    }
+    if !net.tokens.contains_key(&currency) {
+        return Err(ServiceError::Invalid {
+            param: "currency",
+            detail: "is not available on this network".into(),
+        });
+    }
+    let from_bank = source_type == PartyKind::BankAccount;
+    let payment = Payment {
+        id: PaymentId::new(),
+        account_id: scope.account_id.to_string(),
+        mode: scope.mode,
+        amount: req.amount.minor(),
+        currency,
+        source_type,
+        source_id,
+        destination_type,
+        destination_address,
+        status: if from_bank {
+            PaymentStatus::Pending
+        } else {
+            PaymentStatus::RequiresAuthorization
+        },
+        failure_reason: None,
+        chain_id: net.chain_id,
+        tx_hash: None,
+        refund_status: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let authorization = (!from_bank).then(|| Authorization {
+        object_id: payment.id.to_string(),
+        signer: payment.source_id.clone(),
+        nonce: crate::consent::new_nonce().to_string(),
+        deadline: now / 1000 + i64::try_from(authorization_ttl.as_secs()).unwrap_or(i64::MAX / 2),
+        signature: None,
+        authorized_at: None,
+    });
+    Ok(Prepared {
+        payment,
+        authorization,
+    })
+}
+
+/// Writes a prepared payment. A wallet source's waits for its signature (with the
+/// authorization to give, written first so the payment's first event shows it): `None`. A
+/// bank source's is written with its work: a waiter for the engine's steps, listening
+/// since before the write.
+pub async fn accept<'a>(
+    store: &Store,
+    net: &'a Network,
+    prepared: &Prepared,
+) -> Result<Option<Waiter<'a>>, ServiceError> {
+    match &prepared.authorization {
+        Some(auth) => {
+            store.insert_authorization(auth).await?;
+            store.insert_payment(&prepared.payment).await?;
+            Ok(None)
+        }
+        None => {
+            let waiter = waiter(net, &prepared.payment.id);
+            store.insert_payment(&prepared.payment).await?;
+            Ok(Some(waiter))
+        }
+    }
+}
