@@ -9,6 +9,19 @@ use openrail_store::payments::Payment;
 
 use crate::network::Network;
 
+/// What the wallet `signer` is asked to sign for object `object_id` at `now` (unix ms):
+/// a fresh nonce, valid for `ttl`, not signed yet.
+pub fn ask(object_id: &str, signer: &str, ttl: std::time::Duration, now: i64) -> Authorization {
+    Authorization {
+        object_id: object_id.to_string(),
+        signer: signer.to_string(),
+        nonce: new_nonce().to_string(),
+        deadline: now / 1000 + i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 2),
+        signature: None,
+        authorized_at: None,
+    }
+}
+
 /// A fresh unordered nonce: 64 random bits.
 pub fn new_nonce() -> U256 {
     U256::from(rand::random::<u64>())

@@ -118,14 +118,8 @@ pub async fn prepare(
         tx_hash: None,
         created_at: now,
     };
-    let authorization = wallet.then(|| Authorization {
-        object_id: mandate.id.to_string(),
-        signer: mandate.payer_address.clone(),
-        nonce: crate::consent::new_nonce().to_string(),
-        deadline: now / 1000 + i64::try_from(authorization_ttl.as_secs()).unwrap_or(i64::MAX / 2),
-        signature: None,
-        authorized_at: None,
-    });
+    let authorization = wallet
+        .then(|| crate::consent::ask(&mandate.id, &mandate.payer_address, authorization_ttl, now));
     Ok(Prepared {
         mandate,
         authorization,

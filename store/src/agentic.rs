@@ -818,6 +818,14 @@ pub(crate) async fn insert_pull_rows_in(
 /// The chain of each mandate and whether it is bank-funded, by mandate id.
 pub(crate) type MandateChains = HashMap<String, (u64, bool)>;
 
+/// The chain of pull `p`'s mandate and whether it is bank-funded, from `chains`.
+fn chain_of(chains: &MandateChains, p: &DebitPull) -> Result<(u64, bool), StoreError> {
+    chains
+        .get(p.mandate_id.as_str())
+        .copied()
+        .ok_or(StoreError::NotFound)
+}
+
 /// Work queued for an intent: (intent, kind, chain, mode, at).
 pub(crate) type NewWork<'a> = (&'a str, WorkKind, u64, Mode, i64);
 
@@ -830,9 +838,7 @@ pub(crate) fn created_effects<'a>(
     work: &mut Vec<NewWork<'a>>,
 ) -> Result<(), StoreError> {
     for p in pulls {
-        let (chain_id, _) = *chains
-            .get(p.mandate_id.as_str())
-            .ok_or(StoreError::NotFound)?;
+        let (chain_id, _) = chain_of(chains, p)?;
         events.push(NewEvent::of_pull(
             EventType::DebitPullCreated,
             p,
@@ -1092,9 +1098,7 @@ pub(crate) fn outcome_effects<'a>(
     payouts: &mut Vec<NewWork<'a>>,
 ) -> Result<(), StoreError> {
     for p in resolved {
-        let (chain_id, bank_funded) = *chains
-            .get(p.mandate_id.as_str())
-            .ok_or(StoreError::NotFound)?;
+        let (chain_id, bank_funded) = chain_of(chains, p)?;
         events.push(NewEvent::of_pull(
             EventType::of_pull(p.status),
             p,

@@ -126,14 +126,8 @@ pub async fn prepare(
         created_at: now,
         updated_at: now,
     };
-    let authorization = (!from_bank).then(|| Authorization {
-        object_id: payment.id.to_string(),
-        signer: payment.source_id.clone(),
-        nonce: crate::consent::new_nonce().to_string(),
-        deadline: now / 1000 + i64::try_from(authorization_ttl.as_secs()).unwrap_or(i64::MAX / 2),
-        signature: None,
-        authorized_at: None,
-    });
+    let authorization = (!from_bank)
+        .then(|| crate::consent::ask(&payment.id, &payment.source_id, authorization_ttl, now));
     Ok(Prepared {
         payment,
         authorization,
