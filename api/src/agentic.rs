@@ -14,11 +14,7 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_chain::consent::TypedMessage;
-use openrail_store::agentic::{
-    DebitPull, KeyStatus, Mandate, MandateStatus, PullStatus, SessionKey,
-};
-use openrail_store::consent::Authorizable;
+use openrail_store::agentic::{DebitPull, Mandate, PullStatus, SessionKey};
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
 use openrail_store::stages;
@@ -29,7 +25,6 @@ use serde_json::Value;
 
 use crate::AppState;
 use crate::body::{Fields, invalid};
-use crate::consent::{self, declined};
 use crate::context::{Principal, link_created};
 
 use crate::error::{ApiError, DeclineReason};
@@ -282,49 +277,12 @@ pub async fn authorize_mandate(
     let net = network(&state, &p)?;
     let signature = fields.string("signature")?;
     fields.finish()?;
-    let m = state
-        .store
-        .mandate(p.scope(), &id)
-        .await
-        .map_err(missing("mandate", &id))?;
-    match m.status {
-        MandateStatus::RequiresAuthorization => {}
-        MandateStatus::Pending | MandateStatus::Active => {
-            return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
-        }
-        MandateStatus::Canceled | MandateStatus::Failed => {
-            return Err(declined(
-                DeclineReason::MandateNotActive,
-                format!("mandate {id} is {}", m.status.as_str()),
-            ));
-        }
-    }
-    let auth = state
-        .store
-        .authorization(&m.id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("mandate {id} has no authorization")))?;
-    consent::not_expired(auth.deadline, now_ms())?;
-    let msg = consent::mandate_message(&m, &net, &auth)
-        .ok_or_else(|| ApiError::Internal(format!("mandate {id} has no usable terms")))?;
-    let bytes = consent::verify(
-        &net,
-        msg.payer,
-        msg.digest(net.chain_id, net.allowance_state_machine),
-        &signature,
-    )
-    .await?;
-    let sig_hex = bytes.to_string();
-    let waiter = openrail_engine::waiter(&net, &m.id);
-    if !state
-        .store
-        .authorize(Authorizable::Mandate, &m.id, &sig_hex, now_ms())
-        .await?
-    {
-        // Another request authorized (or canceled) it meanwhile: answer what it is now.
+    let step =
+        mandates::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?;
+    let mandates::Step::Queued(waiter) = step else {
         let m = state.store.mandate(p.scope(), &id).await?;
         return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
-    }
+    };
     // Authorized and queued in one transaction; the chain's engine sends it.
     let wait = wait_of(&state, &headers);
     let done = waiter
@@ -399,40 +357,11 @@ pub async fn cancel_mandate(
     account_only(&p)?;
     let id = id_of("mandate", &id, MandateId::parse)?;
     let net = network(&state, &p)?;
-    let m = state
-        .store
-        .mandate(p.scope(), &id)
-        .await
-        .map_err(missing("mandate", &id))?;
-    match m.status {
-        MandateStatus::Canceled => {
-            return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
-        }
-        MandateStatus::RequiresAuthorization => {
-            // Nothing is on chain: the request to sign is withdrawn.
-            state
-                .store
-                .cancel_unauthorized_mandate(&m.id, now_ms())
-                .await?;
-            let m = state.store.mandate(p.scope(), &id).await?;
-            return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
-        }
-        MandateStatus::Pending | MandateStatus::Failed => {
-            return Err(ApiError::Declined {
-                reason: DeclineReason::MandateNotActive,
-                detail: format!(
-                    "mandate {id} is {}; only an active mandate can be canceled",
-                    m.status.as_str()
-                ),
-                pull_id: None,
-                remaining: None,
-                resets_at: None,
-            });
-        }
-        MandateStatus::Active => {}
-    }
-    let waiter = openrail_engine::waiter(&net, &m.id);
-    state.store.request_cancel(&m.id, now_ms()).await?;
+    let step = mandates::cancel(&state.store, &net, p.scope(), &id, now_ms()).await?;
+    let mandates::Step::Queued(waiter) = step else {
+        let m = state.store.mandate(p.scope(), &id).await?;
+        return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
+    };
     let wait = wait_of(&state, &headers);
     let done = waiter
         .wait(&state.store, WorkKind::CancelMandate, wait)
@@ -564,22 +493,18 @@ pub async fn revoke_session_key(
     account_only(&p)?;
     let id = id_of("session_key", &id, SessionKeyId::parse)?;
     let net = network(&state, &p)?;
-    let k = state
-        .store
-        .session_key(p.scope(), &id)
-        .await
-        .map_err(missing("session_key", &id))?;
-    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
-    if k.status == KeyStatus::Revoked {
-        return Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?));
-    }
-    let waiter = openrail_engine::waiter(&net, &k.id);
-    state.store.request_revoke(&k.id, now_ms()).await?;
-    let wait = wait_of(&state, &headers);
-    let done = waiter
-        .wait(&state.store, WorkKind::RevokeSessionKey, wait)
-        .await?;
+    let waiter = session_keys::revoke(&state.store, &net, p.scope(), &id, now_ms()).await?;
+    let done = match waiter {
+        Some(waiter) => {
+            let wait = wait_of(&state, &headers);
+            waiter
+                .wait(&state.store, WorkKind::RevokeSessionKey, wait)
+                .await?
+        }
+        None => true,
+    };
     let k = state.store.session_key(p.scope(), &id).await?;
+    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
     let status = if done {
         StatusCode::OK
     } else {

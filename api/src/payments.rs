@@ -14,7 +14,6 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_store::consent::Authorizable;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::{BankAccountId, Currency, PaymentId, now_ms};
 use serde_json::Value;
@@ -24,7 +23,6 @@ use crate::agentic::{
     account_only, id_of, missing, network, no_more_query, paging, parse_address, wait_of,
 };
 use crate::body::{Fields, invalid};
-use crate::consent;
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::represent;
@@ -138,41 +136,13 @@ pub async fn authorize_payment(
     let signature = fields.string("signature")?;
     fields.finish()?;
     let id = id_of("payment", &id, PaymentId::parse)?;
-    let payment = state
-        .store
-        .payment(p.scope(), &id)
-        .await
-        .map_err(missing("payment", &id))?;
-    if payment.status != PaymentStatus::RequiresAuthorization {
-        return Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response());
-    }
-    let auth = state
-        .store
-        .authorization(&payment.id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("payment {id} has no authorization")))?;
-    let now = now_ms();
-    consent::not_expired(auth.deadline, now)?;
-    let msg = consent::payment_message(&payment, &net, &auth)
-        .ok_or_else(|| ApiError::Internal(format!("payment {id} has no usable terms")))?;
-    use openrail_chain::consent::TypedMessage;
-    let bytes = consent::verify(
-        &net,
-        msg.from,
-        msg.digest(net.chain_id, net.router),
-        &signature,
-    )
-    .await?;
-    let waiter = openrail_engine::waiter(&net, &payment.id);
-    if !state
-        .store
-        .authorize(Authorizable::Payment, &payment.id, &bytes.to_string(), now)
-        .await?
-    {
+    let Some(waiter) =
+        payments::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?
+    else {
         let payment = state.store.payment(p.scope(), &id).await?;
         return Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response());
-    }
-    let done = wait_final(&state, waiter, &p, &payment.id, wait_of(&state, &headers)).await?;
+    };
+    let done = wait_final(&state, waiter, &p, &id, wait_of(&state, &headers)).await?;
     let payment = state.store.payment(p.scope(), &id).await?;
     let status = if done {
         StatusCode::OK

@@ -96,3 +96,29 @@ pub async fn verify(
         }
     }
 }
+
+/// Checks the `signature` a payer gives for object `a.object_id` at `now`: the
+/// authorization not expired, the signature the signer's over `digest` (see [`verify`]).
+/// Returns it as 0x hex.
+pub async fn check_given(
+    net: &Network,
+    a: &Authorization,
+    signer: Address,
+    digest: alloy::primitives::B256,
+    signature: &str,
+    now: i64,
+) -> Result<String, crate::service::ServiceError> {
+    use crate::service::ServiceError;
+    if now / 1000 > a.deadline {
+        return Err(ServiceError::AuthorizationExpired {
+            deadline: a.deadline,
+        });
+    }
+    let bytes = verify(net, signer, digest, signature)
+        .await?
+        .map_err(|detail| ServiceError::Declined {
+            reason: openrail_store::agentic::DeclineReason::SignatureInvalid,
+            detail,
+        })?;
+    Ok(bytes.to_string())
+}

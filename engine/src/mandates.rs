@@ -148,3 +148,107 @@ pub async fn accept<'a>(
         }
     }
 }
+
+/// What became of a request to authorize or cancel a mandate.
+#[derive(Debug)]
+pub enum Step<'a> {
+    /// Nothing left to do (already done, or done now without the chain): answer the
+    /// mandate as it stands.
+    Done,
+    /// Queued for the chain: wait for it.
+    Queued(Waiter<'a>),
+}
+
+/// The mandate `id` of `scope`, or [`ServiceError::Missing`].
+async fn find(store: &Store, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, ServiceError> {
+    store.mandate(scope, id).await.map_err(|e| match e {
+        StoreError::NotFound => ServiceError::Missing {
+            kind: "mandate",
+            id: id.to_string(),
+        },
+        other => ServiceError::Store(other),
+    })
+}
+
+/// The wallet payer of mandate `id` gives its `signature` at `now`: checked against the
+/// terms it was asked to sign, then the mandate is authorized and its creation queued (one
+/// transaction). A mandate already authorized (by this or another request) is [`Step::Done`];
+/// a canceled or failed one is declined `mandate_not_active`.
+pub async fn authorize<'a>(
+    store: &Store,
+    net: &'a Network,
+    scope: Scope<'_>,
+    id: &MandateId,
+    signature: &str,
+    now: i64,
+) -> Result<Step<'a>, ServiceError> {
+    let m = find(store, scope, id).await?;
+    match m.status {
+        MandateStatus::RequiresAuthorization => {}
+        MandateStatus::Pending | MandateStatus::Active => return Ok(Step::Done),
+        MandateStatus::Canceled | MandateStatus::Failed => {
+            return Err(ServiceError::Declined {
+                reason: openrail_store::agentic::DeclineReason::MandateNotActive,
+                detail: format!("mandate {id} is {}", m.status.as_str()),
+            });
+        }
+    }
+    let auth = store
+        .authorization(&m.id)
+        .await?
+        .ok_or_else(|| ServiceError::Internal(format!("mandate {id} has no authorization")))?;
+    let msg = crate::consent::mandate_message(&m, net, &auth)
+        .ok_or_else(|| ServiceError::Internal(format!("mandate {id} has no usable terms")))?;
+    use openrail_chain::consent::TypedMessage;
+    let digest = msg.digest(net.chain_id, net.allowance_state_machine);
+    let signature =
+        crate::consent::check_given(net, &auth, msg.payer, digest, signature, now).await?;
+    let waiter = waiter(net, &m.id);
+    if store
+        .authorize(
+            openrail_store::consent::Authorizable::Mandate,
+            &m.id,
+            &signature,
+            now,
+        )
+        .await?
+    {
+        Ok(Step::Queued(waiter))
+    } else {
+        // Another request authorized (or canceled) it meanwhile.
+        Ok(Step::Done)
+    }
+}
+
+/// Cancels mandate `id` at `now`: an active one on chain (queued), one still waiting for
+/// its payer's signature at once (nothing is on chain); a canceled one is [`Step::Done`]; a
+/// pending or failed one is declined `mandate_not_active`.
+pub async fn cancel<'a>(
+    store: &Store,
+    net: &'a Network,
+    scope: Scope<'_>,
+    id: &MandateId,
+    now: i64,
+) -> Result<Step<'a>, ServiceError> {
+    let m = find(store, scope, id).await?;
+    match m.status {
+        MandateStatus::Canceled => Ok(Step::Done),
+        MandateStatus::RequiresAuthorization => {
+            // Nothing is on chain: the request to sign is withdrawn.
+            store.cancel_unauthorized_mandate(&m.id, now).await?;
+            Ok(Step::Done)
+        }
+        MandateStatus::Pending | MandateStatus::Failed => Err(ServiceError::Declined {
+            reason: openrail_store::agentic::DeclineReason::MandateNotActive,
+            detail: format!(
+                "mandate {id} is {}; only an active mandate can be canceled",
+                m.status.as_str()
+            ),
+        }),
+        MandateStatus::Active => {
+            let waiter = waiter(net, &m.id);
+            store.request_cancel(&m.id, now).await?;
+            Ok(Step::Queued(waiter))
+        }
+    }
+}

@@ -155,3 +155,27 @@ pub async fn accept<'a>(
         .await?;
     Ok(waiter)
 }
+
+/// Revokes session key `id` of `scope` at `now` (queued for the chain; its secret stops
+/// authenticating at once). Returns a waiter, or `None` when it is revoked already.
+pub async fn revoke<'a>(
+    store: &Store,
+    net: &'a Network,
+    scope: Scope<'_>,
+    id: &SessionKeyId,
+    now: i64,
+) -> Result<Option<Waiter<'a>>, ServiceError> {
+    let k = store.session_key(scope, id).await.map_err(|e| match e {
+        StoreError::NotFound => ServiceError::Missing {
+            kind: "session_key",
+            id: id.to_string(),
+        },
+        other => ServiceError::Store(other),
+    })?;
+    if k.status == KeyStatus::Revoked {
+        return Ok(None);
+    }
+    let waiter = waiter(net, &k.id);
+    store.request_revoke(&k.id, now).await?;
+    Ok(Some(waiter))
+}

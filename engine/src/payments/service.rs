@@ -156,3 +156,47 @@ pub async fn accept<'a>(
         }
     }
 }
+
+/// The wallet source of payment `id` gives its `signature` at `now`: checked against the
+/// terms it was asked to sign, then the payment is authorized and queued for the engine
+/// (one transaction). Returns a waiter, or `None` when there is nothing to authorize (not
+/// waiting for a signature, or authorized by another request meanwhile).
+pub async fn authorize<'a>(
+    store: &Store,
+    net: &'a Network,
+    scope: Scope<'_>,
+    id: &PaymentId,
+    signature: &str,
+    now: i64,
+) -> Result<Option<Waiter<'a>>, ServiceError> {
+    let payment = store.payment(scope, id).await.map_err(|e| match e {
+        StoreError::NotFound => ServiceError::Missing {
+            kind: "payment",
+            id: id.to_string(),
+        },
+        other => ServiceError::Store(other),
+    })?;
+    if payment.status != PaymentStatus::RequiresAuthorization {
+        return Ok(None);
+    }
+    let auth = store
+        .authorization(&payment.id)
+        .await?
+        .ok_or_else(|| ServiceError::Internal(format!("payment {id} has no authorization")))?;
+    let msg = crate::consent::payment_message(&payment, net, &auth)
+        .ok_or_else(|| ServiceError::Internal(format!("payment {id} has no usable terms")))?;
+    use openrail_chain::consent::TypedMessage;
+    let digest = msg.digest(net.chain_id, net.router);
+    let signature =
+        crate::consent::check_given(net, &auth, msg.from, digest, signature, now).await?;
+    let waiter = waiter(net, &payment.id);
+    Ok(store
+        .authorize(
+            openrail_store::consent::Authorizable::Payment,
+            &payment.id,
+            &signature,
+            now,
+        )
+        .await?
+        .then_some(waiter))
+}
