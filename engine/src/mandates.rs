@@ -135,18 +135,14 @@ pub async fn accept<'a>(
     net: &'a Network,
     prepared: &Prepared,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
-    match &prepared.authorization {
-        Some(auth) => {
-            store.insert_authorization(auth).await?;
-            store.insert_mandate(&prepared.mandate).await?;
-            Ok(None)
-        }
-        None => {
-            let waiter = waiter(net, &prepared.mandate.id);
-            store.insert_mandate(&prepared.mandate).await?;
-            Ok(Some(waiter))
-        }
-    }
+    crate::consent::write_asking(
+        store,
+        net,
+        &prepared.mandate.id,
+        prepared.authorization.as_ref(),
+        || store.insert_mandate(&prepared.mandate),
+    )
+    .await
 }
 
 /// What became of a request to authorize or cancel a mandate.

@@ -143,18 +143,14 @@ pub async fn accept<'a>(
     net: &'a Network,
     prepared: &Prepared,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
-    match &prepared.authorization {
-        Some(auth) => {
-            store.insert_authorization(auth).await?;
-            store.insert_payment(&prepared.payment).await?;
-            Ok(None)
-        }
-        None => {
-            let waiter = waiter(net, &prepared.payment.id);
-            store.insert_payment(&prepared.payment).await?;
-            Ok(Some(waiter))
-        }
-    }
+    crate::consent::write_asking(
+        store,
+        net,
+        &prepared.payment.id,
+        prepared.authorization.as_ref(),
+        || store.insert_payment(&prepared.payment),
+    )
+    .await
 }
 
 /// The wallet source of payment `id` gives its `signature` at `now`: checked against the
