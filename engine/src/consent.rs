@@ -123,31 +123,21 @@ pub async fn check_given(
     Ok(bytes.to_string())
 }
 
-/// Writes an object (`insert`) that may wait for its payer's signature. With an
-/// `authorization` to give, that is written first (so the object's first event shows it)
-/// and nothing is sent until the payer signs: `None`. Without, the object is written with
-/// its work: a waiter for the engine's steps on `id`, listening since before the write.
+/// Writes an object (`insert`) that may wait for its payer's signature. When `asking`
+/// (an authorization is written with it), nothing is sent until the payer signs: `None`.
+/// Otherwise the object is written with its work: a waiter for the engine's steps on
+/// `id`, listening since before the write.
 pub(crate) async fn write_asking<'a, F, Fut>(
-    store: &openrail_store::Store,
     net: &'a Network,
     id: &str,
-    authorization: Option<&Authorization>,
+    asking: bool,
     insert: F,
 ) -> Result<Option<crate::Waiter<'a>>, crate::service::ServiceError>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<(), openrail_store::StoreError>>,
 {
-    match authorization {
-        Some(auth) => {
-            store.insert_authorization(auth).await?;
-            insert().await?;
-            Ok(None)
-        }
-        None => {
-            let waiter = crate::waiter(net, id);
-            insert().await?;
-            Ok(Some(waiter))
-        }
-    }
+    let waiter = (!asking).then(|| crate::waiter(net, id));
+    insert().await?;
+    Ok(waiter)
 }

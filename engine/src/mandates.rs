@@ -127,7 +127,7 @@ pub async fn prepare(
 }
 
 /// Writes a prepared mandate. A wallet payer's waits for its signature (with the
-/// authorization to give, written first so the mandate's first event shows it): `None`. A
+/// authorization to give, written first in the same transaction): `None`. A
 /// bank account's is written with its work: a waiter for its creation on chain, listening
 /// since before the write.
 pub async fn accept<'a>(
@@ -136,11 +136,10 @@ pub async fn accept<'a>(
     prepared: &Prepared,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     crate::consent::write_asking(
-        store,
         net,
         &prepared.mandate.id,
-        prepared.authorization.as_ref(),
-        || store.insert_mandate(&prepared.mandate),
+        prepared.authorization.is_some(),
+        || store.insert_mandate_with(&prepared.mandate, prepared.authorization.as_ref()),
     )
     .await
 }

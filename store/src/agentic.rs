@@ -502,7 +502,21 @@ impl Store {
     /// Inserts a new mandate with its `mandate.created` event (and
     /// `mandate.requires_authorization` when the payer must sign).
     pub async fn insert_mandate(&self, m: &Mandate) -> Result<(), StoreError> {
+        self.insert_mandate_with(m, None).await
+    }
+
+    /// [`Store::insert_mandate`], with what its wallet payer is asked to sign written first
+    /// in the same transaction (so the first event shows it, and a crash leaves both or
+    /// neither).
+    pub async fn insert_mandate_with(
+        &self,
+        m: &Mandate,
+        authorization: Option<&crate::consent::Authorization>,
+    ) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
+        if let Some(a) = authorization {
+            crate::consent::insert_authorization_in(&mut tx, a).await?;
+        }
         sqlx::query(&format!(
             "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
         ))

@@ -38,21 +38,10 @@ pub enum Authorizable {
 }
 
 impl Store {
-    /// Records what `a.signer` is asked to sign. Insert it before the object's row.
+    /// Records what `a.signer` is asked to sign. Insert it before the object's row (or
+    /// with it: [`Store::insert_mandate_with`], [`Store::insert_payment_with`]).
     pub async fn insert_authorization(&self, a: &Authorization) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO authorizations (object_id, signer, nonce, deadline, signature, authorized_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(&a.object_id)
-        .bind(&a.signer)
-        .bind(&a.nonce)
-        .bind(a.deadline)
-        .bind(&a.signature)
-        .bind(a.authorized_at)
-        .execute(self.writer())
-        .await?;
-        Ok(())
+        insert_authorization_in(&mut *self.writer().acquire().await?, a).await
     }
 
     /// The authorization of `object_id`, if one was asked for.
@@ -171,4 +160,24 @@ pub(crate) async fn authorization_in(
         })
     })
     .transpose()
+}
+
+/// Records what `a.signer` is asked to sign, inside the caller's transaction.
+pub(crate) async fn insert_authorization_in(
+    conn: &mut AnyConnection,
+    a: &Authorization,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO authorizations (object_id, signer, nonce, deadline, signature, authorized_at) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&a.object_id)
+    .bind(&a.signer)
+    .bind(&a.nonce)
+    .bind(a.deadline)
+    .bind(&a.signature)
+    .bind(a.authorized_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }

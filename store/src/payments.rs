@@ -135,7 +135,21 @@ impl Store {
     /// Inserts a new payment with its `payment.created` event (and
     /// `payment.requires_authorization` when the payer must sign).
     pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
+        self.insert_payment_with(p, None).await
+    }
+
+    /// [`Store::insert_payment`], with what its wallet source is asked to sign written
+    /// first in the same transaction (so the first event shows it, and a crash leaves both
+    /// or neither).
+    pub async fn insert_payment_with(
+        &self,
+        p: &Payment,
+        authorization: Option<&crate::consent::Authorization>,
+    ) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
+        if let Some(a) = authorization {
+            crate::consent::insert_authorization_in(&mut tx, a).await?;
+        }
         sqlx::query(&format!(
             "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
         ))

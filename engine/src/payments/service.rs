@@ -135,7 +135,7 @@ pub async fn prepare(
 }
 
 /// Writes a prepared payment. A wallet source's waits for its signature (with the
-/// authorization to give, written first so the payment's first event shows it): `None`. A
+/// authorization to give, written first in the same transaction): `None`. A
 /// bank source's is written with its work: a waiter for the engine's steps, listening
 /// since before the write.
 pub async fn accept<'a>(
@@ -144,11 +144,10 @@ pub async fn accept<'a>(
     prepared: &Prepared,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     crate::consent::write_asking(
-        store,
         net,
         &prepared.payment.id,
-        prepared.authorization.as_ref(),
-        || store.insert_payment(&prepared.payment),
+        prepared.authorization.is_some(),
+        || store.insert_payment_with(&prepared.payment, prepared.authorization.as_ref()),
     )
     .await
 }
