@@ -313,6 +313,75 @@ async fn backfill(url: &str) {
     );
 }
 
+/// A pull the engine may send is one no journaled `pull_batch` carries: the engine's last
+/// check before it sends (after marking the claimed pulls in flight) and the claim agree.
+async fn journaled_pulls_are_not_sent_again(store: Store) {
+    use openrail_store::journal::TxKind;
+    let account = store
+        .create_account("Journal test", now_ms())
+        .await
+        .unwrap()
+        .id;
+    let sent = pending_pull(&store, &account, "sent", "ba_payer", CHAIN_A).await;
+    let queued = pending_pull(
+        &store,
+        &account,
+        "queued",
+        "0x0707070707070707070707070707070707070707",
+        CHAIN_A,
+    )
+    .await;
+    // The first pull rides a journaled batch (fate unknown); the second is only queued.
+    assert!(
+        store
+            .record_tx(
+                CHAIN_A,
+                0,
+                "0xbatch",
+                "0x00",
+                TxKind::PullBatch,
+                &[sent.to_string()],
+                None,
+                now_ms(),
+            )
+            .await
+            .unwrap()
+    );
+    let ids = [sent.as_str(), queued.as_str()];
+    let journaled = store
+        .journaled_intents(&ids, TxKind::PullBatch)
+        .await
+        .unwrap();
+    assert_eq!(journaled, [sent.to_string()].into_iter().collect());
+    // Another kind of transaction carrying the same id does not count.
+    assert!(
+        store
+            .journaled_intents(&ids, TxKind::CreateMandate)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // And the claim skips exactly that one.
+    assert_eq!(
+        claimable(&store, CHAIN_A, 0).await,
+        vec![(queued.to_string(), WorkKind::PullBatch)]
+    );
+}
+
+#[tokio::test]
+async fn journaled_pulls_are_not_sent_again_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    journaled_pulls_are_not_sent_again(fresh_sqlite(dir.path()).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn journaled_pulls_are_not_sent_again_postgres() {
+    match fresh_postgres().await.unwrap() {
+        Some(store) => journaled_pulls_are_not_sent_again(store).await,
+        None => eprintln!("SKIPPED: journaled pulls postgres (no PostgreSQL at 127.0.0.1:5432)"),
+    }
+}
+
 #[tokio::test]
 async fn migration_backfills_driving_work_sqlite() {
     let dir = tempfile::tempdir().unwrap();
