@@ -108,15 +108,30 @@ pub async fn check_given(
     signature: &str,
     now: i64,
 ) -> Result<String, crate::service::ServiceError> {
-    use crate::service::ServiceError;
-    if now / 1000 > a.deadline {
-        return Err(ServiceError::AuthorizationExpired {
-            deadline: a.deadline,
-        });
+    not_expired(a.deadline, now)?;
+    signed_by(net, signer, digest, signature).await
+}
+
+/// `authorization_expired` when `deadline` (unix seconds) is before `now` (unix ms).
+pub fn not_expired(deadline: i64, now: i64) -> Result<(), crate::service::ServiceError> {
+    if now / 1000 > deadline {
+        Err(crate::service::ServiceError::AuthorizationExpired { deadline })
+    } else {
+        Ok(())
     }
+}
+
+/// `signature` when it is `signer`'s over `digest` (see [`verify`]), as 0x hex; else
+/// declined `signature_invalid`, saying why.
+pub async fn signed_by(
+    net: &Network,
+    signer: Address,
+    digest: alloy::primitives::B256,
+    signature: &str,
+) -> Result<String, crate::service::ServiceError> {
     let bytes = verify(net, signer, digest, signature)
         .await?
-        .map_err(|detail| ServiceError::Declined {
+        .map_err(|detail| crate::service::ServiceError::Declined {
             reason: openrail_store::agentic::DeclineReason::SignatureInvalid,
             detail,
         })?;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use alloy::primitives::{Address, keccak256};
 use openrail_store::agentic::{Mandate, MandateStatus, Scope};
 use openrail_store::consent::Authorization;
-use openrail_store::{Amount, BankAccountId, Interval, MandateId, Store, StoreError};
+use openrail_store::{Amount, BankAccountId, Interval, MandateId, Store};
 
 use crate::network::Network;
 use crate::service::ServiceError;
@@ -64,13 +64,10 @@ pub async fn prepare(
     let currency = req.max_amount.currency();
     let (payer_account_id, payer_address) = match &req.payer {
         Payer::BankAccount(id) => {
-            let ba = store.bank_account(scope, id).await.map_err(|e| match e {
-                StoreError::NotFound => ServiceError::Missing {
-                    kind: "bank_account",
-                    id: id.to_string(),
-                },
-                other => ServiceError::Store(other),
-            })?;
+            let ba = store
+                .bank_account(scope, id)
+                .await
+                .map_err(ServiceError::missing("bank_account", id.as_str()))?;
             if ba.currency != currency {
                 return Err(ServiceError::Invalid {
                     param: "payer_account_id",
@@ -156,13 +153,10 @@ pub enum Step<'a> {
 
 /// The mandate `id` of `scope`, or [`ServiceError::Missing`].
 async fn find(store: &Store, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, ServiceError> {
-    store.mandate(scope, id).await.map_err(|e| match e {
-        StoreError::NotFound => ServiceError::Missing {
-            kind: "mandate",
-            id: id.to_string(),
-        },
-        other => ServiceError::Store(other),
-    })
+    store
+        .mandate(scope, id)
+        .await
+        .map_err(ServiceError::missing("mandate", id.as_str()))
 }
 
 /// The wallet payer of mandate `id` gives its `signature` at `now`: checked against the

@@ -11,7 +11,7 @@ use openrail_store::agentic::{
     AgentAuthorization, DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullStatus,
     Scope, SessionKey,
 };
-use openrail_store::{Amount, PullId, SessionKeyId, Store, StoreError, stages};
+use openrail_store::{Amount, PullId, SessionKeyId, Store, stages};
 
 use crate::network::Network;
 use crate::service::ServiceError;
@@ -75,13 +75,10 @@ pub async fn prepare(
     let key = store
         .session_key(scope, &req.session_key_id)
         .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ServiceError::Missing {
-                kind: "session_key",
-                id: req.session_key_id.to_string(),
-            },
-            other => ServiceError::Store(other),
-        })?;
+        .map_err(ServiceError::missing(
+            "session_key",
+            req.session_key_id.as_str(),
+        ))?;
     let mandate = store.mandate(scope, &key.mandate_id).await?;
     let amount =
         Amount::parse(&req.amount, mandate.currency).map_err(|e| ServiceError::Amount {
@@ -235,9 +232,7 @@ async fn agent_authorization(
         param: "deadline",
         detail: "is too large".into(),
     })?;
-    if now / 1000 > deadline {
-        return Err(ServiceError::AuthorizationExpired { deadline });
-    }
+    crate::consent::not_expired(deadline, now)?;
     if store.agent_nonce_taken(&key.id, &nonce).await? {
         return Err(ServiceError::Declined {
             reason: DeclineReason::NonceUsed,
@@ -258,15 +253,10 @@ async fn agent_authorization(
         .parse()
         .map_err(|_| ServiceError::Internal(format!("key {} has an unusable signer", key.id)))?;
     let digest = message.digest(net.chain_id, net.allowance_state_machine);
-    let bytes = crate::consent::verify(net, signer, digest, &signature)
-        .await?
-        .map_err(|detail| ServiceError::Declined {
-            reason: DeclineReason::SignatureInvalid,
-            detail,
-        })?;
+    let signature = crate::consent::signed_by(net, signer, digest, &signature).await?;
     Ok(Some(AgentAuthorization {
         nonce,
         deadline,
-        signature: bytes.to_string(),
+        signature,
     }))
 }

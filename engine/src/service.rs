@@ -64,3 +64,17 @@ pub enum ServiceError {
     #[error("{0}")]
     Internal(String),
 }
+
+impl ServiceError {
+    /// For a read of the `kind` object `id` the request named: not found is
+    /// [`ServiceError::Missing`], any other failure the store's.
+    pub fn missing<'a>(kind: &'static str, id: &'a str) -> impl FnOnce(StoreError) -> Self + 'a {
+        move |e| match e {
+            StoreError::NotFound => ServiceError::Missing {
+                kind,
+                id: id.to_string(),
+            },
+            other => ServiceError::Store(other),
+        }
+    }
+}

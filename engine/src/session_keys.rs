@@ -10,7 +10,7 @@ use openrail_store::agentic::{
 };
 use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::money::format_minor;
-use openrail_store::{Amount, MandateId, SessionKeyId, Store, StoreError};
+use openrail_store::{Amount, MandateId, SessionKeyId, Store};
 
 use crate::network::Network;
 use crate::service::ServiceError;
@@ -65,13 +65,7 @@ pub async fn prepare(
     let mandate = store
         .mandate(scope, &req.mandate_id)
         .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ServiceError::Missing {
-                kind: "mandate",
-                id: req.mandate_id.to_string(),
-            },
-            other => ServiceError::Store(other),
-        })?;
+        .map_err(ServiceError::missing("mandate", req.mandate_id.as_str()))?;
     let max_amount = req
         .max_amount
         .as_deref()
@@ -165,13 +159,10 @@ pub async fn revoke<'a>(
     id: &SessionKeyId,
     now: i64,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
-    let k = store.session_key(scope, id).await.map_err(|e| match e {
-        StoreError::NotFound => ServiceError::Missing {
-            kind: "session_key",
-            id: id.to_string(),
-        },
-        other => ServiceError::Store(other),
-    })?;
+    let k = store
+        .session_key(scope, id)
+        .await
+        .map_err(ServiceError::missing("session_key", id.as_str()))?;
     if k.status == KeyStatus::Revoked {
         return Ok(None);
     }

@@ -168,8 +168,13 @@ impl Mandate {
     /// Whether a bank account pays it (its payer on chain is the treasury, and each pull's
     /// bank leg runs after the chain authorized it).
     pub fn is_bank_funded(&self) -> bool {
-        self.payer_account_id.starts_with("ba_")
+        bank_funded(&self.payer_account_id)
     }
+}
+
+/// Whether a mandate whose payer is `payer_account_id` is funded from a bank account.
+fn bank_funded(payer_account_id: &str) -> bool {
+    payer_account_id.starts_with("ba_")
 }
 
 /// A session key row.
@@ -748,10 +753,9 @@ pub(crate) async fn mandate_chains_in(
     ids.dedup();
     let mut out = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
         let sql = format!(
             "SELECT id, chain_id, payer_account_id FROM mandates WHERE id IN ({})",
-            marks.join(", ")
+            crate::db::numbered(1, chunk.len())
         );
         let mut q = sqlx::query(&sql);
         for id in chunk {
@@ -763,7 +767,7 @@ pub(crate) async fn mandate_chains_in(
                 r.try_get::<String, _>("id")?,
                 (
                     u64::try_from(r.try_get::<i64, _>("chain_id")?).unwrap_or_default(),
-                    payer.starts_with("ba_"),
+                    bank_funded(&payer),
                 ),
             );
         }
@@ -1159,10 +1163,9 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let marks: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
         let sql = format!(
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id IN ({})",
-            marks.join(", ")
+            crate::db::numbered(1, ids.len())
         );
         let mut q = sqlx::query(&sql);
         for id in ids {

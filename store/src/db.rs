@@ -169,26 +169,28 @@ impl Store {
 /// `rows` groups of `cols` numbered placeholders, `($1, $2), ($3, $4)`: the `VALUES` of a
 /// statement that writes many rows (both backends number their parameters this way).
 pub(crate) fn placeholders(rows: usize, cols: usize) -> String {
-    let mut out = String::with_capacity(rows * cols * 5);
-    for r in 0..rows {
-        if r > 0 {
-            out.push_str(", ");
-        }
-        out.push('(');
-        for c in 0..cols {
-            if c > 0 {
-                out.push_str(", ");
-            }
-            out.push('$');
-            out.push_str(&(r * cols + c + 1).to_string());
-        }
-        out.push(')');
-    }
-    out
+    (0..rows)
+        .map(|r| format!("({})", numbered(r * cols + 1, cols)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `n` numbered placeholders from `$first`, `$3, $4, $5`: the list of an `IN (…)`.
+pub(crate) fn numbered(first: usize, n: usize) -> String {
+    (first..first + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn numbered_counts_from_first() {
+        assert_eq!(super::numbered(3, 3), "$3, $4, $5");
+        assert_eq!(super::numbered(1, 1), "$1");
+    }
+
     #[test]
     fn placeholders_number_rows_then_columns() {
         assert_eq!(super::placeholders(1, 1), "($1)");

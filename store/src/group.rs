@@ -140,21 +140,24 @@ fn stopped<T>(_: T) -> StoreError {
 }
 
 impl Store {
+    /// Hands `job` to the group writer and waits for its `answer`; with no writer (its
+    /// runtime ended), writes it alone.
+    async fn submit<T>(
+        &self,
+        job: Job,
+        answer: oneshot::Receiver<Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        if let Err(mpsc::error::SendError(job)) = self.group().sender(self).send(job) {
+            reply_alone(self, job, None).await;
+        }
+        answer.await.map_err(stopped)?
+    }
+
     /// Writes a new pull with its `debit_pull.created` event and, when pending, its work,
     /// committed with the other writes of its group; returns once it is committed.
     pub async fn accept_pull(&self, p: DebitPull) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
-        match self
-            .group()
-            .sender(self)
-            .send(Job::Insert(Box::new(p), reply))
-        {
-            Ok(()) => answer.await.map_err(stopped)?,
-            Err(mpsc::error::SendError(Job::Insert(p, _))) => {
-                self.insert_pulls(std::slice::from_ref(&*p)).await
-            }
-            Err(_) => unreachable!("the job sent is returned"),
-        }
+        self.submit(Job::Insert(Box::new(p), reply), answer).await
     }
 
     /// Records how pending pull `id` ended, at `now` (as [`Store::resolve_pull`]), committed
@@ -172,14 +175,7 @@ impl Store {
             now,
             reply,
         };
-        match self.group().sender(self).send(job) {
-            Ok(()) => answer.await.map_err(stopped)?,
-            Err(mpsc::error::SendError(Job::Resolve { resolution, .. })) => self
-                .resolve_pulls(&[(id.clone(), resolution)], now)
-                .await
-                .map(|m| m.first().copied().unwrap_or(false)),
-            Err(_) => unreachable!("the job sent is returned"),
-        }
+        self.submit(job, answer).await
     }
 
     /// Sets a journaled transaction's status (and its block, when mined), committed with
@@ -199,10 +195,7 @@ impl Store {
             block,
             reply,
         };
-        match self.group().sender(self).send(job) {
-            Ok(()) => answer.await.map_err(stopped)?,
-            Err(_) => self.mark_tx_alone(chain_id, hash, status, block).await,
-        }
+        self.submit(job, answer).await
     }
 
     /// One transaction for a group, in as few statements as its jobs allow: the new pulls'

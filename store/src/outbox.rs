@@ -135,10 +135,9 @@ pub(crate) async fn close_all(
     now: i64,
 ) -> Result<(), StoreError> {
     for chunk in intents.chunks(ROWS_PER_STATEMENT) {
-        let marks: Vec<String> = (3..chunk.len() + 3).map(|i| format!("${i}")).collect();
         let sql = format!(
             "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
-            marks.join(", ")
+            crate::db::numbered(3, chunk.len())
         );
         let mut q = sqlx::query(&sql).bind(now).bind(kind.as_str());
         for intent in chunk {
@@ -227,11 +226,10 @@ impl Store {
     ) -> Result<std::collections::HashSet<String>, StoreError> {
         let mut found = std::collections::HashSet::new();
         for chunk in intents.chunks(500) {
-            let marks: Vec<String> = (2..chunk.len() + 2).map(|i| format!("${i}")).collect();
             let sql = format!(
                 "SELECT DISTINCT i.intent FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
                  WHERE t.kind = $1 AND i.intent IN ({})",
-                marks.join(", ")
+                crate::db::numbered(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(kind.as_str());
             for intent in chunk {

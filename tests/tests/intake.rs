@@ -3,16 +3,18 @@
 //! row fails alone. Store only, no chains (works on both databases, like the rest).
 
 use alloy::primitives::Address;
-use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
+use openrail_store::agentic::{
+    KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
+};
 use openrail_store::events::EventType;
+use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
-use openrail_store::{Currency, Interval, MandateId, Mode, PullId, SessionKeyId, now_ms};
+use openrail_store::{Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store, now_ms};
 use openrail_tests::{fresh_store, pending_pull_row};
 
-#[tokio::test]
-async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
-    let store = fresh_store(dir.path()).await?;
+/// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);
+/// returns the account's id.
+async fn account_with_key(store: &Store) -> anyhow::Result<String> {
     let account = store.create_account("Intake test", now_ms()).await?;
     let now = now_ms();
     store
@@ -53,10 +55,18 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
             "secret-hash",
         )
         .await?;
+    Ok(account.id)
+}
+
+#[tokio::test]
+async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let store = fresh_store(dir.path()).await?;
+    let account = account_with_key(&store).await?;
     let pull = |id: &str| {
         pending_pull_row(
             id,
-            &account.id,
+            &account,
             "sk_intake",
             "man_intake",
             100,
@@ -86,5 +96,74 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
         );
         assert!(store.work_open(id, WorkKind::PullBatch).await?);
     }
+    Ok(())
+}
+
+/// The other jobs of a failed group — an outcome, a journal fate — are written alone too,
+/// each answered with its own result.
+#[tokio::test]
+async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let store = fresh_store(dir.path()).await?;
+    let account = account_with_key(&store).await?;
+    let pull = |id: &str| {
+        pending_pull_row(
+            id,
+            &account,
+            "sk_intake",
+            "man_intake",
+            100,
+            Address::repeat_byte(3),
+        )
+    };
+    store.accept_pull(pull("pull_sent")).await?;
+    assert!(
+        store
+            .record_tx(
+                31337,
+                0,
+                "0xsent",
+                "0x00",
+                TxKind::PullBatch,
+                &["pull_sent".to_string()],
+                None,
+                now_ms(),
+            )
+            .await?
+    );
+    let authorized = PullResolution {
+        status: PullStatus::Authorized,
+        decline_code: None,
+        remaining_token_units: None,
+        resets_at_s: None,
+        tx_hash: Some("0xsent".into()),
+        authorized_at: Some(now_ms()),
+    };
+    let sent = PullId::parse("pull_sent").expect("an id");
+    // One group (one runtime thread): a repeated id fails it, so each job is written alone.
+    let (a, dup, outcome, fate) = tokio::join!(
+        store.accept_pull(pull("pull_a")),
+        store.accept_pull(pull("pull_a")),
+        store.record_pull_outcome(&sent, authorized, now_ms()),
+        store.mark_tx(31337, "0xsent", TxStatus::Succeeded, Some(5)),
+    );
+    assert!(a.is_ok(), "{a:?}");
+    assert!(dup.is_err(), "a repeated id is refused");
+    assert!(outcome?, "the outcome is recorded");
+    fate?;
+    assert_eq!(
+        store.pull_unscoped(&sent).await?.status,
+        PullStatus::Authorized
+    );
+    assert_eq!(
+        store.event_types_of("pull_sent").await?,
+        [EventType::DebitPullCreated, EventType::DebitPullAuthorized]
+    );
+    assert_eq!(
+        store
+            .journaled_status("pull_sent", TxKind::PullBatch)
+            .await?,
+        Some(TxStatus::Succeeded)
+    );
     Ok(())
 }

@@ -10,7 +10,7 @@ use alloy::primitives::Address;
 use openrail_store::agentic::Scope;
 use openrail_store::consent::Authorization;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::{Amount, BankAccountId, PaymentId, Store, StoreError};
+use openrail_store::{Amount, BankAccountId, PaymentId, Store};
 
 use crate::network::Network;
 use crate::service::ServiceError;
@@ -71,13 +71,10 @@ pub async fn prepare(
                     .to_checksum(None),
             ),
             Leg::BankAccount(id) => {
-                let ba = store.bank_account(scope, &id).await.map_err(|e| match e {
-                    StoreError::NotFound => ServiceError::Missing {
-                        kind: "bank_account",
-                        id: id.to_string(),
-                    },
-                    other => ServiceError::Store(other),
-                })?;
+                let ba = store
+                    .bank_account(scope, &id)
+                    .await
+                    .map_err(ServiceError::missing("bank_account", id.as_str()))?;
                 if ba.currency != currency {
                     return Err(ServiceError::Invalid {
                         param,
@@ -164,13 +161,10 @@ pub async fn authorize<'a>(
     signature: &str,
     now: i64,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
-    let payment = store.payment(scope, id).await.map_err(|e| match e {
-        StoreError::NotFound => ServiceError::Missing {
-            kind: "payment",
-            id: id.to_string(),
-        },
-        other => ServiceError::Store(other),
-    })?;
+    let payment = store
+        .payment(scope, id)
+        .await
+        .map_err(ServiceError::missing("payment", id.as_str()))?;
     if payment.status != PaymentStatus::RequiresAuthorization {
         return Ok(None);
     }
