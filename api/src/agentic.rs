@@ -562,10 +562,15 @@ pub async fn create_pull(
     }
     // The engine sends it (batched with the others in flight) and wakes the waiter.
     let wait = wait_of(&state, &headers);
-    waiter.wait(&state.store, WorkKind::PullBatch, wait).await?;
+    let (_, recorded) = waiter
+        .wait_recorded(&state.store, WorkKind::PullBatch, wait)
+        .await?;
     stages::mark("answered", [pull.id.as_str()]);
-    // View.
-    let pull = state.store.pull(p.scope(), &pull.id).await?;
+    // View: the pull as this process's engine recorded it, else as the database has it.
+    let pull = match recorded {
+        Some(recorded) => recorded,
+        None => state.store.pull(p.scope(), &pull.id).await?,
+    };
     pull_response(&pull, net.chain_id)
 }
 

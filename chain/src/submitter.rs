@@ -47,6 +47,12 @@ const GAS_TOKEN_RESERVE: u64 = 110_000;
 /// Gas for any other operator transaction (allow-lists are bounded by the API).
 const GAS_OTHER: u64 = 1_500_000;
 
+/// How long a fee estimate is used before it is asked for again. The estimate's maximum fee
+/// is twice the base fee plus the tip, which covers the base fee's largest rise over
+/// several blocks (12.5 % a block), so an estimate a second old is not underpriced; asking
+/// anew for every transaction put two RPC round trips on every batch's path.
+const FEE_TTL: Duration = Duration::from_secs(1);
+
 /// A signed transaction about to be broadcast.
 #[derive(Debug, Clone)]
 pub struct SignedTx {
@@ -411,6 +417,7 @@ impl Submitter {
         let (flight_tx, flight_rx) = mpsc::unbounded_channel();
         let nonce = recover(&provider, chain_id, from, journal.as_ref(), &flight_tx).await?;
         let sender = Sender {
+            fees: None,
             provider: provider.clone(),
             wallet: EthereumWallet::from(operator),
             from,
@@ -492,6 +499,8 @@ impl Submitter {
 }
 
 struct Sender {
+    /// The last fee estimate and when it was made (see [`FEE_TTL`]).
+    fees: Option<(alloy::eips::eip1559::Eip1559Estimation, std::time::Instant)>,
     provider: DynProvider,
     wallet: EthereumWallet,
     from: Address,
@@ -609,7 +618,14 @@ impl Sender {
         intents: Vec<String>,
     ) -> Result<TxHash, ChainError> {
         openrail_store::stages::mark("batched", intents.iter().map(String::as_str));
-        let fees = self.provider.estimate_eip1559_fees().await?;
+        let fees = match self.fees {
+            Some((fees, at)) if at.elapsed() < FEE_TTL => fees,
+            _ => {
+                let fees = self.provider.estimate_eip1559_fees().await?;
+                self.fees = Some((fees, std::time::Instant::now()));
+                fees
+            }
+        };
         let request = TransactionRequest::default()
             .with_from(self.from)
             .with_to(to)
@@ -651,8 +667,10 @@ impl Sender {
             {
                 tracing::error!(error = %je, hash = %signed.hash, "journaling a rejected transaction failed");
             }
-            // A definite rejection (nonce too low after an outside transaction, …): resync
-            // the nonce from the chain so the next transaction does not jam.
+            // A definite rejection (nonce too low after an outside transaction, fee too
+            // low, …): resync the nonce from the chain so the next transaction does not
+            // jam, and estimate fees anew.
+            self.fees = None;
             if let Ok(n) = self
                 .provider
                 .get_transaction_count(self.from)

@@ -139,6 +139,16 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         ms(api.p99)
     );
     println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 100 ms");
+    let us = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} µs"));
+    println!(
+        "CPU per pull in the end-to-end phase: {} in this process (server and its HTTP clients), {} in anvil",
+        us(api.cpu_per_pull.0),
+        us(api.cpu_per_pull.1)
+    );
+    println!(
+        "context switches per pull in this process: {:.1}",
+        api.switches_per_pull
+    );
     println!(
         "authorized: {} of {n}; transactions used: {}",
         api.authorized, api.transactions
@@ -176,6 +186,53 @@ struct ApiFigures {
     staged: usize,
     /// (from, to, p50 ms, p90 ms) for consecutive stages.
     stages: Vec<(&'static str, &'static str, f64, f64)>,
+    /// CPU time per pull in the end-to-end phase, µs: this process (server and clients),
+    /// and the settlement chain's anvil. Unlike rates, it hardly moves when something else
+    /// runs on the machine.
+    cpu_per_pull: (Option<f64>, Option<f64>),
+    /// Context switches of this process's threads per pull in the end-to-end phase (each
+    /// hand-off between threads — a database worker, a runtime thread — costs one or two).
+    switches_per_pull: f64,
+}
+
+/// Context switches, voluntary and not, of this process's threads alive now.
+fn context_switches() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+/// CPU time (user and system, all threads) process `pid` (or `self`) used so far, seconds,
+/// from `/proc/<pid>/stat`; `None` where there is no such file.
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    static TICKS: OnceLock<f64> = OnceLock::new();
+    let ticks = *TICKS.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(100.0)
+    });
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces): state is the first, utime
+    // the 12th, stime the 13th.
+    let rest: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let utime: f64 = rest.get(11)?.parse().ok()?;
+    let stime: f64 = rest.get(12)?.parse().ok()?;
+    Some((utime + stime) / ticks)
 }
 
 /// The stages a pull passes, in order (marked with `openrail_store::stages::mark`).
@@ -449,6 +506,12 @@ async fn measure(
 
     let clock = CLOCK.get().cloned().unwrap_or_default();
     clock.clear();
+    let anvil_pid = devnet.settlement.pid();
+    let cpu_before = (
+        cpu_seconds("self"),
+        anvil_pid.and_then(|p| cpu_seconds(&p.to_string())),
+    );
+    let switches_before = context_switches();
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for c in 0..concurrency {
@@ -481,6 +544,17 @@ async fn measure(
         samples.extend(r?);
     }
     let elapsed = start.elapsed();
+    let cpu_after = (
+        cpu_seconds("self"),
+        anvil_pid.and_then(|p| cpu_seconds(&p.to_string())),
+    );
+    let per_pull =
+        |before: Option<f64>, after: Option<f64>| Some((after? - before?) / n as f64 * 1e6);
+    let cpu_per_pull = (
+        per_pull(cpu_before.0, cpu_after.0),
+        per_pull(cpu_before.1, cpu_after.1),
+    );
+    let switches_per_pull = context_switches().saturating_sub(switches_before) as f64 / n as f64;
     server.task.abort();
     if let Some(engine) = &server.engine {
         engine.abort();
@@ -501,6 +575,8 @@ async fn measure(
             transactions,
             staged,
             stages,
+            cpu_per_pull,
+            switches_per_pull,
         }),
     ))
 }

@@ -69,6 +69,9 @@ pub struct Waiter<'a> {
     net: &'a Network,
     intent: String,
     rx: Option<tokio::sync::watch::Receiver<Wake>>,
+    /// The work went straight to this process's engine: no need to wake it to read the
+    /// database.
+    handed_off: bool,
 }
 
 impl Drop for Waiter<'_> {
@@ -85,6 +88,7 @@ pub fn waiter<'a>(net: &'a Network, intent: &str) -> Waiter<'a> {
         net,
         intent: intent.to_string(),
         rx: Some(net.outcomes.watch(intent)),
+        handed_off: false,
     }
 }
 
@@ -98,6 +102,17 @@ impl Waiter<'_> {
         kind: WorkKind,
         wait: Duration,
     ) -> Result<bool, StoreError> {
+        Ok(self.wait_recorded(store, kind, wait).await?.0)
+    }
+
+    /// [`Waiter::wait`], and the pull as this process's engine recorded it when the work is
+    /// a pull's and this process recorded it (its request then need not read it again).
+    pub async fn wait_recorded(
+        self,
+        store: &Store,
+        kind: WorkKind,
+        wait: Duration,
+    ) -> Result<(bool, Option<DebitPull>), StoreError> {
         let intent = self.intent.clone();
         self.wait_for(wait, true, || async {
             Ok(!store.work_open(&intent, kind).await?)
@@ -113,23 +128,25 @@ impl Waiter<'_> {
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<bool, StoreError>>,
     {
-        self.wait_for(wait, false, done).await
+        Ok(self.wait_for(wait, false, done).await?.0)
     }
 
     /// [`Waiter::wait_until`]; when `recorded_is_done`, the engine's word that the work is
     /// recorded ends the wait without asking `done` (the work's own close is what `done`
-    /// would read).
+    /// would read). Returns whether it was done, and the pull the engine recorded, if any.
     async fn wait_for<F, Fut>(
         mut self,
         wait: Duration,
         recorded_is_done: bool,
         done: F,
-    ) -> Result<bool, StoreError>
+    ) -> Result<(bool, Option<DebitPull>), StoreError>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<bool, StoreError>>,
     {
-        self.net.outcomes.queued();
+        if !self.handed_off {
+            self.net.outcomes.queued();
+        }
         let deadline = tokio::time::Instant::now() + wait;
         let finished = loop {
             let now = tokio::time::Instant::now();
@@ -148,7 +165,7 @@ impl Waiter<'_> {
             let recorded = self
                 .rx
                 .as_ref()
-                .is_some_and(|rx| *rx.borrow() == Wake::Recorded);
+                .is_some_and(|rx| matches!(*rx.borrow(), Wake::Recorded(_)));
             if (recorded_is_done && recorded) || done().await? {
                 break true;
             }
@@ -156,21 +173,35 @@ impl Waiter<'_> {
                 break false;
             }
         };
-        Ok(finished)
+        let pull = match self.rx.as_ref().map(|rx| rx.borrow().clone()) {
+            Some(Wake::Recorded(Some(p))) if finished => Some((*p).clone()),
+            _ => None,
+        };
+        Ok((finished, pull))
     }
 }
 
 /// Runs the engine of `net` for objects of `mode` in a task (aborting it stops the engine).
 /// Driving work (payments, payouts) waiting for something outside is tried again every
 /// `drive_poll`.
+///
+/// Work reaches it two ways. Every [`POLL`] (and when this process queues other work) it
+/// reads the queued work from the database: work of every kind, queued by any process.
+/// And a pull this process's request wrote comes straight from the request
+/// ([`outcomes::Outcomes::hand_off`]): claimed for this engine before its row was
+/// committed, so no read of the database can claim it too, and sent without reading back
+/// what the request just wrote. Either way it is the same work, sent and recorded the same
+/// way.
 pub fn start(
     store: Store,
     net: Arc<Network>,
     mode: Mode,
     drive_poll: Duration,
 ) -> tokio::task::JoinHandle<()> {
+    let (inbox, mut handed) = tokio::sync::mpsc::unbounded_channel();
+    let inflight: Inflight = Arc::default();
+    net.outcomes.open_inbox(inbox, inflight.clone());
     tokio::spawn(async move {
-        let inflight: Arc<Mutex<HashSet<(String, WorkKind)>>> = Arc::default();
         let payments = net.submitter().map(|s| {
             PaymentDriver::new(
                 store.clone(),
@@ -181,88 +212,148 @@ pub fn start(
                 net.reader.clone(),
             )
         });
+        let ctx = Ctx {
+            store,
+            net,
+            inflight,
+            payments,
+            drive_poll,
+        };
+        let mut next_poll = tokio::time::Instant::now();
         loop {
-            match store.queued_work(net.chain_id, mode, now_ms(), CLAIM).await {
-                Ok(work) => {
-                    let fresh: Vec<Work> = {
-                        let mut taken = inflight.lock().expect("inflight lock");
-                        work.into_iter()
-                            .filter(|w| taken.insert((w.intent.clone(), w.kind)))
-                            .collect()
-                    };
-                    // The pulls claimed together are read together (one query, not one each).
-                    let mut read = prefetch_pulls(&store, &fresh).await;
-                    for w in fresh {
-                        let key = (w.intent.clone(), w.kind);
-                        let prefetched = (
-                            read.pulls.remove(&w.intent),
-                            read.journaled.as_ref().map(|j| j.contains(&w.intent)),
-                        );
-                        let (store, net, inflight, payments) = (
-                            store.clone(),
-                            net.clone(),
-                            inflight.clone(),
-                            payments.clone(),
-                        );
-                        tokio::spawn(async move {
-                            let next = match (w.kind, &payments) {
-                                (WorkKind::Payment, Some(d)) => match PaymentId::parse(&w.intent) {
-                                    Some(id) => drive(d.drive_payment(&id).await, &w),
-                                    None => Ok(corrupt(&w)),
-                                },
-                                (WorkKind::Payout, Some(d)) => match PullId::parse(&w.intent) {
-                                    Some(id) => drive(d.drive_payout(&id).await, &w),
-                                    None => Ok(corrupt(&w)),
-                                },
-                                // No submitter (never so once `lead` started the engine): try later
-                                // rather than claim it again on every pass.
-                                (WorkKind::Payment | WorkKind::Payout, None) => Ok(Next::Later),
-                                // A resolved pull's work is closed with its status, in one
-                                // transaction; the rest is closed here.
-                                (WorkKind::PullBatch, _) => deliver(&store, &net, &w, prefetched)
-                                    .await
-                                    .map(|()| Next::Kept),
-                                _ => deliver(&store, &net, &w, (None, None))
-                                    .await
-                                    .map(|()| Next::Close),
-                            };
-                            let recorded = match next {
-                                Ok(Next::Close) => {
-                                    store.close_work(&w.intent, w.kind, now_ms()).await
-                                }
-                                Ok(Next::Later) => {
-                                    let due = now_ms().saturating_add(
-                                        i64::try_from(drive_poll.as_millis()).unwrap_or(i64::MAX),
-                                    );
-                                    store.defer_work(&w.intent, w.kind, due).await
-                                }
-                                // Not recorded here (`Left`): a new holder or the watcher does it.
-                                Ok(Next::Kept | Next::Again) | Err(Left) => Ok(()),
-                            };
-                            let closed = match (&next, recorded) {
-                                (Ok(Next::Close | Next::Kept), Ok(())) => true,
-                                (_, Ok(())) => false,
-                                (_, Err(e)) => {
-                                    tracing::error!(intent = %w.intent, error = %e, "closing or deferring work failed");
-                                    false
-                                }
-                            };
-                            inflight.lock().expect("inflight lock").remove(&key);
-                            if closed {
-                                net.outcomes.recorded(&w.intent);
-                            } else {
-                                net.outcomes.moved(&w.intent);
-                            }
-                        });
+            if tokio::time::Instant::now() >= next_poll {
+                poll_queued(&ctx, mode).await;
+                next_poll = tokio::time::Instant::now() + POLL;
+            }
+            tokio::select! {
+                biased;
+                first = handed.recv() => {
+                    let Some(first) = first else { return };
+                    let mut pulls = vec![first];
+                    while let Ok(p) = handed.try_recv() {
+                        pulls.push(p);
+                    }
+                    for p in pulls {
+                        let w = Work {
+                            seq: 0,
+                            intent: p.id.to_string(),
+                            kind: WorkKind::PullBatch,
+                        };
+                        // Written by this process's request a moment ago: pending, and no
+                        // transaction carries it (it was claimed here before it was visible).
+                        tokio::spawn(run_work(ctx.clone(), w, (Some(p), Some(false))));
                     }
                 }
-                Err(e) => {
-                    tracing::warn!(chain_id = net.chain_id, error = %e, "reading queued work failed")
-                }
+                () = ctx.net.outcomes.wake.notified() => next_poll = tokio::time::Instant::now(),
+                () = tokio::time::sleep_until(next_poll) => {}
             }
-            let _ = tokio::time::timeout(POLL, net.outcomes.wake.notified()).await;
         }
     })
+}
+
+/// The work this engine has taken and not finished: (intent, kind).
+pub(crate) type Inflight = Arc<Mutex<HashSet<(String, WorkKind)>>>;
+
+/// What every piece of work the engine runs needs.
+#[derive(Clone)]
+struct Ctx {
+    store: Store,
+    net: Arc<Network>,
+    inflight: Inflight,
+    payments: Option<PaymentDriver>,
+    drive_poll: Duration,
+}
+
+/// One read of the queued work, and a task for each piece not already taken.
+async fn poll_queued(ctx: &Ctx, mode: Mode) {
+    let work = match ctx
+        .store
+        .queued_work(ctx.net.chain_id, mode, now_ms(), CLAIM)
+        .await
+    {
+        Ok(work) => work,
+        Err(e) => {
+            tracing::warn!(chain_id = ctx.net.chain_id, error = %e, "reading queued work failed");
+            return;
+        }
+    };
+    let fresh: Vec<Work> = {
+        let mut taken = ctx.inflight.lock().expect("inflight lock");
+        work.into_iter()
+            .filter(|w| taken.insert((w.intent.clone(), w.kind)))
+            .collect()
+    };
+    // The pulls claimed together are read together (one query, not one each).
+    let mut read = prefetch_pulls(&ctx.store, &fresh).await;
+    for w in fresh {
+        let prefetched = (
+            read.pulls.remove(&w.intent),
+            read.journaled.as_ref().map(|j| j.contains(&w.intent)),
+        );
+        tokio::spawn(run_work(ctx.clone(), w, prefetched));
+    }
+}
+
+/// Runs one piece of taken work to its next resting point: sends it and records its
+/// outcome, or takes one step of driving work; then closes or defers it, lets it be taken
+/// again, and wakes whoever waits for it.
+async fn run_work(ctx: Ctx, w: Work, prefetched: (Option<DebitPull>, Option<bool>)) {
+    let Ctx {
+        store,
+        net,
+        inflight,
+        payments,
+        drive_poll,
+    } = ctx;
+    let key = (w.intent.clone(), w.kind);
+    // A pull's row as its outcome was recorded, for its request.
+    let mut pull = None;
+    let next = match (w.kind, &payments) {
+        (WorkKind::Payment, Some(d)) => match PaymentId::parse(&w.intent) {
+            Some(id) => drive(d.drive_payment(&id).await, &w),
+            None => Ok(corrupt(&w)),
+        },
+        (WorkKind::Payout, Some(d)) => match PullId::parse(&w.intent) {
+            Some(id) => drive(d.drive_payout(&id).await, &w),
+            None => Ok(corrupt(&w)),
+        },
+        // No submitter (never so once `lead` started the engine): try later rather than
+        // claim it again on every pass.
+        (WorkKind::Payment | WorkKind::Payout, None) => Ok(Next::Later),
+        // A resolved pull's work is closed with its status, in one transaction; the rest
+        // is closed here.
+        (WorkKind::PullBatch, _) => deliver(&store, &net, &w, prefetched).await.map(|recorded| {
+            pull = recorded;
+            Next::Kept
+        }),
+        _ => deliver(&store, &net, &w, (None, None))
+            .await
+            .map(|_| Next::Close),
+    };
+    let recorded = match next {
+        Ok(Next::Close) => store.close_work(&w.intent, w.kind, now_ms()).await,
+        Ok(Next::Later) => {
+            let due =
+                now_ms().saturating_add(i64::try_from(drive_poll.as_millis()).unwrap_or(i64::MAX));
+            store.defer_work(&w.intent, w.kind, due).await
+        }
+        // Not recorded here (`Left`): a new holder or the watcher does it.
+        Ok(Next::Kept | Next::Again) | Err(Left) => Ok(()),
+    };
+    let closed = match (&next, recorded) {
+        (Ok(Next::Close | Next::Kept), Ok(())) => true,
+        (_, Ok(())) => false,
+        (_, Err(e)) => {
+            tracing::error!(intent = %w.intent, error = %e, "closing or deferring work failed");
+            false
+        }
+    };
+    inflight.lock().expect("inflight lock").remove(&key);
+    if closed {
+        net.outcomes.recorded(&w.intent, pull);
+    } else {
+        net.outcomes.moved(&w.intent);
+    }
 }
 
 /// What becomes of a piece of work after the engine took it.
@@ -368,14 +459,15 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
     out
 }
 
-/// Sends `w` and records its outcome; a pull's row may come read already.
+/// Sends `w` and records its outcome; a pull's row may come read already. Returns the pull
+/// as recorded, when `w` is a pull's work and its outcome was recorded here.
 async fn deliver(
     store: &Store,
     net: &Network,
     w: &Work,
     // A pull's row, and whether a journaled transaction carries it, when already read.
     (prefetched, journaled): (Option<DebitPull>, Option<bool>),
-) -> Result<(), Left> {
+) -> Result<Option<DebitPull>, Left> {
     let logged = |e: StoreError| {
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording failed");
         Left
@@ -383,11 +475,11 @@ async fn deliver(
     match w.kind {
         WorkKind::CreateMandate => {
             let Some(id) = target(store, w, MandateId::parse).await else {
-                return Ok(());
+                return Ok(None);
             };
             let m = store.mandate_unscoped(&id).await.map_err(logged)?;
             if m.status != MandateStatus::Pending {
-                return Ok(());
+                return Ok(None);
             }
             let auth = store.authorization(&m.id).await.map_err(logged)?;
             let call = create_mandate_call(&m, net, auth.as_ref());
@@ -404,11 +496,11 @@ async fn deliver(
         }
         WorkKind::IssueSessionKey => {
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
-                return Ok(());
+                return Ok(None);
             };
             let k = store.session_key_unscoped(&id).await.map_err(logged)?;
             if k.status != KeyStatus::Pending {
-                return Ok(());
+                return Ok(None);
             }
             let m = store
                 .mandate_unscoped(&k.mandate_id)
@@ -427,7 +519,7 @@ async fn deliver(
         }
         WorkKind::CancelMandate => {
             let Some(id) = target(store, w, MandateId::parse).await else {
-                return Ok(());
+                return Ok(None);
             };
             let call = AllowanceStateMachine::cancelMandateCall {
                 mandateId: onchain_id(&id),
@@ -443,7 +535,7 @@ async fn deliver(
         }
         WorkKind::RevokeSessionKey => {
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
-                return Ok(());
+                return Ok(None);
             };
             let call = AllowanceStateMachine::revokeSessionKeyCall {
                 keyId: onchain_id(&id),
@@ -459,7 +551,7 @@ async fn deliver(
         }
         WorkKind::PullBatch => {
             let Some(id) = target(store, w, PullId::parse).await else {
-                return Ok(());
+                return Ok(None);
             };
             let journaled = match journaled {
                 Some(j) => j,
@@ -485,7 +577,7 @@ async fn deliver(
                     .close_work(&p.id, w.kind, now_ms())
                     .await
                     .map_err(logged)?;
-                return Ok(());
+                return Ok(None);
             }
             let Some(request) = pull_request(&p) else {
                 tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
@@ -493,16 +585,16 @@ async fn deliver(
                     .resolve_pull(&p.id, &PullResolution::failed(), now_ms())
                     .await
                     .map_err(logged)?;
-                return Ok(());
+                return Ok(None);
             };
-            submit_and_record(store, net, &p.id, request).await?;
+            return submit_and_record(store, net, &p.id, request).await;
         }
         WorkKind::Payment | WorkKind::Payout => {
             // Driven step by step by the engine's loop, never sent from here.
             tracing::error!(intent = %w.intent, "driving work delivered as a send; ignored");
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Sends an operator call to the allowance state machine: (succeeded, transaction).
@@ -646,13 +738,13 @@ fn pull_request(p: &DebitPull) -> Option<PullRequest> {
 }
 
 /// Sends one pull through the submitter (batched with the others in flight) and records
-/// its outcome.
+/// its outcome; returns the pull as recorded (`None`: it was resolved by another path).
 async fn submit_and_record(
     store: &Store,
     net: &Network,
     id: &PullId,
     request: PullRequest,
-) -> Result<(), Left> {
+) -> Result<Option<DebitPull>, Left> {
     let sent = match net.submitter() {
         Some(s) => s.pull(request.clone()).await,
         None => Err(ChainError::LeaseLost),
@@ -707,12 +799,15 @@ async fn submit_and_record(
         }
     };
     // Committed with the other outcomes, new pulls and fates that arrive meanwhile.
-    if let Err(e) = store.record_pull_outcome(id, resolution, now_ms()).await {
-        tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
-        return Err(Left);
-    }
+    let recorded = match store.record_pull_outcome(id, resolution, now_ms()).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
+            return Err(Left);
+        }
+    };
     stages::mark("recorded", [id.as_str()]);
-    Ok(())
+    Ok(recorded)
 }
 
 #[cfg(test)]

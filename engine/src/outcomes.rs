@@ -2,20 +2,28 @@
 //! request queued work. Other processes are not woken; they poll the database.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use openrail_store::PullId;
+use openrail_store::agentic::DebitPull;
+use openrail_store::outbox::WorkKind;
+use tokio::sync::mpsc;
+
+use crate::Inflight;
 
 use tokio::sync::{Notify, watch};
 
 /// What this process's engine last told the requests waiting for an intent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Wake {
     /// Nothing yet.
     Waiting,
     /// A step was taken (driving work moved, or the work was left to another process):
     /// ask the database.
     Stepped,
-    /// The work's outcome is recorded and the work closed, in the database already.
-    Recorded,
+    /// The work's outcome is recorded and the work closed, in the database already; for a
+    /// pull, with the row as recorded (so its request need not read it again).
+    Recorded(Option<Arc<DebitPull>>),
 }
 
 /// Wakes requests waiting for their work (in this process; others poll the database).
@@ -24,6 +32,9 @@ pub struct Outcomes {
     waiting: Mutex<HashMap<String, watch::Sender<Wake>>>,
     /// Wakes the engine when a request of this process queued work.
     pub(crate) wake: Notify,
+    /// This process's engine, once it runs: where a request hands the pull it wrote, and
+    /// the engine's set of taken work.
+    inbox: OnceLock<(mpsc::UnboundedSender<DebitPull>, Inflight)>,
 }
 
 impl Outcomes {
@@ -35,11 +46,11 @@ impl Outcomes {
     }
 
     /// Tells the requests waiting for `intent` that its outcome is recorded and its work
-    /// closed (committed before this call).
-    pub(crate) fn recorded(&self, intent: &str) {
+    /// closed (committed before this call), with the pull as recorded when it is one.
+    pub(crate) fn recorded(&self, intent: &str, pull: Option<DebitPull>) {
         let tx = self.waiting.lock().expect("outcomes lock").remove(intent);
         if let Some(tx) = tx {
-            tx.send_replace(Wake::Recorded);
+            tx.send_replace(Wake::Recorded(pull.map(Arc::new)));
         }
     }
 
@@ -61,5 +72,51 @@ impl Outcomes {
     /// Tells this process's engine that work was queued.
     pub fn queued(&self) {
         self.wake.notify_one();
+    }
+
+    /// Opens the engine's inbox (once per process: a process runs at most one engine per
+    /// network, from taking the lease until it exits).
+    pub(crate) fn open_inbox(&self, inbox: mpsc::UnboundedSender<DebitPull>, inflight: Inflight) {
+        if self.inbox.set((inbox, inflight)).is_err() {
+            tracing::warn!("a second engine inbox was ignored");
+        }
+    }
+
+    /// Takes pull `id`'s work for this process's engine before its row is written, so that
+    /// no read of the queued work claims it; `false` when this process runs no engine.
+    /// Follow with [`Outcomes::hand_off`] once written, or [`Outcomes::release`].
+    pub(crate) fn claim(&self, id: &PullId) -> bool {
+        match self.inbox.get() {
+            Some((_, inflight)) => {
+                inflight
+                    .lock()
+                    .expect("inflight lock")
+                    .insert((id.to_string(), WorkKind::PullBatch));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Gives a claimed pull, now committed, to this process's engine to send.
+    pub(crate) fn hand_off(&self, pull: DebitPull) {
+        if let Some((inbox, _)) = self.inbox.get() {
+            let id = pull.id.clone();
+            if inbox.send(pull).is_err() {
+                // The engine stopped (this process is exiting): the work stays queued in
+                // the database for the chain's next lease holder.
+                self.release(&id);
+            }
+        }
+    }
+
+    /// Gives up a claim whose pull was not written.
+    pub(crate) fn release(&self, id: &PullId) {
+        if let Some((_, inflight)) = self.inbox.get() {
+            inflight
+                .lock()
+                .expect("inflight lock")
+                .remove(&(id.to_string(), WorkKind::PullBatch));
+        }
     }
 }

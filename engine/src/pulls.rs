@@ -72,14 +72,13 @@ pub async fn prepare(
     req: NewPull,
     now: i64,
 ) -> Result<Prepared, ServiceError> {
-    let key = store
-        .session_key(scope, &req.session_key_id)
+    let (key, mandate) = store
+        .session_key_and_mandate(scope, &req.session_key_id)
         .await
         .map_err(ServiceError::missing(
             "session_key",
             req.session_key_id.as_str(),
         ))?;
-    let mandate = store.mandate(scope, &key.mandate_id).await?;
     let amount =
         Amount::parse(&req.amount, mandate.currency).map_err(|e| ServiceError::Amount {
             param: "amount",
@@ -172,11 +171,23 @@ pub async fn accept<'a>(
     prepared: Prepared,
 ) -> Result<(DebitPull, Waiter<'a>), ServiceError> {
     let pull = prepared.pull;
-    let waiter = waiter(net, &pull.id);
+    let mut waiter = waiter(net, &pull.id);
     stages::mark("accepted", [pull.id.as_str()]);
+    // A pull to send, in the process that sends: taken for this process's engine before
+    // it is visible, handed to it once committed.
+    let claimed = pull.status == PullStatus::Pending && net.outcomes.claim(&pull.id);
     // Committed with the other pulls, outcomes and fates that arrive meanwhile.
-    store.accept_pull(pull.clone()).await?;
+    if let Err(e) = store.accept_pull(pull.clone()).await {
+        if claimed {
+            net.outcomes.release(&pull.id);
+        }
+        return Err(e.into());
+    }
     stages::mark("written", [pull.id.as_str()]);
+    if claimed {
+        net.outcomes.hand_off(pull.clone());
+        waiter.handed_off = true;
+    }
     Ok((pull, waiter))
 }
 

@@ -356,24 +356,30 @@ fn currency_of(r: &AnyRow, col: &str) -> Result<Currency, StoreError> {
 }
 
 pub(crate) fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
-    let interval: String = r.try_get("interval")?;
-    let status: String = r.try_get("status")?;
+    mandate_from(r, "")
+}
+
+/// A mandate from the columns of `r` named with `prefix`.
+fn mandate_from(r: &AnyRow, prefix: &str) -> Result<Mandate, StoreError> {
+    let c = |name: &str| format!("{prefix}{name}");
+    let interval: String = r.try_get(c("interval").as_str())?;
+    let status: String = r.try_get(c("status").as_str())?;
     Ok(Mandate {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
-        mode: mode_of(r, "mode")?,
-        payer_account_id: r.try_get("payer_account_id")?,
-        payer_address: r.try_get("payer_address")?,
-        currency: currency_of(r, "currency")?,
-        max_amount: u64_of(r.try_get("max_amount")?),
+        id: r.try_get(c("id").as_str())?,
+        account_id: r.try_get(c("account_id").as_str())?,
+        mode: mode_of(r, &c("mode"))?,
+        payer_account_id: r.try_get(c("payer_account_id").as_str())?,
+        payer_address: r.try_get(c("payer_address").as_str())?,
+        currency: currency_of(r, &c("currency"))?,
+        max_amount: u64_of(r.try_get(c("max_amount").as_str())?),
         interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
-        purpose: r.try_get("purpose")?,
+        purpose: r.try_get(c("purpose").as_str())?,
         status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
-        chain_id: u64_of(r.try_get("chain_id")?),
-        contract: r.try_get("contract")?,
-        onchain_id: r.try_get("onchain_id")?,
-        tx_hash: r.try_get("tx_hash")?,
-        created_at: r.try_get("created_at")?,
+        chain_id: u64_of(r.try_get(c("chain_id").as_str())?),
+        contract: r.try_get(c("contract").as_str())?,
+        onchain_id: r.try_get(c("onchain_id").as_str())?,
+        tx_hash: r.try_get(c("tx_hash").as_str())?,
+        created_at: r.try_get(c("created_at").as_str())?,
     })
 }
 
@@ -671,6 +677,40 @@ impl Store {
         key_of(&self.scoped_row("session_keys", KEY_COLS, scope, id).await?)
     }
 
+    /// Session key `id` of `scope` with its mandate, in one read (what a pull is judged on).
+    pub async fn session_key_and_mandate(
+        &self,
+        scope: Scope<'_>,
+        id: &SessionKeyId,
+    ) -> Result<(SessionKey, Mandate), StoreError> {
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            let key: Vec<String> = KEY_COLS
+                .split(", ")
+                .map(|c| format!("k.{}", c.trim()))
+                .collect();
+            let mandate: Vec<String> = MANDATE_COLS
+                .split(", ")
+                .map(|c| format!("m.{0} AS m_{0}", c.trim()))
+                .collect();
+            format!(
+                "SELECT {}, {} FROM session_keys k JOIN mandates m ON m.id = k.mandate_id \
+                 AND m.account_id = k.account_id AND m.mode = k.mode \
+                 WHERE k.id = $1 AND k.account_id = $2 AND k.mode = $3",
+                key.join(", "),
+                mandate.join(", ")
+            )
+        });
+        let row = sqlx::query(sql)
+            .bind(id)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok((key_of(&row)?, mandate_from(&row, "m_")?))
+    }
+
     /// The session key whose agent secret hashes to `secret_hash`.
     pub async fn session_key_by_secret(
         &self,
@@ -757,6 +797,7 @@ pub(crate) async fn mandate_chains_in(
             "SELECT id, chain_id, payer_account_id FROM mandates WHERE id IN ({})",
             crate::db::numbered(1, chunk.len())
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql);
         for id in chunk {
             q = q.bind(*id);
@@ -802,6 +843,7 @@ pub(crate) async fn insert_pull_rows_in(
             "INSERT INTO debit_pulls ({PULL_COLS}) VALUES {}",
             crate::db::placeholders(chunk.len(), 22)
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql);
         for p in chunk {
             q = q
@@ -1053,6 +1095,7 @@ pub(crate) async fn update_outcomes_in(
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql);
         for &i in chunk {
             let (id, r) = items[i];
@@ -1167,6 +1210,7 @@ impl Store {
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id IN ({})",
             crate::db::numbered(1, ids.len())
         );
+        let sql = crate::db::positional(self.backend(), sql);
         let mut q = sqlx::query(&sql);
         for id in ids {
             q = q.bind(id);

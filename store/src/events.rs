@@ -465,6 +465,7 @@ pub(crate) async fn insert_all(
             "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) VALUES {}",
             crate::db::placeholders(chunk.len(), 7)
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql);
         for e in chunk {
             let data = serde_json::to_string(&e.snapshot).map_err(|err| {

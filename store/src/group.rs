@@ -29,7 +29,7 @@ enum Job {
         id: PullId,
         resolution: PullResolution,
         now: i64,
-        reply: oneshot::Sender<Result<bool, StoreError>>,
+        reply: oneshot::Sender<Result<Option<DebitPull>, StoreError>>,
     },
     Fate {
         chain_id: u64,
@@ -72,7 +72,7 @@ async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<Job>) {
                             let _ = reply.send(Ok(()));
                         }
                         Job::Resolve { reply, .. } => {
-                            let _ = reply.send(Ok(moved.next().unwrap_or(false)));
+                            let _ = reply.send(Ok(moved.next().flatten()));
                         }
                         Job::Fate { reply, .. } => {
                             let _ = reply.send(Ok(()));
@@ -112,10 +112,13 @@ async fn reply_alone(store: &Store, job: Job, failed: Option<StoreError>) {
         } => {
             let r = match failed {
                 Some(e) => Err(e),
-                None => store
-                    .resolve_pulls(&[(id, resolution)], now)
-                    .await
-                    .map(|m| m.first().copied().unwrap_or(false)),
+                None => match store.resolve_pulls(&[(id.clone(), resolution)], now).await {
+                    Ok(m) if m.first().copied().unwrap_or(false) => {
+                        store.pull_unscoped(&id).await.map(Some)
+                    }
+                    Ok(_) => Ok(None),
+                    Err(e) => Err(e),
+                },
             };
             let _ = reply.send(r);
         }
@@ -161,13 +164,14 @@ impl Store {
     }
 
     /// Records how pending pull `id` ended, at `now` (as [`Store::resolve_pull`]), committed
-    /// with the other writes of its group; returns whether it moved.
+    /// with the other writes of its group; returns the pull as recorded when it moved
+    /// (`None`: it was no longer pending).
     pub async fn record_pull_outcome(
         &self,
         id: &PullId,
         resolution: PullResolution,
         now: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<DebitPull>, StoreError> {
         let (reply, answer) = oneshot::channel();
         let job = Job::Resolve {
             id: id.clone(),
@@ -200,9 +204,9 @@ impl Store {
 
     /// One transaction for a group, in as few statements as its jobs allow: the new pulls'
     /// rows, the outcomes' status changes, one read of their mandates, then all their
-    /// events, work and closed work, and the fates. Returns, per outcome in order, whether
-    /// its pull moved.
-    async fn write_group(&self, group: &[Job]) -> Result<Vec<bool>, StoreError> {
+    /// events, work and closed work, and the fates. Returns, per outcome in order, its pull
+    /// as recorded when it moved.
+    async fn write_group(&self, group: &[Job]) -> Result<Vec<Option<DebitPull>>, StoreError> {
         use crate::agentic::{self, Guard};
         let mut inserts = Vec::new();
         let mut outcomes: Vec<(&str, &PullResolution)> = Vec::new();
@@ -253,6 +257,11 @@ impl Store {
         crate::outbox::close_all(&mut tx, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
         crate::journal::mark_txs_in(&mut tx, &fates).await?;
         tx.commit().await?;
-        Ok(moved)
+        // `resolved` holds the pulls that moved, in the order of the outcomes.
+        let mut rows = resolved.into_iter();
+        Ok(moved
+            .into_iter()
+            .map(|m| if m { rows.next() } else { None })
+            .collect())
     }
 }

@@ -136,6 +136,7 @@ impl Store {
                 "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",
                 crate::db::placeholders(chunk.len(), 2)
             );
+            let sql = crate::db::positional(self.backend(), sql);
             let mut q = sqlx::query(&sql);
             for intent in chunk {
                 q = q.bind(intent).bind(hash);
@@ -649,6 +650,7 @@ pub(crate) async fn mark_txs_in(
              WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2",
             crate::db::placeholders(chunk.len(), 4)
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql);
         for (chain_id, hash, status, block) in chunk {
             q = q

@@ -113,6 +113,7 @@ pub(crate) async fn enqueue_all(
              ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
             crate::db::placeholders(chunk.len(), 5)
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql);
         for (intent, kind, chain_id, mode, now) in chunk {
             q = q
@@ -139,6 +140,7 @@ pub(crate) async fn close_all(
             "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
             crate::db::numbered(3, chunk.len())
         );
+        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
         let mut q = sqlx::query(&sql).bind(now).bind(kind.as_str());
         for intent in chunk {
             q = q.bind(*intent);
@@ -231,6 +233,7 @@ impl Store {
                  WHERE t.kind = $1 AND i.intent IN ({})",
                 crate::db::numbered(2, chunk.len())
             );
+            let sql = crate::db::positional(self.backend(), sql);
             let mut q = sqlx::query(&sql).bind(kind.as_str());
             for intent in chunk {
                 q = q.bind(*intent);

@@ -149,7 +149,11 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
     );
     assert!(a.is_ok(), "{a:?}");
     assert!(dup.is_err(), "a repeated id is refused");
-    assert!(outcome?, "the outcome is recorded");
+    assert_eq!(
+        outcome?.map(|p| p.status),
+        Some(PullStatus::Authorized),
+        "the outcome is recorded, and the recorded pull returned"
+    );
     fate?;
     assert_eq!(
         store.pull_unscoped(&sent).await?.status,
