@@ -156,8 +156,7 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     println!(
         "\nwhere a pull's time goes: from one stage to the next, over the {} pulls that passed \
          every stage (p50 of the request: {:.1} ms; the time before `received` — HTTP, \
-         authentication, rate limit — and after `answered` — the pull's read, the answer — \
-         is not marked)\n",
+         authentication, rate limit — and after `answered` — the answer — is not marked)\n",
         api.staged,
         ms(api.p50)
     );
@@ -251,11 +250,11 @@ const STAGES: [&str; 10] = [
 
 fn stage_meaning(to: &str) -> &'static str {
     match to {
-        "accepted" => "the handler reads the key and its mandate and checks the request",
+        "accepted" => "the handler reads the key with its mandate and checks the request",
         "written" => {
             "the store's group commit: the pull, its event and its work (with the other pulls, outcomes and fates meanwhile)"
         }
-        "claimed" => "the engine is woken, reads the queued work and the pulls, starts each",
+        "claimed" => "the request hands the pull to its process's engine, which starts it",
         "batched" => "the pull waits for the submitter, busy with the previous transaction",
         "journaled" => "fee estimate, signing, the journal's write (with the lease check)",
         "broadcast" => "`eth_sendRawTransaction` to anvil",
