@@ -108,12 +108,11 @@ impl Store {
                         use sqlx::Executor;
                         // temp_store: a statement's temporary tables and journals in
                         // memory, not in files created and deleted per statement;
-                        // mmap_size: pages read from the mapped file, not by a `pread`
-                        // each; cache_size: 16 MiB of pages per connection (default 2).
+                        // cache_size: 16 MiB of pages per connection (default 2).
                         conn.execute(
                             "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
                              PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; \
-                             PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456; \
+                             PRAGMA temp_store = MEMORY; \
                              PRAGMA cache_size = -16384;",
                         )
                         .await?;
