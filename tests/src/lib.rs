@@ -26,6 +26,21 @@ use openrail_store::{Mode, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+/// The webhook retry schedule of every server a harness starts (in process or as a
+/// child process): seconds, not days, so retries happen within a test.
+pub const TEST_RETRY_SCHEDULE: &str = "300ms,500ms,700ms,1s,1s,2s,2s,3s,3s,5s,5s,5s,5s,5s";
+
+/// The webhook delivery options of the in-process server (see [`TEST_RETRY_SCHEDULE`]).
+pub fn test_webhook_options() -> openrail_api::delivery::DeliveryOptions {
+    openrail_api::delivery::DeliveryOptions {
+        schedule: openrail_api::delivery::RetrySchedule::parse(TEST_RETRY_SCHEDULE)
+            .expect("the test schedule parses"),
+        poll: Duration::from_millis(50),
+        timeout: Duration::from_secs(5),
+        ..Default::default()
+    }
+}
+
 /// The running API server of a harness.
 pub struct Server {
     /// `http://127.0.0.1:PORT`
@@ -294,6 +309,7 @@ impl Harness {
             // Short leases: a killed holder's successor takes over within ~2 s.
             .env("OPENRAIL_LEASE_TTL_MS", "1500")
             .env("OPENRAIL_NODE_ID", format!("server-{}", self.spawned))
+            .env("OPENRAIL_WEBHOOK_RETRY_SCHEDULE", TEST_RETRY_SCHEDULE)
             .env("RUST_LOG", "openrail=debug,info")
             .env_remove("OPENRAIL_CRASH_AT")
             .stdin(std::process::Stdio::null())
@@ -376,6 +392,7 @@ impl Harness {
             watcher_poll: Duration::from_millis(200),
             drive_poll: Duration::from_millis(50),
             confirmations: self.confirmations,
+            webhooks: test_webhook_options(),
             ..Default::default()
         };
         // The one composition root, as `openrail serve` and `dev` start: with a stand-in
