@@ -341,7 +341,9 @@ pub fn classify(ip: IpAddr) -> IpClass {
                     (s[2] >> 8) as u8,
                     s[2] as u8,
                 ))
-            } else if (s[0] == 0x2001 && s[1] == 0x0db8) || (s[0] == 0x2001 && s[1] == 0) || s[0] == 0
+            } else if (s[0] == 0x2001 && s[1] == 0x0db8)
+                || (s[0] == 0x2001 && s[1] == 0)
+                || s[0] == 0
             {
                 // Documentation, Teredo, and the rest of ::/16 (IPv4-compatible, discard).
                 IpClass::Reserved
@@ -805,8 +807,14 @@ mod tests {
             previous: Some(b.clone()),
         };
         let header = signature_header(&s, "evt_1", 1_000, b"{}").unwrap();
-        assert_eq!(verify(&a, "evt_1", "1000", &header, b"{}", 1_010, 300), Ok(()));
-        assert_eq!(verify(&b, "evt_1", "1000", &header, b"{}", 1_010, 300), Ok(()));
+        assert_eq!(
+            verify(&a, "evt_1", "1000", &header, b"{}", 1_010, 300),
+            Ok(())
+        );
+        assert_eq!(
+            verify(&b, "evt_1", "1000", &header, b"{}", 1_010, 300),
+            Ok(())
+        );
         let other = new_secret();
         assert_eq!(
             verify(&other, "evt_1", "1000", &header, b"{}", 1_010, 300),

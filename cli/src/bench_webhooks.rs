@@ -11,7 +11,7 @@ use anyhow::Context;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use openrail_api::delivery::{DeliveryOptions, Deliverer, verify};
+use openrail_api::delivery::{Deliverer, DeliveryOptions, verify};
 use openrail_store::agentic::{Mandate, MandateStatus};
 use openrail_store::webhooks::{EndpointStatus, WebhookEndpoint, new_secret};
 use openrail_store::{Currency, Interval, MandateId, Mode, Store, WebhookEndpointId, now_ms};
@@ -129,7 +129,11 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     let bad = receiver.bad.load(Ordering::Relaxed);
     println!(
         "Webhooks: {n} events ({}), {concurrency} attempts in flight, receiver on 127.0.0.1 verifying every signature",
-        if postgres.is_some() { "PostgreSQL" } else { "SQLite" }
+        if postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
     );
     println!(
         "delivered {n} in {:.2} s: {:.0} deliveries/s ({bad} refused signatures)",

@@ -24,7 +24,11 @@ pub struct ListenArgs {
     #[arg(long, env = "OPENRAIL_API_KEY", hide_env_values = true)]
     api_key: String,
     /// The API's base URL.
-    #[arg(long, env = "OPENRAIL_API_URL", default_value = "http://127.0.0.1:8080")]
+    #[arg(
+        long,
+        env = "OPENRAIL_API_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
     api_url: String,
     /// Event types to receive, comma-separated (default: every type).
     #[arg(long, default_value = "*")]
@@ -71,7 +75,10 @@ pub async fn run(args: ListenArgs) -> anyhow::Result<()> {
             created["detail"].as_str().unwrap_or_default()
         );
     }
-    let id = created["id"].as_str().context("no endpoint id")?.to_string();
+    let id = created["id"]
+        .as_str()
+        .context("no endpoint id")?
+        .to_string();
     let secret = created["secret"]
         .as_str()
         .context("no endpoint secret")?
@@ -79,7 +86,9 @@ pub async fn run(args: ListenArgs) -> anyhow::Result<()> {
     println!("Ready. Receiving this account's events at {local} (endpoint {id}).");
     println!("Webhook signing secret for your handler: {secret}");
     match &args.forward_to {
-        Some(to) => println!("Forwarding each event to {to}, with its webhook-* headers as signed."),
+        Some(to) => {
+            println!("Forwarding each event to {to}, with its webhook-* headers as signed.")
+        }
         None => println!("Printing events only (add --forward-to URL to forward them)."),
     }
     println!("Ctrl-C stops and deletes the endpoint.\n");
@@ -109,7 +118,9 @@ pub async fn run(args: ListenArgs) -> anyhow::Result<()> {
 }
 
 fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
-    h.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
 }
 
 /// One delivery: verified, printed, forwarded; answers what the forward target answered

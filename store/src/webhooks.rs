@@ -521,13 +521,14 @@ impl Store {
     ) -> Result<WebhookEndpoint, StoreError> {
         let e = self.webhook_endpoint(scope, id).await?;
         let mut tx = self.writer().begin().await?;
-        let done =
-            sqlx::query("DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3")
-                .bind(id)
-                .bind(scope.account_id)
-                .bind(scope.mode.as_str())
-                .execute(&mut *tx)
-                .await?;
+        let done = sqlx::query(
+            "DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3",
+        )
+        .bind(id)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .execute(&mut *tx)
+        .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound);
         }
@@ -669,7 +670,9 @@ impl Store {
             .bind(EndpointStatus::Enabled.as_str())
             .fetch_all(self.pool())
             .await?;
-            rows.iter().map(endpoint_of).collect::<Result<Vec<_>, _>>()?
+            rows.iter()
+                .map(endpoint_of)
+                .collect::<Result<Vec<_>, _>>()?
         } else {
             Vec::new()
         };
