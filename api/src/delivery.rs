@@ -341,10 +341,7 @@ pub fn classify(ip: IpAddr) -> IpClass {
                     (s[2] >> 8) as u8,
                     s[2] as u8,
                 ))
-            } else if (s[0] == 0x2001 && s[1] == 0x0db8)
-                || (s[0] == 0x2001 && s[1] == 0)
-                || s[0] == 0
-            {
+            } else if (s[0] == 0x2001 && (s[1] == 0x0db8 || s[1] == 0)) || s[0] == 0 {
                 // Documentation, Teredo, and the rest of ::/16 (IPv4-compatible, discard).
                 IpClass::Reserved
             } else {

@@ -110,11 +110,15 @@ async fn webhooks(store: Store) {
 
     // Scoped by account and mode.
     assert!(matches!(
-        store.webhook_endpoint(scope(&a2, Mode::Testnet), &all).await,
+        store
+            .webhook_endpoint(scope(&a2, Mode::Testnet), &all)
+            .await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
-        store.webhook_endpoint(scope(&a1, Mode::Mainnet), &all).await,
+        store
+            .webhook_endpoint(scope(&a1, Mode::Mainnet), &all)
+            .await,
         Err(StoreError::NotFound)
     ));
     let page = store
@@ -141,12 +145,42 @@ async fn webhooks(store: Store) {
                 .data
         }
     };
-    assert_eq!(deliveries(all.clone(), a1.clone(), Mode::Testnet).await.len(), 1);
-    assert_eq!(deliveries(created_only.clone(), a1.clone(), Mode::Testnet).await.len(), 1);
-    assert_eq!(deliveries(payments.clone(), a1.clone(), Mode::Testnet).await.len(), 0);
-    assert_eq!(deliveries(late.clone(), a1.clone(), Mode::Testnet).await.len(), 0);
-    assert_eq!(deliveries(other.clone(), a2.clone(), Mode::Testnet).await.len(), 1);
-    assert_eq!(deliveries(live.clone(), a1.clone(), Mode::Mainnet).await.len(), 0);
+    assert_eq!(
+        deliveries(all.clone(), a1.clone(), Mode::Testnet)
+            .await
+            .len(),
+        1
+    );
+    assert_eq!(
+        deliveries(created_only.clone(), a1.clone(), Mode::Testnet)
+            .await
+            .len(),
+        1
+    );
+    assert_eq!(
+        deliveries(payments.clone(), a1.clone(), Mode::Testnet)
+            .await
+            .len(),
+        0
+    );
+    assert_eq!(
+        deliveries(late.clone(), a1.clone(), Mode::Testnet)
+            .await
+            .len(),
+        0
+    );
+    assert_eq!(
+        deliveries(other.clone(), a2.clone(), Mode::Testnet)
+            .await
+            .len(),
+        1
+    );
+    assert_eq!(
+        deliveries(live.clone(), a1.clone(), Mode::Mainnet)
+            .await
+            .len(),
+        0
+    );
     // The cursor moved with the deliveries: nothing is fanned out twice …
     assert_eq!(fan_out(&store, Mode::Testnet).await, 0);
     // … and writing the same events again (a restart before the cursor's commit) is a no-op.
@@ -155,10 +189,20 @@ async fn webhooks(store: Store) {
         .fan_out_webhooks(Mode::Testnet, &heads, heads.last().unwrap().seq, now_ms())
         .await
         .unwrap();
-    assert_eq!(deliveries(all.clone(), a1.clone(), Mode::Testnet).await.len(), 1);
+    assert_eq!(
+        deliveries(all.clone(), a1.clone(), Mode::Testnet)
+            .await
+            .len(),
+        1
+    );
     // The mainnet fan-out has its own cursor.
     assert_eq!(fan_out(&store, Mode::Mainnet).await, 1);
-    assert_eq!(deliveries(live.clone(), a1.clone(), Mode::Mainnet).await.len(), 1);
+    assert_eq!(
+        deliveries(live.clone(), a1.clone(), Mode::Mainnet)
+            .await
+            .len(),
+        1
+    );
 
     // Due now; a failure waits for its retry and marks the endpoint failing.
     let now = now_ms();
@@ -190,7 +234,12 @@ async fn webhooks(store: Store) {
     assert!(!r.endpoint_disabled);
     let after = store.webhook_delivery(&d.id).await.unwrap();
     assert_eq!(
-        (after.status, after.attempts, after.last_status_code, after.next_attempt_at),
+        (
+            after.status,
+            after.attempts,
+            after.last_status_code,
+            after.next_attempt_at
+        ),
         (DeliveryStatus::Pending, 1, Some(500), Some(now + 1_000))
     );
     let due_ids = |at: i64| {
@@ -253,7 +302,11 @@ async fn webhooks(store: Store) {
 
     // Failing for longer than allowed: disabled, with its event (without the secret), and
     // nothing more is due for it.
-    let d3 = due.iter().find(|d| d.endpoint_id == created_only).unwrap().clone();
+    let d3 = due
+        .iter()
+        .find(|d| d.endpoint_id == created_only)
+        .unwrap()
+        .clone();
     store
         .record_webhook_attempt(&d3.id, &failed(500, Some(now + 10)), now, 1_000)
         .await
@@ -318,7 +371,11 @@ async fn webhooks(store: Store) {
         (next.as_str(), Some(before.current.as_str()))
     );
     assert_eq!(
-        store.webhook_secrets(&all, now + 1_000).await.unwrap().previous,
+        store
+            .webhook_secrets(&all, now + 1_000)
+            .await
+            .unwrap()
+            .previous,
         None
     );
     assert!(matches!(
@@ -339,7 +396,11 @@ async fn webhooks(store: Store) {
     let mut want = vec![all.clone(), created_only.clone(), late.clone()];
     want.sort();
     assert_eq!(to, want);
-    assert!(again.iter().all(|d| d.redelivery && d.status == DeliveryStatus::Pending));
+    assert!(
+        again
+            .iter()
+            .all(|d| d.redelivery && d.status == DeliveryStatus::Pending)
+    );
     let one = store
         .redeliver_event(
             scope(&a1, Mode::Testnet),
