@@ -127,14 +127,14 @@ async fn webhooks(store: Store) {
         .unwrap();
     assert_eq!(page.data.len(), 3);
 
-    // One event each: a1 testnet, a2 testnet, a1 mainnet.
+    // Two events each (created, activated): a1 testnet, a2 testnet, a1 mainnet.
     let m1 = mandate(&store, &a1, Mode::Testnet, t0 + 1_000).await;
     mandate(&store, &a2, Mode::Testnet, t0 + 1_000).await;
     mandate(&store, &a1, Mode::Mainnet, t0 + 1_000).await;
     // An endpoint created after m1's event does not get it.
     let (late, _) = endpoint(&store, &a1, Mode::Testnet, &["*"], t0 + 2_000).await;
 
-    assert_eq!(fan_out(&store, Mode::Testnet).await, 3);
+    assert_eq!(fan_out(&store, Mode::Testnet).await, 5);
     let deliveries = |e: WebhookEndpointId, account: String, mode: Mode| {
         let store = store.clone();
         async move {
@@ -149,7 +149,7 @@ async fn webhooks(store: Store) {
         deliveries(all.clone(), a1.clone(), Mode::Testnet)
             .await
             .len(),
-        1
+        2
     );
     assert_eq!(
         deliveries(created_only.clone(), a1.clone(), Mode::Testnet)
@@ -173,7 +173,7 @@ async fn webhooks(store: Store) {
         deliveries(other.clone(), a2.clone(), Mode::Testnet)
             .await
             .len(),
-        1
+        2
     );
     assert_eq!(
         deliveries(live.clone(), a1.clone(), Mode::Mainnet)
@@ -193,15 +193,15 @@ async fn webhooks(store: Store) {
         deliveries(all.clone(), a1.clone(), Mode::Testnet)
             .await
             .len(),
-        1
+        2
     );
     // The mainnet fan-out has its own cursor.
-    assert_eq!(fan_out(&store, Mode::Mainnet).await, 1);
+    assert_eq!(fan_out(&store, Mode::Mainnet).await, 2);
     assert_eq!(
         deliveries(live.clone(), a1.clone(), Mode::Mainnet)
             .await
             .len(),
-        1
+        2
     );
 
     // Due now; a failure waits for its retry and marks the endpoint failing.
@@ -210,23 +210,29 @@ async fn webhooks(store: Store) {
         .due_webhook_deliveries(Mode::Testnet, now, 100)
         .await
         .unwrap();
-    assert_eq!(due.len(), 3);
-    let d = due.iter().find(|d| d.endpoint_id == all).unwrap().clone();
-    assert_eq!(d.event_id, {
-        let e = store
-            .list_events(
-                scope(&a1, Mode::Testnet),
-                EventFilter {
-                    object_id: Some(m1.as_str()),
-                    ..Default::default()
-                },
-                10,
-                None,
-            )
-            .await
-            .unwrap();
-        e.data[0].id.clone()
-    });
+    assert_eq!(due.len(), 5);
+    // m1's `mandate.created` (its oldest event) to `all`.
+    let created_event = store
+        .list_events(
+            scope(&a1, Mode::Testnet),
+            EventFilter {
+                object_id: Some(m1.as_str()),
+                ..Default::default()
+            },
+            10,
+            None,
+        )
+        .await
+        .unwrap()
+        .data
+        .pop()
+        .unwrap();
+    assert_eq!(created_event.kind, EventType::MandateCreated);
+    let d = due
+        .iter()
+        .find(|d| d.endpoint_id == all && d.event_id == created_event.id)
+        .unwrap()
+        .clone();
     let r = store
         .record_webhook_attempt(&d.id, &failed(500, Some(now + 1_000)), now, 86_400_000)
         .await
