@@ -632,7 +632,10 @@ impl Deliverer {
                     tracing::warn!(error = %e, mode = self.mode.as_str(), "reading due webhook deliveries failed")
                 }
             }
-            if !busy {
+            if self.slots.available_permits() == 0 {
+                // Every slot is taken: go on as soon as one attempt ends.
+                drop(self.slots.acquire().await);
+            } else if !busy {
                 tokio::time::sleep(self.options.poll).await;
             } else {
                 tokio::task::yield_now().await;
