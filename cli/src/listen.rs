@@ -157,7 +157,7 @@ async fn receive(State(l): State<Arc<Listener>>, headers: HeaderMap, body: Bytes
     }
     match req.send().await {
         Ok(r) => {
-            println!("    → {to} {}", r.status().as_u16());
+            println!("    {id} → {to} {}", r.status().as_u16());
             if r.status().is_success() {
                 StatusCode::OK
             } else {
@@ -165,7 +165,7 @@ async fn receive(State(l): State<Arc<Listener>>, headers: HeaderMap, body: Bytes
             }
         }
         Err(e) => {
-            println!("    → {to} failed: {e}");
+            println!("    {id} → {to} failed: {e}");
             StatusCode::BAD_GATEWAY
         }
     }
