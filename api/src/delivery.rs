@@ -18,7 +18,7 @@
 //! name that resolved to a public address at creation cannot be pointed at a private one
 //! later (DNS rebinding).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -520,6 +520,51 @@ impl Default for DeliveryOptions {
     }
 }
 
+/// The deliveries this process is attempting, and those it finished lately. A read of
+/// due deliveries that began before an attempt's outcome was committed may still show the
+/// delivery due; it must not start it again (a second POST of a delivered event). Reads
+/// are numbered; a delivery finished after read `r` began is not claimed by read `r`.
+/// Sans-IO.
+#[derive(Debug, Default)]
+pub struct Claims {
+    in_flight: HashSet<WebhookDeliveryId>,
+    /// Delivery → the number of the last read begun when its attempt was recorded.
+    finished: HashMap<WebhookDeliveryId, u64>,
+    reads: u64,
+}
+
+impl Claims {
+    /// A read of due deliveries begins; returns its number.
+    pub fn begin_read(&mut self) -> u64 {
+        self.reads += 1;
+        self.reads
+    }
+
+    /// Whether read `read` may start an attempt of `id` (and marks it in flight).
+    pub fn claim(&mut self, id: &WebhookDeliveryId, read: u64) -> bool {
+        if self.finished.get(id).is_some_and(|f| *f >= read) {
+            return false;
+        }
+        self.in_flight.insert(id.clone())
+    }
+
+    /// The attempt of `id` did not start after all.
+    pub fn release(&mut self, id: &WebhookDeliveryId) {
+        self.in_flight.remove(id);
+    }
+
+    /// The attempt of `id` is recorded (committed).
+    pub fn finish(&mut self, id: &WebhookDeliveryId) {
+        self.in_flight.remove(id);
+        self.finished.insert(id.clone(), self.reads);
+    }
+
+    /// Read `read` is done: what finished before it began, it saw.
+    pub fn forget_before(&mut self, read: u64) {
+        self.finished.retain(|_, f| *f >= read);
+    }
+}
+
 /// Delivers the webhooks of one mode. Runs in the lease holder of that mode's chain.
 #[derive(Clone)]
 pub struct Deliverer {
@@ -527,7 +572,7 @@ pub struct Deliverer {
     mode: Mode,
     options: DeliveryOptions,
     client: reqwest::Client,
-    in_flight: Arc<Mutex<HashSet<WebhookDeliveryId>>>,
+    claims: Arc<Mutex<Claims>>,
     slots: Arc<tokio::sync::Semaphore>,
 }
 
@@ -608,7 +653,7 @@ impl Deliverer {
             mode,
             options,
             client,
-            in_flight: Default::default(),
+            claims: Default::default(),
             slots,
         }
     }
@@ -669,7 +714,11 @@ impl Deliverer {
         if free == 0 {
             return Ok(0);
         }
-        let limit = u32::try_from(free + self.in_flight.lock().expect("lock").len()).unwrap_or(256);
+        let (read, busy) = {
+            let mut c = self.claims.lock().expect("lock");
+            (c.begin_read(), c.in_flight.len())
+        };
+        let limit = u32::try_from(free + busy).unwrap_or(256);
         let due = self
             .state
             .store
@@ -677,11 +726,11 @@ impl Deliverer {
             .await?;
         let mut started = 0;
         for d in due {
-            if !self.in_flight.lock().expect("lock").insert(d.id.clone()) {
+            if !self.claims.lock().expect("lock").claim(&d.id, read) {
                 continue;
             }
             let Ok(permit) = self.slots.clone().try_acquire_owned() else {
-                self.in_flight.lock().expect("lock").remove(&d.id);
+                self.claims.lock().expect("lock").release(&d.id);
                 break;
             };
             started += 1;
@@ -691,10 +740,11 @@ impl Deliverer {
                 if let Err(e) = this.attempt(d).await {
                     tracing::warn!(error = %e, delivery = %id, "webhook attempt not recorded; it will be tried again");
                 }
-                this.in_flight.lock().expect("lock").remove(&id);
+                this.claims.lock().expect("lock").finish(&id);
                 drop(permit);
             });
         }
+        self.claims.lock().expect("lock").forget_before(read);
         Ok(started)
     }
 
@@ -832,6 +882,29 @@ mod tests {
             verify(&a, "evt_1", "1000", &header, b"{}", 2_000, 300),
             Err(VerifyError::Stale(300))
         );
+    }
+
+    #[test]
+    fn a_read_that_began_before_an_outcome_does_not_start_it_again() {
+        let id = WebhookDeliveryId::new();
+        let mut c = Claims::default();
+        let r1 = c.begin_read();
+        assert!(c.claim(&id, r1));
+        assert!(!c.claim(&id, r1), "in flight");
+        let r2 = c.begin_read(); // began while the attempt ran: may show it due
+        c.finish(&id);
+        assert!(!c.claim(&id, r2), "a stale read must not send it twice");
+        c.forget_before(r2);
+        let r3 = c.begin_read(); // began after the outcome: sees it
+        assert!(
+            c.claim(&id, r3),
+            "a failed delivery is due again on a fresh read"
+        );
+        c.finish(&id);
+        c.forget_before(r3);
+        let r4 = c.begin_read();
+        c.forget_before(r4);
+        assert!(c.finished.is_empty());
     }
 
     #[test]

@@ -176,6 +176,15 @@ fn all_delivered(seen: &[Value], ids: &BTreeSet<String>) -> bool {
         .all(|id| s.get(id).is_some_and(|st| st.contains(&200)))
 }
 
+/// How many distinct webhook-ids about `object` got a 200 (a delivery may come twice).
+fn delivered_ids(seen: &[Value], object: &str) -> usize {
+    seen.iter()
+        .filter(|v| v["object_id"] == object && v["status"] == 200)
+        .map(|v| v["webhook_id"].as_str().unwrap_or_default())
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
 /// The ids of the account's events, all of them (newest first pages).
 async fn event_ids(h: &Harness) -> anyhow::Result<BTreeSet<String>> {
     let r = h.get("/v1/events?limit=100").await?;
@@ -362,7 +371,7 @@ async fn a_debit_pull_and_a_bank_payment_arrive_signed() -> anyhow::Result<()> {
     assert_eq!(r.body["data"].as_array().unwrap().len(), 1, "{}", r.body);
     assert_eq!(r.body["data"][0]["redelivery"], true);
     rx.wait_for(Duration::from_secs(10), "the redelivery", |seen| {
-        statuses(seen).get(&again).is_some_and(|s| s.len() == 2)
+        statuses(seen).get(&again).is_some_and(|s| s.len() >= 2)
     })
     .await?;
 
@@ -541,12 +550,7 @@ async fn during_a_rotation_deliveries_verify_with_either_secret() -> anyhow::Res
     rx.wait_for(
         Duration::from_secs(20),
         "the first mandate's events",
-        |seen| {
-            seen.iter()
-                .filter(|v| v["object_id"] == m1.as_str() && v["status"] == 200)
-                .count()
-                == 2
-        },
+        |seen| delivered_ids(seen, &m1) == 2,
     )
     .await?;
 
@@ -573,12 +577,7 @@ async fn during_a_rotation_deliveries_verify_with_either_secret() -> anyhow::Res
     rx.wait_for(
         Duration::from_secs(20),
         "the second mandate's events",
-        |seen| {
-            seen.iter()
-                .filter(|v| v["object_id"] == m2.as_str() && v["status"] == 200)
-                .count()
-                == 2
-        },
+        |seen| delivered_ids(seen, &m2) == 2,
     )
     .await?;
     for v in &rx.seen {
@@ -597,12 +596,7 @@ async fn during_a_rotation_deliveries_verify_with_either_secret() -> anyhow::Res
     rx.wait_for(
         Duration::from_secs(20),
         "the third mandate's events",
-        |seen| {
-            seen.iter()
-                .filter(|v| v["object_id"] == m3.as_str() && v["status"] == 200)
-                .count()
-                == 2
-        },
+        |seen| delivered_ids(seen, &m3) == 2,
     )
     .await?;
     secrets.set(&["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])?;
