@@ -167,6 +167,9 @@ pub struct Harness {
     signers: std::sync::Mutex<std::collections::HashMap<Address, PrivateKeySigner>>,
     /// The settlement chain's confirmation depth for the in-process server.
     confirmations: u64,
+    /// The in-process server's webhook delivery options (default:
+    /// [`test_webhook_options`]).
+    webhooks: Option<openrail_api::delivery::DeliveryOptions>,
 }
 
 /// A response, read whole.
@@ -216,6 +219,16 @@ impl Harness {
     pub async fn start_with_confirmations(depth: u64) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
         h.confirmations = depth;
+        h.serve(ApiConfig::default()).await?;
+        Ok(h)
+    }
+
+    /// As [`Harness::start`], with these webhook delivery options for the server.
+    pub async fn start_with_webhooks(
+        options: openrail_api::delivery::DeliveryOptions,
+    ) -> anyhow::Result<Self> {
+        let mut h = Self::chains_only().await?;
+        h.webhooks = Some(options);
         h.serve(ApiConfig::default()).await?;
         Ok(h)
     }
@@ -392,7 +405,7 @@ impl Harness {
             watcher_poll: Duration::from_millis(200),
             drive_poll: Duration::from_millis(50),
             confirmations: self.confirmations,
-            webhooks: test_webhook_options(),
+            webhooks: self.webhooks.clone().unwrap_or_else(test_webhook_options),
             ..Default::default()
         };
         // The one composition root, as `openrail serve` and `dev` start: with a stand-in
@@ -458,6 +471,7 @@ impl Harness {
             spawned: 0,
             signers: Default::default(),
             confirmations: 0,
+            webhooks: None,
         })
     }
 

@@ -742,3 +742,63 @@ async fn endpoints_are_checked_and_scoped() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn an_endpoint_failing_for_too_long_is_disabled_with_an_event() -> anyhow::Result<()> {
+    let Some(python) = python() else {
+        return Ok(());
+    };
+    let mut options = openrail_tests::test_webhook_options();
+    options.disable_after = Duration::from_secs(1);
+    let h = Harness::start_with_webhooks(options).await?;
+    let secrets = Secrets::new()?;
+    let mut rx = Receiver::start(&python, &secrets, 0, 0).await?;
+    // One endpoint that works, one whose port refuses every connection.
+    let good = create_endpoint(&h, &rx.url(), None).await?;
+    secrets.set(&[good.str("secret")])?;
+    let port = free_port().await?;
+    let bad = create_endpoint(&h, &format!("http://127.0.0.1:{port}/hook"), None).await?;
+    let bad_id = bad.str("id").to_string();
+    mandate_events(&h).await?;
+    rx.wait_for(
+        Duration::from_secs(30),
+        "webhook_endpoint.disabled",
+        |seen| {
+            seen.iter()
+                .any(|v| v["type"] == "webhook_endpoint.disabled" && v["status"] == 200)
+        },
+    )
+    .await?;
+    let v = rx
+        .seen
+        .iter()
+        .find(|v| v["type"] == "webhook_endpoint.disabled")
+        .unwrap();
+    assert_eq!(v["verified"], json!([0]), "{v}");
+    let object = &v["body"]["data"]["object"];
+    assert_eq!(object["id"], bad_id.as_str(), "{v}");
+    assert_eq!(object["status"], "disabled");
+    assert_eq!(object["disabled_reason"], "failing");
+    assert!(object.get("secret").is_none(), "{object}");
+    assert!(!v["body"].to_string().contains("whsec_"), "{v}");
+    let e = h.get(&format!("/v1/webhook-endpoints/{bad_id}")).await?;
+    assert_eq!(
+        (e.str("status"), e.str("disabled_reason")),
+        ("disabled", "failing")
+    );
+    // Disabled, it gets nothing: its deliveries stay pending, not attempted.
+    let before = h
+        .get(&format!(
+            "/v1/webhook-endpoints/{bad_id}/deliveries?limit=100"
+        ))
+        .await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = h
+        .get(&format!(
+            "/v1/webhook-endpoints/{bad_id}/deliveries?limit=100"
+        ))
+        .await?;
+    assert_eq!(before.body["data"], after.body["data"]);
+    h.stop().await;
+    Ok(())
+}
