@@ -662,9 +662,10 @@ impl Deliverer {
     pub async fn run(self) {
         let grace = i64::try_from(self.options.gap_grace.as_millis()).unwrap_or(i64::MAX);
         let mut fanout: Option<Fanout> = None;
+        let mut cursor_written = Instant::now();
         loop {
             let mut busy = false;
-            match self.fan_out(&mut fanout, grace).await {
+            match self.fan_out(&mut fanout, grace, &mut cursor_written).await {
                 Ok(n) => busy |= n > 0,
                 Err(e) => {
                     tracing::warn!(error = %e, mode = self.mode.as_str(), "webhook fan-out failed; retrying");
@@ -688,8 +689,14 @@ impl Deliverer {
         }
     }
 
-    /// One fan-out step; returns how many events it read.
-    async fn fan_out(&self, state: &mut Option<Fanout>, grace: i64) -> Result<usize, StoreError> {
+    /// One fan-out step; returns how many events it read. The cursor is written with
+    /// deliveries, else at most once a second.
+    async fn fan_out(
+        &self,
+        state: &mut Option<Fanout>,
+        grace: i64,
+        cursor_written: &mut Instant,
+    ) -> Result<usize, StoreError> {
         let store = &self.state.store;
         if state.is_none() {
             *state = Some(Fanout::new(store.webhook_cursor(self.mode).await?, grace));
@@ -702,9 +709,18 @@ impl Deliverer {
         if heads.is_empty() && f.cursor() == before {
             return Ok(0);
         }
-        store
-            .fan_out_webhooks(self.mode, &heads, f.cursor(), now_ms())
+        let (_, moved) = store
+            .fan_out_webhooks(
+                self.mode,
+                &heads,
+                f.cursor(),
+                now_ms(),
+                cursor_written.elapsed() >= Duration::from_secs(1),
+            )
             .await?;
+        if moved {
+            *cursor_written = Instant::now();
+        }
         Ok(heads.len())
     }
 

@@ -653,15 +653,19 @@ impl Store {
 
     /// Writes the deliveries of `events` of `mode` (one per enabled endpoint of the
     /// event's account that wants its type and existed when it happened) and moves the
-    /// mode's cursor to `cursor`, in one transaction, at `now`. Returns how many
-    /// deliveries it wrote.
+    /// mode's cursor to `cursor`, in one transaction, at `now`. When no delivery is to be
+    /// written and `move_anyway` is false it writes nothing: the cursor stays behind (a
+    /// restart reads those events again, which is harmless) and the database is spared
+    /// a write per batch of events no endpoint wants. Returns how many deliveries it
+    /// wrote, and whether it moved the cursor.
     pub async fn fan_out_webhooks(
         &self,
         mode: Mode,
         events: &[EventHead],
         cursor: i64,
         now: i64,
-    ) -> Result<usize, StoreError> {
+        move_anyway: bool,
+    ) -> Result<(usize, bool), StoreError> {
         let endpoints = if events.iter().any(|e| e.mode == mode) {
             let rows = sqlx::query(&format!(
                 "SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE mode = $1 AND status = $2"
@@ -687,6 +691,9 @@ impl Store {
                 }
             }
         }
+        if rows.is_empty() && !move_anyway {
+            return Ok((0, false));
+        }
         let mut tx = self.writer().begin().await?;
         insert_deliveries(&mut tx, &rows, 0, now).await?;
         sqlx::query(
@@ -698,7 +705,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(rows.len())
+        Ok((rows.len(), true))
     }
 
     /// Pending deliveries of `mode` due at `now` to enabled endpoints, soonest first, at

@@ -82,10 +82,12 @@ async fn fan_out(store: &Store, mode: Mode) -> usize {
     let cursor = store.webhook_cursor(mode).await.unwrap();
     let heads = store.event_heads(cursor, &[], 500).await.unwrap();
     let to = heads.last().map_or(cursor, |h| h.seq);
-    store
-        .fan_out_webhooks(mode, &heads, to, now_ms())
+    let (written, moved) = store
+        .fan_out_webhooks(mode, &heads, to, now_ms(), true)
         .await
-        .unwrap()
+        .unwrap();
+    assert!(moved);
+    written
 }
 
 fn failed(status: u16, retry_at: Option<i64>) -> Attempt {
@@ -186,7 +188,13 @@ async fn webhooks(store: Store) {
     // … and writing the same events again (a restart before the cursor's commit) is a no-op.
     let heads = store.event_heads(0, &[], 500).await.unwrap();
     store
-        .fan_out_webhooks(Mode::Testnet, &heads, heads.last().unwrap().seq, now_ms())
+        .fan_out_webhooks(
+            Mode::Testnet,
+            &heads,
+            heads.last().unwrap().seq,
+            now_ms(),
+            false,
+        )
         .await
         .unwrap();
     assert_eq!(
