@@ -502,6 +502,9 @@ pub struct DeliveryOptions {
     pub poll: Duration,
     /// Attempts in flight at once.
     pub concurrency: usize,
+    /// Attempts in flight at once to one endpoint (a slow or backlogged endpoint does not
+    /// hold up the others).
+    pub per_endpoint: u32,
     /// How long the fan-out waits for a missing event number to commit (see
     /// [`Fanout`]).
     pub gap_grace: Duration,
@@ -515,6 +518,7 @@ impl Default for DeliveryOptions {
             timeout: Duration::from_secs(10),
             poll: Duration::from_millis(200),
             concurrency: 32,
+            per_endpoint: 8,
             gap_grace: Duration::from_secs(300),
         }
     }
@@ -738,7 +742,7 @@ impl Deliverer {
         let due = self
             .state
             .store
-            .due_webhook_deliveries(self.mode, now_ms(), limit)
+            .due_webhook_deliveries(self.mode, now_ms(), limit, self.options.per_endpoint)
             .await?;
         let mut started = 0;
         for d in due {

@@ -43,7 +43,7 @@ async fn receive(State(r): State<Arc<Receiver>>, h: HeaderMap, body: Bytes) -> S
     }
 }
 
-/// Runs the bench and prints its figures.
+/// Runs the bench and prints its figures (one endpoint, so it may use every slot).
 pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let url = match &postgres {
@@ -108,6 +108,7 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     }
     let options = DeliveryOptions {
         concurrency,
+        per_endpoint: u32::try_from(concurrency).unwrap_or(u32::MAX),
         poll: Duration::from_millis(20),
         ..Default::default()
     };

@@ -709,19 +709,25 @@ impl Store {
     }
 
     /// Pending deliveries of `mode` due at `now` to enabled endpoints, soonest first, at
-    /// most `limit`.
+    /// most `limit`, and at most `per_endpoint` of one endpoint (the soonest of each): an
+    /// endpoint with a backlog, or a slow one, cannot take every slot. Deliveries being
+    /// attempted stay due until their outcome is recorded, so they count against their
+    /// endpoint's share.
     pub async fn due_webhook_deliveries(
         &self,
         mode: Mode,
         now: i64,
         limit: u32,
+        per_endpoint: u32,
     ) -> Result<Vec<DueDelivery>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT d.id AS id, d.endpoint_id AS endpoint_id, e.url AS url, d.event_id AS event_id, \
-             d.account_id AS account_id, d.attempts AS attempts \
+            "SELECT id, endpoint_id, url, event_id, account_id, attempts FROM ( \
+             SELECT d.id AS id, d.endpoint_id AS endpoint_id, e.url AS url, d.event_id AS event_id, \
+             d.account_id AS account_id, d.attempts AS attempts, d.next_attempt_at AS next_attempt_at, \
+             ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn \
              FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
              WHERE d.mode = $1 AND d.status = $2 AND d.next_attempt_at <= $3 AND e.status = $4 \
-             ORDER BY d.next_attempt_at LIMIT {limit}"
+             ) due WHERE rn <= {per_endpoint} ORDER BY next_attempt_at, id LIMIT {limit}"
         ))
         .bind(mode.as_str())
         .bind(DeliveryStatus::Pending.as_str())

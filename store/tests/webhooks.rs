@@ -215,10 +215,20 @@ async fn webhooks(store: Store) {
     // Due now; a failure waits for its retry and marks the endpoint failing.
     let now = now_ms();
     let due = store
-        .due_webhook_deliveries(Mode::Testnet, now, 100)
+        .due_webhook_deliveries(Mode::Testnet, now, 100, 100)
         .await
         .unwrap();
     assert_eq!(due.len(), 5);
+    // At most `per_endpoint` of one endpoint: `all` and `other` have two each.
+    let shared = store
+        .due_webhook_deliveries(Mode::Testnet, now, 100, 1)
+        .await
+        .unwrap();
+    assert_eq!(shared.len(), 3);
+    let mut by_endpoint: Vec<_> = shared.iter().map(|d| d.endpoint_id.clone()).collect();
+    by_endpoint.sort();
+    by_endpoint.dedup();
+    assert_eq!(by_endpoint.len(), 3);
     // m1's `mandate.created` (its oldest event) to `all`.
     let created_event = store
         .list_events(
@@ -260,7 +270,7 @@ async fn webhooks(store: Store) {
         let store = store.clone();
         async move {
             store
-                .due_webhook_deliveries(Mode::Testnet, at, 100)
+                .due_webhook_deliveries(Mode::Testnet, at, 100, 100)
                 .await
                 .unwrap()
                 .into_iter()
