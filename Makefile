@@ -4,7 +4,7 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas
+.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver
 
 ## Run the service: two local chains, contracts deployed, until Ctrl-C.
 dev: setup
@@ -21,6 +21,15 @@ setup: $(NODE_STAMP)
 $(NODE_STAMP): package.json package-lock.json
 	npm install --no-save --no-audit --no-fund --loglevel=error
 	@touch $(NODE_STAMP)
+
+## The webhook e2e tests verify deliveries with the reference Standard Webhooks library
+## (PyPI `standardwebhooks`, pinned in tests/webhook-receiver/requirements.txt), in a venv.
+WEBHOOK_VENV := .venv-webhooks
+webhook-receiver: $(WEBHOOK_VENV)/.installed
+$(WEBHOOK_VENV)/.installed: tests/webhook-receiver/requirements.txt
+	python3 -m venv $(WEBHOOK_VENV)
+	$(WEBHOOK_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/webhook-receiver/requirements.txt
+	@touch $@
 
 contracts: setup
 	$(FORGE) build
@@ -45,7 +54,8 @@ forge-test: setup
 	$(FORGE) test
 	$(FORGE) snapshot --check contracts/.gas-snapshot --no-match-path "contracts/test/invariant/*"
 
-cargo-test:
+cargo-test: export OPENRAIL_WEBHOOK_PYTHON := $(CURDIR)/$(WEBHOOK_VENV)/bin/python
+cargo-test: webhook-receiver
 	cargo test --workspace --locked
 	@# The end-to-end suite again on PostgreSQL: required in CI, skipped visibly elsewhere
 	@# when no server answers at 127.0.0.1:5432.

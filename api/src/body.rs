@@ -200,6 +200,11 @@ impl Fields {
             .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
     }
 
+    /// Whether a field was sent at all (even as `null`), without consuming it.
+    pub fn peek_present(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+
     /// An optional non-negative integer.
     pub fn opt_integer(&mut self, name: &str) -> Result<Option<u64>, ApiError> {
         if self.map.get(name).is_none_or(|v| v.get() == "null") {

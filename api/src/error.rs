@@ -128,6 +128,13 @@ pub enum ApiError {
         /// Seconds to wait.
         retry_after_secs: u64,
     },
+    /// A webhook endpoint's URL may not receive this mode's webhooks (scheme, or an
+    /// address that is not public).
+    #[error("{detail}")]
+    WebhookUrlRefused {
+        /// Why.
+        detail: String,
+    },
     /// Mainnet keys work only when mainnet chains and bank are configured.
     #[error("mainnet is not configured on this server; use a testnet key")]
     MainnetUnavailable,
@@ -313,6 +320,12 @@ impl ApiError {
                     "rate_limited",
                     "Too many requests",
                     None,
+                ),
+                E::WebhookUrlRefused { .. } => (
+                    StatusCode::BAD_REQUEST,
+                    "url_not_allowed",
+                    "URL not allowed",
+                    Some("url".into()),
                 ),
                 E::MainnetUnavailable => (
                     StatusCode::SERVICE_UNAVAILABLE,

@@ -45,6 +45,7 @@ fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
         "debit_pull.*" => Some(ObjectKind::DebitPull),
         "payment.*" => Some(ObjectKind::Payment),
         "bank_account.transfer.*" => Some(ObjectKind::BankTransfer),
+        "webhook_endpoint.*" => Some(ObjectKind::WebhookEndpoint),
         _ => None,
     };
     object

@@ -8,6 +8,7 @@ pub mod bank;
 pub mod body;
 pub mod consent;
 pub mod context;
+pub mod delivery;
 pub mod error;
 pub mod events;
 mod middleware;
@@ -16,6 +17,7 @@ pub mod payments;
 mod represent;
 pub mod server;
 mod views;
+pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -48,6 +48,7 @@ async fn current_object(
         "debit-pulls" => crate::agentic::get_pull(s, p, id).await,
         "payments" => crate::payments::get_payment(s, p, id).await,
         "bank-accounts" => crate::bank::get_bank_account(s, p, id).await,
+        "webhook-endpoints" => crate::webhooks::get_webhook_endpoint(s, p, id).await,
         _ => {
             return Err(ApiError::Internal(format!(
                 "unusable idempotency link {path}"

@@ -7,7 +7,7 @@ use axum::routing::{MethodRouter, delete, get, post};
 use openrail_store::events::EventType;
 use serde_json::{Map, Value, json};
 
-use crate::{AppState, agentic, bank, events, payments};
+use crate::{AppState, agentic, bank, events, payments, webhooks};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,22 @@ pub enum Op {
     ListEvents,
     /// `GET /v1/events/{id}`
     GetEvent,
+    /// `POST /v1/events/{id}/redeliver`
+    RedeliverEvent,
+    /// `POST /v1/webhook-endpoints`
+    CreateWebhookEndpoint,
+    /// `GET /v1/webhook-endpoints`
+    ListWebhookEndpoints,
+    /// `GET /v1/webhook-endpoints/{id}`
+    GetWebhookEndpoint,
+    /// `POST /v1/webhook-endpoints/{id}`
+    UpdateWebhookEndpoint,
+    /// `DELETE /v1/webhook-endpoints/{id}`
+    DeleteWebhookEndpoint,
+    /// `POST /v1/webhook-endpoints/{id}/rotate-secret`
+    RotateWebhookSecret,
+    /// `GET /v1/webhook-endpoints/{id}/deliveries`
+    ListWebhookDeliveries,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -170,6 +186,46 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/events/{id}",
     },
     Route {
+        op: Op::RedeliverEvent,
+        method: "post",
+        path: "/v1/events/{id}/redeliver",
+    },
+    Route {
+        op: Op::CreateWebhookEndpoint,
+        method: "post",
+        path: "/v1/webhook-endpoints",
+    },
+    Route {
+        op: Op::ListWebhookEndpoints,
+        method: "get",
+        path: "/v1/webhook-endpoints",
+    },
+    Route {
+        op: Op::GetWebhookEndpoint,
+        method: "get",
+        path: "/v1/webhook-endpoints/{id}",
+    },
+    Route {
+        op: Op::UpdateWebhookEndpoint,
+        method: "post",
+        path: "/v1/webhook-endpoints/{id}",
+    },
+    Route {
+        op: Op::DeleteWebhookEndpoint,
+        method: "delete",
+        path: "/v1/webhook-endpoints/{id}",
+    },
+    Route {
+        op: Op::RotateWebhookSecret,
+        method: "post",
+        path: "/v1/webhook-endpoints/{id}/rotate-secret",
+    },
+    Route {
+        op: Op::ListWebhookDeliveries,
+        method: "get",
+        path: "/v1/webhook-endpoints/{id}/deliveries",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -224,6 +280,14 @@ impl Op {
             Op::GetBankAccount => get(bank::get_bank_account),
             Op::ListEvents => get(events::list_events),
             Op::GetEvent => get(events::get_event),
+            Op::RedeliverEvent => post(webhooks::redeliver_event),
+            Op::CreateWebhookEndpoint => post(webhooks::create_webhook_endpoint),
+            Op::ListWebhookEndpoints => get(webhooks::list_webhook_endpoints),
+            Op::GetWebhookEndpoint => get(webhooks::get_webhook_endpoint),
+            Op::UpdateWebhookEndpoint => post(webhooks::update_webhook_endpoint),
+            Op::DeleteWebhookEndpoint => delete(webhooks::delete_webhook_endpoint),
+            Op::RotateWebhookSecret => post(webhooks::rotate_webhook_secret),
+            Op::ListWebhookDeliveries => get(webhooks::list_webhook_deliveries),
             Op::OpenApi => get(|| async { axum::Json(document()) }),
         }
     }
@@ -251,6 +315,14 @@ impl Op {
             Op::GetBankAccount => "getBankAccount",
             Op::ListEvents => "listEvents",
             Op::GetEvent => "getEvent",
+            Op::RedeliverEvent => "redeliverEvent",
+            Op::CreateWebhookEndpoint => "createWebhookEndpoint",
+            Op::ListWebhookEndpoints => "listWebhookEndpoints",
+            Op::GetWebhookEndpoint => "getWebhookEndpoint",
+            Op::UpdateWebhookEndpoint => "updateWebhookEndpoint",
+            Op::DeleteWebhookEndpoint => "deleteWebhookEndpoint",
+            Op::RotateWebhookSecret => "rotateWebhookSecret",
+            Op::ListWebhookDeliveries => "listWebhookDeliveries",
             Op::OpenApi => "getOpenApi",
         }
     }
@@ -379,6 +451,54 @@ impl Op {
                 responses: &[(200, "Event")],
                 errors: R,
             },
+            Op::RedeliverEvent => Doc {
+                summary: "Deliver an event again (body `{}`: to every enabled endpoint that wants its type; `{\"endpoint\": \"we_…\"}`: to that one); the same webhook-id",
+                request: Some("RedeliverCreate"),
+                responses: &[(200, "WebhookDeliveryList")],
+                errors: W,
+            },
+            Op::CreateWebhookEndpoint => Doc {
+                summary: "Create a webhook endpoint (returns its signing secret once)",
+                request: Some("WebhookEndpointCreate"),
+                responses: &[(201, "WebhookEndpoint")],
+                errors: W,
+            },
+            Op::ListWebhookEndpoints => Doc {
+                summary: "List webhook endpoints",
+                request: None,
+                responses: &[(200, "WebhookEndpointList")],
+                errors: R,
+            },
+            Op::GetWebhookEndpoint => Doc {
+                summary: "Retrieve a webhook endpoint",
+                request: None,
+                responses: &[(200, "WebhookEndpoint")],
+                errors: R,
+            },
+            Op::UpdateWebhookEndpoint => Doc {
+                summary: "Update a webhook endpoint (url, enabled_events, description, status)",
+                request: Some("WebhookEndpointUpdate"),
+                responses: &[(200, "WebhookEndpoint")],
+                errors: W,
+            },
+            Op::DeleteWebhookEndpoint => Doc {
+                summary: "Delete a webhook endpoint and its deliveries",
+                request: None,
+                responses: &[(200, "DeletedWebhookEndpoint")],
+                errors: W,
+            },
+            Op::RotateWebhookSecret => Doc {
+                summary: "Rotate the signing secret (returned once); the old one keeps signing beside it for 24 hours",
+                request: None,
+                responses: &[(200, "WebhookEndpoint")],
+                errors: W,
+            },
+            Op::ListWebhookDeliveries => Doc {
+                summary: "List an endpoint's deliveries, newest first (attempts, last status code, latency, next retry)",
+                request: None,
+                responses: &[(200, "WebhookDeliveryList")],
+                errors: R,
+            },
             Op::OpenApi => Doc {
                 summary: "This document",
                 request: None,
@@ -419,6 +539,9 @@ fn schemas() -> Value {
     let amount = json!({ "type": STR, "pattern": "^[0-9]+\\.[0-9]{2}$", "description": "Decimal major units" });
     let amount_in = json!({ "oneOf": [{ "type": "number" }, { "type": STR }], "description": "Decimal major units, exact; a JSON number or a string" });
     let time = json!({ "type": STR, "format": "date-time" });
+    let event_types: Vec<&str> = std::iter::once("*")
+        .chain(EventType::ALL.iter().map(|t| t.as_str()))
+        .collect();
     let onchain = object(
         &["chain_id", "contract", "id", "tx_hash"],
         json!({ "chain_id": { "type": "integer" }, "contract": { "type": STR }, "id": { "type": STR }, "tx_hash": nullable(STR) }),
@@ -568,11 +691,62 @@ fn schemas() -> Value {
             "data": object(&["object"], json!({
                 "object": {
                     "description": "The object as it was at the moment of the event",
-                    "oneOf": [r("Mandate"), r("SessionKey"), r("DebitPull"), r("Payment"), r("BankTransfer")],
+                    "oneOf": [r("Mandate"), r("SessionKey"), r("DebitPull"), r("Payment"), r("BankTransfer"), r("WebhookEndpoint")],
                 },
             })),
         })),
         "EventList": list_of("Event"),
+        "WebhookEndpointCreate": object(&["url", "enabled_events"], json!({
+            "url": { "type": STR, "description": "Where deliveries are POSTed. Mainnet: https to a public address. Testnet: also http to localhost or 127.0.0.1" },
+            "enabled_events": { "type": "array", "items": { "type": STR, "enum": event_types.clone() }, "minItems": 1, "description": "[\"*\"] for every type" },
+            "description": { "type": STR, "maxLength": 500 },
+        })),
+        "WebhookEndpointUpdate": object(&[], json!({
+            "url": { "type": STR },
+            "enabled_events": { "type": "array", "items": { "type": STR, "enum": event_types.clone() }, "minItems": 1 },
+            "description": nullable(STR),
+            "status": { "type": STR, "enum": ["enabled", "disabled"], "description": "enabled clears the failure record" },
+        })),
+        "WebhookEndpoint": object(&["id", "object", "livemode", "created_at", "url", "description", "enabled_events", "status", "disabled_reason", "failing_since", "previous_secret_expires_at"], json!({
+            "id": { "type": STR, "pattern": "^we_" },
+            "object": { "const": "webhook_endpoint" },
+            "livemode": { "type": "boolean" },
+            "created_at": time,
+            "url": { "type": STR },
+            "description": nullable(STR),
+            "enabled_events": { "type": "array", "items": { "type": STR } },
+            "status": { "type": STR, "enum": ["enabled", "disabled"] },
+            "disabled_reason": { "type": ["string", "null"], "enum": ["failing", null], "description": "failing: every attempt failed for longer than the server allows (the webhook_endpoint.disabled event says so)" },
+            "failing_since": { "oneOf": [time, { "type": "null" }], "description": "The first failed attempt since the last success" },
+            "previous_secret_expires_at": { "oneOf": [time, { "type": "null" }], "description": "Until then the secret before the last rotation signs too (a second v1 signature)" },
+            "secret": { "oneOf": [{ "type": STR, "pattern": "^whsec_" }, { "type": "null" }], "description": "Only in the creation and rotation responses (a replay with the same Idempotency-Key answers null with secret_redacted)" },
+            "secret_redacted": { "type": "boolean" },
+        })),
+        "WebhookEndpointList": list_of("WebhookEndpoint"),
+        "DeletedWebhookEndpoint": object(&["id", "object", "deleted"], json!({
+            "id": { "type": STR, "pattern": "^we_" },
+            "object": { "const": "webhook_endpoint" },
+            "deleted": { "const": true },
+        })),
+        "RedeliverCreate": object(&[], json!({
+            "endpoint": { "type": STR, "pattern": "^we_", "description": "Only this endpoint (whatever its enabled_events)" },
+        })),
+        "WebhookDelivery": object(&["id", "object", "endpoint_id", "event_id", "redelivery", "status", "attempts", "last_status_code", "last_error", "latency_ms", "last_attempt_at", "next_attempt_at", "created_at"], json!({
+            "id": { "type": STR, "pattern": "^whd_" },
+            "object": { "const": "webhook_delivery" },
+            "endpoint_id": { "type": STR, "pattern": "^we_" },
+            "event_id": { "type": STR, "pattern": "^evt_" },
+            "redelivery": { "type": "boolean" },
+            "status": { "type": STR, "enum": ["pending", "succeeded", "failed"] },
+            "attempts": { "type": "integer" },
+            "last_status_code": { "type": ["integer", "null"] },
+            "last_error": nullable(STR),
+            "latency_ms": { "type": ["integer", "null"] },
+            "last_attempt_at": { "oneOf": [time, { "type": "null" }] },
+            "next_attempt_at": { "oneOf": [time, { "type": "null" }], "description": "While pending: the next attempt" },
+            "created_at": time,
+        })),
+        "WebhookDeliveryList": list_of("WebhookDelivery"),
         "PaymentCreate": object(&["amount", "currency", "source", "destination"], json!({
             "amount": amount_in,
             "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },

@@ -104,5 +104,6 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<Valu
             bank_transfer,
             currency,
         } => views::transfer(bank_transfer, *currency),
+        Snapshot::WebhookEndpoint { webhook_endpoint } => views::webhook_endpoint(webhook_endpoint),
     })
 }

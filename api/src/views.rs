@@ -6,6 +6,7 @@ use openrail_store::agentic::{DebitPull, EpochUse, KeyStatus, Mandate, SessionKe
 use openrail_store::bank::BankTransfer;
 use openrail_store::money::format_minor;
 use openrail_store::payments::Payment;
+use openrail_store::webhooks::{Delivery, WebhookEndpoint};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -148,5 +149,41 @@ pub fn transfer(t: &BankTransfer, currency: Currency) -> Value {
         "failure_reason": t.failure_reason,
         "created_at": rfc3339_ms(t.created_at),
         "updated_at": rfc3339_ms(t.updated_at),
+    })
+}
+
+/// A webhook endpoint (never its secret; creation and rotation add `secret` once).
+pub fn webhook_endpoint(e: &WebhookEndpoint) -> Value {
+    json!({
+        "id": e.id,
+        "object": "webhook_endpoint",
+        "livemode": e.mode.livemode(),
+        "created_at": rfc3339_ms(e.created_at),
+        "url": e.url,
+        "description": e.description,
+        "enabled_events": e.enabled_events,
+        "status": e.status.as_str(),
+        "disabled_reason": e.disabled_reason,
+        "failing_since": e.failing_since.map(rfc3339_ms),
+        "previous_secret_expires_at": e.previous_secret_expires_at.map(rfc3339_ms),
+    })
+}
+
+/// One delivery of an event to an endpoint, with its last attempt.
+pub fn webhook_delivery(d: &Delivery) -> Value {
+    json!({
+        "id": d.id,
+        "object": "webhook_delivery",
+        "endpoint_id": d.endpoint_id,
+        "event_id": d.event_id,
+        "redelivery": d.redelivery,
+        "status": d.status.as_str(),
+        "attempts": d.attempts,
+        "last_status_code": d.last_status_code,
+        "last_error": d.last_error,
+        "latency_ms": d.last_latency_ms,
+        "last_attempt_at": d.last_attempt_at.map(rfc3339_ms),
+        "next_attempt_at": d.next_attempt_at.map(rfc3339_ms),
+        "created_at": rfc3339_ms(d.created_at),
     })
 }

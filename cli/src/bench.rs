@@ -32,6 +32,19 @@ pub enum BenchCommand {
         #[arg(long, value_name = "SERVER_URL")]
         postgres: Option<String>,
     },
+    /// Webhook deliveries per second: events written to a fresh database, fanned out and
+    /// delivered signed to a receiver on 127.0.0.1 by the lease holder's deliverer.
+    Webhooks {
+        /// Events to deliver.
+        #[arg(long, default_value_t = 2000)]
+        n: usize,
+        /// Attempts in flight at once.
+        #[arg(long, default_value_t = 32)]
+        concurrency: usize,
+        /// Use a fresh database of this PostgreSQL server instead of a SQLite file.
+        #[arg(long, value_name = "SERVER_URL")]
+        postgres: Option<String>,
+    },
 }
 
 pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
@@ -42,6 +55,11 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             concurrency,
             postgres,
         } => crate::bench_pulls::run(n, concurrency, postgres).await,
+        BenchCommand::Webhooks {
+            n,
+            concurrency,
+            postgres,
+        } => crate::bench_webhooks::run(n, concurrency, postgres).await,
     }
 }
 

@@ -117,6 +117,8 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         println!("  SIG=$(./node_modules/.bin/cast wallet sign --data --from-file typed.json --private-key $PAYER_KEY)");
         println!("  curl -s {base_url}/v1/mandates/$(python3 -c 'import json;print(json.load(open(\"mandate.json\"))[\"id\"])')/authorize -H \"Authorization: Bearer $KEY\" \\");
         println!("    -H 'Content-Type: application/json' -d \"{{\\\"signature\\\": \\\"$SIG\\\"}}\"");
+        println!("\nWebhooks: receive this account's events on a local server, signed (Standard Webhooks):");
+        println!("  openrail listen --api-key {api_key} --api-url {base_url} --forward-to http://localhost:3000/webhooks");
         println!("\nPress Ctrl-C to stop everything.");
         anyhow::Ok(())
     }

@@ -10,7 +10,9 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod bench;
 mod bench_pulls;
+mod bench_webhooks;
 mod dev;
+mod listen;
 pub mod node;
 
 /// Openrail: one API for bank rails and EVM chains.
@@ -37,6 +39,9 @@ enum Command {
     /// API keys of developer accounts.
     #[command(subcommand)]
     Keys(admin::KeysCommand),
+    /// Receive the account's webhooks here: a temporary endpoint on 127.0.0.1, each event
+    /// printed and forwarded signed to --forward-to (like `stripe listen`).
+    Listen(listen::ListenArgs),
 }
 
 /// Where the database is: `DATABASE_URL` (`postgres://…` or `sqlite://…`), else a SQLite
@@ -127,6 +132,7 @@ pub fn main() -> anyhow::Result<()> {
             Command::Bench(cmd) => bench::run(cmd).await,
             Command::Accounts(cmd) => admin::accounts(cmd).await,
             Command::Keys(cmd) => admin::keys(cmd).await,
+            Command::Listen(args) => listen::run(args).await,
         }
     })
 }
@@ -165,7 +171,46 @@ pub struct ServeArgs {
     #[arg(long, env = "OPENRAIL_ADVERTISE_URL")]
     advertise_url: Option<String>,
     #[command(flatten)]
+    webhooks: WebhookArgs,
+    #[command(flatten)]
     db: DbArgs,
+}
+
+/// Webhook delivery options of a serving process.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WebhookArgs {
+    /// Waits between webhook attempts, comma-separated with units (ms, s, m, h, d); the
+    /// delivery fails when they are spent. Default: 5s,5m,30m,2h,5h,10h,14h,20h,20h (ten
+    /// attempts over about three days), each ±10 % jitter.
+    #[arg(long, env = "OPENRAIL_WEBHOOK_RETRY_SCHEDULE")]
+    webhook_retry_schedule: Option<String>,
+    /// An endpoint failing without a success for this long is disabled at its next
+    /// failure (with a webhook_endpoint.disabled event).
+    #[arg(long, default_value = "5d", env = "OPENRAIL_WEBHOOK_DISABLE_AFTER")]
+    webhook_disable_after: String,
+    /// Timeout of one webhook attempt.
+    #[arg(long, default_value = "10s", env = "OPENRAIL_WEBHOOK_TIMEOUT")]
+    webhook_timeout: String,
+}
+
+impl WebhookArgs {
+    /// The delivery options these arguments describe.
+    pub fn options(&self) -> anyhow::Result<openrail_api::delivery::DeliveryOptions> {
+        use openrail_api::delivery::{RetrySchedule, parse_duration};
+        let mut o = openrail_api::delivery::DeliveryOptions::default();
+        if let Some(s) = &self.webhook_retry_schedule {
+            o.schedule = RetrySchedule::parse(s)
+                .map_err(anyhow::Error::msg)
+                .context("OPENRAIL_WEBHOOK_RETRY_SCHEDULE")?;
+        }
+        o.disable_after = parse_duration(&self.webhook_disable_after)
+            .map_err(anyhow::Error::msg)
+            .context("OPENRAIL_WEBHOOK_DISABLE_AFTER")?;
+        o.timeout = parse_duration(&self.webhook_timeout)
+            .map_err(anyhow::Error::msg)
+            .context("OPENRAIL_WEBHOOK_TIMEOUT")?;
+        Ok(o)
+    }
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
@@ -190,6 +235,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
         announce_lead: true,
         confirmations: args.confirmations,
+        webhooks: args.webhooks.options()?,
         ..Default::default()
     };
     let node = node::start(

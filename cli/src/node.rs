@@ -42,6 +42,8 @@ pub struct NodeOptions {
     /// Print a line on stdout when this process takes the lease (`serve` does; tests
     /// that run it as a child process wait for that line).
     pub announce_lead: bool,
+    /// Webhook delivery (retry schedule, disabling, timeouts), run by the lease holder.
+    pub webhooks: openrail_api::delivery::DeliveryOptions,
 }
 
 impl Default for NodeOptions {
@@ -52,6 +54,7 @@ impl Default for NodeOptions {
             drive_poll: Duration::from_millis(200),
             confirmations: 0,
             announce_lead: false,
+            webhooks: Default::default(),
         }
     }
 }
@@ -236,10 +239,24 @@ impl Leadership {
         .await?;
         let bank = tokio::spawn(bank.run(self.options.drive_poll));
         let watcher = tokio::spawn(watcher.run(self.options.watcher_poll));
+        // The webhooks of this network's mode: fan-out of its events and delivery.
+        let (testnet, mainnet) = match self.mode {
+            Mode::Testnet => (Some(self.network.clone()), None),
+            Mode::Mainnet => (None, Some(self.network.clone())),
+        };
+        let deliverer = openrail_api::delivery::Deliverer::new(
+            self.store.clone(),
+            testnet,
+            mainnet,
+            self.mode,
+            self.options.webhooks.clone(),
+        );
+        let webhooks = tokio::spawn(deliverer.run());
         let mut tasks = self.tasks.lock().expect("tasks lock");
         tasks.push(engine);
         tasks.push(bank.abort_handle());
         tasks.push(watcher.abort_handle());
+        tasks.push(webhooks.abort_handle());
         tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");
         if self.options.announce_lead {
             println!(

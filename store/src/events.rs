@@ -88,6 +88,8 @@ string_enum!(
         BankTransferSettled = "bank_account.transfer.settled",
         /// It failed (`failure_reason`).
         BankTransferFailed = "bank_account.transfer.failed",
+        /// A webhook endpoint failed for too long and was disabled.
+        WebhookEndpointDisabled = "webhook_endpoint.disabled",
     }
 );
 
@@ -104,6 +106,8 @@ pub enum ObjectKind {
     Payment,
     /// `btr_…`
     BankTransfer,
+    /// `we_…`
+    WebhookEndpoint,
 }
 
 impl EventType {
@@ -199,6 +203,7 @@ impl EventType {
             EventType::BankTransferCreated
             | EventType::BankTransferSettled
             | EventType::BankTransferFailed => ObjectKind::BankTransfer,
+            EventType::WebhookEndpointDisabled => ObjectKind::WebhookEndpoint,
         }
     }
 }
@@ -246,6 +251,11 @@ pub enum Snapshot {
         bank_transfer: BankTransfer,
         /// Its account's currency.
         currency: Currency,
+    },
+    /// A webhook endpoint (never its secrets).
+    WebhookEndpoint {
+        /// The row.
+        webhook_endpoint: crate::webhooks::WebhookEndpoint,
     },
 }
 
@@ -397,6 +407,15 @@ async fn snapshot_in(
             };
             (snap, account, mode)
         }
+        ObjectKind::WebhookEndpoint => {
+            let id = crate::ids::WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
+            let e = crate::webhooks::endpoint_in(conn, &id).await?;
+            let (account, mode) = (e.account_id.clone(), e.mode);
+            let snap = Snapshot::WebhookEndpoint {
+                webhook_endpoint: e,
+            };
+            (snap, account, mode)
+        }
     })
 }
 
@@ -534,6 +553,7 @@ impl Store {
                     ObjectKind::DebitPull => "debit\\_pull.%",
                     ObjectKind::Payment => "payment.%",
                     ObjectKind::BankTransfer => "bank\\_account.transfer.%",
+                    ObjectKind::WebhookEndpoint => "webhook\\_endpoint.%",
                 };
                 ("type LIKE $4 ESCAPE '\\'", Some(prefix.to_string()))
             }
@@ -613,7 +633,7 @@ mod tests {
 
     #[test]
     fn every_type_round_trips() {
-        assert_eq!(EventType::ALL.len(), 28);
+        assert_eq!(EventType::ALL.len(), 29);
         for t in EventType::ALL {
             assert_eq!(EventType::parse(t.as_str()), Some(*t));
         }

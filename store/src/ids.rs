@@ -145,6 +145,14 @@ typed_id!(
     /// An event (`evt_…`).
     EventId = "evt_"
 );
+typed_id!(
+    /// A webhook endpoint (`we_…`).
+    WebhookEndpointId = "we_"
+);
+typed_id!(
+    /// One delivery of an event to a webhook endpoint (`whd_…`).
+    WebhookDeliveryId = "whd_"
+);
 
 /// SHA-256 of a secret, hex. Secrets are random with ≥ 190 bits, so a plain hash is
 /// enough; only the hash is stored.

@@ -45,10 +45,14 @@ pub mod outbox;
 pub mod payments;
 pub mod stages;
 pub mod testing;
+pub mod webhooks;
 
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
-pub use ids::{BankAccountId, EventId, MandateId, Mode, PaymentId, PullId, SessionKeyId};
+pub use ids::{
+    BankAccountId, EventId, MandateId, Mode, PaymentId, PullId, SessionKeyId, WebhookDeliveryId,
+    WebhookEndpointId,
+};
 pub use money::{Amount, AmountError, Currency};
 
 /// Now, in unix milliseconds.

@@ -26,6 +26,21 @@ use openrail_store::{Mode, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+/// The webhook retry schedule of every server a harness starts (in process or as a
+/// child process): seconds, not days, so retries happen within a test.
+pub const TEST_RETRY_SCHEDULE: &str = "300ms,500ms,700ms,1s,1s,2s,2s,3s,3s,5s,5s,5s,5s,5s";
+
+/// The webhook delivery options of the in-process server (see [`TEST_RETRY_SCHEDULE`]).
+pub fn test_webhook_options() -> openrail_api::delivery::DeliveryOptions {
+    openrail_api::delivery::DeliveryOptions {
+        schedule: openrail_api::delivery::RetrySchedule::parse(TEST_RETRY_SCHEDULE)
+            .expect("the test schedule parses"),
+        poll: Duration::from_millis(50),
+        timeout: Duration::from_secs(5),
+        ..Default::default()
+    }
+}
+
 /// The running API server of a harness.
 pub struct Server {
     /// `http://127.0.0.1:PORT`
@@ -152,6 +167,9 @@ pub struct Harness {
     signers: std::sync::Mutex<std::collections::HashMap<Address, PrivateKeySigner>>,
     /// The settlement chain's confirmation depth for the in-process server.
     confirmations: u64,
+    /// The in-process server's webhook delivery options (default:
+    /// [`test_webhook_options`]).
+    webhooks: Option<openrail_api::delivery::DeliveryOptions>,
 }
 
 /// A response, read whole.
@@ -201,6 +219,16 @@ impl Harness {
     pub async fn start_with_confirmations(depth: u64) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
         h.confirmations = depth;
+        h.serve(ApiConfig::default()).await?;
+        Ok(h)
+    }
+
+    /// As [`Harness::start`], with these webhook delivery options for the server.
+    pub async fn start_with_webhooks(
+        options: openrail_api::delivery::DeliveryOptions,
+    ) -> anyhow::Result<Self> {
+        let mut h = Self::chains_only().await?;
+        h.webhooks = Some(options);
         h.serve(ApiConfig::default()).await?;
         Ok(h)
     }
@@ -294,6 +322,7 @@ impl Harness {
             // Short leases: a killed holder's successor takes over within ~2 s.
             .env("OPENRAIL_LEASE_TTL_MS", "1500")
             .env("OPENRAIL_NODE_ID", format!("server-{}", self.spawned))
+            .env("OPENRAIL_WEBHOOK_RETRY_SCHEDULE", TEST_RETRY_SCHEDULE)
             .env("RUST_LOG", "openrail=debug,info")
             .env_remove("OPENRAIL_CRASH_AT")
             .stdin(std::process::Stdio::null())
@@ -376,6 +405,7 @@ impl Harness {
             watcher_poll: Duration::from_millis(200),
             drive_poll: Duration::from_millis(50),
             confirmations: self.confirmations,
+            webhooks: self.webhooks.clone().unwrap_or_else(test_webhook_options),
             ..Default::default()
         };
         // The one composition root, as `openrail serve` and `dev` start: with a stand-in
@@ -441,6 +471,7 @@ impl Harness {
             spawned: 0,
             signers: Default::default(),
             confirmations: 0,
+            webhooks: None,
         })
     }
 

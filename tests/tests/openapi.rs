@@ -266,3 +266,71 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn webhook_responses_match_the_document() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let doc = h.get("/v1/openapi.json").await?.body;
+    let (c, p) = ("/v1/webhook-endpoints", "/v1/webhook-endpoints/{id}");
+    let created = h
+        .post(
+            c,
+            json!({"url": "http://127.0.0.1:9/hook", "enabled_events": ["*"], "description": "docs"}),
+        )
+        .await?;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_documented(&doc, "post", c, &created);
+    let refused = h
+        .post(
+            c,
+            json!({"url": "http://10.0.0.1/hook", "enabled_events": ["*"]}),
+        )
+        .await?;
+    assert_eq!(refused.code(), "url_not_allowed");
+    assert_documented(&doc, "post", c, &refused);
+    let id = created.str("id").to_string();
+    let one = format!("{c}/{id}");
+    assert_documented(&doc, "get", p, &h.get(&one).await?);
+    assert_documented(&doc, "get", c, &h.get(c).await?);
+    let updated = h
+        .post(
+            &one,
+            json!({"enabled_events": ["mandate.created"], "description": null}),
+        )
+        .await?;
+    assert_documented(&doc, "post", p, &updated);
+    let rotated = h.post(&format!("{one}/rotate-secret"), json!({})).await?;
+    assert_documented(&doc, "post", &format!("{p}/rotate-secret"), &rotated);
+    let m = h.post("/v1/mandates", json!({"payer_account_id": dev_demo_payer().address().to_string(), "max_amount": 10, "currency": "USD", "interval": "monthly"})).await?;
+    let events = h
+        .get(&format!("/v1/events?object_id={}", m.str("id")))
+        .await?;
+    let created_event = events.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "mandate.created")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let again = h
+        .post(
+            &format!("/v1/events/{created_event}/redeliver"),
+            json!({"endpoint": id}),
+        )
+        .await?;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_documented(&doc, "post", "/v1/events/{id}/redeliver", &again);
+    let deliveries = h.get(&format!("{one}/deliveries")).await?;
+    assert!(
+        !deliveries.body["data"].as_array().unwrap().is_empty(),
+        "{}",
+        deliveries.body
+    );
+    assert_documented(&doc, "get", &format!("{p}/deliveries"), &deliveries);
+    let deleted = h.delete(&one).await?;
+    assert_documented(&doc, "delete", p, &deleted);
+    h.stop().await;
+    Ok(())
+}

@@ -1,0 +1,311 @@
+//! `/v1/webhook-endpoints` (where an account's events of one mode are delivered), their
+//! deliveries, and `POST /v1/events/{id}/redeliver`. Delivery itself is the lease
+//! holder's ([`crate::delivery`]); these handlers only read and write rows.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use openrail_store::events::EventType;
+use openrail_store::webhooks::{EndpointChange, EndpointStatus, WebhookEndpoint, new_secret};
+use openrail_store::{EventId, Mode, WebhookEndpointId, now_ms};
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::agentic::{account_only, id_of, missing, no_more_query, paging};
+use crate::body::{Fields, invalid};
+use crate::context::{Principal, link_created};
+use crate::delivery;
+use crate::error::ApiError;
+use crate::views;
+
+/// How long the secret before a rotation keeps signing beside the new one.
+pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);
+
+/// Most event types an endpoint may list.
+const MAX_EVENT_TYPES: usize = 64;
+
+type ApiResult = Result<Response, ApiError>;
+
+fn json_response(status: StatusCode, v: Value) -> Response {
+    (status, axum::Json(v)).into_response()
+}
+
+/// `enabled_events`: `["*"]` or known event types, each once.
+fn enabled_events(types: Vec<String>) -> Result<Vec<String>, ApiError> {
+    const P: &str = "enabled_events";
+    if types.is_empty() {
+        return Err(invalid(P, "must list event types, or [\"*\"] for all"));
+    }
+    if types.len() > MAX_EVENT_TYPES {
+        return Err(invalid(P, "lists too many event types"));
+    }
+    if types.iter().any(|t| t == "*") {
+        return if types.len() == 1 {
+            Ok(types)
+        } else {
+            Err(invalid(P, "\"*\" stands alone: it means every type"))
+        };
+    }
+    let mut out: Vec<String> = Vec::with_capacity(types.len());
+    for t in types {
+        if EventType::parse(&t).is_none() {
+            return Err(ApiError::ParameterInvalid {
+                param: P.into(),
+                detail: format!("names an unknown event type {t:?}"),
+            });
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+fn description(v: Option<String>) -> Result<Option<String>, ApiError> {
+    match v {
+        Some(t) if t.chars().count() > 500 => {
+            Err(invalid("description", "is longer than 500 characters"))
+        }
+        other => Ok(other),
+    }
+}
+
+async fn checked_url(mode: Mode, url: &str) -> Result<String, ApiError> {
+    delivery::check_endpoint(mode, url)
+        .await
+        .map(|_| url.to_string())
+        .map_err(|e| match e {
+            delivery::DeliveryError::UrlRefused(detail) => ApiError::WebhookUrlRefused { detail },
+            delivery::DeliveryError::Store(e) => ApiError::Store(e),
+            delivery::DeliveryError::BadSecret => ApiError::Internal(e.to_string()),
+        })
+}
+
+/// `POST /v1/webhook-endpoints`: the endpoint with its `secret`, shown this once.
+pub async fn create_webhook_endpoint(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    mut fields: Fields,
+) -> ApiResult {
+    account_only(&p)?;
+    let url = fields.string("url")?;
+    let events =
+        fields
+            .opt_string_array("enabled_events")?
+            .ok_or_else(|| ApiError::ParameterMissing {
+                param: "enabled_events".into(),
+            })?;
+    let text = description(fields.opt_string("description")?)?;
+    fields.finish()?;
+    let events = enabled_events(events)?;
+    let url = checked_url(p.mode(), &url).await?;
+    let now = now_ms();
+    let endpoint = WebhookEndpoint {
+        id: WebhookEndpointId::new(),
+        account_id: p.account_id().to_string(),
+        mode: p.mode(),
+        url,
+        description: text,
+        enabled_events: events,
+        status: EndpointStatus::Enabled,
+        disabled_reason: None,
+        failing_since: None,
+        previous_secret_expires_at: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let secret = new_secret();
+    link_created(&state, &format!("/v1/webhook-endpoints/{}", endpoint.id)).await?;
+    state
+        .store
+        .create_webhook_endpoint(&endpoint, &secret)
+        .await?;
+    let mut v = views::webhook_endpoint(&endpoint);
+    v["secret"] = Value::String(secret);
+    Ok(json_response(StatusCode::CREATED, v))
+}
+
+/// `GET /v1/webhook-endpoints/{id}`
+pub async fn get_webhook_endpoint(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult {
+    account_only(&p)?;
+    let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
+    let e = state
+        .store
+        .webhook_endpoint(p.scope(), &id)
+        .await
+        .map_err(missing("webhook_endpoint", &id))?;
+    Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
+}
+
+/// `GET /v1/webhook-endpoints`
+pub async fn list_webhook_endpoints(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> ApiResult {
+    account_only(&p)?;
+    let (limit, after) = paging(&mut q)?;
+    no_more_query(q)?;
+    let page = state
+        .store
+        .list_webhook_endpoints(p.scope(), limit, after.as_deref())
+        .await?;
+    let data = page.data.iter().map(views::webhook_endpoint).collect();
+    Ok(json_response(
+        StatusCode::OK,
+        views::list(data, page.has_more, "/v1/webhook-endpoints"),
+    ))
+}
+
+/// `POST /v1/webhook-endpoints/{id}`: change `url`, `enabled_events`, `description` or
+/// `status` (`enabled` / `disabled`; enabling clears the failure record).
+pub async fn update_webhook_endpoint(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    mut fields: Fields,
+) -> ApiResult {
+    account_only(&p)?;
+    let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
+    let url = fields.opt_string("url")?;
+    let events = fields.opt_string_array("enabled_events")?;
+    let has_description = fields.peek_present("description");
+    let text = description(fields.opt_string("description")?)?;
+    let status = fields.opt_string("status")?;
+    fields.finish()?;
+    let enabled = match status.as_deref() {
+        None => None,
+        Some("enabled") => Some(true),
+        Some("disabled") => Some(false),
+        Some(_) => return Err(invalid("status", "must be enabled or disabled")),
+    };
+    let change = EndpointChange {
+        url: match url {
+            Some(u) => Some(checked_url(p.mode(), &u).await?),
+            None => None,
+        },
+        enabled_events: events.map(enabled_events).transpose()?,
+        description: has_description.then_some(text),
+        enabled,
+    };
+    let e = state
+        .store
+        .update_webhook_endpoint(p.scope(), &id, &change, now_ms())
+        .await
+        .map_err(missing("webhook_endpoint", &id))?;
+    Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
+}
+
+/// `DELETE /v1/webhook-endpoints/{id}`: the endpoint and its deliveries are gone.
+pub async fn delete_webhook_endpoint(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult {
+    account_only(&p)?;
+    let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
+    let e = state
+        .store
+        .delete_webhook_endpoint(p.scope(), &id)
+        .await
+        .map_err(missing("webhook_endpoint", &id))?;
+    Ok(json_response(
+        StatusCode::OK,
+        json!({ "id": e.id, "object": "webhook_endpoint", "deleted": true }),
+    ))
+}
+
+/// `POST /v1/webhook-endpoints/{id}/rotate-secret`: a new `secret`, shown this once; the
+/// old one keeps signing beside it for 24 hours.
+pub async fn rotate_webhook_secret(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult {
+    account_only(&p)?;
+    let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
+    let now = now_ms();
+    let secret = new_secret();
+    let overlap = i64::try_from(ROTATION_OVERLAP.as_millis()).unwrap_or(i64::MAX / 2);
+    let e = state
+        .store
+        .rotate_webhook_secret(p.scope(), &id, &secret, now + overlap, now)
+        .await
+        .map_err(missing("webhook_endpoint", &id))?;
+    let mut v = views::webhook_endpoint(&e);
+    v["secret"] = Value::String(secret);
+    Ok(json_response(StatusCode::OK, v))
+}
+
+/// `GET /v1/webhook-endpoints/{id}/deliveries`: newest first.
+pub async fn list_webhook_deliveries(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    Query(mut q): Query<HashMap<String, String>>,
+) -> ApiResult {
+    account_only(&p)?;
+    let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
+    let (limit, after) = paging(&mut q)?;
+    no_more_query(q)?;
+    state
+        .store
+        .webhook_endpoint(p.scope(), &id)
+        .await
+        .map_err(missing("webhook_endpoint", &id))?;
+    let page = state
+        .store
+        .list_webhook_deliveries(p.scope(), &id, limit, after.as_deref())
+        .await?;
+    let data = page.data.iter().map(views::webhook_delivery).collect();
+    Ok(json_response(
+        StatusCode::OK,
+        views::list(
+            data,
+            page.has_more,
+            &format!("/v1/webhook-endpoints/{id}/deliveries"),
+        ),
+    ))
+}
+
+/// `POST /v1/events/{id}/redeliver` (`{}` or `{"endpoint": "we_…"}`): the event is
+/// delivered again, to that endpoint or to every enabled endpoint that wants its type.
+pub async fn redeliver_event(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    mut fields: Fields,
+) -> ApiResult {
+    account_only(&p)?;
+    let id = id_of("event", &id, EventId::parse)?;
+    let endpoint = fields.opt_string("endpoint")?;
+    fields.finish()?;
+    let endpoint = endpoint
+        .map(|e| id_of("webhook_endpoint", &e, WebhookEndpointId::parse))
+        .transpose()?;
+    let deliveries = state
+        .store
+        .redeliver_event(p.scope(), &id, endpoint.as_ref(), now_ms())
+        .await
+        .map_err(|e| match (e, &endpoint) {
+            // The event is looked up first: a missing endpoint is the other 404.
+            (openrail_store::StoreError::NotFound, Some(ep)) => ApiError::ResourceMissing {
+                kind: "event or webhook_endpoint",
+                id: format!("{id} / {ep}"),
+            },
+            (e, _) => missing("event", &id)(e),
+        })?;
+    let data = deliveries.iter().map(views::webhook_delivery).collect();
+    Ok(json_response(
+        StatusCode::OK,
+        views::list(data, false, &format!("/v1/events/{id}/redeliver")),
+    ))
+}

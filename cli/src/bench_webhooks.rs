@@ -1,0 +1,146 @@
+//! `openrail bench webhooks`: deliveries per second from the events table to a receiver
+//! on 127.0.0.1, through the deliverer the lease holder runs (fan-out, rendering,
+//! signing, the HTTP POST, the outcome recorded). No chain is needed: the events are
+//! `mandate.created` of bank-funded mandates written straight to the store.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use openrail_api::delivery::{Deliverer, DeliveryOptions, verify};
+use openrail_store::agentic::{Mandate, MandateStatus};
+use openrail_store::webhooks::{EndpointStatus, WebhookEndpoint, new_secret};
+use openrail_store::{Currency, Interval, MandateId, Mode, Store, WebhookEndpointId, now_ms};
+
+struct Receiver {
+    secret: String,
+    delivered: AtomicUsize,
+    bad: AtomicUsize,
+}
+
+async fn receive(State(r): State<Arc<Receiver>>, h: HeaderMap, body: Bytes) -> StatusCode {
+    let get = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let ok = verify(
+        &r.secret,
+        get("webhook-id"),
+        get("webhook-timestamp"),
+        get("webhook-signature"),
+        &body,
+        now_ms() / 1000,
+        300,
+    )
+    .is_ok();
+    if ok {
+        r.delivered.fetch_add(1, Ordering::Relaxed);
+        StatusCode::OK
+    } else {
+        r.bad.fetch_add(1, Ordering::Relaxed);
+        StatusCode::BAD_REQUEST
+    }
+}
+
+/// Runs the bench and prints its figures (one endpoint, so it may use every slot).
+pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let url = match &postgres {
+        Some(server) => openrail_store::testing::fresh_database_on(server).await?,
+        None => format!("sqlite://{}", dir.path().join("bench.db").display()),
+    };
+    let store = Store::connect(&url).await.context("opening the database")?;
+    let account = store.create_account("bench", now_ms()).await?;
+    let socket = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = socket.local_addr()?.port();
+    let secret = new_secret();
+    let receiver = Arc::new(Receiver {
+        secret: secret.clone(),
+        delivered: AtomicUsize::new(0),
+        bad: AtomicUsize::new(0),
+    });
+    let app = axum::Router::new()
+        .route("/hook", axum::routing::post(receive))
+        .with_state(receiver.clone());
+    let server = tokio::spawn(async move { axum::serve(socket, app).await });
+    let now = now_ms();
+    store
+        .create_webhook_endpoint(
+            &WebhookEndpoint {
+                id: WebhookEndpointId::new(),
+                account_id: account.id.clone(),
+                mode: Mode::Testnet,
+                url: format!("http://127.0.0.1:{port}/hook"),
+                description: None,
+                enabled_events: vec!["*".into()],
+                status: EndpointStatus::Enabled,
+                disabled_reason: None,
+                failing_since: None,
+                previous_secret_expires_at: None,
+                created_at: now,
+                updated_at: now,
+            },
+            &secret,
+        )
+        .await?;
+    eprintln!("writing {n} events…");
+    for i in 0..n {
+        store
+            .insert_mandate(&Mandate {
+                id: MandateId::new(),
+                account_id: account.id.clone(),
+                mode: Mode::Testnet,
+                payer_account_id: format!("ba_bench{i}"),
+                payer_address: "0x0707070707070707070707070707070707070707".into(),
+                currency: Currency::Usd,
+                max_amount: 10_000,
+                interval: Interval::Daily,
+                purpose: None,
+                status: MandateStatus::Active,
+                chain_id: 31337,
+                contract: "0x0909090909090909090909090909090909090909".into(),
+                onchain_id: format!("0x{i:064x}"),
+                tx_hash: None,
+                created_at: now_ms(),
+            })
+            .await?;
+    }
+    let options = DeliveryOptions {
+        concurrency,
+        per_endpoint: u32::try_from(concurrency).unwrap_or(u32::MAX),
+        poll: Duration::from_millis(20),
+        ..Default::default()
+    };
+    let deliverer = Deliverer::new(store.clone(), None, None, Mode::Testnet, options);
+    let started = Instant::now();
+    let task = tokio::spawn(deliverer.run());
+    let deadline = started + Duration::from_secs(600);
+    while receiver.delivered.load(Ordering::Relaxed) < n {
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "only {} of {n} delivered in 10 minutes",
+            receiver.delivered.load(Ordering::Relaxed)
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let elapsed = started.elapsed();
+    task.abort();
+    server.abort();
+    let bad = receiver.bad.load(Ordering::Relaxed);
+    println!(
+        "Webhooks: {n} events ({}), {concurrency} attempts in flight, receiver on 127.0.0.1 verifying every signature",
+        if postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
+    );
+    println!(
+        "delivered {n} in {:.2} s: {:.0} deliveries/s ({bad} refused signatures)",
+        elapsed.as_secs_f64(),
+        n as f64 / elapsed.as_secs_f64()
+    );
+    anyhow::ensure!(bad == 0, "{bad} deliveries did not verify");
+    Ok(())
+}

@@ -1,0 +1,1 @@
+../shared/0017_webhooks.sql
