@@ -452,15 +452,26 @@ impl Store {
         scope: Scope<'_>,
         id: &str,
     ) -> Result<AnyRow, StoreError> {
-        sqlx::query(&format!(
-            "SELECT {cols} FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)
+        let sql =
+            format!("SELECT {cols} FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3");
+        self.scoped_sql_row(&sql, scope, id).await
+    }
+
+    /// The row `sql` reads for object `id` of `scope`: `$1` is the id, `$2` the account,
+    /// `$3` the mode.
+    pub(crate) async fn scoped_sql_row(
+        &self,
+        sql: &str,
+        scope: Scope<'_>,
+        id: &str,
+    ) -> Result<AnyRow, StoreError> {
+        sqlx::query(sql)
+            .bind(id)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)
     }
 
     pub(crate) async fn list_rows(
@@ -701,13 +712,7 @@ impl Store {
                 mandate.join(", ")
             )
         });
-        let row = sqlx::query(sql)
-            .bind(id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = self.scoped_sql_row(sql, scope, id).await?;
         Ok((key_of(&row)?, mandate_from(&row, "m_")?))
     }
 

@@ -507,16 +507,7 @@ pub(crate) async fn insert_all(
 impl Store {
     /// An event of this account and mode.
     pub async fn event(&self, scope: Scope<'_>, id: &EventId) -> Result<Event, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {EVENT_COLS} FROM events WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        event_of(&row)
+        event_of(&self.scoped_row("events", EVENT_COLS, scope, id).await?)
     }
 
     /// Events of this account and mode, newest first.

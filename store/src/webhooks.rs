@@ -423,16 +423,11 @@ impl Store {
         scope: Scope<'_>,
         id: &WebhookEndpointId,
     ) -> Result<WebhookEndpoint, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        endpoint_of(&row)
+        endpoint_of(
+            &self
+                .scoped_row("webhook_endpoints", ENDPOINT_COLS, scope, id)
+                .await?,
+        )
     }
 
     /// Endpoints of this account and mode, newest first.
