@@ -226,7 +226,7 @@ mod tests {
         due_at: i64,
     ) -> BankTransfer {
         BankTransfer {
-            id: "btr_x".into(),
+            id: openrail_store::BankTransferId::parse("btr_x").expect("an id"),
             bank_account_id: BankAccountId::parse("ba_x").expect("an id"),
             direction,
             amount,

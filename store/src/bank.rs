@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{BankAccountId, Mode, new_id};
+use crate::ids::{BankAccountId, BankTransferId, Mode};
 use crate::money::Currency;
 
 string_enum!(
@@ -87,7 +87,7 @@ pub struct BankAccount {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BankTransfer {
     /// `btr_…`
-    pub id: String,
+    pub id: BankTransferId,
     /// The account.
     pub bank_account_id: BankAccountId,
     /// Debit or credit.
@@ -247,7 +247,7 @@ impl Store {
         let delay: i64 = account.try_get("delay_ms")?;
 
         let amount = i64::try_from(amount).unwrap_or(i64::MAX);
-        let id = new_id("btr_");
+        let id = BankTransferId::new();
         let mut tx = self.writer().begin().await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \

@@ -142,6 +142,10 @@ typed_id!(
     BankAccountId = "ba_"
 );
 typed_id!(
+    /// A transfer on a (simulated) bank account (`btr_…`).
+    BankTransferId = "btr_"
+);
+typed_id!(
     /// An event (`evt_…`).
     EventId = "evt_"
 );

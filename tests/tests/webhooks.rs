@@ -659,6 +659,10 @@ async fn endpoints_are_checked_and_scoped() -> anyhow::Result<()> {
     }
     let a = create_endpoint(&h, "http://127.0.0.1:9/a", None).await?;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    // Lists are newest first by creation time (milliseconds), ties by id: b must be
+    // created in a later millisecond for "newest first" to name it (created in the same
+    // one, the order between the two is their ids').
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let b = create_endpoint(&h, "http://localhost:9/b", None).await?;
     assert_eq!(b.status, StatusCode::CREATED, "{}", b.body);
     let (a, b) = (a.str("id").to_string(), b.str("id").to_string());
