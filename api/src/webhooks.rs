@@ -10,7 +10,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use openrail_store::events::EventType;
-use openrail_store::webhooks::{EndpointChange, EndpointStatus, WebhookEndpoint, new_secret};
+use openrail_store::webhooks::{EndpointChange, WebhookEndpoint, new_secret};
 use openrail_store::{EventId, Mode, WebhookEndpointId, now_ms};
 use serde_json::{Value, json};
 
@@ -104,20 +104,7 @@ pub async fn create_webhook_endpoint(
     let events = enabled_events(events)?;
     let url = checked_url(p.mode(), &url).await?;
     let now = now_ms();
-    let endpoint = WebhookEndpoint {
-        id: WebhookEndpointId::new(),
-        account_id: p.account_id().to_string(),
-        mode: p.mode(),
-        url,
-        description: text,
-        enabled_events: events,
-        status: EndpointStatus::Enabled,
-        disabled_reason: None,
-        failing_since: None,
-        previous_secret_expires_at: None,
-        created_at: now,
-        updated_at: now,
-    };
+    let endpoint = WebhookEndpoint::new(p.account_id(), p.mode(), url, text, events, now);
     let secret = new_secret();
     link_created(&state, &format!("/v1/webhook-endpoints/{}", endpoint.id)).await?;
     state

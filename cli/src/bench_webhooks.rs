@@ -12,9 +12,9 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use openrail_api::delivery::{Deliverer, DeliveryOptions, verify};
-use openrail_store::agentic::{Mandate, MandateStatus};
-use openrail_store::webhooks::{EndpointStatus, WebhookEndpoint, new_secret};
-use openrail_store::{Currency, Interval, MandateId, Mode, Store, WebhookEndpointId, now_ms};
+use openrail_store::testing::active_mandate_row;
+use openrail_store::webhooks::{WebhookEndpoint, new_secret};
+use openrail_store::{MandateId, Mode, Store, now_ms};
 
 struct Receiver {
     secret: String,
@@ -67,43 +67,28 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     let now = now_ms();
     store
         .create_webhook_endpoint(
-            &WebhookEndpoint {
-                id: WebhookEndpointId::new(),
-                account_id: account.id.clone(),
-                mode: Mode::Testnet,
-                url: format!("http://127.0.0.1:{port}/hook"),
-                description: None,
-                enabled_events: vec!["*".into()],
-                status: EndpointStatus::Enabled,
-                disabled_reason: None,
-                failing_since: None,
-                previous_secret_expires_at: None,
-                created_at: now,
-                updated_at: now,
-            },
+            &WebhookEndpoint::new(
+                &account.id,
+                Mode::Testnet,
+                format!("http://127.0.0.1:{port}/hook"),
+                None,
+                vec!["*".into()],
+                now,
+            ),
             &secret,
         )
         .await?;
     eprintln!("writing {n} events…");
     for i in 0..n {
         store
-            .insert_mandate(&Mandate {
-                id: MandateId::new(),
-                account_id: account.id.clone(),
-                mode: Mode::Testnet,
-                payer_account_id: format!("ba_bench{i}"),
-                payer_address: "0x0707070707070707070707070707070707070707".into(),
-                currency: Currency::Usd,
-                max_amount: 10_000,
-                interval: Interval::Daily,
-                purpose: None,
-                status: MandateStatus::Active,
-                chain_id: 31337,
-                contract: "0x0909090909090909090909090909090909090909".into(),
-                onchain_id: format!("0x{i:064x}"),
-                tx_hash: None,
-                created_at: now_ms(),
-            })
+            .insert_mandate(&active_mandate_row(
+                &MandateId::new(),
+                &account.id,
+                Mode::Testnet,
+                &format!("ba_bench{i}"),
+                31337,
+                now_ms(),
+            ))
             .await?;
     }
     let options = DeliveryOptions {

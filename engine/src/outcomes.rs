@@ -120,3 +120,64 @@ impl Outcomes {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openrail_store::testing::pending_pull_row;
+    use openrail_store::{MandateId, SessionKeyId};
+
+    fn pull(id: &str) -> DebitPull {
+        pending_pull_row(
+            &PullId::parse(id).expect("an id"),
+            "acct_test",
+            &SessionKeyId::parse("sk_test").expect("an id"),
+            &MandateId::parse("man_test").expect("an id"),
+            100,
+            "0x0707070707070707070707070707070707070707",
+        )
+    }
+
+    fn taken(inflight: &Inflight, id: &str) -> bool {
+        inflight
+            .lock()
+            .expect("inflight lock")
+            .contains(&(id.to_string(), WorkKind::PullBatch))
+    }
+
+    #[test]
+    fn without_an_engine_nothing_is_claimed() {
+        let o = Outcomes::default();
+        assert!(!o.claim(&PullId::parse("pull_a").expect("an id")));
+        // Neither panics nor goes anywhere.
+        o.hand_off(pull("pull_a"));
+        o.release(&PullId::parse("pull_a").expect("an id"));
+    }
+
+    #[tokio::test]
+    async fn a_claimed_pull_is_taken_until_released_and_a_handed_one_reaches_the_engine() {
+        let o = Outcomes::default();
+        let (inbox, mut engine) = mpsc::unbounded_channel();
+        let inflight = Inflight::default();
+        o.open_inbox(inbox, inflight.clone());
+        let (a, b) = (
+            PullId::parse("pull_a").expect("an id"),
+            PullId::parse("pull_b").expect("an id"),
+        );
+        // Claimed before it is written: a read of the queued work would skip it.
+        assert!(o.claim(&a) && o.claim(&b));
+        assert!(taken(&inflight, "pull_a") && taken(&inflight, "pull_b"));
+        // Written: handed to the engine, still taken (the engine releases it when done).
+        o.hand_off(pull("pull_a"));
+        assert_eq!(engine.recv().await.map(|p| p.id), Some(a));
+        assert!(taken(&inflight, "pull_a"));
+        // Not written: released, so the queue's reader may take it.
+        o.release(&b);
+        assert!(!taken(&inflight, "pull_b"));
+        // An engine that stopped releases what it is handed.
+        drop(engine);
+        assert!(o.claim(&PullId::parse("pull_c").expect("an id")));
+        o.hand_off(pull("pull_c"));
+        assert!(!taken(&inflight, "pull_c"));
+    }
+}

@@ -361,25 +361,33 @@ pub(crate) fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
 
 /// A mandate from the columns of `r` named with `prefix`.
 fn mandate_from(r: &AnyRow, prefix: &str) -> Result<Mandate, StoreError> {
-    let c = |name: &str| format!("{prefix}{name}");
-    let interval: String = r.try_get(c("interval").as_str())?;
-    let status: String = r.try_get(c("status").as_str())?;
+    // Column names as written when there is no prefix (every read but one), without an
+    // allocation each.
+    let c = |name: &'static str| -> std::borrow::Cow<'static, str> {
+        if prefix.is_empty() {
+            name.into()
+        } else {
+            format!("{prefix}{name}").into()
+        }
+    };
+    let interval: String = r.try_get(&*c("interval"))?;
+    let status: String = r.try_get(&*c("status"))?;
     Ok(Mandate {
-        id: r.try_get(c("id").as_str())?,
-        account_id: r.try_get(c("account_id").as_str())?,
+        id: r.try_get(&*c("id"))?,
+        account_id: r.try_get(&*c("account_id"))?,
         mode: mode_of(r, &c("mode"))?,
-        payer_account_id: r.try_get(c("payer_account_id").as_str())?,
-        payer_address: r.try_get(c("payer_address").as_str())?,
+        payer_account_id: r.try_get(&*c("payer_account_id"))?,
+        payer_address: r.try_get(&*c("payer_address"))?,
         currency: currency_of(r, &c("currency"))?,
-        max_amount: u64_of(r.try_get(c("max_amount").as_str())?),
+        max_amount: u64_of(r.try_get(&*c("max_amount"))?),
         interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
-        purpose: r.try_get(c("purpose").as_str())?,
+        purpose: r.try_get(&*c("purpose"))?,
         status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
-        chain_id: u64_of(r.try_get(c("chain_id").as_str())?),
-        contract: r.try_get(c("contract").as_str())?,
-        onchain_id: r.try_get(c("onchain_id").as_str())?,
-        tx_hash: r.try_get(c("tx_hash").as_str())?,
-        created_at: r.try_get(c("created_at").as_str())?,
+        chain_id: u64_of(r.try_get(&*c("chain_id"))?),
+        contract: r.try_get(&*c("contract"))?,
+        onchain_id: r.try_get(&*c("onchain_id"))?,
+        tx_hash: r.try_get(&*c("tx_hash"))?,
+        created_at: r.try_get(&*c("created_at"))?,
     })
 }
 

@@ -69,6 +69,36 @@ pub async fn fresh_postgres() -> Result<Option<Store>, StoreError> {
     }
 }
 
+/// An active USD mandate row (10,000 a day, paid by `payer_account_id`: a `ba_…` bank
+/// account or a wallet address) on `chain_id`, created at `at`: the fixture tests and
+/// benches insert directly.
+pub fn active_mandate_row(
+    id: &crate::MandateId,
+    account_id: &str,
+    mode: crate::Mode,
+    payer_account_id: &str,
+    chain_id: u64,
+    at: i64,
+) -> crate::agentic::Mandate {
+    crate::agentic::Mandate {
+        id: id.clone(),
+        account_id: account_id.to_string(),
+        mode,
+        payer_account_id: payer_account_id.to_string(),
+        payer_address: "0x0707070707070707070707070707070707070707".into(),
+        currency: crate::Currency::Usd,
+        max_amount: 10_000,
+        interval: crate::Interval::Daily,
+        purpose: None,
+        status: crate::agentic::MandateStatus::Active,
+        chain_id,
+        contract: "0x0909090909090909090909090909090909090909".into(),
+        onchain_id: format!("0x{}", id.as_str()),
+        tx_hash: None,
+        created_at: at,
+    }
+}
+
 /// A `pending` USD pull row as `POST /v1/debit-pulls` writes it before the engine sends it
 /// (tests that play a request which died at some point insert it directly).
 pub fn pending_pull_row(

@@ -81,6 +81,31 @@ pub struct WebhookEndpoint {
 }
 
 impl WebhookEndpoint {
+    /// A new enabled endpoint of `account_id` in `mode`, created at `now`, with a new id.
+    pub fn new(
+        account_id: &str,
+        mode: Mode,
+        url: String,
+        description: Option<String>,
+        enabled_events: Vec<String>,
+        now: i64,
+    ) -> Self {
+        Self {
+            id: WebhookEndpointId::new(),
+            account_id: account_id.to_string(),
+            mode,
+            url,
+            description,
+            enabled_events,
+            status: EndpointStatus::Enabled,
+            disabled_reason: None,
+            failing_since: None,
+            previous_secret_expires_at: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
     /// Whether events of type `t` go to this endpoint.
     pub fn wants(&self, t: EventType) -> bool {
         wants(&self.enabled_events, t.as_str())

@@ -1,16 +1,14 @@
 //! The outbox's driving work, on both backends: which chain's engine may claim what, and
 //! when it is due.
 
-use openrail_store::agentic::{
-    KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
-};
+use openrail_store::agentic::{KeyStatus, PullResolution, PullStatus, SessionKey};
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::outbox::WorkKind;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::testing::{fresh_postgres, fresh_postgres_url, fresh_sqlite, pending_pull_row};
-use openrail_store::{
-    Currency, Interval, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms,
+use openrail_store::testing::{
+    active_mandate_row, fresh_postgres, fresh_postgres_url, fresh_sqlite, pending_pull_row,
 };
+use openrail_store::{Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms};
 
 const CHAIN_A: u64 = 31337;
 const CHAIN_B: u64 = 31338;
@@ -22,23 +20,14 @@ async fn pending_pull(store: &Store, account: &str, tag: &str, payer: &str, chai
     let mid = MandateId::parse(&format!("man_{tag}")).unwrap();
     let kid = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
     store
-        .insert_mandate(&Mandate {
-            id: mid.clone(),
-            account_id: account.into(),
-            mode: Mode::Testnet,
-            payer_account_id: payer.into(),
-            payer_address: "0x0707070707070707070707070707070707070707".into(),
-            currency: Currency::Usd,
-            max_amount: 10_000,
-            interval: Interval::Daily,
-            purpose: None,
-            status: MandateStatus::Active,
-            chain_id: chain,
-            contract: "0x0909090909090909090909090909090909090909".into(),
-            onchain_id: format!("0x{tag}"),
-            tx_hash: None,
-            created_at: now,
-        })
+        .insert_mandate(&active_mandate_row(
+            &mid,
+            account,
+            Mode::Testnet,
+            payer,
+            chain,
+            now,
+        ))
         .await
         .unwrap();
     store

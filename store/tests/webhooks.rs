@@ -3,36 +3,20 @@
 //! attempts (retry, success, failure for good), disabling with its event, rotation's
 //! overlap, redelivery and deletion.
 
-use openrail_store::agentic::{Mandate, MandateStatus, Scope};
+use openrail_store::agentic::Scope;
 use openrail_store::events::{EventFilter, EventType};
-use openrail_store::testing::{fresh_postgres, fresh_sqlite};
+use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
 use openrail_store::webhooks::{
     Attempt, DeliveryStatus, EndpointChange, EndpointStatus, WebhookEndpoint, new_secret,
 };
-use openrail_store::{
-    Currency, Interval, MandateId, Mode, Store, StoreError, WebhookEndpointId, now_ms,
-};
+use openrail_store::{MandateId, Mode, Store, StoreError, WebhookEndpointId, now_ms};
 
 async fn mandate(store: &Store, account: &str, mode: Mode, at: i64) -> MandateId {
     let id = MandateId::new();
     store
-        .insert_mandate(&Mandate {
-            id: id.clone(),
-            account_id: account.into(),
-            mode,
-            payer_account_id: "ba_payer".into(),
-            payer_address: "0x0707070707070707070707070707070707070707".into(),
-            currency: Currency::Usd,
-            max_amount: 10_000,
-            interval: Interval::Daily,
-            purpose: None,
-            status: MandateStatus::Active,
-            chain_id: 31337,
-            contract: "0x0909090909090909090909090909090909090909".into(),
-            onchain_id: format!("0x{}", id.as_str()),
-            tx_hash: None,
-            created_at: at,
-        })
+        .insert_mandate(&active_mandate_row(
+            &id, account, mode, "ba_payer", 31337, at,
+        ))
         .await
         .unwrap();
     id
@@ -45,29 +29,20 @@ async fn endpoint(
     events: &[&str],
     at: i64,
 ) -> (WebhookEndpointId, String) {
-    let id = WebhookEndpointId::new();
+    let endpoint = WebhookEndpoint::new(
+        account,
+        mode,
+        "http://127.0.0.1:9/hook".into(),
+        None,
+        events.iter().map(|e| e.to_string()).collect(),
+        at,
+    );
     let secret = new_secret();
     store
-        .create_webhook_endpoint(
-            &WebhookEndpoint {
-                id: id.clone(),
-                account_id: account.into(),
-                mode,
-                url: "http://127.0.0.1:9/hook".into(),
-                description: None,
-                enabled_events: events.iter().map(|e| e.to_string()).collect(),
-                status: EndpointStatus::Enabled,
-                disabled_reason: None,
-                failing_since: None,
-                previous_secret_expires_at: None,
-                created_at: at,
-                updated_at: at,
-            },
-            &secret,
-        )
+        .create_webhook_endpoint(&endpoint, &secret)
         .await
         .unwrap();
-    (id, secret)
+    (endpoint.id, secret)
 }
 
 fn scope(account: &str, mode: Mode) -> Scope<'_> {

@@ -3,13 +3,12 @@
 //! row fails alone. Store only, no chains (works on both databases, like the rest).
 
 use alloy::primitives::Address;
-use openrail_store::agentic::{
-    KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
-};
+use openrail_store::agentic::{KeyStatus, PullResolution, PullStatus, SessionKey};
 use openrail_store::events::EventType;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
-use openrail_store::{Currency, Interval, MandateId, Mode, PullId, SessionKeyId, Store, now_ms};
+use openrail_store::testing::active_mandate_row;
+use openrail_store::{MandateId, Mode, PullId, SessionKeyId, Store, now_ms};
 use openrail_tests::{fresh_store, pending_pull_row};
 
 /// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);
@@ -18,23 +17,14 @@ async fn account_with_key(store: &Store) -> anyhow::Result<String> {
     let account = store.create_account("Intake test", now_ms()).await?;
     let now = now_ms();
     store
-        .insert_mandate(&Mandate {
-            id: MandateId::parse("man_intake").expect("an id"),
-            account_id: account.id.clone(),
-            mode: Mode::Testnet,
-            payer_account_id: "ba_intake".into(),
-            payer_address: Address::repeat_byte(7).to_string(),
-            currency: Currency::Usd,
-            max_amount: 10_000,
-            interval: Interval::Daily,
-            purpose: None,
-            status: MandateStatus::Active,
-            chain_id: 31337,
-            contract: Address::repeat_byte(9).to_string(),
-            onchain_id: "0x01".into(),
-            tx_hash: None,
-            created_at: now,
-        })
+        .insert_mandate(&active_mandate_row(
+            &MandateId::parse("man_intake").expect("an id"),
+            &account.id,
+            Mode::Testnet,
+            "ba_intake",
+            31337,
+            now,
+        ))
         .await?;
     store
         .insert_session_key(
