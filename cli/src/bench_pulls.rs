@@ -149,6 +149,16 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         "context switches per pull in this process: {:.1}",
         api.switches_per_pull
     );
+    let g = &api.groups;
+    println!(
+        "group commits: {} of {:.1} writes on average, each {:.1} ms (p50; p90 {:.1} ms), \
+         {:.0} % of the phase's time",
+        g.count,
+        g.jobs_mean,
+        g.p50,
+        g.p90,
+        g.busy / api.elapsed.as_secs_f64() * 100.0
+    );
     println!(
         "authorized: {} of {n}; transactions used: {}",
         api.authorized, api.transactions
@@ -175,7 +185,18 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// The store's group commits in the end-to-end phase.
+struct GroupFigures {
+    count: usize,
+    jobs_mean: f64,
+    p50: f64,
+    p90: f64,
+    busy: f64,
+}
+
 struct ApiFigures {
+    groups: GroupFigures,
+    elapsed: Duration,
     per_sec: f64,
     p50: Duration,
     p99: Duration,
@@ -270,7 +291,11 @@ fn stage_meaning(to: &str) -> &'static str {
 /// Stage marks recorded while the bench runs: a tracing layer for the target of
 /// `openrail_store::stages` (installed by `main` for `bench pulls` only).
 #[derive(Clone, Default)]
-pub struct StageClock(Arc<Mutex<Vec<(String, String, Instant)>>>);
+pub struct StageClock {
+    marks: Arc<Mutex<Vec<(String, String, Instant)>>>,
+    /// Group commits: (writes in the group, microseconds it took).
+    groups: Arc<Mutex<Vec<(u64, u64)>>>,
+}
 
 /// The bench's clock, once `main` installed it.
 pub static CLOCK: OnceLock<StageClock> = OnceLock::new();
@@ -285,8 +310,17 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for StageClock {
         struct Fields {
             stage: Option<String>,
             id: Option<String>,
+            jobs: Option<u64>,
+            micros: Option<u64>,
         }
         impl tracing::field::Visit for Fields {
+            fn record_u64(&mut self, f: &tracing::field::Field, v: u64) {
+                match f.name() {
+                    "jobs" => self.jobs = Some(v),
+                    "micros" => self.micros = Some(v),
+                    _ => {}
+                }
+            }
             fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
                 match f.name() {
                     "stage" => self.stage = Some(v.to_string()),
@@ -300,19 +334,48 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for StageClock {
         let mut f = Fields::default();
         event.record(&mut f);
         if let (Some(stage), Some(id)) = (f.stage, f.id) {
-            self.0.lock().expect("stage clock").push((stage, id, at));
+            self.marks
+                .lock()
+                .expect("stage clock")
+                .push((stage, id, at));
+        }
+        if let (Some(jobs), Some(micros)) = (f.jobs, f.micros) {
+            self.groups
+                .lock()
+                .expect("stage clock")
+                .push((jobs, micros));
         }
     }
 }
 
 impl StageClock {
     fn clear(&self) {
-        self.0.lock().expect("stage clock").clear();
+        self.marks.lock().expect("stage clock").clear();
+        self.groups.lock().expect("stage clock").clear();
+    }
+
+    /// The group commits recorded: how many, writes per group (mean), the time one took
+    /// (p50 and p90, ms) and all of them together (s).
+    fn groups(&self) -> GroupFigures {
+        let groups = std::mem::take(&mut *self.groups.lock().expect("stage clock"));
+        let mut took: Vec<u64> = groups.iter().map(|g| g.1).collect();
+        took.sort_unstable();
+        let at = |v: &[u64], p: f64| {
+            v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
+                .map_or(0.0, |us| *us as f64 / 1000.0)
+        };
+        GroupFigures {
+            count: groups.len(),
+            jobs_mean: groups.iter().map(|g| g.0 as f64).sum::<f64>() / groups.len().max(1) as f64,
+            p50: at(&took, 0.5),
+            p90: at(&took, 0.9),
+            busy: took.iter().sum::<u64>() as f64 / 1e6,
+        }
     }
 
     /// The pulls that passed every stage, and p50 and p90 (ms) between consecutive stages.
     fn report(&self) -> (usize, Vec<(&'static str, &'static str, f64, f64)>) {
-        let marks = std::mem::take(&mut *self.0.lock().expect("stage clock"));
+        let marks = std::mem::take(&mut *self.marks.lock().expect("stage clock"));
         let mut by_id: HashMap<String, [Option<Instant>; STAGES.len()]> = HashMap::new();
         for (stage, id, at) in marks {
             if let Some(i) = STAGES.iter().position(|s| *s == stage) {
@@ -560,6 +623,7 @@ async fn measure(
     }
     let transactions = op.get_transaction_count(a.operator).await? - tx_before;
     let (staged, stages) = clock.report();
+    let groups = clock.groups();
     let authorized = samples.iter().filter(|(_, ok)| *ok).count();
     let mut lat: Vec<Duration> = samples.iter().map(|(d, _)| *d).collect();
     lat.sort();
@@ -567,6 +631,8 @@ async fn measure(
     Ok((
         by_window,
         Some(ApiFigures {
+            groups,
+            elapsed,
             per_sec: n as f64 / elapsed.as_secs_f64(),
             p50: pct(0.50),
             p99: pct(0.99),

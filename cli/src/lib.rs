@@ -117,7 +117,8 @@ pub fn main() -> anyhow::Result<()> {
         let _ = bench_pulls::CLOCK.set(clock.clone());
         clock.with_filter(
             tracing_subscriber::filter::Targets::new()
-                .with_target(openrail_store::stages::TARGET, tracing::Level::TRACE),
+                .with_target(openrail_store::stages::TARGET, tracing::Level::TRACE)
+                .with_target(openrail_store::stages::GROUP_TARGET, tracing::Level::TRACE),
         )
     });
     tracing_subscriber::registry().with(log).with(clock).init();

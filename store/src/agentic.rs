@@ -9,6 +9,7 @@ use sqlx::any::AnyRow;
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::events::{self, EventType, NewEvent};
+use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
@@ -411,35 +412,37 @@ pub(crate) fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
     })
 }
 
-pub(crate) fn pull_of(r: &AnyRow) -> Result<DebitPull, StoreError> {
-    let status: String = r.try_get("status")?;
+pub(crate) fn pull_of(r: &impl Record) -> Result<DebitPull, StoreError> {
+    let status = r.string("status")?;
+    let mode = r.string("mode")?;
+    let currency = r.string("currency")?;
     Ok(DebitPull {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
-        mode: mode_of(r, "mode")?,
-        session_key_id: r.try_get("session_key_id")?,
-        mandate_id: r.try_get("mandate_id")?,
-        amount: u64_of(r.try_get("amount")?),
-        currency: currency_of(r, "currency")?,
-        destination: r.try_get("destination")?,
-        destination_address: r.try_get("destination_address")?,
-        description: r.try_get("description")?,
+        id: PullId::from_row(r.string("id")?),
+        account_id: r.string("account_id")?,
+        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+        session_key_id: SessionKeyId::from_row(r.string("session_key_id")?),
+        mandate_id: MandateId::from_row(r.string("mandate_id")?),
+        amount: u64_of(r.integer("amount")?),
+        currency: Currency::parse(&currency).ok_or_else(|| corrupt("currency", &currency))?,
+        destination: r.string("destination")?,
+        destination_address: r.string("destination_address")?,
+        description: r.text("description")?,
         status: PullStatus::parse(&status).ok_or_else(|| corrupt("pull status", &status))?,
-        decline_code: match r.try_get::<Option<String>, _>("decline_code")? {
+        decline_code: match r.text("decline_code")? {
             None => None,
             Some(c) => Some(DeclineReason::parse(&c).ok_or_else(|| corrupt("decline code", &c))?),
         },
-        remaining: r.try_get::<Option<i64>, _>("remaining")?.map(u64_of),
-        resets_at: r.try_get("resets_at")?,
-        tx_hash: r.try_get("tx_hash")?,
-        authorized_at: r.try_get("authorized_at")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
-        failure_reason: r.try_get("failure_reason")?,
+        remaining: r.int("remaining")?.map(u64_of),
+        resets_at: r.int("resets_at")?,
+        tx_hash: r.text("tx_hash")?,
+        authorized_at: r.int("authorized_at")?,
+        created_at: r.integer("created_at")?,
+        updated_at: r.integer("updated_at")?,
+        failure_reason: r.text("failure_reason")?,
         agent: match (
-            r.try_get::<Option<String>, _>("agent_nonce")?,
-            r.try_get::<Option<i64>, _>("agent_deadline")?,
-            r.try_get::<Option<String>, _>("agent_signature")?,
+            r.text("agent_nonce")?,
+            r.int("agent_deadline")?,
+            r.text("agent_signature")?,
         ) {
             (Some(nonce), Some(deadline), Some(signature)) => Some(AgentAuthorization {
                 nonce,
@@ -543,7 +546,7 @@ impl Store {
         m: &Mandate,
         authorization: Option<&crate::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         if let Some(a) = authorization {
             crate::consent::insert_authorization_in(&mut tx, a).await?;
         }
@@ -601,7 +604,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = move_mandate_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -635,7 +638,7 @@ impl Store {
         k: &SessionKey,
         secret_hash: &str,
     ) -> Result<(), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(&format!(
             "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
         ))
@@ -681,7 +684,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = move_key_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -771,7 +774,7 @@ impl Store {
     /// Inserts new pulls in one transaction (requests that arrive together share one
     /// commit), each as [`Store::insert_pull`].
     pub async fn insert_pulls(&self, pulls: &[DebitPull]) -> Result<(), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         insert_pulls_in(&mut tx, pulls).await?;
         tx.commit().await?;
         Ok(())
@@ -786,7 +789,7 @@ impl Store {
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = resolve_pull_in(&mut tx, id, r, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -798,7 +801,7 @@ const PULLS_PER_INSERT: usize = 200;
 
 /// The chain of each of these mandates and whether it is bank-funded, by mandate id.
 pub(crate) async fn mandate_chains_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     mandate_ids: &[&str],
 ) -> Result<MandateChains, StoreError> {
     let mut ids: Vec<&str> = mandate_ids.to_vec();
@@ -806,21 +809,22 @@ pub(crate) async fn mandate_chains_in(
     ids.dedup();
     let mut out = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let sql = format!(
-            "SELECT id, chain_id, payer_account_id FROM mandates WHERE id IN ({})",
-            crate::db::numbered(1, chunk.len())
+        let mut q = Stmt::new(
+            conn.backend(),
+            format!(
+                "SELECT id, chain_id, payer_account_id FROM mandates WHERE id IN ({})",
+                crate::db::numbered(1, chunk.len())
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql);
         for id in chunk {
-            q = q.bind(*id);
+            q.text(Some(id));
         }
-        for r in q.fetch_all(&mut *conn).await? {
-            let payer: String = r.try_get("payer_account_id")?;
+        for r in conn.fetch(&q).await? {
+            let payer = r.string("payer_account_id")?;
             out.insert(
-                r.try_get::<String, _>("id")?,
+                r.string("id")?,
                 (
-                    u64::try_from(r.try_get::<i64, _>("chain_id")?).unwrap_or_default(),
+                    u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
                     bank_funded(&payer),
                 ),
             );
@@ -848,42 +852,42 @@ pub(crate) async fn insert_pulls_in(
 
 /// The rows of new pulls (their events and work are [`created_effects`]).
 pub(crate) async fn insert_pull_rows_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     pulls: &[DebitPull],
 ) -> Result<(), StoreError> {
     for chunk in pulls.chunks(PULLS_PER_INSERT) {
-        let sql = format!(
-            "INSERT INTO debit_pulls ({PULL_COLS}) VALUES {}",
-            crate::db::placeholders(chunk.len(), 22)
+        let mut q = Stmt::new(
+            conn.backend(),
+            format!(
+                "INSERT INTO debit_pulls ({PULL_COLS}) VALUES {}",
+                crate::db::placeholders(chunk.len(), 22)
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql);
         for p in chunk {
-            q = q
-                .bind(&p.id)
-                .bind(&p.account_id)
-                .bind(p.mode.as_str())
-                .bind(&p.session_key_id)
-                .bind(&p.mandate_id)
-                .bind(i64_of(p.amount))
-                .bind(p.currency.code())
-                .bind(&p.destination)
-                .bind(&p.destination_address)
-                .bind(&p.description)
-                .bind(p.status.as_str())
-                .bind(p.decline_code.map(DeclineReason::as_str))
-                .bind(p.remaining.map(i64_of))
-                .bind(p.resets_at)
-                .bind(&p.tx_hash)
-                .bind(p.authorized_at)
-                .bind(p.created_at)
-                .bind(p.updated_at)
-                .bind(&p.failure_reason)
-                .bind(p.agent.as_ref().map(|a| a.nonce.clone()))
-                .bind(p.agent.as_ref().map(|a| a.deadline))
-                .bind(p.agent.as_ref().map(|a| a.signature.clone()));
+            q.text(Some(&p.id))
+                .text(Some(&p.account_id))
+                .text(Some(p.mode.as_str()))
+                .text(Some(&p.session_key_id))
+                .text(Some(&p.mandate_id))
+                .int(i64_of(p.amount))
+                .text(Some(p.currency.code()))
+                .text(Some(&p.destination))
+                .text(Some(&p.destination_address))
+                .text(p.description.as_deref())
+                .text(Some(p.status.as_str()))
+                .text(p.decline_code.map(DeclineReason::as_str))
+                .int(p.remaining.map(i64_of))
+                .int(p.resets_at)
+                .text(p.tx_hash.as_deref())
+                .int(p.authorized_at)
+                .int(p.created_at)
+                .int(p.updated_at)
+                .text(p.failure_reason.as_deref())
+                .text(p.agent.as_ref().map(|a| a.nonce.as_str()))
+                .int(p.agent.as_ref().map(|a| a.deadline))
+                .text(p.agent.as_ref().map(|a| a.signature.as_str()));
         }
-        q.execute(&mut *conn).await?;
+        conn.execute(&q).await?;
     }
     Ok(())
 }
@@ -1077,7 +1081,7 @@ async fn resolve_pulls_guarded_in(
 /// its pull moved, and the moved pulls' new rows in the items' order (their events and
 /// work are [`outcome_effects`]).
 pub(crate) async fn update_outcomes_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     items: &[(&str, &PullResolution)],
     guard: Guard,
     now: i64,
@@ -1088,6 +1092,22 @@ pub(crate) async fn update_outcomes_in(
         r.remaining_token_units
             .map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX))
     };
+    fn bind<'a>(
+        q: &mut Stmt<'a>,
+        id: &'a str,
+        r: &'a PullResolution,
+        remaining: Option<i64>,
+        now: i64,
+    ) {
+        q.text(Some(id))
+            .text(Some(r.status.as_str()))
+            .text(r.decline_code.map(DeclineReason::as_str))
+            .int(remaining)
+            .int(r.resets_at_s.map(|s| s.saturating_mul(1000)))
+            .text(r.tx_hash.as_deref())
+            .int(r.authorized_at)
+            .int(now);
+    }
     let mut moved = vec![false; items.len()];
     let mut resolved: Vec<(usize, DebitPull)> = Vec::with_capacity(items.len());
     // Without a guard, the first item of each pull is resolved with the others in a few
@@ -1096,34 +1116,27 @@ pub(crate) async fn update_outcomes_in(
     let (together, alone): (Vec<usize>, Vec<usize>) =
         (0..items.len()).partition(|&i| guard == Guard::None && seen.insert(items[i].0));
     for chunk in together.chunks(PULLS_PER_INSERT) {
-        let sql = format!(
-            "UPDATE debit_pulls SET status = v.column2, decline_code = v.column3, remaining = v.column4, \
-             resets_at = v.column5, tx_hash = v.column6, authorized_at = v.column7, updated_at = v.column8 \
-             FROM (VALUES {}) AS v WHERE debit_pulls.id = v.column1 AND debit_pulls.status = 'pending' \
-             RETURNING {}",
-            crate::db::placeholders(chunk.len(), 8),
-            PULL_COLS
-                .split(", ")
-                .map(|c| format!("debit_pulls.{}", c.trim()))
-                .collect::<Vec<_>>()
-                .join(", ")
+        let mut q = Stmt::new(
+            conn.backend(),
+            format!(
+                "UPDATE debit_pulls SET status = v.column2, decline_code = v.column3, remaining = v.column4, \
+                 resets_at = v.column5, tx_hash = v.column6, authorized_at = v.column7, updated_at = v.column8 \
+                 FROM (VALUES {}) AS v WHERE debit_pulls.id = v.column1 AND debit_pulls.status = 'pending' \
+                 RETURNING {}",
+                crate::db::placeholders(chunk.len(), 8),
+                PULL_COLS
+                    .split(", ")
+                    .map(|c| format!("debit_pulls.{}", c.trim()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql);
         for &i in chunk {
             let (id, r) = items[i];
-            q = q
-                .bind(id)
-                .bind(r.status.as_str())
-                .bind(r.decline_code.map(DeclineReason::as_str))
-                .bind(remaining(r))
-                .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
-                .bind(&r.tx_hash)
-                .bind(r.authorized_at)
-                .bind(now);
+            bind(&mut q, id, r, remaining(r), now);
         }
         let mut at: HashMap<&str, usize> = chunk.iter().map(|&i| (items[i].0, i)).collect();
-        for row in q.fetch_all(&mut *conn).await? {
+        for row in conn.fetch(&q).await? {
             let p = pull_of(&row)?;
             let i = at
                 .remove(p.id.as_str())
@@ -1139,20 +1152,11 @@ pub(crate) async fn update_outcomes_in(
     );
     for i in alone {
         let (id, r) = items[i];
-        let row = sqlx::query(&sql)
-            .bind(id)
-            .bind(r.status.as_str())
-            .bind(r.decline_code.map(DeclineReason::as_str))
-            .bind(remaining(r))
-            .bind(r.resets_at_s.map(|s| s.saturating_mul(1000)))
-            .bind(&r.tx_hash)
-            .bind(r.authorized_at)
-            .bind(now)
-            .fetch_optional(&mut *conn)
-            .await?;
-        if let Some(row) = row {
+        let mut q = Stmt::new(conn.backend(), sql.clone());
+        bind(&mut q, id, r, remaining(r), now);
+        if let Some(row) = conn.fetch(&q).await?.first() {
             moved[i] = true;
-            resolved.push((i, pull_of(&row)?));
+            resolved.push((i, pull_of(row)?));
         }
     }
     // Events in the order of the items.
@@ -1195,7 +1199,7 @@ impl Store {
     ) -> Result<Vec<bool>, StoreError> {
         let items: Vec<(&str, &PullResolution)> =
             items.iter().map(|(id, r)| (id.as_str(), r)).collect();
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = resolve_pulls_guarded_in(&mut tx, &items, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -1480,7 +1484,7 @@ impl Store {
         failure_reason: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "UPDATE debit_pulls SET status = $2, failure_reason = $3, updated_at = $4 \
              WHERE id = $1 AND status = 'authorized'",
@@ -1558,7 +1562,7 @@ impl Store {
         let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
         let succeeded = fate == TxStatus::Succeeded;
         let live = Guard::NoLiveTransaction;
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = match kind {
             TxKind::CreateMandate if succeeded => {
                 move_mandate_in(

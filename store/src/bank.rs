@@ -248,7 +248,7 @@ impl Store {
 
         let amount = i64::try_from(amount).unwrap_or(i64::MAX);
         let id = BankTransferId::new();
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \
              ON CONFLICT (idempotency_key) DO NOTHING"
@@ -336,7 +336,7 @@ impl Store {
         next_due: i64,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = sqlx::query(
             "UPDATE bank_transfers SET status = $2, failure_reason = $3, due_at = $4, updated_at = $5 \
              WHERE id = $1 AND status = $6 AND due_at = $7",

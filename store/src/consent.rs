@@ -62,7 +62,7 @@ impl Store {
         signature: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         // The signature first, so the event's snapshot shows it; rolled back (the
         // transaction dropped) when the object was no longer waiting.
         sqlx::query(
@@ -121,7 +121,7 @@ impl Store {
         mandate_id: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         // Only from `requires_authorization`: anything else has been sent (or is final).
         let moved = move_mandate_in(
             &mut tx,

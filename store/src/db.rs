@@ -25,6 +25,9 @@ pub enum StoreError {
     /// A query failed.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    /// A statement of the group writer's own SQLite connection failed.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// Applying migrations failed.
     #[error("migration error: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -54,6 +57,10 @@ impl StoreError {
                     Some("40001" | "40P01" | "5" | "6" | "517")
                 )
             }
+            StoreError::Sqlite(e) => matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ),
             StoreError::Db(_)
             | StoreError::UnsupportedUrl
             | StoreError::Migrate(_)
@@ -75,6 +82,8 @@ pub struct Store {
     backend: Backend,
     /// The group commit of the hot path's writes (see [`crate::group`]).
     group: crate::group::Group,
+    /// The file, for SQLite.
+    sqlite_file: Option<String>,
 }
 
 impl Store {
@@ -140,6 +149,7 @@ impl Store {
             writer,
             backend,
             group: Default::default(),
+            sqlite_file: sqlite_file(&url),
         };
         store.migrate().await?;
         Ok(store)
@@ -161,6 +171,11 @@ impl Store {
         Ok(())
     }
 
+    /// The file of a SQLite database (`None` for PostgreSQL or a database in memory).
+    pub(crate) fn sqlite_file(&self) -> Option<String> {
+        self.sqlite_file.clone()
+    }
+
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend
@@ -173,6 +188,20 @@ impl Store {
 
     pub(crate) fn group(&self) -> &crate::group::Group {
         &self.group
+    }
+
+    /// A write transaction. On SQLite it takes the database's write lock at once (`BEGIN
+    /// IMMEDIATE`): the group writer writes through a connection of its own (see
+    /// [`crate::group`]), and a deferred transaction that read before that connection
+    /// committed could not write afterwards (SQLite answers `SQLITE_BUSY_SNAPSHOT`, which
+    /// no waiting cures); an immediate one waits for its turn instead.
+    pub(crate) async fn write_tx(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.writer.begin().await,
+        }
     }
 
     /// Where writes go (transactions and single statements that change rows).
@@ -216,6 +245,15 @@ pub(crate) fn positional(backend: Backend, sql: String) -> String {
     out
 }
 
+/// The file a `sqlite:` URL names (`None` for one in memory).
+fn sqlite_file(url: &str) -> Option<String> {
+    let rest = url.strip_prefix("sqlite:")?;
+    let rest = rest.strip_prefix("//").unwrap_or(rest);
+    let path = rest.split('?').next().unwrap_or_default();
+    (!path.is_empty() && path != ":memory:" && !url.contains("mode=memory"))
+        .then(|| path.to_string())
+}
+
 /// The backend of a connection of the store.
 pub(crate) fn backend_of(conn: &sqlx::AnyConnection) -> Backend {
     if conn.backend_name().eq_ignore_ascii_case("sqlite") {
@@ -244,6 +282,23 @@ pub(crate) fn numbered(first: usize, n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sqlite_files_are_read_off_their_urls() {
+        use super::sqlite_file;
+        assert_eq!(
+            sqlite_file("sqlite:///tmp/a.db?mode=rwc").as_deref(),
+            Some("/tmp/a.db")
+        );
+        assert_eq!(
+            sqlite_file("sqlite://rel/a.db").as_deref(),
+            Some("rel/a.db")
+        );
+        assert_eq!(sqlite_file("sqlite:a.db").as_deref(), Some("a.db"));
+        assert_eq!(sqlite_file("sqlite::memory:"), None);
+        assert_eq!(sqlite_file("sqlite://a.db?mode=memory"), None);
+        assert_eq!(sqlite_file("postgres://x@h/db"), None);
+    }
+
     #[test]
     fn numbered_counts_from_first() {
         assert_eq!(super::numbered(3, 3), "$3, $4, $5");

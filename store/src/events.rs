@@ -24,6 +24,7 @@ use crate::agentic::{
 use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
 use crate::consent::{self, Authorization};
 use crate::db::{Store, StoreError};
+use crate::exec::{Exec, Stmt};
 use crate::ids::{EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
@@ -476,30 +477,30 @@ const EVENTS_PER_INSERT: usize = 200;
 
 /// Writes `events` in their order (so their `seq` follows it), a few statements for many.
 pub(crate) async fn insert_all(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     events: &[NewEvent<'_>],
 ) -> Result<(), StoreError> {
     for chunk in events.chunks(EVENTS_PER_INSERT) {
-        let sql = format!(
-            "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) VALUES {}",
-            crate::db::placeholders(chunk.len(), 7)
+        let mut q = Stmt::new(
+            conn.backend(),
+            format!(
+                "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) VALUES {}",
+                crate::db::placeholders(chunk.len(), 7)
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql);
         for e in chunk {
             let data = serde_json::to_string(&e.snapshot).map_err(|err| {
                 StoreError::Corrupt(format!("snapshot of {}: {err}", e.object_id))
             })?;
-            q = q
-                .bind(EventId::new())
-                .bind(e.account_id)
-                .bind(e.mode.as_str())
-                .bind(e.kind.as_str())
-                .bind(e.object_id)
-                .bind(e.created_at)
-                .bind(data);
+            q.owned(EventId::new().into())
+                .text(Some(e.account_id))
+                .text(Some(e.mode.as_str()))
+                .text(Some(e.kind.as_str()))
+                .text(Some(e.object_id))
+                .int(e.created_at)
+                .owned(data);
         }
-        q.execute(&mut *conn).await?;
+        conn.execute(&q).await?;
     }
     Ok(())
 }
@@ -600,7 +601,7 @@ impl Store {
         let mut announced = 0;
         for r in rows {
             let id: String = r.try_get("id")?;
-            let mut tx = self.writer().begin().await?;
+            let mut tx = self.write_tx().await?;
             let moved = sqlx::query(
                 "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
             )

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::agentic::{DebitPull, PullResolution};
 use crate::db::{Store, StoreError};
+use crate::exec::Exec;
 use crate::ids::PullId;
 use crate::journal::TxStatus;
 
@@ -48,92 +49,188 @@ impl Group {
     fn sender(&self, store: &Store) -> &mpsc::UnboundedSender<Job> {
         self.0.get_or_init(|| {
             let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(run(store.clone(), rx));
+            // On SQLite, groups are written by a thread of their own holding a rusqlite
+            // connection, every statement a direct call: sqlx runs each statement as a
+            // round trip to its connection's own thread, and each return waits for a
+            // turn on the runtime.
+            match store.sqlite_file().map(sqlite_connection) {
+                Some(Ok(conn)) => match std::thread::Builder::new()
+                    .name("openrail-group-writer".into())
+                    .spawn(move || write_on_thread(conn, rx))
+                {
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::error!(error = %e, "the group writer's thread did not start");
+                    }
+                },
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "the group writer's SQLite connection did not open; groups go through sqlx");
+                    tokio::spawn(run(store.clone(), rx));
+                }
+                None => {
+                    tokio::spawn(run(store.clone(), rx));
+                }
+            }
             tx
         })
     }
 }
 
+/// Takes what queued as one group (up to [`GROUP`] jobs).
+fn gather(first: Job, jobs: &mut mpsc::UnboundedReceiver<Job>) -> Vec<Job> {
+    let mut group = vec![first];
+    while group.len() < GROUP {
+        match jobs.try_recv() {
+            Ok(next) => group.push(next),
+            Err(_) => break,
+        }
+    }
+    group
+}
+
+/// The group writer through sqlx (PostgreSQL, or a SQLite database in memory).
 async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<Job>) {
     while let Some(first) = jobs.recv().await {
-        let mut group = vec![first];
-        while group.len() < GROUP {
-            match jobs.try_recv() {
-                Ok(next) => group.push(next),
-                Err(_) => break,
+        write_through_sqlx(&store, gather(first, &mut jobs)).await;
+    }
+}
+
+/// The group writer's own SQLite connection, with the pragmas of the store's.
+fn sqlite_connection(path: String) -> Result<rusqlite::Connection, StoreError> {
+    let conn = rusqlite::Connection::open(&path)?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
+         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; \
+         PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(64);
+    // While another connection writes, try again after 50 µs (SQLite's own handler sleeps
+    // a millisecond and more), for up to about the store's 5 s. The store's sqlx writer
+    // begins its transactions IMMEDIATE (see `Store::write_tx`), so the two take turns on
+    // SQLite's write lock.
+    conn.busy_handler(Some(|tries| {
+        std::thread::sleep(std::time::Duration::from_micros(50));
+        tries < 50_000
+    }))?;
+    Ok(conn)
+}
+
+/// The group writer on SQLite: a thread that blocks on the queue and writes each group
+/// through `conn`, then answers its jobs (waking their tasks directly). It ends when the
+/// store is dropped.
+fn write_on_thread(mut conn: rusqlite::Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    // The statements' futures are ready at once (rusqlite blocks); a current-thread
+    // runtime only drives them.
+    let rt = match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!(error = %e, "the group writer's thread has no runtime");
+            return;
+        }
+    };
+    while let Some(first) = jobs.blocking_recv() {
+        let group = gather(first, &mut jobs);
+        let started = std::time::Instant::now();
+        let written = rt.block_on(write_sqlite(&mut conn, &group));
+        crate::stages::group_written(group.len(), started.elapsed());
+        match written {
+            Err(e) if group.len() > 1 => {
+                tracing::warn!(error = %e, jobs = group.len(), "group write failed; writing its jobs one by one");
+                for job in group {
+                    let r = rt.block_on(write_sqlite(&mut conn, std::slice::from_ref(&job)));
+                    reply_all(vec![job], r);
+                }
+            }
+            written => reply_all(group, written),
+        }
+    }
+}
+
+/// Writes `group` in one transaction of the store's sqlx writer (each job alone when that
+/// fails, so one bad row does not fail the others) and answers its jobs.
+async fn write_through_sqlx(store: &Store, group: Vec<Job>) {
+    async fn once(store: &Store, group: &[Job]) -> Result<Vec<Option<DebitPull>>, StoreError> {
+        let mut tx = store.write_tx().await?;
+        let moved = write_group_in(&mut *tx, group).await?;
+        tx.commit().await?;
+        Ok(moved)
+    }
+    let started = std::time::Instant::now();
+    let written = once(store, &group).await;
+    crate::stages::group_written(group.len(), started.elapsed());
+    match written {
+        Err(e) if group.len() > 1 => {
+            tracing::warn!(error = %e, jobs = group.len(), "group write failed; writing its jobs one by one");
+            for job in group {
+                let r = once(store, std::slice::from_ref(&job)).await;
+                reply_all(vec![job], r);
             }
         }
-        match store.write_group(&group).await {
-            Ok(moved) => {
-                let mut moved = moved.into_iter();
-                for job in group {
-                    match job {
-                        Job::Insert(_, reply) => {
-                            let _ = reply.send(Ok(()));
-                        }
-                        Job::Resolve { reply, .. } => {
-                            let _ = reply.send(Ok(moved.next().flatten()));
-                        }
-                        Job::Fate { reply, .. } => {
-                            let _ = reply.send(Ok(()));
-                        }
+        written => reply_all(group, written),
+    }
+}
+
+/// Answers each job of `group` with the group's outcome: `moved` holds, per outcome job in
+/// order, its pull as recorded when it moved.
+fn reply_all(group: Vec<Job>, written: Result<Vec<Option<DebitPull>>, StoreError>) {
+    match written {
+        Ok(moved) => {
+            let mut moved = moved.into_iter();
+            for job in group {
+                match job {
+                    Job::Insert(_, reply) => {
+                        let _ = reply.send(Ok(()));
+                    }
+                    Job::Resolve { reply, .. } => {
+                        let _ = reply.send(Ok(moved.next().flatten()));
+                    }
+                    Job::Fate { reply, .. } => {
+                        let _ = reply.send(Ok(()));
                     }
                 }
             }
-            Err(e) if group.len() == 1 => {
-                tracing::warn!(error = %e, "group write failed");
-                reply_alone(&store, group.pop().expect("one"), Some(e)).await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, jobs = group.len(), "group write failed; writing its jobs one by one");
-                for job in group {
-                    reply_alone(&store, job, None).await;
+        }
+        Err(e) => {
+            // Called with one job when a write fails (see the callers).
+            let message = e.to_string();
+            let mut e = Some(e);
+            for job in group {
+                let err = e
+                    .take()
+                    .unwrap_or_else(|| StoreError::Corrupt(message.clone()));
+                match job {
+                    Job::Insert(_, reply) => {
+                        let _ = reply.send(Err(err));
+                    }
+                    Job::Resolve { reply, .. } => {
+                        let _ = reply.send(Err(err));
+                    }
+                    Job::Fate { reply, .. } => {
+                        let _ = reply.send(Err(err));
+                    }
                 }
             }
         }
     }
 }
 
-/// Answers `job` with `failed` when given, else with the outcome of writing it alone.
-async fn reply_alone(store: &Store, job: Job, failed: Option<StoreError>) {
-    match job {
-        Job::Insert(p, reply) => {
-            let r = match failed {
-                Some(e) => Err(e),
-                None => store.insert_pulls(std::slice::from_ref(&*p)).await,
-            };
-            let _ = reply.send(r);
-        }
-        Job::Resolve {
-            id,
-            resolution,
-            now,
-            reply,
-        } => {
-            let r = match failed {
-                Some(e) => Err(e),
-                None => match store.resolve_pulls(&[(id.clone(), resolution)], now).await {
-                    Ok(m) if m.first().copied().unwrap_or(false) => {
-                        store.pull_unscoped(&id).await.map(Some)
-                    }
-                    Ok(_) => Ok(None),
-                    Err(e) => Err(e),
-                },
-            };
-            let _ = reply.send(r);
-        }
-        Job::Fate {
-            chain_id,
-            hash,
-            status,
-            block,
-            reply,
-        } => {
-            let r = match failed {
-                Some(e) => Err(e),
-                None => store.mark_tx_alone(chain_id, &hash, status, block).await,
-            };
-            let _ = reply.send(r);
+/// One group in one transaction of `conn`; rolled back when a statement fails.
+async fn write_sqlite(
+    conn: &mut rusqlite::Connection,
+    group: &[Job],
+) -> Result<Vec<Option<DebitPull>>, StoreError> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match write_group_in(conn, group).await {
+        Ok(moved) => match conn.execute_batch("COMMIT") {
+            Ok(()) => Ok(moved),
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                Err(e.into())
+            }
+        },
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
         }
     }
 }
@@ -151,7 +248,7 @@ impl Store {
         answer: oneshot::Receiver<Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
         if let Err(mpsc::error::SendError(job)) = self.group().sender(self).send(job) {
-            reply_alone(self, job, None).await;
+            write_through_sqlx(self, vec![job]).await;
         }
         answer.await.map_err(stopped)?
     }
@@ -201,67 +298,67 @@ impl Store {
         };
         self.submit(job, answer).await
     }
+}
 
-    /// One transaction for a group, in as few statements as its jobs allow: the new pulls'
-    /// rows, the outcomes' status changes, one read of their mandates, then all their
-    /// events, work and closed work, and the fates. Returns, per outcome in order, its pull
-    /// as recorded when it moved.
-    async fn write_group(&self, group: &[Job]) -> Result<Vec<Option<DebitPull>>, StoreError> {
-        use crate::agentic::{self, Guard};
-        let mut inserts = Vec::new();
-        let mut outcomes: Vec<(&str, &PullResolution)> = Vec::new();
-        let mut fates = Vec::new();
-        let mut now = 0;
-        for job in group {
-            match job {
-                Job::Insert(p, _) => inserts.push((**p).clone()),
-                Job::Resolve {
-                    id,
-                    resolution,
-                    now: at,
-                    ..
-                } => {
-                    outcomes.push((id.as_str(), resolution));
-                    now = now.max(*at);
-                }
-                Job::Fate {
-                    chain_id,
-                    hash,
-                    status,
-                    block,
-                    ..
-                } => fates.push((*chain_id, hash.as_str(), *status, *block)),
+/// A group's writes inside the caller's transaction, in as few statements as its jobs
+/// allow: the new pulls' rows, the outcomes' status changes, one read of their mandates,
+/// then all their events, work and closed work, and the fates. Returns, per outcome in
+/// order, its pull as recorded when it moved.
+async fn write_group_in(
+    conn: &mut impl Exec,
+    group: &[Job],
+) -> Result<Vec<Option<DebitPull>>, StoreError> {
+    use crate::agentic::{self, Guard};
+    let mut inserts = Vec::new();
+    let mut outcomes: Vec<(&str, &PullResolution)> = Vec::new();
+    let mut fates = Vec::new();
+    let mut now = 0;
+    for job in group {
+        match job {
+            Job::Insert(p, _) => inserts.push((**p).clone()),
+            Job::Resolve {
+                id,
+                resolution,
+                now: at,
+                ..
+            } => {
+                outcomes.push((id.as_str(), resolution));
+                now = now.max(*at);
             }
+            Job::Fate {
+                chain_id,
+                hash,
+                status,
+                block,
+                ..
+            } => fates.push((*chain_id, hash.as_str(), *status, *block)),
         }
-        let mut tx = self.writer().begin().await?;
-        agentic::insert_pull_rows_in(&mut tx, &inserts).await?;
-        let (moved, resolved) =
-            agentic::update_outcomes_in(&mut tx, &outcomes, Guard::None, now).await?;
-        let mandate_ids: Vec<&str> = inserts
-            .iter()
-            .chain(&resolved)
-            .map(|p| p.mandate_id.as_str())
-            .collect();
-        let chains = if mandate_ids.is_empty() {
-            Default::default()
-        } else {
-            agentic::mandate_chains_in(&mut tx, &mandate_ids).await?
-        };
-        let mut events = Vec::new();
-        let mut work = Vec::new();
-        agentic::created_effects(&inserts, &chains, &mut events, &mut work)?;
-        agentic::outcome_effects(&resolved, &chains, now, &mut events, &mut work)?;
-        crate::events::insert_all(&mut tx, &events).await?;
-        crate::outbox::enqueue_all(&mut tx, &work).await?;
-        let closed: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
-        crate::outbox::close_all(&mut tx, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
-        crate::journal::mark_txs_in(&mut tx, &fates).await?;
-        tx.commit().await?;
-        // `resolved` holds the pulls that moved, in the order of the outcomes.
-        let mut rows = resolved.into_iter();
-        Ok(moved
-            .into_iter()
-            .map(|m| if m { rows.next() } else { None })
-            .collect())
     }
+    agentic::insert_pull_rows_in(conn, &inserts).await?;
+    let (moved, resolved) = agentic::update_outcomes_in(conn, &outcomes, Guard::None, now).await?;
+    let mandate_ids: Vec<&str> = inserts
+        .iter()
+        .chain(&resolved)
+        .map(|p| p.mandate_id.as_str())
+        .collect();
+    let chains = if mandate_ids.is_empty() {
+        Default::default()
+    } else {
+        agentic::mandate_chains_in(conn, &mandate_ids).await?
+    };
+    let mut events = Vec::new();
+    let mut work = Vec::new();
+    agentic::created_effects(&inserts, &chains, &mut events, &mut work)?;
+    agentic::outcome_effects(&resolved, &chains, now, &mut events, &mut work)?;
+    crate::events::insert_all(conn, &events).await?;
+    crate::outbox::enqueue_all(conn, &work).await?;
+    let closed: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
+    crate::outbox::close_all(conn, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
+    crate::journal::mark_txs_in(conn, &fates).await?;
+    // `resolved` holds the pulls that moved, in the order of the outcomes.
+    let mut rows = resolved.into_iter();
+    Ok(moved
+        .into_iter()
+        .map(|m| if m { rows.next() } else { None })
+        .collect())
 }

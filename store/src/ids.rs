@@ -53,6 +53,12 @@ macro_rules! typed_id {
                     .then(|| Self(s.to_string()))
             }
 
+            /// The id as a row holds it (the database is trusted, as by `Decode`).
+            #[allow(dead_code, reason = "not every kind is read through `exec::Record`")]
+            pub(crate) fn from_row(s: String) -> Self {
+                Self(s)
+            }
+
             /// The id as text.
             pub fn as_str(&self) -> &str {
                 &self.0

@@ -109,7 +109,7 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let (lease, holder) = fence.unwrap_or_default();
-        let mut db = self.writer().begin().await?;
+        let mut db = self.write_tx().await?;
         let done = sqlx::query(
             "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
              SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
@@ -145,25 +145,6 @@ impl Store {
         }
         db.commit().await?;
         Ok(true)
-    }
-
-    /// Sets a journaled transaction's status (and its block, when mined), in a
-    /// transaction of its own (see [`Store::mark_tx`] for the grouped write).
-    pub(crate) async fn mark_tx_alone(
-        &self,
-        chain_id: u64,
-        hash: &str,
-        status: TxStatus,
-        block: Option<u64>,
-    ) -> Result<(), StoreError> {
-        mark_tx_in(
-            &mut *self.writer().acquire().await?,
-            chain_id,
-            hash,
-            status,
-            block,
-        )
-        .await
     }
 
     /// Journaled transactions of `chain_id` still `signed` (fate unknown): nonce, hash, raw.
@@ -478,7 +459,7 @@ impl Store {
         ended: &OnchainEnds,
         now: i64,
     ) -> Result<usize, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
             changed +=
@@ -566,7 +547,7 @@ impl Store {
         cursor: &ChainCursor,
         now: i64,
     ) -> Result<(Vec<(String, String)>, usize), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let rows = sqlx::query(
             "SELECT hash, raw FROM chain_txs WHERE chain_id = $1 AND block_number >= $2 \
              AND status IN ('succeeded', 'reverted') ORDER BY nonce",
@@ -617,49 +598,28 @@ impl Store {
     }
 }
 
-/// Sets a journaled transaction's status (and its block, when mined), inside the caller's
-/// transaction.
-pub(crate) async fn mark_tx_in(
-    conn: &mut sqlx::AnyConnection,
-    chain_id: u64,
-    hash: &str,
-    status: TxStatus,
-    block: Option<u64>,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "UPDATE chain_txs SET status = $3, block_number = $4 WHERE chain_id = $1 AND hash = $2",
-    )
-    .bind(chain_id as i64)
-    .bind(hash)
-    .bind(status.as_str())
-    .bind(block.map(|b| b as i64))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
 /// Sets the status (and block) of several journaled transactions, inside the caller's
 /// transaction: `(chain_id, hash, status, block)`, in one statement.
 pub(crate) async fn mark_txs_in(
-    conn: &mut sqlx::AnyConnection,
+    conn: &mut impl crate::exec::Exec,
     fates: &[(u64, &str, TxStatus, Option<u64>)],
 ) -> Result<(), StoreError> {
     for chunk in fates.chunks(500) {
-        let sql = format!(
-            "UPDATE chain_txs SET status = v.column3, block_number = v.column4 FROM (VALUES {}) AS v \
-             WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2",
-            crate::db::placeholders(chunk.len(), 4)
+        let mut q = crate::exec::Stmt::new(
+            conn.backend(),
+            format!(
+                "UPDATE chain_txs SET status = v.column3, block_number = v.column4 FROM (VALUES {}) AS v \
+                 WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2",
+                crate::db::placeholders(chunk.len(), 4)
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql);
         for (chain_id, hash, status, block) in chunk {
-            q = q
-                .bind(*chain_id as i64)
-                .bind(*hash)
-                .bind(status.as_str())
-                .bind(block.map(|b| b as i64));
+            q.int(*chain_id as i64)
+                .text(Some(hash))
+                .text(Some(status.as_str()))
+                .int(block.map(|b| b as i64));
         }
-        q.execute(&mut *conn).await?;
+        conn.execute(&q).await?;
     }
     Ok(())
 }

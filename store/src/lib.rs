@@ -36,6 +36,7 @@ pub mod crash;
 pub mod db;
 pub mod epoch;
 pub mod events;
+mod exec;
 mod group;
 pub mod ids;
 pub mod journal;

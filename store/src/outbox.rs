@@ -13,6 +13,7 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 
 use crate::db::{Store, StoreError};
+use crate::exec::{Exec, Stmt};
 use crate::ids::Mode;
 use crate::journal::TxKind;
 
@@ -104,48 +105,50 @@ const ROWS_PER_STATEMENT: usize = 500;
 /// Queues work for many intents (as [`enqueue`] each): `(intent, kind, chain_id, mode,
 /// now)`, in their order.
 pub(crate) async fn enqueue_all(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     work: &[(&str, WorkKind, u64, Mode, i64)],
 ) -> Result<(), StoreError> {
     for chunk in work.chunks(ROWS_PER_STATEMENT) {
-        let sql = format!(
-            "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES {} \
-             ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
-            crate::db::placeholders(chunk.len(), 5)
+        let mut q = Stmt::new(
+            conn.backend(),
+            format!(
+                "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES {} \
+                 ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
+                crate::db::placeholders(chunk.len(), 5)
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql);
         for (intent, kind, chain_id, mode, now) in chunk {
-            q = q
-                .bind(*intent)
-                .bind(kind.as_str())
-                .bind(i64::try_from(*chain_id).unwrap_or(i64::MAX))
-                .bind(mode.as_str())
-                .bind(*now);
+            q.text(Some(intent))
+                .text(Some(kind.as_str()))
+                .int(i64::try_from(*chain_id).unwrap_or(i64::MAX))
+                .text(Some(mode.as_str()))
+                .int(*now);
         }
-        q.execute(&mut *conn).await?;
+        conn.execute(&q).await?;
     }
     Ok(())
 }
 
 /// Closes the open `kind` rows of `intents` at `now` (as [`close`] each).
 pub(crate) async fn close_all(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     intents: &[&str],
     kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
     for chunk in intents.chunks(ROWS_PER_STATEMENT) {
-        let sql = format!(
-            "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
-            crate::db::numbered(3, chunk.len())
+        let mut q = Stmt::new(
+            conn.backend(),
+            format!(
+                "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
+                crate::db::numbered(3, chunk.len())
+            ),
         );
-        let sql = crate::db::positional(crate::db::backend_of(conn), sql);
-        let mut q = sqlx::query(&sql).bind(now).bind(kind.as_str());
+        q.int(now).text(Some(kind.as_str()));
         for intent in chunk {
-            q = q.bind(*intent);
+            q.text(Some(intent));
         }
-        q.execute(&mut *conn).await?;
+        conn.execute(&q).await?;
     }
     Ok(())
 }
@@ -309,7 +312,7 @@ impl Store {
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         enqueue_for(
             &mut tx,
             OF_MANDATE,
@@ -324,7 +327,7 @@ impl Store {
 
     /// Queues the revoke of session key `key_id` at `now`.
     pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         enqueue_for(&mut tx, OF_KEY, key_id, WorkKind::RevokeSessionKey, now).await?;
         tx.commit().await?;
         Ok(())

@@ -146,7 +146,7 @@ impl Store {
         p: &Payment,
         authorization: Option<&crate::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         if let Some(a) = authorization {
             crate::consent::insert_authorization_in(&mut tx, a).await?;
         }
@@ -205,7 +205,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = 'failed', failure_reason = $2, refund_status = 'pending', \
              tx_hash = COALESCE($3, tx_hash), updated_at = $4 WHERE id = $1 AND status = 'processing'",
@@ -231,7 +231,7 @@ impl Store {
         to: RefundStatus,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "UPDATE payments SET refund_status = $2, updated_at = $3 WHERE id = $1 AND refund_status = 'pending'",
         )
@@ -259,7 +259,7 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
              tx_hash = COALESCE($5, tx_hash), updated_at = $6 WHERE id = $1 AND status = $2",

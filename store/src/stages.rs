@@ -14,3 +14,19 @@ pub fn mark<'a>(stage: &'static str, ids: impl IntoIterator<Item = &'a str>) {
         }
     }
 }
+
+/// The tracing target of group-commit timings.
+pub const GROUP_TARGET: &str = "openrail::group";
+
+/// Records that the group writer committed `jobs` writes in one transaction that took
+/// `spent` (from its first statement to its commit's answer).
+pub fn group_written(jobs: usize, spent: std::time::Duration) {
+    if tracing::enabled!(target: GROUP_TARGET, tracing::Level::TRACE) {
+        let us = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        tracing::trace!(
+            target: GROUP_TARGET,
+            jobs = jobs as u64,
+            micros = us(spent)
+        );
+    }
+}

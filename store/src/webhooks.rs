@@ -540,7 +540,7 @@ impl Store {
         id: &WebhookEndpointId,
     ) -> Result<WebhookEndpoint, StoreError> {
         let e = self.webhook_endpoint(scope, id).await?;
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3",
         )
@@ -714,7 +714,7 @@ impl Store {
         if rows.is_empty() && !move_anyway {
             return Ok((0, false));
         }
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         insert_deliveries(&mut tx, &rows, 0, now).await?;
         sqlx::query(
             "INSERT INTO webhook_cursors (mode, seq) VALUES ($1, $2) \
@@ -787,7 +787,7 @@ impl Store {
             (false, Some(_)) => DeliveryStatus::Pending,
             (false, None) => DeliveryStatus::Failed,
         };
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let row = sqlx::query(
             "UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, \
              next_attempt_at = $2, last_attempt_at = $3, last_status_code = $4, last_error = $5, \
@@ -930,7 +930,7 @@ impl Store {
                 )
             })
             .collect();
-        let mut tx = self.writer().begin().await?;
+        let mut tx = self.write_tx().await?;
         let ids = insert_deliveries(&mut tx, &rows, now.max(1), now).await?;
         tx.commit().await?;
         let mut out = Vec::with_capacity(ids.len());

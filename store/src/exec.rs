@@ -1,0 +1,216 @@
+//! Statements written once and run by either of two executors: sqlx's connection (both
+//! backends, every statement a round trip to the connection's worker — a thread of its
+//! own for SQLite, the network for PostgreSQL), or, for the group writer on SQLite, a
+//! rusqlite connection called synchronously on the writer's own thread (see
+//! [`crate::group`]). A statement is its SQL and its arguments ([`Stmt`]); a row read
+//! back is read by column name ([`Record`]).
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use sqlx::{AnyConnection, Row as _};
+
+use crate::db::{Backend, StoreError};
+
+/// A value bound to a statement. A NULL keeps its type (PostgreSQL infers a `VALUES`
+/// column's type from what is bound).
+#[derive(Debug, Clone)]
+pub(crate) enum Arg<'a> {
+    /// An integer, or NULL.
+    Int(Option<i64>),
+    /// Text, or NULL.
+    Text(Option<Cow<'a, str>>),
+}
+
+/// A statement: SQL with numbered `$N` parameters and their values in order.
+#[derive(Debug, Clone)]
+pub(crate) struct Stmt<'a> {
+    sql: String,
+    args: Vec<Arg<'a>>,
+}
+
+impl<'a> Stmt<'a> {
+    /// `sql` for `backend` (see [`crate::db::positional`]), no arguments yet.
+    pub(crate) fn new(backend: Backend, sql: String) -> Self {
+        Self {
+            sql: crate::db::positional(backend, sql),
+            args: Vec::new(),
+        }
+    }
+
+    /// Binds an integer (or NULL) next.
+    pub(crate) fn int(&mut self, v: impl Into<Option<i64>>) -> &mut Self {
+        self.args.push(Arg::Int(v.into()));
+        self
+    }
+
+    /// Binds borrowed text (or NULL) next.
+    pub(crate) fn text(&mut self, v: Option<&'a str>) -> &mut Self {
+        self.args.push(Arg::Text(v.map(Cow::Borrowed)));
+        self
+    }
+
+    /// Binds owned text next.
+    pub(crate) fn owned(&mut self, v: String) -> &mut Self {
+        self.args.push(Arg::Text(Some(Cow::Owned(v))));
+        self
+    }
+
+    fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+        let mut q = sqlx::query(&self.sql);
+        for a in &self.args {
+            q = match a {
+                Arg::Int(v) => q.bind(*v),
+                Arg::Text(v) => q.bind(v.as_deref()),
+            };
+        }
+        q
+    }
+}
+
+/// A row read back, by column name.
+pub(crate) trait Record {
+    /// An integer column (NULL: `None`).
+    fn int(&self, col: &str) -> Result<Option<i64>, StoreError>;
+    /// A text column (NULL: `None`).
+    fn text(&self, col: &str) -> Result<Option<String>, StoreError>;
+
+    /// A text column that is never NULL.
+    fn string(&self, col: &str) -> Result<String, StoreError> {
+        self.text(col)?
+            .ok_or_else(|| StoreError::Corrupt(format!("{col} is NULL")))
+    }
+
+    /// An integer column that is never NULL.
+    fn integer(&self, col: &str) -> Result<i64, StoreError> {
+        self.int(col)?
+            .ok_or_else(|| StoreError::Corrupt(format!("{col} is NULL")))
+    }
+}
+
+impl Record for sqlx::any::AnyRow {
+    fn int(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self.try_get(col)?)
+    }
+
+    fn text(&self, col: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.try_get(col)?)
+    }
+}
+
+/// Runs statements inside the caller's transaction.
+pub(crate) trait Exec: Send {
+    /// The rows it reads back.
+    type Row: Record + Send;
+
+    /// Which SQL dialect it speaks.
+    fn backend(&self) -> Backend;
+
+    /// Runs `stmt`; returns how many rows it changed.
+    fn execute(&mut self, stmt: &Stmt<'_>) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Runs `stmt` and returns its rows.
+    fn fetch(
+        &mut self,
+        stmt: &Stmt<'_>,
+    ) -> impl Future<Output = Result<Vec<Self::Row>, StoreError>> + Send;
+}
+
+impl Exec for AnyConnection {
+    type Row = sqlx::any::AnyRow;
+
+    fn backend(&self) -> Backend {
+        crate::db::backend_of(self)
+    }
+
+    async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
+        Ok(stmt.query().execute(&mut *self).await?.rows_affected())
+    }
+
+    async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
+        Ok(stmt.query().fetch_all(&mut *self).await?)
+    }
+}
+
+impl rusqlite::ToSql for Arg<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(match self {
+            Arg::Int(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
+            Arg::Text(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
+            Arg::Int(None) | Arg::Text(None) => ToSqlOutput::Borrowed(ValueRef::Null),
+        })
+    }
+}
+
+/// A row rusqlite read, owned: its columns' names (shared by the statement's rows) and
+/// values.
+#[derive(Debug)]
+pub(crate) struct SqliteRow {
+    names: Arc<[String]>,
+    values: Vec<rusqlite::types::Value>,
+}
+
+impl SqliteRow {
+    fn value(&self, col: &str) -> Result<&rusqlite::types::Value, StoreError> {
+        self.names
+            .iter()
+            .position(|n| n == col)
+            .map(|i| &self.values[i])
+            .ok_or_else(|| StoreError::Corrupt(format!("no column {col}")))
+    }
+}
+
+impl Record for SqliteRow {
+    fn int(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        use rusqlite::types::Value;
+        match self.value(col)? {
+            Value::Null => Ok(None),
+            Value::Integer(v) => Ok(Some(*v)),
+            v => Err(StoreError::Corrupt(format!(
+                "{col} is {v:?}, not an integer"
+            ))),
+        }
+    }
+
+    fn text(&self, col: &str) -> Result<Option<String>, StoreError> {
+        use rusqlite::types::Value;
+        match self.value(col)? {
+            Value::Null => Ok(None),
+            Value::Text(v) => Ok(Some(v.clone())),
+            v => Err(StoreError::Corrupt(format!("{col} is {v:?}, not text"))),
+        }
+    }
+}
+
+impl Exec for rusqlite::Connection {
+    type Row = SqliteRow;
+
+    fn backend(&self) -> Backend {
+        Backend::Sqlite
+    }
+
+    async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
+        let mut st = self.prepare_cached(&stmt.sql)?;
+        Ok(st.execute(rusqlite::params_from_iter(&stmt.args))? as u64)
+    }
+
+    async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
+        let mut st = self.prepare_cached(&stmt.sql)?;
+        let names: Arc<[String]> = st.column_names().iter().map(|n| n.to_string()).collect();
+        let width = names.len();
+        let mut rows = st.query(rusqlite::params_from_iter(&stmt.args))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            let values = (0..width)
+                .map(|i| row.get::<_, rusqlite::types::Value>(i))
+                .collect::<Result<_, _>>()?;
+            out.push(SqliteRow {
+                names: names.clone(),
+                values,
+            });
+        }
+        Ok(out)
+    }
+}
