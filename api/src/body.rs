@@ -221,7 +221,14 @@ impl Fields {
             return Ok(None);
         };
         let text = raw.get();
-        let digits = serde_json::from_str::<String>(text).unwrap_or_else(|_| text.to_string());
+        // A string's digits, or a JSON number read as JSON Schema's integer (`7.0` is 7).
+        let digits = match serde_json::from_str::<String>(text) {
+            Ok(s) => s,
+            Err(_) => match integral(text) {
+                Integral::Whole(n) => n.to_string(),
+                Integral::TooLarge | Integral::Not => text.to_string(),
+            },
+        };
         let bad = || invalid(&self.p(name), "must be a whole number below 2^256");
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());

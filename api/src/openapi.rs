@@ -539,12 +539,12 @@ impl Query {
             Query::MandateId => (
                 "mandate_id",
                 "Only this mandate's keys",
-                json!({ "type": "string", "minLength": 1 }),
+                json!({ "type": "string" }),
             ),
             Query::SessionKeyId => (
                 "session_key_id",
                 "Only this key's pulls",
-                json!({ "type": "string", "minLength": 1 }),
+                json!({ "type": "string" }),
             ),
             Query::EventType => (
                 "type",
@@ -554,7 +554,7 @@ impl Query {
             Query::ObjectId => (
                 "object_id",
                 "Only this object's events",
-                json!({ "type": "string", "minLength": 1 }),
+                json!({ "type": "string" }),
             ),
             Query::CreatedGte => (
                 "created[gte]",
@@ -1004,7 +1004,6 @@ pub fn document() -> Value {
                     "name": "Idempotency-Key", "in": "header", "required": false,
                     "description": "1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours.",
                     "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" },
-                    "example": "order-1234-attempt",
                 },
                 "Prefer": {
                     "name": "Prefer", "in": "header", "required": false,

@@ -101,9 +101,69 @@ leaf_schema!(
     Address = json!({
         "type": "string",
         "pattern": ADDRESS_PATTERN,
+        "not": { "const": "0x0000000000000000000000000000000000000000" },
         "format": "evm-address",
         "description": "An EVM address. All-lowercase and all-uppercase hex are accepted; mixed case must carry a valid EIP-55 checksum (a typo is refused with 400 parameter_invalid). The zero address and Openrail's own contracts are refused as payer, source, destination or allow-list entry.",
         "examples": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"],
+    })
+);
+
+leaf_schema!(
+    /// A wallet address or a simulated bank account.
+    Party = json!({
+        "anyOf": [
+            { "$ref": "#/components/schemas/Address" },
+            { "type": "string", "pattern": "^ba_[0-9A-Za-z]+$", "description": "A simulated bank account (`ba_…`)" },
+        ],
+    })
+);
+
+/// The schema of a payment's party: its `type` decides what its id is (the struct reads
+/// both members; this says which pairs the server accepts).
+fn party_schema(id: &str, what: &str) -> Value {
+    json!({
+        "description": what,
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["type", id],
+                "properties": {
+                    "type": { "const": "wallet" },
+                    id: { "$ref": "#/components/schemas/Address" },
+                },
+                "additionalProperties": false,
+            },
+            {
+                "type": "object",
+                "required": ["type", id],
+                "properties": {
+                    "type": { "const": "bank_account" },
+                    id: { "type": "string", "pattern": "^ba_[0-9A-Za-z]+$", "description": "A simulated bank account" },
+                },
+                "additionalProperties": false,
+            },
+        ],
+    })
+}
+
+leaf_schema!(
+    /// A payment's source in a request ([`PaymentSource`]).
+    PaymentSourceInput = party_schema("id", "Where the money comes from: a wallet (which approved the router and signs the payment) or a simulated bank account")
+);
+
+leaf_schema!(
+    /// A payment's destination in a request ([`PaymentDestination`]).
+    PaymentDestinationInput = party_schema("address", "Where the money goes: a wallet or a simulated bank account")
+);
+
+leaf_schema!(
+    /// A webhook URL.
+    WebhookUrl = json!({
+        "type": "string",
+        "pattern": "^https?://[^\\s/?#]+[^\\s]*$",
+        "maxLength": 2048,
+        "description": "Where deliveries are POSTed. Mainnet: https to a host that resolves to public addresses only. Testnet: also http, and localhost or 127.0.0.1. Checked when set: a host that does not resolve, or resolves to an address the mode may not deliver to, is 400 `url_not_allowed`.",
+        "examples": ["http://127.0.0.1:3000/webhooks"],
     })
 );
 
@@ -481,7 +541,7 @@ request_body!(
     #[schema(example = json!({"payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": "agent budget"}))]
     pub struct MandateCreate {
         /// The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent).
-        #[schema(value_type = String, pattern = "^(0x[0-9a-fA-F]{40}|ba_[0-9A-Za-z]+)$")]
+        #[schema(value_type = Party)]
         pub payer_account_id: String,
         /// ISO 4217 code.
         #[schema(value_type = CurrencyInput)]
@@ -575,7 +635,7 @@ request_body!(
         #[schema(value_type = PartyType)]
         pub r#type: String,
         /// A wallet address (which approved the router and signs the payment) or a bank account `ba_…`.
-        #[schema(pattern = "^(0x[0-9a-fA-F]{40}|ba_[0-9A-Za-z]+)$")]
+        #[schema(value_type = Party)]
         pub id: String,
     }
 );
@@ -587,13 +647,14 @@ request_body!(
         #[schema(value_type = PartyType)]
         pub r#type: String,
         /// A wallet address or a bank account `ba_…`.
-        #[schema(pattern = "^(0x[0-9a-fA-F]{40}|ba_[0-9A-Za-z]+)$")]
+        #[schema(value_type = Party)]
         pub address: String,
     }
 );
 
 request_body!(
-    /// `POST /v1/payments`: a one-time payment.
+    /// `POST /v1/payments`: a one-time payment. The destination must differ from the
+    /// source (else 400 `parameter_invalid`, `param: destination.address`).
     #[schema(example = json!({"amount": "12.50", "currency": "USD", "source": {"type": "wallet", "id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"}, "destination": {"type": "wallet", "address": "0x90F79bf6EB2c4f870365E785982E1f101E93b906"}}))]
     pub struct PaymentCreate {
         /// ISO 4217 code.
@@ -603,8 +664,10 @@ request_body!(
         #[schema(value_type = AmountInput)]
         pub amount: AmountText,
         /// The source.
+        #[schema(value_type = PaymentSourceInput)]
         pub source: PaymentSource,
         /// The destination.
+        #[schema(value_type = PaymentDestinationInput)]
         pub destination: PaymentDestination,
     }
 );
@@ -613,8 +676,8 @@ request_body!(
     /// `POST /v1/bank-accounts`: a simulated bank account (testnet).
     #[schema(example = json!({"owner_name": "Ada Lovelace", "currency": "EUR", "balance": "1500.00", "behavior": "settles", "delay_seconds": 2}))]
     pub struct BankAccountCreate {
-        /// The holder's name, up to 200 characters.
-        #[schema(max_length = 200)]
+        /// The holder's name: 1 to 200 characters, not only spaces.
+        #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
         pub owner_name: String,
         /// ISO 4217 code.
         #[schema(value_type = CurrencyInput)]
@@ -644,9 +707,10 @@ leaf_schema!(
 
 request_body!(
     /// `POST /v1/webhook-endpoints`.
-    #[schema(example = json!({"url": "https://example.com/openrail", "enabled_events": ["debit_pull.authorized", "payment.succeeded"]}))]
+    #[schema(example = json!({"url": "http://127.0.0.1:3000/webhooks", "enabled_events": ["debit_pull.authorized", "payment.succeeded"]}))]
     pub struct WebhookEndpointCreate {
-        /// Where deliveries are POSTed. Mainnet: https to a public address. Testnet: also http to localhost or 127.0.0.1.
+        /// Where deliveries are POSTed.
+        #[schema(value_type = WebhookUrl)]
         pub url: String,
         /// Event types, each once, or `["*"]` for every type.
         #[schema(value_type = Vec<EnabledEvent>, min_items = 1, max_items = 64)]
@@ -661,6 +725,7 @@ request_body!(
     /// `POST /v1/webhook-endpoints/{id}`: what to change (absent fields stay).
     pub struct WebhookEndpointUpdate {
         /// A new URL (the same rules as at creation).
+        #[schema(value_type = Option<WebhookUrl>)]
         pub url: Option<String>,
         /// New event types.
         #[schema(value_type = Option<Vec<EnabledEvent>>, min_items = 1, max_items = 64)]

@@ -60,6 +60,11 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
             check(doc, s, v, at)?;
         }
     }
+    if let Some(not) = schema.get("not")
+        && check(doc, not, v, at).is_ok()
+    {
+        return Err(format!("{at}: {v} matches what `not` excludes"));
+    }
     if let Some(any) = schema.get("anyOf").and_then(Value::as_array)
         && !any.iter().any(|s| check(doc, s, v, at).is_ok())
     {
