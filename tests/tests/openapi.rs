@@ -15,6 +15,7 @@ const KEYWORDS: &[&str] = &[
     "oneOf",
     "anyOf",
     "allOf",
+    "not",
     "const",
     "enum",
     "type",
@@ -86,14 +87,14 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
         return Err(format!("{at}: longer than {max}"));
     }
     if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
-        let n = options
-            .iter()
-            .filter(|s| check(doc, s, v, at).is_ok())
-            .count();
+        let results: Vec<Result<(), String>> =
+            options.iter().map(|s| check(doc, s, v, at)).collect();
+        let n = results.iter().filter(|r| r.is_ok()).count();
         return if n == 1 {
             Ok(())
         } else {
-            Err(format!("{at}: {n} of oneOf match {v}"))
+            let why: Vec<String> = results.into_iter().filter_map(Result::err).collect();
+            Err(format!("{at}: {n} of oneOf match {v} ({})", why.join("; ")))
         };
     }
     if let Some(c) = schema.get("const")
