@@ -485,7 +485,7 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
                 reason: DeclineReason::AuthorizationExpired,
                 detail: format!(
                     "the authorization expired at {}",
-                    crate::views::rfc3339_s(deadline)
+                    crate::rfc3339::rfc3339_s(deadline)
                 ),
                 pull_id: None,
                 remaining: None,

@@ -16,6 +16,7 @@ mod middleware;
 pub mod openapi;
 pub mod payments;
 mod represent;
+mod rfc3339;
 pub mod server;
 pub mod types;
 mod views;

@@ -591,12 +591,15 @@ enum LinkArg {
     Body(&'static [(&'static str, &'static str)]),
 }
 
+/// The component name of a schema ([`name`] of a type).
+type SchemaName = fn() -> Cow<'static, str>;
+
 /// What an operation documents.
 struct Doc {
     summary: &'static str,
     description: &'static str,
-    request: Option<fn() -> Cow<'static, str>>,
-    responses: Vec<(u16, fn() -> Cow<'static, str>)>,
+    request: Option<SchemaName>,
+    responses: Vec<(u16, SchemaName)>,
     errors: &'static [u16],
     query: &'static [Query],
     path_id: Option<&'static str>,
@@ -620,11 +623,11 @@ impl Doc {
             links: &[],
         }
     }
-    fn body(mut self, schema: fn() -> Cow<'static, str>) -> Self {
+    fn body(mut self, schema: SchemaName) -> Self {
         self.request = Some(schema);
         self
     }
-    fn ok(mut self, status: u16, schema: fn() -> Cow<'static, str>) -> Self {
+    fn ok(mut self, status: u16, schema: SchemaName) -> Self {
         self.responses.push((status, schema));
         self
     }

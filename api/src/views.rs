@@ -1,28 +1,13 @@
 //! The renderings of the resources as their API types ([`crate::types`]). Amounts are
 //! exact decimals in major units, times are RFC 3339 UTC.
 
+pub use crate::rfc3339::{rfc3339_ms, rfc3339_s};
+use crate::types::{self, Money, SessionKeyStatus};
 use openrail_store::Currency;
 use openrail_store::agentic::{DebitPull, EpochUse, KeyStatus, Mandate, SessionKey};
 use openrail_store::bank::BankTransfer;
 use openrail_store::payments::Payment;
 use openrail_store::webhooks::{Delivery, WebhookEndpoint};
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
-
-use crate::types::{self, Money, SessionKeyStatus};
-
-/// RFC 3339 UTC of unix milliseconds.
-pub fn rfc3339_ms(ms: i64) -> String {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_default()
-}
-
-/// RFC 3339 UTC of unix seconds.
-pub fn rfc3339_s(s: i64) -> String {
-    rfc3339_ms(s.saturating_mul(1000))
-}
 
 /// The current epoch of a mandate or key as the API shows it.
 fn epoch(e: EpochUse, currency: Currency) -> types::Epoch {

@@ -306,6 +306,19 @@ mod tests {
         }
     }
 
+    /// Why the grammar is checked before `Decimal` parses: its parser takes more.
+    #[test]
+    fn decimal_alone_would_take_more_than_the_api() {
+        for text in ["+5", ".5", "1_000", "5."] {
+            assert!(Decimal::from_str_exact(text).is_ok(), "{text}");
+            assert_eq!(
+                Amount::parse(text, USD),
+                Err(AmountError::NotDecimal),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn currencies() {
         assert_eq!(Currency::parse("usd"), Some(Currency::Usd));
