@@ -912,6 +912,9 @@ pub fn document() -> Value {
             if !doc.links.is_empty() && *status < 300 {
                 response["links"] = links(doc.links);
             }
+            if let Some(example) = response_example(op, *status) {
+                response["content"]["application/json"]["examples"] = example;
+            }
             responses.insert(status.to_string(), response);
         }
         for status in doc.errors {
@@ -927,14 +930,15 @@ pub fn document() -> Value {
                     "properties": { "code": { "enum": codes } },
                 }] });
             }
-            responses.insert(
-                status.to_string(),
-                json!({
-                    "description": description,
-                    "headers": h,
-                    "content": { "application/problem+json": { "schema": schema } },
-                }),
-            );
+            let mut response = json!({
+                "description": description,
+                "headers": h,
+                "content": { "application/problem+json": { "schema": schema } },
+            });
+            if let Some(example) = problem_example(op, *status) {
+                response["content"]["application/problem+json"]["examples"] = example;
+            }
+            responses.insert(status.to_string(), response);
         }
         let mut parameters: Vec<Value> = Vec::new();
         if let Some(prefix) = doc.path_id {
@@ -1033,6 +1037,122 @@ pub fn document() -> Value {
         },
         "paths": paths,
     })
+}
+
+/// Examples of successful answers (real answers of `openrail dev`, ids shortened); the
+/// end-to-end test checks each against its schema.
+fn response_example(op: Op, status: u16) -> Option<Value> {
+    let epoch = json!({ "starts_at": "2026-11-25T00:00:00Z", "ends_at": "2026-11-26T00:00:00Z", "spent": "0.00", "remaining": "100.00" });
+    let onchain = json!({ "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "tx_hash": null });
+    let typed_data = json!({
+        "types": {
+            "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "version", "type": "string" }, { "name": "chainId", "type": "uint256" }, { "name": "verifyingContract", "type": "address" }],
+            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
+        },
+        "primaryType": "Mandate",
+        "domain": { "name": "Openrail", "version": "1", "chainId": 31337, "verifyingContract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" },
+        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "nonce": "3527900121251115019", "deadline": "1795588669" },
+    });
+    let value = match (op, status) {
+        (Op::CreateMandate, 201) => json!({
+            "id": "man_632RO1P2qWFib1t4KIa3wxkp", "object": "mandate", "livemode": false,
+            "created_at": "2026-11-25T05:37:49.257Z",
+            "payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+            "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": null,
+            "status": "requires_authorization", "current_epoch": epoch, "onchain": onchain,
+            "authorization": {
+                "method": "payer_signature", "signer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+                "typed_data": typed_data, "expires_at": "2026-11-25T06:37:49Z",
+                "signature": null, "authorized_at": null,
+            },
+        }),
+        (Op::CreateSessionKey, 201) => json!({
+            "id": "sk_v3RC6Zxjp9dXZNGZ2RiiIyVO", "object": "session_key", "livemode": false,
+            "created_at": "2026-11-25T05:37:51.012Z", "mandate_id": "man_632RO1P2qWFib1t4KIa3wxkp",
+            "status": "active", "expires_at": "2026-11-25T06:37:51.012Z", "max_amount": "60.00",
+            "currency": "USD", "allowed_destinations": [],
+            "current_epoch": { "starts_at": "2026-11-25T00:00:00Z", "ends_at": "2026-11-26T00:00:00Z", "spent": "0.00", "remaining": "60.00" },
+            "onchain": { "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x4e1b2a7f0c3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7", "tx_hash": "0x2636ee2e8903eda2811ba8655c3f4141cf99bfa012fb093c7d75a52fbe1328ad" },
+            "signer": null, "eip712_domain": null,
+            "secret": "sks_testnet_4kQm9ZrT2xWv7bN1",
+        }),
+        (Op::CreateDebitPull, 201) => json!({
+            "id": "pull_CstcqHoGAnEdXvbGzI4fK1Ta", "object": "debit_pull", "livemode": false,
+            "created_at": "2026-11-25T05:37:51.647Z", "session_key_id": "sk_v3RC6Zxjp9dXZNGZ2RiiIyVO",
+            "mandate_id": "man_632RO1P2qWFib1t4KIa3wxkp", "amount": "50.00", "currency": "USD",
+            "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "description": null,
+            "status": "authorized", "decline_code": null, "failure_reason": null,
+            "authorized_at": "2026-11-25T05:37:51.653Z",
+            "onchain": { "chain_id": 31337, "tx_hash": "0xc57e87cac87fb37eab4dc93e49e3d38420f035795f58426c07c8aad592f9173d" },
+        }),
+        _ => return None,
+    };
+    Some(json!({ "created": { "summary": "As `openrail dev` answered", "value": value } }))
+}
+
+/// Examples of problems.
+fn problem_example(op: Op, status: u16) -> Option<Value> {
+    let p = |code: &str, title: &str, status: u16, detail: &str| {
+        json!({
+            "type": format!("https://docs.openrail.dev/errors/{code}"),
+            "title": title, "status": status, "detail": detail, "code": code,
+            "request_id": "req_4Vwmp5Z21R9PCE09vUbG",
+        })
+    };
+    let examples = match (op, status) {
+        (Op::CreateDebitPull, 422) => {
+            let mut exceeded = p(
+                "allowance_exceeded",
+                "Declined",
+                422,
+                "a pull of 20.00 USD exceeds what may still be pulled this epoch",
+            );
+            exceeded["param"] = json!("amount");
+            exceeded["pull_id"] = json!("pull_kYfIcFt9tiIt7z44INcnfKK4");
+            exceeded["remaining"] = json!("10.00");
+            exceeded["resets_at"] = json!("2026-11-26T00:00:00Z");
+            let mut revoked = p(
+                "session_key_revoked",
+                "Declined",
+                422,
+                "session key sk_v3RC6Zxjp9dXZNGZ2RiiIyVO was revoked",
+            );
+            revoked["pull_id"] = json!("pull_adhgQjSZuopNbISF9ur9bSS8");
+            json!({
+                "allowance_exceeded": { "summary": "Above what may still be pulled this epoch", "value": exceeded },
+                "session_key_revoked": { "summary": "The key was revoked", "value": revoked },
+            })
+        }
+        (_, 400) if doc_has_body(op) => {
+            let mut amount = p(
+                "amount_invalid",
+                "Invalid amount",
+                400,
+                "amount has more than 2 decimals, the most USD allows",
+            );
+            amount["param"] = json!("amount");
+            let mut dup = p(
+                "parameter_duplicated",
+                "Duplicated parameter",
+                400,
+                "max_amount appears more than once; send each field once",
+            );
+            dup["param"] = json!("max_amount");
+            json!({
+                "amount_invalid": { "summary": "An amount too precise", "value": amount },
+                "parameter_duplicated": { "summary": "A field sent twice", "value": dup },
+            })
+        }
+        (_, 401) => json!({ "unauthenticated": { "summary": "No valid key", "value":
+            p("unauthenticated", "Unauthenticated", 401, "provide a valid API key as `Authorization: Bearer sk_testnet_…`") } }),
+        _ => return None,
+    };
+    Some(examples)
+}
+
+/// Whether the operation takes a body.
+fn doc_has_body(op: Op) -> bool {
+    op.doc().request.is_some()
 }
 
 /// The tag of a path (its resource).

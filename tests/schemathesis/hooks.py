@@ -10,14 +10,22 @@ A payment's destination must differ from its source (said in the `PaymentCreate`
 description; JSON Schema cannot compare two members): a generated positive payment paying
 its own source gets the spare wallet as destination (or source). The zero address, which the schema excludes with `not` (a keyword some of schemathesis's
 generators do not apply), is replaced the same way. Negative cases are left untouched.
+
+A generated valid `Idempotency-Key` of a positive case gets a unique suffix (still 1 to 255 visible ASCII
+characters): hypothesis draws the same short keys ("0", "!") for many different requests,
+which the server rightly answers 422 `idempotency_key_reused` without running them, so the
+handlers would go untested behind the replay layer. Replays themselves are tested in
+tests/tests/agentic_api.rs and hostile_input.rs.
 """
 
 import re
+import uuid
 
 import schemathesis
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _ZERO = "0x" + "0" * 40
+_KEY = re.compile(r"^[!-~]{1,255}$")
 # anvil's development account 3 (`openrail dev`'s spare wallet): never a payer, source
 # or contract there.
 _SPARE = "0x90f79bf6eb2c4f870365e785982e1f101e93b906"
@@ -45,6 +53,11 @@ def before_call(context, case, kwargs):
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive:
         return
+    headers = case.headers or {}
+    for name in list(headers):
+        value = headers[name]
+        if name.lower() == "idempotency-key" and isinstance(value, str) and _KEY.match(value):
+            headers[name] = value[:200] + "-" + uuid.uuid4().hex
     if isinstance(case.body, (dict, list)):
         body = _unmix(case.body)
         if (

@@ -5,6 +5,7 @@
 # failure. Used by `make schemathesis` (part of `make test`).
 #   tests/schemathesis/run.sh [VENV]          (default .venv-schemathesis)
 #   ST_MAX_EXAMPLES=N  examples per operation and phase (default 100)
+#   ST_REPORT_DIR=DIR  keep the JUnit report and a HAR of every request there
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 VENV=${1:-.venv-schemathesis}
@@ -59,6 +60,7 @@ start=$(date +%s)
   --max-examples "$MAX_EXAMPLES" \
   --seed "${ST_SEED:-20261125}" \
   --workers 1 \
-  --report junit --report-dir "$WORK/report" \
+  --report junit,har --report-dir "${ST_REPORT_DIR:-$WORK/report}" \
   --warnings off
-echo "schemathesis: $(( $(date +%s) - start )) s"
+echo "schemathesis: $(( $(date +%s) - start )) s, $(python3 -c "import json,glob,sys
+print(sum(len(json.load(open(f))['log']['entries']) for f in glob.glob(sys.argv[1] + '/har-*.json')))" "${ST_REPORT_DIR:-$WORK/report}") requests"

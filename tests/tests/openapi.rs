@@ -205,6 +205,24 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
     assert_eq!(js.status(), StatusCode::OK);
     assert!(js.bytes().await?.len() > 100_000);
 
+    // Every example of a response matches its schema.
+    let mut examples = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, response) in op["responses"].as_object().unwrap() {
+                for (media, content) in response["content"].as_object().into_iter().flatten() {
+                    for (name, example) in content["examples"].as_object().into_iter().flatten() {
+                        examples += 1;
+                        if let Err(e) = check(&doc, &content["schema"], &example["value"], "$") {
+                            panic!("{method} {path} {status} {media} example {name}: {e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(examples > 10, "{examples} examples");
+
     // Every route of the table is documented, and every documented operation is served
     // (a served route never answers the router's own `not_found` / 405).
     let mut documented = 0;
