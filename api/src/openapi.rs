@@ -900,9 +900,10 @@ pub fn document() -> Value {
             let name = schema();
             let description = match status {
                 202 => format!(
-                    "{name}, accepted: the chain has not answered within the wait (`Prefer: wait=N`); read it again later"
+                    "Accepted ({name}): the chain has not answered within the wait (`Prefer: wait=N`); the object exists, read it again later"
                 ),
-                _ => name.to_string(),
+                201 => format!("Created ({name}); any chain work it needed is done"),
+                _ => format!("OK ({name})"),
             };
             let mut response = json!({
                 "description": description,
