@@ -4,14 +4,15 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver
+.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc
 
 ## Run the service: two local chains, contracts deployed, until Ctrl-C.
 dev: setup
 	cargo run -p openrail-cli -- dev
 
-## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests.
-test: setup check-artifacts lint forge-test cargo-test
+## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests,
+## schemathesis against `openrail dev`.
+test: setup check-artifacts lint forge-test cargo-test schemathesis
 pr: test
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
@@ -30,6 +31,24 @@ $(WEBHOOK_VENV)/.installed: tests/webhook-receiver/requirements.txt
 	python3 -m venv $(WEBHOOK_VENV)
 	$(WEBHOOK_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/webhook-receiver/requirements.txt
 	@touch $@
+
+## Schemathesis (PyPI, pinned in tests/schemathesis/requirements.txt, in a venv) against a
+## real `openrail dev`: every check, every phase including the stateful one; 0 failures.
+SCHEMATHESIS_VENV := .venv-schemathesis
+$(SCHEMATHESIS_VENV)/.installed: tests/schemathesis/requirements.txt
+	python3 -m venv $(SCHEMATHESIS_VENV)
+	$(SCHEMATHESIS_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/schemathesis/requirements.txt
+	@touch $@
+schemathesis: setup contracts $(SCHEMATHESIS_VENV)/.installed
+	tests/schemathesis/run.sh $(SCHEMATHESIS_VENV)
+
+## Regenerate docs/openapi.json from the Rust request/response types (a test checks it).
+openapi:
+	cargo run -q -p openrail-cli --locked -- openapi > docs/openapi.json
+
+## Refresh the Redoc bundle `/docs` serves (npm `redoc`, pinned in the script).
+vendor-redoc:
+	scripts/vendor-redoc.sh
 
 contracts: setup
 	$(FORGE) build

@@ -21,11 +21,12 @@ use openrail_store::stages;
 use openrail_store::{
     BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, StoreError, now_ms,
 };
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
+use crate::types::{self, DebitPullCreate, MandateCreate, RequestBody, SessionKeyCreate, Text};
 
 use crate::error::{ApiError, DeclineReason};
 use crate::represent;
@@ -33,9 +34,6 @@ use crate::views;
 use openrail_engine::network::Network;
 use openrail_engine::{mandates, pulls, session_keys};
 use openrail_store::events::Snapshot;
-
-/// Longest free-text field.
-const MAX_TEXT: usize = 500;
 
 type ApiResult = Result<Response, ApiError>;
 
@@ -131,18 +129,9 @@ pub(crate) fn parse_address(param: &str, s: &str) -> Result<Address, ApiError> {
     }
 }
 
-fn text(param: &str, v: Option<String>) -> Result<Option<String>, ApiError> {
-    match v {
-        Some(t) if t.chars().count() > MAX_TEXT => {
-            Err(invalid(param, "is longer than 500 characters"))
-        }
-        other => Ok(other),
-    }
-}
-
-fn currency_of(fields: &mut Fields) -> Result<Currency, ApiError> {
-    let c = fields.string("currency")?;
-    Currency::parse(&c).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))
+/// A currency code a request sent.
+pub(crate) fn currency_of(code: &str) -> Result<Currency, ApiError> {
+    Currency::parse(code).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))
 }
 
 pub(crate) fn paging(q: &mut HashMap<String, String>) -> Result<(u32, Option<String>), ApiError> {
@@ -164,30 +153,35 @@ pub(crate) fn no_more_query(q: HashMap<String, String>) -> Result<(), ApiError> 
     }
 }
 
-fn json(status: StatusCode, v: Value) -> Response {
+/// A typed answer with its status.
+pub(crate) fn json<T: Serialize>(status: StatusCode, v: T) -> Response {
     (status, axum::Json(v)).into_response()
 }
 
 /// A mandate as the API shows it now.
-async fn render_mandate(state: &AppState, m: &Mandate) -> Result<Value, ApiError> {
+async fn render_mandate(state: &AppState, m: &Mandate) -> Result<types::Mandate, ApiError> {
     let now = now_ms();
     let snap = Snapshot::Mandate {
         current_epoch: state.store.mandate_use(m, now).await?,
         authorization: state.store.authorization(&m.id).await?,
         mandate: m.clone(),
     };
-    represent::object(state, &snap, now)
+    represent::mandate(state, &snap, now)
 }
 
 /// A session key as the API shows it now.
-async fn render_key(state: &AppState, k: &SessionKey, m: &Mandate) -> Result<Value, ApiError> {
+async fn render_key(
+    state: &AppState,
+    k: &SessionKey,
+    m: &Mandate,
+) -> Result<types::SessionKey, ApiError> {
     let now = now_ms();
     let snap = Snapshot::SessionKey {
         current_epoch: state.store.key_use(k, m, now).await?,
         session_key: k.clone(),
         mandate: m.clone(),
     };
-    represent::object(state, &snap, now)
+    represent::session_key(state, &snap, now)
 }
 
 // ------------------------------------------------------------------ mandates
@@ -197,18 +191,22 @@ pub async fn create_mandate(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
     let net = network(&state, &p)?;
-    let payer_account_id = fields.string("payer_account_id")?;
-    let currency = currency_of(&mut fields)?;
-    let max_amount = fields.amount("max_amount", currency)?;
-    let interval = fields.string("interval")?;
+    let MandateCreate {
+        payer_account_id,
+        currency,
+        max_amount,
+        interval,
+        purpose,
+    } = MandateCreate::read(fields)?;
+    let currency = currency_of(&currency)?;
+    let max_amount = max_amount.amount("max_amount", currency)?;
     let interval = Interval::parse(&interval)
         .ok_or_else(|| invalid("interval", "must be one of daily, weekly, monthly, yearly"))?;
-    let purpose = text("purpose", fields.opt_string("purpose")?)?;
-    fields.finish()?;
+    let purpose = purpose.map(|Text(t)| t);
     // A bank-account payer is funded through the treasury: the chain pulls from the
     // treasury and the relayer debits the bank account once per authorized pull.
     let payer = if payer_account_id.starts_with("ba_") {
@@ -270,13 +268,12 @@ pub async fn authorize_mandate(
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
     let id = id_of("mandate", &id, MandateId::parse)?;
     let net = network(&state, &p)?;
-    let signature = fields.string("signature")?;
-    fields.finish()?;
+    let types::AuthorizationCreate { signature } = types::AuthorizationCreate::read(fields)?;
     let step =
         mandates::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?;
     let mandates::Step::Queued(waiter) = step else {
@@ -343,7 +340,7 @@ pub async fn list_mandates(
     }
     Ok(json(
         StatusCode::OK,
-        views::list(data, page.has_more, "/v1/mandates"),
+        types::MandateList::new(types::ListTag, "/v1/mandates".into(), data, page.has_more),
     ))
 }
 
@@ -376,26 +373,26 @@ pub async fn create_session_key(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
     let net = network(&state, &p)?;
     // Parse.
-    let mandate_id = fields.string("mandate_id")?;
-    let expires_in = fields.integer("expires_in")?;
+    let SessionKeyCreate {
+        mandate_id,
+        expires_in,
+        max_amount,
+        allowed_destinations,
+        signer,
+    } = SessionKeyCreate::read(fields)?;
     let mandate_id = id_of("mandate", &mandate_id, MandateId::parse)?;
-    let max_amount = fields.opt_amount_text("max_amount")?;
-    let allowed_destinations = fields
-        .opt_string_array("allowed_destinations")?
+    let max_amount = max_amount.map(|a| a.0);
+    let allowed_destinations = allowed_destinations
         .unwrap_or_default()
         .into_iter()
         .map(|d| parse_address("allowed_destinations", &d).map(|a| (d, a)))
         .collect::<Result<Vec<_>, _>>()?;
-    let signer = fields
-        .opt_string("signer")?
-        .map(|s| parse_address("signer", &s))
-        .transpose()?;
-    fields.finish()?;
+    let signer = signer.map(|s| parse_address("signer", &s)).transpose()?;
     let request = session_keys::NewKey {
         mandate_id,
         expires_in,
@@ -418,7 +415,7 @@ pub async fn create_session_key(
         .await?;
     let key = state.store.session_key(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
-    body["secret"] = Value::String(secret);
+    body.secret = Some(secret);
     Ok(json(
         if done {
             StatusCode::CREATED
@@ -478,7 +475,12 @@ pub async fn list_session_keys(
     }
     Ok(json(
         StatusCode::OK,
-        views::list(data, page.has_more, "/v1/session-keys"),
+        types::SessionKeyList::new(
+            types::ListTag,
+            "/v1/session-keys".into(),
+            data,
+            page.has_more,
+        ),
     ))
 }
 
@@ -520,30 +522,37 @@ pub async fn create_pull(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     let pull_id = PullId::new();
     stages::mark("received", [pull_id.as_str()]);
     let net = network(&state, &p)?;
     // Parse: the request's syntax, and whether this caller may name the key.
-    let key_id = fields.string("session_key_id")?;
+    let DebitPullCreate {
+        session_key_id: key_id,
+        amount,
+        destination,
+        description,
+        signature,
+        nonce,
+        deadline,
+    } = DebitPullCreate::read(fields)?;
     agent_may_read_key(&p, &key_id)?;
     let session_key_id = id_of("session_key", &key_id, SessionKeyId::parse)?;
-    let amount = fields.amount_text("amount")?;
-    let destination = match fields.opt_string("destination")? {
+    let amount = amount.0;
+    let destination = match destination {
         Some(d) => {
             let a = parse_address("destination", &d)?;
             Some((d, a))
         }
         None => None,
     };
-    let description = text("description", fields.opt_string("description")?)?;
+    let description = description.map(|Text(t)| t);
     let agent = pulls::AgentFields {
-        signature: fields.opt_string("signature")?,
-        nonce: fields.opt_uint256("nonce")?,
-        deadline: fields.opt_integer("deadline")?,
+        signature,
+        nonce: nonce.map(|n| n.0),
+        deadline,
     };
-    fields.finish()?;
     let request = pulls::NewPull {
         id: pull_id,
         session_key_id,
@@ -702,6 +711,11 @@ pub async fn list_pulls(
         .collect();
     Ok(json(
         StatusCode::OK,
-        views::list(data, page.has_more, "/v1/debit-pulls"),
+        types::DebitPullList::new(
+            types::ListTag,
+            "/v1/debit-pulls".into(),
+            data,
+            page.has_more,
+        ),
     ))
 }

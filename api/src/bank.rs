@@ -6,15 +6,14 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior};
-use openrail_store::money::format_minor;
-use openrail_store::{BankAccountId, Currency, Mode, now_ms};
-use serde_json::{Value, json};
+use openrail_store::{BankAccountId, Mode, now_ms};
 
 use crate::AppState;
-use crate::agentic::missing;
+use crate::agentic::{currency_of, missing};
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
+use crate::types::{self, BankAccountCreate, Money, RequestBody};
 use crate::views::{self, rfc3339_ms};
 use openrail_engine::bank_accounts;
 
@@ -31,39 +30,48 @@ fn testnet_only(p: &Principal) -> Result<(), ApiError> {
     }
 }
 
-fn account_json(a: &BankAccount, transfers: &[BankTransfer]) -> Value {
-    json!({
-        "id": a.id,
-        "object": "bank_account",
-        "livemode": a.mode.livemode(),
-        "created_at": rfc3339_ms(a.created_at),
-        "owner_name": a.owner_name,
-        "currency": a.currency.code(),
-        "balance": format_minor(u64::try_from(a.balance).unwrap_or_default(), a.currency),
-        "available_balance": format_minor(
+fn account_view(a: &BankAccount, transfers: &[BankTransfer]) -> types::BankAccount {
+    types::BankAccount {
+        id: a.id.to_string(),
+        object: types::BankAccountTag,
+        livemode: a.mode.livemode(),
+        created_at: rfc3339_ms(a.created_at),
+        owner_name: a.owner_name.clone(),
+        currency: a.currency.code(),
+        balance: Money::of(u64::try_from(a.balance).unwrap_or_default(), a.currency),
+        available_balance: Money::of(
             u64::try_from(a.balance - a.held).unwrap_or_default(),
             a.currency,
         ),
-        "behavior": a.behavior.as_str(),
-        "delay_seconds": a.delay_ms / 1000,
-        "transfers": transfers.iter().map(|t| views::transfer(t, a.currency)).collect::<Vec<_>>(),
-    })
+        behavior: a.behavior.as_str(),
+        delay_seconds: a.delay_ms / 1000,
+        transfers: transfers
+            .iter()
+            .map(|t| views::transfer(t, a.currency))
+            .collect(),
+    }
 }
 
 /// `POST /v1/bank-accounts`
 pub async fn create_bank_account(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
-    mut fields: Fields,
+    fields: Fields,
 ) -> Result<Response, ApiError> {
     testnet_only(&p)?;
-    let owner_name = fields.string("owner_name")?;
-    let currency = fields.string("currency")?;
-    let currency =
-        Currency::parse(&currency).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))?;
-    let balance = fields.opt_amount_or_zero("balance", currency)?.unwrap_or(0);
-    let behavior = fields
-        .opt_string("behavior")?
+    let BankAccountCreate {
+        owner_name,
+        currency,
+        balance,
+        behavior,
+        delay_seconds,
+    } = BankAccountCreate::read(fields)?;
+    let currency = currency_of(&currency)?;
+    let balance = balance
+        .map(|b| b.minor_or_zero("balance", currency))
+        .transpose()?
+        .unwrap_or(0);
+    let behavior = behavior
         .map(|b| {
             Behavior::parse(&b).ok_or_else(|| {
                 invalid(
@@ -73,8 +81,6 @@ pub async fn create_bank_account(
             })
         })
         .transpose()?;
-    let delay_seconds = fields.opt_integer("delay_seconds")?;
-    fields.finish()?;
     let request = bank_accounts::NewBankAccount {
         owner_name,
         currency,
@@ -85,7 +91,7 @@ pub async fn create_bank_account(
     let account = bank_accounts::prepare(p.scope(), request, now_ms())?;
     crate::context::link_created(&state, &format!("/v1/bank-accounts/{}", account.id)).await?;
     bank_accounts::accept(&state.store, &account).await?;
-    Ok((StatusCode::CREATED, axum::Json(account_json(&account, &[]))).into_response())
+    Ok((StatusCode::CREATED, axum::Json(account_view(&account, &[]))).into_response())
 }
 
 /// `GET /v1/bank-accounts/{id}`: the balance and the latest transfers.
@@ -104,7 +110,7 @@ pub async fn get_bank_account(
     let transfers = state.store.bank_transfers(&account.id).await?;
     Ok((
         StatusCode::OK,
-        axum::Json(account_json(&account, &transfers)),
+        axum::Json(account_view(&account, &transfers)),
     )
         .into_response())
 }

@@ -1,13 +1,14 @@
 //! Strict JSON request bodies: content type checked, size limited, an object required, each
 //! field taken by name with its own error, unknown fields refused. Fields are kept as raw
-//! JSON text so amounts sent as numbers are parsed exactly, never through a float.
+//! JSON text so amounts sent as numbers are parsed exactly, never through a float. The
+//! request types of [`crate::types`] read themselves from these fields.
 
 use std::collections::BTreeMap;
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::header;
-use openrail_store::{Amount, AmountError, Currency};
+use openrail_store::AmountError;
 use serde_json::value::RawValue;
 
 use crate::error::ApiError;
@@ -133,44 +134,8 @@ impl Fields {
         }
     }
 
-    /// A required amount in `currency`, from a JSON number or a decimal string.
-    pub fn amount(&mut self, name: &str, currency: Currency) -> Result<Amount, ApiError> {
-        self.opt_amount(name, currency)?
-            .ok_or_else(|| ApiError::ParameterMissing {
-                param: self.p(name),
-            })
-    }
-
-    /// An optional amount.
-    pub fn opt_amount(
-        &mut self,
-        name: &str,
-        currency: Currency,
-    ) -> Result<Option<Amount>, ApiError> {
-        self.opt_amount_text(name)?
-            .map(|text| {
-                Amount::parse(&text, currency).map_err(|e| amount_invalid(&self.p(name), e))
-            })
-            .transpose()
-    }
-
-    /// An optional amount that may be zero (a starting balance), in minor units.
-    pub fn opt_amount_or_zero(
-        &mut self,
-        name: &str,
-        currency: Currency,
-    ) -> Result<Option<u64>, ApiError> {
-        self.opt_amount_text(name)?
-            .map(|text| match Amount::parse(&text, currency) {
-                Ok(a) => Ok(a.minor()),
-                Err(AmountError::Zero) => Ok(0),
-                Err(e) => Err(amount_invalid(&self.p(name), e)),
-            })
-            .transpose()
-    }
-
-    /// The text of a required amount field whose currency the service knows (see
-    /// [`Fields::amount`]).
+    /// The text of a required amount field (parsed once the currency is known:
+    /// [`crate::types::AmountText`]).
     pub fn amount_text(&mut self, name: &str) -> Result<String, ApiError> {
         self.opt_amount_text(name)?
             .ok_or_else(|| ApiError::ParameterMissing {
@@ -191,13 +156,6 @@ impl Fields {
         } else {
             Ok(Some(text.to_string()))
         }
-    }
-
-    /// The raw text of a field still present, without consuming it (for look-ahead).
-    pub fn peek_string(&self, name: &str) -> Option<String> {
-        self.map
-            .get(name)
-            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
     }
 
     /// Whether a field was sent at all (even as `null`), without consuming it.
@@ -221,7 +179,14 @@ impl Fields {
             return Ok(None);
         };
         let text = raw.get();
-        let digits = serde_json::from_str::<String>(text).unwrap_or_else(|_| text.to_string());
+        // A string's digits, or a JSON number read as JSON Schema's integer (`7.0` is 7).
+        let digits = match serde_json::from_str::<String>(text) {
+            Ok(s) => s,
+            Err(_) => match integral(text) {
+                Integral::Whole(n) => n.to_string(),
+                Integral::TooLarge | Integral::Not => text.to_string(),
+            },
+        };
         let bad = || invalid(&self.p(name), "must be a whole number below 2^256");
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
@@ -380,20 +345,21 @@ mod tests {
         Fields::parse(Bytes::from(json.to_string()))
     }
 
+    /// An amount's text is the number's own text or the string's content, never a
+    /// float's rendering ([`crate::types::AmountText`] parses it; tested there too).
     #[test]
     fn amounts_are_exact_from_numbers_and_strings() {
+        use openrail_store::{Amount, Currency};
         let mut f = fields(r#"{"a": 12.5, "b": "0.10", "c": 1e3, "d": -1, "e": true, "f": 1.005}"#)
             .unwrap();
-        assert_eq!(f.amount("a", Currency::Usd).unwrap().minor(), 1250);
-        assert_eq!(f.amount("b", Currency::Usd).unwrap().minor(), 10);
+        let mut amount = |name: &str| {
+            let text = f.amount_text(name).unwrap();
+            Amount::parse(&text, Currency::Usd)
+        };
+        assert_eq!(amount("a").unwrap().minor(), 1250);
+        assert_eq!(amount("b").unwrap().minor(), 10);
         for name in ["c", "d", "e", "f"] {
-            assert!(
-                matches!(
-                    f.amount(name, Currency::Usd),
-                    Err(ApiError::AmountInvalid { .. })
-                ),
-                "{name}"
-            );
+            assert!(amount(name).is_err(), "{name}");
         }
         f.finish().unwrap();
     }

@@ -6,28 +6,28 @@
 use alloy::primitives::Address;
 use openrail_chain::consent::TypedMessage;
 use openrail_store::consent::Authorization;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::types::Consent;
 use crate::views::{rfc3339_ms, rfc3339_s};
 pub use openrail_engine::consent::{mandate_message, payment_message};
 use openrail_engine::network::Network;
 
 /// The `authorization` member of a mandate or payment a wallet must sign for.
-pub fn view(a: &Authorization, typed_data: Value) -> Value {
-    json!({
-        "method": "payer_signature",
-        "signer": a.signer,
-        "typed_data": typed_data,
-        "expires_at": rfc3339_s(a.deadline),
-        "signature": a.signature,
-        "authorized_at": a.authorized_at.map(rfc3339_ms),
-    })
+pub fn view(a: &Authorization, typed_data: Value) -> Consent {
+    Consent::PayerSignature {
+        signer: a.signer.clone(),
+        typed_data,
+        expires_at: rfc3339_s(a.deadline),
+        signature: a.signature.clone(),
+        authorized_at: a.authorized_at.map(rfc3339_ms),
+    }
 }
 
 /// The `authorization` member of a mandate or payment whose payer is a bank account: the
 /// bank mandate is the consent, and the treasury funds the chain side.
-pub fn bank_mandate_view() -> Value {
-    json!({ "method": "bank_mandate" })
+pub fn bank_mandate_view() -> Consent {
+    Consent::BankMandate
 }
 
 /// The `authorization` member for `a` of `message` on `net`'s verifying contract.
@@ -36,6 +36,6 @@ pub fn view_of<M: TypedMessage>(
     message: &M,
     net: &Network,
     verifier: Address,
-) -> Value {
+) -> Consent {
     view(a, message.typed_data(net.chain_id, verifier))
 }

@@ -149,6 +149,35 @@ pub enum ApiError {
     Internal(String),
 }
 
+/// Every `code` [`ApiError::problem`] answers besides the decline reasons
+/// ([`DeclineReason::ALL`]): the document's `ErrorCode` enum is these and those.
+pub const ERROR_CODES: &[&str] = &[
+    "invalid_json",
+    "unsupported_media_type",
+    "parameter_missing",
+    "parameter_duplicated",
+    "parameter_unknown",
+    "parameter_invalid",
+    "amount_invalid",
+    "unauthenticated",
+    "forbidden",
+    "resource_missing",
+    "payload_too_large",
+    "not_found",
+    "invalid_request",
+    "uri_too_long",
+    "method_not_allowed",
+    "session_key_ceiling_exceeds_mandate",
+    "idempotency_key_invalid",
+    "idempotency_key_reused",
+    "idempotency_in_progress",
+    "rate_limited",
+    "url_not_allowed",
+    "mainnet_unavailable",
+    "temporarily_unavailable",
+    "internal_error",
+];
+
 /// On-chain and state rules that decline a request with 422: one enum for the chain's
 /// decline reasons, the stored `decline_code` and the HTTP `code` (defined in `store`).
 pub use openrail_store::agentic::DeclineReason;
@@ -456,7 +485,7 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
                 reason: DeclineReason::AuthorizationExpired,
                 detail: format!(
                     "the authorization expired at {}",
-                    crate::views::rfc3339_s(deadline)
+                    crate::rfc3339::rfc3339_s(deadline)
                 ),
                 pull_id: None,
                 remaining: None,
@@ -465,6 +494,71 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
             P::Store(e) => ApiError::Store(e),
             P::Chain(e) => ApiError::Chain(e),
             P::Internal(m) => ApiError::Internal(m),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant's code is one the document lists.
+    #[test]
+    fn every_code_is_documented() {
+        let s = || "x".to_string();
+        let all = [
+            ApiError::InvalidJson(s()),
+            ApiError::UnsupportedMediaType,
+            ApiError::ParameterMissing { param: s() },
+            ApiError::ParameterDuplicated { param: s() },
+            ApiError::ParameterUnknown { param: s() },
+            ApiError::ParameterInvalid {
+                param: s(),
+                detail: s(),
+            },
+            ApiError::AmountInvalid {
+                param: s(),
+                detail: s(),
+            },
+            ApiError::Unauthenticated,
+            ApiError::Forbidden(s()),
+            ApiError::ResourceMissing { kind: "x", id: s() },
+            ApiError::PayloadTooLarge { limit: 1 },
+            ApiError::Rejected {
+                status: 400,
+                detail: s(),
+            },
+            ApiError::UriTooLong,
+            ApiError::NotFound,
+            ApiError::MethodNotAllowed,
+            ApiError::SessionKeyCeilingExceedsMandate {
+                key: s(),
+                mandate: s(),
+            },
+            ApiError::IdempotencyKeyInvalid,
+            ApiError::IdempotencyKeyReused,
+            ApiError::IdempotencyInProgress,
+            ApiError::RateLimited {
+                retry_after_secs: 1,
+            },
+            ApiError::WebhookUrlRefused { detail: s() },
+            ApiError::MainnetUnavailable,
+            ApiError::Store(StoreError::UnknownCursor),
+            ApiError::Internal(s()),
+        ];
+        for e in all {
+            let code = e.problem().code;
+            assert!(ERROR_CODES.contains(&code), "{code} is not in ERROR_CODES");
+        }
+        for reason in DeclineReason::ALL {
+            let e = ApiError::Declined {
+                reason: *reason,
+                detail: s(),
+                pull_id: None,
+                remaining: None,
+                resets_at: None,
+            };
+            assert_eq!(e.problem().code, reason.as_str());
         }
     }
 }

@@ -10,7 +10,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use openrail_store::EventId;
 use openrail_store::events::{Event, EventFilter, EventType, ObjectKind, TypeFilter};
-use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -20,32 +19,45 @@ use crate::body::invalid;
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::represent;
-use crate::views::{list, rfc3339_ms};
+use crate::types;
+use crate::views::rfc3339_ms;
 
 /// An event as the API shows it.
-pub(crate) fn render(state: &AppState, e: &Event) -> Result<Value, ApiError> {
-    Ok(json!({
-        "id": e.id,
-        "object": "event",
-        "type": e.kind.as_str(),
-        "livemode": e.mode.livemode(),
-        "created_at": rfc3339_ms(e.created_at),
-        "data": { "object": represent::object(state, &e.snapshot, e.created_at)? },
-    }))
+pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiError> {
+    Ok(types::Event {
+        id: e.id.to_string(),
+        object: types::EventTag,
+        kind: e.kind.as_str(),
+        livemode: e.mode.livemode(),
+        created_at: rfc3339_ms(e.created_at),
+        data: types::EventData {
+            object: represent::object(state, &e.snapshot, e.created_at)?,
+        },
+    })
 }
+
+/// The wildcards of `type=`: every type of one object.
+pub const TYPE_WILDCARDS: [&str; 6] = [
+    "mandate.*",
+    "session_key.*",
+    "debit_pull.*",
+    "payment.*",
+    "bank_account.transfer.*",
+    "webhook_endpoint.*",
+];
 
 /// `type=`: one type, or every type of one object (`debit_pull.*`).
 fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
     if let Some(t) = EventType::parse(v) {
         return Ok(TypeFilter::One(t));
     }
-    let object = match v {
-        "mandate.*" => Some(ObjectKind::Mandate),
-        "session_key.*" => Some(ObjectKind::SessionKey),
-        "debit_pull.*" => Some(ObjectKind::DebitPull),
-        "payment.*" => Some(ObjectKind::Payment),
-        "bank_account.transfer.*" => Some(ObjectKind::BankTransfer),
-        "webhook_endpoint.*" => Some(ObjectKind::WebhookEndpoint),
+    let object = match TYPE_WILDCARDS.iter().position(|w| *w == v) {
+        Some(0) => Some(ObjectKind::Mandate),
+        Some(1) => Some(ObjectKind::SessionKey),
+        Some(2) => Some(ObjectKind::DebitPull),
+        Some(3) => Some(ObjectKind::Payment),
+        Some(4) => Some(ObjectKind::BankTransfer),
+        Some(5) => Some(ObjectKind::WebhookEndpoint),
         _ => None,
     };
     object
@@ -107,7 +119,12 @@ pub async fn list_events(
         .collect::<Result<Vec<_>, _>>()?;
     Ok((
         StatusCode::OK,
-        axum::Json(list(data, page.has_more, "/v1/events")),
+        axum::Json(types::EventList::new(
+            types::ListTag,
+            "/v1/events".into(),
+            data,
+            page.has_more,
+        )),
     )
         .into_response())
 }

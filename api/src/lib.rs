@@ -9,13 +9,16 @@ pub mod body;
 pub mod consent;
 pub mod context;
 pub mod delivery;
+pub mod docs;
 pub mod error;
 pub mod events;
 mod middleware;
 pub mod openapi;
 pub mod payments;
 mod represent;
+mod rfc3339;
 pub mod server;
+pub mod types;
 mod views;
 pub mod webhooks;
 
@@ -153,6 +156,8 @@ pub fn router(state: AppState) -> Router {
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
         )
         .route("/v1/openapi.json", openapi::Op::OpenApi.handler())
+        .route("/docs", get(docs::page))
+        .route("/docs/redoc.standalone.js", get(docs::redoc))
         .merge(v1)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)

@@ -212,7 +212,9 @@ pub async fn idempotency(
         Some(v) => Some(
             v.to_str()
                 .ok()
-                .filter(|k| !k.is_empty() && k.len() <= 255)
+                .filter(|k| {
+                    !k.is_empty() && k.len() <= 255 && k.bytes().all(|b| b.is_ascii_graphic())
+                })
                 .ok_or(ApiError::IdempotencyKeyInvalid)?
                 .to_string(),
         ),

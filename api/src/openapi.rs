@@ -1,11 +1,17 @@
-//! The OpenAPI 3.1 document, generated from the same route table that builds the router
-//! ([`ROUTES`]), so a served route cannot go undocumented. Schemas are written next to the
-//! renderings they describe (`views`); an end-to-end test validates real responses against
-//! them.
+//! The OpenAPI 3.1 document, generated: its paths from the same route table that builds
+//! the router ([`ROUTES`]), so a served route cannot go undocumented; its schemas from the
+//! request and response types the handlers read and answer ([`crate::types`], through
+//! [`utoipa::ToSchema`]). `docs/openapi.json` is a committed copy (`make openapi`), checked
+//! equal to this by a test, and an end-to-end test validates real responses against it.
+
+use std::borrow::Cow;
 
 use axum::routing::{MethodRouter, delete, get, post};
+use openrail_store::agentic::DeclineReason;
 use openrail_store::events::EventType;
 use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
+use utoipa::openapi::{RefOr, Schema};
 
 use crate::{AppState, agentic, bank, events, payments, webhooks};
 
@@ -232,14 +238,6 @@ pub const ROUTES: &[Route] = &[
     },
 ];
 
-/// What an operation documents: summary, request schema, success responses.
-struct Doc {
-    summary: &'static str,
-    request: Option<&'static str>,
-    responses: &'static [(u16, &'static str)],
-    errors: &'static [u16],
-}
-
 /// The route serving `method` on `path` (a concrete path: `{id}` matches one segment).
 pub fn route_of(method: &str, path: &str) -> Option<&'static Route> {
     ROUTES.iter().find(|r| {
@@ -288,7 +286,7 @@ impl Op {
             Op::DeleteWebhookEndpoint => delete(webhooks::delete_webhook_endpoint),
             Op::RotateWebhookSecret => post(webhooks::rotate_webhook_secret),
             Op::ListWebhookDeliveries => get(webhooks::list_webhook_deliveries),
-            Op::OpenApi => get(|| async { axum::Json(document()) }),
+            Op::OpenApi => get(|| async { axum::Json(served()) }),
         }
     }
 
@@ -327,472 +325,561 @@ impl Op {
         }
     }
 
+    /// What the document says of this operation.
     fn doc(self) -> Doc {
+        use crate::types as t;
         const W: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
         const R: &[u16] = &[400, 401, 403, 404, 429, 503];
+        const LIST: &[Query] = &[Query::Limit, Query::StartingAfter];
+        let d = Doc::new;
         match self {
-            Op::CreateMandate => Doc {
-                summary: "Create a mandate (a ceiling per epoch, enforced on chain)",
-                request: Some("MandateCreate"),
-                responses: &[(201, "Mandate"), (202, "Mandate")],
-                errors: W,
-            },
-            Op::ListMandates => Doc {
-                summary: "List mandates",
-                request: None,
-                responses: &[(200, "MandateList")],
-                errors: R,
-            },
-            Op::GetMandate => Doc {
-                summary: "Retrieve a mandate",
-                request: None,
-                responses: &[(200, "Mandate")],
-                errors: R,
-            },
-            Op::CancelMandate => Doc {
-                summary: "Cancel a mandate; its keys can no longer pull",
-                request: None,
-                responses: &[(200, "Mandate"), (202, "Mandate")],
-                errors: W,
-            },
-            Op::AuthorizeMandate => Doc {
-                summary: "Give the payer's EIP-712 signature of a mandate (status requires_authorization); the mandate is then created on chain",
-                request: Some("AuthorizationCreate"),
-                responses: &[(200, "Mandate"), (202, "Mandate")],
-                errors: W,
-            },
-            Op::AuthorizePayment => Doc {
-                summary: "Give the payer's EIP-712 signature of a wallet payment (status requires_authorization); the payment then runs",
-                request: Some("AuthorizationCreate"),
-                responses: &[(200, "Payment"), (202, "Payment")],
-                errors: W,
-            },
-            Op::CreateSessionKey => Doc {
-                summary: "Issue a session key (returns its agent secret once)",
-                request: Some("SessionKeyCreate"),
-                responses: &[(201, "SessionKey"), (202, "SessionKey")],
-                errors: W,
-            },
-            Op::ListSessionKeys => Doc {
-                summary: "List session keys",
-                request: None,
-                responses: &[(200, "SessionKeyList")],
-                errors: R,
-            },
-            Op::GetSessionKey => Doc {
-                summary: "Retrieve a session key",
-                request: None,
-                responses: &[(200, "SessionKey")],
-                errors: R,
-            },
-            Op::RevokeSessionKey => Doc {
-                summary: "Revoke a session key",
-                request: None,
-                responses: &[(200, "SessionKey"), (202, "SessionKey")],
-                errors: W,
-            },
-            Op::CreateDebitPull => Doc {
-                summary: "Pull against a session key (checked on chain; 422 with pull_id when declined)",
-                request: Some("DebitPullCreate"),
-                responses: &[(201, "DebitPull"), (202, "DebitPull")],
-                errors: W,
-            },
-            Op::ListDebitPulls => Doc {
-                summary: "List debit pulls",
-                request: None,
-                responses: &[(200, "DebitPullList")],
-                errors: R,
-            },
-            Op::GetDebitPull => Doc {
-                summary: "Retrieve a debit pull",
-                request: None,
-                responses: &[(200, "DebitPull")],
-                errors: R,
-            },
-            Op::CreatePayment => Doc {
-                summary: "Create a one-time payment (settled atomically on chain)",
-                request: Some("PaymentCreate"),
-                responses: &[(201, "Payment"), (202, "Payment")],
-                errors: W,
-            },
-            Op::ListPayments => Doc {
-                summary: "List payments",
-                request: None,
-                responses: &[(200, "PaymentList")],
-                errors: R,
-            },
-            Op::GetPayment => Doc {
-                summary: "Retrieve a payment",
-                request: None,
-                responses: &[(200, "Payment")],
-                errors: R,
-            },
-            Op::CreateBankAccount => Doc {
-                summary: "Create a simulated bank account (testnet) with a chosen behaviour",
-                request: Some("BankAccountCreate"),
-                responses: &[(201, "BankAccount")],
-                errors: W,
-            },
-            Op::GetBankAccount => Doc {
-                summary: "Retrieve a simulated bank account, its balance and transfers",
-                request: None,
-                responses: &[(200, "BankAccount")],
-                errors: R,
-            },
-            Op::ListEvents => Doc {
-                summary: "List events, newest first (filters: type — one type or `debit_pull.*`; object_id; created[gte] — unix seconds or RFC 3339)",
-                request: None,
-                responses: &[(200, "EventList")],
-                errors: R,
-            },
-            Op::GetEvent => Doc {
-                summary: "Retrieve an event",
-                request: None,
-                responses: &[(200, "Event")],
-                errors: R,
-            },
-            Op::RedeliverEvent => Doc {
-                summary: "Deliver an event again (body `{}`: to every enabled endpoint that wants its type; `{\"endpoint\": \"we_…\"}`: to that one); the same webhook-id",
-                request: Some("RedeliverCreate"),
-                responses: &[(200, "WebhookDeliveryList")],
-                errors: W,
-            },
-            Op::CreateWebhookEndpoint => Doc {
-                summary: "Create a webhook endpoint (returns its signing secret once)",
-                request: Some("WebhookEndpointCreate"),
-                responses: &[(201, "WebhookEndpoint")],
-                errors: W,
-            },
-            Op::ListWebhookEndpoints => Doc {
-                summary: "List webhook endpoints",
-                request: None,
-                responses: &[(200, "WebhookEndpointList")],
-                errors: R,
-            },
-            Op::GetWebhookEndpoint => Doc {
-                summary: "Retrieve a webhook endpoint",
-                request: None,
-                responses: &[(200, "WebhookEndpoint")],
-                errors: R,
-            },
-            Op::UpdateWebhookEndpoint => Doc {
-                summary: "Update a webhook endpoint (url, enabled_events, description, status)",
-                request: Some("WebhookEndpointUpdate"),
-                responses: &[(200, "WebhookEndpoint")],
-                errors: W,
-            },
-            Op::DeleteWebhookEndpoint => Doc {
-                summary: "Delete a webhook endpoint and its deliveries",
-                request: None,
-                responses: &[(200, "DeletedWebhookEndpoint")],
-                errors: W,
-            },
-            Op::RotateWebhookSecret => Doc {
-                summary: "Rotate the signing secret (returned once); the old one keeps signing beside it for 24 hours",
-                request: None,
-                responses: &[(200, "WebhookEndpoint")],
-                errors: W,
-            },
-            Op::ListWebhookDeliveries => Doc {
-                summary: "List an endpoint's deliveries, newest first (attempts, last status code, latency, next retry)",
-                request: None,
-                responses: &[(200, "WebhookDeliveryList")],
-                errors: R,
-            },
-            Op::OpenApi => Doc {
-                summary: "This document",
-                request: None,
-                responses: &[(200, "OpenApi")],
-                errors: &[],
-            },
+            Op::CreateMandate => d("Create a mandate", "A ceiling per epoch a payer grants, enforced on chain by the allowance state machine. A wallet payer must sign it first: the answer is 201 `requires_authorization` with the EIP-712 typed data to sign (then `POST /v1/mandates/{id}/authorize`). A bank-account payer's bank mandate is its consent: the mandate is created on chain at once (201 `active`, or 202 `pending` while the chain has not answered).")
+                .body(name::<t::MandateCreate>)
+                .ok(201, name::<t::Mandate>)
+                .ok(202, name::<t::Mandate>)
+                .errors(W)
+                .waits()
+                .links(&[
+                    ("GetMandate", Op::GetMandate, LinkArg::Id),
+                    ("AuthorizeMandate", Op::AuthorizeMandate, LinkArg::Id),
+                    ("CancelMandate", Op::CancelMandate, LinkArg::Id),
+                    ("CreateSessionKey", Op::CreateSessionKey, LinkArg::Body(&[("mandate_id", "$response.body#/id")])),
+                    ("ListSessionKeys", Op::ListSessionKeys, LinkArg::Query("mandate_id")),
+                ]),
+            Op::ListMandates => d("List mandates", "Newest first.")
+                .ok(200, name::<t::MandateList>)
+                .errors(R)
+                .query(LIST),
+            Op::GetMandate => d("Retrieve a mandate", "With its current epoch's use.")
+                .ok(200, name::<t::Mandate>)
+                .errors(R)
+                .path_id("man_"),
+            Op::CancelMandate => d("Cancel a mandate", "Cancels it on chain; its keys can no longer pull. Canceling a canceled mandate answers it as it is.")
+                .ok(200, name::<t::Mandate>)
+                .ok(202, name::<t::Mandate>)
+                .errors(W)
+                .path_id("man_")
+                .waits(),
+            Op::AuthorizeMandate => d("Authorize a mandate with the payer's signature", "The payer's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`). Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is created on chain. A wrong or malformed signature is 422 `signature_invalid` and changes nothing; after `authorization.expires_at`, 422 `authorization_expired`. Authorizing an authorized mandate answers it as it is.")
+                .body(name::<t::AuthorizationCreate>)
+                .ok(200, name::<t::Mandate>)
+                .ok(202, name::<t::Mandate>)
+                .errors(W)
+                .path_id("man_")
+                .waits(),
+            Op::CreateSessionKey => d("Issue a session key", "A key an agent pulls with, under an active mandate, until `expires_at`, within its own ceiling. Answers its bearer `secret` (`sks_…`) once: it may only create pulls on this key and read the key and its pulls.")
+                .body(name::<t::SessionKeyCreate>)
+                .ok(201, name::<t::SessionKey>)
+                .ok(202, name::<t::SessionKey>)
+                .errors(W)
+                .waits()
+                .links(&[
+                    ("GetSessionKey", Op::GetSessionKey, LinkArg::Id),
+                    ("RevokeSessionKey", Op::RevokeSessionKey, LinkArg::Id),
+                    ("CreateDebitPull", Op::CreateDebitPull, LinkArg::Body(&[("session_key_id", "$response.body#/id")])),
+                    ("ListDebitPulls", Op::ListDebitPulls, LinkArg::Query("session_key_id")),
+                ]),
+            Op::ListSessionKeys => d("List session keys", "Newest first; `mandate_id` filters by mandate.")
+                .ok(200, name::<t::SessionKeyList>)
+                .errors(R)
+                .query(&[Query::Limit, Query::StartingAfter, Query::MandateId]),
+            Op::GetSessionKey => d("Retrieve a session key", "A session key's own secret may read it.")
+                .ok(200, name::<t::SessionKey>)
+                .errors(R)
+                .path_id("sk_"),
+            Op::RevokeSessionKey => d("Revoke a session key", "Revokes it on chain; its mandate and sibling keys are unaffected. Revoking a revoked key answers it again.")
+                .ok(200, name::<t::SessionKey>)
+                .ok(202, name::<t::SessionKey>)
+                .errors(W)
+                .path_id("sk_")
+                .waits(),
+            Op::CreateDebitPull => d("Pull against a session key", "Checked on chain (batched with concurrent pulls into one `pullBatch`). 201 `authorized` when the chain took it, 202 `pending` while it has not answered; a rule that refuses it is 422 with its `code` (`allowance_exceeded` with `remaining` and `resets_at`), and the declined pull stays readable under `pull_id`. A session key's own secret may pull on its key.")
+                .body(name::<t::DebitPullCreate>)
+                .ok(201, name::<t::DebitPull>)
+                .ok(202, name::<t::DebitPull>)
+                .errors(W)
+                .waits()
+                .links(&[("GetDebitPull", Op::GetDebitPull, LinkArg::Id)]),
+            Op::ListDebitPulls => d("List debit pulls", "Newest first; `session_key_id` filters by key (a session key's secret sees only its own).")
+                .ok(200, name::<t::DebitPullList>)
+                .errors(R)
+                .query(&[Query::Limit, Query::StartingAfter, Query::SessionKeyId]),
+            Op::GetDebitPull => d("Retrieve a debit pull", "Declined pulls too.")
+                .ok(200, name::<t::DebitPull>)
+                .errors(R)
+                .path_id("pull_"),
+            Op::CreatePayment => d("Create a one-time payment", "Wallet → wallet settles atomically through the settlement router once the source wallet signs (201 `requires_authorization` with EIP-712 `Payment` typed data, then `POST /v1/payments/{id}/authorize`). Payments with a bank leg go through the treasury in two legs and answer 201 when final, 202 `processing` while they run.")
+                .body(name::<t::PaymentCreate>)
+                .ok(201, name::<t::Payment>)
+                .ok(202, name::<t::Payment>)
+                .errors(W)
+                .waits()
+                .links(&[
+                    ("GetPayment", Op::GetPayment, LinkArg::Id),
+                    ("AuthorizePayment", Op::AuthorizePayment, LinkArg::Id),
+                ]),
+            Op::ListPayments => d("List payments", "Newest first.")
+                .ok(200, name::<t::PaymentList>)
+                .errors(R)
+                .query(LIST),
+            Op::GetPayment => d("Retrieve a payment", "With its legs' outcome and any refund.")
+                .ok(200, name::<t::Payment>)
+                .errors(R)
+                .path_id("pay_"),
+            Op::AuthorizePayment => d("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is.")
+                .body(name::<t::AuthorizationCreate>)
+                .ok(200, name::<t::Payment>)
+                .ok(202, name::<t::Payment>)
+                .errors(W)
+                .path_id("pay_")
+                .waits(),
+            Op::CreateBankAccount => d("Create a simulated bank account", "Testnet only (mainnet keys: 503 `mainnet_unavailable`). Choose how its transfers behave with `behavior`, and how long they stay pending with `delay_seconds`.")
+                .body(name::<t::BankAccountCreate>)
+                .ok(201, name::<t::BankAccount>)
+                .errors(W)
+                .links(&[
+                    ("GetBankAccount", Op::GetBankAccount, LinkArg::Id),
+                    ("CreateMandate", Op::CreateMandate, LinkArg::Body(&[("payer_account_id", "$response.body#/id"), ("currency", "$response.body#/currency")])),
+                ]),
+            Op::GetBankAccount => d("Retrieve a simulated bank account", "Its balance, what pending debits hold, and its latest transfers.")
+                .ok(200, name::<t::BankAccount>)
+                .errors(R)
+                .path_id("ba_"),
+            Op::ListEvents => d("List events", "Newest first. Every state change of the account's objects is one event, whose `data.object` is the object as a GET answered at that moment.")
+                .ok(200, name::<t::EventList>)
+                .errors(R)
+                .query(&[Query::Limit, Query::StartingAfter, Query::EventType, Query::ObjectId, Query::CreatedGte])
+                .links(&[
+                    ("GetEvent", Op::GetEvent, LinkArg::Path("$response.body#/data/0/id")),
+                    ("RedeliverEvent", Op::RedeliverEvent, LinkArg::Path("$response.body#/data/0/id")),
+                ]),
+            Op::GetEvent => d("Retrieve an event", "")
+                .ok(200, name::<t::Event>)
+                .errors(R)
+                .path_id("evt_"),
+            Op::RedeliverEvent => d("Deliver an event again", "`{}`: to every enabled endpoint that wants its type; `{\"endpoint\": \"we_…\"}`: to that one. The same `webhook-id` as the first delivery.")
+                .body(name::<t::RedeliverCreate>)
+                .ok(200, name::<t::WebhookDeliveryList>)
+                .errors(W)
+                .path_id("evt_"),
+            Op::CreateWebhookEndpoint => d("Create a webhook endpoint", "Answers its signing secret (`whsec_…`) once. Deliveries are signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and retried over three days.")
+                .body(name::<t::WebhookEndpointCreate>)
+                .ok(201, name::<t::WebhookEndpoint>)
+                .errors(W)
+                .links(&[
+                    ("GetWebhookEndpoint", Op::GetWebhookEndpoint, LinkArg::Id),
+                    ("UpdateWebhookEndpoint", Op::UpdateWebhookEndpoint, LinkArg::Id),
+                    ("RotateWebhookSecret", Op::RotateWebhookSecret, LinkArg::Id),
+                    ("ListWebhookDeliveries", Op::ListWebhookDeliveries, LinkArg::Id),
+                    ("DeleteWebhookEndpoint", Op::DeleteWebhookEndpoint, LinkArg::Id),
+                ]),
+            Op::ListWebhookEndpoints => d("List webhook endpoints", "Newest first.")
+                .ok(200, name::<t::WebhookEndpointList>)
+                .errors(R)
+                .query(LIST),
+            Op::GetWebhookEndpoint => d("Retrieve a webhook endpoint", "")
+                .ok(200, name::<t::WebhookEndpoint>)
+                .errors(R)
+                .path_id("we_"),
+            Op::UpdateWebhookEndpoint => d("Update a webhook endpoint", "Change `url`, `enabled_events`, `description` or `status` (`enabled` clears the failure record).")
+                .body(name::<t::WebhookEndpointUpdate>)
+                .ok(200, name::<t::WebhookEndpoint>)
+                .errors(W)
+                .path_id("we_"),
+            Op::DeleteWebhookEndpoint => d("Delete a webhook endpoint", "The endpoint and its deliveries are gone.")
+                .ok(200, name::<t::DeletedWebhookEndpoint>)
+                .errors(W)
+                .path_id("we_"),
+            Op::RotateWebhookSecret => d("Rotate a webhook endpoint's secret", "The new secret is answered once; the old one keeps signing beside it (a second `v1` signature) for 24 hours.")
+                .ok(200, name::<t::WebhookEndpoint>)
+                .errors(W)
+                .path_id("we_"),
+            Op::ListWebhookDeliveries => d("List an endpoint's deliveries", "Newest first: attempts, last status code, latency, next retry.")
+                .ok(200, name::<t::WebhookDeliveryList>)
+                .errors(R)
+                .path_id("we_")
+                .query(LIST),
+            Op::OpenApi => d("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
+                .ok(200, || "OpenApiDocument".into())
+                .public(),
         }
     }
+}
+
+/// A schema's component name.
+fn name<T: ToSchema>() -> Cow<'static, str> {
+    T::name()
+}
+
+/// A query parameter the server reads.
+#[derive(Debug, Clone, Copy)]
+enum Query {
+    Limit,
+    StartingAfter,
+    MandateId,
+    SessionKeyId,
+    EventType,
+    ObjectId,
+    CreatedGte,
+}
+
+impl Query {
+    fn json(self) -> Value {
+        let (name, description, schema) = match self {
+            Query::Limit => (
+                "limit",
+                "Page size, 1 to 100 (default 10)",
+                json!({ "type": "integer", "minimum": 1, "maximum": 100, "default": 10 }),
+            ),
+            Query::StartingAfter => (
+                "starting_after",
+                "The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end",
+                json!({ "type": "string", "minLength": 1 }),
+            ),
+            Query::MandateId => (
+                "mandate_id",
+                "Only this mandate's keys",
+                json!({ "type": "string" }),
+            ),
+            Query::SessionKeyId => (
+                "session_key_id",
+                "Only this key's pulls",
+                json!({ "type": "string" }),
+            ),
+            Query::EventType => (
+                "type",
+                "One event type, or every type of one object (`debit_pull.*`)",
+                json!({ "type": "string", "enum": event_type_filters() }),
+            ),
+            Query::ObjectId => (
+                "object_id",
+                "Only this object's events",
+                json!({ "type": "string" }),
+            ),
+            Query::CreatedGte => (
+                "created[gte]",
+                "Only events created at or after: unix seconds or RFC 3339",
+                json!({ "anyOf": [
+                { "type": "integer", "minimum": 0, "maximum": 9_223_372_036_854_775_i64 },
+                { "type": "string", "format": "date-time" },
+            ] }),
+            ),
+        };
+        json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+    }
+}
+
+/// What `type=` of `GET /v1/events` takes.
+fn event_type_filters() -> Vec<String> {
+    EventType::ALL
+        .iter()
+        .map(|t| t.as_str().to_string())
+        .chain(crate::events::TYPE_WILDCARDS.iter().map(|w| w.to_string()))
+        .collect()
+}
+
+/// What a link passes to the next operation.
+#[derive(Debug, Clone, Copy)]
+enum LinkArg {
+    /// The answered object's id as the next operation's `{id}`.
+    Id,
+    /// An expression as `{id}`.
+    Path(&'static str),
+    /// The answered object's id as a query parameter.
+    Query(&'static str),
+    /// Members of the next request's body.
+    Body(&'static [(&'static str, &'static str)]),
+}
+
+/// The component name of a schema ([`name`] of a type).
+type SchemaName = fn() -> Cow<'static, str>;
+
+/// What an operation documents.
+struct Doc {
+    summary: &'static str,
+    description: &'static str,
+    request: Option<SchemaName>,
+    responses: Vec<(u16, SchemaName)>,
+    errors: &'static [u16],
+    query: &'static [Query],
+    path_id: Option<&'static str>,
+    waits: bool,
+    public: bool,
+    links: &'static [(&'static str, Op, LinkArg)],
+}
+
+impl Doc {
+    fn new(summary: &'static str, description: &'static str) -> Self {
+        Doc {
+            summary,
+            description,
+            request: None,
+            responses: Vec::new(),
+            errors: &[],
+            query: &[],
+            path_id: None,
+            waits: false,
+            public: false,
+            links: &[],
+        }
+    }
+    fn body(mut self, schema: SchemaName) -> Self {
+        self.request = Some(schema);
+        self
+    }
+    fn ok(mut self, status: u16, schema: SchemaName) -> Self {
+        self.responses.push((status, schema));
+        self
+    }
+    fn errors(mut self, errors: &'static [u16]) -> Self {
+        self.errors = errors;
+        self
+    }
+    fn query(mut self, query: &'static [Query]) -> Self {
+        self.query = query;
+        self
+    }
+    fn path_id(mut self, prefix: &'static str) -> Self {
+        self.path_id = Some(prefix);
+        self
+    }
+    fn waits(mut self) -> Self {
+        self.waits = true;
+        self
+    }
+    fn public(mut self) -> Self {
+        self.public = true;
+        self
+    }
+    fn links(mut self, links: &'static [(&'static str, Op, LinkArg)]) -> Self {
+        self.links = links;
+        self
+    }
+}
+
+/// The codes each error status answers with, for the responses' descriptions.
+fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
+    let codes: Vec<&'static str> = match status {
+        400 => vec![
+            "invalid_json",
+            "parameter_missing",
+            "parameter_duplicated",
+            "parameter_unknown",
+            "parameter_invalid",
+            "amount_invalid",
+            "idempotency_key_invalid",
+            "url_not_allowed",
+            "invalid_request",
+        ],
+        401 => vec!["unauthenticated"],
+        403 => vec!["forbidden"],
+        404 => vec!["resource_missing"],
+        409 => vec!["idempotency_in_progress"],
+        413 => vec!["payload_too_large"],
+        415 => vec!["unsupported_media_type"],
+        422 => {
+            let mut c = vec!["idempotency_key_reused"];
+            match op {
+                Op::CreateDebitPull => c.extend(DeclineReason::ALL.iter().map(|r| r.as_str())),
+                Op::CreateSessionKey => {
+                    c.extend(["session_key_ceiling_exceeds_mandate", "mandate_not_active"])
+                }
+                Op::AuthorizeMandate => c.extend([
+                    "signature_invalid",
+                    "authorization_expired",
+                    "mandate_not_active",
+                ]),
+                Op::AuthorizePayment => c.extend(["signature_invalid", "authorization_expired"]),
+                Op::CancelMandate => c.push("mandate_not_active"),
+                _ => {}
+            }
+            c
+        }
+        429 => vec!["rate_limited"],
+        503 => vec!["mainnet_unavailable", "temporarily_unavailable"],
+        _ => vec![],
+    };
+    let what = match status {
+        400 => {
+            "The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it)"
+        }
+        401 => "No valid credential",
+        403 => "The credential may not do this (a session key's secret outside its key)",
+        404 => "No such object for this account and mode (an id of another kind or mode too)",
+        409 => "A request with this Idempotency-Key is still running; retry later",
+        413 => "The body is larger than 64 KiB",
+        415 => "Send JSON with Content-Type: application/json",
+        422 => {
+            "Well-formed, but a business rule declines it (the `code` says which; nothing moved)"
+        }
+        429 => "Too many requests (or failed authentications); wait `Retry-After` seconds",
+        503 => "Mainnet is not configured, or the database or chain is briefly unavailable",
+        _ => "",
+    };
+    let list = codes
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (format!("{what}. Codes: {list}."), codes)
 }
 
 fn r(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-const STR: &str = "string";
-
-fn nullable(t: &str) -> Value {
-    json!({ "type": [t, "null"] })
-}
-
-fn object(required: &[&str], props: Value) -> Value {
-    json!({ "type": "object", "required": required, "properties": props, "additionalProperties": false })
-}
-
-fn list_of(item: &str) -> Value {
-    object(
-        &["object", "url", "data", "has_more"],
+/// Every schema the document lists: the request and response types and what they use.
+fn components() -> Map<String, Value> {
+    use crate::types as t;
+    let mut all: Vec<(String, RefOr<Schema>)> = Vec::new();
+    fn add<T: ToSchema>(all: &mut Vec<(String, RefOr<Schema>)>) {
+        all.push((T::name().into_owned(), T::schema()));
+        T::schemas(all);
+    }
+    add::<t::MandateCreate>(&mut all);
+    add::<t::AuthorizationCreate>(&mut all);
+    add::<t::SessionKeyCreate>(&mut all);
+    add::<t::DebitPullCreate>(&mut all);
+    add::<t::PaymentCreate>(&mut all);
+    add::<t::BankAccountCreate>(&mut all);
+    add::<t::WebhookEndpointCreate>(&mut all);
+    add::<t::WebhookEndpointUpdate>(&mut all);
+    add::<t::RedeliverCreate>(&mut all);
+    add::<t::Mandate>(&mut all);
+    add::<t::MandateList>(&mut all);
+    add::<t::SessionKey>(&mut all);
+    add::<t::SessionKeyList>(&mut all);
+    add::<t::DebitPull>(&mut all);
+    add::<t::DebitPullList>(&mut all);
+    add::<t::Payment>(&mut all);
+    add::<t::PaymentList>(&mut all);
+    add::<t::BankAccount>(&mut all);
+    add::<t::Event>(&mut all);
+    add::<t::EventList>(&mut all);
+    add::<t::WebhookEndpoint>(&mut all);
+    add::<t::WebhookEndpointList>(&mut all);
+    add::<t::DeletedWebhookEndpoint>(&mut all);
+    add::<t::WebhookDeliveryList>(&mut all);
+    add::<t::TypedData>(&mut all);
+    add::<t::Eip712Domain>(&mut all);
+    add::<t::Address>(&mut all);
+    let mut out = Map::new();
+    for (name, schema) in all {
+        let v = serde_json::to_value(schema).expect("schemas serialize");
+        out.insert(name, v);
+    }
+    out.insert("Problem".into(), problem_schema());
+    out.insert("ErrorCode".into(), json!({
+        "type": "string",
+        "enum": crate::error::ERROR_CODES.iter().copied().chain(DeclineReason::ALL.iter().map(|r| r.as_str())).collect::<Vec<_>>(),
+        "description": "Stable snake_case code of a problem; see each response's description for the codes of its status",
+    }));
+    out.insert(
+        "OpenApiDocument".into(),
         json!({
-            "object": { "const": "list" },
-            "url": { "type": STR },
-            "data": { "type": "array", "items": r(item) },
-            "has_more": { "type": "boolean" },
-        }),
-    )
-}
-
-fn schemas() -> Value {
-    let amount = json!({ "type": STR, "pattern": "^[0-9]+\\.[0-9]{2}$", "description": "Decimal major units" });
-    let amount_in = json!({ "oneOf": [{ "type": "number" }, { "type": STR }], "description": "Decimal major units, exact; a JSON number or a string" });
-    let time = json!({ "type": STR, "format": "date-time" });
-    let event_types: Vec<&str> = std::iter::once("*")
-        .chain(EventType::ALL.iter().map(|t| t.as_str()))
-        .collect();
-    let onchain = object(
-        &["chain_id", "contract", "id", "tx_hash"],
-        json!({ "chain_id": { "type": "integer" }, "contract": { "type": STR }, "id": { "type": STR }, "tx_hash": nullable(STR) }),
-    );
-    let epoch = object(
-        &["starts_at", "ends_at", "spent", "remaining"],
-        json!({ "starts_at": time, "ends_at": time, "spent": amount, "remaining": amount }),
-    );
-    let authorization = json!({
-        "description": "How the payer consented. `payer_signature` (wallet payers and sources): the EIP-712 typed data to sign with eth_signTypedData_v4 or `cast wallet sign --data`, until `expires_at`; then POST …/authorize with the signature. `bank_mandate`: a bank-account payer's bank mandate; the treasury funds the chain side.",
-        "oneOf": [
-            object(&["method", "signer", "typed_data", "expires_at", "signature", "authorized_at"], json!({
-                "method": { "const": "payer_signature" },
-                "signer": { "type": STR },
-                "typed_data": object(&["types", "primaryType", "domain", "message"], json!({
-                    "types": { "type": "object" }, "primaryType": { "type": STR },
-                    "domain": { "type": "object" }, "message": { "type": "object" },
-                })),
-                "expires_at": time,
-                "signature": nullable(STR),
-                "authorized_at": { "oneOf": [time, { "type": "null" }] },
-            })),
-            object(&["method"], json!({ "method": { "const": "bank_mandate" } })),
-        ],
-    });
-    let domain = object(
-        &["name", "version", "chainId", "verifyingContract"],
-        json!({
-            "name": { "const": "Openrail" }, "version": { "const": "1" },
-            "chainId": { "type": "integer" }, "verifyingContract": { "type": STR },
-        }),
-    );
-    json!({
-        "AuthorizationCreate": object(&["signature"], json!({
-            "signature": { "type": STR, "pattern": "^0x[0-9a-fA-F]{130}$", "description": "The payer's 65-byte signature of `authorization.typed_data`" },
-        })),
-        "MandateCreate": object(&["payer_account_id", "max_amount", "currency", "interval"], json!({
-            "payer_account_id": { "type": STR, "description": "Payer wallet address (0x…; the payer must sign, see `authorization`) or a bank account (ba_…)" },
-            "max_amount": amount_in,
-            "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
-            "interval": { "type": STR, "enum": ["daily", "weekly", "monthly", "yearly"] },
-            "purpose": { "type": STR, "maxLength": 500 },
-        })),
-        "Mandate": object(&["id", "object", "livemode", "created_at", "payer_account_id", "max_amount", "currency", "interval", "purpose", "status", "current_epoch", "onchain"], json!({
-            "id": { "type": STR, "pattern": "^man_" },
-            "object": { "const": "mandate" },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "payer_account_id": { "type": STR },
-            "max_amount": amount,
-            "currency": { "type": STR, "enum": ["USD", "EUR"] },
-            "interval": { "type": STR, "enum": ["daily", "weekly", "monthly", "yearly"] },
-            "purpose": nullable(STR),
-            "status": { "type": STR, "enum": ["requires_authorization", "pending", "active", "canceled", "failed"] },
-            "current_epoch": epoch,
-            "onchain": onchain,
-            "authorization": authorization.clone(),
-        })),
-        "SessionKeyCreate": object(&["mandate_id", "expires_in"], json!({
-            "mandate_id": { "type": STR },
-            "expires_in": { "type": "integer", "minimum": 60, "maximum": 31_536_000 },
-            "max_amount": amount_in,
-            "allowed_destinations": { "type": "array", "items": { "type": STR }, "maxItems": 20 },
-            "signer": { "type": STR, "description": "An agent's address: every pull on the key then needs its EIP-712 DebitPull signature, checked on chain" },
-        })),
-        "SessionKey": object(&["id", "object", "livemode", "created_at", "mandate_id", "status", "expires_at", "max_amount", "currency", "allowed_destinations", "current_epoch", "onchain"], json!({
-            "id": { "type": STR, "pattern": "^sk_" },
-            "object": { "const": "session_key" },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "mandate_id": { "type": STR },
-            "status": { "type": STR, "enum": ["pending", "active", "expired", "revoked", "failed"] },
-            "expires_at": time,
-            "max_amount": { "oneOf": [amount, { "type": "null" }] },
-            "currency": { "type": STR },
-            "allowed_destinations": { "type": "array", "items": { "type": STR } },
-            "current_epoch": epoch,
-            "onchain": onchain,
-            "secret": { "oneOf": [{ "type": STR, "pattern": "^sks_" }, { "type": "null" }], "description": "Only in the creation response; a replay of the creation (same Idempotency-Key) answers null with secret_redacted: the secret is never stored" },
-            "secret_redacted": { "type": "boolean" },
-            "signer": nullable(STR),
-            "eip712_domain": { "oneOf": [domain, { "type": "null" }], "description": "The domain of the DebitPull signatures a key with a signer needs" },
-        })),
-        "DebitPullCreate": object(&["session_key_id", "amount"], json!({
-            "session_key_id": { "type": STR },
-            "amount": amount_in,
-            "destination": { "type": STR, "description": "Wallet address; must be allow-listed when the key has a list" },
-            "description": { "type": STR, "maxLength": 500 },
-            "signature": { "type": STR, "description": "Keys with a signer: the agent's EIP-712 signature of DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline), keyId = the key's onchain.id, amount in token units (6 decimals)" },
-            "nonce": { "oneOf": [{ "type": "integer", "minimum": 0 }, { "type": STR, "pattern": "^[0-9]+$" }], "description": "Keys with a signer: the agent's nonce (each works once per key, any order)" },
-            "deadline": { "type": "integer", "minimum": 0, "description": "Keys with a signer: unix seconds after which the signature is void" },
-        })),
-        "DebitPull": object(&["id", "object", "livemode", "created_at", "session_key_id", "mandate_id", "amount", "currency", "destination", "description", "status", "decline_code", "failure_reason", "authorized_at", "onchain"], json!({
-            "id": { "type": STR, "pattern": "^pull_" },
-            "object": { "const": "debit_pull" },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "session_key_id": { "type": STR },
-            "mandate_id": { "type": STR },
-            "amount": amount,
-            "currency": { "type": STR },
-            "destination": { "type": STR },
-            "description": nullable(STR),
-            "status": { "type": STR, "enum": ["pending", "authorized", "settled", "declined", "failed"] },
-            "decline_code": nullable(STR),
-            "failure_reason": nullable(STR),
-            "authorized_at": { "oneOf": [time, { "type": "null" }] },
-            "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
-        })),
-        "BankAccountCreate": object(&["owner_name", "currency"], json!({
-            "owner_name": { "type": STR, "maxLength": 200 },
-            "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
-            "balance": amount_in,
-            "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
-            "delay_seconds": { "type": "integer", "minimum": 0, "maximum": 3600 },
-        })),
-        "BankAccount": object(&["id", "object", "livemode", "created_at", "owner_name", "currency", "balance", "available_balance", "behavior", "delay_seconds", "transfers"], json!({
-            "id": { "type": STR, "pattern": "^ba_" },
-            "object": { "const": "bank_account" },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "owner_name": { "type": STR },
-            "currency": { "type": STR, "enum": ["USD", "EUR"] },
-            "balance": amount,
-            "available_balance": { "type": STR, "pattern": "^[0-9]+\\.[0-9]{2}$", "description": "The balance minus what pending debits hold: what a new debit may take" },
-            "behavior": { "type": STR, "enum": ["settles", "insufficient_funds", "closed", "delayed", "fails_late"] },
-            "delay_seconds": { "type": "integer" },
-            "transfers": { "type": "array", "items": r("BankTransfer") },
-        })),
-        "BankTransfer": object(&["id", "object", "bank_account_id", "direction", "amount", "status", "failure_reason", "created_at", "updated_at"], json!({
-            "id": { "type": STR, "pattern": "^btr_" },
-            "object": { "const": "bank_transfer" },
-            "bank_account_id": { "type": STR, "pattern": "^ba_" },
-            "direction": { "type": STR, "enum": ["debit", "credit"] },
-            "amount": amount,
-            "status": { "type": STR, "enum": ["pending", "settled", "failed"] },
-            "failure_reason": nullable(STR),
-            "created_at": time,
-            "updated_at": time,
-        })),
-        "Event": object(&["id", "object", "type", "livemode", "created_at", "data"], json!({
-            "id": { "type": STR, "pattern": "^evt_" },
-            "object": { "const": "event" },
-            "type": { "type": STR, "enum": EventType::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>() },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "data": object(&["object"], json!({
-                "object": {
-                    "description": "The object as it was at the moment of the event",
-                    "oneOf": [r("Mandate"), r("SessionKey"), r("DebitPull"), r("Payment"), r("BankTransfer"), r("WebhookEndpoint")],
-                },
-            })),
-        })),
-        "EventList": list_of("Event"),
-        "WebhookEndpointCreate": object(&["url", "enabled_events"], json!({
-            "url": { "type": STR, "description": "Where deliveries are POSTed. Mainnet: https to a public address. Testnet: also http to localhost or 127.0.0.1" },
-            "enabled_events": { "type": "array", "items": { "type": STR, "enum": event_types.clone() }, "minItems": 1, "description": "[\"*\"] for every type" },
-            "description": { "type": STR, "maxLength": 500 },
-        })),
-        "WebhookEndpointUpdate": object(&[], json!({
-            "url": { "type": STR },
-            "enabled_events": { "type": "array", "items": { "type": STR, "enum": event_types.clone() }, "minItems": 1 },
-            "description": nullable(STR),
-            "status": { "type": STR, "enum": ["enabled", "disabled"], "description": "enabled clears the failure record" },
-        })),
-        "WebhookEndpoint": object(&["id", "object", "livemode", "created_at", "url", "description", "enabled_events", "status", "disabled_reason", "failing_since", "previous_secret_expires_at"], json!({
-            "id": { "type": STR, "pattern": "^we_" },
-            "object": { "const": "webhook_endpoint" },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "url": { "type": STR },
-            "description": nullable(STR),
-            "enabled_events": { "type": "array", "items": { "type": STR } },
-            "status": { "type": STR, "enum": ["enabled", "disabled"] },
-            "disabled_reason": { "type": ["string", "null"], "enum": ["failing", null], "description": "failing: every attempt failed for longer than the server allows (the webhook_endpoint.disabled event says so)" },
-            "failing_since": { "oneOf": [time, { "type": "null" }], "description": "The first failed attempt since the last success" },
-            "previous_secret_expires_at": { "oneOf": [time, { "type": "null" }], "description": "Until then the secret before the last rotation signs too (a second v1 signature)" },
-            "secret": { "oneOf": [{ "type": STR, "pattern": "^whsec_" }, { "type": "null" }], "description": "Only in the creation and rotation responses (a replay with the same Idempotency-Key answers null with secret_redacted)" },
-            "secret_redacted": { "type": "boolean" },
-        })),
-        "WebhookEndpointList": list_of("WebhookEndpoint"),
-        "DeletedWebhookEndpoint": object(&["id", "object", "deleted"], json!({
-            "id": { "type": STR, "pattern": "^we_" },
-            "object": { "const": "webhook_endpoint" },
-            "deleted": { "const": true },
-        })),
-        "RedeliverCreate": object(&[], json!({
-            "endpoint": { "type": STR, "pattern": "^we_", "description": "Only this endpoint (whatever its enabled_events)" },
-        })),
-        "WebhookDelivery": object(&["id", "object", "endpoint_id", "event_id", "redelivery", "status", "attempts", "last_status_code", "last_error", "latency_ms", "last_attempt_at", "next_attempt_at", "created_at"], json!({
-            "id": { "type": STR, "pattern": "^whd_" },
-            "object": { "const": "webhook_delivery" },
-            "endpoint_id": { "type": STR, "pattern": "^we_" },
-            "event_id": { "type": STR, "pattern": "^evt_" },
-            "redelivery": { "type": "boolean" },
-            "status": { "type": STR, "enum": ["pending", "succeeded", "failed"] },
-            "attempts": { "type": "integer" },
-            "last_status_code": { "type": ["integer", "null"] },
-            "last_error": nullable(STR),
-            "latency_ms": { "type": ["integer", "null"] },
-            "last_attempt_at": { "oneOf": [time, { "type": "null" }] },
-            "next_attempt_at": { "oneOf": [time, { "type": "null" }], "description": "While pending: the next attempt" },
-            "created_at": time,
-        })),
-        "WebhookDeliveryList": list_of("WebhookDelivery"),
-        "PaymentCreate": object(&["amount", "currency", "source", "destination"], json!({
-            "amount": amount_in,
-            "currency": { "type": STR, "enum": ["USD", "EUR", "usd", "eur"] },
-            "source": object(&["type", "id"], json!({
-                "type": { "type": STR, "enum": ["wallet", "bank_account"] },
-                "id": { "type": STR, "description": "Wallet address (0x…) that approved the router, or ba_…" },
-            })),
-            "destination": object(&["type", "address"], json!({
-                "type": { "type": STR, "enum": ["wallet", "bank_account"] },
-                "address": { "type": STR, "description": "Wallet address (0x…) or ba_…" },
-            })),
-        })),
-        "Payment": object(&["id", "object", "livemode", "created_at", "amount", "currency", "source", "destination", "status", "failure_reason", "refund_status", "onchain"], json!({
-            "id": { "type": STR, "pattern": "^pay_" },
-            "object": { "const": "payment" },
-            "livemode": { "type": "boolean" },
-            "created_at": time,
-            "amount": amount,
-            "currency": { "type": STR, "enum": ["USD", "EUR"] },
-            "source": object(&["type", "id"], json!({ "type": { "type": STR }, "id": { "type": STR } })),
-            "destination": object(&["type", "address"], json!({ "type": { "type": STR }, "address": { "type": STR } })),
-            "status": { "type": STR, "enum": ["requires_authorization", "pending", "processing", "succeeded", "failed"] },
-            "authorization": authorization,
-            "failure_reason": nullable(STR),
-            "refund_status": {
-                "type": ["string", "null"],
-                "enum": ["pending", "succeeded", "failed", null],
-                "description": "Set when the destination leg failed after the source leg: the amount goes back to the source (pending, then succeeded, or failed when the refund itself failed)"
-            },
-            "onchain": object(&["chain_id", "tx_hash"], json!({ "chain_id": { "type": "integer" }, "tx_hash": nullable(STR) })),
-        })),
-        "PaymentList": list_of("Payment"),
-        "MandateList": list_of("Mandate"),
-        "SessionKeyList": list_of("SessionKey"),
-        "DebitPullList": list_of("DebitPull"),
-        "Problem": {
             "type": "object",
-            "required": ["type", "title", "status", "detail", "code"],
-            "properties": {
-                "type": { "type": STR }, "title": { "type": STR }, "status": { "type": "integer" },
-                "detail": { "type": STR }, "code": { "type": STR }, "param": { "type": STR },
-                "request_id": { "type": STR }, "pull_id": { "type": STR },
-                "remaining": amount, "resets_at": time,
-            },
+            "required": ["openapi", "info", "paths", "components"],
+            "properties": { "openapi": { "const": "3.1.0" } },
+        }),
+    );
+    let names: Vec<String> = out.keys().cloned().collect();
+    for name in names {
+        let response = RESPONSE_TYPES.contains(&name.as_str());
+        close(out.get_mut(&name).expect("listed"), response);
+    }
+    out
+}
+
+/// Schemas of responses: every member they declare is always present (nullable ones as
+/// `null`), except the secrets shown once.
+const RESPONSE_TYPES: &[&str] = &[
+    "Mandate",
+    "MandateList",
+    "SessionKey",
+    "SessionKeyList",
+    "DebitPull",
+    "DebitPullList",
+    "Payment",
+    "PaymentList",
+    "BankAccount",
+    "BankTransfer",
+    "Event",
+    "EventData",
+    "EventList",
+    "WebhookEndpoint",
+    "WebhookEndpointList",
+    "DeletedWebhookEndpoint",
+    "WebhookDelivery",
+    "WebhookDeliveryList",
+    "Epoch",
+    "OnChainObject",
+    "OnChainTx",
+    "Consent",
+    "PaymentSourceView",
+    "PaymentDestinationView",
+];
+
+/// Members of responses that appear only sometimes.
+const SOMETIMES: &[&str] = &["secret", "secret_redacted"];
+
+/// Objects refuse members they do not declare (requests: 400 `parameter_unknown`;
+/// responses: the test of real answers fails on an undocumented member); response members
+/// are all required but [`SOMETIMES`].
+fn close(v: &mut Value, response: bool) {
+    if let Some(leaf) = crate::types::expand_leaf(v) {
+        *v = leaf;
+    }
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Object(props)) = o.get("properties") {
+                let keys: Vec<String> = props.keys().cloned().collect();
+                if !o.contains_key("additionalProperties") {
+                    o.insert("additionalProperties".into(), Value::Bool(false));
+                }
+                if response {
+                    let req: Vec<Value> = keys
+                        .iter()
+                        .filter(|k| !SOMETIMES.contains(&k.as_str()))
+                        .map(|k| Value::String(k.clone()))
+                        .collect();
+                    o.insert("required".into(), Value::Array(req));
+                }
+            }
+            for (_, child) in o.iter_mut() {
+                close(child, response);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| close(c, response)),
+        _ => {}
+    }
+}
+
+/// The RFC 9457 problem with Openrail's members (see [`crate::error::Problem`]).
+fn problem_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "RFC 9457 problem details with a stable `code`",
+        "required": ["type", "title", "status", "detail", "code"],
+        "properties": {
+            "type": { "type": "string", "format": "uri", "description": "A URI naming the problem type" },
+            "title": { "type": "string", "description": "Short summary of the type" },
+            "status": { "type": "integer", "minimum": 400, "maximum": 599 },
+            "detail": { "type": "string", "description": "This occurrence, in words (5xx: never internals)" },
+            "code": r("ErrorCode"),
+            "param": { "type": "string", "description": "The field (or header) at fault; nested fields as `source.id`" },
+            "request_id": { "type": "string", "pattern": "^req_", "description": "The `Request-Id` of this request, for support" },
+            "pull_id": { "type": "string", "pattern": "^pull_", "description": "A declined pull, still readable" },
+            "remaining": r("AmountString"),
+            "resets_at": r("Timestamp"),
         },
-        "OpenApi": { "type": "object", "required": ["openapi", "paths"] },
+        "additionalProperties": false,
+        "examples": [{
+            "type": "https://docs.openrail.dev/errors/allowance_exceeded",
+            "title": "Declined", "status": 422,
+            "detail": "a pull of 20.00 USD exceeds what may still be pulled this epoch",
+            "code": "allowance_exceeded", "param": "amount", "request_id": "req_…",
+            "pull_id": "pull_…", "remaining": "10.00", "resets_at": "2026-01-02T00:00:00Z",
+        }],
     })
 }
 
@@ -800,49 +887,374 @@ fn schemas() -> Value {
 pub fn document() -> Value {
     let mut paths = Map::new();
     for route in ROUTES {
-        let doc = route.op.doc();
+        let op = route.op;
+        let doc = op.doc();
+        let write = route.method != "get";
         let mut responses = Map::new();
-        for (status, schema) in doc.responses {
-            responses.insert(
-                status.to_string(),
-                json!({ "description": schema, "content": { "application/json": { "schema": r(schema) } } }),
-            );
+        let mut headers = json!({ "Request-Id": { "$ref": "#/components/headers/Request-Id" } });
+        if write {
+            headers["Idempotent-Replayed"] =
+                json!({ "$ref": "#/components/headers/Idempotent-Replayed" });
+        }
+        for (status, schema) in &doc.responses {
+            let name = schema();
+            let description = match status {
+                202 => format!(
+                    "Accepted ({name}): the chain has not answered within the wait (`Prefer: wait=N`); the object exists, read it again later"
+                ),
+                201 => format!("Created ({name}); any chain work it needed is done"),
+                _ => format!("OK ({name})"),
+            };
+            let mut response = json!({
+                "description": description,
+                "headers": headers.clone(),
+                "content": { "application/json": { "schema": r(&name) } },
+            });
+            if !doc.links.is_empty() && *status < 300 {
+                response["links"] = links(doc.links);
+            }
+            if let Some(example) = response_example(op, *status) {
+                response["content"]["application/json"]["examples"] = example;
+            }
+            responses.insert(status.to_string(), response);
         }
         for status in doc.errors {
-            responses.insert(
-                status.to_string(),
-                json!({ "description": "Problem", "content": { "application/problem+json": { "schema": r("Problem") } } }),
-            );
+            let (description, codes) = status_codes(*status, op);
+            let mut h = headers.clone();
+            if *status == 429 {
+                h["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
+            }
+            let mut schema = r("Problem");
+            if !codes.is_empty() {
+                schema = json!({ "allOf": [r("Problem"), {
+                    "type": "object",
+                    "properties": { "code": { "enum": codes } },
+                }] });
+            }
+            let mut response = json!({
+                "description": description,
+                "headers": h,
+                "content": { "application/problem+json": { "schema": schema } },
+            });
+            if let Some(example) = problem_example(op, *status) {
+                response["content"]["application/problem+json"]["examples"] = example;
+            }
+            responses.insert(status.to_string(), response);
         }
-        let mut op =
-            json!({ "operationId": route.op.id(), "summary": doc.summary, "responses": responses });
-        if route.path.contains("{id}") {
-            op["parameters"] = json!([{ "name": "id", "in": "path", "required": true, "schema": { "type": STR } }]);
+        let mut parameters: Vec<Value> = Vec::new();
+        if let Some(prefix) = doc.path_id {
+            parameters.push(json!({
+                "name": "id", "in": "path", "required": true,
+                "description": format!("The object's id (`{prefix}…`)"),
+                "schema": { "type": "string", "minLength": 1 },
+                "example": format!("{prefix}…"),
+            }));
+        }
+        parameters.extend(doc.query.iter().map(|q| q.json()));
+        if write {
+            parameters.push(json!({ "$ref": "#/components/parameters/Idempotency-Key" }));
+        }
+        if doc.waits {
+            parameters.push(json!({ "$ref": "#/components/parameters/Prefer" }));
+        }
+        let mut o = json!({
+            "operationId": op.id(),
+            "summary": doc.summary,
+            "tags": [tag(route.path)],
+            "responses": responses,
+        });
+        if !doc.description.is_empty() {
+            o["description"] = json!(doc.description);
+        }
+        if !parameters.is_empty() {
+            o["parameters"] = Value::Array(parameters);
+        }
+        if doc.public {
+            o["security"] = json!([]);
         }
         if let Some(req) = doc.request {
-            op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": r(req) } } });
+            o["requestBody"] = json!({
+                "required": true,
+                "content": { "application/json": { "schema": r(&req()) } },
+            });
         }
         let entry = paths
             .entry(route.path.to_string())
             .or_insert_with(|| json!({}));
-        entry[route.method] = op;
+        entry[route.method] = o;
     }
     json!({
         "openapi": "3.1.0",
-        "info": { "title": "Openrail API", "version": "v1" },
-        "servers": [{ "url": "/" }],
+        "info": {
+            "title": "Openrail API",
+            "version": "v1",
+            "description": "One HTTP API for payments and agentic debits across bank rails and EVM chains: mandates (a ceiling per epoch a payer grants, enforced on chain), session keys (what an agent pulls with), debit pulls, one-time payments, simulated bank accounts, events and webhooks.\n\nConventions: JSON in and out; amounts are exact decimal major units (`\"12.50\"`), JSON numbers or strings in requests, strings in responses; times are RFC 3339 UTC; errors are `application/problem+json` with a stable `code`; every POST and DELETE honours `Idempotency-Key`; lists page with `limit` and `starting_after`. The guides are in the repository's `docs/` folder.",
+        },
+        "servers": [{ "url": "http://127.0.0.1:8080", "description": "`openrail dev`" }],
         "security": [{ "bearer": [] }],
+        "tags": [
+            { "name": "Mandates", "description": "A payer's ceiling per epoch, enforced on chain" },
+            { "name": "Session keys", "description": "What an agent pulls with" },
+            { "name": "Debit pulls", "description": "Pulls against a session key, checked on chain" },
+            { "name": "Payments", "description": "One-time payments across wallets and bank accounts" },
+            { "name": "Bank accounts", "description": "Simulated bank accounts (testnet)" },
+            { "name": "Events", "description": "Every state change, newest first" },
+            { "name": "Webhook endpoints", "description": "Where events are delivered" },
+            { "name": "Meta", "description": "This document" },
+        ],
         "components": {
-            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "description": "sk_testnet_… / sk_mainnet_… API keys, or a session key's sks_… secret" } },
-            "schemas": schemas(),
+            "securitySchemes": { "bearer": {
+                "type": "http", "scheme": "bearer",
+                "description": "An API key (`sk_testnet_…` / `sk_mainnet_…`; the key's mode decides which objects it sees), or a session key's `sks_…` secret (only pulls on its key and reads of that key and its pulls)",
+            } },
+            "parameters": {
+                "Idempotency-Key": {
+                    "name": "Idempotency-Key", "in": "header", "required": false,
+                    "description": "1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours.",
+                    "schema": { "type": "string", "pattern": "^[!-~]{1,255}$" },
+                },
+                "Prefer": {
+                    "name": "Prefer", "in": "header", "required": false,
+                    "description": "`wait=N`: how many seconds to wait for the chain before answering 202 (default 10, at most 60). Other preferences are ignored.",
+                    "schema": { "type": "string" },
+                    "example": "wait=30",
+                },
+            },
+            "headers": {
+                "Request-Id": {
+                    "description": "This request's id (also `request_id` in problems)",
+                    "schema": { "type": "string", "pattern": "^req_" },
+                },
+                "Idempotent-Replayed": {
+                    "description": "`true`: a replay of the first answer to this Idempotency-Key; `recovered`: the first request's process died, and this is the object it created, as it is now",
+                    "schema": { "type": "string", "enum": ["true", "recovered"] },
+                },
+                "Retry-After": {
+                    "description": "Seconds to wait before retrying",
+                    "schema": { "type": "integer", "minimum": 0 },
+                },
+            },
+            "schemas": components(),
         },
         "paths": paths,
     })
 }
 
+/// Examples of successful answers (real answers of `openrail dev`, ids shortened); the
+/// end-to-end test checks each against its schema.
+fn response_example(op: Op, status: u16) -> Option<Value> {
+    let epoch = json!({ "starts_at": "2026-11-25T00:00:00Z", "ends_at": "2026-11-26T00:00:00Z", "spent": "0.00", "remaining": "100.00" });
+    let onchain = json!({ "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "tx_hash": null });
+    let typed_data = json!({
+        "types": {
+            "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "version", "type": "string" }, { "name": "chainId", "type": "uint256" }, { "name": "verifyingContract", "type": "address" }],
+            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
+        },
+        "primaryType": "Mandate",
+        "domain": { "name": "Openrail", "version": "1", "chainId": 31337, "verifyingContract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" },
+        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "nonce": "3527900121251115019", "deadline": "1795588669" },
+    });
+    let value = match (op, status) {
+        (Op::CreateMandate, 201) => json!({
+            "id": "man_632RO1P2qWFib1t4KIa3wxkp", "object": "mandate", "livemode": false,
+            "created_at": "2026-11-25T05:37:49.257Z",
+            "payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+            "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": null,
+            "status": "requires_authorization", "current_epoch": epoch, "onchain": onchain,
+            "authorization": {
+                "method": "payer_signature", "signer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+                "typed_data": typed_data, "expires_at": "2026-11-25T06:37:49Z",
+                "signature": null, "authorized_at": null,
+            },
+        }),
+        (Op::CreateSessionKey, 201) => json!({
+            "id": "sk_v3RC6Zxjp9dXZNGZ2RiiIyVO", "object": "session_key", "livemode": false,
+            "created_at": "2026-11-25T05:37:51.012Z", "mandate_id": "man_632RO1P2qWFib1t4KIa3wxkp",
+            "status": "active", "expires_at": "2026-11-25T06:37:51.012Z", "max_amount": "60.00",
+            "currency": "USD", "allowed_destinations": [],
+            "current_epoch": { "starts_at": "2026-11-25T00:00:00Z", "ends_at": "2026-11-26T00:00:00Z", "spent": "0.00", "remaining": "60.00" },
+            "onchain": { "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x4e1b2a7f0c3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7", "tx_hash": "0x2636ee2e8903eda2811ba8655c3f4141cf99bfa012fb093c7d75a52fbe1328ad" },
+            "signer": null, "eip712_domain": null,
+            "secret": "sks_testnet_4kQm9ZrT2xWv7bN1",
+        }),
+        (Op::CreateDebitPull, 201) => json!({
+            "id": "pull_CstcqHoGAnEdXvbGzI4fK1Ta", "object": "debit_pull", "livemode": false,
+            "created_at": "2026-11-25T05:37:51.647Z", "session_key_id": "sk_v3RC6Zxjp9dXZNGZ2RiiIyVO",
+            "mandate_id": "man_632RO1P2qWFib1t4KIa3wxkp", "amount": "50.00", "currency": "USD",
+            "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "description": null,
+            "status": "authorized", "decline_code": null, "failure_reason": null,
+            "authorized_at": "2026-11-25T05:37:51.653Z",
+            "onchain": { "chain_id": 31337, "tx_hash": "0xc57e87cac87fb37eab4dc93e49e3d38420f035795f58426c07c8aad592f9173d" },
+        }),
+        _ => return None,
+    };
+    Some(json!({ "created": { "summary": "As `openrail dev` answered", "value": value } }))
+}
+
+/// Examples of problems.
+fn problem_example(op: Op, status: u16) -> Option<Value> {
+    let p = |code: &str, title: &str, status: u16, detail: &str| {
+        json!({
+            "type": format!("https://docs.openrail.dev/errors/{code}"),
+            "title": title, "status": status, "detail": detail, "code": code,
+            "request_id": "req_4Vwmp5Z21R9PCE09vUbG",
+        })
+    };
+    let examples = match (op, status) {
+        (Op::CreateDebitPull, 422) => {
+            let mut exceeded = p(
+                "allowance_exceeded",
+                "Declined",
+                422,
+                "a pull of 20.00 USD exceeds what may still be pulled this epoch",
+            );
+            exceeded["param"] = json!("amount");
+            exceeded["pull_id"] = json!("pull_kYfIcFt9tiIt7z44INcnfKK4");
+            exceeded["remaining"] = json!("10.00");
+            exceeded["resets_at"] = json!("2026-11-26T00:00:00Z");
+            let mut revoked = p(
+                "session_key_revoked",
+                "Declined",
+                422,
+                "session key sk_v3RC6Zxjp9dXZNGZ2RiiIyVO was revoked",
+            );
+            revoked["pull_id"] = json!("pull_adhgQjSZuopNbISF9ur9bSS8");
+            json!({
+                "allowance_exceeded": { "summary": "Above what may still be pulled this epoch", "value": exceeded },
+                "session_key_revoked": { "summary": "The key was revoked", "value": revoked },
+            })
+        }
+        (_, 400) if doc_has_body(op) => {
+            let mut amount = p(
+                "amount_invalid",
+                "Invalid amount",
+                400,
+                "amount has more than 2 decimals, the most USD allows",
+            );
+            amount["param"] = json!("amount");
+            let mut dup = p(
+                "parameter_duplicated",
+                "Duplicated parameter",
+                400,
+                "max_amount appears more than once; send each field once",
+            );
+            dup["param"] = json!("max_amount");
+            json!({
+                "amount_invalid": { "summary": "An amount too precise", "value": amount },
+                "parameter_duplicated": { "summary": "A field sent twice", "value": dup },
+            })
+        }
+        (_, 401) => json!({ "unauthenticated": { "summary": "No valid key", "value":
+            p("unauthenticated", "Unauthenticated", 401, "provide a valid API key as `Authorization: Bearer sk_testnet_…`") } }),
+        _ => return None,
+    };
+    Some(examples)
+}
+
+/// Whether the operation takes a body.
+fn doc_has_body(op: Op) -> bool {
+    op.doc().request.is_some()
+}
+
+/// The tag of a path (its resource).
+fn tag(path: &str) -> &'static str {
+    match path.split('/').nth(2).unwrap_or("") {
+        "mandates" => "Mandates",
+        "session-keys" => "Session keys",
+        "debit-pulls" => "Debit pulls",
+        "payments" => "Payments",
+        "bank-accounts" => "Bank accounts",
+        "events" => "Events",
+        "webhook-endpoints" => "Webhook endpoints",
+        _ => "Meta",
+    }
+}
+
+/// The links of a response.
+fn links(list: &[(&str, Op, LinkArg)]) -> Value {
+    let mut out = Map::new();
+    for (name, op, arg) in list {
+        let mut link = json!({ "operationId": op.id() });
+        match arg {
+            LinkArg::Id => link["parameters"] = json!({ "id": "$response.body#/id" }),
+            LinkArg::Path(expr) => link["parameters"] = json!({ "id": expr }),
+            LinkArg::Query(q) => link["parameters"] = json!({ *q: "$response.body#/id" }),
+            LinkArg::Body(members) => {
+                let body: Map<String, Value> = members
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                    .collect();
+                link["requestBody"] = Value::Object(body);
+            }
+        }
+        out.insert(name.to_string(), link);
+    }
+    Value::Object(out)
+}
+
+/// The document, built once per process.
+pub fn served() -> &'static Value {
+    static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    DOC.get_or_init(document)
+}
+
+/// The document as the committed `docs/openapi.json` holds it: pretty JSON and a newline.
+pub fn document_text() -> String {
+    let mut s = serde_json::to_string_pretty(&document()).expect("the document serializes");
+    s.push('\n');
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `docs/openapi.json` (what the SDKs are generated from) is the generated document.
+    #[test]
+    fn committed_document_is_the_generated_one() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == document_text(),
+            "docs/openapi.json is not the generated document: run `make openapi`"
+        );
+    }
+
+    /// Every route is one operation and every `$ref` names a listed component (the whole
+    /// document is validated as OpenAPI 3.1 by openapi-spec-validator in `make
+    /// schemathesis`: utoipa's own model cannot read every JSON Schema 2020-12 keyword).
+    #[test]
+    fn document_is_whole() {
+        let doc = document();
+        assert_eq!(doc["openapi"], "3.1.0");
+        let operations: usize = doc["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|item| item.as_object().unwrap().len())
+            .sum();
+        assert_eq!(operations, ROUTES.len());
+        for route in ROUTES {
+            assert!(
+                doc["paths"][route.path][route.method]["operationId"] == route.op.id(),
+                "{} {} is not documented",
+                route.method,
+                route.path
+            );
+        }
+        let text = doc.to_string();
+        for r in text.split("\"$ref\":\"").skip(1) {
+            let target = &r[..r.find('"').unwrap()];
+            let (kind, name) = target
+                .trim_start_matches("#/components/")
+                .split_once('/')
+                .unwrap();
+            assert!(
+                !doc["components"][kind][name].is_null(),
+                "{target} is not listed"
+            );
+        }
+    }
 
     #[test]
     fn route_of_matches_concrete_paths() {

@@ -10,33 +10,32 @@
 
 use std::collections::HashMap;
 
-use axum::Extension;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::{BankAccountId, Currency, PaymentId, now_ms};
-use serde_json::Value;
-
 use crate::AppState;
 use crate::agentic::{
-    account_only, id_of, missing, network, no_more_query, paging, parse_address, wait_of,
+    account_only, currency_of, id_of, missing, network, no_more_query, paging, parse_address,
+    wait_of,
 };
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::represent;
-use crate::views::list;
+use crate::types::{self, AuthorizationCreate, PaymentCreate, RequestBody};
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use openrail_engine::payments::service::{self as payments, Leg};
 use openrail_store::events::Snapshot;
+use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
+use openrail_store::{BankAccountId, PaymentId, now_ms};
 
 /// A payment as the API shows it now, with its `authorization`.
-async fn render(state: &AppState, p: &Payment) -> Result<Value, ApiError> {
+async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
     let snap = Snapshot::Payment {
         authorization: state.store.authorization(&p.id).await?,
         payment: p.clone(),
     };
-    represent::object(state, &snap, now_ms())
+    represent::payment(state, &snap, now_ms())
 }
 
 /// What a payment's source or destination is.
@@ -49,23 +48,20 @@ pub async fn create_payment(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
-    mut fields: Fields,
+    fields: Fields,
 ) -> Result<Response, ApiError> {
     account_only(&p)?;
     let net = network(&state, &p)?;
-    let currency = fields.string("currency")?;
-    let currency =
-        Currency::parse(&currency).ok_or_else(|| invalid("currency", "must be one of USD, EUR"))?;
-    let amount = fields.amount("amount", currency)?;
-    let mut source = fields.object("source")?;
-    let source_type = source.string("type")?;
-    let source_id = source.string("id")?;
-    source.finish()?;
-    let mut destination = fields.object("destination")?;
-    let destination_type = destination.string("type")?;
-    let destination_address = destination.string("address")?;
-    destination.finish()?;
-    fields.finish()?;
+    let PaymentCreate {
+        currency,
+        amount,
+        source,
+        destination,
+    } = PaymentCreate::read(fields)?;
+    let currency = currency_of(&currency)?;
+    let amount = amount.amount("amount", currency)?;
+    let (source_type, source_id) = (source.r#type, source.id);
+    let (destination_type, destination_address) = (destination.r#type, destination.address);
     // A bank leg names a simulated account (`ba_…`, else 404); a wallet leg an address.
     let leg = |kind: &str, kind_param: &str, param: &str, id: &str| -> Result<Leg, ApiError> {
         Ok(match leg_kind(kind_param, kind)? {
@@ -129,12 +125,11 @@ pub async fn authorize_payment(
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    mut fields: Fields,
+    fields: Fields,
 ) -> Result<Response, ApiError> {
     account_only(&p)?;
     let net = network(&state, &p)?;
-    let signature = fields.string("signature")?;
-    fields.finish()?;
+    let AuthorizationCreate { signature } = AuthorizationCreate::read(fields)?;
     let id = id_of("payment", &id, PaymentId::parse)?;
     let Some(waiter) =
         payments::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?
@@ -208,7 +203,12 @@ pub async fn list_payments(
     }
     Ok((
         StatusCode::OK,
-        axum::Json(list(data, page.has_more, "/v1/payments")),
+        axum::Json(types::PaymentList::new(
+            types::ListTag,
+            "/v1/payments".into(),
+            data,
+            page.has_more,
+        )),
     )
         .into_response())
 }

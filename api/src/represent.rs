@@ -3,16 +3,15 @@
 //! and events both go through [`object`], so an event's `data.object` is exactly what a GET
 //! would have answered at the moment of the event.
 
+use crate::error::ApiError;
+use crate::types::{ApiObject, Consent};
+use crate::{AppState, Network, consent, views};
 use alloy::primitives::Address;
 use openrail_store::Mode;
 use openrail_store::agentic::Mandate;
 use openrail_store::consent::Authorization;
 use openrail_store::events::Snapshot;
 use openrail_store::payments::{PartyKind, Payment};
-use serde_json::Value;
-
-use crate::error::ApiError;
-use crate::{AppState, Network, consent, views};
 
 /// The network of objects of `mode`.
 fn network(state: &AppState, mode: Mode) -> Result<&Network, ApiError> {
@@ -29,17 +28,22 @@ fn mandate_authorization(
     state: &AppState,
     m: &Mandate,
     a: Option<&Authorization>,
-) -> Result<Value, ApiError> {
+) -> Result<Option<Consent>, ApiError> {
     if m.is_bank_funded() {
-        return Ok(consent::bank_mandate_view());
+        return Ok(Some(consent::bank_mandate_view()));
     }
     let Some(a) = a else {
-        return Ok(Value::Null);
+        return Ok(None);
     };
     let net = network(state, m.mode)?;
     let msg = consent::mandate_message(m, net, a)
         .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable terms", m.id)))?;
-    Ok(consent::view_of(a, &msg, net, net.allowance_state_machine))
+    Ok(Some(consent::view_of(
+        a,
+        &msg,
+        net,
+        net.allowance_state_machine,
+    )))
 }
 
 /// A payment's `authorization` member (wallet sources: the payer's signature; bank
@@ -48,21 +52,21 @@ fn payment_authorization(
     state: &AppState,
     p: &Payment,
     a: Option<&Authorization>,
-) -> Result<Value, ApiError> {
+) -> Result<Option<Consent>, ApiError> {
     if p.source_type == PartyKind::BankAccount {
-        return Ok(consent::bank_mandate_view());
+        return Ok(Some(consent::bank_mandate_view()));
     }
     let Some(a) = a else {
-        return Ok(Value::Null);
+        return Ok(None);
     };
     let net = network(state, p.mode)?;
     let msg = consent::payment_message(p, net, a)
         .ok_or_else(|| ApiError::Internal(format!("payment {} has no usable terms", p.id)))?;
-    Ok(consent::view_of(a, &msg, net, net.router))
+    Ok(Some(consent::view_of(a, &msg, net, net.router)))
 }
 
 /// The representation of `snap` at `now` (unix ms; a key shows `expired` from then on).
-pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<Value, ApiError> {
+pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiObject, ApiError> {
     Ok(match snap {
         Snapshot::Mandate {
             mandate,
@@ -70,8 +74,8 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<Valu
             authorization,
         } => {
             let mut v = views::mandate(mandate, *current_epoch);
-            v["authorization"] = mandate_authorization(state, mandate, authorization.as_ref())?;
-            v
+            v.authorization = mandate_authorization(state, mandate, authorization.as_ref())?;
+            ApiObject::Mandate(v)
         }
         Snapshot::SessionKey {
             session_key: k,
@@ -79,31 +83,74 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<Valu
             current_epoch,
         } => {
             let mut v = views::session_key(k, m, *current_epoch, &m.contract, now);
-            v["signer"] = k.signer.clone().map_or(Value::Null, Value::String);
-            v["eip712_domain"] = match (&k.signer, m.contract.parse::<Address>()) {
+            v.eip712_domain = match (&k.signer, m.contract.parse::<Address>()) {
                 (Some(_), Ok(contract)) => {
-                    openrail_chain::consent::domain_json(m.chain_id, contract)
+                    Some(openrail_chain::consent::domain_json(m.chain_id, contract))
                 }
-                _ => Value::Null,
+                _ => None,
             };
-            v
+            ApiObject::SessionKey(v)
         }
         Snapshot::DebitPull {
             debit_pull,
             chain_id,
-        } => views::pull(debit_pull, *chain_id),
+        } => ApiObject::DebitPull(views::pull(debit_pull, *chain_id)),
         Snapshot::Payment {
             payment,
             authorization,
         } => {
             let mut v = views::payment(payment);
-            v["authorization"] = payment_authorization(state, payment, authorization.as_ref())?;
-            v
+            v.authorization = payment_authorization(state, payment, authorization.as_ref())?;
+            ApiObject::Payment(v)
         }
         Snapshot::BankTransfer {
             bank_transfer,
             currency,
-        } => views::transfer(bank_transfer, *currency),
-        Snapshot::WebhookEndpoint { webhook_endpoint } => views::webhook_endpoint(webhook_endpoint),
+        } => ApiObject::BankTransfer(views::transfer(bank_transfer, *currency)),
+        Snapshot::WebhookEndpoint { webhook_endpoint } => {
+            ApiObject::WebhookEndpoint(views::webhook_endpoint(webhook_endpoint))
+        }
     })
+}
+
+/// A mandate's representation.
+pub(crate) fn mandate(
+    state: &AppState,
+    snap: &Snapshot,
+    now: i64,
+) -> Result<crate::types::Mandate, ApiError> {
+    match object(state, snap, now)? {
+        ApiObject::Mandate(m) => Ok(m),
+        _ => Err(ApiError::Internal(
+            "a mandate snapshot rendered another object".into(),
+        )),
+    }
+}
+
+/// A session key's representation.
+pub(crate) fn session_key(
+    state: &AppState,
+    snap: &Snapshot,
+    now: i64,
+) -> Result<crate::types::SessionKey, ApiError> {
+    match object(state, snap, now)? {
+        ApiObject::SessionKey(k) => Ok(k),
+        _ => Err(ApiError::Internal(
+            "a key snapshot rendered another object".into(),
+        )),
+    }
+}
+
+/// A payment's representation.
+pub(crate) fn payment(
+    state: &AppState,
+    snap: &Snapshot,
+    now: i64,
+) -> Result<crate::types::Payment, ApiError> {
+    match object(state, snap, now)? {
+        ApiObject::Payment(p) => Ok(p),
+        _ => Err(ApiError::Internal(
+            "a payment snapshot rendered another object".into(),
+        )),
+    }
 }

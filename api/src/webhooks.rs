@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use openrail_store::events::EventType;
 use openrail_store::webhooks::{EndpointChange, WebhookEndpoint, new_secret};
 use openrail_store::{EventId, Mode, WebhookEndpointId, now_ms};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::AppState;
 use crate::agentic::{account_only, id_of, missing, no_more_query, paging};
@@ -20,6 +20,9 @@ use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
 use crate::delivery;
 use crate::error::ApiError;
+use crate::types::{
+    self, RedeliverCreate, RequestBody, Text, WebhookEndpointCreate, WebhookEndpointUpdate,
+};
 use crate::views;
 
 /// How long the secret before a rotation keeps signing beside the new one.
@@ -30,7 +33,7 @@ const MAX_EVENT_TYPES: usize = 64;
 
 type ApiResult = Result<Response, ApiError>;
 
-fn json_response(status: StatusCode, v: Value) -> Response {
+fn json_response<T: Serialize>(status: StatusCode, v: T) -> Response {
     (status, axum::Json(v)).into_response()
 }
 
@@ -65,15 +68,6 @@ fn enabled_events(types: Vec<String>) -> Result<Vec<String>, ApiError> {
     Ok(out)
 }
 
-fn description(v: Option<String>) -> Result<Option<String>, ApiError> {
-    match v {
-        Some(t) if t.chars().count() > 500 => {
-            Err(invalid("description", "is longer than 500 characters"))
-        }
-        other => Ok(other),
-    }
-}
-
 async fn checked_url(mode: Mode, url: &str) -> Result<String, ApiError> {
     delivery::check_endpoint(mode, url)
         .await
@@ -89,18 +83,15 @@ async fn checked_url(mode: Mode, url: &str) -> Result<String, ApiError> {
 pub async fn create_webhook_endpoint(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
-    let url = fields.string("url")?;
-    let events =
-        fields
-            .opt_string_array("enabled_events")?
-            .ok_or_else(|| ApiError::ParameterMissing {
-                param: "enabled_events".into(),
-            })?;
-    let text = description(fields.opt_string("description")?)?;
-    fields.finish()?;
+    let WebhookEndpointCreate {
+        url,
+        enabled_events: events,
+        description,
+    } = WebhookEndpointCreate::read(fields)?;
+    let text = description.map(|Text(t)| t);
     let events = enabled_events(events)?;
     let url = checked_url(p.mode(), &url).await?;
     let now = now_ms();
@@ -112,7 +103,7 @@ pub async fn create_webhook_endpoint(
         .create_webhook_endpoint(&endpoint, &secret)
         .await?;
     let mut v = views::webhook_endpoint(&endpoint);
-    v["secret"] = Value::String(secret);
+    v.secret = Some(secret);
     Ok(json_response(StatusCode::CREATED, v))
 }
 
@@ -148,7 +139,12 @@ pub async fn list_webhook_endpoints(
     let data = page.data.iter().map(views::webhook_endpoint).collect();
     Ok(json_response(
         StatusCode::OK,
-        views::list(data, page.has_more, "/v1/webhook-endpoints"),
+        types::WebhookEndpointList::new(
+            types::ListTag,
+            "/v1/webhook-endpoints".into(),
+            data,
+            page.has_more,
+        ),
     ))
 }
 
@@ -158,16 +154,19 @@ pub async fn update_webhook_endpoint(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
     let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
-    let url = fields.opt_string("url")?;
-    let events = fields.opt_string_array("enabled_events")?;
+    // `"description": null` clears it; an absent description stays.
     let has_description = fields.peek_present("description");
-    let text = description(fields.opt_string("description")?)?;
-    let status = fields.opt_string("status")?;
-    fields.finish()?;
+    let WebhookEndpointUpdate {
+        url,
+        enabled_events: events,
+        description,
+        status,
+    } = WebhookEndpointUpdate::read(fields)?;
+    let text = description.map(|Text(t)| t);
     let enabled = match status.as_deref() {
         None => None,
         Some("enabled") => Some(true),
@@ -206,7 +205,11 @@ pub async fn delete_webhook_endpoint(
         .map_err(missing("webhook_endpoint", &id))?;
     Ok(json_response(
         StatusCode::OK,
-        json!({ "id": e.id, "object": "webhook_endpoint", "deleted": true }),
+        types::DeletedWebhookEndpoint {
+            id: e.id.to_string(),
+            object: types::WebhookEndpointTag,
+            deleted: true,
+        },
     ))
 }
 
@@ -228,7 +231,7 @@ pub async fn rotate_webhook_secret(
         .await
         .map_err(missing("webhook_endpoint", &id))?;
     let mut v = views::webhook_endpoint(&e);
-    v["secret"] = Value::String(secret);
+    v.secret = Some(secret);
     Ok(json_response(StatusCode::OK, v))
 }
 
@@ -255,10 +258,11 @@ pub async fn list_webhook_deliveries(
     let data = page.data.iter().map(views::webhook_delivery).collect();
     Ok(json_response(
         StatusCode::OK,
-        views::list(
+        types::WebhookDeliveryList::new(
+            types::ListTag,
+            format!("/v1/webhook-endpoints/{id}/deliveries"),
             data,
             page.has_more,
-            &format!("/v1/webhook-endpoints/{id}/deliveries"),
         ),
     ))
 }
@@ -269,12 +273,11 @@ pub async fn redeliver_event(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-    mut fields: Fields,
+    fields: Fields,
 ) -> ApiResult {
     account_only(&p)?;
     let id = id_of("event", &id, EventId::parse)?;
-    let endpoint = fields.opt_string("endpoint")?;
-    fields.finish()?;
+    let RedeliverCreate { endpoint } = RedeliverCreate::read(fields)?;
     let endpoint = endpoint
         .map(|e| id_of("webhook_endpoint", &e, WebhookEndpointId::parse))
         .transpose()?;
@@ -293,6 +296,11 @@ pub async fn redeliver_event(
     let data = deliveries.iter().map(views::webhook_delivery).collect();
     Ok(json_response(
         StatusCode::OK,
-        views::list(data, false, &format!("/v1/events/{id}/redeliver")),
+        types::WebhookDeliveryList::new(
+            types::ListTag,
+            format!("/v1/events/{id}/redeliver"),
+            data,
+            false,
+        ),
     ))
 }

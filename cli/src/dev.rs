@@ -29,6 +29,10 @@ pub struct DevArgs {
     /// Port of the HTTP API; 0 picks a free port.
     #[arg(long, default_value_t = 8080, env = "OPENRAIL_PORT")]
     port: u16,
+    /// Failed authentications one client address may make in a burst before 429 (then one
+    /// a second).
+    #[arg(long, default_value_t = 20, env = "OPENRAIL_AUTH_FAILURE_BURST")]
+    auth_failure_burst: u32,
 }
 
 /// Demo payer funding: 10,000 units of each test currency.
@@ -68,7 +72,10 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
             &devnet.manifest.settlement,
             dev_operator(),
             args.port,
-            openrail_api::ApiConfig::default(),
+            openrail_api::ApiConfig {
+                auth_failure_burst: f64::from(args.auth_failure_burst),
+                ..openrail_api::ApiConfig::default()
+            },
             crate::node::NodeOptions::default(),
         )
         .await

@@ -42,6 +42,9 @@ enum Command {
     /// Receive the account's webhooks here: a temporary endpoint on 127.0.0.1, each event
     /// printed and forwarded signed to --forward-to (like `stripe listen`).
     Listen(listen::ListenArgs),
+    /// Print the OpenAPI 3.1 document (what `/v1/openapi.json` serves; `make openapi`
+    /// writes it to docs/openapi.json).
+    Openapi,
 }
 
 /// Where the database is: `DATABASE_URL` (`postgres://…` or `sqlite://…`), else a SQLite
@@ -134,6 +137,10 @@ pub fn main() -> anyhow::Result<()> {
             Command::Accounts(cmd) => admin::accounts(cmd).await,
             Command::Keys(cmd) => admin::keys(cmd).await,
             Command::Listen(args) => listen::run(args).await,
+            Command::Openapi => {
+                print!("{}", openrail_api::openapi::document_text());
+                Ok(())
+            }
         }
     })
 }

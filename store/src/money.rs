@@ -1,11 +1,15 @@
 //! Money: ISO 4217 currencies and exact decimal amounts.
 //!
 //! The API speaks decimal major units (`"12.50"`); requests may send a JSON number or a
-//! string, and both are parsed from their text, never through a float. Internally an
+//! string, and both are parsed from their text, never through a float, into a
+//! [`rust_decimal::Decimal`] (the API edge's type for money). Internally and in storage an
 //! [`Amount`] is an integer count of the currency's minor units (cents); on chain it is
 //! scaled to the token's 6 decimals.
 
 use std::fmt;
+
+pub use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
 
 /// A supported currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,9 +113,10 @@ impl Amount {
         (minor > 0 && minor <= max).then_some(Self { minor, currency })
     }
 
-    /// Parses decimal text in major units (`"12.5"`, `"100"`), exactly.
+    /// Parses decimal text in major units (`"12.5"`, `"100"`), exactly: the grammar (digits,
+    /// optionally a dot and digits; no sign, exponent, separators or spaces) is checked
+    /// here, the arithmetic is [`rust_decimal`]'s (no float anywhere).
     pub fn parse(text: &str, currency: Currency) -> Result<Self, AmountError> {
-        let text = text.trim();
         if let Some(rest) = text.strip_prefix('-') {
             // A well-formed negative number is "negative"; anything else is not a number.
             return Err(if is_decimal(rest) {
@@ -120,38 +125,46 @@ impl Amount {
                 AmountError::NotDecimal
             });
         }
-        if !is_decimal(text) {
-            return Err(AmountError::NotDecimal);
-        }
-        let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+        // More decimals than the currency has is that error even when there are too many
+        // digits for a decimal to hold.
         let max = currency.decimals();
-        let frac = frac.trim_end_matches('0');
-        if frac.len() > max as usize {
+        if is_decimal(text)
+            && text
+                .split_once('.')
+                .is_some_and(|(_, f)| f.trim_end_matches('0').len() > max as usize)
+        {
             return Err(AmountError::TooManyDecimals { max, currency });
         }
-        let int = int.trim_start_matches('0');
-        if int.len() > 13 {
-            return Err(AmountError::TooLarge);
+        Self::from_decimal(parse_decimal(text)?, currency)
+    }
+
+    /// The amount of a decimal in major units: positive, at most the currency's decimals,
+    /// at most [`MAX_MAJOR_UNITS`].
+    pub fn from_decimal(d: Decimal, currency: Currency) -> Result<Self, AmountError> {
+        let d = d.normalize();
+        if d.is_sign_negative() && !d.is_zero() {
+            return Err(AmountError::Negative);
         }
-        let int: u64 = if int.is_empty() {
-            0
-        } else {
-            int.parse().map_err(|_| AmountError::TooLarge)?
-        };
-        let frac_val: u64 = if frac.is_empty() {
-            0
-        } else {
-            frac.parse().map_err(|_| AmountError::NotDecimal)?
-        };
-        let scale = 10u64.pow(max);
-        let minor = int
-            .checked_mul(scale)
-            .and_then(|v| v.checked_add(frac_val * 10u64.pow(max - frac.len() as u32)))
-            .ok_or(AmountError::TooLarge)?;
-        if minor == 0 {
+        if d.is_zero() {
             return Err(AmountError::Zero);
         }
+        let max = currency.decimals();
+        if d.scale() > max {
+            return Err(AmountError::TooManyDecimals { max, currency });
+        }
+        if d > Decimal::from(MAX_MAJOR_UNITS) {
+            return Err(AmountError::TooLarge);
+        }
+        let minor = d
+            .checked_mul(Decimal::from(10u64.pow(max)))
+            .and_then(|m| m.to_u64())
+            .ok_or(AmountError::TooLarge)?;
         Self::from_minor(minor, currency).ok_or(AmountError::TooLarge)
+    }
+
+    /// The amount as a decimal in major units, at the currency's scale (`12.50`).
+    pub fn to_decimal(self) -> Decimal {
+        minor_to_decimal(self.minor, self.currency)
     }
 
     /// Minor units (cents).
@@ -170,15 +183,36 @@ impl Amount {
     }
 }
 
+/// Minor units as a decimal in major units, at the currency's scale (`1250` → `12.50`).
+pub fn minor_to_decimal(minor: u64, currency: Currency) -> Decimal {
+    Decimal::from_i128_with_scale(i128::from(minor), currency.decimals())
+}
+
 /// Formats minor units as a decimal string in major units (`1250` → `"12.50"`).
 pub fn format_minor(minor: u64, currency: Currency) -> String {
-    let scale = 10u64.pow(currency.decimals());
-    format!(
-        "{}.{:0width$}",
-        minor / scale,
-        minor % scale,
-        width = currency.decimals() as usize
-    )
+    minor_to_decimal(minor, currency).to_string()
+}
+
+/// Non-negative decimal text (the grammar of [`is_decimal`]) as an exact [`Decimal`];
+/// more digits than a decimal holds (28–29) is [`AmountError::TooLarge`].
+pub fn parse_decimal(text: &str) -> Result<Decimal, AmountError> {
+    if !is_decimal(text) {
+        return Err(AmountError::NotDecimal);
+    }
+    // Leading zeros and trailing fractional zeros carry nothing and would count against
+    // the 28 digits a decimal holds.
+    let text = match text.split_once('.') {
+        Some((int, frac)) if frac.trim_end_matches('0').is_empty() => int,
+        Some(_) => text.trim_end_matches('0'),
+        None => text,
+    };
+    let trimmed = text.trim_start_matches('0');
+    let text = if trimmed.is_empty() || trimmed.starts_with('.') {
+        &text[text.len() - trimmed.len() - 1..]
+    } else {
+        trimmed
+    };
+    Decimal::from_str_exact(text).map_err(|_| AmountError::TooLarge)
 }
 
 impl fmt::Display for Amount {
@@ -187,7 +221,8 @@ impl fmt::Display for Amount {
     }
 }
 
-/// Digits, optionally one dot with digits on both sides… or a leading dot-less integer.
+/// Digits, optionally one dot with digits on both sides (`12`, `12.50`; not `.5`, `5.`,
+/// `+5`, `1e3`, `1_000` or ` 5`, all of which [`Decimal`]'s own parser would take).
 fn is_decimal(s: &str) -> bool {
     let (int, frac) = match s.split_once('.') {
         Some((i, f)) => (i, Some(f)),
@@ -211,6 +246,13 @@ mod tests {
         assert_eq!(Amount::parse("100", USD).unwrap().minor(), 10_000);
         assert_eq!(Amount::parse("0.01", USD).unwrap().minor(), 1);
         assert_eq!(Amount::parse("1.10000", USD).unwrap().minor(), 110);
+        assert_eq!(Amount::parse("007.5", USD).unwrap().minor(), 750);
+        assert_eq!(
+            Amount::parse("1.000000000000000000000000000000000", USD)
+                .unwrap()
+                .minor(),
+            100
+        );
         assert_eq!(
             Amount::parse("1000000000000", USD).unwrap().minor(),
             100_000_000_000_000
@@ -249,8 +291,31 @@ mod tests {
             ("--1", NotDecimal),
             ("1000000000000.01", TooLarge),
             ("99999999999999999999999999", TooLarge),
+            ("9999999999999999999999999999999999999999", TooLarge),
+            (
+                "1.0000000000000000000000000000000001",
+                TooManyDecimals {
+                    max: 2,
+                    currency: USD,
+                },
+            ),
+            (" 5", NotDecimal),
+            ("1_000", NotDecimal),
         ] {
             assert_eq!(Amount::parse(text, USD), Err(err), "{text:?}");
+        }
+    }
+
+    /// Why the grammar is checked before `Decimal` parses: its parser takes more.
+    #[test]
+    fn decimal_alone_would_take_more_than_the_api() {
+        for text in ["+5", ".5", "1_000", "5."] {
+            assert!(Decimal::from_str_exact(text).is_ok(), "{text}");
+            assert_eq!(
+                Amount::parse(text, USD),
+                Err(AmountError::NotDecimal),
+                "{text}"
+            );
         }
     }
 

@@ -1,5 +1,7 @@
-//! The OpenAPI document: every route the router serves is documented, every documented
-//! operation is served, and real responses match the documented schemas.
+//! The OpenAPI document: the server serves the committed `docs/openapi.json`, every route
+//! the router serves is documented, every documented operation is served, and real
+//! responses match the documented schemas (so a handler whose shape drifts from the
+//! document fails here).
 
 use openrail_api::openapi::ROUTES;
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
@@ -7,22 +9,92 @@ use openrail_tests::{Harness, Reply};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-/// A small JSON Schema checker for the keywords the document uses; unknown keywords with
-/// constraints fail loudly rather than pass silently.
+/// Keywords [`check`] understands; anything else fails loudly rather than pass silently.
+const KEYWORDS: &[&str] = &[
+    "$ref",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "const",
+    "enum",
+    "type",
+    "pattern",
+    "required",
+    "properties",
+    "additionalProperties",
+    "items",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "multipleOf",
+    // Annotations, no constraint.
+    "description",
+    "examples",
+    "example",
+    "default",
+    "title",
+    "format",
+    "discriminator",
+];
+
+/// A small JSON Schema checker for the keywords the document uses.
 fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+    if let Some(unknown) = schema
+        .as_object()
+        .and_then(|o| o.keys().find(|k| !KEYWORDS.contains(&k.as_str())))
+    {
+        return Err(format!(
+            "{at}: the checker does not know the keyword {unknown}"
+        ));
+    }
     if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
         let name = r.trim_start_matches("#/components/schemas/");
         return check(doc, &doc["components"]["schemas"][name], v, at);
     }
+    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+        for s in all {
+            check(doc, s, v, at)?;
+        }
+    }
+    if let Some(not) = schema.get("not")
+        && check(doc, not, v, at).is_ok()
+    {
+        return Err(format!("{at}: {v} matches what `not` excludes"));
+    }
+    if let Some(any) = schema.get("anyOf").and_then(Value::as_array)
+        && !any.iter().any(|s| check(doc, s, v, at).is_ok())
+    {
+        return Err(format!("{at}: no anyOf matches {v}"));
+    }
+    if let (Some(min), Some(n)) = (schema.get("minimum").and_then(Value::as_f64), v.as_f64())
+        && n < min
+    {
+        return Err(format!("{at}: {n} < {min}"));
+    }
+    if let (Some(max), Some(n)) = (schema.get("maximum").and_then(Value::as_f64), v.as_f64())
+        && n > max
+    {
+        return Err(format!("{at}: {n} > {max}"));
+    }
+    if let (Some(max), Some(s)) = (schema.get("maxLength").and_then(Value::as_u64), v.as_str())
+        && s.chars().count() as u64 > max
+    {
+        return Err(format!("{at}: longer than {max}"));
+    }
     if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
-        let n = options
-            .iter()
-            .filter(|s| check(doc, s, v, at).is_ok())
-            .count();
+        let results: Vec<Result<(), String>> =
+            options.iter().map(|s| check(doc, s, v, at)).collect();
+        let n = results.iter().filter(|r| r.is_ok()).count();
         return if n == 1 {
             Ok(())
         } else {
-            Err(format!("{at}: {n} of oneOf match {v}"))
+            let why: Vec<String> = results.into_iter().filter_map(Result::err).collect();
+            Err(format!("{at}: {n} of oneOf match {v} ({})", why.join("; ")))
         };
     }
     if let Some(c) = schema.get("const")
@@ -116,6 +188,40 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
     assert_eq!(doc.status, StatusCode::OK);
     let doc = doc.body;
     assert_eq!(doc["openapi"], "3.1.0");
+    let committed: Value = serde_json::from_str(include_str!("../../docs/openapi.json"))?;
+    assert!(
+        doc == committed,
+        "the served document differs from docs/openapi.json: run `make openapi`"
+    );
+    // No authentication for the document and the reference page.
+    let base = h.server.as_ref().expect("a server").base_url.clone();
+    let anonymous = reqwest::get(format!("{}/v1/openapi.json", base)).await?;
+    assert_eq!(anonymous.status(), StatusCode::OK);
+    assert!(doc["paths"]["/v1/openapi.json"]["get"]["security"] == json!([]));
+    let page = reqwest::get(format!("{}/docs", base)).await?;
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.text().await?.contains("/docs/redoc.standalone.js"));
+    let js = reqwest::get(format!("{}/docs/redoc.standalone.js", base)).await?;
+    assert_eq!(js.status(), StatusCode::OK);
+    assert!(js.bytes().await?.len() > 100_000);
+
+    // Every example of a response matches its schema.
+    let mut examples = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, response) in op["responses"].as_object().unwrap() {
+                for (media, content) in response["content"].as_object().into_iter().flatten() {
+                    for (name, example) in content["examples"].as_object().into_iter().flatten() {
+                        examples += 1;
+                        if let Err(e) = check(&doc, &content["schema"], &example["value"], "$") {
+                            panic!("{method} {path} {status} {media} example {name}: {e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(examples > 10, "{examples} examples");
 
     // Every route of the table is documented, and every documented operation is served
     // (a served route never answers the router's own `not_found` / 405).

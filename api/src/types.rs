@@ -1,0 +1,1475 @@
+//! The typed API surface: every request body and every response of `/v1` as a Rust type.
+//! Handlers read requests into these types and answer with them; the OpenAPI document's
+//! schemas are generated from them ([`utoipa::ToSchema`], see [`crate::openapi`]), so a
+//! handler's shape and the document cannot drift apart. Leaf types whose rules a derive
+//! cannot say (amounts, addresses, the enums the store defines) write their schema once
+//! here, next to the code that enforces it.
+
+use std::borrow::Cow;
+
+use openrail_store::money::{Decimal, MAX_MAJOR_UNITS, minor_to_decimal};
+use openrail_store::{Amount, AmountError, Currency};
+use serde::Serialize;
+use serde_json::{Value, json};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::body::{Fields, invalid};
+use crate::error::ApiError;
+
+/// Marks a schema written as JSON: utoipa's [`Schema`] type cannot hold every keyword of
+/// JSON Schema 2020-12 (`const`, type arrays, `examples` on a `oneOf`), so a leaf schema
+/// travels through utoipa as an object whose description is this marker and its JSON, and
+/// [`crate::openapi`] puts the JSON in its place ([`expand_leaf`]).
+const LEAF: &str = "openrail-leaf-schema:";
+
+/// A schema written as JSON (OpenAPI 3.1 is JSON Schema 2020-12).
+pub(crate) fn schema_json(v: Value) -> RefOr<Schema> {
+    RefOr::T(Schema::Object(
+        utoipa::openapi::ObjectBuilder::new()
+            .description(Some(format!("{LEAF}{v}")))
+            .build(),
+    ))
+}
+
+/// The JSON a [`schema_json`] placeholder stands for, if `v` is one.
+pub(crate) fn expand_leaf(v: &Value) -> Option<Value> {
+    let text = v.get("description")?.as_str()?.strip_prefix(LEAF)?;
+    serde_json::from_str(text).ok()
+}
+
+/// A leaf type whose schema is written here as JSON, listed as a named component.
+macro_rules! leaf_schema {
+    ($(#[$m:meta])* $name:ident = $schema:expr) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name;
+        impl PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                schema_json($schema)
+            }
+        }
+        impl ToSchema for $name {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
+            }
+        }
+    };
+}
+
+/// Decimal major units with exactly the currency's two decimals, as responses write them.
+pub const AMOUNT_OUT_PATTERN: &str = "^[0-9]+\\.[0-9]{2}$";
+
+/// What a request's amount string may be: a positive decimal in major units, at most two
+/// significant decimals (trailing zeros are fine), at most one trillion. Exactly what
+/// [`Amount::parse`] accepts: no sign, exponent, separator or space.
+pub const AMOUNT_IN_PATTERN: &str =
+    "^0*(1000000000000(\\.0+)?|[1-9][0-9]{0,11}(\\.[0-9]{1,2}0*)?)$|^0+\\.(0[1-9]|[1-9][0-9]?)0*$";
+
+/// What a request's balance string may be: an amount ([`AMOUNT_IN_PATTERN`]) or zero.
+pub const BALANCE_IN_PATTERN: &str =
+    "^0*(1000000000000(\\.0+)?|[1-9][0-9]{0,11}(\\.[0-9]{1,2}0*)?)$|^0+(\\.[0-9]{1,2}0*)?$";
+
+/// A wallet address: `0x` and 40 hex digits; mixed case must be a valid EIP-55 checksum.
+pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
+
+leaf_schema!(
+    /// An amount in a response: a decimal string in major units.
+    AmountString = json!({
+        "type": "string",
+        "pattern": AMOUNT_OUT_PATTERN,
+        "description": "Decimal major units with the currency's two decimals (`\"12.50\"` is twelve fifty); exact, never a float",
+        "examples": ["12.50"],
+    })
+);
+
+leaf_schema!(
+    /// An amount in a request: a JSON number or a decimal string, read exactly from its
+    /// text (never through a float).
+    AmountInput = json!({
+        "description": "Decimal major units, exact: a decimal string (`\"12.50\"`) or a JSON number (`12.5`). Greater than zero, at most two significant decimals, at most 1,000,000,000,000. No sign, exponent, separators or spaces in strings; a number is read from its text, so `1e3` is refused as a string would be.",
+        "oneOf": [
+            { "type": "string", "pattern": AMOUNT_IN_PATTERN },
+            { "type": "number", "exclusiveMinimum": 0, "maximum": MAX_MAJOR_UNITS, "multipleOf": 0.01 },
+        ],
+        "examples": ["12.50"],
+    })
+);
+
+leaf_schema!(
+    /// A wallet address.
+    Address = json!({
+        "type": "string",
+        "pattern": ADDRESS_PATTERN,
+        "not": { "const": "0x0000000000000000000000000000000000000000" },
+        "format": "evm-address",
+        "description": "An EVM address. All-lowercase and all-uppercase hex are accepted; mixed case must carry a valid EIP-55 checksum (a typo is refused with 400 parameter_invalid). The zero address and Openrail's own contracts are refused as payer, source, destination or allow-list entry.",
+        "examples": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"],
+    })
+);
+
+leaf_schema!(
+    /// A wallet address or a simulated bank account.
+    Party = json!({
+        "anyOf": [
+            { "$ref": "#/components/schemas/Address" },
+            { "type": "string", "pattern": "^ba_[0-9A-Za-z]+$", "description": "A simulated bank account (`ba_…`)" },
+        ],
+    })
+);
+
+/// The schema of a payment's party: its `type` decides what its id is (the struct reads
+/// both members; this says which pairs the server accepts).
+fn party_schema(id: &str, what: &str) -> Value {
+    json!({
+        "description": what,
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["type", id],
+                "properties": {
+                    "type": { "const": "wallet" },
+                    id: { "$ref": "#/components/schemas/Address" },
+                },
+                "additionalProperties": false,
+            },
+            {
+                "type": "object",
+                "required": ["type", id],
+                "properties": {
+                    "type": { "const": "bank_account" },
+                    id: { "type": "string", "pattern": "^ba_[0-9A-Za-z]+$", "description": "A simulated bank account" },
+                },
+                "additionalProperties": false,
+            },
+        ],
+    })
+}
+
+leaf_schema!(
+    /// A payment's source in a request ([`PaymentSource`]).
+    PaymentSourceInput = party_schema("id", "Where the money comes from: a wallet (which approved the router and signs the payment) or a simulated bank account")
+);
+
+leaf_schema!(
+    /// A payment's destination in a request ([`PaymentDestination`]).
+    PaymentDestinationInput = party_schema("address", "Where the money goes: a wallet or a simulated bank account")
+);
+
+leaf_schema!(
+    /// A webhook URL.
+    WebhookUrl = json!({
+        "type": "string",
+        "pattern": "^https?://[^\\s/?#]+[^\\s]*$",
+        "maxLength": 2048,
+        "description": "Where deliveries are POSTed. Mainnet: https to a host that resolves to public addresses only. Testnet: also http, and localhost or 127.0.0.1. Checked when set: a host that does not resolve, or resolves to an address the mode may not deliver to, is 400 `url_not_allowed`.",
+        "examples": ["http://127.0.0.1:3000/webhooks"],
+    })
+);
+
+leaf_schema!(
+    /// An RFC 3339 UTC time.
+    Timestamp = json!({
+        "type": "string",
+        "format": "date-time",
+        "description": "RFC 3339, UTC",
+        "examples": ["2026-01-01T00:00:00Z"],
+    })
+);
+
+leaf_schema!(
+    /// A 65-byte ECDSA signature (or an ERC-1271 wallet's answer), hex.
+    Signature = json!({
+        "type": "string",
+        "pattern": "^0x[0-9a-fA-F]{130}$",
+        "description": "A 65-byte signature as 0x and 130 hex digits (what eth_signTypedData_v4 and `cast wallet sign --data` print)",
+    })
+);
+
+leaf_schema!(
+    /// A transaction hash.
+    TxHash = json!({
+        "type": ["string", "null"],
+        "pattern": "^0x[0-9a-f]{64}$",
+        "description": "The transaction's hash once sent, else null",
+    })
+);
+
+leaf_schema!(
+    /// An ISO 4217 currency code as responses write it.
+    CurrencyCode = json!({
+        "type": "string",
+        "enum": Currency::ALL.iter().map(|c| c.code()).collect::<Vec<_>>(),
+        "description": "ISO 4217, uppercase",
+    })
+);
+
+leaf_schema!(
+    /// An ISO 4217 currency code as requests may write it (any case).
+    CurrencyInput = json!({
+        "type": "string",
+        "enum": Currency::ALL.iter().flat_map(|c| [c.code().to_string(), c.code().to_ascii_lowercase()]).collect::<Vec<_>>(),
+        "description": "ISO 4217: USD or EUR (case-insensitive: usd and eur too)",
+        "examples": ["USD"],
+    })
+);
+
+leaf_schema!(
+    /// A mandate's epoch.
+    IntervalName = json!({
+        "type": "string",
+        "enum": openrail_store::Interval::ALL.iter().map(|i| i.as_str()).collect::<Vec<_>>(),
+        "description": "The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC",
+    })
+);
+
+leaf_schema!(
+    /// Status of a mandate.
+    MandateStatus = json!({
+        "type": "string",
+        "enum": openrail_store::agentic::MandateStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "description": "requires_authorization (a wallet payer must sign) → pending (sent) → active; canceled; failed (its transaction failed)",
+    })
+);
+
+leaf_schema!(
+    /// Status of a debit pull.
+    PullStatus = json!({
+        "type": "string",
+        "enum": openrail_store::agentic::PullStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "description": "pending → authorized (allowance consumed on chain, tokens moved) → settled (bank leg done); declined (a rule refused it, see decline_code); failed",
+    })
+);
+
+leaf_schema!(
+    /// Why a pull was declined (also the 422 `code`).
+    DeclineCode = json!({
+        "type": ["string", "null"],
+        "enum": openrail_store::agentic::DeclineReason::ALL.iter().map(|s| Value::from(s.as_str())).chain([Value::Null]).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// Status of a payment.
+    PaymentStatus = json!({
+        "type": "string",
+        "enum": openrail_store::payments::PaymentStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "description": "requires_authorization (a wallet source must sign) → pending → processing (sent) → succeeded | failed",
+    })
+);
+
+leaf_schema!(
+    /// A payment's refund.
+    RefundStatus = json!({
+        "type": ["string", "null"],
+        "enum": openrail_store::payments::RefundStatus::ALL.iter().map(|s| Value::from(s.as_str())).chain([Value::Null]).collect::<Vec<_>>(),
+        "description": "Set when the destination leg failed after the source leg: the amount goes back to the source (pending, then succeeded, or failed when the refund itself failed); null when no money moved",
+    })
+);
+
+leaf_schema!(
+    /// Kind of a payment's source or destination.
+    PartyType = json!({
+        "type": "string",
+        "enum": openrail_store::payments::PartyKind::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// How a simulated bank account behaves.
+    BankBehavior = json!({
+        "type": "string",
+        "enum": openrail_store::bank::Behavior::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        "description": "settles (default): transfers settle after the delay; insufficient_funds: debits fail; closed: every transfer fails account_closed; delayed: settle after a longer delay (default 5 s); fails_late: debits show settled, then fail as returned one delay later",
+    })
+);
+
+leaf_schema!(
+    /// Direction of a bank transfer.
+    TransferDirection = json!({
+        "type": "string",
+        "enum": openrail_store::bank::Direction::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// Status of a bank transfer.
+    TransferStatus = json!({
+        "type": "string",
+        "enum": openrail_store::bank::TransferStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// Type of an event.
+    EventType = json!({
+        "type": "string",
+        "enum": openrail_store::events::EventType::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// What a webhook endpoint subscribes to.
+    EnabledEvent = json!({
+        "type": "string",
+        "enum": std::iter::once("*").chain(openrail_store::events::EventType::ALL.iter().map(|t| t.as_str())).collect::<Vec<_>>(),
+        "description": "An event type, or \"*\" (alone) for every type",
+    })
+);
+
+leaf_schema!(
+    /// Status of a webhook endpoint.
+    EndpointStatus = json!({
+        "type": "string",
+        "enum": openrail_store::webhooks::EndpointStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// Status of a webhook delivery.
+    DeliveryStatus = json!({
+        "type": "string",
+        "enum": openrail_store::webhooks::DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
+    /// EIP-712 typed data, exactly what `eth_signTypedData_v4` and `cast wallet sign --data`
+    /// take.
+    TypedData = json!({
+        "type": "object",
+        "required": ["types", "primaryType", "domain", "message"],
+        "properties": {
+            "types": { "type": "object", "additionalProperties": { "type": "array", "items": {
+                "type": "object", "required": ["name", "type"],
+                "properties": { "name": { "type": "string" }, "type": { "type": "string" } },
+            } } },
+            "primaryType": { "type": "string", "enum": ["Mandate", "Payment"] },
+            "domain": { "$ref": "#/components/schemas/Eip712Domain" },
+            "message": { "type": "object" },
+        },
+        "additionalProperties": false,
+    })
+);
+
+leaf_schema!(
+    /// The EIP-712 domain of Openrail's signatures.
+    Eip712Domain = json!({
+        "type": "object",
+        "required": ["name", "version", "chainId", "verifyingContract"],
+        "properties": {
+            "name": { "const": "Openrail" },
+            "version": { "const": "1" },
+            "chainId": { "type": "integer", "minimum": 0 },
+            "verifyingContract": { "$ref": "#/components/schemas/Address" },
+        },
+        "additionalProperties": false,
+    })
+);
+
+// ------------------------------------------------------------------ amounts
+
+/// An amount in a response: exact decimal major units (a [`Decimal`] at the currency's
+/// scale), written as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Money(pub Decimal);
+
+impl Money {
+    /// Minor units of `currency` as major units.
+    pub fn of(minor: u64, currency: Currency) -> Self {
+        Self(minor_to_decimal(minor, currency))
+    }
+}
+
+impl Serialize for Money {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// The text of an amount a request sent (a JSON number's own text, or a string's
+/// content), parsed once the currency is known ([`AmountText::amount`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AmountText(pub String);
+
+impl AmountText {
+    /// The amount in `currency`; `param` names the field in errors.
+    pub fn amount(&self, param: &str, currency: Currency) -> Result<Amount, ApiError> {
+        Amount::parse(&self.0, currency).map_err(|e| amount_invalid(param, e))
+    }
+
+    /// Minor units in `currency`, zero allowed (a starting balance).
+    pub fn minor_or_zero(&self, param: &str, currency: Currency) -> Result<u64, ApiError> {
+        match Amount::parse(&self.0, currency) {
+            Ok(a) => Ok(a.minor()),
+            Err(AmountError::Zero) => Ok(0),
+            Err(e) => Err(amount_invalid(param, e)),
+        }
+    }
+}
+
+fn amount_invalid(param: &str, e: AmountError) -> ApiError {
+    ApiError::AmountInvalid {
+        param: param.into(),
+        detail: e.to_string(),
+    }
+}
+
+// ------------------------------------------------------------------ requests
+
+/// A value of a request field, read from [`Fields`] by name with the field's own errors.
+pub trait FromField: Sized {
+    /// Takes field `name` (absent and `null` are the same).
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError>;
+}
+
+impl FromField for String {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.string(name)
+    }
+}
+
+impl FromField for Option<String> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.opt_string(name)
+    }
+}
+
+impl FromField for u64 {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.integer(name)
+    }
+}
+
+impl FromField for Option<u64> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.opt_integer(name)
+    }
+}
+
+impl FromField for AmountText {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.amount_text(name).map(AmountText)
+    }
+}
+
+impl FromField for Option<AmountText> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        Ok(f.opt_amount_text(name)?.map(AmountText))
+    }
+}
+
+impl FromField for Option<Vec<String>> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.opt_string_array(name)
+    }
+}
+
+impl FromField for Vec<String> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.opt_string_array(name)?
+            .ok_or_else(|| ApiError::ParameterMissing { param: name.into() })
+    }
+}
+
+/// Free text of at most 500 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text(pub String);
+
+/// Longest free-text field, in characters.
+pub const MAX_TEXT: usize = 500;
+
+impl FromField for Option<Text> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        match f.opt_string(name)? {
+            Some(t) if t.chars().count() > MAX_TEXT => {
+                Err(invalid(name, "is longer than 500 characters"))
+            }
+            other => Ok(other.map(Text)),
+        }
+    }
+}
+
+/// A nonce: a whole number below 2^256, as a JSON integer or a decimal string; kept as
+/// canonical decimal text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uint256(pub String);
+
+impl FromField for Option<Uint256> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        Ok(f.opt_uint256(name)?.map(Uint256))
+    }
+}
+
+/// A request body type: read field by field, in declaration order, from a strict JSON
+/// object ([`Fields`]: duplicates and unknown fields refused).
+pub trait RequestBody: Sized {
+    /// Reads the whole object (unknown fields are refused at the end).
+    fn read(f: Fields) -> Result<Self, ApiError>;
+}
+
+/// Declares a request body: the struct (with its schema, from the same field list) and
+/// its reader, which takes every field by its Rust name, so the document's properties
+/// and what the server reads are one list.
+macro_rules! request_body {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $field:ident : $ty:ty),* $(,)? }) => {
+        #[derive(Debug, Clone, ToSchema)]
+        $(#[$m])*
+        pub struct $name { $($(#[$fm])* pub $field: $ty),* }
+        impl RequestBody for $name {
+            fn read(mut f: Fields) -> Result<Self, ApiError> {
+                let v = Self { $($field: FromField::from_field(&mut f, field_name(stringify!($field)))?),* };
+                f.finish()?;
+                Ok(v)
+            }
+        }
+        impl FromField for $name {
+            fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+                <$name as RequestBody>::read(f.object(name)?)
+            }
+        }
+    };
+}
+
+/// A field's JSON name from its Rust name (`r#type` → `type`).
+fn field_name(rust: &'static str) -> &'static str {
+    rust.strip_prefix("r#").unwrap_or(rust)
+}
+
+request_body!(
+    /// `POST /v1/mandates`: a ceiling per epoch a payer grants, enforced on chain.
+    #[schema(example = json!({"payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": "agent budget"}))]
+    pub struct MandateCreate {
+        /// The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent).
+        #[schema(value_type = Party)]
+        pub payer_account_id: String,
+        /// ISO 4217 code.
+        #[schema(value_type = CurrencyInput)]
+        pub currency: String,
+        /// The most that may be pulled per epoch, in major units.
+        #[schema(value_type = AmountInput)]
+        pub max_amount: AmountText,
+        /// The epoch.
+        #[schema(value_type = IntervalName)]
+        pub interval: String,
+        /// Free text, up to 500 characters.
+        #[schema(value_type = Option<String>, max_length = 500)]
+        pub purpose: Option<Text>,
+    }
+);
+
+request_body!(
+    /// `POST /v1/mandates/{id}/authorize` and `POST /v1/payments/{id}/authorize`.
+    #[schema(example = json!({"signature": "0x5f1c…1b"}))]
+    pub struct AuthorizationCreate {
+        /// The payer's signature of the object's `authorization.typed_data`.
+        #[schema(value_type = Signature)]
+        pub signature: String,
+    }
+);
+
+request_body!(
+    /// `POST /v1/session-keys`: a key an agent pulls with, under a mandate.
+    #[schema(example = json!({"mandate_id": "man_…", "expires_in": 3600, "max_amount": "60"}))]
+    pub struct SessionKeyCreate {
+        /// The mandate (`man_…`), active.
+        #[schema(pattern = "^man_")]
+        pub mandate_id: String,
+        /// Lifetime in seconds, 60 to 31,536,000 (a year). A JSON integer (`3600.0` and `3.6e3` count).
+        #[schema(minimum = 60, maximum = 31_536_000)]
+        pub expires_in: u64,
+        /// The key's own ceiling per epoch of its mandate, at most the mandate's.
+        #[schema(value_type = Option<AmountInput>)]
+        pub max_amount: Option<AmountText>,
+        /// Wallets the key may pay (none: any). At most 20.
+        #[schema(value_type = Option<Vec<Address>>, max_items = 20)]
+        pub allowed_destinations: Option<Vec<String>>,
+        /// An agent's address: every pull on the key must then carry its EIP-712 `DebitPull` signature, checked on chain.
+        #[schema(value_type = Option<Address>)]
+        pub signer: Option<String>,
+    }
+);
+
+request_body!(
+    /// `POST /v1/debit-pulls`: a pull against a session key, checked on chain.
+    #[schema(example = json!({"session_key_id": "sk_…", "amount": "50.00"}))]
+    pub struct DebitPullCreate {
+        /// The session key (`sk_…`).
+        #[schema(pattern = "^sk_")]
+        pub session_key_id: String,
+        /// Major units, in the mandate's currency.
+        #[schema(value_type = AmountInput)]
+        pub amount: AmountText,
+        /// The wallet paid (allow-listed when the key has a list); default: the chain's treasury wallet.
+        #[schema(value_type = Option<Address>)]
+        pub destination: Option<String>,
+        /// Free text, up to 500 characters.
+        #[schema(value_type = Option<String>, max_length = 500)]
+        pub description: Option<Text>,
+        /// Keys with a signer: the agent's EIP-712 signature of `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)` (keyId = the key's `onchain.id`, amount in token units, 6 decimals).
+        #[schema(value_type = Option<Signature>)]
+        pub signature: Option<String>,
+        /// Keys with a signer: the agent's nonce, below 2^256 (each works once per key, in any order); a JSON integer or a decimal string.
+        #[schema(value_type = Option<Nonce>)]
+        pub nonce: Option<Uint256>,
+        /// Keys with a signer: unix seconds after which the signature is void.
+        #[schema(minimum = 0, maximum = 18_446_744_073_709_551_615_u64)]
+        pub deadline: Option<u64>,
+    }
+);
+
+leaf_schema!(
+    /// A 256-bit nonce.
+    Nonce = json!({
+        "oneOf": [
+            { "type": "integer", "minimum": 0, "maximum": 18_446_744_073_709_551_615_u64 },
+            { "type": "string", "pattern": "^[0-9]{1,78}$", "description": "Decimal digits below 2^256" },
+        ],
+    })
+);
+
+request_body!(
+    /// Where a payment's money comes from.
+    pub struct PaymentSource {
+        /// `wallet` or `bank_account`.
+        #[schema(value_type = PartyType)]
+        pub r#type: String,
+        /// A wallet address (which approved the router and signs the payment) or a bank account `ba_…`.
+        #[schema(value_type = Party)]
+        pub id: String,
+    }
+);
+
+request_body!(
+    /// Where a payment's money goes.
+    pub struct PaymentDestination {
+        /// `wallet` or `bank_account`.
+        #[schema(value_type = PartyType)]
+        pub r#type: String,
+        /// A wallet address or a bank account `ba_…`.
+        #[schema(value_type = Party)]
+        pub address: String,
+    }
+);
+
+request_body!(
+    /// `POST /v1/payments`: a one-time payment. The destination must differ from the
+    /// source (else 400 `parameter_invalid`, `param: destination.address`).
+    #[schema(example = json!({"amount": "12.50", "currency": "USD", "source": {"type": "wallet", "id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"}, "destination": {"type": "wallet", "address": "0x90F79bf6EB2c4f870365E785982E1f101E93b906"}}))]
+    pub struct PaymentCreate {
+        /// ISO 4217 code.
+        #[schema(value_type = CurrencyInput)]
+        pub currency: String,
+        /// Major units.
+        #[schema(value_type = AmountInput)]
+        pub amount: AmountText,
+        /// The source.
+        #[schema(value_type = PaymentSourceInput)]
+        pub source: PaymentSource,
+        /// The destination.
+        #[schema(value_type = PaymentDestinationInput)]
+        pub destination: PaymentDestination,
+    }
+);
+
+request_body!(
+    /// `POST /v1/bank-accounts`: a simulated bank account (testnet).
+    #[schema(example = json!({"owner_name": "Ada Lovelace", "currency": "EUR", "balance": "1500.00", "behavior": "settles", "delay_seconds": 2}))]
+    pub struct BankAccountCreate {
+        /// The holder's name: 1 to 200 characters, not only spaces.
+        #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
+        pub owner_name: String,
+        /// ISO 4217 code.
+        #[schema(value_type = CurrencyInput)]
+        pub currency: String,
+        /// The starting balance (zero allowed; default zero).
+        #[schema(value_type = Option<BalanceInput>)]
+        pub balance: Option<AmountText>,
+        /// How its transfers behave.
+        #[schema(value_type = Option<BankBehavior>)]
+        pub behavior: Option<String>,
+        /// How long its transfers stay pending, 0 to 3600 seconds.
+        #[schema(minimum = 0, maximum = 3600)]
+        pub delay_seconds: Option<u64>,
+    }
+);
+
+leaf_schema!(
+    /// A balance in a request: an amount, or zero.
+    BalanceInput = json!({
+        "description": "Decimal major units, exact, zero allowed: a decimal string or a JSON number",
+        "oneOf": [
+            { "type": "string", "pattern": BALANCE_IN_PATTERN },
+            { "type": "number", "minimum": 0, "maximum": MAX_MAJOR_UNITS, "multipleOf": 0.01 },
+        ],
+    })
+);
+
+request_body!(
+    /// `POST /v1/webhook-endpoints`.
+    #[schema(example = json!({"url": "http://127.0.0.1:3000/webhooks", "enabled_events": ["debit_pull.authorized", "payment.succeeded"]}))]
+    pub struct WebhookEndpointCreate {
+        /// Where deliveries are POSTed.
+        #[schema(value_type = WebhookUrl)]
+        pub url: String,
+        /// Event types, each once, or `["*"]` for every type.
+        #[schema(value_type = Vec<EnabledEvent>, min_items = 1, max_items = 64)]
+        pub enabled_events: Vec<String>,
+        /// Free text, up to 500 characters.
+        #[schema(value_type = Option<String>, max_length = 500)]
+        pub description: Option<Text>,
+    }
+);
+
+request_body!(
+    /// `POST /v1/webhook-endpoints/{id}`: what to change (absent fields stay).
+    pub struct WebhookEndpointUpdate {
+        /// A new URL (the same rules as at creation).
+        #[schema(value_type = Option<WebhookUrl>)]
+        pub url: Option<String>,
+        /// New event types.
+        #[schema(value_type = Option<Vec<EnabledEvent>>, min_items = 1, max_items = 64)]
+        pub enabled_events: Option<Vec<String>>,
+        /// A new description (`null` clears it).
+        #[schema(value_type = Option<String>, max_length = 500)]
+        pub description: Option<Text>,
+        /// `enabled` (clears the failure record) or `disabled`.
+        #[schema(value_type = Option<EndpointStatus>)]
+        pub status: Option<String>,
+    }
+);
+
+request_body!(
+    /// `POST /v1/events/{id}/redeliver`: `{}` for every enabled endpoint that wants the
+    /// event's type, or one endpoint.
+    pub struct RedeliverCreate {
+        /// Only this endpoint (`we_…`), whatever its enabled_events.
+        #[schema(pattern = "^we_")]
+        pub endpoint: Option<String>,
+    }
+);
+
+// ------------------------------------------------------------------ responses
+
+/// Declares the `object` member of a resource: a one-value string.
+macro_rules! object_tag {
+    ($(#[$m:meta])* $name:ident = $text:literal) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub struct $name;
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str($text)
+            }
+        }
+        impl PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                schema_json(json!({ "type": "string", "const": $text }))
+            }
+        }
+        impl ToSchema for $name {}
+    };
+}
+
+object_tag!(
+    /// `"mandate"`
+    MandateTag = "mandate"
+);
+object_tag!(
+    /// `"session_key"`
+    SessionKeyTag = "session_key"
+);
+object_tag!(
+    /// `"debit_pull"`
+    DebitPullTag = "debit_pull"
+);
+object_tag!(
+    /// `"payment"`
+    PaymentTag = "payment"
+);
+object_tag!(
+    /// `"bank_account"`
+    BankAccountTag = "bank_account"
+);
+object_tag!(
+    /// `"bank_transfer"`
+    BankTransferTag = "bank_transfer"
+);
+object_tag!(
+    /// `"event"`
+    EventTag = "event"
+);
+object_tag!(
+    /// `"webhook_endpoint"`
+    WebhookEndpointTag = "webhook_endpoint"
+);
+object_tag!(
+    /// `"webhook_delivery"`
+    WebhookDeliveryTag = "webhook_delivery"
+);
+object_tag!(
+    /// `"list"`
+    ListTag = "list"
+);
+
+/// The epoch a mandate's or key's ceiling currently counts in.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Epoch {
+    /// Start of the epoch.
+    #[schema(value_type = Timestamp)]
+    pub starts_at: String,
+    /// End of the epoch (the next one's start).
+    #[schema(value_type = Timestamp)]
+    pub ends_at: String,
+    /// Pulled so far this epoch.
+    #[schema(value_type = AmountString)]
+    pub spent: Money,
+    /// What may still be pulled this epoch.
+    #[schema(value_type = AmountString)]
+    pub remaining: Money,
+}
+
+/// Where an object lives on chain.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OnChainObject {
+    /// The settlement chain.
+    pub chain_id: u64,
+    /// The allowance state machine.
+    #[schema(value_type = Address)]
+    pub contract: String,
+    /// The object's id on chain (bytes32).
+    #[schema(pattern = "^0x[0-9a-f]{64}$")]
+    pub id: String,
+    /// The transaction that created it, once sent.
+    #[schema(value_type = TxHash)]
+    pub tx_hash: Option<String>,
+}
+
+/// A transaction of a pull or payment.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OnChainTx {
+    /// The settlement chain.
+    pub chain_id: u64,
+    /// The transaction, once sent.
+    #[schema(value_type = TxHash)]
+    pub tx_hash: Option<String>,
+}
+
+/// How the payer consented.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Consent {
+    /// A wallet payer or source signs the EIP-712 `typed_data` (with
+    /// `eth_signTypedData_v4` or `cast wallet sign --data`) before `expires_at`, then sends
+    /// the signature to `…/authorize`.
+    PayerSignature {
+        /// Who must sign (checksummed).
+        #[schema(value_type = Address)]
+        signer: String,
+        /// What to sign.
+        #[schema(value_type = TypedData)]
+        typed_data: Value,
+        /// The signature's on-chain deadline.
+        #[schema(value_type = Timestamp)]
+        expires_at: String,
+        /// The signature, once given.
+        #[schema(value_type = Option<Signature>)]
+        signature: Option<String>,
+        /// When it was given.
+        #[schema(value_type = Option<Timestamp>)]
+        authorized_at: Option<String>,
+    },
+    /// A bank-account payer: its bank mandate is the consent; the treasury funds the chain
+    /// side.
+    BankMandate,
+}
+
+/// A mandate: at most `max_amount` per `interval`, enforced on chain.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Mandate {
+    /// `man_…`
+    #[schema(pattern = "^man_")]
+    pub id: String,
+    /// Always `mandate`.
+    pub object: MandateTag,
+    /// Mainnet (true) or testnet (false), by the key that created it.
+    pub livemode: bool,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// The payer: a wallet address or `ba_…`.
+    pub payer_account_id: String,
+    /// Ceiling per epoch.
+    #[schema(value_type = AmountString)]
+    pub max_amount: Money,
+    /// ISO 4217 code.
+    #[schema(value_type = CurrencyCode)]
+    pub currency: &'static str,
+    /// The epoch.
+    #[schema(value_type = IntervalName)]
+    pub interval: &'static str,
+    /// Free text.
+    pub purpose: Option<String>,
+    /// Lifecycle.
+    #[schema(value_type = MandateStatus)]
+    pub status: &'static str,
+    /// This epoch's use.
+    pub current_epoch: Epoch,
+    /// On chain.
+    pub onchain: OnChainObject,
+    /// The payer's consent: the typed data a wallet signs (and the signature once given),
+    /// or the bank mandate of a bank-account payer.
+    pub authorization: Option<Consent>,
+}
+
+/// Status of a session key as shown (`expired` from the moment its time passes).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionKeyStatus {
+    /// Issued, its transaction not yet mined.
+    Pending,
+    /// On chain and usable.
+    Active,
+    /// Past `expires_at`.
+    Expired,
+    /// Revoked.
+    Revoked,
+    /// Its transaction failed.
+    Failed,
+}
+
+/// A session key: what an agent pulls with.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionKey {
+    /// `sk_…`
+    #[schema(pattern = "^sk_")]
+    pub id: String,
+    /// Always `session_key`.
+    pub object: SessionKeyTag,
+    /// Mainnet or testnet.
+    pub livemode: bool,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// Its mandate.
+    #[schema(pattern = "^man_")]
+    pub mandate_id: String,
+    /// Lifecycle.
+    pub status: SessionKeyStatus,
+    /// When it stops working.
+    #[schema(value_type = Timestamp)]
+    pub expires_at: String,
+    /// Its own ceiling per epoch, or null (the mandate's).
+    #[schema(value_type = Option<AmountString>)]
+    pub max_amount: Option<Money>,
+    /// The mandate's currency.
+    #[schema(value_type = CurrencyCode)]
+    pub currency: &'static str,
+    /// Wallets it may pay (empty: any).
+    #[schema(value_type = Vec<Address>)]
+    pub allowed_destinations: Vec<String>,
+    /// This epoch's use.
+    pub current_epoch: Epoch,
+    /// On chain.
+    pub onchain: OnChainObject,
+    /// The agent's address whose signature every pull needs, or null.
+    #[schema(value_type = Option<Address>)]
+    pub signer: Option<String>,
+    /// The domain of the `DebitPull` signatures a key with a signer needs.
+    #[schema(value_type = Option<Eip712Domain>)]
+    pub eip712_domain: Option<Value>,
+    /// The agent's bearer secret (`sks_…`): only in the creation response. A replay of
+    /// the creation (same Idempotency-Key) answers null with `secret_redacted`: the
+    /// secret is never stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^sks_")]
+    pub secret: Option<String>,
+    /// True in a replayed creation, whose secret is not shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret_redacted: Option<bool>,
+}
+
+/// A debit pull.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DebitPull {
+    /// `pull_…`
+    #[schema(pattern = "^pull_")]
+    pub id: String,
+    /// Always `debit_pull`.
+    pub object: DebitPullTag,
+    /// Mainnet or testnet.
+    pub livemode: bool,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// The key it pulled on.
+    #[schema(pattern = "^sk_")]
+    pub session_key_id: String,
+    /// The key's mandate.
+    #[schema(pattern = "^man_")]
+    pub mandate_id: String,
+    /// How much.
+    #[schema(value_type = AmountString)]
+    pub amount: Money,
+    /// The mandate's currency.
+    #[schema(value_type = CurrencyCode)]
+    pub currency: &'static str,
+    /// The wallet paid.
+    #[schema(value_type = Address)]
+    pub destination: String,
+    /// Free text.
+    pub description: Option<String>,
+    /// Lifecycle.
+    #[schema(value_type = PullStatus)]
+    pub status: &'static str,
+    /// Why it was declined (status declined).
+    #[schema(value_type = DeclineCode)]
+    pub decline_code: Option<&'static str>,
+    /// Why it failed (status failed).
+    pub failure_reason: Option<String>,
+    /// When the chain authorized it.
+    #[schema(value_type = Option<Timestamp>)]
+    pub authorized_at: Option<String>,
+    /// Its transaction.
+    pub onchain: OnChainTx,
+}
+
+/// A payment's source as shown.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PaymentSourceView {
+    /// `wallet` or `bank_account`.
+    #[serde(rename = "type")]
+    #[schema(value_type = PartyType)]
+    pub kind: &'static str,
+    /// The wallet address or `ba_…`.
+    pub id: String,
+}
+
+/// A payment's destination as shown.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PaymentDestinationView {
+    /// `wallet` or `bank_account`.
+    #[serde(rename = "type")]
+    #[schema(value_type = PartyType)]
+    pub kind: &'static str,
+    /// The wallet address or `ba_…`.
+    pub address: String,
+}
+
+/// A one-time payment.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Payment {
+    /// `pay_…`
+    #[schema(pattern = "^pay_")]
+    pub id: String,
+    /// Always `payment`.
+    pub object: PaymentTag,
+    /// Mainnet or testnet.
+    pub livemode: bool,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// How much.
+    #[schema(value_type = AmountString)]
+    pub amount: Money,
+    /// ISO 4217 code.
+    #[schema(value_type = CurrencyCode)]
+    pub currency: &'static str,
+    /// Where the money comes from.
+    pub source: PaymentSourceView,
+    /// Where it goes.
+    pub destination: PaymentDestinationView,
+    /// Lifecycle.
+    #[schema(value_type = PaymentStatus)]
+    pub status: &'static str,
+    /// Why it failed: insufficient_funds, account_closed, returned, transaction_failed, …
+    pub failure_reason: Option<String>,
+    /// The refund a failed payment owes, if any.
+    #[schema(value_type = RefundStatus)]
+    pub refund_status: Option<&'static str>,
+    /// Its transaction.
+    pub onchain: OnChainTx,
+    /// The source's consent (a wallet's EIP-712 signature, or a bank mandate).
+    pub authorization: Option<Consent>,
+}
+
+/// A simulated bank transfer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BankTransfer {
+    /// `btr_…`
+    #[schema(pattern = "^btr_")]
+    pub id: String,
+    /// Always `bank_transfer`.
+    pub object: BankTransferTag,
+    /// Its account.
+    #[schema(pattern = "^ba_")]
+    pub bank_account_id: String,
+    /// Debit or credit.
+    #[schema(value_type = TransferDirection)]
+    pub direction: &'static str,
+    /// How much.
+    #[schema(value_type = AmountString)]
+    pub amount: Money,
+    /// Lifecycle.
+    #[schema(value_type = TransferStatus)]
+    pub status: &'static str,
+    /// Why it failed.
+    pub failure_reason: Option<String>,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// Last change.
+    #[schema(value_type = Timestamp)]
+    pub updated_at: String,
+}
+
+/// A simulated bank account (testnet).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BankAccount {
+    /// `ba_…`
+    #[schema(pattern = "^ba_")]
+    pub id: String,
+    /// Always `bank_account`.
+    pub object: BankAccountTag,
+    /// Always false (testnet only).
+    pub livemode: bool,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// The holder.
+    pub owner_name: String,
+    /// ISO 4217 code.
+    #[schema(value_type = CurrencyCode)]
+    pub currency: &'static str,
+    /// The balance.
+    #[schema(value_type = AmountString)]
+    pub balance: Money,
+    /// The balance minus what pending debits hold: what a new debit may take.
+    #[schema(value_type = AmountString)]
+    pub available_balance: Money,
+    /// How its transfers behave.
+    #[schema(value_type = BankBehavior)]
+    pub behavior: &'static str,
+    /// How long its transfers stay pending.
+    pub delay_seconds: i64,
+    /// The latest transfers, newest first.
+    pub transfers: Vec<BankTransfer>,
+}
+
+/// A webhook endpoint (its secret only at creation and rotation).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WebhookEndpoint {
+    /// `we_…`
+    #[schema(pattern = "^we_")]
+    pub id: String,
+    /// Always `webhook_endpoint`.
+    pub object: WebhookEndpointTag,
+    /// Mainnet or testnet.
+    pub livemode: bool,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// Where deliveries go.
+    pub url: String,
+    /// Free text.
+    pub description: Option<String>,
+    /// The event types delivered (`["*"]`: all).
+    #[schema(value_type = Vec<EnabledEvent>)]
+    pub enabled_events: Vec<String>,
+    /// enabled or disabled.
+    #[schema(value_type = EndpointStatus)]
+    pub status: &'static str,
+    /// `failing`: every attempt failed for longer than the server allows (the
+    /// `webhook_endpoint.disabled` event says so).
+    #[schema(value_type = Option<DisabledReason>)]
+    pub disabled_reason: Option<String>,
+    /// The first failed attempt since the last success.
+    #[schema(value_type = Option<Timestamp>)]
+    pub failing_since: Option<String>,
+    /// Until then the secret before the last rotation signs too (a second v1 signature).
+    #[schema(value_type = Option<Timestamp>)]
+    pub previous_secret_expires_at: Option<String>,
+    /// The signing secret (`whsec_…`): only in the creation and rotation responses (a
+    /// replay with the same Idempotency-Key answers null with `secret_redacted`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^whsec_")]
+    pub secret: Option<String>,
+    /// True in a replayed creation or rotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret_redacted: Option<bool>,
+}
+
+leaf_schema!(
+    /// Why an endpoint was disabled.
+    DisabledReason = json!({ "type": "string", "enum": ["failing"] })
+);
+
+/// A deleted webhook endpoint.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeletedWebhookEndpoint {
+    /// `we_…`
+    #[schema(pattern = "^we_")]
+    pub id: String,
+    /// Always `webhook_endpoint`.
+    pub object: WebhookEndpointTag,
+    /// Always true.
+    #[schema(value_type = DeletedTrue)]
+    pub deleted: bool,
+}
+
+leaf_schema!(
+    /// `true`.
+    DeletedTrue = json!({ "const": true })
+);
+
+/// One delivery of an event to an endpoint, with its last attempt.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WebhookDelivery {
+    /// `whd_…`
+    #[schema(pattern = "^whd_")]
+    pub id: String,
+    /// Always `webhook_delivery`.
+    pub object: WebhookDeliveryTag,
+    /// The endpoint.
+    #[schema(pattern = "^we_")]
+    pub endpoint_id: String,
+    /// The event.
+    #[schema(pattern = "^evt_")]
+    pub event_id: String,
+    /// Asked for with `POST /v1/events/{id}/redeliver`.
+    pub redelivery: bool,
+    /// Lifecycle.
+    #[schema(value_type = DeliveryStatus)]
+    pub status: &'static str,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// The last attempt's HTTP status.
+    pub last_status_code: Option<i64>,
+    /// The last attempt's error.
+    pub last_error: Option<String>,
+    /// The last attempt's latency.
+    pub latency_ms: Option<i64>,
+    /// The last attempt.
+    #[schema(value_type = Option<Timestamp>)]
+    pub last_attempt_at: Option<String>,
+    /// While pending: the next attempt.
+    #[schema(value_type = Option<Timestamp>)]
+    pub next_attempt_at: Option<String>,
+    /// Creation time.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+}
+
+/// An event's object: exactly what a GET of it answered at the moment of the event.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum ApiObject {
+    /// A mandate.
+    Mandate(Mandate),
+    /// A session key.
+    SessionKey(SessionKey),
+    /// A debit pull.
+    DebitPull(DebitPull),
+    /// A payment.
+    Payment(Payment),
+    /// A bank transfer.
+    BankTransfer(BankTransfer),
+    /// A webhook endpoint.
+    WebhookEndpoint(WebhookEndpoint),
+}
+
+/// What an event carries.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventData {
+    /// The object as it was at the moment of the event.
+    pub object: ApiObject,
+}
+
+/// Something that happened to one of the account's objects.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Event {
+    /// `evt_…`
+    #[schema(pattern = "^evt_")]
+    pub id: String,
+    /// Always `event`.
+    pub object: EventTag,
+    /// What happened.
+    #[serde(rename = "type")]
+    #[schema(value_type = EventType)]
+    pub kind: &'static str,
+    /// Mainnet or testnet.
+    pub livemode: bool,
+    /// When.
+    #[schema(value_type = Timestamp)]
+    pub created_at: String,
+    /// The object.
+    pub data: EventData,
+}
+
+/// Declares a list type of one resource.
+macro_rules! list_type {
+    ($(#[$m:meta])* $name:ident of $item:ty) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Serialize, ToSchema)]
+        pub struct $name {
+            /// Always `list`.
+            pub object: ListTag,
+            /// The list's path.
+            pub url: String,
+            /// The page, newest first.
+            pub data: Vec<$item>,
+            /// Whether more follow: ask again with `starting_after` = the last id.
+            pub has_more: bool,
+        }
+    };
+}
+
+list_type!(
+    /// A page of mandates.
+    MandateList of Mandate
+);
+list_type!(
+    /// A page of session keys.
+    SessionKeyList of SessionKey
+);
+list_type!(
+    /// A page of debit pulls.
+    DebitPullList of DebitPull
+);
+list_type!(
+    /// A page of payments.
+    PaymentList of Payment
+);
+list_type!(
+    /// A page of events.
+    EventList of Event
+);
+list_type!(
+    /// A page of webhook endpoints.
+    WebhookEndpointList of WebhookEndpoint
+);
+list_type!(
+    /// A page of webhook deliveries.
+    WebhookDeliveryList of WebhookDelivery
+);
+
+/// A page of a list (the store's page, rendered).
+pub fn page<T, L>(
+    data: Vec<T>,
+    has_more: bool,
+    url: &str,
+    make: fn(ListTag, String, Vec<T>, bool) -> L,
+) -> L {
+    make(ListTag, url.to_string(), data, has_more)
+}
+
+/// Declares the constructor [`page`] takes for each list type.
+macro_rules! list_new {
+    ($($name:ident of $item:ty),*) => {$(
+        impl $name {
+            /// The page.
+            pub fn new(object: ListTag, url: String, data: Vec<$item>, has_more: bool) -> Self {
+                Self { object, url, data, has_more }
+            }
+        }
+    )*};
+}
+
+list_new!(
+    MandateList of Mandate,
+    SessionKeyList of SessionKey,
+    DebitPullList of DebitPull,
+    PaymentList of Payment,
+    EventList of Event,
+    WebhookEndpointList of WebhookEndpoint,
+    WebhookDeliveryList of WebhookDelivery
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Bytes;
+
+    fn fields(json: Value) -> Fields {
+        Fields::parse(Bytes::from(json.to_string())).unwrap()
+    }
+
+    #[test]
+    fn request_bodies_read_their_fields_by_their_schema_names() {
+        let m = MandateCreate::read(fields(json!({
+            "payer_account_id": "ba_1", "currency": "usd", "max_amount": 12.5,
+            "interval": "daily", "purpose": null,
+        })))
+        .unwrap();
+        assert_eq!(m.max_amount, AmountText("12.5".into()));
+        assert!(m.purpose.is_none());
+        let p = PaymentCreate::read(fields(json!({
+            "currency": "USD", "amount": "1", "source": {"type": "wallet", "id": "0x"},
+            "destination": {"type": "bank_account", "address": "ba_1"},
+        })))
+        .unwrap();
+        assert_eq!(p.destination.r#type, "bank_account");
+        assert!(matches!(
+            PaymentCreate::read(fields(json!({
+                "currency": "USD", "amount": "1", "source": {"type": "wallet", "id": "0x", "x": 1},
+                "destination": {"type": "bank_account", "address": "ba_1"},
+            }))),
+            Err(ApiError::ParameterUnknown { param }) if param == "source.x"
+        ));
+    }
+
+    #[test]
+    fn amount_patterns_say_what_the_parser_accepts() {
+        let re_in = regex_lite(AMOUNT_IN_PATTERN);
+        for (text, ok) in [
+            ("12.50", true),
+            ("12.5", true),
+            ("0.01", true),
+            ("0.10", true),
+            ("1.10000", true),
+            ("007.5", true),
+            ("1000000000000", true),
+            ("1000000000000.00", true),
+            ("999999999999.99", true),
+            ("0", false),
+            ("0.00", false),
+            ("0.001", false),
+            ("1000000000000.01", false),
+            ("1e3", false),
+            ("-1", false),
+            (".5", false),
+            ("5.", false),
+            (" 5", false),
+        ] {
+            let parsed = Amount::parse(text, Currency::Usd).is_ok();
+            assert_eq!(parsed, ok, "parser on {text:?}");
+            assert_eq!(re_in(text), ok, "pattern on {text:?}");
+        }
+    }
+
+    fn regex_lite(pattern: &'static str) -> impl Fn(&str) -> bool {
+        let re = regex::Regex::new(pattern).expect("pattern compiles");
+        move |s: &str| re.is_match(s)
+    }
+
+    #[test]
+    fn balance_pattern_says_what_the_parser_accepts() {
+        let re = regex_lite(BALANCE_IN_PATTERN);
+        for text in [
+            "0",
+            "0.00",
+            "0.05",
+            "1500.00",
+            "1000000000000",
+            "0.001",
+            "-1",
+            "1e3",
+            "1000000000000.5",
+        ] {
+            let parsed = AmountText(text.into())
+                .minor_or_zero("balance", Currency::Usd)
+                .is_ok();
+            assert_eq!(re(text), parsed, "{text:?}");
+        }
+    }
+}
