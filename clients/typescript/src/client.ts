@@ -1,0 +1,259 @@
+import type { Address, Hex } from "viem";
+import type { components, operations } from "./generated/openapi.js";
+import { HttpClient, PageRequest, type ClientOptions, type List, type RequestOptions } from "./http.js";
+import { signAuthorization, signDebitPull, toTokenUnits, type TypedDataSigner } from "./signing.js";
+
+type S = components["schemas"];
+export type Mandate = S["Mandate"];
+export type MandateCreate = S["MandateCreate"];
+export type SessionKey = S["SessionKey"];
+export type SessionKeyCreate = S["SessionKeyCreate"];
+export type DebitPull = S["DebitPull"];
+export type DebitPullCreate = S["DebitPullCreate"];
+export type Payment = S["Payment"];
+export type PaymentCreate = S["PaymentCreate"];
+export type BankAccount = S["BankAccount"];
+export type BankAccountCreate = S["BankAccountCreate"];
+export type Event = S["Event"];
+export type WebhookEndpoint = S["WebhookEndpoint"];
+export type WebhookEndpointCreate = S["WebhookEndpointCreate"];
+export type WebhookEndpointUpdate = S["WebhookEndpointUpdate"];
+export type WebhookDelivery = S["WebhookDelivery"];
+export type DeletedWebhookEndpoint = S["DeletedWebhookEndpoint"];
+export type RedeliverCreate = S["RedeliverCreate"];
+
+type QueryOf<Op extends keyof operations> = operations[Op]["parameters"] extends { query?: infer Q } ? NonNullable<Q> : never;
+/** Filters of a list, without the paging members (the iterator pages itself). */
+type ListParams<Op extends keyof operations> = QueryOf<Op>;
+
+const enc = encodeURIComponent;
+
+function pages<T extends { id: string }>(
+  http: HttpClient,
+  path: string,
+  params: Record<string, unknown> = {},
+  options?: RequestOptions,
+): PageRequest<T> {
+  const { starting_after, ...rest } = params as { starting_after?: string };
+  return new PageRequest<T>(
+    (after) =>
+      http.request<List<T>>("GET", path, {
+        query: { ...(rest as Record<string, string | number | undefined>), starting_after: after },
+        ...(options ? { options } : {}),
+      }),
+    starting_after,
+  );
+}
+
+/** Mandates: the payer's standing authorization, a ceiling per epoch. */
+export class Mandates {
+  constructor(private readonly http: HttpClient) {}
+  create(params: MandateCreate, options?: RequestOptions): Promise<Mandate> {
+    return this.http.request("POST", "/v1/mandates", { body: params, options });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<Mandate> {
+    return this.http.request("GET", `/v1/mandates/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listMandates">, options?: RequestOptions): PageRequest<Mandate> {
+    return pages(this.http, "/v1/mandates", params, options);
+  }
+  /** Sends the payer's signature of `authorization.typed_data`. */
+  authorize(id: string, signature: Hex, options?: RequestOptions): Promise<Mandate> {
+    return this.http.request("POST", `/v1/mandates/${enc(id)}/authorize`, { body: { signature }, options });
+  }
+  /** Signs the mandate's `authorization.typed_data` with the payer's `signer`, and authorizes it. */
+  async signAndAuthorize(mandate: Mandate, signer: TypedDataSigner, options?: RequestOptions): Promise<Mandate> {
+    const auth = mandate.authorization;
+    if (!auth || auth.method !== "payer_signature") throw new TypeError(`${mandate.id} needs no payer signature`);
+    return this.authorize(mandate.id, await signAuthorization(signer, auth.typed_data), options);
+  }
+  cancel(id: string, options?: RequestOptions): Promise<Mandate> {
+    return this.http.request("POST", `/v1/mandates/${enc(id)}/cancel`, { options });
+  }
+}
+
+/** Session keys: what an agent pulls with, scoped to one mandate. */
+export class SessionKeys {
+  constructor(private readonly http: HttpClient) {}
+  create(params: SessionKeyCreate, options?: RequestOptions): Promise<SessionKey> {
+    return this.http.request("POST", "/v1/session-keys", { body: params, options });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<SessionKey> {
+    return this.http.request("GET", `/v1/session-keys/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listSessionKeys">, options?: RequestOptions): PageRequest<SessionKey> {
+    return pages(this.http, "/v1/session-keys", params, options);
+  }
+  /** Revokes the key on chain (`DELETE /v1/session-keys/{id}`). */
+  revoke(id: string, options?: RequestOptions): Promise<SessionKey> {
+    return this.http.request("DELETE", `/v1/session-keys/${enc(id)}`, { options });
+  }
+}
+
+export interface SignedPullParams {
+  /** The key (as created or retrieved: its `eip712_domain` and `onchain.id` are used). */
+  sessionKey: SessionKey;
+  /** Major units, e.g. "5.00". */
+  amount: string;
+  destination: Address;
+  /** The agent (the key's `signer`). */
+  signer: TypedDataSigner;
+  /** Default: random 64 bits. Each nonce works once per key. */
+  nonce?: bigint;
+  /** Unix seconds; default now + 10 minutes. */
+  deadline?: bigint;
+  description?: string;
+}
+
+/** Debit pulls: money moved against a session key, checked on chain. */
+export class DebitPulls {
+  constructor(private readonly http: HttpClient) {}
+  /** A declined pull throws `OpenrailError` (422, `code`, `pullId`, `remaining`, `resetsAt`). */
+  create(params: DebitPullCreate, options?: RequestOptions): Promise<DebitPull> {
+    return this.http.request("POST", "/v1/debit-pulls", { body: params, options });
+  }
+  /** A pull on a key with a `signer`: signs `DebitPull(...)` with the agent's signer and sends it. */
+  async createSigned(params: SignedPullParams, options?: RequestOptions): Promise<DebitPull> {
+    const key = params.sessionKey;
+    if (!key.eip712_domain) throw new TypeError(`${key.id} has no signer (no eip712_domain)`);
+    const nonce = params.nonce ?? randomNonce();
+    const deadline = params.deadline ?? BigInt(Math.floor(Date.now() / 1000) + 600);
+    const signature = await signDebitPull(params.signer, {
+      domain: key.eip712_domain,
+      keyId: key.onchain.id as Hex,
+      destination: params.destination,
+      amount: toTokenUnits(params.amount),
+      nonce,
+      deadline,
+    });
+    return this.create(
+      {
+        session_key_id: key.id,
+        amount: params.amount,
+        destination: params.destination,
+        signature,
+        nonce: nonce.toString(),
+        deadline: Number(deadline),
+        ...(params.description !== undefined ? { description: params.description } : {}),
+      },
+      options,
+    );
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<DebitPull> {
+    return this.http.request("GET", `/v1/debit-pulls/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listDebitPulls">, options?: RequestOptions): PageRequest<DebitPull> {
+    return pages(this.http, "/v1/debit-pulls", params, options);
+  }
+}
+
+function randomNonce(): bigint {
+  const b = crypto.getRandomValues(new Uint8Array(8));
+  return b.reduce((n, x) => (n << 8n) | BigInt(x), 0n);
+}
+
+/** One-time payments (wallet ↔ wallet, bank ↔ wallet, bank → bank). */
+export class Payments {
+  constructor(private readonly http: HttpClient) {}
+  create(params: PaymentCreate, options?: RequestOptions): Promise<Payment> {
+    return this.http.request("POST", "/v1/payments", { body: params, options });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<Payment> {
+    return this.http.request("GET", `/v1/payments/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listPayments">, options?: RequestOptions): PageRequest<Payment> {
+    return pages(this.http, "/v1/payments", params, options);
+  }
+  authorize(id: string, signature: Hex, options?: RequestOptions): Promise<Payment> {
+    return this.http.request("POST", `/v1/payments/${enc(id)}/authorize`, { body: { signature }, options });
+  }
+  /** Signs the payment's `authorization.typed_data` with the source wallet's `signer`, and authorizes it. */
+  async signAndAuthorize(payment: Payment, signer: TypedDataSigner, options?: RequestOptions): Promise<Payment> {
+    const auth = payment.authorization;
+    if (!auth || auth.method !== "payer_signature") throw new TypeError(`${payment.id} needs no payer signature`);
+    return this.authorize(payment.id, await signAuthorization(signer, auth.typed_data), options);
+  }
+}
+
+/** Simulated bank accounts (testnet). */
+export class BankAccounts {
+  constructor(private readonly http: HttpClient) {}
+  create(params: BankAccountCreate, options?: RequestOptions): Promise<BankAccount> {
+    return this.http.request("POST", "/v1/bank-accounts", { body: params, options });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<BankAccount> {
+    return this.http.request("GET", `/v1/bank-accounts/${enc(id)}`, { options });
+  }
+}
+
+/** Events (`evt_…`): every state change. */
+export class Events {
+  constructor(private readonly http: HttpClient) {}
+  retrieve(id: string, options?: RequestOptions): Promise<Event> {
+    return this.http.request("GET", `/v1/events/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listEvents">, options?: RequestOptions): PageRequest<Event> {
+    return pages(this.http, "/v1/events", params, options);
+  }
+  redeliver(id: string, params: RedeliverCreate = {}, options?: RequestOptions): Promise<unknown> {
+    return this.http.request("POST", `/v1/events/${enc(id)}/redeliver`, { body: params, options });
+  }
+}
+
+/** Webhook endpoints and their deliveries. */
+export class WebhookEndpoints {
+  constructor(private readonly http: HttpClient) {}
+  create(params: WebhookEndpointCreate, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request("POST", "/v1/webhook-endpoints", { body: params, options });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request("GET", `/v1/webhook-endpoints/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listWebhookEndpoints">, options?: RequestOptions): PageRequest<WebhookEndpoint> {
+    return pages(this.http, "/v1/webhook-endpoints", params, options);
+  }
+  update(id: string, params: WebhookEndpointUpdate, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request("POST", `/v1/webhook-endpoints/${enc(id)}`, { body: params, options });
+  }
+  delete(id: string, options?: RequestOptions): Promise<DeletedWebhookEndpoint> {
+    return this.http.request("DELETE", `/v1/webhook-endpoints/${enc(id)}`, { options });
+  }
+  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.http.request("POST", `/v1/webhook-endpoints/${enc(id)}/rotate-secret`, { options });
+  }
+  listDeliveries(id: string, params?: ListParams<"listWebhookDeliveries">, options?: RequestOptions): PageRequest<WebhookDelivery> {
+    return pages(this.http, `/v1/webhook-endpoints/${enc(id)}/deliveries`, params, options);
+  }
+}
+
+/**
+ * The Openrail client.
+ *
+ * ```ts
+ * const openrail = new Openrail({ apiKey: process.env.OPENRAIL_API_KEY!, baseUrl: "http://127.0.0.1:8080" });
+ * const mandate = await openrail.agentic.mandates.create({ payer_account_id, max_amount: "100.00", currency: "USD", interval: "daily" });
+ * ```
+ */
+export class Openrail {
+  readonly http: HttpClient;
+  /** Mandates, session keys and debit pulls. */
+  readonly agentic: { mandates: Mandates; sessionKeys: SessionKeys; debitPulls: DebitPulls };
+  /** One-time payments. */
+  readonly payments: Payments;
+  readonly bankAccounts: BankAccounts;
+  readonly events: Events;
+  readonly webhookEndpoints: WebhookEndpoints;
+
+  constructor(options: ClientOptions) {
+    this.http = new HttpClient(options);
+    this.agentic = {
+      mandates: new Mandates(this.http),
+      sessionKeys: new SessionKeys(this.http),
+      debitPulls: new DebitPulls(this.http),
+    };
+    this.payments = new Payments(this.http);
+    this.bankAccounts = new BankAccounts(this.http);
+    this.events = new Events(this.http);
+    this.webhookEndpoints = new WebhookEndpoints(this.http);
+  }
+}
