@@ -2,7 +2,12 @@ import type { Address, Hex, LocalAccount, TypedDataDefinition } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { components } from "./generated/openapi.js";
 
-export type TypedData = components["schemas"]["TypedData"];
+/**
+ * The API's `authorization.typed_data`. The document declares `message` as a bare
+ * object, which openapi-typescript reads as `Record<string, never>`; its members are the
+ * primary type's fields (strings for uint256 values, numbers for small integers).
+ */
+export type TypedData = Omit<components["schemas"]["TypedData"], "message"> & { message: Record<string, unknown> };
 export type Eip712Domain = components["schemas"]["Eip712Domain"];
 
 /**
@@ -27,7 +32,7 @@ export function accountFromPrivateKey(privateKey: Hex): LocalAccount {
 export function toViemTypedData(typedData: TypedData): TypedDataDefinition {
   const { EIP712Domain: _domainType, ...types } = typedData.types;
   const fields = types[typedData.primaryType] ?? [];
-  const message: Record<string, unknown> = { ...(typedData.message as Record<string, unknown>) };
+  const message: Record<string, unknown> = { ...typedData.message };
   for (const { name, type } of fields) {
     const v = message[name];
     if (/^u?int\d*$/.test(type) && (typeof v === "string" || typeof v === "number")) message[name] = BigInt(v);
