@@ -4,15 +4,15 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc
+.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate
 
 ## Run the service: two local chains, contracts deployed, until Ctrl-C.
 dev: setup
 	cargo run -p openrail-cli -- dev
 
 ## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests,
-## schemathesis against `openrail dev`.
-test: setup check-artifacts lint forge-test cargo-test schemathesis
+## schemathesis against `openrail dev`, the TypeScript SDK's tests against `openrail dev`.
+test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk
 pr: test
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
@@ -41,6 +41,21 @@ $(SCHEMATHESIS_VENV)/.installed: tests/schemathesis/requirements.txt
 	@touch $@
 schemathesis: setup contracts $(SCHEMATHESIS_VENV)/.installed
 	tests/schemathesis/run.sh $(SCHEMATHESIS_VENV)
+
+## The TypeScript SDK (clients/typescript, @openrail/client): its pinned npm packages,
+## `tsc --strict`, its generated types up to date with docs/openapi.json, and `node --test`
+## against a freshly started `openrail dev` (clients/typescript/scripts/test-against-dev.sh).
+TS_SDK := clients/typescript
+ts-sdk: setup contracts
+	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(TS_SDK) && ./node_modules/.bin/tsc -p tsconfig.json --strict --noEmit
+	cd $(TS_SDK) && node scripts/check-generated.mjs
+	cd $(TS_SDK) && rm -rf dist && ./node_modules/.bin/tsc -p tsconfig.json
+	$(TS_SDK)/scripts/test-against-dev.sh
+
+## Regenerate the SDK's types from docs/openapi.json (after `make openapi`).
+ts-sdk-generate:
+	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error && npm run generate
 
 ## Regenerate docs/openapi.json from the Rust request/response types (a test checks it).
 openapi:
