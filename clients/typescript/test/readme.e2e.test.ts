@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import { server, skipWithoutServer } from "./env.js";
 
 const root = new URL("../../", import.meta.url).pathname; // clients/typescript (from dist/test)
-const readme = readFileSync(`${root}README.md`, "utf8");
+const readmes = readFileSync(`${root}README.md`, "utf8") + readFileSync(`${root}../../README.md`, "utf8");
 
 function snippet(name: string): string {
-  const m = new RegExp(`<!-- readme-test: ${name.replace(".", "\\.")} -->\\n\`\`\`js\\n([\\s\\S]*?)\\n\`\`\``).exec(readme);
+  const m = new RegExp(`<!-- readme-test: ${name.replace(".", "\\.")} -->\\n\`\`\`js\\n([\\s\\S]*?)\\n\`\`\``).exec(readmes);
   assert.ok(m?.[1], `README.md has no snippet ${name}`);
   return m[1];
 }
@@ -40,6 +40,13 @@ test("README: the agentic snippet", { skip: skipWithoutServer }, async () => {
   assert.match(out, /^allowance_exceeded 10\.00 \d{4}-\d\d-\d\dT00:00:00Z$/m);
   assert.match(out, /^session_key_revoked$/m);
   assert.equal(out.match(/^pull_\S+ \S+ (authorized|declined)$/gm)?.length, 3, out);
+});
+
+test("the root README's snippet", { skip: skipWithoutServer }, async () => {
+  const out = await run("first.mjs");
+  assert.match(out, /id: 'pull_\w+'/);
+  assert.match(out, /status: 'authorized'/);
+  assert.match(out, /amount: '50\.00'/);
 });
 
 test("README: the payment snippet", { skip: skipWithoutServer }, async () => {
