@@ -195,7 +195,8 @@ export class Events {
   list(params?: ListParams<"listEvents">, options?: RequestOptions): PageRequest<Event> {
     return pages(this.http, "/v1/events", params, options);
   }
-  redeliver(id: string, params: RedeliverCreate = {}, options?: RequestOptions): Promise<unknown> {
+  /** Queues the event again (to every subscribed endpoint, or `{ endpoint: "we_…" }`); answers the deliveries queued. */
+  redeliver(id: string, params: RedeliverCreate = {}, options?: RequestOptions): Promise<S["WebhookDeliveryList"]> {
     return this.http.request("POST", `/v1/events/${enc(id)}/redeliver`, { body: params, options });
   }
 }

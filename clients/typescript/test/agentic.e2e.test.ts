@@ -43,9 +43,15 @@ test("mandate with the payer's signature → key → pulls → allowance_exceede
   assert.equal(sessionKey.status, "active");
   assert.match(sessionKey.secret ?? "", /^sks_testnet_/);
 
-  const pull = await openrail.agentic.debitPulls.create({ session_key_id: sessionKey.id, amount: "50.00" }, { wait: 30 });
+  const pull = await openrail.agentic.debitPulls.create({ session_key_id: sessionKey.id, amount: "50.00" }, { wait: 30, idempotencyKey: `pull-${sessionKey.id}` });
   assert.equal(pull.status, "authorized");
   assert.equal(pull.amount, "50.00");
+  // The same Idempotency-Key replays the first answer (no second pull); another body with it is refused.
+  const replay = await openrail.agentic.debitPulls.create({ session_key_id: sessionKey.id, amount: "50.00" }, { idempotencyKey: `pull-${sessionKey.id}` });
+  assert.equal(replay.id, pull.id);
+  const reused = await rejects(openrail.agentic.debitPulls.create({ session_key_id: sessionKey.id, amount: "5.00" }, { idempotencyKey: `pull-${sessionKey.id}` }));
+  assert.equal(reused.code, "idempotency_key_reused");
+  assert.equal(reused.param, "Idempotency-Key");
 
   // The agent pulls with its own secret.
   const agent = new Openrail({ apiKey: sessionKey.secret!, baseUrl: url });

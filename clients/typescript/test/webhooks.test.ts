@@ -75,6 +75,6 @@ test("missing headers, other versions and malformed secrets are refused", () => 
   const sig = new Webhook(secret).sign(id, ts, body);
   assert.throws(() => new Webhook(secret).verify(body, { "webhook-id": id, "webhook-timestamp": String(ts) }), /missing/);
   assert.throws(() => new Webhook(secret).verify(body, headers(sig.replace("v1,", "v2,"), ts)), /no matching/);
-  assert.throws(() => new Webhook(secret).verify(body, headers(sig, ts).constructor === Object ? { ...headers(sig, ts), "webhook-timestamp": "soon" } : {}), /invalid webhook-timestamp/);
+  assert.throws(() => new Webhook(secret).verify(body, { ...headers(sig, ts), "webhook-timestamp": "soon" }), /invalid webhook-timestamp/);
   assert.throws(() => new Webhook("whsec_not base64!"), TypeError);
 });
