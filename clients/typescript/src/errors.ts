@@ -8,7 +8,8 @@ export class OpenrailError extends Error {
   /** HTTP status. */
   readonly status: number;
   /** Stable code to branch on (`allowance_exceeded`, `resource_missing`, …). */
-  readonly code: ErrorCode | string;
+  // eslint-disable-next-line @typescript-eslint/ban-types
+  readonly code: ErrorCode | (string & {});
   /** The field (or header) at fault, if any (`amount`, `source.id`, `Idempotency-Key`). */
   readonly param: string | undefined;
   /** The request's id (`req_…`), from the body or the `Request-Id` header. */

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { OpenrailConnectionError, OpenrailError } from "./errors.js";
 
 export interface ClientOptions {
@@ -67,7 +66,7 @@ export class HttpClient {
       authorization: `Bearer ${this.apiKey}`,
       accept: "application/json",
     };
-    if (method !== "GET") headers["idempotency-key"] = options.idempotencyKey ?? `orc_${randomUUID()}`;
+    if (method !== "GET") headers["idempotency-key"] = options.idempotencyKey ?? `orc_${globalThis.crypto.randomUUID()}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     if (options.wait !== undefined) headers["prefer"] = `wait=${options.wait}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);

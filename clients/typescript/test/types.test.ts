@@ -1,0 +1,25 @@
+// Compile-time checks: the request and response types are the document's. Each
+// `@ts-expect-error` fails `tsc` (and so `make ts-sdk`) if the line stops being an error.
+import { test } from "node:test";
+import type { Mandate, Openrail, OpenrailError } from "../src/index.js";
+
+test("request and response types come from docs/openapi.json (checked by tsc)", () => {
+  const check = async (o: Openrail, m: Mandate, e: OpenrailError) => {
+    // @ts-expect-error intervals are daily | weekly | monthly | yearly
+    void o.agentic.mandates.create({ payer_account_id: "ba_1", max_amount: "1", currency: "USD", interval: "hourly" });
+    // @ts-expect-error a member the document does not declare
+    void o.agentic.debitPulls.create({ session_key_id: "sk_1", amount: "1", memo: "x" });
+    // @ts-expect-error enabled_events are the document's event types ("mandate.*" is a list filter only)
+    void o.webhookEndpoints.create({ url: "http://127.0.0.1:3000", enabled_events: ["mandate.*"] });
+    // @ts-expect-error session_key_id is required
+    void o.agentic.debitPulls.create({ amount: "1" });
+    // @ts-expect-error statuses are the document's
+    if (m.status === "approved") return;
+    const code: "allowance_exceeded" | (string & {}) = e.code;
+    const page = await o.events.list({ type: "payment.*", limit: 5 });
+    const first: string | undefined = page.data[0]?.type;
+    void code;
+    void first;
+  };
+  void check;
+});
