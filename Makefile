@@ -4,15 +4,16 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate
+.PHONY: dev test pr browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate
 
 ## Run the service: two local chains, contracts deployed, until Ctrl-C.
 dev: setup
 	cargo run -p openrail-cli -- dev
 
 ## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests,
-## schemathesis against `openrail dev`, the TypeScript SDK's tests against `openrail dev`.
-test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk
+## schemathesis against `openrail dev`, the TypeScript SDK's tests against `openrail dev`,
+## the dashboard's browser tests against `openrail dev`.
+test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk browser-test
 pr: test
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
@@ -52,6 +53,15 @@ ts-sdk: setup contracts
 	cd $(TS_SDK) && node scripts/check-generated.mjs
 	cd $(TS_SDK) && rm -rf dist && ./node_modules/.bin/tsc -p tsconfig.json
 	$(TS_SDK)/scripts/test-against-dev.sh
+
+## The dashboard and the hosted consent page in Debian's chromium (installed here when
+## missing; never a downloaded browser), driven by playwright-core with axe-core (npm, pinned
+## in tests/browser/package-lock.json), against a freshly started `openrail dev`
+## (tests/browser/run.sh). Screenshots: tests/browser/screenshots/.
+browser-test: setup contracts
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+	tests/browser/run.sh
 
 ## Regenerate the SDK's types from docs/openapi.json (after `make openapi`).
 ts-sdk-generate:

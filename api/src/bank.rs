@@ -30,7 +30,7 @@ fn testnet_only(p: &Principal) -> Result<(), ApiError> {
     }
 }
 
-fn account_view(a: &BankAccount, transfers: &[BankTransfer]) -> types::BankAccount {
+pub(crate) fn account_view(a: &BankAccount, transfers: &[BankTransfer]) -> types::BankAccount {
     types::BankAccount {
         id: a.id.to_string(),
         object: types::BankAccountTag,

@@ -8,6 +8,7 @@ pub mod bank;
 pub mod body;
 pub mod consent;
 pub mod context;
+pub mod dashboard;
 pub mod delivery;
 pub mod docs;
 pub mod error;
@@ -61,6 +62,9 @@ pub struct ApiConfig {
     /// How long a payer has to sign a mandate or payment (the signature's on-chain
     /// deadline), whole seconds.
     pub authorization_ttl: Duration,
+    /// A block explorer's transaction page with `{tx}` where the hash goes, for the
+    /// dashboard's links (none: hashes are shown without links).
+    pub explorer_tx_url: Option<String>,
 }
 
 impl Default for ApiConfig {
@@ -77,6 +81,7 @@ impl Default for ApiConfig {
             auth_failure_burst: 20.0,
             bind: std::net::IpAddr::from([127, 0, 0, 1]),
             advertise_url: None,
+            explorer_tx_url: None,
         }
     }
 }
@@ -159,6 +164,7 @@ pub fn router(state: AppState) -> Router {
         .route("/docs", get(docs::page))
         .route("/docs/redoc.standalone.js", get(docs::redoc))
         .merge(v1)
+        .merge(dashboard::routes())
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
         .layer(axum::middleware::from_fn(middleware::request_id))

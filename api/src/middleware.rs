@@ -91,10 +91,11 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// framework's message as `detail`).
 async fn problem_for_plain_errors(res: Response) -> Response {
     let status = res.status();
-    let is_problem = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    // Problems pass, and so do the dashboard's HTML error pages (they are for people).
+    let is_problem = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| {
+        v.as_bytes().starts_with(b"application/problem+json")
+            || v.as_bytes().starts_with(b"text/html")
+    });
     if !(status.is_client_error() || status.is_server_error()) || is_problem {
         return res;
     }
@@ -178,13 +179,23 @@ async fn authenticate_inner(
             mode: key.mode,
         }
     } else if secret.starts_with("sk_testnet_") || secret.starts_with("sk_mainnet_") {
-        Principal::Account(
-            state
-                .store
-                .authenticate_api_key(&secret)
-                .await?
-                .ok_or(ApiError::Unauthenticated)?,
-        )
+        let key = state
+            .store
+            .authenticate_api_key(&secret)
+            .await?
+            .ok_or(ApiError::Unauthenticated)?;
+        // The key's "last used", kept to the minute: written in the background when the
+        // recorded time is a minute old, so a request costs no write.
+        let now = now_ms();
+        if key.last_used_at.is_none_or(|t| now - t >= 60_000) {
+            let (store, id) = (state.store.clone(), key.key_id.clone());
+            tokio::spawn(async move {
+                if let Err(e) = store.touch_api_key(&id, now).await {
+                    tracing::warn!(error = %e, "recording an API key's last use failed");
+                }
+            });
+        }
+        Principal::Account(key)
     } else {
         return Err(ApiError::Unauthenticated);
     };

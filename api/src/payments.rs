@@ -30,7 +30,7 @@ use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::{BankAccountId, PaymentId, now_ms};
 
 /// A payment as the API shows it now, with its `authorization`.
-async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
+pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
     let snap = Snapshot::Payment {
         authorization: state.store.authorization(&p.id).await?,
         payment: p.clone(),

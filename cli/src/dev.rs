@@ -88,6 +88,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         let asm = a.allowance_state_machine.expect("settlement chain has a state machine");
         println!("Openrail dev: the API, two local chains with the contracts deployed\n");
         println!("API base URL        {base_url}");
+        println!("Dashboard           {base_url}/signup   (create a testnet account and an API key in the browser)");
         println!("Testnet API key     {api_key}   (account {})", account.id);
         println!("Database            {} (SQLite, made anew each run)", db_path.display());
         println!("Relayer             watching the settlement chain in this process\n");

@@ -178,6 +178,11 @@ pub struct ServeArgs {
     /// holds a chain); default: the bound address.
     #[arg(long, env = "OPENRAIL_ADVERTISE_URL")]
     advertise_url: Option<String>,
+    /// A block explorer's transaction URL with `{tx}` for the hash
+    /// (`https://explorer.example/tx/{tx}`): the dashboard links each object's transaction
+    /// there.
+    #[arg(long, env = "OPENRAIL_EXPLORER_TX_URL")]
+    explorer_tx_url: Option<String>,
     #[command(flatten)]
     webhooks: WebhookArgs,
     #[command(flatten)]
@@ -238,6 +243,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     config.advertise_url = args
         .advertise_url
         .map(|u| u.trim_end_matches('/').to_string());
+    config.explorer_tx_url = args.explorer_tx_url;
     let node_id = config.node_id.clone();
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),

@@ -32,6 +32,9 @@ pub struct ApiKey {
     pub created_at: i64,
     /// Unix milliseconds, when revoked.
     pub revoked_at: Option<i64>,
+    /// Unix milliseconds, when it last authenticated a request (kept to the minute: see
+    /// [`Store::touch_api_key`]).
+    pub last_used_at: Option<i64>,
 }
 
 /// What an authenticated API key may act as.
@@ -43,6 +46,8 @@ pub struct Principal {
     pub account_id: String,
     /// The key's mode.
     pub mode: Mode,
+    /// When the key was last recorded as used (unix ms).
+    pub last_used_at: Option<i64>,
 }
 
 /// The secret of an API key: `sk_testnet_…` or `sk_mainnet_…` and 32 random characters.
@@ -97,6 +102,7 @@ impl Store {
             last4: secret[secret.len() - 4..].to_string(),
             created_at: now,
             revoked_at: None,
+            last_used_at: None,
         };
         sqlx::query(
             "INSERT INTO api_keys (id, account_id, mode, secret_hash, last4, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -115,7 +121,7 @@ impl Store {
     /// API keys, newest first; of one account when given.
     pub async fn list_api_keys(&self, account_id: Option<&str>) -> Result<Vec<ApiKey>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, account_id, mode, last4, created_at, revoked_at FROM api_keys \
+            "SELECT id, account_id, mode, last4, created_at, revoked_at, last_used_at FROM api_keys \
              WHERE ($1 IS NULL OR account_id = $1) ORDER BY created_at DESC, id DESC",
         )
         .bind(account_id)
@@ -132,6 +138,7 @@ impl Store {
                     last4: r.try_get("last4")?,
                     created_at: r.try_get("created_at")?,
                     revoked_at: r.try_get("revoked_at")?,
+                    last_used_at: r.try_get("last_used_at")?,
                 })
             })
             .collect()
@@ -159,7 +166,7 @@ impl Store {
         secret: &str,
     ) -> Result<Option<Principal>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, account_id, mode FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL",
+            "SELECT id, account_id, mode, last_used_at FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL",
         )
         .bind(hash_secret(secret))
         .fetch_optional(self.pool())
@@ -171,8 +178,46 @@ impl Store {
                 account_id: r.try_get("account_id")?,
                 mode: Mode::parse(&mode)
                     .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
+                last_used_at: r.try_get("last_used_at")?,
             })
         })
         .transpose()
+    }
+
+    /// Records that key `id` authenticated a request at `now`. Callers write it at most
+    /// about once a minute per key (when the recorded time is older), so the hot path
+    /// costs no write per request.
+    pub async fn touch_api_key(&self, id: &str, now: i64) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
+    /// Revokes key `id` of `account_id` at `now` (a key of another account is
+    /// [`StoreError::NotFound`]). Revoking twice is a no-op.
+    pub async fn revoke_account_api_key(
+        &self,
+        account_id: &str,
+        id: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND account_id = $2",
+        )
+        .bind(id)
+        .bind(account_id)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
+        if done.rows_affected() == 0 {
+            Err(StoreError::NotFound)
+        } else {
+            Ok(())
+        }
     }
 }

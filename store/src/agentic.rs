@@ -490,7 +490,7 @@ impl Store {
         table: &'static str,
         cols: &'static str,
         scope: Scope<'_>,
-        filter: Option<(&'static str, &str)>,
+        filters: &[(&'static str, &str)],
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<(Vec<AnyRow>, bool), StoreError> {
@@ -509,10 +509,13 @@ impl Store {
                 return Err(StoreError::UnknownCursor);
             }
         }
-        let (filter_sql, filter_val) = match filter {
-            Some((col, v)) => (format!(" AND {col} = $4"), Some(v)),
-            None => (" AND $4 IS NULL".to_string(), None),
-        };
+        // Each filter is a column (named by the caller, never by a request) equal to a bound
+        // value: $4, $5, …
+        let filter_sql: String = filters
+            .iter()
+            .enumerate()
+            .map(|(i, (col, _))| format!(" AND {col} = ${}", i + 4))
+            .collect();
         // Cursor: rows strictly older than the named row, in (created_at, id) order.
         let sql = format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND mode = $2{filter_sql} AND \
@@ -520,13 +523,15 @@ impl Store {
              ORDER BY created_at DESC, id DESC LIMIT {}",
             limit + 1
         );
-        let mut rows = sqlx::query(&sql)
+        let query = sqlx::query(&sql)
             .bind(scope.account_id)
             .bind(scope.mode.as_str())
-            .bind(starting_after)
-            .bind(filter_val)
-            .fetch_all(self.pool())
-            .await?;
+            .bind(starting_after);
+        let mut query = query;
+        for (_, v) in filters {
+            query = query.bind(*v);
+        }
+        let mut rows = query.fetch_all(self.pool()).await?;
         let has_more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
         Ok((rows, has_more))
@@ -622,8 +627,21 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Mandate>, StoreError> {
+        self.list_mandates_in(scope, None, limit, starting_after)
+            .await
+    }
+
+    /// Mandates of one stored status when given, newest first.
+    pub async fn list_mandates_in(
+        &self,
+        scope: Scope<'_>,
+        status: Option<MandateStatus>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<Mandate>, StoreError> {
+        let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
-            .list_rows("mandates", MANDATE_COLS, scope, None, limit, starting_after)
+            .list_rows("mandates", MANDATE_COLS, scope, &filters, limit, starting_after)
             .await?;
         Ok(Page {
             data: rows.iter().map(mandate_of).collect::<Result<_, _>>()?,
@@ -749,13 +767,13 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<SessionKey>, StoreError> {
-        let filter = mandate_id.map(|m| ("mandate_id", m));
+        let filters: Vec<_> = mandate_id.map(|m| ("mandate_id", m)).into_iter().collect();
         let (rows, has_more) = self
             .list_rows(
                 "session_keys",
                 KEY_COLS,
                 scope,
-                filter,
+                &filters,
                 limit,
                 starting_after,
             )
@@ -1276,13 +1294,30 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<DebitPull>, StoreError> {
-        let filter = session_key_id.map(|k| ("session_key_id", k));
+        self.list_pulls_in(scope, session_key_id, None, limit, starting_after)
+            .await
+    }
+
+    /// Debit pulls, newest first; of one session key and one status when given.
+    pub async fn list_pulls_in(
+        &self,
+        scope: Scope<'_>,
+        session_key_id: Option<&str>,
+        status: Option<PullStatus>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<DebitPull>, StoreError> {
+        let filters: Vec<_> = session_key_id
+            .map(|k| ("session_key_id", k))
+            .into_iter()
+            .chain(status.map(|s| ("status", s.as_str())))
+            .collect();
         let (rows, has_more) = self
             .list_rows(
                 "debit_pulls",
                 PULL_COLS,
                 scope,
-                filter,
+                &filters,
                 limit,
                 starting_after,
             )

@@ -201,7 +201,7 @@ impl Store {
                 "bank_accounts",
                 ACCOUNT_COLS,
                 scope,
-                None,
+                &[],
                 limit,
                 starting_after,
             )

@@ -33,6 +33,7 @@ pub mod agentic;
 pub mod bank;
 pub mod consent;
 pub mod crash;
+pub mod dashboard;
 pub mod db;
 pub mod epoch;
 pub mod events;

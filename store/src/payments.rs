@@ -293,8 +293,21 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Payment>, StoreError> {
+        self.list_payments_in(scope, None, limit, starting_after)
+            .await
+    }
+
+    /// Payments of one status when given, newest first.
+    pub async fn list_payments_in(
+        &self,
+        scope: Scope<'_>,
+        status: Option<PaymentStatus>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<Payment>, StoreError> {
+        let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
-            .list_rows("payments", COLS, scope, None, limit, starting_after)
+            .list_rows("payments", COLS, scope, &filters, limit, starting_after)
             .await?;
         Ok(Page {
             data: rows.iter().map(payment_of).collect::<Result<_, _>>()?,

@@ -467,7 +467,7 @@ impl Store {
                 "webhook_endpoints",
                 ENDPOINT_COLS,
                 scope,
-                None,
+                &[],
                 limit,
                 starting_after,
             )
@@ -865,7 +865,7 @@ impl Store {
                 "webhook_deliveries",
                 DELIVERY_COLS,
                 scope,
-                Some(("endpoint_id", endpoint.as_str())),
+                &[("endpoint_id", endpoint.as_str())],
                 limit,
                 starting_after,
             )

@@ -1,0 +1,297 @@
+//! The hosted payer-consent page, `/authorize/{man_…|pay_…}`: the link a developer sends to
+//! the payer of a wallet mandate or payment. It states the terms in words, connects an
+//! EIP-1193 wallet, asks it for `eth_signTypedData_v4` of the typed data the API shows in
+//! `authorization.typed_data`, and posts the signature back here, which hands it to the
+//! same handler as `POST /v1/mandates/{id}/authorize` (or `/v1/payments/{id}/authorize`),
+//! called in-process for the object's account — the same checks, the same service call,
+//! the same answer. No session: the signature is the payer's whole consent, checked
+//! before anything is sent (and again on chain), so anyone holding the link can at most
+//! deliver the payer's own signature. A post whose `Origin` names another host is refused.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use openrail_store::accounts::Principal as KeyPrincipal;
+use openrail_store::{MandateId, PaymentId, StoreError};
+use serde_json::Value;
+
+use super::html::{esc, page};
+use super::{DashError, json_of};
+use crate::AppState;
+use crate::body::Fields;
+use crate::context::Principal;
+use crate::error::ApiError;
+
+const JS: &str = include_str!("../../assets/dashboard/consent.js");
+
+/// `GET /assets/consent.js`
+pub async fn js() -> Response {
+    super::html::script(JS)
+}
+
+/// What a consent link names: a mandate or a payment, with the caller it belongs to.
+enum Subject {
+    Mandate(MandateId, Principal),
+    Payment(PaymentId, Principal),
+}
+
+fn owner(account_id: String, mode: openrail_store::Mode) -> Principal {
+    Principal::Account(KeyPrincipal {
+        key_id: format!("consent:{account_id}"),
+        account_id,
+        mode,
+        last_used_at: None,
+    })
+}
+
+/// The object `id` names, or 404.
+async fn subject(state: &AppState, id: &str) -> Result<Subject, DashError> {
+    let missing = || {
+        DashError::Api(ApiError::ResourceMissing {
+            kind: "authorization link",
+            id: id.to_string(),
+        })
+    };
+    let found = if let Some(mid) = MandateId::parse(id) {
+        state
+            .store
+            .mandate_unscoped(&mid)
+            .await
+            .map(|m| Subject::Mandate(mid, owner(m.account_id, m.mode)))
+    } else if let Some(pid) = PaymentId::parse(id) {
+        state
+            .store
+            .payment_unscoped(&pid)
+            .await
+            .map(|p| Subject::Payment(pid, owner(p.account_id, p.mode)))
+    } else {
+        return Err(missing());
+    };
+    match found {
+        Ok(s) => Ok(s),
+        Err(StoreError::NotFound) => Err(missing()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The object as `GET /v1/…/{id}` shows it to its owner.
+async fn object(state: &AppState, s: &Subject) -> Result<Value, DashError> {
+    let res = match s {
+        Subject::Mandate(id, p) => {
+            crate::agentic::get_mandate(
+                State(state.clone()),
+                axum::Extension(p.clone()),
+                Path(id.to_string()),
+            )
+            .await?
+        }
+        Subject::Payment(id, p) => {
+            crate::payments::get_payment(
+                State(state.clone()),
+                axum::Extension(p.clone()),
+                Path(id.to_string()),
+            )
+            .await?
+        }
+    };
+    Ok(json_of(res).await?.1)
+}
+
+fn text<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    let mut cur = v;
+    for p in path {
+        cur = &cur[*p];
+    }
+    cur.as_str().unwrap_or("")
+}
+
+/// "per day" for `daily`, …
+fn per(interval: &str) -> &'static str {
+    match interval {
+        "daily" => "per day",
+        "weekly" => "per week",
+        "monthly" => "per month",
+        "yearly" => "per year",
+        _ => "per period",
+    }
+}
+
+/// `GET /authorize/{id}`: the terms, the wallet buttons, or the outcome.
+pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> {
+    let s = subject(state, id).await?;
+    let v = object(state, &s).await?;
+    let account_id = match &s {
+        Subject::Mandate(_, p) | Subject::Payment(_, p) => p.account_id().to_string(),
+    };
+    let who = state.store.account(&account_id).await?.name;
+    let status = text(&v, &["status"]);
+    let method = text(&v, &["authorization", "method"]);
+    let signer = text(&v, &["authorization", "signer"]);
+    let expires = text(&v, &["authorization", "expires_at"]);
+    let (title, sentence, terms, cancel) = match &s {
+        Subject::Mandate(..) => {
+            let amount = format!("{} {}", text(&v, &["max_amount"]), text(&v, &["currency"]));
+            let per = per(text(&v, &["interval"]));
+            let purpose = v["purpose"].as_str();
+            let payer = text(&v, &["payer_account_id"]);
+            let sentence = format!(
+                "<strong>{who}</strong> asks to take up to <strong>{amount} {per}</strong> from your wallet <code>{payer}</code>{purpose}, until you cancel.",
+                who = esc(&who),
+                amount = esc(&amount),
+                payer = esc(payer),
+                purpose = purpose
+                    .map(|p| format!(", for “{}”", esc(p)))
+                    .unwrap_or_default(),
+            );
+            let terms = format!(
+                "<dt>Who</dt><dd>{who}</dd><dt>Up to</dt><dd>{amount} {per} (the allowance starts again each {period})</dd>\
+                 <dt>Currency</dt><dd>{currency} (a test stablecoin on testnet)</dd>\
+                 <dt>Purpose</dt><dd>{purpose}</dd><dt>From</dt><dd><code>{payer}</code></dd>\
+                 <dt>How long</dt><dd>Until you cancel it</dd>",
+                who = esc(&who),
+                amount = esc(&amount),
+                period = per.trim_start_matches("per "),
+                currency = esc(text(&v, &["currency"])),
+                purpose = esc(purpose.unwrap_or("Not stated")),
+                payer = esc(payer),
+            );
+            let cancel = format!(
+                "You can end this mandate at any time, alone, on chain: from <code>{payer}</code>, call \
+                 <code>cancelMandate({onchain})</code> on the contract <code>{contract}</code> \
+                 (chain {chain}). No one else's permission is needed.",
+                payer = esc(payer),
+                onchain = esc(text(&v, &["onchain", "id"])),
+                contract = esc(text(&v, &["onchain", "contract"])),
+                chain = v["onchain"]["chain_id"],
+            );
+            ("Authorize a mandate", sentence, terms, cancel)
+        }
+        Subject::Payment(..) => {
+            let amount = format!("{} {}", text(&v, &["amount"]), text(&v, &["currency"]));
+            let from = text(&v, &["source", "id"]);
+            let to = text(&v, &["destination", "address"]);
+            let sentence = format!(
+                "<strong>{who}</strong> asks you to pay <strong>{amount}</strong> once from your wallet <code>{from}</code> to <code>{to}</code>.",
+                who = esc(&who),
+                amount = esc(&amount),
+                from = esc(from),
+                to = esc(to),
+            );
+            let terms = format!(
+                "<dt>Who</dt><dd>{who}</dd><dt>Amount</dt><dd>{amount}, once</dd><dt>From</dt><dd><code>{from}</code></dd><dt>To</dt><dd><code>{to}</code></dd>",
+                who = esc(&who),
+                amount = esc(&amount),
+                from = esc(from),
+                to = esc(to),
+            );
+            let cancel = "A payment moves once. Until you sign, nothing moves; your signature can be used for this payment only, once.".to_string();
+            ("Authorize a payment", sentence, terms, cancel)
+        }
+    };
+    let action = if method != "payer_signature" {
+        "<div class=\"notice\">This one needs no wallet signature: a bank account pays it.</div>".to_string()
+    } else if status == "requires_authorization" {
+        let data = serde_json::json!({
+            "id": id,
+            "signer": signer,
+            "typed_data": v["authorization"]["typed_data"],
+        });
+        // JSON inside <script>: `<` escaped so no text can close the element.
+        let data = data.to_string().replace('<', "\\u003c");
+        format!(
+            r#"<p>Sign with the wallet <code>{signer}</code> before {expires}.</p>
+<div class="row"><button type="button" id="connect">Connect wallet</button>
+<button type="button" id="sign" disabled>Sign and authorize</button></div>
+<p id="consent-status" role="status" aria-live="polite"></p>
+<script type="application/json" id="consent-data">{data}</script>
+<script src="/assets/consent.js" defer></script>"#,
+            signer = esc(signer),
+            expires = esc(expires),
+        )
+    } else {
+        let (class, words) = match status {
+            "active" | "succeeded" => ("ok", "Authorized: it is active on chain."),
+            "pending" | "processing" => ("ok", "Authorized: the chain is confirming it."),
+            "canceled" => ("bad", "This mandate was canceled."),
+            "failed" => ("bad", "This failed; ask for a new link."),
+            _ => ("", "See its status below."),
+        };
+        format!(
+            "<div class=\"notice {class}\" role=\"status\" id=\"consent-result\"><strong>{words}</strong> Status: <span class=\"status status-{st}\">{st}</span>.</div>",
+            st = esc(status),
+        )
+    };
+    let body = format!(
+        r#"<div class="card"><h1>{title}</h1><p>{sentence}</p>
+<dl class="terms">{terms}</dl>
+<h2>Your signature</h2>{action}
+<h2>Cancelling later</h2><p>{cancel}</p></div>"#,
+        title = esc(title),
+    );
+    Ok(page(title, None, &body).into_response())
+}
+
+/// `GET /authorize/{id}`
+pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    match page_of(&state, &id).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /authorize/{id}` with `{"signature": "0x…"}`: the API's authorize handler's
+/// answer (the object, or a problem).
+pub async fn submit(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let same = origin
+            .to_str()
+            .ok()
+            .and_then(|o| o.split_once("://"))
+            .is_some_and(|(_, h)| Some(h) == host);
+        if !same {
+            return ApiError::Forbidden("cross-site authorization posts are refused".into())
+                .into_response();
+        }
+    }
+    let answer = async {
+        let s = subject(&state, &id).await.map_err(|e| match e {
+            DashError::Api(a) => a,
+            other => ApiError::Internal(other.to_string()),
+        })?;
+        let fields = Fields::parse(body)?;
+        let no_prefer = HeaderMap::new();
+        match s {
+            Subject::Mandate(mid, p) => {
+                crate::agentic::authorize_mandate(
+                    State(state.clone()),
+                    axum::Extension(p),
+                    no_prefer,
+                    Path(mid.to_string()),
+                    fields,
+                )
+                .await
+            }
+            Subject::Payment(pid, p) => {
+                crate::payments::authorize_payment(
+                    State(state.clone()),
+                    axum::Extension(p),
+                    no_prefer,
+                    Path(pid.to_string()),
+                    fields,
+                )
+                .await
+            }
+        }
+    };
+    match answer.await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}

@@ -1,0 +1,238 @@
+//! The developer dashboard's people, sessions and failed sign-ins. Passwords arrive here
+//! already hashed (argon2id, by `openrail-api`); session secrets arrive as their SHA-256.
+
+use sqlx::Row;
+
+use crate::accounts::Account;
+use crate::db::{Store, StoreError};
+use crate::ids::new_id;
+
+/// A person who signs in to an account's dashboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DashboardUser {
+    /// The account they sign in to.
+    pub account_id: String,
+    /// Lowercased email address.
+    pub email: String,
+    /// argon2id PHC string.
+    pub password_hash: String,
+}
+
+/// A live browser session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DashboardSession {
+    /// The account signed in.
+    pub account_id: String,
+    /// The signed-in person's email.
+    pub email: String,
+    /// The synchronizer token every form of this session carries.
+    pub csrf_token: String,
+    /// Unix ms.
+    pub expires_at: i64,
+}
+
+/// How a sign-up ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignUp {
+    /// A new account, with its person.
+    Created(Account),
+    /// The email already signs in to an account.
+    EmailTaken,
+}
+
+impl Store {
+    /// Creates an account named after `email` with its dashboard user, in one transaction.
+    pub async fn sign_up(
+        &self,
+        email: &str,
+        password_hash: &str,
+        now: i64,
+    ) -> Result<SignUp, StoreError> {
+        let account = Account {
+            id: new_id("acct_"),
+            name: email.to_string(),
+            created_at: now,
+        };
+        let mut tx = self.write_tx().await?;
+        let taken = sqlx::query("SELECT 1 AS one FROM dashboard_users WHERE email = $1")
+            .bind(email)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if taken.is_some() {
+            return Ok(SignUp::EmailTaken);
+        }
+        sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+            .bind(&account.id)
+            .bind(&account.name)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        let inserted = sqlx::query(
+            "INSERT INTO dashboard_users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&account.id)
+        .bind(email)
+        .bind(password_hash)
+        .bind(now)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(_) => {}
+            // Two sign-ups of one email at once: the unique index keeps one.
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                return Ok(SignUp::EmailTaken);
+            }
+            Err(e) => return Err(e.into()),
+        }
+        tx.commit().await?;
+        Ok(SignUp::Created(account))
+    }
+
+    /// The dashboard user of `email` (lowercased by the caller), if any.
+    pub async fn dashboard_user(&self, email: &str) -> Result<Option<DashboardUser>, StoreError> {
+        let row = sqlx::query(
+            "SELECT account_id, email, password_hash FROM dashboard_users WHERE email = $1",
+        )
+        .bind(email)
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| {
+            Ok(DashboardUser {
+                account_id: r.try_get("account_id")?,
+                email: r.try_get("email")?,
+                password_hash: r.try_get("password_hash")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Starts a session of `account_id` whose cookie secret hashes to `secret_hash`.
+    pub async fn create_dashboard_session(
+        &self,
+        secret_hash: &str,
+        account_id: &str,
+        csrf_token: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO dashboard_sessions (secret_hash, account_id, csrf_token, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(secret_hash)
+        .bind(account_id)
+        .bind(csrf_token)
+        .bind(now)
+        .bind(expires_at)
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
+    /// The live session whose cookie secret hashes to `secret_hash` at `now`.
+    pub async fn dashboard_session(
+        &self,
+        secret_hash: &str,
+        now: i64,
+    ) -> Result<Option<DashboardSession>, StoreError> {
+        let row = sqlx::query(
+            "SELECT s.account_id AS account_id, u.email AS email, s.csrf_token AS csrf_token, \
+             s.expires_at AS expires_at FROM dashboard_sessions s \
+             JOIN dashboard_users u ON u.account_id = s.account_id \
+             WHERE s.secret_hash = $1 AND s.expires_at > $2",
+        )
+        .bind(secret_hash)
+        .bind(now)
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| {
+            Ok(DashboardSession {
+                account_id: r.try_get("account_id")?,
+                email: r.try_get("email")?,
+                csrf_token: r.try_get("csrf_token")?,
+                expires_at: r.try_get("expires_at")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Ends a session (signing out); ending an unknown one is a no-op. Also drops every
+    /// session of any account that expired before `now`.
+    pub async fn end_dashboard_session(&self, secret_hash: &str, now: i64) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM dashboard_sessions WHERE secret_hash = $1 OR expires_at <= $2")
+            .bind(secret_hash)
+            .bind(now)
+            .execute(self.writer())
+            .await?;
+        Ok(())
+    }
+
+    /// Records one failed sign-in against each of `subjects` at `now`, and drops records
+    /// older than `forget_before`.
+    pub async fn record_login_failure(
+        &self,
+        subjects: &[&str],
+        now: i64,
+        forget_before: i64,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write_tx().await?;
+        sqlx::query("DELETE FROM dashboard_login_failures WHERE at < $1")
+            .bind(forget_before)
+            .execute(&mut *tx)
+            .await?;
+        for s in subjects {
+            sqlx::query("INSERT INTO dashboard_login_failures (subject, at) VALUES ($1, $2)")
+                .bind(*s)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Failed sign-ins recorded against `subject` since `since` (unix ms).
+    pub async fn login_failures(&self, subject: &str, since: i64) -> Result<i64, StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM dashboard_login_failures WHERE subject = $1 AND at >= $2",
+        )
+        .bind(subject)
+        .bind(since)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(row.try_get("n")?)
+    }
+
+    /// Forgets the failed sign-ins of `subject` (after a successful one).
+    pub async fn clear_login_failures(&self, subject: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM dashboard_login_failures WHERE subject = $1")
+            .bind(subject)
+            .execute(self.writer())
+            .await?;
+        Ok(())
+    }
+
+    /// The block each of `hashes` was mined in on `chain_id`, as the journal knows it
+    /// (hashes it does not know, or not yet mined, are absent).
+    pub async fn tx_blocks(
+        &self,
+        chain_id: u64,
+        hashes: &[&str],
+    ) -> Result<std::collections::HashMap<String, u64>, StoreError> {
+        let mut out = std::collections::HashMap::new();
+        for hash in hashes {
+            let row = sqlx::query(
+                "SELECT block_number FROM chain_txs WHERE hash = $1 AND chain_id = $2 AND block_number IS NOT NULL",
+            )
+            .bind(*hash)
+            .bind(chain_id as i64)
+            .fetch_optional(self.pool())
+            .await?;
+            if let Some(r) = row {
+                let block: i64 = r.try_get("block_number")?;
+                out.insert(hash.to_string(), block as u64);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,198 @@
+// The developer dashboard in a real headless Chromium against `openrail dev`:
+// sign up → create a key → use it against the API → the mandate and pull appear in the
+// dashboard → revoke the key → the API answers 401; CSRF and session checks; axe-core on
+// every page; screenshots at desktop and phone width.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import {
+  BASE, PAYER, api, checkPage, launch, newEmail, payer, signTypedData,
+} from "./lib.mjs";
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+const PASSWORD = "correct horse battery";
+
+async function signUp(page, email) {
+  await page.goto(`${BASE}/signup`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(`${BASE}/dashboard`);
+}
+
+test("sign up, create a key, use it, see the mandate and pull, revoke it: 401", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const started = Date.now();
+
+  await page.goto(`${BASE}/signup`);
+  await checkPage(page, "signup");
+  const email = newEmail("dev");
+  await signUp(page, email);
+  assert.match(await page.locator("header").innerText(), new RegExp(email.replace(/[.+]/g, "\\$&")));
+  await page.getByText("No keys yet.").waitFor();
+  await checkPage(page, "keys-empty");
+
+  await page.getByRole("button", { name: "Create a testnet key" }).click();
+  const secret = (await page.locator("#new-secret").innerText()).trim();
+  assert.match(secret, /^sk_testnet_[A-Za-z0-9]{32}$/);
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed < 60_000, `a working key in under a minute (took ${elapsed} ms)`);
+  // The copy button copies (or, without clipboard access, selects) the secret.
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE });
+  await page.getByRole("button", { name: "Copy" }).click();
+  await page.locator("#new-secret-status").filter({ hasText: /Copied|Selected/ }).waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText()).catch(() => null);
+  if (copied !== null) assert.equal(copied, secret);
+  // Mainnet keys are disabled, with the reason.
+  assert.equal(await page.getByRole("button", { name: "Create a mainnet key" }).isDisabled(), true);
+  await page.getByText("Mainnet keys are disabled").waitFor();
+  await checkPage(page, "key-created");
+
+  // The key works against the API: a wallet mandate the demo payer signs, a session key, a pull.
+  let r = await api(secret, "POST", "/v1/mandates", {
+    payer_account_id: PAYER, max_amount: "100.00", currency: "USD", interval: "daily",
+    purpose: "Browser test <script>alert(1)</script>",
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const mandate = r.body;
+  const signature = await signTypedData(payer, mandate.authorization.typed_data);
+  r = await api(secret, "POST", `/v1/mandates/${mandate.id}/authorize`, { signature });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.status, "active");
+  r = await api(secret, "POST", "/v1/session-keys", { mandate_id: mandate.id, expires_in: 3600, max_amount: "60.00" });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const key = r.body;
+  r = await api(secret, "POST", "/v1/debit-pulls", { session_key_id: key.id, amount: "12.50" });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const pull = r.body;
+  assert.equal(pull.status, "authorized");
+
+  // The key's last use shows.
+  await page.goto(`${BASE}/dashboard`);
+  const row = page.locator("tr", { hasText: secret.slice(-4) });
+  await row.getByText(/UTC/).nth(1).waitFor();
+
+  // The mandate, with this epoch's spend as a bar, and the pull appear.
+  await page.goto(`${BASE}/dashboard/mandates`);
+  const mrow = page.locator(`tr#${mandate.id}`);
+  await mrow.waitFor();
+  assert.match(await mrow.innerText(), /active/);
+  assert.match(await mrow.innerText(), /12\.50 of 100\.00 USD/);
+  assert.equal(await mrow.getByRole("meter").getAttribute("aria-valuenow"), "12.5");
+  // User data is escaped, never markup.
+  assert.match(await mrow.innerText(), /<script>alert\(1\)<\/script>/);
+  await checkPage(page, "mandates");
+  await page.goto(`${BASE}/dashboard/pulls`);
+  const prow = page.locator(`tr#${pull.id}`);
+  await prow.waitFor();
+  assert.match(await prow.innerText(), /authorized/);
+  assert.match(await prow.innerText(), /12\.50 USD/);
+  assert.match(await prow.innerText(), /block \d+/);
+  await checkPage(page, "pulls");
+  await page.goto(`${BASE}/dashboard/session-keys`);
+  await page.locator(`tr#${key.id}`).waitFor();
+  await checkPage(page, "session-keys");
+
+  // Revoke the API key in the dashboard: the API answers 401.
+  await page.goto(`${BASE}/dashboard`);
+  await page.locator("tr", { hasText: secret.slice(-4) }).getByRole("button", { name: /Revoke/ }).click();
+  await page.waitForURL(`${BASE}/dashboard`);
+  assert.match(await page.locator("tr", { hasText: secret.slice(-4) }).innerText(), /revoked/);
+  r = await api(secret, "GET", "/v1/mandates");
+  assert.equal(r.status, 401);
+  await context.close();
+});
+
+test("a forged cross-site form post is refused, and so is a post without the token", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signUp(page, newEmail("csrf"));
+  const keysBefore = await page.locator("tbody tr").count();
+
+  // An attacker's page on another origin auto-submits a form to the dashboard; the
+  // browser sends the session cookie (same site), the server refuses it.
+  const evil = http.createServer((_, res) => {
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end(`<form method="post" action="${BASE}/dashboard/keys"><input name="mode" value="testnet"></form>
+<script>document.forms[0].submit()</script>`);
+  });
+  await new Promise((ok) => evil.listen(0, "127.0.0.1", ok));
+  const evilUrl = `http://127.0.0.1:${evil.address().port}/`;
+  const answer = page.waitForResponse((r) => r.url() === `${BASE}/dashboard/keys`);
+  await page.goto(evilUrl);
+  assert.equal((await answer).status(), 403);
+  await page.getByText("Request refused").waitFor();
+  evil.close();
+
+  // The right token from another origin, and a wrong token from this one: refused too.
+  await page.goto(`${BASE}/dashboard`);
+  const token = await page.locator("input[name=csrf]").first().inputValue();
+  let r = await page.request.post(`${BASE}/dashboard/keys`, {
+    form: { mode: "testnet", csrf: token }, headers: { Origin: "http://evil.example" }, maxRedirects: 0,
+  });
+  assert.equal(r.status(), 403);
+  r = await page.request.post(`${BASE}/dashboard/keys`, { form: { mode: "testnet", csrf: "x".repeat(32) }, maxRedirects: 0 });
+  assert.equal(r.status(), 403);
+  await page.goto(`${BASE}/dashboard`);
+  assert.equal(await page.locator("tbody tr").count(), keysBefore, "no key was created");
+  // With the token and this origin it works (the check is not refusing everything).
+  r = await page.request.post(`${BASE}/dashboard/keys`, {
+    form: { mode: "testnet", csrf: token }, headers: { Origin: BASE }, maxRedirects: 0,
+  });
+  assert.equal(r.status(), 201);
+  await context.close();
+});
+
+test("sessions: cookie flags, sign out ends the session server-side, failed sign-ins are limited", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const email = newEmail("session");
+  await signUp(page, email);
+  const cookie = (await context.cookies(BASE)).find((c) => c.name === "openrail_session");
+  assert.ok(cookie, "a session cookie");
+  assert.equal(cookie.httpOnly, true);
+  assert.equal(cookie.sameSite, "Lax");
+  assert.equal(await page.evaluate(() => document.cookie.includes("openrail_session")), false);
+
+  // Signed out: the dashboard sends to the sign-in page, and the old cookie is dead.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(`${BASE}/login`);
+  await checkPage(page, "login");
+  const replay = await fetch(`${BASE}/dashboard`, { headers: { Cookie: `openrail_session=${cookie.value}` }, redirect: "manual" });
+  assert.equal(replay.status, 303);
+  assert.equal(replay.headers.get("location"), "/login");
+  const none = await fetch(`${BASE}/dashboard`, { redirect: "manual" });
+  assert.equal(none.status, 303);
+
+  // Wrong passwords: 401 five times, then 429 even with the right one.
+  for (let i = 0; i < 5; i++) {
+    await page.goto(`${BASE}/login`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("wrong password " + i);
+    const res = page.waitForResponse((r) => r.url() === `${BASE}/login` && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    assert.equal((await res).status(), 401);
+    await page.getByText("do not match").waitFor();
+  }
+  await page.goto(`${BASE}/login`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  const limited = page.waitForResponse((r) => r.url() === `${BASE}/login` && r.request().method() === "POST");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  assert.equal((await limited).status(), 429);
+
+  // Another account signs in normally (the limit is per email here).
+  const other = newEmail("other");
+  const page2 = await (await browser.newContext()).newPage();
+  await signUp(page2, other);
+  await page2.getByRole("button", { name: "Sign out" }).click();
+  await page2.getByLabel("Email").fill(other);
+  await page2.getByLabel("Password").fill(PASSWORD);
+  await page2.getByRole("button", { name: "Sign in" }).click();
+  await page2.waitForURL(`${BASE}/dashboard`);
+  await context.close();
+});
