@@ -63,12 +63,32 @@ test("the consent page states the terms, the injected wallet signs, the mandate 
   await page.getByRole("button", { name: "Connect wallet" }).click();
   await page.getByText(`Connected ${payer.address}`).waitFor();
   await page.getByRole("button", { name: "Sign and authorize" }).click();
-  await page.locator("#consent-result").getByText("active").waitFor({ timeout: 30_000 });
+  await page.locator("#consent-result").getByText("active", { exact: true }).waitFor({ timeout: 30_000 });
   assert.deepEqual(calls, ["eth_requestAccounts", "eth_signTypedData_v4"]);
   await checkPage(page, "consent-authorized");
 
   const r = await api(DEV_KEY, "GET", `/v1/mandates/${mandate.id}`);
   assert.equal(r.body.status, "active");
+  assert.match(r.body.authorization.signature, /^0x[0-9a-f]{130}$/);
+  await context.close();
+});
+
+test("a wallet payment's consent page: the injected wallet signs and the payment moves", async () => {
+  const r0 = await api(DEV_KEY, "POST", "/v1/payments", {
+    amount: "3.25", currency: "EUR", source: { type: "wallet", id: PAYER },
+    destination: { type: "wallet", address: "0x90F79bf6EB2c4f870365E785982E1f101E93b906" },
+  });
+  assert.equal(r0.status, 201, JSON.stringify(r0.body));
+  assert.equal(r0.body.status, "requires_authorization");
+  const { context, page } = await pageWithWallet(payer);
+  await page.goto(`${BASE}/authorize/${r0.body.id}`);
+  assert.match(await page.locator("main").innerText(), /pay 3\.25 EUR once/);
+  await checkPage(page, "consent-payment");
+  await page.getByRole("button", { name: "Connect wallet" }).click();
+  await page.getByRole("button", { name: "Sign and authorize" }).click();
+  await page.locator("#consent-result").waitFor({ timeout: 30_000 });
+  const r = await api(DEV_KEY, "GET", `/v1/payments/${r0.body.id}`);
+  assert.ok(["pending", "processing", "succeeded"].includes(r.body.status), r.body.status);
   assert.match(r.body.authorization.signature, /^0x[0-9a-f]{130}$/);
   await context.close();
 });

@@ -107,6 +107,109 @@ test("sign up, create a key, use it, see the mandate and pull, revoke it: 401", 
   await context.close();
 });
 
+test("the integration pages: bank account, payment, events, webhooks with redelivery, cancel and revoke", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signUp(page, newEmail("views"));
+  await page.getByRole("button", { name: "Create a testnet key" }).click();
+  const secret = (await page.locator("#new-secret").innerText()).trim();
+
+  // A simulated bank account, made in the dashboard with a behaviour.
+  await page.goto(`${BASE}/dashboard/bank-accounts`);
+  await page.getByLabel("Holder's name").fill("Ada Lovelace");
+  await page.getByLabel("Currency").selectOption("USD");
+  await page.getByLabel("Starting balance").fill("500.00");
+  await page.getByLabel("Behaviour").selectOption("settles");
+  await page.getByLabel("Delay (seconds)").fill("0");
+  await page.getByRole("button", { name: "Create" }).click();
+  await page.waitForURL(`${BASE}/dashboard/bank-accounts`);
+  const bankRow = page.locator("tbody tr", { hasText: "Ada Lovelace" });
+  assert.match(await bankRow.innerText(), /500\.00 USD/);
+  assert.match(await bankRow.innerText(), /settles/);
+  const bankId = (await bankRow.getAttribute("id"));
+  assert.match(bankId, /^ba_/);
+  await checkPage(page, "bank-accounts");
+  // A form the API refuses shows the API's reason.
+  await page.getByLabel("Holder's name").fill("   ");
+  await page.getByRole("button", { name: "Create" }).click();
+  assert.match(await page.locator("[role=alert]").innerText(), /owner_name|name/i);
+
+  // A payment from it to a wallet, through the API; it appears with its status.
+  let r = await api(secret, "POST", "/v1/payments", {
+    amount: "40.00", currency: "USD", source: { type: "bank_account", id: bankId },
+    destination: { type: "wallet", address: PAYER },
+  });
+  assert.ok([200, 201, 202].includes(r.status), JSON.stringify(r.body));
+  const payment = r.body;
+  await page.goto(`${BASE}/dashboard/payments`);
+  assert.match(await page.locator(`tr#${payment.id}`).innerText(), /40\.00 USD/);
+  await checkPage(page, "payments");
+  // The status filter: a status it does not have hides it.
+  await page.getByLabel("Status").selectOption("failed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.waitForURL(/status=failed/);
+  assert.equal(await page.locator(`tr#${payment.id}`).count(), 0);
+
+  // A mandate, a session key, then the pages' actions: revoke the key, cancel the mandate.
+  r = await api(secret, "POST", "/v1/mandates", { payer_account_id: PAYER, max_amount: "10.00", currency: "USD", interval: "monthly" });
+  const mandate = r.body;
+  r = await api(secret, "POST", `/v1/mandates/${mandate.id}/authorize`, { signature: await signTypedData(payer, mandate.authorization.typed_data) });
+  assert.equal(r.body.status, "active");
+  r = await api(secret, "POST", "/v1/session-keys", { mandate_id: mandate.id, expires_in: 600 });
+  const key = r.body;
+  assert.equal(key.status, "active");
+
+  // Webhooks: an endpoint on a local receiver; redelivering an older event reaches it.
+  const received = [];
+  const receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => { received.push(JSON.parse(body)); res.writeHead(204); res.end(); });
+  });
+  await new Promise((ok) => receiver.listen(0, "127.0.0.1", ok));
+  await page.goto(`${BASE}/dashboard/webhooks`);
+  await page.getByLabel("URL").fill(`http://127.0.0.1:${receiver.address().port}/hook`);
+  await page.getByLabel("Event types").fill("*");
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  assert.match((await page.locator("#new-secret").innerText()).trim(), /^whsec_/);
+  await checkPage(page, "webhook-created");
+  await page.goto(`${BASE}/dashboard/webhooks`);
+  await checkPage(page, "webhooks");
+  const endpointId = await page.locator("tbody tr").first().getAttribute("id");
+
+  await page.goto(`${BASE}/dashboard/events?type=mandate.activated`);
+  const eventRow = page.locator("tbody tr", { hasText: mandate.id });
+  await eventRow.waitFor();
+  assert.equal(await page.locator("tbody tr", { hasText: "payment." }).count(), 0, "the type filter applies");
+  await checkPage(page, "events");
+  const eventId = await eventRow.getAttribute("id");
+  await eventRow.getByRole("button", { name: /Redeliver/ }).click();
+  await page.waitForURL(`${BASE}/dashboard/events`);
+  await page.goto(`${BASE}/dashboard/webhooks/${endpointId}`);
+  await page.locator("tbody tr", { hasText: eventId }).waitFor();
+  for (let i = 0; i < 100 && !received.some((e) => e.id === eventId); i++) await new Promise((ok) => setTimeout(ok, 100));
+  assert.ok(received.some((e) => e.id === eventId), "the redelivered event reached the receiver");
+  await page.reload();
+  assert.match(await page.locator("tbody tr", { hasText: eventId }).innerText(), /succeeded/);
+  await checkPage(page, "webhook-deliveries");
+  receiver.close();
+
+  await page.goto(`${BASE}/dashboard/session-keys`);
+  await page.locator(`tr#${key.id}`).getByRole("button", { name: /Revoke/ }).click();
+  await page.waitForURL(`${BASE}/dashboard/session-keys`);
+  assert.match(await page.locator(`tr#${key.id}`).innerText(), /revoked/);
+  r = await api(secret, "GET", `/v1/session-keys/${key.id}`);
+  assert.equal(r.body.status, "revoked");
+
+  await page.goto(`${BASE}/dashboard/mandates`);
+  await page.locator(`tr#${mandate.id}`).getByRole("button", { name: /Cancel/ }).click();
+  await page.waitForURL(`${BASE}/dashboard/mandates`);
+  assert.match(await page.locator(`tr#${mandate.id}`).innerText(), /canceled/);
+  r = await api(secret, "GET", `/v1/mandates/${mandate.id}`);
+  assert.equal(r.body.status, "canceled");
+  await context.close();
+});
+
 test("a forged cross-site form post is refused, and so is a post without the token", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();

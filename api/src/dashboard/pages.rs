@@ -1023,7 +1023,7 @@ pub async fn webhooks(
 <div><label for="url">URL</label><input id="url" name="url" type="url" required placeholder="https://example.com/webhooks"></div>
 <div><label for="enabled_events">Event types</label><input id="enabled_events" name="enabled_events" value="*" aria-describedby="events-hint"></div>
 <button type="submit">Add endpoint</button></form>
-<p id="events-hint" class="lead">Comma-separated types (for example <code>debit_pull.authorized, mandate.active</code>), or <code>*</code> for every type.</p>
+<p id="events-hint" class="lead">Comma-separated types (for example <code>debit_pull.authorized, mandate.activated</code>), or <code>*</code> for every type.</p>
 <h2>Your endpoints</h2>{table}"#,
         csrf = csrf_field(&s.0.csrf_token),
         table = table(
