@@ -159,7 +159,10 @@ pub(crate) fn json<T: Serialize>(status: StatusCode, v: T) -> Response {
 }
 
 /// A mandate as the API shows it now.
-pub(crate) async fn render_mandate(state: &AppState, m: &Mandate) -> Result<types::Mandate, ApiError> {
+pub(crate) async fn render_mandate(
+    state: &AppState,
+    m: &Mandate,
+) -> Result<types::Mandate, ApiError> {
     let now = now_ms();
     let snap = Snapshot::Mandate {
         current_epoch: state.store.mandate_use(m, now).await?,

@@ -123,7 +123,10 @@ pub fn routes() -> Router<AppState> {
         .route("/dashboard/keys", post(pages::create_key))
         .route("/dashboard/keys/{id}/revoke", post(pages::revoke_key))
         .route("/dashboard/mandates", get(pages::mandates))
-        .route("/dashboard/mandates/{id}/cancel", post(pages::cancel_mandate))
+        .route(
+            "/dashboard/mandates/{id}/cancel",
+            post(pages::cancel_mandate),
+        )
         .route("/dashboard/session-keys", get(pages::session_keys))
         .route(
             "/dashboard/session-keys/{id}/revoke",

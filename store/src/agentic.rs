@@ -641,7 +641,14 @@ impl Store {
     ) -> Result<Page<Mandate>, StoreError> {
         let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
-            .list_rows("mandates", MANDATE_COLS, scope, &filters, limit, starting_after)
+            .list_rows(
+                "mandates",
+                MANDATE_COLS,
+                scope,
+                &filters,
+                limit,
+                starting_after,
+            )
             .await?;
         Ok(Page {
             data: rows.iter().map(mandate_of).collect::<Result<_, _>>()?,

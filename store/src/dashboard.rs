@@ -158,7 +158,11 @@ impl Store {
 
     /// Ends a session (signing out); ending an unknown one is a no-op. Also drops every
     /// session of any account that expired before `now`.
-    pub async fn end_dashboard_session(&self, secret_hash: &str, now: i64) -> Result<(), StoreError> {
+    pub async fn end_dashboard_session(
+        &self,
+        secret_hash: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM dashboard_sessions WHERE secret_hash = $1 OR expires_at <= $2")
             .bind(secret_hash)
             .bind(now)

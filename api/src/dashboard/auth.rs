@@ -93,8 +93,18 @@ fn over_https(state: &AppState, headers: &HeaderMap) -> bool {
 }
 
 /// A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/, Secure over https.
-fn set_cookie(state: &AppState, headers: &HeaderMap, name: &str, value: &str, max_age_s: i64) -> HeaderValue {
-    let secure = if over_https(state, headers) { "; Secure" } else { "" };
+fn set_cookie(
+    state: &AppState,
+    headers: &HeaderMap,
+    name: &str,
+    value: &str,
+    max_age_s: i64,
+) -> HeaderValue {
+    let secure = if over_https(state, headers) {
+        "; Secure"
+    } else {
+        ""
+    };
     HeaderValue::from_str(&format!(
         "{name}={value}; Max-Age={max_age_s}; Path=/; HttpOnly; SameSite=Lax{secure}"
     ))
@@ -103,7 +113,11 @@ fn set_cookie(state: &AppState, headers: &HeaderMap, name: &str, value: &str, ma
 
 /// Refuses a POST whose `Origin` names another host, or whose `csrf` field is not
 /// `expected` (compared in constant time).
-pub fn check_post(headers: &HeaderMap, form: &HashMap<String, String>, expected: &str) -> Result<(), DashError> {
+pub fn check_post(
+    headers: &HeaderMap,
+    form: &HashMap<String, String>,
+    expected: &str,
+) -> Result<(), DashError> {
     if let Some(origin) = headers.get(header::ORIGIN) {
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let origin_host = origin
@@ -236,7 +250,11 @@ fn form_page(
     } else {
         ("current-password", String::new())
     };
-    let described = if signup { " aria-describedby=\"pw-hint\"" } else { "" };
+    let described = if signup {
+        " aria-describedby=\"pw-hint\""
+    } else {
+        ""
+    };
     let body = format!(
         r#"<div class="card"><h1>{title}</h1><p class="lead">{lead}</p>{error}
 <form class="stack" method="post" action="{action}">{csrf}
@@ -286,7 +304,13 @@ async fn start_session(
     let mut res = Redirect::to("/dashboard").into_response();
     res.headers_mut().append(
         header::SET_COOKIE,
-        set_cookie(state, headers, SESSION_COOKIE, &secret, SESSION_TTL_MS / 1000),
+        set_cookie(
+            state,
+            headers,
+            SESSION_COOKIE,
+            &secret,
+            SESSION_TTL_MS / 1000,
+        ),
     );
     Ok(res)
 }
@@ -305,7 +329,14 @@ pub async fn signup(
     let email = normalize_email(form.get("email").map(String::as_str).unwrap_or(""));
     let password = form.get("password").cloned().unwrap_or_default();
     let refuse = |msg: &str| {
-        Ok(form_page(&state, &headers, StatusCode::UNPROCESSABLE_ENTITY, true, &email, Some(msg)))
+        Ok(form_page(
+            &state,
+            &headers,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            true,
+            &email,
+            Some(msg),
+        ))
     };
     if !plausible_email(&email) {
         return refuse("Enter an email address, like name@example.com.");
@@ -411,12 +442,21 @@ mod tests {
 
     #[test]
     fn a_post_needs_the_token_and_a_same_site_origin() {
-        let same = headers(&[("host", "127.0.0.1:8080"), ("origin", "http://127.0.0.1:8080")]);
+        let same = headers(&[
+            ("host", "127.0.0.1:8080"),
+            ("origin", "http://127.0.0.1:8080"),
+        ]);
         assert!(check_post(&same, &form("t0k3n"), "t0k3n").is_ok());
         assert!(check_post(&same, &form("other"), "t0k3n").is_err());
         assert!(check_post(&same, &HashMap::new(), "t0k3n").is_err());
-        assert!(check_post(&same, &form(""), "").is_err(), "no expected token: refused");
-        let cross = headers(&[("host", "127.0.0.1:8080"), ("origin", "http://evil.example")]);
+        assert!(
+            check_post(&same, &form(""), "").is_err(),
+            "no expected token: refused"
+        );
+        let cross = headers(&[
+            ("host", "127.0.0.1:8080"),
+            ("origin", "http://evil.example"),
+        ]);
         assert!(check_post(&cross, &form("t0k3n"), "t0k3n").is_err());
         let null = headers(&[("host", "127.0.0.1:8080"), ("origin", "null")]);
         assert!(check_post(&null, &form("t0k3n"), "t0k3n").is_err());
@@ -434,7 +474,14 @@ mod tests {
     #[test]
     fn emails_are_checked_loosely() {
         assert!(plausible_email("dev@example.com"));
-        for bad in ["", "dev", "dev@", "@example.com", "dev@example", "d v@example.com"] {
+        for bad in [
+            "",
+            "dev",
+            "dev@",
+            "@example.com",
+            "dev@example",
+            "d v@example.com",
+        ] {
             assert!(!plausible_email(bad), "{bad}");
         }
     }
@@ -443,8 +490,16 @@ mod tests {
     async fn passwords_hash_with_argon2id_and_verify() {
         let h = hash_password("correct horse".into()).await.unwrap();
         assert!(h.starts_with("$argon2id$"), "{h}");
-        assert!(verify_password("correct horse".into(), h.clone()).await.unwrap());
+        assert!(
+            verify_password("correct horse".into(), h.clone())
+                .await
+                .unwrap()
+        );
         assert!(!verify_password("wrong horse".into(), h).await.unwrap());
-        assert!(!verify_password("x".into(), "not a hash".into()).await.unwrap());
+        assert!(
+            !verify_password("x".into(), "not a hash".into())
+                .await
+                .unwrap()
+        );
     }
 }

@@ -190,7 +190,8 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
         }
     };
     let action = if method != "payer_signature" {
-        "<div class=\"notice\">This one needs no wallet signature: a bank account pays it.</div>".to_string()
+        "<div class=\"notice\">This one needs no wallet signature: a bank account pays it.</div>"
+            .to_string()
     } else if status == "requires_authorization" {
         let data = serde_json::json!({
             "id": id,

@@ -4,11 +4,11 @@ use std::collections::HashMap;
 
 use axum::Form;
 use axum::extract::{Path, Query, State};
-use serde_json::Value;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use openrail_store::accounts::{ApiKey, Principal as KeyPrincipal};
 use openrail_store::{Mode, now_ms};
+use serde_json::Value;
 
 use super::DashError;
 use super::auth::{Session, check_session_post};
@@ -29,8 +29,7 @@ pub(crate) fn principal(s: &Session) -> Principal {
 
 /// Unix ms as `2026-11-25 15:04 UTC`.
 pub(crate) fn when(ms: i64) -> String {
-    let Ok(t) = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-    else {
+    let Ok(t) = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000) else {
         return ms.to_string();
     };
     format!(
@@ -108,7 +107,10 @@ async fn keys_page(
             let prefix = format!("sk_{}_…{}", k.mode.as_str(), k.last4);
             let (status, action) = match k.revoked_at {
                 Some(at) => (
-                    format!("<span class=\"status status-revoked\">revoked</span> {}", when(at)),
+                    format!(
+                        "<span class=\"status status-revoked\">revoked</span> {}",
+                        when(at)
+                    ),
                     String::new(),
                 ),
                 None => (
@@ -180,7 +182,10 @@ pub async fn create_key(
         .store
         .create_api_key(&s.0.account_id, mode, now_ms())
         .await?;
-    let mut res = (StatusCode::CREATED, keys_page(&state, &s, &headers, Some((&key, &secret))).await?)
+    let mut res = (
+        StatusCode::CREATED,
+        keys_page(&state, &s, &headers, Some((&key, &secret))).await?,
+    )
         .into_response();
     // The secret must not linger in a cache.
     res.headers_mut().insert(
@@ -251,11 +256,7 @@ fn tx_cell(state: &AppState, tx: &str, blocks: &HashMap<String, u64>) -> String 
             esc(tx),
             esc(&short)
         ),
-        None => format!(
-            "<code title=\"{}\">{}</code>",
-            esc(tx),
-            esc(&short)
-        ),
+        None => format!("<code title=\"{}\">{}</code>", esc(tx), esc(&short)),
     };
     match blocks.get(tx) {
         Some(b) => format!("{hash}<br>block {b}"),
@@ -267,7 +268,11 @@ async fn blocks_of(state: &AppState, txs: &[String]) -> Result<HashMap<String, u
     let Some(net) = &state.testnet else {
         return Ok(HashMap::new());
     };
-    let hashes: Vec<&str> = txs.iter().map(String::as_str).filter(|t| !t.is_empty()).collect();
+    let hashes: Vec<&str> = txs
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !t.is_empty())
+        .collect();
     Ok(state.store.tx_blocks(net.chain_id, &hashes).await?)
 }
 
@@ -289,11 +294,20 @@ fn list_query(q: &HashMap<String, String>) -> ListQuery {
 }
 
 /// A status filter form over `statuses`.
-fn filter_form(path: &str, name: &str, label: &str, options: &[&str], chosen: Option<&str>) -> String {
+fn filter_form(
+    path: &str,
+    name: &str,
+    label: &str,
+    options: &[&str],
+    chosen: Option<&str>,
+) -> String {
     let mut opts = format!("<option value=\"\">All</option>");
     for o in options {
         let sel = if Some(*o) == chosen { " selected" } else { "" };
-        opts.push_str(&format!("<option value=\"{o}\"{sel}>{o}</option>", o = esc(o)));
+        opts.push_str(&format!(
+            "<option value=\"{o}\"{sel}>{o}</option>",
+            o = esc(o)
+        ));
     }
     format!(
         "<form class=\"row\" method=\"get\" action=\"{path}\"><div><label for=\"filter-{name}\">{label}</label>\
@@ -352,9 +366,12 @@ fn pager(
         }
         _ => String::new(),
     };
-    let next = last
-        .filter(|_| has_more)
-        .map(|l| format!("{path}?{filter}starting_after={}", super::html::url_component(l)));
+    let next = last.filter(|_| has_more).map(|l| {
+        format!(
+            "{path}?{filter}starting_after={}",
+            super::html::url_component(l)
+        )
+    });
     let first = q
         .after
         .as_ref()
@@ -396,9 +413,15 @@ pub async fn mandates(
         .map_err(cursor_error)?;
     let mut views = Vec::new();
     for m in &page_.data {
-        views.push(serde_json::to_value(crate::agentic::render_mandate(&state, m).await?).unwrap_or_default());
+        views.push(
+            serde_json::to_value(crate::agentic::render_mandate(&state, m).await?)
+                .unwrap_or_default(),
+        );
     }
-    let txs: Vec<String> = views.iter().map(|v| text(v, &["onchain", "tx_hash"]).to_string()).collect();
+    let txs: Vec<String> = views
+        .iter()
+        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
+        .collect();
     let blocks = blocks_of(&state, &txs).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = views
@@ -464,16 +487,34 @@ pub async fn mandates(
     let statuses: Vec<&str> = MandateStatus::ALL.iter().map(|s| s.as_str()).collect();
     let body = format!(
         "<h1>Mandates</h1><p class=\"lead\">What payers allowed, and how much of this epoch's allowance is spent.</p>{}{}",
-        filter_form("/dashboard/mandates", "status", "Status", &statuses, q.status.as_deref()),
+        filter_form(
+            "/dashboard/mandates",
+            "status",
+            "Status",
+            &statuses,
+            q.status.as_deref()
+        ),
         table(
             "Mandates",
-            &["Mandate", "Payer", "Limit", "This epoch", "Status", "On chain", "Actions"],
+            &[
+                "Mandate",
+                "Payer",
+                "Limit",
+                "This epoch",
+                "Status",
+                "On chain",
+                "Actions"
+            ],
             &rows,
             next,
             first
         )
     );
-    Ok(page("Mandates", Some(chrome(&s, "/dashboard/mandates")), &body))
+    Ok(page(
+        "Mandates",
+        Some(chrome(&s, "/dashboard/mandates")),
+        &body,
+    ))
 }
 
 /// A `/v1` handler's answer as the dashboard's result: the redirect back on success, the
@@ -540,7 +581,10 @@ pub async fn session_keys(
     .await?;
     let (_, list) = super::json_of(res).await?;
     let data = list["data"].as_array().cloned().unwrap_or_default();
-    let txs: Vec<String> = data.iter().map(|v| text(v, &["onchain", "tx_hash"]).to_string()).collect();
+    let txs: Vec<String> = data
+        .iter()
+        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
+        .collect();
     let blocks = blocks_of(&state, &txs).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = data
@@ -585,13 +629,25 @@ pub async fn session_keys(
         "<h1>Session keys</h1><p class=\"lead\">The keys your agents pull with.</p>{}",
         table(
             "Session keys",
-            &["Key", "Mandate", "This epoch", "Expires", "Status", "On chain", "Actions"],
+            &[
+                "Key",
+                "Mandate",
+                "This epoch",
+                "Expires",
+                "Status",
+                "On chain",
+                "Actions"
+            ],
             &rows,
             next,
             first
         )
     );
-    Ok(page("Session keys", Some(chrome(&s, "/dashboard/session-keys")), &body))
+    Ok(page(
+        "Session keys",
+        Some(chrome(&s, "/dashboard/session-keys")),
+        &body,
+    ))
 }
 
 /// `POST /dashboard/session-keys/{id}/revoke`: the API's revoke.
@@ -642,7 +698,10 @@ pub async fn pulls(
         .iter()
         .map(|x| serde_json::to_value(crate::views::pull(x, chain_id)).unwrap_or_default())
         .collect();
-    let txs: Vec<String> = views.iter().map(|v| text(v, &["onchain", "tx_hash"]).to_string()).collect();
+    let txs: Vec<String> = views
+        .iter()
+        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
+        .collect();
     let blocks = blocks_of(&state, &txs).await?;
     let rows: Vec<(String, Vec<String>)> = views
         .iter()
@@ -660,7 +719,11 @@ pub async fn pulls(
                     esc(&id),
                     esc(v["description"].as_str().unwrap_or(""))
                 ),
-                format!("{} {}", esc(text(v, &["amount"])), esc(text(v, &["currency"]))),
+                format!(
+                    "{} {}",
+                    esc(text(v, &["amount"])),
+                    esc(text(v, &["currency"]))
+                ),
                 format!("<code>{}</code>", esc(text(v, &["session_key_id"]))),
                 format!("<code>{}</code>", esc(text(v, &["destination"]))),
                 format!("{} {reason}", status_cell(text(v, &["status"]))),
@@ -680,10 +743,24 @@ pub async fn pulls(
     let statuses: Vec<&str> = PullStatus::ALL.iter().map(|s| s.as_str()).collect();
     let body = format!(
         "<h1>Pulls</h1><p class=\"lead\">Debit pulls your agents made against session keys.</p>{}{}",
-        filter_form("/dashboard/pulls", "status", "Status", &statuses, q.status.as_deref()),
+        filter_form(
+            "/dashboard/pulls",
+            "status",
+            "Status",
+            &statuses,
+            q.status.as_deref()
+        ),
         table(
             "Pulls",
-            &["Pull", "Amount", "Session key", "Destination", "Status", "Created", "On chain"],
+            &[
+                "Pull",
+                "Amount",
+                "Session key",
+                "Destination",
+                "Status",
+                "Created",
+                "On chain"
+            ],
             &rows,
             next,
             first
@@ -713,9 +790,14 @@ pub async fn payments(
         .map_err(cursor_error)?;
     let mut views = Vec::new();
     for x in &page_.data {
-        views.push(serde_json::to_value(crate::payments::render(&state, x).await?).unwrap_or_default());
+        views.push(
+            serde_json::to_value(crate::payments::render(&state, x).await?).unwrap_or_default(),
+        );
     }
-    let txs: Vec<String> = views.iter().map(|v| text(v, &["onchain", "tx_hash"]).to_string()).collect();
+    let txs: Vec<String> = views
+        .iter()
+        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
+        .collect();
     let blocks = blocks_of(&state, &txs).await?;
     let rows: Vec<(String, Vec<String>)> = views
         .iter()
@@ -723,20 +805,35 @@ pub async fn payments(
             let id = text(v, &["id"]).to_string();
             let st = text(v, &["status"]);
             let consent = if st == "requires_authorization" {
-                format!("<br><a href=\"/authorize/{id}\">Payer's consent link</a>", id = esc(&id))
+                format!(
+                    "<br><a href=\"/authorize/{id}\">Payer's consent link</a>",
+                    id = esc(&id)
+                )
             } else {
                 String::new()
             };
             let cells = vec![
                 format!("<code>{}</code>", esc(&id)),
-                format!("{} {}", esc(text(v, &["amount"])), esc(text(v, &["currency"]))),
-                format!("{} <code>{}</code>", esc(text(v, &["source", "type"])), esc(text(v, &["source", "id"]))),
+                format!(
+                    "{} {}",
+                    esc(text(v, &["amount"])),
+                    esc(text(v, &["currency"]))
+                ),
+                format!(
+                    "{} <code>{}</code>",
+                    esc(text(v, &["source", "type"])),
+                    esc(text(v, &["source", "id"]))
+                ),
                 format!(
                     "{} <code>{}</code>",
                     esc(text(v, &["destination", "type"])),
                     esc(text(v, &["destination", "address"]))
                 ),
-                format!("{} {}{consent}", status_cell(st), esc(v["failure_reason"].as_str().unwrap_or(""))),
+                format!(
+                    "{} {}{consent}",
+                    status_cell(st),
+                    esc(v["failure_reason"].as_str().unwrap_or(""))
+                ),
                 esc(text(v, &["created_at"])),
                 tx_cell(&state, text(v, &["onchain", "tx_hash"]), &blocks),
             ];
@@ -753,16 +850,28 @@ pub async fn payments(
     let statuses: Vec<&str> = PaymentStatus::ALL.iter().map(|s| s.as_str()).collect();
     let body = format!(
         "<h1>Payments</h1><p class=\"lead\">One-time payments between wallets and bank accounts.</p>{}{}",
-        filter_form("/dashboard/payments", "status", "Status", &statuses, q.status.as_deref()),
+        filter_form(
+            "/dashboard/payments",
+            "status",
+            "Status",
+            &statuses,
+            q.status.as_deref()
+        ),
         table(
             "Payments",
-            &["Payment", "Amount", "From", "To", "Status", "Created", "On chain"],
+            &[
+                "Payment", "Amount", "From", "To", "Status", "Created", "On chain"
+            ],
             &rows,
             next,
             first
         )
     );
-    Ok(page("Payments", Some(chrome(&s, "/dashboard/payments")), &body))
+    Ok(page(
+        "Payments",
+        Some(chrome(&s, "/dashboard/payments")),
+        &body,
+    ))
 }
 
 /// Calls a `/v1` create handler in-process with `body` as its JSON request.
@@ -794,8 +903,16 @@ pub async fn bank_accounts(
             let cells = vec![
                 format!("<code>{}</code>", esc(&id)),
                 esc(text(&v, &["owner_name"])),
-                format!("{} {}", esc(text(&v, &["balance"])), esc(text(&v, &["currency"]))),
-                format!("{} {}", esc(text(&v, &["available_balance"])), esc(text(&v, &["currency"]))),
+                format!(
+                    "{} {}",
+                    esc(text(&v, &["balance"])),
+                    esc(text(&v, &["currency"]))
+                ),
+                format!(
+                    "{} {}",
+                    esc(text(&v, &["available_balance"])),
+                    esc(text(&v, &["currency"]))
+                ),
                 format!("{}, {} s", esc(text(&v, &["behavior"])), v["delay_seconds"]),
                 esc(text(&v, &["created_at"])),
             ];
@@ -827,13 +944,24 @@ pub async fn bank_accounts(
         csrf = csrf_field(&s.0.csrf_token),
         table = table(
             "Bank accounts",
-            &["Account", "Holder", "Balance", "Available", "Behaviour", "Created"],
+            &[
+                "Account",
+                "Holder",
+                "Balance",
+                "Available",
+                "Behaviour",
+                "Created"
+            ],
             &rows,
             next,
             first
         ),
     );
-    Ok(page("Bank accounts", Some(chrome(&s, "/dashboard/bank-accounts")), &body))
+    Ok(page(
+        "Bank accounts",
+        Some(chrome(&s, "/dashboard/bank-accounts")),
+        &body,
+    ))
 }
 
 /// `POST /dashboard/bank-accounts`: the API's create.
@@ -928,7 +1056,13 @@ pub async fn events(
         .collect();
     let body = format!(
         "<h1>Events</h1><p class=\"lead\">Every change of your objects, newest first, as webhooks deliver them.</p>{}{}",
-        filter_form("/dashboard/events", "type", "Type", &types, lq.kind.as_deref()),
+        filter_form(
+            "/dashboard/events",
+            "type",
+            "Type",
+            &types,
+            lq.kind.as_deref()
+        ),
         table(
             "Events",
             &["Event", "Type", "Object", "Created", "Actions"],
@@ -1000,7 +1134,10 @@ pub async fn webhooks(
                 .map(|a| a.iter().filter_map(|e| e.as_str()).map(esc).collect())
                 .unwrap_or_default();
             let cells = vec![
-                format!("<a href=\"/dashboard/webhooks/{id}\"><code>{id}</code></a>", id = esc(&id)),
+                format!(
+                    "<a href=\"/dashboard/webhooks/{id}\"><code>{id}</code></a>",
+                    id = esc(&id)
+                ),
                 format!("<code>{}</code>", esc(text(v, &["url"]))),
                 events.join(", "),
                 status_cell(text(v, &["status"])),
@@ -1034,7 +1171,11 @@ pub async fn webhooks(
             first
         ),
     );
-    Ok(page("Webhooks", Some(chrome(&s, "/dashboard/webhooks")), &body))
+    Ok(page(
+        "Webhooks",
+        Some(chrome(&s, "/dashboard/webhooks")),
+        &body,
+    ))
 }
 
 /// `POST /dashboard/webhooks`: the API's create; its signing secret is shown once.
@@ -1084,7 +1225,11 @@ pub async fn create_webhook(
     );
     let mut res = (
         StatusCode::CREATED,
-        page("Endpoint added", Some(chrome(&s, "/dashboard/webhooks")), &body),
+        page(
+            "Endpoint added",
+            Some(chrome(&s, "/dashboard/webhooks")),
+            &body,
+        ),
     )
         .into_response();
     res.headers_mut().insert(
@@ -1162,11 +1307,17 @@ pub async fn webhook_deliveries(
         esc(&id),
         table(
             "Deliveries",
-            &["Delivery", "Event", "Status", "Attempts", "Created", "Actions"],
+            &[
+                "Delivery", "Event", "Status", "Attempts", "Created", "Actions"
+            ],
             &rows,
             next,
             first
         )
     );
-    Ok(page("Deliveries", Some(chrome(&s, "/dashboard/webhooks")), &body))
+    Ok(page(
+        "Deliveries",
+        Some(chrome(&s, "/dashboard/webhooks")),
+        &body,
+    ))
 }
