@@ -301,7 +301,7 @@ fn filter_form(
     options: &[&str],
     chosen: Option<&str>,
 ) -> String {
-    let mut opts = format!("<option value=\"\">All</option>");
+    let mut opts = "<option value=\"\">All</option>".to_string();
     for o in options {
         let sel = if Some(*o) == chosen { " selected" } else { "" };
         opts.push_str(&format!(
