@@ -147,12 +147,26 @@ impl Store {
     /// Revokes an API key at `now`; it stops authenticating at once. Revoking twice is a
     /// no-op.
     pub async fn revoke_api_key(&self, id: &str, now: i64) -> Result<(), StoreError> {
-        let done =
-            sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
-                .bind(id)
-                .bind(now)
-                .execute(self.writer())
-                .await?;
+        self.revoke_key_of(None, id, now).await
+    }
+
+    /// Revokes key `id` at `now`, when it belongs to `account_id` if given (a key of
+    /// another account is [`StoreError::NotFound`]).
+    async fn revoke_key_of(
+        &self,
+        account_id: Option<&str>,
+        id: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) \
+             WHERE id = $1 AND ($2 IS NULL OR account_id = $2)",
+        )
+        .bind(id)
+        .bind(account_id)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
         if done.rows_affected() == 0 {
             Err(StoreError::NotFound)
         } else {
@@ -206,18 +220,6 @@ impl Store {
         id: &str,
         now: i64,
     ) -> Result<(), StoreError> {
-        let done = sqlx::query(
-            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND account_id = $2",
-        )
-        .bind(id)
-        .bind(account_id)
-        .bind(now)
-        .execute(self.writer())
-        .await?;
-        if done.rows_affected() == 0 {
-            Err(StoreError::NotFound)
-        } else {
-            Ok(())
-        }
+        self.revoke_key_of(Some(account_id), id, now).await
     }
 }

@@ -229,6 +229,7 @@ test("a forged cross-site form post is refused, and so is a post without the tok
   await page.goto(evilUrl);
   assert.equal((await answer).status(), 403);
   await page.getByText("Request refused").waitFor();
+  await checkPage(page, "request-refused");
   evil.close();
 
   // The right token from another origin, and a wrong token from this one: refused too.

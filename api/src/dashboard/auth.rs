@@ -118,22 +118,28 @@ pub fn check_post(
     form: &HashMap<String, String>,
     expected: &str,
 ) -> Result<(), DashError> {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        let origin_host = origin
-            .to_str()
-            .ok()
-            .and_then(|o| o.split_once("://"))
-            .map(|(_, h)| h);
-        if host.is_none() || origin_host != host {
-            return Err(DashError::Csrf);
-        }
+    if !same_origin(headers) {
+        return Err(DashError::Csrf);
     }
     let given = form.get("csrf").map(String::as_str).unwrap_or("");
     if expected.is_empty() || !bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
         return Err(DashError::Csrf);
     }
     Ok(())
+}
+
+/// Whether the request's `Origin`, when it sends one, names the host it was sent to.
+pub fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, h)| h);
+    host.is_some() && origin_host == host
 }
 
 /// Checks a signed-in POST: the session's token.
@@ -319,15 +325,24 @@ fn pre_session_token(headers: &HeaderMap) -> String {
     cookie(headers, CSRF_COOKIE).unwrap_or_default()
 }
 
+/// The email (lowercased) and password of a sign-in or sign-up form, once its
+/// pre-session CSRF token and origin are checked.
+fn credentials(
+    headers: &HeaderMap,
+    form: &HashMap<String, String>,
+) -> Result<(String, String), DashError> {
+    check_post(headers, form, &pre_session_token(headers))?;
+    let email = normalize_email(form.get("email").map(String::as_str).unwrap_or(""));
+    Ok((email, form.get("password").cloned().unwrap_or_default()))
+}
+
 /// `POST /signup`: a new testnet account and its first session.
 pub async fn signup(
     State(state): State<AppState>,
     headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
-    check_post(&headers, &form, &pre_session_token(&headers))?;
-    let email = normalize_email(form.get("email").map(String::as_str).unwrap_or(""));
-    let password = form.get("password").cloned().unwrap_or_default();
+    let (email, password) = credentials(&headers, &form)?;
     let refuse = |msg: &str| {
         Ok(form_page(
             &state,
@@ -360,9 +375,7 @@ pub async fn login(
     headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
-    check_post(&headers, &form, &pre_session_token(&headers))?;
-    let email = normalize_email(form.get("email").map(String::as_str).unwrap_or(""));
-    let password = form.get("password").cloned().unwrap_or_default();
+    let (email, password) = credentials(&headers, &form)?;
     let now = now_ms();
     let by_email = format!("email:{email}");
     let by_address = format!("ip:{}", client_address(conn.as_ref().map(|c| &c.0)));

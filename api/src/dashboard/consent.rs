@@ -10,7 +10,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, header};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use openrail_store::accounts::Principal as KeyPrincipal;
 use openrail_store::{MandateId, PaymentId, StoreError};
@@ -249,17 +249,9 @@ pub async fn submit(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
-        let same = origin
-            .to_str()
-            .ok()
-            .and_then(|o| o.split_once("://"))
-            .is_some_and(|(_, h)| Some(h) == host);
-        if !same {
-            return ApiError::Forbidden("cross-site authorization posts are refused".into())
-                .into_response();
-        }
+    if !super::auth::same_origin(&headers) {
+        return ApiError::Forbidden("cross-site authorization posts are refused".into())
+            .into_response();
     }
     let answer = async {
         let s = subject(&state, &id).await.map_err(|e| match e {

@@ -264,13 +264,14 @@ fn tx_cell(state: &AppState, tx: &str, blocks: &HashMap<String, u64>) -> String 
     }
 }
 
-async fn blocks_of(state: &AppState, txs: &[String]) -> Result<HashMap<String, u64>, DashError> {
+/// The blocks of the transactions (`onchain.tx_hash`) of `objects`, as the API shows them.
+async fn blocks_of(state: &AppState, objects: &[Value]) -> Result<HashMap<String, u64>, DashError> {
     let Some(net) = &state.testnet else {
         return Ok(HashMap::new());
     };
-    let hashes: Vec<&str> = txs
+    let hashes: Vec<&str> = objects
         .iter()
-        .map(String::as_str)
+        .map(|v| text(v, &["onchain", "tx_hash"]))
         .filter(|t| !t.is_empty())
         .collect();
     Ok(state.store.tx_blocks(net.chain_id, &hashes).await?)
@@ -291,6 +292,25 @@ fn list_query(q: &HashMap<String, String>) -> ListQuery {
         after: nonempty("starting_after"),
         kind: nonempty("type"),
     }
+}
+
+/// The objects and `has_more` of a `/v1` list handler's answer.
+async fn list_of(res: Response) -> Result<(Vec<Value>, bool), DashError> {
+    let (_, mut list) = super::json_of(res).await?;
+    let data = match list["data"].take() {
+        Value::Array(a) => a,
+        _ => Vec::new(),
+    };
+    Ok((data, list["has_more"].as_bool().unwrap_or(false)))
+}
+
+/// The `/v1` list query of a page: its size and cursor.
+fn api_query(q: &ListQuery) -> HashMap<String, String> {
+    let mut query = HashMap::from([("limit".to_string(), PAGE.to_string())]);
+    if let Some(a) = &q.after {
+        query.insert("starting_after".into(), a.clone());
+    }
+    query
 }
 
 /// A status filter form over `statuses`.
@@ -418,11 +438,7 @@ pub async fn mandates(
                 .unwrap_or_default(),
         );
     }
-    let txs: Vec<String> = views
-        .iter()
-        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
-        .collect();
-    let blocks = blocks_of(&state, &txs).await?;
+    let blocks = blocks_of(&state, &views).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = views
         .iter()
@@ -517,6 +533,11 @@ pub async fn mandates(
     ))
 }
 
+/// A `/v1` handler's result as a response (its problem when it refused).
+fn answered(r: Result<Response, crate::error::ApiError>) -> Response {
+    r.unwrap_or_else(IntoResponse::into_response)
+}
+
 /// A `/v1` handler's answer as the dashboard's result: the redirect back on success, the
 /// API's problem otherwise.
 async fn after_action(res: Response, back: &str) -> Result<Response, DashError> {
@@ -548,17 +569,15 @@ pub async fn cancel_mandate(
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
     check_session_post(&s, &headers, &form)?;
-    let res = match crate::agentic::cancel_mandate(
-        State(state.clone()),
-        axum::Extension(principal(&s)),
-        HeaderMap::new(),
-        Path(id),
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
-    };
+    let res = answered(
+        crate::agentic::cancel_mandate(
+            State(state.clone()),
+            axum::Extension(principal(&s)),
+            HeaderMap::new(),
+            Path(id),
+        )
+        .await,
+    );
     after_action(res, "/dashboard/mandates").await
 }
 
@@ -569,23 +588,15 @@ pub async fn session_keys(
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Html<String>, DashError> {
     let lq = list_query(&q);
-    let mut query = HashMap::from([("limit".to_string(), PAGE.to_string())]);
-    if let Some(a) = &lq.after {
-        query.insert("starting_after".into(), a.clone());
-    }
+    let query = api_query(&lq);
     let res = crate::agentic::list_session_keys(
         State(state.clone()),
         axum::Extension(principal(&s)),
         Query(query),
     )
     .await?;
-    let (_, list) = super::json_of(res).await?;
-    let data = list["data"].as_array().cloned().unwrap_or_default();
-    let txs: Vec<String> = data
-        .iter()
-        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
-        .collect();
-    let blocks = blocks_of(&state, &txs).await?;
+    let (data, has_more) = list_of(res).await?;
+    let blocks = blocks_of(&state, &data).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = data
         .iter()
@@ -623,7 +634,7 @@ pub async fn session_keys(
         &lq,
         "",
         rows.last().map(|r| r.0.as_str()),
-        list["has_more"].as_bool().unwrap_or(false),
+        has_more,
     );
     let body = format!(
         "<h1>Session keys</h1><p class=\"lead\">The keys your agents pull with.</p>{}",
@@ -659,17 +670,15 @@ pub async fn revoke_session_key(
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
     check_session_post(&s, &headers, &form)?;
-    let res = match crate::agentic::revoke_session_key(
-        State(state.clone()),
-        axum::Extension(principal(&s)),
-        HeaderMap::new(),
-        Path(id),
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
-    };
+    let res = answered(
+        crate::agentic::revoke_session_key(
+            State(state.clone()),
+            axum::Extension(principal(&s)),
+            HeaderMap::new(),
+            Path(id),
+        )
+        .await,
+    );
     after_action(res, "/dashboard/session-keys").await
 }
 
@@ -698,11 +707,7 @@ pub async fn pulls(
         .iter()
         .map(|x| serde_json::to_value(crate::views::pull(x, chain_id)).unwrap_or_default())
         .collect();
-    let txs: Vec<String> = views
-        .iter()
-        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
-        .collect();
-    let blocks = blocks_of(&state, &txs).await?;
+    let blocks = blocks_of(&state, &views).await?;
     let rows: Vec<(String, Vec<String>)> = views
         .iter()
         .map(|v| {
@@ -794,11 +799,7 @@ pub async fn payments(
             serde_json::to_value(crate::payments::render(&state, x).await?).unwrap_or_default(),
         );
     }
-    let txs: Vec<String> = views
-        .iter()
-        .map(|v| text(v, &["onchain", "tx_hash"]).to_string())
-        .collect();
-    let blocks = blocks_of(&state, &txs).await?;
+    let blocks = blocks_of(&state, &views).await?;
     let rows: Vec<(String, Vec<String>)> = views
         .iter()
         .map(|v| {
@@ -984,16 +985,14 @@ pub async fn create_bank_account(
             .map_err(|_| DashError::Form("The delay is a whole number of seconds.".into()))?;
         body.insert("delay_seconds".into(), Value::from(d));
     }
-    let res = match crate::bank::create_bank_account(
-        State(state.clone()),
-        axum::Extension(principal(&s)),
-        fields_of(&Value::Object(body))?,
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
-    };
+    let res = answered(
+        crate::bank::create_bank_account(
+            State(state.clone()),
+            axum::Extension(principal(&s)),
+            fields_of(&Value::Object(body))?,
+        )
+        .await,
+    );
     after_action(res, "/dashboard/bank-accounts").await
 }
 
@@ -1004,10 +1003,7 @@ pub async fn events(
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Html<String>, DashError> {
     let lq = list_query(&q);
-    let mut query = HashMap::from([("limit".to_string(), PAGE.to_string())]);
-    if let Some(a) = &lq.after {
-        query.insert("starting_after".into(), a.clone());
-    }
+    let mut query = api_query(&lq);
     if let Some(t) = &lq.kind {
         query.insert("type".into(), t.clone());
     }
@@ -1017,8 +1013,7 @@ pub async fn events(
         Query(query),
     )
     .await?;
-    let (_, list) = super::json_of(res).await?;
-    let data = list["data"].as_array().cloned().unwrap_or_default();
+    let (data, has_more) = list_of(res).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = data
         .iter()
@@ -1048,7 +1043,7 @@ pub async fn events(
         &lq,
         "type",
         rows.last().map(|r| r.0.as_str()),
-        list["has_more"].as_bool().unwrap_or(false),
+        has_more,
     );
     let types: Vec<&str> = openrail_store::events::EventType::ALL
         .iter()
@@ -1092,17 +1087,15 @@ pub async fn redeliver_event(
         }
         None => "/dashboard/events".to_string(),
     };
-    let res = match crate::webhooks::redeliver_event(
-        State(state.clone()),
-        axum::Extension(principal(&s)),
-        Path(id),
-        fields_of(&Value::Object(body))?,
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
-    };
+    let res = answered(
+        crate::webhooks::redeliver_event(
+            State(state.clone()),
+            axum::Extension(principal(&s)),
+            Path(id),
+            fields_of(&Value::Object(body))?,
+        )
+        .await,
+    );
     after_action(res, &back).await
 }
 
@@ -1113,18 +1106,14 @@ pub async fn webhooks(
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Html<String>, DashError> {
     let lq = list_query(&q);
-    let mut query = HashMap::from([("limit".to_string(), PAGE.to_string())]);
-    if let Some(a) = &lq.after {
-        query.insert("starting_after".into(), a.clone());
-    }
+    let query = api_query(&lq);
     let res = crate::webhooks::list_webhook_endpoints(
         State(state.clone()),
         axum::Extension(principal(&s)),
         Query(query),
     )
     .await?;
-    let (_, list) = super::json_of(res).await?;
-    let data = list["data"].as_array().cloned().unwrap_or_default();
+    let (data, has_more) = list_of(res).await?;
     let rows: Vec<(String, Vec<String>)> = data
         .iter()
         .map(|v| {
@@ -1151,7 +1140,7 @@ pub async fn webhooks(
         &lq,
         "",
         rows.last().map(|r| r.0.as_str()),
-        list["has_more"].as_bool().unwrap_or(false),
+        has_more,
     );
     let body = format!(
         r#"<h1>Webhooks</h1><p class="lead">Endpoints that receive your events, signed (Standard Webhooks).</p>
@@ -1199,16 +1188,14 @@ pub async fn create_webhook(
         "url": form.get("url").cloned().unwrap_or_default(),
         "enabled_events": events,
     });
-    let res = match crate::webhooks::create_webhook_endpoint(
-        State(state.clone()),
-        axum::Extension(principal(&s)),
-        fields_of(&body)?,
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => e.into_response(),
-    };
+    let res = answered(
+        crate::webhooks::create_webhook_endpoint(
+            State(state.clone()),
+            axum::Extension(principal(&s)),
+            fields_of(&body)?,
+        )
+        .await,
+    );
     if !res.status().is_success() {
         return after_action(res, "/dashboard/webhooks").await;
     }
@@ -1247,10 +1234,7 @@ pub async fn webhook_deliveries(
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Html<String>, DashError> {
     let lq = list_query(&q);
-    let mut query = HashMap::from([("limit".to_string(), PAGE.to_string())]);
-    if let Some(a) = &lq.after {
-        query.insert("starting_after".into(), a.clone());
-    }
+    let query = api_query(&lq);
     let res = crate::webhooks::list_webhook_deliveries(
         State(state.clone()),
         axum::Extension(principal(&s)),
@@ -1258,8 +1242,7 @@ pub async fn webhook_deliveries(
         Query(query),
     )
     .await?;
-    let (_, list) = super::json_of(res).await?;
-    let data = list["data"].as_array().cloned().unwrap_or_default();
+    let (data, has_more) = list_of(res).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = data
         .iter()
@@ -1295,13 +1278,7 @@ pub async fn webhook_deliveries(
         })
         .collect();
     let path = format!("/dashboard/webhooks/{}", super::html::url_component(&id));
-    let (next, first) = pager(
-        &path,
-        &lq,
-        "",
-        rows.last().map(|r| r.0.as_str()),
-        list["has_more"].as_bool().unwrap_or(false),
-    );
+    let (next, first) = pager(&path, &lq, "", rows.last().map(|r| r.0.as_str()), has_more);
     let body = format!(
         "<h1>Deliveries of <code>{}</code></h1><p><a href=\"/dashboard/webhooks\">All endpoints</a></p>{}",
         esc(&id),
