@@ -129,6 +129,21 @@ test("the integration pages: bank account, payment, events, webhooks with redeli
   const bankId = (await bankRow.getAttribute("id"));
   assert.match(bankId, /^ba_/);
   await checkPage(page, "bank-accounts");
+  // Cursor paging: 21 more accounts make two pages of 20; "Older" shows the rest.
+  for (let i = 0; i < 21; i++) {
+    const made = await api(secret, "POST", "/v1/bank-accounts", { owner_name: `Holder ${i}`, currency: "EUR" });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+  }
+  await page.goto(`${BASE}/dashboard/bank-accounts`);
+  assert.equal(await page.locator("tbody tr").count(), 20);
+  assert.equal(await page.locator("tbody tr").first().locator("td").nth(1).innerText(), "Holder 20", "newest first");
+  await page.getByRole("link", { name: "Older" }).click();
+  await page.waitForURL(/starting_after=ba_/);
+  assert.equal(await page.locator("tbody tr").count(), 2);
+  assert.equal(await page.locator("tbody tr", { hasText: "Ada Lovelace" }).count(), 1);
+  assert.equal(await page.getByRole("link", { name: "Older" }).count(), 0, "the last page");
+  await page.getByRole("link", { name: "Newest" }).click();
+  await page.waitForURL(`${BASE}/dashboard/bank-accounts`);
   // A form the API refuses shows the API's reason.
   await page.getByLabel("Holder's name").fill("   ");
   await page.getByRole("button", { name: "Create" }).click();

@@ -395,7 +395,10 @@ fn pager(
     let first = q
         .after
         .as_ref()
-        .map(|_| format!("{path}?{}", filter.trim_end_matches('&')));
+        .map(|_| match filter.trim_end_matches('&') {
+            "" => path.to_string(),
+            f => format!("{path}?{f}"),
+        });
     (next, first)
 }
 
@@ -1297,4 +1300,43 @@ pub async fn webhook_deliveries(
         Some(chrome(&s, "/dashboard/webhooks")),
         &body,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pager_keeps_the_filter_and_follows_the_last_row() {
+        let q = ListQuery {
+            status: Some("active".into()),
+            after: None,
+            kind: None,
+        };
+        let (next, first) = pager("/dashboard/mandates", &q, "status", Some("man_x"), true);
+        assert_eq!(
+            next.as_deref(),
+            Some("/dashboard/mandates?status=active&starting_after=man_x")
+        );
+        assert_eq!(first, None, "the first page has no link to itself");
+        let (next, _) = pager("/dashboard/mandates", &q, "status", Some("man_x"), false);
+        assert_eq!(next, None, "the last page has no older link");
+        let q = ListQuery {
+            status: None,
+            after: Some("ba_y".into()),
+            kind: None,
+        };
+        let (next, first) = pager("/dashboard/bank-accounts", &q, "", Some("ba z"), true);
+        assert_eq!(
+            next.as_deref(),
+            Some("/dashboard/bank-accounts?starting_after=ba%20z")
+        );
+        assert_eq!(first.as_deref(), Some("/dashboard/bank-accounts"));
+    }
+
+    #[test]
+    fn times_read_as_utc_minutes() {
+        assert_eq!(when(0), "1970-01-01 00:00 UTC");
+        assert_eq!(when(1_795_622_400_000), "2026-11-25 16:00 UTC");
+    }
 }
