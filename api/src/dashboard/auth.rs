@@ -81,12 +81,8 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 }
 
 /// Whether the browser reached this server over https.
-fn over_https(state: &AppState, headers: &HeaderMap) -> bool {
-    state
-        .config
-        .advertise_url
-        .as_deref()
-        .is_some_and(|u| u.starts_with("https://"))
+fn over_https(advertise_url: Option<&str>, headers: &HeaderMap) -> bool {
+    advertise_url.is_some_and(|u| u.starts_with("https://"))
         || headers
             .get("x-forwarded-proto")
             .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"))
@@ -100,7 +96,7 @@ fn set_cookie(
     value: &str,
     max_age_s: i64,
 ) -> HeaderValue {
-    let secure = if over_https(state, headers) {
+    let secure = if over_https(state.config.advertise_url.as_deref(), headers) {
         "; Secure"
     } else {
         ""
@@ -475,6 +471,17 @@ mod tests {
         assert!(check_post(&null, &form("t0k3n"), "t0k3n").is_err());
         let no_origin = headers(&[("host", "127.0.0.1:8080")]);
         assert!(check_post(&no_origin, &form("t0k3n"), "t0k3n").is_ok());
+    }
+
+    #[test]
+    fn cookies_are_secure_over_https_only() {
+        assert!(!over_https(None, &headers(&[])));
+        assert!(!over_https(Some("http://10.0.0.1:8080"), &headers(&[])));
+        assert!(over_https(Some("https://pay.example"), &headers(&[])));
+        assert!(over_https(
+            None,
+            &headers(&[("x-forwarded-proto", "HTTPS")])
+        ));
     }
 
     #[test]

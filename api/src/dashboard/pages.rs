@@ -65,7 +65,7 @@ async fn keys_page(
     );
     if let Some((key, secret)) = created {
         body.push_str(&format!(
-            r#"<div class="notice ok" role="status"><h2>Your new key {id}</h2>
+            r#"<div class="notice ok" role="status"><h2>Your new key <code>{id}</code></h2>
 <p>Copy it now: it is shown only this once and stored only as a hash.</p>
 <div class="secret"><code id="new-secret">{secret}</code>
 <button type="button" class="secondary" data-copy="new-secret">Copy</button></div>
@@ -126,7 +126,7 @@ async fn keys_page(
             body.push_str(&format!(
                 "<tr id=\"{id}\"><td data-label=\"Key\"><code>{prefix}</code></td><td data-label=\"Mode\">{mode}</td>\
                  <td data-label=\"Created\">{created}</td><td data-label=\"Last used\">{used}</td>\
-                 <td data-label=\"Status\">{status}</td><td data-label=\"Actions\">{action}</td></tr>",
+                 <td data-label=\"Status\"><div>{status}</div></td><td data-label=\"Actions\">{action}</td></tr>",
                 id = esc(&k.id),
                 prefix = esc(&prefix),
                 mode = k.mode.as_str(),
@@ -357,7 +357,7 @@ fn table(
     for (id, cells) in rows {
         out.push_str(&format!("<tr id=\"{}\">", esc(id)));
         for (h, c) in headers.iter().zip(cells) {
-            out.push_str(&format!("<td data-label=\"{h}\">{c}</td>"));
+            out.push_str(&format!("<td data-label=\"{h}\"><div>{c}</div></td>"));
         }
         out.push_str("</tr>");
     }
