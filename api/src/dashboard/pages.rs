@@ -563,6 +563,29 @@ async fn after_action(res: Response, back: &str) -> Result<Response, DashError> 
     Ok((status, html).into_response())
 }
 
+/// One `/v1` action on object `id` (cancel, revoke) for the signed-in account, then back
+/// to `back` (or the API's problem).
+async fn on_object<F, Fut>(
+    state: &AppState,
+    s: &Session,
+    id: String,
+    back: &str,
+    handler: F,
+) -> Result<Response, DashError>
+where
+    F: FnOnce(State<AppState>, axum::Extension<Principal>, HeaderMap, Path<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<Response, crate::error::ApiError>>,
+{
+    let res = handler(
+        State(state.clone()),
+        axum::Extension(principal(s)),
+        HeaderMap::new(),
+        Path(id),
+    )
+    .await;
+    after_action(answered(res), back).await
+}
+
 /// `POST /dashboard/mandates/{id}/cancel`: the API's cancel, for this account.
 pub async fn cancel_mandate(
     State(state): State<AppState>,
@@ -572,16 +595,14 @@ pub async fn cancel_mandate(
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
     check_session_post(&s, &headers, &form)?;
-    let res = answered(
-        crate::agentic::cancel_mandate(
-            State(state.clone()),
-            axum::Extension(principal(&s)),
-            HeaderMap::new(),
-            Path(id),
-        )
-        .await,
-    );
-    after_action(res, "/dashboard/mandates").await
+    on_object(
+        &state,
+        &s,
+        id,
+        "/dashboard/mandates",
+        crate::agentic::cancel_mandate,
+    )
+    .await
 }
 
 /// `GET /dashboard/session-keys`: keys, their epoch's use, revoke.
@@ -673,16 +694,14 @@ pub async fn revoke_session_key(
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
     check_session_post(&s, &headers, &form)?;
-    let res = answered(
-        crate::agentic::revoke_session_key(
-            State(state.clone()),
-            axum::Extension(principal(&s)),
-            HeaderMap::new(),
-            Path(id),
-        )
-        .await,
-    );
-    after_action(res, "/dashboard/session-keys").await
+    on_object(
+        &state,
+        &s,
+        id,
+        "/dashboard/session-keys",
+        crate::agentic::revoke_session_key,
+    )
+    .await
 }
 
 /// `GET /dashboard/pulls`
