@@ -68,12 +68,14 @@ vendor-redoc:
 contracts: setup
 	$(FORGE) build
 
-## Regenerate the ABI/bytecode artifacts the Rust bindings are built from.
-artifacts: contracts
-	node scripts/export-artifacts.mjs
+## Regenerate the ABI/bytecode artifacts the Rust bindings are built from: foundry-compilers
+## (xtask/) compiles the contracts through the same solc wrapper as forge and writes
+## chain/artifacts/. `cargo build` never needs this (the artifacts are committed).
+artifacts: setup
+	cargo xtask artifacts
 
-check-artifacts: contracts
-	node scripts/export-artifacts.mjs --check
+check-artifacts: setup
+	cargo xtask artifacts --check
 
 fmt: setup
 	cargo fmt --all
