@@ -16,7 +16,7 @@ use foundry_compilers::artifacts::{
     output_selection::OutputSelection,
 };
 use foundry_compilers::solc::{Solc, SolcCompiler, SolcSettings};
-use foundry_compilers::{ConfigurableArtifacts, Project, ProjectPathsConfig};
+use foundry_compilers::{Artifact, ConfigurableArtifacts, ProjectBuilder, ProjectPathsConfig};
 use serde::Serialize;
 
 /// The contracts the bindings read (`chain/artifacts/<name>.json`).
@@ -69,8 +69,8 @@ fn settings() -> SolcSettings {
 
 /// What the bindings read of one contract: ABI, creation and runtime bytecode.
 #[derive(Serialize)]
-struct Slim<'a> {
-    abi: &'a foundry_compilers::artifacts::JsonAbi,
+struct Slim<'a, A> {
+    abi: &'a A,
     bytecode: Object,
     #[serde(rename = "deployedBytecode")]
     deployed_bytecode: Object,
@@ -103,13 +103,13 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
             context: None,
             name: "@openzeppelin/contracts/".into(),
             path: root
-                .join("node_modules/@openzeppelin/contracts/")
+                .join("node_modules/@openzeppelin/contracts")
                 .display()
                 .to_string()
                 + "/",
         })
         .build()?;
-    let project = Project::<SolcCompiler, ConfigurableArtifacts>::builder()
+    let project = ProjectBuilder::<SolcCompiler, _>::new(ConfigurableArtifacts::default())
         .paths(paths)
         .settings(settings())
         .ephemeral()
@@ -130,22 +130,23 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
         let artifact = output
             .find_first(name)
             .with_context(|| format!("{name} is not in the compiler's output"))?;
-        let hex = |b: Option<&foundry_compilers::artifacts::Bytes>| -> anyhow::Result<String> {
-            Ok(
-                b.with_context(|| format!("{name} has unlinked or no bytecode"))?
-                    .to_string(),
-            )
-        };
+        let missing = || format!("{name} has unlinked or no bytecode");
         let slim = Slim {
             abi: artifact
                 .abi
                 .as_ref()
                 .with_context(|| format!("{name} has no ABI"))?,
             bytecode: Object {
-                object: hex(artifact.bytecode.as_ref().and_then(|b| b.bytes()))?,
+                object: artifact
+                    .get_bytecode_bytes()
+                    .with_context(missing)?
+                    .to_string(),
             },
             deployed_bytecode: Object {
-                object: hex(artifact.deployed_bytecode.as_ref().and_then(|b| b.bytes()))?,
+                object: artifact
+                    .get_deployed_bytecode_bytes()
+                    .with_context(missing)?
+                    .to_string(),
             },
         };
         let text = to_text(&slim)?;
