@@ -78,12 +78,14 @@ vendor-redoc:
 contracts: setup
 	$(FORGE) build
 
-## Regenerate the ABI/bytecode artifacts the Rust bindings are built from.
-artifacts: contracts
-	node scripts/export-artifacts.mjs
+## Regenerate the ABI/bytecode artifacts the Rust bindings are built from: foundry-compilers
+## (xtask/) compiles the contracts through the same solc wrapper as forge and writes
+## chain/artifacts/. `cargo build` never needs this (the artifacts are committed).
+artifacts: setup
+	cargo xtask artifacts
 
-check-artifacts: contracts
-	node scripts/export-artifacts.mjs --check
+check-artifacts: setup
+	cargo xtask artifacts --check
 
 fmt: setup
 	cargo fmt --all
@@ -99,7 +101,7 @@ forge-test: setup
 	$(FORGE) snapshot --check contracts/.gas-snapshot --no-match-path "contracts/test/invariant/*"
 
 cargo-test: export OPENRAIL_WEBHOOK_PYTHON := $(CURDIR)/$(WEBHOOK_VENV)/bin/python
-cargo-test: webhook-receiver
+cargo-test: webhook-receiver contracts
 	cargo test --workspace --locked
 	@# The end-to-end suite again on PostgreSQL: required in CI, skipped visibly elsewhere
 	@# when no server answers at 127.0.0.1:5432.

@@ -1,5 +1,5 @@
 //! Typed bindings generated from the contracts' own artifacts (`chain/artifacts/*.json`,
-//! exported from `forge build` by `scripts/export-artifacts.mjs`). Each module exposes the
+//! compiled by `foundry-compilers` in `cargo xtask artifacts`). Each module exposes the
 //! contract's calls, events, errors and, because the artifacts carry bytecode, `deploy`.
 #![allow(missing_docs, clippy::too_many_arguments)]
 

@@ -1,0 +1,423 @@
+//! The Rust SDK (`openrail-client`) against a real server: the agentic flow from a payer's
+//! signature to a decline and a revocation, an agent-signed key, a payment, paging,
+//! idempotent retries and a webhook verified as received.
+
+use alloy::primitives::{Address, U256, keccak256};
+use alloy::signers::local::PrivateKeySigner;
+use openrail_chain::devnet::dev_demo_payer;
+use openrail_client::agentic::{CreateMandate, CreatePull, CreateSessionKey};
+use openrail_client::payments::{CreatePayment, Destination, Source};
+use openrail_client::signing::{PullTerms, sign_pull, sign_typed_data};
+use openrail_client::{Client, ListParams, RequestOptions};
+use openrail_tests::Harness;
+
+fn client(h: &Harness) -> Client {
+    Client::new(h.server().api_key.clone()).base_url(h.server().base_url.clone())
+}
+
+/// Waits until the mandate is active (its transaction mined).
+async fn active(c: &Client, id: &str) -> anyhow::Result<openrail_client::agentic::Mandate> {
+    for _ in 0..100 {
+        let m = c.agentic().mandate(id).await?;
+        if m.status == "active" {
+            return Ok(m);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    anyhow::bail!("mandate {id} never became active")
+}
+
+#[tokio::test]
+async fn the_agentic_flow_through_the_sdk() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let c = client(&h);
+
+    // A wallet mandate needs the payer's signature of its typed data.
+    let created = c
+        .agentic()
+        .create_mandate(&CreateMandate {
+            payer_account_id: payer.address().to_string(),
+            max_amount: "100.00".into(),
+            currency: "usd".into(),
+            interval: "daily".into(),
+            purpose: Some("sdk test".into()),
+        })
+        .await?;
+    assert_eq!(created.status, "requires_authorization");
+    assert_eq!(created.currency, "USD");
+    let typed = created
+        .authorization
+        .as_ref()
+        .and_then(|a| a.typed_data.clone())
+        .expect("typed data to sign");
+    // Another key's signature is refused, with its code.
+    let wrong = sign_typed_data(&PrivateKeySigner::random(), &typed)?;
+    let err = c
+        .agentic()
+        .authorize_mandate(&created.id, &wrong)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("signature_invalid"), "{err}");
+    let signature = sign_typed_data(&payer, &typed)?;
+    c.agentic()
+        .authorize_mandate(&created.id, &signature)
+        .await?;
+    let mandate = active(&c, &created.id).await?;
+    assert_eq!(
+        mandate.current_epoch.as_ref().map(|e| e.remaining.as_str()),
+        Some("100.00")
+    );
+
+    // A key with its own ceiling; its secret is the agent's credential.
+    let key = c
+        .agentic()
+        .create_session_key(&CreateSessionKey {
+            mandate_id: mandate.id.clone(),
+            expires_in: 3600,
+            max_amount: Some("30".into()),
+            ..Default::default()
+        })
+        .await?;
+    assert_eq!(key.status, "active");
+    let agent = Client::new(key.secret.clone().expect("secret at creation"))
+        .base_url(h.server().base_url.clone());
+
+    // Pulls by the agent, each with a fresh idempotency key; then one above the ceiling.
+    for _ in 0..2 {
+        let pull = agent
+            .agentic()
+            .create_pull(&CreatePull {
+                session_key_id: key.id.clone(),
+                amount: "12.50".into(),
+                ..Default::default()
+            })
+            .await?;
+        assert_eq!(pull.status, "authorized", "{pull:?}");
+        assert_eq!(pull.amount, "12.50");
+    }
+    let err = agent
+        .agentic()
+        .create_pull(&CreatePull {
+            session_key_id: key.id.clone(),
+            amount: "10".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    let problem = err.problem().expect("a problem");
+    assert_eq!(problem.code, "allowance_exceeded");
+    assert_eq!(problem.status, 422);
+    assert_eq!(problem.remaining.as_deref(), Some("5.00"));
+    let declined = c
+        .agentic()
+        .pull(problem.pull_id.as_deref().expect("pull_id"))
+        .await?;
+    assert_eq!(declined.status, "declined");
+    assert_eq!(declined.decline_code.as_deref(), Some("allowance_exceeded"));
+
+    // The same idempotency key twice: one pull, replayed.
+    let once = RequestOptions {
+        idempotency_key: Some("sdk-test-replay-1".into()),
+    };
+    let small = CreatePull {
+        session_key_id: key.id.clone(),
+        amount: "1".into(),
+        ..Default::default()
+    };
+    let first = agent.agentic().create_pull_with(&small, &once).await?;
+    let again = agent.agentic().create_pull_with(&small, &once).await?;
+    assert_eq!(first.id, again.id);
+
+    // Paging: a page size of 1 still yields every pull of the key, newest first.
+    let pulls = c
+        .agentic()
+        .pulls(
+            ListParams::default()
+                .filter("session_key_id", &key.id)
+                .limit(1),
+        )
+        .collect()
+        .await?;
+    assert_eq!(pulls.len(), 4, "{pulls:?}");
+    assert_eq!(pulls[0].id, first.id);
+    assert_eq!(pulls.iter().filter(|p| p.status == "declined").count(), 1);
+
+    // Revoked: the next pull is refused with its code.
+    let revoked = c.agentic().revoke_session_key(&key.id).await?;
+    assert!(
+        revoked.status == "revoked" || revoked.status == "active",
+        "{revoked:?}"
+    );
+    // Revoking waits for the chain (or answers 202 while pending): the key is revoked
+    // once its transaction is mined.
+    for _ in 0..100 {
+        if c.agentic().session_key(&key.id).await?.status == "revoked" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // The account's pull on the revoked key is declined with its code; the agent's secret
+    // is no credential any more.
+    let err = c.agentic().create_pull(&small).await.unwrap_err();
+    assert_eq!(err.code(), Some("session_key_revoked"), "{err}");
+    let err = agent.agentic().create_pull(&small).await.unwrap_err();
+    assert_eq!(err.code(), Some("unauthenticated"), "{err}");
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let c = client(&h);
+    let created = c
+        .agentic()
+        .create_mandate(&CreateMandate {
+            payer_account_id: payer.address().to_string(),
+            max_amount: "50".into(),
+            currency: "USD".into(),
+            interval: "weekly".into(),
+            purpose: None,
+        })
+        .await?;
+    let typed = created
+        .authorization
+        .and_then(|a| a.typed_data)
+        .expect("typed data");
+    c.agentic()
+        .authorize_mandate(&created.id, &sign_typed_data(&payer, &typed)?)
+        .await?;
+    let mandate = active(&c, &created.id).await?;
+
+    let agent = PrivateKeySigner::random();
+    let key = c
+        .agentic()
+        .create_session_key(&CreateSessionKey {
+            mandate_id: mandate.id.clone(),
+            expires_in: 600,
+            signer: Some(agent.address().to_string()),
+            ..Default::default()
+        })
+        .await?;
+    let dest = Address::from_slice(&keccak256("sdk-agent-payee")[12..]).to_string();
+    let domain = key
+        .eip712_domain
+        .clone()
+        .expect("a signer's key has a domain");
+    let onchain = key.onchain.clone().expect("on chain");
+    let deadline = h.chain_time().await? + 600;
+    let terms = PullTerms {
+        domain: &domain,
+        key_onchain_id: &onchain.id,
+        destination: &dest,
+        amount: "5.00",
+        nonce: 7,
+        deadline,
+    };
+    let pull = CreatePull {
+        session_key_id: key.id.clone(),
+        amount: "5.00".into(),
+        destination: Some(dest.clone()),
+        signature: Some(sign_pull(&agent, &terms)?),
+        nonce: Some(7),
+        deadline: Some(deadline),
+        ..Default::default()
+    };
+    assert_eq!(c.agentic().create_pull(&pull).await?.status, "authorized");
+    // Someone else's signature of the same terms is refused on chain's rules.
+    let forged = CreatePull {
+        signature: Some(sign_pull(
+            &PrivateKeySigner::random(),
+            &PullTerms {
+                nonce: 8,
+                ..terms.clone()
+            },
+        )?),
+        nonce: Some(8),
+        ..pull.clone()
+    };
+    let err = c.agentic().create_pull(&forged).await.unwrap_err();
+    assert_eq!(err.code(), Some("signature_invalid"), "{err}");
+
+    // A wallet payment, signed by the payer.
+    let payee = Address::from_slice(&keccak256("sdk-payee")[12..]);
+    let payment = c
+        .payments()
+        .create(&CreatePayment {
+            amount: "12.50".into(),
+            currency: "USD".into(),
+            source: Source::Wallet {
+                id: payer.address().to_string(),
+            },
+            destination: Destination::Wallet {
+                address: payee.to_string(),
+            },
+        })
+        .await?;
+    assert_eq!(payment.status, "requires_authorization");
+    let typed = payment
+        .authorization
+        .clone()
+        .and_then(|a| a.typed_data)
+        .expect("typed data");
+    let done = c
+        .payments()
+        .authorize(&payment.id, &sign_typed_data(&payer, &typed)?)
+        .await?;
+    assert_eq!(done.status, "succeeded", "{done:?}");
+    assert_eq!(h.balance("USD", payee).await?, U256::from(12_500_000u64));
+
+    // Events of that payment, through the pager.
+    let events = c
+        .events()
+        .list(ListParams::default().filter("object_id", &payment.id))
+        .collect()
+        .await?;
+    assert!(
+        events.iter().any(|e| e.kind == "payment.succeeded"),
+        "{events:?}"
+    );
+    h.stop().await;
+    Ok(())
+}
+
+/// The README's Rust quickstart, compiled from the example it shows and run as written.
+#[allow(dead_code)]
+#[path = "../../sdk/examples/quickstart.rs"]
+mod quickstart;
+
+/// The code between the example's `// readme-start` and `// readme-end`, unindented once.
+fn example_block(source: &str) -> String {
+    let start = source.find("// readme-start\n").expect("readme-start") + 16;
+    let end = source.find("    // readme-end").expect("readme-end");
+    source[start..end]
+        .lines()
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_readme_shows_the_quickstart_example_as_it_is() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let example = std::fs::read_to_string(format!("{root}/sdk/examples/quickstart.rs")).unwrap();
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let marker = "<!-- readme-test: sdk/examples/quickstart.rs -->\n```rust\n";
+    let at = readme
+        .find(marker)
+        .expect("the README's Rust snippet and its marker")
+        + marker.len();
+    let shown = &readme[at..at + readme[at..].find("```").expect("the block's end")];
+    assert_eq!(
+        shown.trim_end(),
+        example_block(&example).trim_end(),
+        "README.md's Rust snippet differs from sdk/examples/quickstart.rs (copy it over)"
+    );
+}
+
+#[tokio::test]
+async fn the_readme_quickstart_runs_against_a_server() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    quickstart::run(&h.server().base_url, &h.server().api_key, &payer).await?;
+
+    // What it did, read back: an active mandate, two pulls and a decline, a revoked key,
+    // a payment that moved 5 USD.
+    let c = client(&h);
+    let mandates = c
+        .agentic()
+        .mandates(ListParams::default())
+        .collect()
+        .await?;
+    assert_eq!(mandates.len(), 1);
+    assert_eq!(mandates[0].status, "active");
+    let pulls = c.agentic().pulls(ListParams::default()).collect().await?;
+    let statuses: Vec<&str> = pulls.iter().map(|p| p.status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        ["declined", "authorized", "authorized"],
+        "{pulls:?}"
+    );
+    let keys = c
+        .agentic()
+        .session_keys(ListParams::default())
+        .collect()
+        .await?;
+    for _ in 0..100 {
+        if c.agentic().session_key(&keys[0].id).await?.status == "revoked" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        c.agentic().session_key(&keys[0].id).await?.status,
+        "revoked"
+    );
+    let payments = c.payments().list(ListParams::default()).collect().await?;
+    assert_eq!(payments.len(), 1);
+    assert_eq!(payments[0].status, "succeeded", "{payments:?}");
+    let dead: Address = "0x000000000000000000000000000000000000dEaD".parse()?;
+    assert_eq!(h.balance("USD", dead).await?, U256::from(5_000_000u64));
+    h.stop().await;
+    Ok(())
+}
+
+/// The runnable agent example (`sdk/examples/agent.rs`) against a server: it pulls within
+/// its key's ceiling with nothing but the key's secret, until the chain declines.
+#[allow(dead_code)]
+#[path = "../../sdk/examples/agent.rs"]
+mod agent_example;
+
+#[tokio::test]
+async fn the_example_agent_pulls_until_its_ceiling() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let c = client(&h);
+    let m = c
+        .agentic()
+        .create_mandate(&CreateMandate {
+            payer_account_id: payer.address().to_string(),
+            max_amount: "100".into(),
+            currency: "USD".into(),
+            interval: "daily".into(),
+            purpose: None,
+        })
+        .await?;
+    let typed = m
+        .authorization
+        .and_then(|a| a.typed_data)
+        .expect("typed data");
+    c.agentic()
+        .authorize_mandate(&m.id, &sign_typed_data(&payer, &typed)?)
+        .await?;
+    active(&c, &m.id).await?;
+    let key = c
+        .agentic()
+        .create_session_key(&CreateSessionKey {
+            mandate_id: m.id.clone(),
+            expires_in: 600,
+            max_amount: Some("60".into()),
+            ..Default::default()
+        })
+        .await?;
+    // The agent holds only the key's secret.
+    let agent =
+        Client::new(key.secret.clone().expect("secret")).base_url(h.server().base_url.clone());
+    let authorized = agent_example::run(&agent, &key.id, "25").await?;
+    assert_eq!(authorized, 2, "60 USD of ceiling takes two pulls of 25");
+    let pulls = c
+        .agentic()
+        .pulls(ListParams::default().filter("session_key_id", &key.id))
+        .collect()
+        .await?;
+    assert_eq!(pulls.len(), 3);
+    assert_eq!(pulls[0].decline_code.as_deref(), Some("allowance_exceeded"));
+    h.stop().await;
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! `cargo xtask artifacts [--check]`: compiles the deployable contracts with
+//! `foundry-compilers`, through the same solc wrapper forge uses (`scripts/solc`, the
+//! pinned npm solcjs) and with the settings of `foundry.toml`, and writes the ABI and
+//! bytecode the Rust `sol!` bindings read to `chain/artifacts/`. `--check` writes nothing
+//! and fails when the committed artifacts differ from the sources.
+//!
+//! `cargo build` never runs this: the artifacts are committed, so building the workspace
+//! needs neither node nor solc.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use foundry_compilers::artifacts::remappings::Remapping;
+use foundry_compilers::artifacts::{
+    BytecodeHash, EvmVersion, Optimizer, Settings, SettingsMetadata,
+    output_selection::OutputSelection,
+};
+use foundry_compilers::solc::{Solc, SolcCompiler, SolcSettings};
+use foundry_compilers::{Artifact, ConfigurableArtifacts, ProjectBuilder, ProjectPathsConfig};
+use serde::Serialize;
+
+/// The contracts the bindings read (`chain/artifacts/<name>.json`).
+const CONTRACTS: [&str; 4] = [
+    "AllowanceStateMachine",
+    "SettlementRouter",
+    "AttestationVerifier",
+    "TestStablecoin",
+];
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["artifacts"] => artifacts(false),
+        ["artifacts", "--check"] => artifacts(true),
+        _ => bail!("usage: cargo xtask artifacts [--check]"),
+    }
+}
+
+/// The repository's root (this crate's parent).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the repository")
+        .to_path_buf()
+}
+
+/// `foundry.toml`'s compiler settings, as solc's standard JSON settings.
+fn settings() -> SolcSettings {
+    let mut settings = Settings::new(OutputSelection::default_output_selection());
+    settings.optimizer = Optimizer {
+        enabled: Some(true),
+        runs: Some(1_000_000),
+        details: None,
+    };
+    settings.evm_version = Some(EvmVersion::Prague);
+    settings.via_ir = Some(false);
+    // Deterministic bytecode: no metadata hash, no CBOR trailer.
+    settings.metadata = Some(SettingsMetadata::new(BytecodeHash::None, false));
+    SolcSettings {
+        settings,
+        ..Default::default()
+    }
+}
+
+/// What the bindings read of one contract: ABI, creation and runtime bytecode.
+#[derive(Serialize)]
+struct Slim<'a, A> {
+    abi: &'a A,
+    bytecode: Object,
+    #[serde(rename = "deployedBytecode")]
+    deployed_bytecode: Object,
+}
+
+#[derive(Serialize)]
+struct Object {
+    object: String,
+}
+
+/// serde_json with one space of indentation, the committed files' format.
+fn to_text(value: &impl Serialize) -> anyhow::Result<String> {
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut ser)?;
+    out.push(b'\n');
+    Ok(String::from_utf8(out)?)
+}
+
+fn artifacts(check: bool) -> anyhow::Result<()> {
+    let root = root();
+    let solc = Solc::new(root.join("scripts/solc"))
+        .context("running scripts/solc --version (run `make setup` first: it installs solcjs)")?;
+    let paths = ProjectPathsConfig::builder()
+        .root(&root)
+        .sources(root.join("contracts/src"))
+        .lib(root.join("node_modules"))
+        .remapping(Remapping {
+            context: None,
+            name: "@openzeppelin/contracts/".into(),
+            path: root
+                .join("node_modules/@openzeppelin/contracts")
+                .display()
+                .to_string()
+                + "/",
+        })
+        .build()?;
+    let project = ProjectBuilder::<SolcCompiler, _>::new(ConfigurableArtifacts::default())
+        .paths(paths)
+        .settings(settings())
+        .ephemeral()
+        .no_artifacts()
+        .offline()
+        .build(SolcCompiler::Specific(solc))?;
+    let files: Vec<PathBuf> = CONTRACTS
+        .iter()
+        .map(|name| root.join(format!("contracts/src/{name}.sol")))
+        .collect();
+    let output = project.compile_files(files)?;
+    if output.has_compiler_errors() {
+        bail!("solc failed:\n{output}");
+    }
+
+    let mut drift = Vec::new();
+    for name in CONTRACTS {
+        let artifact = output
+            .find_first(name)
+            .with_context(|| format!("{name} is not in the compiler's output"))?;
+        let missing = || format!("{name} has unlinked or no bytecode");
+        let slim = Slim {
+            abi: artifact
+                .abi
+                .as_ref()
+                .with_context(|| format!("{name} has no ABI"))?,
+            bytecode: Object {
+                object: artifact
+                    .get_bytecode_bytes()
+                    .with_context(missing)?
+                    .to_string(),
+            },
+            deployed_bytecode: Object {
+                object: artifact
+                    .get_deployed_bytecode_bytes()
+                    .with_context(missing)?
+                    .to_string(),
+            },
+        };
+        let text = to_text(&slim)?;
+        let dst = root.join(format!("chain/artifacts/{name}.json"));
+        if check {
+            if std::fs::read_to_string(&dst).ok().as_deref() != Some(text.as_str()) {
+                drift.push(dst.display().to_string());
+            }
+        } else {
+            std::fs::write(&dst, text).with_context(|| format!("writing {}", dst.display()))?;
+        }
+    }
+    if !drift.is_empty() {
+        bail!(
+            "chain/artifacts out of date with contracts/src: {}\nrun `make artifacts` (cargo xtask artifacts) and commit",
+            drift.join(", ")
+        );
+    }
+    if check {
+        println!("chain/artifacts match contracts/src");
+    } else {
+        println!("wrote {} artifacts to chain/artifacts", CONTRACTS.len());
+    }
+    Ok(())
+}
