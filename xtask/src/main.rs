@@ -172,3 +172,35 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifacts_are_json_with_one_space_of_indentation_and_a_final_newline() {
+        let slim = Slim {
+            abi: &serde_json::json!([{"type": "constructor", "inputs": []}]),
+            bytecode: Object {
+                object: "0x60".into(),
+            },
+            deployed_bytecode: Object {
+                object: "0x".into(),
+            },
+        };
+        assert_eq!(
+            to_text(&slim).unwrap(),
+            "{\n \"abi\": [\n  {\n   \"inputs\": [],\n   \"type\": \"constructor\"\n  }\n ],\n \"bytecode\": {\n  \"object\": \"0x60\"\n },\n \"deployedBytecode\": {\n  \"object\": \"0x\"\n }\n}\n"
+        );
+    }
+
+    #[test]
+    fn the_settings_are_foundry_tomls() {
+        let s = settings().settings;
+        assert_eq!(s.optimizer.runs, Some(1_000_000));
+        assert_eq!(s.evm_version, Some(EvmVersion::Prague));
+        let meta = s.metadata.expect("metadata settings");
+        assert_eq!(meta.cbor_metadata, Some(false));
+        assert_eq!(meta.bytecode_hash, Some(BytecodeHash::None));
+    }
+}
