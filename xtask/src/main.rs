@@ -194,13 +194,33 @@ mod tests {
         );
     }
 
+    /// `key = value` of foundry.toml's default profile, unquoted.
+    fn foundry(key: &str) -> String {
+        let toml = std::fs::read_to_string(root().join("foundry.toml")).unwrap();
+        toml.lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once('=')?;
+                (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+            })
+            .unwrap_or_else(|| panic!("foundry.toml has no {key}"))
+    }
+
     #[test]
     fn the_settings_are_foundry_tomls() {
         let s = settings().settings;
-        assert_eq!(s.optimizer.runs, Some(1_000_000));
-        assert_eq!(s.evm_version, Some(EvmVersion::Prague));
+        assert_eq!(s.optimizer.enabled, Some(foundry("optimizer") == "true"));
+        assert_eq!(
+            s.optimizer.runs.map(|r| r.to_string()),
+            Some(foundry("optimizer_runs"))
+        );
+        assert_eq!(
+            s.evm_version.map(|v| v.as_str().to_string()),
+            Some(foundry("evm_version"))
+        );
+        assert_eq!(s.via_ir, Some(foundry("via_ir") == "true"));
         let meta = s.metadata.expect("metadata settings");
-        assert_eq!(meta.cbor_metadata, Some(false));
+        assert_eq!(meta.cbor_metadata, Some(foundry("cbor_metadata") == "true"));
+        assert_eq!(foundry("bytecode_hash"), "none");
         assert_eq!(meta.bytecode_hash, Some(BytecodeHash::None));
     }
 }
