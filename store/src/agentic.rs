@@ -46,6 +46,37 @@ string_enum!(
 );
 
 string_enum!(
+    /// A session key's status as lists filter it: the stored [`KeyStatus`], with `active`
+    /// split by time into `active` and `expired` (as the API shows keys).
+    KeyFilter {
+        /// Issued, its transaction not yet mined.
+        Pending = "pending",
+        /// On chain and not yet expired.
+        Active = "active",
+        /// On chain, its time passed.
+        Expired = "expired",
+        /// Revoked.
+        Revoked = "revoked",
+        /// Its transaction failed.
+        Failed = "failed",
+    }
+);
+
+impl KeyFilter {
+    /// The stored status it selects, and whether the key's time must have passed
+    /// (`Some(true)`), must not have (`Some(false)`), or does not matter.
+    fn stored(self) -> (KeyStatus, Option<bool>) {
+        match self {
+            KeyFilter::Pending => (KeyStatus::Pending, None),
+            KeyFilter::Active => (KeyStatus::Active, Some(false)),
+            KeyFilter::Expired => (KeyStatus::Active, Some(true)),
+            KeyFilter::Revoked => (KeyStatus::Revoked, None),
+            KeyFilter::Failed => (KeyStatus::Failed, None),
+        }
+    }
+}
+
+string_enum!(
     /// Lifecycle of a debit pull.
     PullStatus {
         /// Submitted, outcome unknown.
@@ -494,6 +525,24 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<(Vec<AnyRow>, bool), StoreError> {
+        self.list_rows_where(table, cols, scope, filters, None, limit, starting_after)
+            .await
+    }
+
+    /// [`Store::list_rows`], with one more condition on an integer column: `(column,
+    /// passed, at)` keeps rows whose `column <= at` when `passed`, `column > at` when not
+    /// (a session key's expiry).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn list_rows_where(
+        &self,
+        table: &'static str,
+        cols: &'static str,
+        scope: Scope<'_>,
+        filters: &[(&'static str, &str)],
+        time: Option<(&'static str, bool, i64)>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
         let limit = limit.clamp(1, 100);
         // An unknown cursor is an error, not an empty page (which would look like the end).
         if let Some(after) = starting_after {
@@ -511,11 +560,15 @@ impl Store {
         }
         // Each filter is a column (named by the caller, never by a request) equal to a bound
         // value: $4, $5, …
-        let filter_sql: String = filters
+        let mut filter_sql: String = filters
             .iter()
             .enumerate()
             .map(|(i, (col, _))| format!(" AND {col} = ${}", i + 4))
             .collect();
+        if let Some((col, passed, _)) = time {
+            let op = if passed { "<=" } else { ">" };
+            filter_sql.push_str(&format!(" AND {col} {op} ${}", filters.len() + 4));
+        }
         // Cursor: rows strictly older than the named row, in (created_at, id) order.
         let sql = format!(
             "SELECT {cols} FROM {table} WHERE account_id = $1 AND mode = $2{filter_sql} AND \
@@ -530,6 +583,9 @@ impl Store {
         let mut query = query;
         for (_, v) in filters {
             query = query.bind(*v);
+        }
+        if let Some((_, _, at)) = time {
+            query = query.bind(at);
         }
         let mut rows = query.fetch_all(self.pool()).await?;
         let has_more = rows.len() > limit as usize;
@@ -774,13 +830,38 @@ impl Store {
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<SessionKey>, StoreError> {
-        let filters: Vec<_> = mandate_id.map(|m| ("mandate_id", m)).into_iter().collect();
+        self.list_session_keys_in(scope, mandate_id, None, 0, limit, starting_after)
+            .await
+    }
+
+    /// The account's keys in `scope`, newest first: of `mandate_id` when given, and with
+    /// the status `status` shows at `now` (unix ms) when given (the dashboard's filter;
+    /// `expired` is an active key whose time passed).
+    pub async fn list_session_keys_in(
+        &self,
+        scope: Scope<'_>,
+        mandate_id: Option<&str>,
+        status: Option<KeyFilter>,
+        now: i64,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<SessionKey>, StoreError> {
+        let stored = status.map(KeyFilter::stored);
+        let filters: Vec<_> = mandate_id
+            .map(|m| ("mandate_id", m))
+            .into_iter()
+            .chain(stored.map(|(s, _)| ("status", s.as_str())))
+            .collect();
+        let time = stored
+            .and_then(|(_, passed)| passed)
+            .map(|passed| ("expires_at", passed, now));
         let (rows, has_more) = self
-            .list_rows(
+            .list_rows_where(
                 "session_keys",
                 KEY_COLS,
                 scope,
                 &filters,
+                time,
                 limit,
                 starting_after,
             )

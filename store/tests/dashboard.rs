@@ -1,8 +1,9 @@
 //! The dashboard's people, sessions, failed sign-ins and key use on SQLite and, in CI,
 //! PostgreSQL.
 
-use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{Mode, Store, StoreError};
+use openrail_store::agentic::{KeyFilter, KeyStatus, Scope, SessionKey};
+use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
+use openrail_store::{MandateId, Mode, SessionKeyId, Store, StoreError};
 
 async fn dashboard(store: Store) {
     let now = 1_700_000_000_000;
@@ -110,15 +111,102 @@ async fn dashboard(store: Store) {
     assert_eq!(keys[0].revoked_at, Some(now));
 }
 
+/// The session-key list's status filter: stored statuses, and `active` split by time
+/// into `active` and `expired`, with paging inside a filter.
+async fn key_filter(store: Store) {
+    let now = 1_700_000_000_000;
+    let account = store.create_account("keys", now).await.unwrap();
+    let mid = MandateId::parse("man_keyfilter").unwrap();
+    store
+        .insert_mandate(&active_mandate_row(
+            &mid,
+            &account.id,
+            Mode::Testnet,
+            "ba_payer",
+            31337,
+            now,
+        ))
+        .await
+        .unwrap();
+    // (id, stored status, expires after `now`?, created at)
+    let keys = [
+        ("sk_pending", KeyStatus::Pending, true),
+        ("sk_live1", KeyStatus::Active, true),
+        ("sk_live2", KeyStatus::Active, true),
+        ("sk_old", KeyStatus::Active, false),
+        ("sk_gone", KeyStatus::Revoked, true),
+    ];
+    for (i, (id, status, future)) in keys.iter().enumerate() {
+        let key = SessionKey {
+            id: SessionKeyId::parse(id).unwrap(),
+            account_id: account.id.clone(),
+            mode: Mode::Testnet,
+            mandate_id: mid.clone(),
+            expires_at: if *future { now + 60_000 } else { now - 1 },
+            max_amount: None,
+            allowed_destinations: vec![],
+            status: *status,
+            onchain_id: format!("0x{id}"),
+            tx_hash: None,
+            created_at: now + i as i64,
+            signer: None,
+        };
+        store
+            .insert_session_key(&key, &format!("hash-{id}"))
+            .await
+            .unwrap();
+    }
+    let scope = Scope {
+        account_id: &account.id,
+        mode: Mode::Testnet,
+    };
+    let ids = |filter: Option<KeyFilter>, limit: u32, after: Option<&'static str>| {
+        let store = store.clone();
+        async move {
+            let page = store
+                .list_session_keys_in(scope, None, filter, now, limit, after)
+                .await
+                .unwrap();
+            let ids: Vec<String> = page.data.iter().map(|k| k.id.to_string()).collect();
+            (ids, page.has_more)
+        }
+    };
+    assert_eq!(ids(None, 10, None).await.0.len(), 5);
+    assert_eq!(
+        ids(Some(KeyFilter::Active), 10, None).await,
+        (vec!["sk_live2".to_string(), "sk_live1".to_string()], false)
+    );
+    assert_eq!(
+        ids(Some(KeyFilter::Active), 1, None).await,
+        (vec!["sk_live2".to_string()], true)
+    );
+    assert_eq!(
+        ids(Some(KeyFilter::Active), 1, Some("sk_live2")).await,
+        (vec!["sk_live1".to_string()], false)
+    );
+    assert_eq!(ids(Some(KeyFilter::Expired), 10, None).await.0, ["sk_old"]);
+    assert_eq!(
+        ids(Some(KeyFilter::Pending), 10, None).await.0,
+        ["sk_pending"]
+    );
+    assert_eq!(ids(Some(KeyFilter::Revoked), 10, None).await.0, ["sk_gone"]);
+    assert!(ids(Some(KeyFilter::Failed), 10, None).await.0.is_empty());
+}
+
 #[tokio::test]
 async fn sqlite() {
     let dir = tempfile::tempdir().unwrap();
     dashboard(fresh_sqlite(dir.path()).await.unwrap()).await;
+    let dir = tempfile::tempdir().unwrap();
+    key_filter(fresh_sqlite(dir.path()).await.unwrap()).await;
 }
 
 #[tokio::test]
 async fn postgres() {
     if let Some(store) = fresh_postgres().await.unwrap() {
         dashboard(store).await;
+    }
+    if let Some(store) = fresh_postgres().await.unwrap() {
+        key_filter(store).await;
     }
 }

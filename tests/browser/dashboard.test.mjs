@@ -215,6 +215,13 @@ test("the integration pages: bank account, payment, events, webhooks with redeli
   assert.match(await page.locator(`tr#${key.id}`).innerText(), /revoked/);
   r = await api(secret, "GET", `/v1/session-keys/${key.id}`);
   assert.equal(r.body.status, "revoked");
+  // The status filter: the revoked key is under "revoked", not under "active".
+  await page.getByLabel("Status").selectOption("revoked");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.waitForURL(`${BASE}/dashboard/session-keys?status=revoked`);
+  assert.match(await page.locator(`tr#${key.id}`).innerText(), /revoked/);
+  await page.goto(`${BASE}/dashboard/session-keys?status=active`);
+  assert.equal(await page.locator(`tr#${key.id}`).count(), 0);
 
   await page.goto(`${BASE}/dashboard/mandates`);
   await page.locator(`tr#${mandate.id}`).getByRole("button", { name: /Cancel/ }).click();

@@ -611,15 +611,28 @@ pub async fn session_keys(
     s: Session,
     Query(q): Query<HashMap<String, String>>,
 ) -> Result<Html<String>, DashError> {
+    use openrail_store::agentic::KeyFilter;
     let lq = list_query(&q);
-    let query = api_query(&lq);
-    let res = crate::agentic::list_session_keys(
-        State(state.clone()),
-        axum::Extension(principal(&s)),
-        Query(query),
-    )
-    .await?;
-    let (data, has_more) = list_of(res).await?;
+    let status = lq
+        .status
+        .as_deref()
+        .map(|st| KeyFilter::parse(st).ok_or_else(|| unknown_status("session key")))
+        .transpose()?;
+    let p = principal(&s);
+    let page_ = state
+        .store
+        .list_session_keys_in(p.scope(), None, status, now_ms(), PAGE, lq.after.as_deref())
+        .await
+        .map_err(cursor_error)?;
+    let mut data = Vec::new();
+    for k in &page_.data {
+        let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+        data.push(
+            serde_json::to_value(crate::agentic::render_key(&state, k, &m).await?)
+                .unwrap_or_default(),
+        );
+    }
+    let has_more = page_.has_more;
     let blocks = blocks_of(&state, &data).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = data
@@ -656,12 +669,20 @@ pub async fn session_keys(
     let (next, first) = pager(
         "/dashboard/session-keys",
         &lq,
-        "",
+        "status",
         rows.last().map(|r| r.0.as_str()),
         has_more,
     );
+    let statuses: Vec<&str> = KeyFilter::ALL.iter().map(|s| s.as_str()).collect();
     let body = format!(
-        "<h1>Session keys</h1><p class=\"lead\">The keys your agents pull with.</p>{}",
+        "<h1>Session keys</h1><p class=\"lead\">The keys your agents pull with.</p>{}{}",
+        filter_form(
+            "/dashboard/session-keys",
+            "status",
+            "Status",
+            &statuses,
+            lq.status.as_deref()
+        ),
         table(
             "Session keys",
             &[
