@@ -27,6 +27,33 @@ async fn active(c: &Client, id: &str) -> anyhow::Result<openrail_client::agentic
     anyhow::bail!("mandate {id} never became active")
 }
 
+/// A wallet mandate of `max_amount` per `interval`, signed by `payer` and active.
+async fn signed_mandate(
+    c: &Client,
+    payer: &PrivateKeySigner,
+    max_amount: &str,
+    interval: &str,
+) -> anyhow::Result<openrail_client::agentic::Mandate> {
+    let created = c
+        .agentic()
+        .create_mandate(&CreateMandate {
+            payer_account_id: payer.address().to_string(),
+            max_amount: max_amount.into(),
+            currency: "USD".into(),
+            interval: interval.into(),
+            purpose: None,
+        })
+        .await?;
+    let typed = created
+        .authorization
+        .and_then(|a| a.typed_data)
+        .expect("typed data");
+    c.agentic()
+        .authorize_mandate(&created.id, &sign_typed_data(payer, &typed)?)
+        .await?;
+    active(c, &created.id).await
+}
+
 #[tokio::test]
 async fn the_agentic_flow_through_the_sdk() -> anyhow::Result<()> {
     let h = Harness::start().await?;
@@ -174,24 +201,7 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 1_000).await?;
     let c = client(&h);
-    let created = c
-        .agentic()
-        .create_mandate(&CreateMandate {
-            payer_account_id: payer.address().to_string(),
-            max_amount: "50".into(),
-            currency: "USD".into(),
-            interval: "weekly".into(),
-            purpose: None,
-        })
-        .await?;
-    let typed = created
-        .authorization
-        .and_then(|a| a.typed_data)
-        .expect("typed data");
-    c.agentic()
-        .authorize_mandate(&created.id, &sign_typed_data(&payer, &typed)?)
-        .await?;
-    let mandate = active(&c, &created.id).await?;
+    let mandate = signed_mandate(&c, &payer, "50", "weekly").await?;
 
     let agent = PrivateKeySigner::random();
     let key = c
@@ -379,24 +389,7 @@ async fn the_example_agent_pulls_until_its_ceiling() -> anyhow::Result<()> {
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 1_000).await?;
     let c = client(&h);
-    let m = c
-        .agentic()
-        .create_mandate(&CreateMandate {
-            payer_account_id: payer.address().to_string(),
-            max_amount: "100".into(),
-            currency: "USD".into(),
-            interval: "daily".into(),
-            purpose: None,
-        })
-        .await?;
-    let typed = m
-        .authorization
-        .and_then(|a| a.typed_data)
-        .expect("typed data");
-    c.agentic()
-        .authorize_mandate(&m.id, &sign_typed_data(&payer, &typed)?)
-        .await?;
-    active(&c, &m.id).await?;
+    let m = signed_mandate(&c, &payer, "100", "daily").await?;
     let key = c
         .agentic()
         .create_session_key(&CreateSessionKey {
