@@ -4,6 +4,7 @@
 use sqlx::Row;
 
 use crate::db::{Store, StoreError};
+use crate::exec::{Record, Stmt};
 use crate::ids::{Mode, hash_secret, new_id, random_id};
 
 /// A developer account.
@@ -179,20 +180,25 @@ impl Store {
         &self,
         secret: &str,
     ) -> Result<Option<Principal>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, account_id, mode, last_used_at FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL",
-        )
-        .bind(hash_secret(secret))
-        .fetch_optional(self.pool())
-        .await?;
+        // Every request with an API key authenticates with this read: inline on SQLite
+        // (see `crate::inline`).
+        let hash = hash_secret(secret);
+        let mut stmt = Stmt::new(
+            self.backend(),
+            "SELECT id, account_id, mode, last_used_at FROM api_keys \
+             WHERE secret_hash = $1 AND revoked_at IS NULL"
+                .to_string(),
+        );
+        stmt.text(Some(&hash));
+        let row = self.hot_row(&stmt).await?;
         row.map(|r| {
-            let mode: String = r.try_get("mode")?;
+            let mode = r.string("mode")?;
             Ok(Principal {
-                key_id: r.try_get("id")?,
-                account_id: r.try_get("account_id")?,
+                key_id: r.string("id")?,
+                account_id: r.string("account_id")?,
                 mode: Mode::parse(&mode)
                     .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
-                last_used_at: r.try_get("last_used_at")?,
+                last_used_at: r.int("last_used_at")?,
             })
         })
         .transpose()

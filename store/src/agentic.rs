@@ -377,22 +377,22 @@ pub(crate) const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandat
     destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
     created_at, updated_at, failure_reason, agent_nonce, agent_deadline, agent_signature";
 
-fn mode_of(r: &AnyRow, col: &str) -> Result<Mode, StoreError> {
-    let s: String = r.try_get(col)?;
+fn mode_of(r: &impl Record, col: &str) -> Result<Mode, StoreError> {
+    let s = r.string(col)?;
     Mode::parse(&s).ok_or_else(|| corrupt("mode", &s))
 }
 
-fn currency_of(r: &AnyRow, col: &str) -> Result<Currency, StoreError> {
-    let s: String = r.try_get(col)?;
+fn currency_of(r: &impl Record, col: &str) -> Result<Currency, StoreError> {
+    let s = r.string(col)?;
     Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
 }
 
-pub(crate) fn mandate_of(r: &AnyRow) -> Result<Mandate, StoreError> {
+pub(crate) fn mandate_of(r: &impl Record) -> Result<Mandate, StoreError> {
     mandate_from(r, "")
 }
 
 /// A mandate from the columns of `r` named with `prefix`.
-fn mandate_from(r: &AnyRow, prefix: &str) -> Result<Mandate, StoreError> {
+fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
     // Column names as written when there is no prefix (every read but one), without an
     // allocation each.
     let c = |name: &'static str| -> std::borrow::Cow<'static, str> {
@@ -402,44 +402,44 @@ fn mandate_from(r: &AnyRow, prefix: &str) -> Result<Mandate, StoreError> {
             format!("{prefix}{name}").into()
         }
     };
-    let interval: String = r.try_get(&*c("interval"))?;
-    let status: String = r.try_get(&*c("status"))?;
+    let interval = r.string(&c("interval"))?;
+    let status = r.string(&c("status"))?;
     Ok(Mandate {
-        id: r.try_get(&*c("id"))?,
-        account_id: r.try_get(&*c("account_id"))?,
+        id: MandateId::from_row(r.string(&c("id"))?),
+        account_id: r.string(&c("account_id"))?,
         mode: mode_of(r, &c("mode"))?,
-        payer_account_id: r.try_get(&*c("payer_account_id"))?,
-        payer_address: r.try_get(&*c("payer_address"))?,
+        payer_account_id: r.string(&c("payer_account_id"))?,
+        payer_address: r.string(&c("payer_address"))?,
         currency: currency_of(r, &c("currency"))?,
-        max_amount: u64_of(r.try_get(&*c("max_amount"))?),
+        max_amount: u64_of(r.integer(&c("max_amount"))?),
         interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
-        purpose: r.try_get(&*c("purpose"))?,
+        purpose: r.text(&c("purpose"))?,
         status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
-        chain_id: u64_of(r.try_get(&*c("chain_id"))?),
-        contract: r.try_get(&*c("contract"))?,
-        onchain_id: r.try_get(&*c("onchain_id"))?,
-        tx_hash: r.try_get(&*c("tx_hash"))?,
-        created_at: r.try_get(&*c("created_at"))?,
+        chain_id: u64_of(r.integer(&c("chain_id"))?),
+        contract: r.string(&c("contract"))?,
+        onchain_id: r.string(&c("onchain_id"))?,
+        tx_hash: r.text(&c("tx_hash"))?,
+        created_at: r.integer(&c("created_at"))?,
     })
 }
 
-pub(crate) fn key_of(r: &AnyRow) -> Result<SessionKey, StoreError> {
-    let dests: String = r.try_get("allowed_destinations")?;
-    let status: String = r.try_get("status")?;
+pub(crate) fn key_of(r: &impl Record) -> Result<SessionKey, StoreError> {
+    let dests = r.string("allowed_destinations")?;
+    let status = r.string("status")?;
     Ok(SessionKey {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
+        id: SessionKeyId::from_row(r.string("id")?),
+        account_id: r.string("account_id")?,
         mode: mode_of(r, "mode")?,
-        mandate_id: r.try_get("mandate_id")?,
-        expires_at: r.try_get("expires_at")?,
-        max_amount: r.try_get::<Option<i64>, _>("max_amount")?.map(u64_of),
+        mandate_id: MandateId::from_row(r.string("mandate_id")?),
+        expires_at: r.integer("expires_at")?,
+        max_amount: r.int("max_amount")?.map(u64_of),
         allowed_destinations: serde_json::from_str(&dests)
             .map_err(|_| corrupt("destinations", &dests))?,
         status: KeyStatus::parse(&status).ok_or_else(|| corrupt("key status", &status))?,
-        onchain_id: r.try_get("onchain_id")?,
-        tx_hash: r.try_get("tx_hash")?,
-        created_at: r.try_get("created_at")?,
-        signer: r.try_get("signer")?,
+        onchain_id: r.string("onchain_id")?,
+        tx_hash: r.text("tx_hash")?,
+        created_at: r.integer("created_at")?,
+        signer: r.text("signer")?,
     })
 }
 
@@ -804,7 +804,12 @@ impl Store {
                 mandate.join(", ")
             )
         });
-        let row = self.scoped_sql_row(sql, scope, id).await?;
+        // Read inline on SQLite: this is every pull's read (see `crate::inline`).
+        let mut stmt = Stmt::new(self.backend(), sql.clone());
+        stmt.text(Some(id.as_str()))
+            .text(Some(scope.account_id))
+            .text(Some(scope.mode.as_str()));
+        let row = self.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
         Ok((key_of(&row)?, mandate_from(&row, "m_")?))
     }
 
@@ -813,13 +818,13 @@ impl Store {
         &self,
         secret_hash: &str,
     ) -> Result<Option<SessionKey>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"
-        ))
-        .bind(secret_hash)
-        .fetch_optional(self.pool())
-        .await?;
-        row.as_ref().map(key_of).transpose()
+        // Every agent's request authenticates with this read: inline on SQLite.
+        let mut stmt = Stmt::new(
+            self.backend(),
+            format!("SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"),
+        );
+        stmt.text(Some(secret_hash));
+        self.hot_row(&stmt).await?.as_ref().map(key_of).transpose()
     }
 
     /// Session keys, newest first; of one mandate when given.

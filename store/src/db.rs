@@ -84,6 +84,8 @@ pub struct Store {
     group: crate::group::Group,
     /// The file, for SQLite.
     sqlite_file: Option<String>,
+    /// Hot-path reads on a SQLite file (see [`crate::inline`]).
+    inline: Option<std::sync::Arc<crate::inline::InlineReader>>,
 }
 
 impl Store {
@@ -144,12 +146,16 @@ impl Store {
                 (pool.clone(), pool)
             }
         };
+        let sqlite_file = sqlite_file(&url);
         let store = Self {
             pool,
             writer,
             backend,
             group: Default::default(),
-            sqlite_file: sqlite_file(&url),
+            inline: sqlite_file
+                .clone()
+                .map(|f| std::sync::Arc::new(crate::inline::InlineReader::new(f))),
+            sqlite_file,
         };
         store.migrate().await?;
         Ok(store)
@@ -179,6 +185,23 @@ impl Store {
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The first row of `stmt`, read on a request's hot path: inline on a SQLite file
+    /// (see [`crate::inline`]), else through sqlx.
+    pub(crate) async fn hot_row(
+        &self,
+        stmt: &crate::exec::Stmt<'_>,
+    ) -> Result<Option<crate::exec::HotRow>, StoreError> {
+        use crate::exec::HotRow;
+        Ok(match &self.inline {
+            Some(reader) => reader.fetch(stmt)?.into_iter().next().map(HotRow::Sqlite),
+            None => stmt
+                .query()
+                .fetch_optional(self.pool())
+                .await?
+                .map(HotRow::Any),
+        })
     }
 
     /// Where reads go.

@@ -57,7 +57,7 @@ impl<'a> Stmt<'a> {
         self
     }
 
-    fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    pub(crate) fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
         let mut q = sqlx::query(&self.sql);
         for a in &self.args {
             q = match a {
@@ -197,20 +197,52 @@ impl Exec for rusqlite::Connection {
     }
 
     async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
-        let mut st = self.prepare_cached(&stmt.sql)?;
-        let names: Arc<[String]> = st.column_names().iter().map(|n| n.to_string()).collect();
-        let width = names.len();
-        let mut rows = st.query(rusqlite::params_from_iter(&stmt.args))?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            let values = (0..width)
-                .map(|i| row.get::<_, rusqlite::types::Value>(i))
-                .collect::<Result<_, _>>()?;
-            out.push(SqliteRow {
-                names: names.clone(),
-                values,
-            });
+        fetch_sqlite(self, stmt)
+    }
+}
+
+/// The rows of `stmt` on `conn`, read synchronously.
+pub(crate) fn fetch_sqlite(
+    conn: &mut rusqlite::Connection,
+    stmt: &Stmt<'_>,
+) -> Result<Vec<SqliteRow>, StoreError> {
+    let mut st = conn.prepare_cached(&stmt.sql)?;
+    let names: Arc<[String]> = st.column_names().iter().map(|n| n.to_string()).collect();
+    let width = names.len();
+    let mut rows = st.query(rusqlite::params_from_iter(&stmt.args))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let values = (0..width)
+            .map(|i| row.get::<_, rusqlite::types::Value>(i))
+            .collect::<Result<_, _>>()?;
+        out.push(SqliteRow {
+            names: names.clone(),
+            values,
+        });
+    }
+    Ok(out)
+}
+
+/// A row read by either executor (see [`crate::db::Store::hot_row`]).
+pub(crate) enum HotRow {
+    /// Read inline on SQLite.
+    Sqlite(SqliteRow),
+    /// Read through sqlx.
+    Any(sqlx::any::AnyRow),
+}
+
+impl Record for HotRow {
+    fn int(&self, col: &str) -> Result<Option<i64>, StoreError> {
+        match self {
+            HotRow::Sqlite(r) => r.int(col),
+            HotRow::Any(r) => r.int(col),
         }
-        Ok(out)
+    }
+
+    fn text(&self, col: &str) -> Result<Option<String>, StoreError> {
+        match self {
+            HotRow::Sqlite(r) => r.text(col),
+            HotRow::Any(r) => r.text(col),
+        }
     }
 }

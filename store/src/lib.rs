@@ -40,6 +40,7 @@ pub mod events;
 mod exec;
 mod group;
 pub mod ids;
+mod inline;
 pub mod journal;
 pub mod lease;
 pub mod money;

@@ -1,0 +1,64 @@
+//! Reads on a request's hot path, run inline on SQLite. Through sqlx every SQLite statement
+//! is a round trip to the connection's own worker thread (and a wait for a pool
+//! connection first); a pull's request reads twice (its API key, then its session key with
+//! the mandate), so on two cores those hand-offs cost more than the reads. Here the read
+//! runs on the calling task's thread through a rusqlite connection of its own, the
+//! statement written once (see [`crate::exec`]) and the row read by column name. A read is
+//! one indexed lookup (tens of microseconds), short enough not to hold up the runtime;
+//! none is held across an `.await`. In WAL mode a reader never waits for the writer.
+//!
+//! PostgreSQL, and SQLite in memory, read through sqlx as everything else.
+
+use std::sync::Mutex;
+
+use crate::db::StoreError;
+use crate::exec::{SqliteRow, Stmt};
+
+/// Idle read connections to one SQLite file, opened on demand: at most as many as threads
+/// that read at once.
+#[derive(Debug)]
+pub(crate) struct InlineReader {
+    path: String,
+    idle: Mutex<Vec<rusqlite::Connection>>,
+}
+
+impl InlineReader {
+    pub(crate) fn new(path: String) -> Self {
+        Self {
+            path,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The rows of `stmt`, read on this thread.
+    pub(crate) fn fetch(&self, stmt: &Stmt<'_>) -> Result<Vec<SqliteRow>, StoreError> {
+        let idle = self.idle.lock().expect("inline reader lock").pop();
+        let mut conn = match idle {
+            Some(c) => c,
+            None => open(&self.path)?,
+        };
+        let rows = crate::exec::fetch_sqlite(&mut conn, stmt);
+        // A connection whose statement failed is dropped: a busy or broken one is not
+        // handed to the next read.
+        if rows.is_ok() {
+            self.idle.lock().expect("inline reader lock").push(conn);
+        }
+        rows
+    }
+}
+
+fn open(path: &str) -> Result<rusqlite::Connection, StoreError> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        // Read-write with `query_only`, not a read-only open: a read-only connection to a
+        // WAL database fails when its `-shm` file is missing.
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    conn.execute_batch(
+        "PRAGMA query_only = ON; PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(16);
+    Ok(conn)
+}
