@@ -79,7 +79,7 @@ impl Journal for StoreJournal {
     ) -> JournalFuture<'a> {
         Box::pin(async move {
             self.store
-                .mark_tx(chain_id, &hash.to_string(), fate.status(), block)
+                .mark_tx(chain_id, &hash.to_string(), fate.status(), block, now_ms())
                 .await
                 .map_err(Into::into)
         })

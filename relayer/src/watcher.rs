@@ -304,7 +304,13 @@ impl Watcher {
                         TxFate::Reverted
                     };
                     self.store
-                        .mark_tx(self.chain_id, &hash, fate.status(), r.block_number)
+                        .mark_tx(
+                            self.chain_id,
+                            &hash,
+                            fate.status(),
+                            r.block_number,
+                            now_ms(),
+                        )
                         .await?;
                 }
                 None => {

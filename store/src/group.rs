@@ -37,6 +37,7 @@ enum Job {
         hash: String,
         status: TxStatus,
         block: Option<u64>,
+        now: i64,
         reply: oneshot::Sender<Result<(), StoreError>>,
     },
 }
@@ -279,14 +280,16 @@ impl Store {
         self.submit(job, answer).await
     }
 
-    /// Sets a journaled transaction's status (and its block, when mined), committed with
-    /// the other writes of its group.
+    /// Sets a journaled transaction's status (and its block, when mined) at `now`,
+    /// committed with the other writes of its group; a successful `pull_batch` is applied
+    /// in the same transaction (see [`crate::journal::apply_settled_batches_in`]).
     pub async fn mark_tx(
         &self,
         chain_id: u64,
         hash: &str,
         status: TxStatus,
         block: Option<u64>,
+        now: i64,
     ) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
         let job = Job::Fate {
@@ -294,6 +297,7 @@ impl Store {
             hash: hash.to_string(),
             status,
             block,
+            now,
             reply,
         };
         self.submit(job, answer).await
@@ -330,8 +334,12 @@ async fn write_group_in(
                 hash,
                 status,
                 block,
+                now: at,
                 ..
-            } => fates.push((*chain_id, hash.as_str(), *status, *block)),
+            } => {
+                fates.push((*chain_id, hash.as_str(), *status, *block));
+                now = now.max(*at);
+            }
         }
     }
     agentic::insert_pull_rows_in(conn, &inserts).await?;
@@ -355,6 +363,7 @@ async fn write_group_in(
     let closed: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
     crate::outbox::close_all(conn, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
     crate::journal::mark_txs_in(conn, &fates).await?;
+    crate::journal::apply_settled_batches_in(conn, &fates, now).await?;
     // `resolved` holds the pulls that moved, in the order of the outcomes.
     let mut rows = resolved.into_iter();
     Ok(moved

@@ -623,3 +623,56 @@ pub(crate) async fn mark_txs_in(
     }
     Ok(())
 }
+
+/// Applies, in the transaction that records them, the fates among `fates` whose whole
+/// effect the journal decides: a `pull_batch` transaction mined successfully leaves nothing
+/// to send for any pull it carries, so their work is closed (their outcomes come from its
+/// receipt: recorded by the engine, or from its logs by the watcher) and the fate is marked
+/// applied. Every batch's fate is recorded this way, so [`Store::apply_journal_fates`] —
+/// the watcher's pass over outcomes a dead request never recorded — reads none of them:
+/// before, it took one write transaction per pull of every batch. Other fates (mandates,
+/// keys, failures) are rare and left to that pass.
+pub(crate) async fn apply_settled_batches_in(
+    conn: &mut impl crate::exec::Exec,
+    fates: &[(u64, &str, TxStatus, Option<u64>)],
+    now: i64,
+) -> Result<(), StoreError> {
+    use crate::exec::Record;
+    let settled: Vec<&str> = fates
+        .iter()
+        .filter(|f| f.2 == TxStatus::Succeeded)
+        .map(|f| f.1)
+        .collect();
+    let backend = conn.backend();
+    for chunk in settled.chunks(500) {
+        let same = |sql: &str| {
+            let mut q = crate::exec::Stmt::new(
+                backend,
+                format!(
+                    "{sql} WHERE kind = $1 AND status = $2 AND applied = 0 AND hash IN ({})",
+                    crate::db::numbered(3, chunk.len())
+                ),
+            );
+            q.text(Some(TxKind::PullBatch.as_str()))
+                .text(Some(TxStatus::Succeeded.as_str()));
+            for hash in chunk {
+                q.text(Some(hash));
+            }
+            q
+        };
+        let read = same("SELECT intents FROM chain_txs");
+        let rows = conn.fetch(&read).await?;
+        let mut intents: Vec<String> = Vec::new();
+        for r in &rows {
+            let text = r.string("intents")?;
+            let carried: Vec<String> = serde_json::from_str(&text)
+                .map_err(|_| StoreError::Corrupt(format!("intents {text:?}")))?;
+            intents.extend(carried);
+        }
+        let intents: Vec<&str> = intents.iter().map(String::as_str).collect();
+        crate::outbox::close_all(conn, &intents, crate::outbox::WorkKind::PullBatch, now).await?;
+        conn.execute(&same("UPDATE chain_txs SET applied = 1"))
+            .await?;
+    }
+    Ok(())
+}

@@ -135,7 +135,7 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
         store.accept_pull(pull("pull_a")),
         store.accept_pull(pull("pull_a")),
         store.record_pull_outcome(&sent, authorized, now_ms()),
-        store.mark_tx(31337, "0xsent", TxStatus::Succeeded, Some(5)),
+        store.mark_tx(31337, "0xsent", TxStatus::Succeeded, Some(5), now_ms()),
     );
     assert!(a.is_ok(), "{a:?}");
     assert!(dup.is_err(), "a repeated id is refused");
