@@ -357,6 +357,90 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
     );
 }
 
+/// A successful batch's fate is applied in the transaction that records it: the work of
+/// every pull it carries closes at once (nothing is left to send), before any pass of the
+/// watcher; a reverted batch's pull is left to that pass, which fails it.
+async fn a_settled_batch_is_applied_with_its_fate(store: Store) {
+    use openrail_store::journal::{TxKind, TxStatus};
+    let account = store.create_account("Fates", now_ms()).await.unwrap().id;
+    let wallet = "0x0707070707070707070707070707070707070707";
+    let a = pending_pull(&store, &account, "fa", wallet, CHAIN_A).await;
+    let b = pending_pull(&store, &account, "fb", wallet, CHAIN_A).await;
+    let c = pending_pull(&store, &account, "fc", wallet, CHAIN_A).await;
+    for (hash, nonce, intents) in [
+        ("0xsettled", 0, vec![a.to_string(), b.to_string()]),
+        ("0xreverted", 1, vec![c.to_string()]),
+    ] {
+        assert!(
+            store
+                .record_tx(
+                    CHAIN_A,
+                    nonce,
+                    hash,
+                    "0x00",
+                    TxKind::PullBatch,
+                    &intents,
+                    None,
+                    now_ms(),
+                )
+                .await
+                .unwrap()
+        );
+    }
+    let open = |id: &PullId| {
+        let (store, id) = (store.clone(), id.to_string());
+        async move { store.work_open(&id, WorkKind::PullBatch).await.unwrap() }
+    };
+    store
+        .mark_tx(CHAIN_A, "0xsettled", TxStatus::Succeeded, Some(7), now_ms())
+        .await
+        .unwrap();
+    store
+        .mark_tx(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
+        .await
+        .unwrap();
+    assert!(!open(&a).await && !open(&b).await, "closed with the fate");
+    assert!(
+        open(&c).await,
+        "a reverted batch is the watcher's pass to apply"
+    );
+    // The pass fails the reverted batch's pull (its only transaction) and nothing else.
+    assert_eq!(
+        store.apply_journal_fates(CHAIN_A, now_ms()).await.unwrap(),
+        1
+    );
+    assert!(!open(&c).await);
+    assert_eq!(
+        store.pull_unscoped(&c).await.unwrap().status,
+        PullStatus::Failed
+    );
+    for id in [&a, &b] {
+        assert_eq!(
+            store.pull_unscoped(id).await.unwrap().status,
+            PullStatus::Pending,
+            "a batch's success says nothing of its pulls' outcomes (its logs do)"
+        );
+    }
+    assert_eq!(
+        store.apply_journal_fates(CHAIN_A, now_ms()).await.unwrap(),
+        0
+    );
+}
+
+#[tokio::test]
+async fn a_settled_batch_is_applied_with_its_fate_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    a_settled_batch_is_applied_with_its_fate(fresh_sqlite(dir.path()).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn a_settled_batch_is_applied_with_its_fate_postgres() {
+    match fresh_postgres().await.unwrap() {
+        Some(store) => a_settled_batch_is_applied_with_its_fate(store).await,
+        None => eprintln!("SKIPPED: fates postgres (no PostgreSQL at 127.0.0.1:5432)"),
+    }
+}
+
 #[tokio::test]
 async fn journaled_pulls_are_not_sent_again_sqlite() {
     let dir = tempfile::tempdir().unwrap();
