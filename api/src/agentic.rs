@@ -47,7 +47,7 @@ pub(crate) fn network(state: &AppState, p: &Principal) -> Result<Arc<Network>, A
 
 pub(crate) fn account_only(p: &Principal) -> Result<(), ApiError> {
     match p {
-        Principal::Account(_) => Ok(()),
+        Principal::Account(_) | Principal::Dashboard { .. } => Ok(()),
         Principal::Agent { .. } => Err(ApiError::Forbidden(
             "a session key's secret may only create pulls on its key and read that key and its pulls".into(),
         )),

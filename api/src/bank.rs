@@ -25,8 +25,10 @@ fn testnet_only(p: &Principal) -> Result<(), ApiError> {
         Principal::Agent { .. } => Err(ApiError::Forbidden(
             "a session key's secret may only create pulls on its key and read that key and its pulls".into(),
         )),
-        Principal::Account(k) if k.mode == Mode::Mainnet => Err(ApiError::MainnetUnavailable),
-        Principal::Account(_) => Ok(()),
+        Principal::Account(_) | Principal::Dashboard { .. } if p.mode() == Mode::Mainnet => {
+            Err(ApiError::MainnetUnavailable)
+        }
+        Principal::Account(_) | Principal::Dashboard { .. } => Ok(()),
     }
 }
 

@@ -4,7 +4,7 @@
 //! recovers an idempotent request) is the only one of them that depends on the handlers.
 
 use openrail_store::accounts::Principal as KeyPrincipal;
-use openrail_store::{Mode, SessionKeyId};
+use openrail_store::{AccountId, Mode, SessionKeyId};
 
 use crate::AppState;
 use openrail_store::StoreError;
@@ -41,18 +41,30 @@ pub enum Principal {
         /// The session key.
         session_key_id: SessionKeyId,
         /// Its account.
-        account_id: String,
+        account_id: AccountId,
         /// Its mode.
+        mode: Mode,
+    },
+    /// The dashboard acting for an account (a signed-in session, or the hosted consent
+    /// page reading the object it shows to its payer): everything of that account in that
+    /// mode, as its API key may. No API key: it calls the handlers directly, never
+    /// through authentication, rate limits or idempotency.
+    Dashboard {
+        /// The account.
+        account_id: AccountId,
+        /// The mode.
         mode: Mode,
     },
 }
 
 impl Principal {
     /// The account.
-    pub fn account_id(&self) -> &str {
+    pub fn account_id(&self) -> &AccountId {
         match self {
             Principal::Account(p) => &p.account_id,
-            Principal::Agent { account_id, .. } => account_id,
+            Principal::Agent { account_id, .. } | Principal::Dashboard { account_id, .. } => {
+                account_id
+            }
         }
     }
 
@@ -60,15 +72,18 @@ impl Principal {
     pub fn mode(&self) -> Mode {
         match self {
             Principal::Account(p) => p.mode,
-            Principal::Agent { mode, .. } => *mode,
+            Principal::Agent { mode, .. } | Principal::Dashboard { mode, .. } => *mode,
         }
     }
 
-    /// The credential's id, for rate limits and idempotency.
+    /// The credential's id, for rate limits and idempotency: the API key's, or the
+    /// session key's (the dashboard, which has none, answers with its account's; no
+    /// credential's id is an account's).
     pub fn credential_id(&self) -> &str {
         match self {
             Principal::Account(p) => &p.key_id,
             Principal::Agent { session_key_id, .. } => session_key_id,
+            Principal::Dashboard { account_id, .. } => account_id,
         }
     }
 

@@ -84,7 +84,7 @@ fn account_only(p: &Principal) -> Result<(), ApiError> {
         Principal::Agent { .. } => Err(ApiError::Forbidden(
             "events are read with the account's API key, not a session key's secret".into(),
         )),
-        Principal::Account(_) => Ok(()),
+        Principal::Account(_) | Principal::Dashboard { .. } => Ok(()),
     }
 }
 

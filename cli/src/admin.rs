@@ -2,7 +2,7 @@
 
 use anyhow::{Context, bail};
 use openrail_store::now_ms;
-use openrail_store::{Mode, StoreError};
+use openrail_store::{AccountId, ApiKeyId, Mode, StoreError};
 
 use crate::DbArgs;
 
@@ -72,8 +72,12 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Create { account, mode, db } => {
             let mode = Mode::parse(&mode)
                 .with_context(|| format!("--mode must be testnet or mainnet, not {mode:?}"))?;
+            // What is not an account's id names no account.
+            let Some(id) = AccountId::parse(&account) else {
+                bail!("no account {account}");
+            };
             let store = db.open().await?;
-            let (key, secret) = match store.create_api_key(&account, mode, now_ms()).await {
+            let (key, secret) = match store.create_api_key(&id, mode, now_ms()).await {
                 Err(StoreError::NotFound) => bail!("no account {account}"),
                 other => other?,
             };
@@ -86,7 +90,13 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
             println!("{secret}");
         }
         KeysCommand::List { account, db } => {
-            let keys = db.open().await?.list_api_keys(account.as_deref()).await?;
+            let store = db.open().await?;
+            let keys = match account.as_deref().map(AccountId::parse) {
+                None => store.list_api_keys(None).await?,
+                Some(Some(id)) => store.list_api_keys(Some(&id)).await?,
+                // What is not an account's id names no account, which has no keys.
+                Some(None) => Vec::new(),
+            };
             println!(
                 "{:<30} {:<30} {:<8} {:<10} status",
                 "id", "account", "mode", "secret"
@@ -99,15 +109,20 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
                 };
                 println!(
                     "{:<30} {:<30} {:<8} {:<10} {status}",
-                    k.id,
-                    k.account_id,
+                    // As text: the ids' `Display` does not pad.
+                    k.id.as_str(),
+                    k.account_id.as_str(),
                     k.mode.as_str(),
                     format!("…{}", k.last4)
                 );
             }
         }
         KeysCommand::Revoke { id, db } => {
-            match db.open().await?.revoke_api_key(&id, now_ms()).await {
+            // What is not a key's id names no key.
+            let Some(key) = ApiKeyId::parse(&id) else {
+                bail!("no API key {id}");
+            };
+            match db.open().await?.revoke_api_key(&key, now_ms()).await {
                 Err(StoreError::NotFound) => bail!("no API key {id}"),
                 other => {
                     other?;

@@ -145,6 +145,9 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         us(api.cpu_per_pull.0),
         us(api.cpu_per_pull.1)
     );
+    for (kind, us) in &api.cpu_by_thread {
+        println!("  {us:.0} µs: {kind}");
+    }
     println!(
         "context switches per pull in this process: {:.1}",
         api.switches_per_pull
@@ -210,9 +213,41 @@ struct ApiFigures {
     /// and the settlement chain's anvil. Unlike rates, it hardly moves when something else
     /// runs on the machine.
     cpu_per_pull: (Option<f64>, Option<f64>),
+    /// This process's CPU time per pull by kind of thread, µs, largest first.
+    cpu_by_thread: Vec<(&'static str, f64)>,
     /// Context switches of this process's threads per pull in the end-to-end phase (each
     /// hand-off between threads — a database worker, a runtime thread — costs one or two).
     switches_per_pull: f64,
+}
+
+/// CPU time (seconds) of this process's threads alive now, summed by kind of thread: the
+/// runtime's workers (HTTP server and clients, handlers, the engine, signing, JSON), the
+/// group writer (the hot path's writes on SQLite), sqlx's SQLite workers (every other
+/// statement), the rest.
+fn cpu_by_thread() -> HashMap<&'static str, f64> {
+    let mut out = HashMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        let Some(name) = t.file_name().to_str().map(String::from) else {
+            continue;
+        };
+        let Some(secs) = cpu_seconds(&format!("self/task/{name}")) else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        let kind = match comm.trim() {
+            c if c.starts_with("tokio-r") => {
+                "runtime workers: HTTP server and clients, handlers, engine, signing"
+            }
+            c if c.starts_with("openrail-group") => "group writer: the hot path's writes",
+            c if c.starts_with("sqlx-sqlite") => "sqlx SQLite workers: every other statement",
+            _ => "other threads",
+        };
+        *out.entry(kind).or_default() += secs;
+    }
+    out
 }
 
 /// Context switches, voluntary and not, of this process's threads alive now.
@@ -574,6 +609,7 @@ async fn measure(
         anvil_pid.and_then(|p| cpu_seconds(&p.to_string())),
     );
     let switches_before = context_switches();
+    let threads_before = cpu_by_thread();
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for c in 0..concurrency {
@@ -617,6 +653,14 @@ async fn measure(
         per_pull(cpu_before.1, cpu_after.1),
     );
     let switches_per_pull = context_switches().saturating_sub(switches_before) as f64 / n as f64;
+    let mut cpu_by_thread: Vec<(&'static str, f64)> = cpu_by_thread()
+        .into_iter()
+        .map(|(kind, after)| {
+            let before = threads_before.get(kind).copied().unwrap_or(0.0);
+            (kind, (after - before).max(0.0) / n as f64 * 1e6)
+        })
+        .collect();
+    cpu_by_thread.sort_by(|a, b| b.1.total_cmp(&a.1));
     server.task.abort();
     if let Some(engine) = &server.engine {
         engine.abort();
@@ -641,6 +685,7 @@ async fn measure(
             staged,
             stages,
             cpu_per_pull,
+            cpu_by_thread,
             switches_per_pull,
         }),
     ))

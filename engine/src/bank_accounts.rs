@@ -54,7 +54,7 @@ pub fn prepare(
     };
     Ok(BankAccount {
         id: BankAccountId::new(),
-        account_id: scope.account_id.to_string(),
+        account_id: scope.account_id.clone(),
         mode: scope.mode,
         owner_name: owner_name.to_string(),
         currency: req.currency,

@@ -818,7 +818,7 @@ mod tests {
     fn key(destinations: &[&str], max_amount: Option<u64>) -> SessionKey {
         SessionKey {
             id: SessionKeyId::parse("sk_test").expect("an id"),
-            account_id: "acct_test".into(),
+            account_id: openrail_store::AccountId::parse("acct_test").expect("an id"),
             mode: Mode::Testnet,
             mandate_id: MandateId::parse("man_test").expect("an id"),
             expires_at: 1_800_000_000_000,

@@ -97,7 +97,7 @@ pub async fn prepare(
     let mandate = Mandate {
         onchain_id: keccak256(id.as_bytes()).to_string(),
         id,
-        account_id: scope.account_id.to_string(),
+        account_id: scope.account_id.clone(),
         mode: scope.mode,
         payer_account_id,
         payer_address: payer_address.to_checksum(None),

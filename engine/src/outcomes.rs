@@ -125,12 +125,12 @@ impl Outcomes {
 mod tests {
     use super::*;
     use openrail_store::testing::pending_pull_row;
-    use openrail_store::{MandateId, SessionKeyId};
+    use openrail_store::{AccountId, MandateId, SessionKeyId};
 
     fn pull(id: &str) -> DebitPull {
         pending_pull_row(
             &PullId::parse(id).expect("an id"),
-            "acct_test",
+            &AccountId::parse("acct_test").expect("an id"),
             &SessionKeyId::parse("sk_test").expect("an id"),
             &MandateId::parse("man_test").expect("an id"),
             100,

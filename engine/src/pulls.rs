@@ -122,7 +122,7 @@ pub async fn prepare(
     Ok(Prepared {
         pull: DebitPull {
             id: req.id,
-            account_id: scope.account_id.to_string(),
+            account_id: scope.account_id.clone(),
             mode: scope.mode,
             session_key_id: key.id.clone(),
             mandate_id: mandate.id.clone(),

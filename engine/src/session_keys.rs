@@ -116,7 +116,7 @@ pub async fn prepare(
         key: SessionKey {
             onchain_id: keccak256(id.as_bytes()).to_string(),
             id,
-            account_id: scope.account_id.to_string(),
+            account_id: scope.account_id.clone(),
             mode: scope.mode,
             mandate_id: mandate.id.clone(),
             expires_at: expires_at_s * 1000,

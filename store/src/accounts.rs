@@ -5,13 +5,13 @@ use sqlx::Row;
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Record, Stmt};
-use crate::ids::{Mode, hash_secret, new_id, random_id};
+use crate::ids::{AccountId, ApiKeyId, Mode, hash_secret, random_id};
 
 /// A developer account.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Account {
     /// `acct_…`
-    pub id: String,
+    pub id: AccountId,
     /// Display name.
     pub name: String,
     /// Unix milliseconds.
@@ -22,9 +22,9 @@ pub struct Account {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKey {
     /// `key_…`
-    pub id: String,
+    pub id: ApiKeyId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Which money the key moves.
     pub mode: Mode,
     /// Last four characters of the secret, to tell keys apart.
@@ -42,9 +42,9 @@ pub struct ApiKey {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
     /// The key's id.
-    pub key_id: String,
+    pub key_id: ApiKeyId,
     /// The account.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// The key's mode.
     pub mode: Mode,
     /// When the key was last recorded as used (unix ms).
@@ -60,7 +60,7 @@ impl Store {
     /// Creates a developer account at `now` (unix ms).
     pub async fn create_account(&self, name: &str, now: i64) -> Result<Account, StoreError> {
         let account = Account {
-            id: new_id("acct_"),
+            id: AccountId::new(),
             name: name.to_string(),
             created_at: now,
         };
@@ -74,7 +74,7 @@ impl Store {
     }
 
     /// An account by id.
-    pub async fn account(&self, id: &str) -> Result<Account, StoreError> {
+    pub async fn account(&self, id: &AccountId) -> Result<Account, StoreError> {
         let row = sqlx::query("SELECT id, name, created_at FROM accounts WHERE id = $1")
             .bind(id)
             .fetch_optional(self.pool())
@@ -90,15 +90,15 @@ impl Store {
     /// Creates an API key; returns its record and the secret, which is not stored.
     pub async fn create_api_key(
         &self,
-        account_id: &str,
+        account_id: &AccountId,
         mode: Mode,
         now: i64,
     ) -> Result<(ApiKey, String), StoreError> {
         self.account(account_id).await?;
         let secret = new_api_key_secret(mode);
         let key = ApiKey {
-            id: new_id("key_"),
-            account_id: account_id.to_string(),
+            id: ApiKeyId::new(),
+            account_id: account_id.clone(),
             mode,
             last4: secret[secret.len() - 4..].to_string(),
             created_at: now,
@@ -120,7 +120,10 @@ impl Store {
     }
 
     /// API keys, newest first; of one account when given.
-    pub async fn list_api_keys(&self, account_id: Option<&str>) -> Result<Vec<ApiKey>, StoreError> {
+    pub async fn list_api_keys(
+        &self,
+        account_id: Option<&AccountId>,
+    ) -> Result<Vec<ApiKey>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, account_id, mode, last4, created_at, revoked_at, last_used_at FROM api_keys \
              WHERE ($1 IS NULL OR account_id = $1) ORDER BY created_at DESC, id DESC",
@@ -147,7 +150,7 @@ impl Store {
 
     /// Revokes an API key at `now`; it stops authenticating at once. Revoking twice is a
     /// no-op.
-    pub async fn revoke_api_key(&self, id: &str, now: i64) -> Result<(), StoreError> {
+    pub async fn revoke_api_key(&self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
         self.revoke_key_of(None, id, now).await
     }
 
@@ -155,8 +158,8 @@ impl Store {
     /// another account is [`StoreError::NotFound`]).
     async fn revoke_key_of(
         &self,
-        account_id: Option<&str>,
-        id: &str,
+        account_id: Option<&AccountId>,
+        id: &ApiKeyId,
         now: i64,
     ) -> Result<(), StoreError> {
         let done = sqlx::query(
@@ -194,8 +197,8 @@ impl Store {
         row.map(|r| {
             let mode = r.string("mode")?;
             Ok(Principal {
-                key_id: r.string("id")?,
-                account_id: r.string("account_id")?,
+                key_id: ApiKeyId::from_row(r.string("id")?),
+                account_id: AccountId::from_row(r.string("account_id")?),
                 mode: Mode::parse(&mode)
                     .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
                 last_used_at: r.int("last_used_at")?,
@@ -207,7 +210,7 @@ impl Store {
     /// Records that key `id` authenticated a request at `now`. Callers write it at most
     /// about once a minute per key (when the recorded time is older), so the hot path
     /// costs no write per request.
-    pub async fn touch_api_key(&self, id: &str, now: i64) -> Result<(), StoreError> {
+    pub async fn touch_api_key(&self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
         )
@@ -222,8 +225,8 @@ impl Store {
     /// [`StoreError::NotFound`]). Revoking twice is a no-op.
     pub async fn revoke_account_api_key(
         &self,
-        account_id: &str,
-        id: &str,
+        account_id: &AccountId,
+        id: &ApiKeyId,
         now: i64,
     ) -> Result<(), StoreError> {
         self.revoke_key_of(Some(account_id), id, now).await

@@ -10,7 +10,7 @@ use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
+use crate::ids::{AccountId, BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
@@ -167,7 +167,7 @@ pub struct Mandate {
     /// `man_…`
     pub id: MandateId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode of the key that created it.
     pub mode: Mode,
     /// As given: a wallet address (or, later, a bank account id).
@@ -215,7 +215,7 @@ pub struct SessionKey {
     /// `sk_…`
     pub id: SessionKeyId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode.
     pub mode: Mode,
     /// Parent mandate.
@@ -255,7 +255,7 @@ pub struct DebitPull {
     /// `pull_…`
     pub id: PullId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode.
     pub mode: Mode,
     /// The key pulled against.
@@ -352,7 +352,7 @@ pub struct Page<T> {
 #[derive(Debug, Clone, Copy)]
 pub struct Scope<'a> {
     /// Account.
-    pub account_id: &'a str,
+    pub account_id: &'a AccountId,
     /// Mode.
     pub mode: Mode,
 }
@@ -406,7 +406,7 @@ fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
     let status = r.string(&c("status"))?;
     Ok(Mandate {
         id: MandateId::from_row(r.string(&c("id"))?),
-        account_id: r.string(&c("account_id"))?,
+        account_id: AccountId::from_row(r.string(&c("account_id"))?),
         mode: mode_of(r, &c("mode"))?,
         payer_account_id: r.string(&c("payer_account_id"))?,
         payer_address: r.string(&c("payer_address"))?,
@@ -428,7 +428,7 @@ pub(crate) fn key_of(r: &impl Record) -> Result<SessionKey, StoreError> {
     let status = r.string("status")?;
     Ok(SessionKey {
         id: SessionKeyId::from_row(r.string("id")?),
-        account_id: r.string("account_id")?,
+        account_id: AccountId::from_row(r.string("account_id")?),
         mode: mode_of(r, "mode")?,
         mandate_id: MandateId::from_row(r.string("mandate_id")?),
         expires_at: r.integer("expires_at")?,
@@ -449,7 +449,7 @@ pub(crate) fn pull_of(r: &impl Record) -> Result<DebitPull, StoreError> {
     let currency = r.string("currency")?;
     Ok(DebitPull {
         id: PullId::from_row(r.string("id")?),
-        account_id: r.string("account_id")?,
+        account_id: AccountId::from_row(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
         session_key_id: SessionKeyId::from_row(r.string("session_key_id")?),
         mandate_id: MandateId::from_row(r.string("mandate_id")?),

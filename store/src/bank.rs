@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{BankAccountId, BankTransferId, Mode};
+use crate::ids::{AccountId, BankAccountId, BankTransferId, Mode};
 use crate::money::Currency;
 
 string_enum!(
@@ -64,7 +64,7 @@ pub struct BankAccount {
     /// `ba_…`
     pub id: BankAccountId,
     /// Owner (developer account).
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode.
     pub mode: Mode,
     /// Account holder.

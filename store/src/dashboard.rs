@@ -5,13 +5,13 @@ use sqlx::Row;
 
 use crate::accounts::Account;
 use crate::db::{Store, StoreError};
-use crate::ids::new_id;
+use crate::ids::AccountId;
 
 /// A person who signs in to an account's dashboard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DashboardUser {
     /// The account they sign in to.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Lowercased email address.
     pub email: String,
     /// argon2id PHC string.
@@ -22,7 +22,7 @@ pub struct DashboardUser {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DashboardSession {
     /// The account signed in.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// The signed-in person's email.
     pub email: String,
     /// The synchronizer token every form of this session carries.
@@ -49,7 +49,7 @@ impl Store {
         now: i64,
     ) -> Result<SignUp, StoreError> {
         let account = Account {
-            id: new_id("acct_"),
+            id: AccountId::new(),
             name: email.to_string(),
             created_at: now,
         };
@@ -110,7 +110,7 @@ impl Store {
     pub async fn create_dashboard_session(
         &self,
         secret_hash: &str,
-        account_id: &str,
+        account_id: &AccountId,
         csrf_token: &str,
         now: i64,
         expires_at: i64,

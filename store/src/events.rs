@@ -25,7 +25,7 @@ use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
 use crate::consent::{self, Authorization};
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Stmt};
-use crate::ids::{EventId, Mode};
+use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
 
@@ -266,7 +266,7 @@ pub struct Event {
     /// `evt_…`
     pub id: EventId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode of the object.
     pub mode: Mode,
     /// What happened.
@@ -338,7 +338,7 @@ async fn snapshot_in(
     kind: ObjectKind,
     id: &str,
     now: i64,
-) -> Result<(Snapshot, String, Mode), StoreError> {
+) -> Result<(Snapshot, AccountId, Mode), StoreError> {
     Ok(match kind {
         ObjectKind::Mandate => {
             let m = agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, id).await?)?;
@@ -394,7 +394,7 @@ async fn snapshot_in(
                     .fetch_optional(&mut *conn)
                     .await?
                     .ok_or(StoreError::NotFound)?;
-            let (account, mode, currency): (String, String, String) = (
+            let (account, mode, currency): (AccountId, String, String) = (
                 a.try_get("account_id")?,
                 a.try_get("mode")?,
                 a.try_get("currency")?,
@@ -449,7 +449,7 @@ pub(crate) async fn record(
 pub(crate) struct NewEvent<'a> {
     pub kind: EventType,
     pub object_id: &'a str,
-    pub account_id: &'a str,
+    pub account_id: &'a AccountId,
     pub mode: Mode,
     pub snapshot: Snapshot,
     pub created_at: i64,
@@ -672,7 +672,7 @@ mod tests {
     fn a_snapshot_survives_its_json() {
         let m = Mandate {
             id: MandateId::parse("man_1").expect("an id"),
-            account_id: "acct_1".into(),
+            account_id: AccountId::parse("acct_1").expect("an id"),
             mode: Mode::Testnet,
             payer_account_id: "ba_1".into(),
             payer_address: "0x0000000000000000000000000000000000000001".into(),

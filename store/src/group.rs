@@ -19,6 +19,10 @@ use crate::exec::Exec;
 use crate::ids::PullId;
 use crate::journal::TxStatus;
 
+/// What a group wrote: per outcome job in order, its pull as recorded when it moved; per
+/// journal job in order, whether it was journaled (its lease still held).
+type Written = (Vec<Option<DebitPull>>, Vec<bool>);
+
 /// Most jobs written in one transaction.
 const GROUP: usize = 512;
 
@@ -32,6 +36,14 @@ enum Job {
         now: i64,
         reply: oneshot::Sender<Result<Option<DebitPull>, StoreError>>,
     },
+    /// A signed transaction to journal before it is broadcast (the submitter waits for it:
+    /// written with a group, it waits for at most the group being written, never for
+    /// SQLite's busy handler, which sleeps a millisecond and more when two connections
+    /// collide).
+    Record(
+        Box<crate::journal::SignedRow>,
+        oneshot::Sender<Result<bool, StoreError>>,
+    ),
     Fate {
         chain_id: u64,
         hash: String,
@@ -150,7 +162,7 @@ fn write_on_thread(mut conn: rusqlite::Connection, mut jobs: mpsc::UnboundedRece
 /// Writes `group` in one transaction of the store's sqlx writer (each job alone when that
 /// fails, so one bad row does not fail the others) and answers its jobs.
 async fn write_through_sqlx(store: &Store, group: Vec<Job>) {
-    async fn once(store: &Store, group: &[Job]) -> Result<Vec<Option<DebitPull>>, StoreError> {
+    async fn once(store: &Store, group: &[Job]) -> Result<Written, StoreError> {
         let mut tx = store.write_tx().await?;
         let moved = write_group_in(&mut *tx, group).await?;
         tx.commit().await?;
@@ -173,10 +185,11 @@ async fn write_through_sqlx(store: &Store, group: Vec<Job>) {
 
 /// Answers each job of `group` with the group's outcome: `moved` holds, per outcome job in
 /// order, its pull as recorded when it moved.
-fn reply_all(group: Vec<Job>, written: Result<Vec<Option<DebitPull>>, StoreError>) {
+fn reply_all(group: Vec<Job>, written: Result<Written, StoreError>) {
     match written {
-        Ok(moved) => {
+        Ok((moved, recorded)) => {
             let mut moved = moved.into_iter();
+            let mut recorded = recorded.into_iter();
             for job in group {
                 match job {
                     Job::Insert(_, reply) => {
@@ -184,6 +197,9 @@ fn reply_all(group: Vec<Job>, written: Result<Vec<Option<DebitPull>>, StoreError
                     }
                     Job::Resolve { reply, .. } => {
                         let _ = reply.send(Ok(moved.next().flatten()));
+                    }
+                    Job::Record(_, reply) => {
+                        let _ = reply.send(Ok(recorded.next().unwrap_or(false)));
                     }
                     Job::Fate { reply, .. } => {
                         let _ = reply.send(Ok(()));
@@ -206,6 +222,9 @@ fn reply_all(group: Vec<Job>, written: Result<Vec<Option<DebitPull>>, StoreError
                     Job::Resolve { reply, .. } => {
                         let _ = reply.send(Err(err));
                     }
+                    Job::Record(_, reply) => {
+                        let _ = reply.send(Err(err));
+                    }
                     Job::Fate { reply, .. } => {
                         let _ = reply.send(Err(err));
                     }
@@ -219,7 +238,7 @@ fn reply_all(group: Vec<Job>, written: Result<Vec<Option<DebitPull>>, StoreError
 async fn write_sqlite(
     conn: &mut rusqlite::Connection,
     group: &[Job],
-) -> Result<Vec<Option<DebitPull>>, StoreError> {
+) -> Result<Written, StoreError> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     match write_group_in(conn, group).await {
         Ok(moved) => match conn.execute_batch("COMMIT") {
@@ -280,6 +299,16 @@ impl Store {
         self.submit(job, answer).await
     }
 
+    /// Journals a signed transaction (see [`Store::record_tx`]), committed with the other
+    /// writes of its group.
+    pub(crate) async fn record_in_group(
+        &self,
+        row: crate::journal::SignedRow,
+    ) -> Result<bool, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.submit(Job::Record(Box::new(row), reply), answer).await
+    }
+
     /// Sets a journaled transaction's status (and its block, when mined) at `now`,
     /// committed with the other writes of its group; a successful `pull_batch` is applied
     /// in the same transaction (see [`crate::journal::apply_settled_batches_in`]).
@@ -308,17 +337,16 @@ impl Store {
 /// allow: the new pulls' rows, the outcomes' status changes, one read of their mandates,
 /// then all their events, work and closed work, and the fates. Returns, per outcome in
 /// order, its pull as recorded when it moved.
-async fn write_group_in(
-    conn: &mut impl Exec,
-    group: &[Job],
-) -> Result<Vec<Option<DebitPull>>, StoreError> {
+async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, StoreError> {
     use crate::agentic::{self, Guard};
     let mut inserts = Vec::new();
     let mut outcomes: Vec<(&str, &PullResolution)> = Vec::new();
     let mut fates = Vec::new();
+    let mut signed = Vec::new();
     let mut now = 0;
     for job in group {
         match job {
+            Job::Record(row, _) => signed.push(&**row),
             Job::Insert(p, _) => inserts.push((**p).clone()),
             Job::Resolve {
                 id,
@@ -341,6 +369,10 @@ async fn write_group_in(
                 now = now.max(*at);
             }
         }
+    }
+    let mut recorded = Vec::with_capacity(signed.len());
+    for row in signed {
+        recorded.push(crate::journal::record_tx_in(conn, row).await?);
     }
     agentic::insert_pull_rows_in(conn, &inserts).await?;
     let (moved, resolved) = agentic::update_outcomes_in(conn, &outcomes, Guard::None, now).await?;
@@ -366,8 +398,9 @@ async fn write_group_in(
     crate::journal::apply_settled_batches_in(conn, &fates, now).await?;
     // `resolved` holds the pulls that moved, in the order of the outcomes.
     let mut rows = resolved.into_iter();
-    Ok(moved
+    let moved = moved
         .into_iter()
         .map(|m| if m { rows.next() } else { None })
-        .collect())
+        .collect();
+    Ok((moved, recorded))
 }

@@ -128,6 +128,14 @@ macro_rules! typed_id {
 }
 
 typed_id!(
+    /// A developer account (`acct_…`).
+    AccountId = "acct_"
+);
+typed_id!(
+    /// An account's API key (`key_…`; never its secret).
+    ApiKeyId = "key_"
+);
+typed_id!(
     /// A mandate (`man_…`).
     MandateId = "man_"
 );
@@ -230,6 +238,20 @@ mod tests {
             Some("pull_abc".into())
         );
         assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{m}\""));
+    }
+
+    #[test]
+    fn account_and_api_key_ids_are_kinds_of_their_own() {
+        let (a, k) = (AccountId::new(), ApiKeyId::new());
+        assert!(a.starts_with("acct_") && a.len() == 5 + 24);
+        assert!(k.starts_with("key_") && k.len() == 4 + 24);
+        assert_eq!(AccountId::parse(a.as_str()), Some(a.clone()));
+        assert_eq!(ApiKeyId::parse(k.as_str()), Some(k.clone()));
+        assert_eq!(AccountId::parse(k.as_str()), None);
+        assert_eq!(ApiKeyId::parse(a.as_str()), None);
+        // `sk_…` is a session key, `sk_testnet_…` an API key's secret: neither is a key id.
+        assert_eq!(ApiKeyId::parse("sk_testnet_abc"), None);
+        assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{a}\""));
     }
 
     #[test]

@@ -109,42 +109,18 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let (lease, holder) = fence.unwrap_or_default();
-        let mut db = self.write_tx().await?;
-        let done = sqlx::query(
-            "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
-             SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
-             CAST($5 AS TEXT), CAST($6 AS TEXT), 'signed', CAST($7 AS BIGINT) \
-             WHERE CAST($8 AS TEXT) = '' \
-             OR EXISTS (SELECT 1 FROM leases WHERE name = $8 AND holder = $9 AND expires_at > $7)",
-        )
-        .bind(chain_id as i64)
-        .bind(nonce as i64)
-        .bind(hash)
-        .bind(raw)
-        .bind(kind.as_str())
-        .bind(serde_json::to_string(intents).expect("strings serialize"))
-        .bind(now)
-        .bind(lease)
-        .bind(holder)
-        .execute(&mut *db)
-        .await?;
-        if done.rows_affected() != 1 {
-            return Ok(false);
-        }
-        for chunk in intents.chunks(500) {
-            let sql = format!(
-                "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",
-                crate::db::placeholders(chunk.len(), 2)
-            );
-            let sql = crate::db::positional(self.backend(), sql);
-            let mut q = sqlx::query(&sql);
-            for intent in chunk {
-                q = q.bind(intent).bind(hash);
-            }
-            q.execute(&mut *db).await?;
-        }
-        db.commit().await?;
-        Ok(true)
+        self.record_in_group(SignedRow {
+            chain_id,
+            nonce,
+            hash: hash.to_string(),
+            raw: raw.to_string(),
+            kind,
+            intents: intents.to_vec(),
+            lease: lease.to_string(),
+            holder: holder.to_string(),
+            now,
+        })
+        .await
     }
 
     /// Journaled transactions of `chain_id` still `signed` (fate unknown): nonce, hash, raw.
@@ -675,4 +651,62 @@ pub(crate) async fn apply_settled_batches_in(
             .await?;
     }
     Ok(())
+}
+
+/// A signed transaction to journal (see [`Store::record_tx`]).
+#[derive(Debug, Clone)]
+pub(crate) struct SignedRow {
+    pub(crate) chain_id: u64,
+    pub(crate) nonce: u64,
+    pub(crate) hash: String,
+    pub(crate) raw: String,
+    pub(crate) kind: TxKind,
+    pub(crate) intents: Vec<String>,
+    /// The lease (name, holder) it is fenced by; empty names: none.
+    pub(crate) lease: String,
+    pub(crate) holder: String,
+    pub(crate) now: i64,
+}
+
+/// Journals `t` inside the caller's transaction when its lease is still held (or it has
+/// none), with one `chain_tx_intents` row per intent; returns whether it was journaled.
+pub(crate) async fn record_tx_in(
+    conn: &mut impl crate::exec::Exec,
+    t: &SignedRow,
+) -> Result<bool, StoreError> {
+    let mut q = crate::exec::Stmt::new(
+        conn.backend(),
+        "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
+         SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
+         CAST($5 AS TEXT), CAST($6 AS TEXT), 'signed', CAST($7 AS BIGINT) \
+         WHERE CAST($8 AS TEXT) = '' \
+         OR EXISTS (SELECT 1 FROM leases WHERE name = $8 AND holder = $9 AND expires_at > $7)"
+            .to_string(),
+    );
+    q.int(t.chain_id as i64)
+        .int(t.nonce as i64)
+        .text(Some(&t.hash))
+        .text(Some(&t.raw))
+        .text(Some(t.kind.as_str()))
+        .owned(serde_json::to_string(&t.intents).expect("strings serialize"))
+        .int(t.now)
+        .text(Some(&t.lease))
+        .text(Some(&t.holder));
+    if conn.execute(&q).await? != 1 {
+        return Ok(false);
+    }
+    for chunk in t.intents.chunks(500) {
+        let mut q = crate::exec::Stmt::new(
+            conn.backend(),
+            format!(
+                "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",
+                crate::db::placeholders(chunk.len(), 2)
+            ),
+        );
+        for intent in chunk {
+            q.text(Some(intent)).text(Some(&t.hash));
+        }
+        conn.execute(&q).await?;
+    }
+    Ok(true)
 }

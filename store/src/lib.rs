@@ -53,8 +53,8 @@ pub mod webhooks;
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
 pub use ids::{
-    BankAccountId, BankTransferId, EventId, MandateId, Mode, PaymentId, PullId, SessionKeyId,
-    WebhookDeliveryId, WebhookEndpointId,
+    AccountId, ApiKeyId, BankAccountId, BankTransferId, EventId, MandateId, Mode, PaymentId,
+    PullId, SessionKeyId, WebhookDeliveryId, WebhookEndpointId,
 };
 pub use money::{Amount, AmountError, Currency};
 

@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{Mode, PaymentId};
+use crate::ids::{AccountId, Mode, PaymentId};
 use crate::journal::TxStatus;
 use crate::money::Currency;
 
@@ -64,7 +64,7 @@ pub struct Payment {
     /// `pay_…`
     pub id: PaymentId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode.
     pub mode: Mode,
     /// Minor units.

@@ -74,7 +74,7 @@ pub async fn fresh_postgres() -> Result<Option<Store>, StoreError> {
 /// benches insert directly.
 pub fn active_mandate_row(
     id: &crate::MandateId,
-    account_id: &str,
+    account_id: &crate::AccountId,
     mode: crate::Mode,
     payer_account_id: &str,
     chain_id: u64,
@@ -82,7 +82,7 @@ pub fn active_mandate_row(
 ) -> crate::agentic::Mandate {
     crate::agentic::Mandate {
         id: id.clone(),
-        account_id: account_id.to_string(),
+        account_id: account_id.clone(),
         mode,
         payer_account_id: payer_account_id.to_string(),
         payer_address: "0x0707070707070707070707070707070707070707".into(),
@@ -103,7 +103,7 @@ pub fn active_mandate_row(
 /// (tests that play a request which died at some point insert it directly).
 pub fn pending_pull_row(
     id: &crate::PullId,
-    account_id: &str,
+    account_id: &crate::AccountId,
     key_id: &crate::SessionKeyId,
     mandate_id: &crate::MandateId,
     amount_minor: u64,
@@ -112,7 +112,7 @@ pub fn pending_pull_row(
     let now = crate::now_ms();
     crate::agentic::DebitPull {
         id: id.clone(),
-        account_id: account_id.to_string(),
+        account_id: account_id.clone(),
         mode: crate::Mode::Testnet,
         session_key_id: key_id.clone(),
         mandate_id: mandate_id.clone(),

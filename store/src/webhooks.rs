@@ -24,7 +24,7 @@ use sqlx::any::AnyRow;
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{EventId, Mode, WebhookDeliveryId, WebhookEndpointId};
+use crate::ids::{AccountId, EventId, Mode, WebhookDeliveryId, WebhookEndpointId};
 
 string_enum!(
     /// Whether an endpoint receives deliveries.
@@ -57,7 +57,7 @@ pub struct WebhookEndpoint {
     /// `we_…`
     pub id: WebhookEndpointId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// The mode of the events it receives.
     pub mode: Mode,
     /// Where deliveries are POSTed.
@@ -83,7 +83,7 @@ pub struct WebhookEndpoint {
 impl WebhookEndpoint {
     /// A new enabled endpoint of `account_id` in `mode`, created at `now`, with a new id.
     pub fn new(
-        account_id: &str,
+        account_id: &AccountId,
         mode: Mode,
         url: String,
         description: Option<String>,
@@ -92,7 +92,7 @@ impl WebhookEndpoint {
     ) -> Self {
         Self {
             id: WebhookEndpointId::new(),
-            account_id: account_id.to_string(),
+            account_id: account_id.clone(),
             mode,
             url,
             description,
@@ -191,7 +191,7 @@ pub struct DueDelivery {
     /// The event.
     pub event_id: EventId,
     /// The event's account.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Attempts made before this one.
     pub attempts: i64,
 }
@@ -227,7 +227,7 @@ pub struct EventHead {
     /// `evt_…`
     pub id: EventId,
     /// Owner.
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Mode.
     pub mode: Mode,
     /// Type.
@@ -379,7 +379,7 @@ const DELIVERIES_PER_INSERT: usize = 100;
 /// row (`redelivery` 0) that exists already is left alone.
 async fn insert_deliveries(
     conn: &mut sqlx::AnyConnection,
-    rows: &[(WebhookEndpointId, EventId, String, Mode)],
+    rows: &[(WebhookEndpointId, EventId, AccountId, Mode)],
     redelivery: i64,
     now: i64,
 ) -> Result<Vec<WebhookDeliveryId>, StoreError> {
@@ -925,7 +925,7 @@ impl Store {
                 (
                     e.id.clone(),
                     ev.id.clone(),
-                    scope.account_id.to_string(),
+                    scope.account_id.clone(),
                     scope.mode,
                 )
             })

@@ -2,7 +2,7 @@
 
 use openrail_store::now_ms;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{Mode, Store, StoreError};
+use openrail_store::{AccountId, ApiKeyId, Mode, Store, StoreError};
 
 async fn accounts_and_keys(store: Store) {
     let account = store.create_account("Acme", now_ms()).await.unwrap();
@@ -37,7 +37,11 @@ async fn accounts_and_keys(store: Store) {
     let listed = store.list_api_keys(Some(&account.id)).await.unwrap();
     assert_eq!(listed.len(), 2);
     assert_eq!(
-        store.list_api_keys(Some("acct_other")).await.unwrap().len(),
+        store
+            .list_api_keys(Some(&AccountId::new()))
+            .await
+            .unwrap()
+            .len(),
         0
     );
 
@@ -45,12 +49,12 @@ async fn accounts_and_keys(store: Store) {
     assert_eq!(store.authenticate_api_key(&secret).await.unwrap(), None);
     store.revoke_api_key(&key.id, now_ms()).await.unwrap();
     assert!(matches!(
-        store.revoke_api_key("key_missing", now_ms()).await,
+        store.revoke_api_key(&ApiKeyId::new(), now_ms()).await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
         store
-            .create_api_key("acct_missing", Mode::Testnet, now_ms())
+            .create_api_key(&AccountId::new(), Mode::Testnet, now_ms())
             .await,
         Err(StoreError::NotFound)
     ));

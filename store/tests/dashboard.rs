@@ -3,7 +3,7 @@
 
 use openrail_store::agentic::{KeyFilter, KeyStatus, Scope, SessionKey};
 use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
-use openrail_store::{MandateId, Mode, SessionKeyId, Store, StoreError};
+use openrail_store::{AccountId, MandateId, Mode, SessionKeyId, Store, StoreError};
 
 async fn dashboard(store: Store) {
     let now = 1_700_000_000_000;
@@ -99,7 +99,7 @@ async fn dashboard(store: Store) {
     assert_eq!(keys[0].last_used_at, Some(now + 60_000), "never moves back");
     assert!(matches!(
         store
-            .revoke_account_api_key("acct_other", &key.id, now)
+            .revoke_account_api_key(&AccountId::new(), &key.id, now)
             .await,
         Err(StoreError::NotFound)
     ));

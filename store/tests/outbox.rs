@@ -8,14 +8,22 @@ use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::testing::{
     active_mandate_row, fresh_postgres, fresh_postgres_url, fresh_sqlite, pending_pull_row,
 };
-use openrail_store::{Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms};
+use openrail_store::{
+    AccountId, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms,
+};
 
 const CHAIN_A: u64 = 31337;
 const CHAIN_B: u64 = 31338;
 
 /// An active mandate on `chain` paid by `payer` (`ba_…` or a wallet), a key on it and a
 /// pending pull of 1.00 on that key; returns the pull's id.
-async fn pending_pull(store: &Store, account: &str, tag: &str, payer: &str, chain: u64) -> PullId {
+async fn pending_pull(
+    store: &Store,
+    account: &AccountId,
+    tag: &str,
+    payer: &str,
+    chain: u64,
+) -> PullId {
     let now = now_ms();
     let mid = MandateId::parse(&format!("man_{tag}")).unwrap();
     let kid = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
@@ -34,7 +42,7 @@ async fn pending_pull(store: &Store, account: &str, tag: &str, payer: &str, chai
         .insert_session_key(
             &SessionKey {
                 id: kid.clone(),
-                account_id: account.into(),
+                account_id: account.clone(),
                 mode: Mode::Testnet,
                 mandate_id: mid.clone(),
                 expires_at: now + 3_600_000,
@@ -87,11 +95,16 @@ async fn claimable(store: &Store, chain: u64, later: i64) -> Vec<(String, WorkKi
         .collect()
 }
 
-fn payment(account: &str, id: &str, status: PaymentStatus, source: (PartyKind, &str)) -> Payment {
+fn payment(
+    account: &AccountId,
+    id: &str,
+    status: PaymentStatus,
+    source: (PartyKind, &str),
+) -> Payment {
     let now = now_ms();
     Payment {
         id: PaymentId::parse(id).unwrap(),
-        account_id: account.into(),
+        account_id: account.clone(),
         mode: Mode::Testnet,
         amount: 250,
         currency: Currency::Usd,

@@ -9,9 +9,9 @@ use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
 use openrail_store::webhooks::{
     Attempt, DeliveryStatus, EndpointChange, EndpointStatus, WebhookEndpoint, new_secret,
 };
-use openrail_store::{MandateId, Mode, Store, StoreError, WebhookEndpointId, now_ms};
+use openrail_store::{AccountId, MandateId, Mode, Store, StoreError, WebhookEndpointId, now_ms};
 
-async fn mandate(store: &Store, account: &str, mode: Mode, at: i64) -> MandateId {
+async fn mandate(store: &Store, account: &AccountId, mode: Mode, at: i64) -> MandateId {
     let id = MandateId::new();
     store
         .insert_mandate(&active_mandate_row(
@@ -24,7 +24,7 @@ async fn mandate(store: &Store, account: &str, mode: Mode, at: i64) -> MandateId
 
 async fn endpoint(
     store: &Store,
-    account: &str,
+    account: &AccountId,
     mode: Mode,
     events: &[&str],
     at: i64,
@@ -45,7 +45,7 @@ async fn endpoint(
     (endpoint.id, secret)
 }
 
-fn scope(account: &str, mode: Mode) -> Scope<'_> {
+fn scope(account: &AccountId, mode: Mode) -> Scope<'_> {
     Scope {
         account_id: account,
         mode,
@@ -112,7 +112,7 @@ async fn webhooks(store: Store) {
     let (late, _) = endpoint(&store, &a1, Mode::Testnet, &["*"], t0 + 2_000).await;
 
     assert_eq!(fan_out(&store, Mode::Testnet).await, 5);
-    let deliveries = |e: WebhookEndpointId, account: String, mode: Mode| {
+    let deliveries = |e: WebhookEndpointId, account: AccountId, mode: Mode| {
         let store = store.clone();
         async move {
             store

@@ -48,7 +48,7 @@ pub struct Server {
     /// The account's testnet API key.
     pub api_key: String,
     /// The developer account.
-    pub account_id: String,
+    pub account_id: openrail_store::AccountId,
     /// The server's database.
     pub store: Store,
     /// Its URL (what a server process is given).
@@ -693,7 +693,7 @@ pub async fn fresh_database_url(dir: &std::path::Path) -> anyhow::Result<String>
 /// that play a request which died at some point insert it directly).
 pub fn pending_pull_row(
     id: &str,
-    account_id: &str,
+    account_id: &openrail_store::AccountId,
     key_id: &str,
     mandate_id: &str,
     amount_minor: u64,

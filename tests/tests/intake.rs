@@ -8,12 +8,12 @@ use openrail_store::events::EventType;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::active_mandate_row;
-use openrail_store::{MandateId, Mode, PullId, SessionKeyId, Store, now_ms};
+use openrail_store::{AccountId, MandateId, Mode, PullId, SessionKeyId, Store, now_ms};
 use openrail_tests::{fresh_store, pending_pull_row};
 
 /// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);
 /// returns the account's id.
-async fn account_with_key(store: &Store) -> anyhow::Result<String> {
+async fn account_with_key(store: &Store) -> anyhow::Result<AccountId> {
     let account = store.create_account("Intake test", now_ms()).await?;
     let now = now_ms();
     store

@@ -14,7 +14,9 @@ use openrail_engine::StoreJournal;
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
 use openrail_store::journal::TxKind;
-use openrail_store::{Currency, Interval, MandateId, Mode, PullId, SessionKeyId, now_ms};
+use openrail_store::{
+    AccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, now_ms,
+};
 use openrail_tests::{Harness, pending_pull_row, units};
 
 /// Chains, a store, a submitter, and a mandate (100 USD a day, no key ceiling) with one key,
@@ -26,7 +28,7 @@ struct Fixture {
     submitter: Submitter,
     url: alloy::transports::http::reqwest::Url,
     asm: alloy::primitives::Address,
-    account_id: String,
+    account_id: AccountId,
     mid: MandateId,
     kid: SessionKeyId,
     start_block: u64,

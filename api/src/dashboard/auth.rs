@@ -27,7 +27,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use openrail_store::dashboard::{DashboardSession, SignUp};
 use openrail_store::ids::{hash_secret, random_id};
-use openrail_store::now_ms;
+use openrail_store::{AccountId, now_ms};
 use rand::RngCore;
 use subtle::ConstantTimeEq;
 
@@ -289,7 +289,7 @@ pub async fn login_page(State(state): State<AppState>, headers: HeaderMap) -> Re
 async fn start_session(
     state: &AppState,
     headers: &HeaderMap,
-    account_id: &str,
+    account_id: &AccountId,
 ) -> Result<Response, DashError> {
     let secret = random_id("", 32);
     let now = now_ms();

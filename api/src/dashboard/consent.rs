@@ -12,8 +12,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use openrail_store::accounts::Principal as KeyPrincipal;
-use openrail_store::{MandateId, PaymentId, StoreError};
+use openrail_store::{AccountId, MandateId, PaymentId, StoreError};
 use serde_json::Value;
 
 use super::html::{esc, page};
@@ -36,13 +35,8 @@ enum Subject {
     Payment(PaymentId, Principal),
 }
 
-fn owner(account_id: String, mode: openrail_store::Mode) -> Principal {
-    Principal::Account(KeyPrincipal {
-        key_id: format!("consent:{account_id}"),
-        account_id,
-        mode,
-        last_used_at: None,
-    })
+fn owner(account_id: AccountId, mode: openrail_store::Mode) -> Principal {
+    Principal::Dashboard { account_id, mode }
 }
 
 /// The object `id` names, or 404.
@@ -122,7 +116,7 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
     let s = subject(state, id).await?;
     let v = object(state, &s).await?;
     let account_id = match &s {
-        Subject::Mandate(_, p) | Subject::Payment(_, p) => p.account_id().to_string(),
+        Subject::Mandate(_, p) | Subject::Payment(_, p) => p.account_id().clone(),
     };
     let who = state.store.account(&account_id).await?.name;
     let status = text(&v, &["status"]);

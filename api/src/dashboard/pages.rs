@@ -6,8 +6,8 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use openrail_store::accounts::{ApiKey, Principal as KeyPrincipal};
-use openrail_store::{Mode, now_ms};
+use openrail_store::accounts::ApiKey;
+use openrail_store::{ApiKeyId, Mode, now_ms};
 use serde_json::Value;
 
 use super::DashError;
@@ -19,12 +19,10 @@ use crate::context::Principal;
 /// The signed-in account as an API caller: its testnet scope. Dashboard actions call the
 /// `/v1` handlers and services with it, so they do exactly what the API does.
 pub(crate) fn principal(s: &Session) -> Principal {
-    Principal::Account(KeyPrincipal {
-        key_id: format!("dashboard:{}", s.0.account_id),
+    Principal::Dashboard {
         account_id: s.0.account_id.clone(),
         mode: Mode::Testnet,
-        last_used_at: None,
-    })
+    }
 }
 
 /// Unix ms as `2026-11-25 15:04 UTC`.
@@ -204,15 +202,16 @@ pub async fn revoke_key(
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
     check_session_post(&s, &headers, &form)?;
+    let missing = || DashError::Form("No such key in this account.".into());
+    // What is not a key's id names no key of this account.
+    let id = ApiKeyId::parse(&id).ok_or_else(missing)?;
     match state
         .store
         .revoke_account_api_key(&s.0.account_id, &id, now_ms())
         .await
     {
         Ok(()) => Ok(Redirect::to("/dashboard").into_response()),
-        Err(openrail_store::StoreError::NotFound) => {
-            Err(DashError::Form("No such key in this account.".into()))
-        }
+        Err(openrail_store::StoreError::NotFound) => Err(missing()),
         Err(e) => Err(e.into()),
     }
 }

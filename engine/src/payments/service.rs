@@ -103,7 +103,7 @@ pub async fn prepare(
     let from_bank = source_type == PartyKind::BankAccount;
     let payment = Payment {
         id: PaymentId::new(),
-        account_id: scope.account_id.to_string(),
+        account_id: scope.account_id.clone(),
         mode: scope.mode,
         amount: req.amount.minor(),
         currency,
