@@ -66,19 +66,27 @@ async fn send_windowed<P: Provider>(
 ) -> anyhow::Result<Duration> {
     let n = raws.len();
     let start = Instant::now();
+    // Bounded: a bench finishes or fails with a reason, never hangs (anvil has been seen to
+    // stop mining a slice's transactions after a revert).
+    let give_up = start + Duration::from_secs(120 + n as u64 / 20);
     let mut hashes = Vec::with_capacity(n);
     for raw in raws {
         if hashes.len() >= window {
             let behind = hashes[hashes.len() - window];
             while op.get_transaction_receipt(behind).await?.is_none() {
+                anyhow::ensure!(
+                    Instant::now() < give_up,
+                    "raw phase: transaction {} of {n} was not mined within {} s (anvil is not \
+                     keeping up; try again, or fewer pulls with --n)",
+                    hashes.len() - window + 1,
+                    (give_up - start).as_secs()
+                );
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
         }
         hashes.push(*op.send_raw_transaction(raw).await?.tx_hash());
     }
     let last = *hashes.last().context("no transaction")?;
-    // Bounded: a bench finishes or fails with a reason, never hangs.
-    let give_up = Instant::now() + Duration::from_secs(120 + n as u64 / 20);
     while op.get_transaction_receipt(last).await?.is_none() {
         anyhow::ensure!(
             Instant::now() < give_up,
