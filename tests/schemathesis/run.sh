@@ -9,34 +9,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 VENV=${1:-.venv-schemathesis}
-TARGET=${CARGO_TARGET_DIR:-target}
 MAX_EXAMPLES=${ST_MAX_EXAMPLES:-100}
-WORK=$(mktemp -d)
-LOG="$WORK/dev.log"
-
-cargo build -q -p openrail-cli --locked
 # Schemathesis sends thousands of requests without or with wrong credentials by design
 # (ignored_auth, missing_required_header): the per-address limit of failed
 # authentications (20 in a burst, then 429; tested in tests/tests/hostile_input.rs) is
 # raised so that those answer 401 as they would one at a time.
-"$TARGET/debug/openrail" dev --port 0 --settlement-port 0 --attestation-port 0 \
-  --auth-failure-burst 1000000 --data-dir "$WORK/data" >"$LOG" 2>&1 &
-DEV=$!
-cleanup() {
-  kill "$DEV" 2>/dev/null || true
-  wait "$DEV" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-for _ in $(seq 1 240); do
-  grep -q "^Testnet API key" "$LOG" && break
-  kill -0 "$DEV" 2>/dev/null || { cat "$LOG"; echo "openrail dev exited"; exit 1; }
-  sleep 0.5
-done
-BASE=$(awk '/^API base URL/ {print $4}' "$LOG")
-KEY=$(awk '/^Testnet API key/ {print $4}' "$LOG")
-[ -n "$BASE" ] && [ -n "$KEY" ] || { cat "$LOG"; echo "no base URL or key from openrail dev"; exit 1; }
+DEV_FLAGS=(--auth-failure-burst 1000000)
+source scripts/start-dev.sh
+BASE=$OPENRAIL_API_URL
+KEY=$OPENRAIL_API_KEY
 
 # The served document is the committed one, and it validates as OpenAPI 3.1.
 curl -sf "$BASE/v1/openapi.json" -o "$WORK/served.json"
