@@ -11,8 +11,10 @@
 //!
 //! Work whose transaction is journaled is not claimed again: the journal, fenced by the
 //! lease, is what makes each send happen at most once; a journaled transaction whose
-//! sender died is settled by the submitter at start-up and its outcome recorded by the
-//! watcher from the journal.
+//! sender died is settled by the submitter at start-up. Every journaled transaction's fate
+//! takes effect in the database transaction that records it
+//! (`openrail_store::journal::apply_fates_in`), so the engine records only outcomes that
+//! have no transaction, and a pull's outcome from its batch's logs.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -483,16 +485,12 @@ async fn deliver(
             }
             let auth = store.authorization(&m.id).await.map_err(logged)?;
             let call = create_mandate_call(&m, net, auth.as_ref());
-            let (ok, tx) = send(store, net, call, w).await?;
-            let to = if ok {
-                MandateStatus::Active
-            } else {
-                MandateStatus::Failed
-            };
-            store
-                .set_mandate_status(&m.id, to, tx.as_deref(), now_ms())
-                .await
-                .map_err(logged)?;
+            if send(store, net, call, w).await? == Sent::Unsent {
+                store
+                    .set_mandate_status(&m.id, MandateStatus::Failed, None, now_ms())
+                    .await
+                    .map_err(logged)?;
+            }
         }
         WorkKind::IssueSessionKey => {
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
@@ -506,16 +504,12 @@ async fn deliver(
                 .mandate_unscoped(&k.mandate_id)
                 .await
                 .map_err(logged)?;
-            let (ok, tx) = send(store, net, issue_key_call(&k, m.currency), w).await?;
-            let to = if ok {
-                KeyStatus::Active
-            } else {
-                KeyStatus::Failed
-            };
-            store
-                .set_key_status(&k.id, to, tx.as_deref(), now_ms())
-                .await
-                .map_err(logged)?;
+            if send(store, net, issue_key_call(&k, m.currency), w).await? == Sent::Unsent {
+                store
+                    .set_key_status(&k.id, KeyStatus::Failed, None, now_ms())
+                    .await
+                    .map_err(logged)?;
+            }
         }
         WorkKind::CancelMandate => {
             let Some(id) = target(store, w, MandateId::parse).await else {
@@ -526,12 +520,9 @@ async fn deliver(
             }
             .abi_encode()
             .into();
-            if let (true, _) = send(store, net, Some(call), w).await? {
-                store
-                    .set_mandate_status(&id, MandateStatus::Canceled, None, now_ms())
-                    .await
-                    .map_err(logged)?;
-            }
+            // Its fate, applied as the journal records it, cancels the mandate; one
+            // never sent changes nothing.
+            send(store, net, Some(call), w).await?;
         }
         WorkKind::RevokeSessionKey => {
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
@@ -542,12 +533,7 @@ async fn deliver(
             }
             .abi_encode()
             .into();
-            if let (true, _) = send(store, net, Some(call), w).await? {
-                store
-                    .set_key_status(&id, KeyStatus::Revoked, None, now_ms())
-                    .await
-                    .map_err(logged)?;
-            }
+            send(store, net, Some(call), w).await?;
         }
         WorkKind::PullBatch => {
             let Some(id) = target(store, w, PullId::parse).await else {
@@ -597,17 +583,23 @@ async fn deliver(
     Ok(None)
 }
 
-/// Sends an operator call to the allowance state machine: (succeeded, transaction).
-/// `None` (rows that make no usable call) is a failure without a transaction.
-async fn send(
-    store: &Store,
-    net: &Network,
-    input: Option<Bytes>,
-    w: &Work,
-) -> Result<(bool, Option<String>), Left> {
+/// What became of an operator call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// Its transaction was mined (succeeded or reverted). The submitter journaled its fate
+    /// before answering, and the fate took effect in the same database transaction
+    /// (`journal::apply_fates_in`): the object already shows it.
+    Mined,
+    /// No transaction carries it: the rows make no usable call (`None` input), or it was
+    /// refused with no live transaction left. The caller records the failure.
+    Unsent,
+}
+
+/// Sends an operator call to the allowance state machine.
+async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> Result<Sent, Left> {
     let (Some(input), Some(kind)) = (input, w.kind.tx_kind()) else {
         tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "rows make no usable call");
-        return Ok((false, None));
+        return Ok(Sent::Unsent);
     };
     let sent = match net.submitter() {
         Some(s) => {
@@ -621,21 +613,22 @@ async fn send(
             if !m.success {
                 tracing::error!(intent = %w.intent, kind = w.kind.as_str(), tx = %m.tx_hash, "operator transaction reverted");
             }
-            Ok((m.success, Some(m.tx_hash.to_string())))
+            Ok(Sent::Mined)
         }
         Err(ChainError::LeaseLost) => Err(Left),
         Err(e) => {
             // A transaction journaled for the work and not refused may still be mined (or
-            // is, and its receipt was missed): its fate is the watcher's to record from the
-            // journal. Only work with no live transaction has failed.
+            // is, and its receipt was missed): its fate takes effect when it is recorded
+            // (from its receipt at the submitter's next start, or by the watcher from its
+            // block). Only work with no live transaction has failed.
             match store.journaled_status(&w.intent, kind).await {
                 Ok(Some(TxStatus::Signed | TxStatus::Succeeded)) => {
-                    tracing::warn!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "outcome unknown; left to the watcher");
+                    tracing::warn!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "outcome unknown; left to its fate");
                     Err(Left)
                 }
                 Ok(_) => {
                     tracing::error!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "operator transaction failed");
-                    Ok((false, None))
+                    Ok(Sent::Unsent)
                 }
                 Err(se) => {
                     tracing::error!(intent = %w.intent, error = %e, store_error = %se, "outcome unknown; left pending");

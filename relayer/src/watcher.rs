@@ -118,18 +118,6 @@ impl Watcher {
 
     /// Applies what is new since the cursor (at most a bounded range of blocks).
     pub async fn step(&self) -> Result<Step, WatcherError> {
-        // Outcomes the journal knows that a dead request never recorded.
-        let changed = self
-            .store
-            .apply_journal_fates(self.chain_id, now_ms())
-            .await?;
-        if changed > 0 {
-            tracing::info!(
-                chain_id = self.chain_id,
-                changed,
-                "recorded outcomes from the journal"
-            );
-        }
         // A key's expiry changes no row of its own: announce it once (`session_key.expired`).
         self.store.announce_expired_keys(now_ms(), 100).await?;
         let head = self.provider.get_block_number().await?;

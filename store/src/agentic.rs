@@ -1083,25 +1083,23 @@ impl Guard {
 /// transaction when given, and records the event — inside the caller's transaction.
 /// Returns whether it moved.
 pub(crate) async fn move_mandate_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     id: &str,
     to: MandateStatus,
     tx_hash: Option<&str>,
     guard: Guard,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let moved = sqlx::query(&format!(
-        "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1 AND status IN ({}){}",
-        in_list(to.sources().iter().map(|s| s.as_str())),
-        guard.sql()
-    ))
-    .bind(id)
-    .bind(to.as_str())
-    .bind(tx_hash)
-    .execute(&mut *conn)
-    .await?
-    .rows_affected()
-        == 1;
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "UPDATE mandates SET status = $2, tx_hash = COALESCE($3, tx_hash) WHERE id = $1 AND status IN ({}){}",
+            in_list(to.sources().iter().map(|s| s.as_str())),
+            guard.sql()
+        ),
+    );
+    q.text(Some(id)).text(Some(to.as_str())).text(tx_hash);
+    let moved = conn.execute(&q).await? == 1;
     if moved {
         events::record(conn, EventType::of_mandate(to), id, now).await?;
     }
@@ -1111,7 +1109,7 @@ pub(crate) async fn move_mandate_in(
 /// **The one place a session key's status changes after creation**, as [`move_mandate_in`]
 /// (a revoke also stamps `revoked_at`).
 pub(crate) async fn move_key_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     id: &str,
     to: KeyStatus,
     tx_hash: Option<&str>,
@@ -1119,20 +1117,20 @@ pub(crate) async fn move_key_in(
     now: i64,
 ) -> Result<bool, StoreError> {
     let revoked_at = (to == KeyStatus::Revoked).then_some(now);
-    let moved = sqlx::query(&format!(
-        "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) \
-         WHERE id = $1 AND status IN ({}){}",
-        in_list(to.sources().iter().map(|s| s.as_str())),
-        guard.sql()
-    ))
-    .bind(id)
-    .bind(to.as_str())
-    .bind(tx_hash)
-    .bind(revoked_at)
-    .execute(&mut *conn)
-    .await?
-    .rows_affected()
-        == 1;
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "UPDATE session_keys SET status = $2, tx_hash = COALESCE(tx_hash, $3), revoked_at = COALESCE(revoked_at, $4) \
+             WHERE id = $1 AND status IN ({}){}",
+            in_list(to.sources().iter().map(|s| s.as_str())),
+            guard.sql()
+        ),
+    );
+    q.text(Some(id))
+        .text(Some(to.as_str()))
+        .text(tx_hash)
+        .int(revoked_at);
+    let moved = conn.execute(&q).await? == 1;
     if let (true, Some(kind)) = (moved, EventType::of_key(to)) {
         events::record(conn, kind, id, now).await?;
     }
@@ -1142,7 +1140,7 @@ pub(crate) async fn move_key_in(
 /// Records how pending pull `id` ended, inside the caller's transaction (see
 /// [`resolve_pulls_guarded_in`]); returns whether it moved.
 pub(crate) async fn resolve_pull_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     id: &str,
     r: &PullResolution,
     now: i64,
@@ -1152,7 +1150,7 @@ pub(crate) async fn resolve_pull_in(
 
 /// [`resolve_pulls_guarded_in`] for one pull.
 async fn resolve_pull_guarded_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     id: &str,
     r: &PullResolution,
     guard: Guard,
@@ -1167,7 +1165,7 @@ async fn resolve_pull_guarded_in(
 /// on a bank-funded mandate. Many pulls at once: one update each, then a few statements for
 /// all of their events and work. Returns, per item, whether it moved.
 async fn resolve_pulls_guarded_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     items: &[(&str, &PullResolution)],
     guard: Guard,
     now: i64,
@@ -1490,25 +1488,29 @@ impl Store {
 }
 
 async fn spend_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     col: &'static str,
     id: &str,
     since_ms: i64,
 ) -> Result<u64, StoreError> {
-    let row = sqlx::query(&format!(
-        "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS spent FROM debit_pulls WHERE {col} = $1 \
-         AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
-    ))
-    .bind(id)
-    .bind(since_ms)
-    .fetch_one(&mut *conn)
-    .await?;
-    Ok(u64_of(row.try_get("spent")?))
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS spent FROM debit_pulls WHERE {col} = $1 \
+             AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
+        ),
+    );
+    q.text(Some(id)).int(since_ms);
+    let rows = conn.fetch(&q).await?;
+    let row = rows
+        .first()
+        .ok_or_else(|| StoreError::Corrupt("a sum returned no row".into()))?;
+    Ok(u64_of(row.integer("spent")?))
 }
 
 /// [`Store::mandate_use`] on a connection (inside a transaction when recording an event).
 pub(crate) async fn mandate_use_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     m: &Mandate,
     now: i64,
 ) -> Result<EpochUse, StoreError> {
@@ -1529,7 +1531,7 @@ pub(crate) async fn mandate_use_in(
 
 /// [`Store::key_use`] on a connection.
 pub(crate) async fn key_use_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     k: &SessionKey,
     m: &Mandate,
     now: i64,
@@ -1632,126 +1634,79 @@ impl Store {
     }
 }
 
-impl Store {
-    /// Records what the journal knows and the objects do not yet show — the outcome of a
-    /// request whose process died after its transaction was journaled: a mandate or key
-    /// still `pending` whose creating transaction succeeded (→ `active`) or was reverted or
-    /// refused with no other live one (→ `failed`); an `active` mandate whose cancel, or a
-    /// key whose revoke, succeeded (→ `canceled`, `revoked`); a `pending` pull whose only
-    /// transactions were reverted or refused (→ `failed`: a reverted batch emits no
-    /// outcome for the watcher to read). Works through the journaled transactions of
-    /// `chain_id` whose fate is known and not yet applied (at most 500 a call), so its cost
-    /// follows new transactions, not the number of objects. Returns how many objects
-    /// changed.
-    pub async fn apply_journal_fates(&self, chain_id: u64, now: i64) -> Result<u64, StoreError> {
-        let rows = sqlx::query(
-            "SELECT hash, kind, status, intents FROM chain_txs \
-             WHERE chain_id = $1 AND applied = 0 AND status <> 'signed' ORDER BY created_at LIMIT 500",
-        )
-        .bind(chain_id as i64)
-        .fetch_all(self.pool())
-        .await?;
-        let mut changed = 0;
-        for r in rows {
-            let (hash, kind, status, intents): (String, String, String, String) = (
-                r.try_get("hash")?,
-                r.try_get("kind")?,
-                r.try_get("status")?,
-                r.try_get("intents")?,
-            );
-            let fate = TxStatus::parse(&status)
-                .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
-            let kind = TxKind::parse(&kind)
-                .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
-            let intents: Vec<String> = serde_json::from_str(&intents)
-                .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
-            for intent in &intents {
-                changed += self.apply_fate(kind, fate, &hash, intent, now).await?;
-            }
-            // Only if the fate is still the one applied (a reorganisation may have reset it).
-            sqlx::query("UPDATE chain_txs SET applied = 1 WHERE hash = $1 AND status = $2")
-                .bind(&hash)
-                .bind(&status)
-                .execute(self.writer())
-                .await?;
+/// What one journaled transaction's fate does to the object `intent` it carries, inside
+/// the caller's transaction (see [`crate::journal::apply_fates_in`], its only caller): a
+/// mandate or key still `pending` whose creating transaction succeeded (→ `active`) or was
+/// reverted or refused with no other live one (→ `failed`); a mandate whose cancel, or a
+/// key whose revoke, succeeded (→ `canceled`, `revoked`); a `pending` pull whose batch was
+/// reverted or refused with no other live transaction (→ `failed`: a reverted batch emits
+/// no outcome to read). A successful batch changes no pull here: its pulls' outcomes are
+/// its logs, recorded from its receipt or by the watcher. Returns whether the object moved.
+pub(crate) async fn fate_effect_in(
+    conn: &mut impl Exec,
+    kind: TxKind,
+    fate: TxStatus,
+    hash: &str,
+    intent: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
+    let succeeded = fate == TxStatus::Succeeded;
+    let live = Guard::NoLiveTransaction;
+    Ok(match kind {
+        TxKind::CreateMandate if succeeded => {
+            move_mandate_in(
+                conn,
+                intent,
+                MandateStatus::Active,
+                Some(hash),
+                Guard::None,
+                now,
+            )
+            .await?
         }
-        Ok(changed)
-    }
-
-    /// The effect of one journaled transaction's fate on the object `intent`.
-    async fn apply_fate(
-        &self,
-        kind: TxKind,
-        fate: TxStatus,
-        hash: &str,
-        intent: &str,
-        now: i64,
-    ) -> Result<u64, StoreError> {
-        let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
-        let succeeded = fate == TxStatus::Succeeded;
-        let live = Guard::NoLiveTransaction;
-        let mut tx = self.write_tx().await?;
-        let moved = match kind {
-            TxKind::CreateMandate if succeeded => {
-                move_mandate_in(
-                    &mut tx,
-                    intent,
-                    MandateStatus::Active,
-                    Some(hash),
-                    Guard::None,
-                    now,
-                )
-                .await?
-            }
-            TxKind::IssueSessionKey if succeeded => {
-                move_key_in(
-                    &mut tx,
-                    intent,
-                    KeyStatus::Active,
-                    Some(hash),
-                    Guard::None,
-                    now,
-                )
-                .await?
-            }
-            TxKind::CancelMandate if succeeded => {
-                move_mandate_in(
-                    &mut tx,
-                    intent,
-                    MandateStatus::Canceled,
-                    None,
-                    Guard::None,
-                    now,
-                )
-                .await?
-            }
-            TxKind::RevokeSessionKey if succeeded => {
-                move_key_in(&mut tx, intent, KeyStatus::Revoked, None, Guard::None, now).await?
-            }
-            TxKind::CreateMandate if failed => {
-                move_mandate_in(&mut tx, intent, MandateStatus::Failed, None, live, now).await?
-            }
-            TxKind::IssueSessionKey if failed => {
-                move_key_in(&mut tx, intent, KeyStatus::Failed, None, live, now).await?
-            }
-            TxKind::PullBatch if failed => {
-                resolve_pull_guarded_in(&mut tx, intent, &PullResolution::failed(), live, now)
-                    .await?
-            }
-            // Recorded elsewhere: pull outcomes from logs by the watcher, payment legs and
-            // payouts by the engine's payment driver; a cancel or revoke that failed changed nothing.
-            TxKind::CreateMandate
-            | TxKind::IssueSessionKey
-            | TxKind::CancelMandate
-            | TxKind::RevokeSessionKey
-            | TxKind::PullBatch
-            | TxKind::Settle => false,
-        };
-        // The journal settled this intent's transaction: nothing is left to send.
-        if let Some(work) = WorkKind::sending(kind) {
-            outbox::close(&mut tx, intent, work, now).await?;
+        TxKind::IssueSessionKey if succeeded => {
+            move_key_in(
+                conn,
+                intent,
+                KeyStatus::Active,
+                Some(hash),
+                Guard::None,
+                now,
+            )
+            .await?
         }
-        tx.commit().await?;
-        Ok(u64::from(moved))
-    }
+        TxKind::CancelMandate if succeeded => {
+            move_mandate_in(
+                conn,
+                intent,
+                MandateStatus::Canceled,
+                None,
+                Guard::None,
+                now,
+            )
+            .await?
+        }
+        TxKind::RevokeSessionKey if succeeded => {
+            move_key_in(conn, intent, KeyStatus::Revoked, None, Guard::None, now).await?
+        }
+        TxKind::CreateMandate if failed => {
+            move_mandate_in(conn, intent, MandateStatus::Failed, None, live, now).await?
+        }
+        TxKind::IssueSessionKey if failed => {
+            move_key_in(conn, intent, KeyStatus::Failed, None, live, now).await?
+        }
+        TxKind::PullBatch if failed => {
+            resolve_pull_guarded_in(conn, intent, &PullResolution::failed(), live, now).await?
+        }
+        // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
+        // the engine's payment driver (which reads their fates); a cancel or revoke that
+        // failed changed nothing.
+        TxKind::CreateMandate
+        | TxKind::IssueSessionKey
+        | TxKind::CancelMandate
+        | TxKind::RevokeSessionKey
+        | TxKind::PullBatch
+        | TxKind::Settle => false,
+    })
 }

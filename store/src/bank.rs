@@ -1,6 +1,7 @@
 //! Testnet's simulated bank: accounts with a chosen behaviour and their transfers. The rules
 //! that move transfers live in `openrail-relayer` (sans-IO); this module stores them.
 
+use crate::exec::Record;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -138,20 +139,20 @@ fn account_prefixed(r: &AnyRow, prefix: &str) -> Result<BankAccount, StoreError>
     })
 }
 
-pub(crate) fn transfer_of(r: &AnyRow) -> Result<BankTransfer, StoreError> {
-    let direction: String = r.try_get("direction")?;
-    let status: String = r.try_get("status")?;
+pub(crate) fn transfer_of(r: &impl Record) -> Result<BankTransfer, StoreError> {
+    let direction = r.string("direction")?;
+    let status = r.string("status")?;
     Ok(BankTransfer {
-        id: r.try_get("id")?,
-        bank_account_id: r.try_get("bank_account_id")?,
+        id: BankTransferId::from_row(r.string("id")?),
+        bank_account_id: BankAccountId::from_row(r.string("bank_account_id")?),
         direction: Direction::parse(&direction).ok_or_else(|| corrupt("direction", &direction))?,
-        amount: u64::try_from(r.try_get::<i64, _>("amount")?).unwrap_or_default(),
+        amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
         status: TransferStatus::parse(&status)
             .ok_or_else(|| corrupt("transfer status", &status))?,
-        failure_reason: r.try_get("failure_reason")?,
-        due_at: r.try_get("due_at")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        failure_reason: r.text("failure_reason")?,
+        due_at: r.integer("due_at")?,
+        created_at: r.integer("created_at")?,
+        updated_at: r.integer("updated_at")?,
     })
 }
 

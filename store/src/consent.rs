@@ -3,8 +3,8 @@
 //! once given. Moving an object out of `requires_authorization` and storing the signature
 //! happen in one database transaction, so two concurrent authorizations never both send.
 
+use crate::exec::{Exec, Record, Stmt};
 use sqlx::AnyConnection;
-use sqlx::Row;
 
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
@@ -139,27 +139,29 @@ impl Store {
 
 /// [`Store::authorization`] on a connection (inside a transaction when recording an event).
 pub(crate) async fn authorization_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     object_id: &str,
 ) -> Result<Option<Authorization>, StoreError> {
-    let row = sqlx::query(
+    let mut q = Stmt::new(
+        conn.backend(),
         "SELECT object_id, signer, nonce, deadline, signature, authorized_at FROM authorizations \
-         WHERE object_id = $1",
-    )
-    .bind(object_id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    row.map(|r| {
-        Ok(Authorization {
-            object_id: r.try_get("object_id")?,
-            signer: r.try_get("signer")?,
-            nonce: r.try_get("nonce")?,
-            deadline: r.try_get("deadline")?,
-            signature: r.try_get("signature")?,
-            authorized_at: r.try_get("authorized_at")?,
+         WHERE object_id = $1"
+            .to_string(),
+    );
+    q.text(Some(object_id));
+    let rows = conn.fetch(&q).await?;
+    rows.first()
+        .map(|r| {
+            Ok(Authorization {
+                object_id: r.string("object_id")?,
+                signer: r.string("signer")?,
+                nonce: r.string("nonce")?,
+                deadline: r.integer("deadline")?,
+                signature: r.text("signature")?,
+                authorized_at: r.int("authorized_at")?,
+            })
         })
-    })
-    .transpose()
+        .transpose()
 }
 
 /// Records what `a.signer` is asked to sign, inside the caller's transaction.

@@ -13,7 +13,6 @@
 //! commit order by a few transactions in flight: a reader paging newest-first may see a
 //! later sequence number before an earlier one commits.
 
-use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -24,7 +23,7 @@ use crate::agentic::{
 use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
 use crate::consent::{self, Authorization};
 use crate::db::{Store, StoreError};
-use crate::exec::{Exec, Stmt};
+use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
@@ -318,23 +317,28 @@ fn event_of(r: &AnyRow) -> Result<Event, StoreError> {
     })
 }
 
-async fn row_in(
-    conn: &mut AnyConnection,
+async fn row_in<E: Exec>(
+    conn: &mut E,
     table: &'static str,
     cols: &'static str,
     id: &str,
-) -> Result<AnyRow, StoreError> {
-    sqlx::query(&format!("SELECT {cols} FROM {table} WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(&mut *conn)
+) -> Result<E::Row, StoreError> {
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!("SELECT {cols} FROM {table} WHERE id = $1"),
+    );
+    q.text(Some(id));
+    conn.fetch(&q)
         .await?
+        .into_iter()
+        .next()
         .ok_or(StoreError::NotFound)
 }
 
 /// The snapshot of object `id` of `kind` as it is now inside `conn`'s transaction, with its
 /// owner and mode.
 async fn snapshot_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     kind: ObjectKind,
     id: &str,
     now: i64,
@@ -388,16 +392,17 @@ async fn snapshot_in(
         }
         ObjectKind::BankTransfer => {
             let t = bank::transfer_of(&row_in(conn, "bank_transfers", TRANSFER_COLS, id).await?)?;
-            let a =
-                sqlx::query("SELECT account_id, mode, currency FROM bank_accounts WHERE id = $1")
-                    .bind(&t.bank_account_id)
-                    .fetch_optional(&mut *conn)
-                    .await?
-                    .ok_or(StoreError::NotFound)?;
-            let (account, mode, currency): (AccountId, String, String) = (
-                a.try_get("account_id")?,
-                a.try_get("mode")?,
-                a.try_get("currency")?,
+            let a = row_in(
+                conn,
+                "bank_accounts",
+                "account_id, mode, currency",
+                t.bank_account_id.as_str(),
+            )
+            .await?;
+            let (account, mode, currency) = (
+                AccountId::from_row(a.string("account_id")?),
+                a.string("mode")?,
+                a.string("currency")?,
             );
             let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
             let mode = Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?;
@@ -423,7 +428,7 @@ async fn snapshot_in(
 /// Records that `kind` happened to object `id` at `now` (unix ms). Call it inside the
 /// transaction that made the change, after the change: the snapshot is read there.
 pub(crate) async fn record(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     kind: EventType,
     id: &str,
     now: i64,

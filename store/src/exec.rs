@@ -133,6 +133,23 @@ impl Exec for AnyConnection {
     }
 }
 
+/// A sqlx transaction runs statements on its connection.
+impl Exec for sqlx::Transaction<'_, sqlx::Any> {
+    type Row = sqlx::any::AnyRow;
+
+    fn backend(&self) -> Backend {
+        crate::db::backend_of(self)
+    }
+
+    async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
+        Ok(stmt.query().execute(&mut **self).await?.rows_affected())
+    }
+
+    async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
+        Ok(stmt.query().fetch_all(&mut **self).await?)
+    }
+}
+
 impl rusqlite::ToSql for Arg<'_> {
     fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
         use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -193,12 +210,35 @@ impl Exec for rusqlite::Connection {
 
     async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
         let mut st = self.prepare_cached(&stmt.sql)?;
-        Ok(st.execute(rusqlite::params_from_iter(&stmt.args))? as u64)
+        bind_sqlite(&mut st, &stmt.args)?;
+        Ok(st.raw_execute()? as u64)
     }
 
     async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
         fetch_sqlite(self, stmt)
     }
+}
+
+/// Binds `args` to `st` by number: SQLite numbers a named parameter (`$2`) by where it
+/// first appears in the text, not by its name, so a statement that names `$2` before `$1`
+/// (or repeats one) would otherwise get its arguments in the wrong places. An anonymous
+/// `?` (what [`crate::db::positional`] writes) is bound by its position.
+fn bind_sqlite(st: &mut rusqlite::Statement<'_>, args: &[Arg<'_>]) -> Result<(), StoreError> {
+    for i in 1..=st.parameter_count() {
+        let n = match st.parameter_name(i) {
+            None => i,
+            Some(name) => name
+                .trim_start_matches(['$', '?'])
+                .parse::<usize>()
+                .map_err(|_| StoreError::Corrupt(format!("SQL parameter {name}")))?,
+        };
+        let arg = n
+            .checked_sub(1)
+            .and_then(|at| args.get(at))
+            .ok_or_else(|| StoreError::Corrupt(format!("no argument for SQL parameter {n}")))?;
+        st.raw_bind_parameter(i, arg)?;
+    }
+    Ok(())
 }
 
 /// The rows of `stmt` on `conn`, read synchronously.
@@ -209,7 +249,8 @@ pub(crate) fn fetch_sqlite(
     let mut st = conn.prepare_cached(&stmt.sql)?;
     let names: Arc<[String]> = st.column_names().iter().map(|n| n.to_string()).collect();
     let width = names.len();
-    let mut rows = st.query(rusqlite::params_from_iter(&stmt.args))?;
+    bind_sqlite(&mut st, &stmt.args)?;
+    let mut rows = st.raw_query();
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         let values = (0..width)
@@ -244,5 +285,32 @@ impl Record for HotRow {
             HotRow::Sqlite(r) => r.text(col),
             HotRow::Any(r) => r.text(col),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A statement that names its parameters out of order, or repeats one, gets each
+    /// argument where its number says on rusqlite, as on sqlx.
+    #[tokio::test]
+    async fn sqlite_binds_numbered_parameters_by_number() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        let mut q = Stmt::new(
+            Backend::Sqlite,
+            "SELECT $2 AS two, $1 AS one, $2 || $1 AS both".into(),
+        );
+        q.text(Some("a")).int(7);
+        let rows = conn.fetch(&q).await.unwrap();
+        assert_eq!(rows[0].integer("two").unwrap(), 7);
+        assert_eq!(rows[0].string("one").unwrap(), "a");
+        assert_eq!(rows[0].string("both").unwrap(), "7a");
+        // In order, rewritten to anonymous `?`: bound by position.
+        let mut q = Stmt::new(Backend::Sqlite, "SELECT $1 AS one, $2 AS two".into());
+        q.text(Some("a")).int(7);
+        let rows = conn.fetch(&q).await.unwrap();
+        assert_eq!(rows[0].string("one").unwrap(), "a");
+        assert_eq!(rows[0].integer("two").unwrap(), 7);
     }
 }

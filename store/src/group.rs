@@ -310,8 +310,8 @@ impl Store {
     }
 
     /// Sets a journaled transaction's status (and its block, when mined) at `now`,
-    /// committed with the other writes of its group; a successful `pull_batch` is applied
-    /// in the same transaction (see [`crate::journal::apply_settled_batches_in`]).
+    /// committed with the other writes of its group; its effect on the objects it carries
+    /// takes place in the same transaction (see [`crate::journal::apply_fates_in`]).
     pub async fn mark_tx(
         &self,
         chain_id: u64,
@@ -395,7 +395,8 @@ async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, 
     let closed: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
     crate::outbox::close_all(conn, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
     crate::journal::mark_txs_in(conn, &fates).await?;
-    crate::journal::apply_settled_batches_in(conn, &fates, now).await?;
+    let hashes: Vec<&str> = fates.iter().map(|f| f.1).collect();
+    crate::journal::apply_fates_in(conn, &hashes, now).await?;
     // `resolved` holds the pulls that moved, in the order of the outcomes.
     let mut rows = resolved.into_iter();
     let moved = moved

@@ -488,6 +488,8 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
+        apply_fates_in(&mut tx, &hashes, now).await?;
         let updated = sqlx::query(
             "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
         )
@@ -600,57 +602,68 @@ pub(crate) async fn mark_txs_in(
     Ok(())
 }
 
-/// Applies, in the transaction that records them, the fates among `fates` whose whole
-/// effect the journal decides: a `pull_batch` transaction mined successfully leaves nothing
-/// to send for any pull it carries, so their work is closed (their outcomes come from its
-/// receipt: recorded by the engine, or from its logs by the watcher) and the fate is marked
-/// applied. Every batch's fate is recorded this way, so [`Store::apply_journal_fates`] —
-/// the watcher's pass over outcomes a dead request never recorded — reads none of them:
-/// before, it took one write transaction per pull of every batch. Other fates (mandates,
-/// keys, failures) are rare and left to that pass.
-pub(crate) async fn apply_settled_batches_in(
+/// **The one place a journaled transaction's fate takes effect**, inside the transaction
+/// that records the fate (the group writer's, for a receipt; the watcher's, for a
+/// transaction seen in a block): for each of `hashes` whose fate is known and not yet
+/// applied, the effect on every object it carries ([`crate::agentic::fate_effect_in`]),
+/// its work closed (nothing is left to send for it), and the fate marked applied — so a
+/// fate recorded twice (a receipt and a rescan) takes effect once, and a reorganisation,
+/// which puts the transaction back to `signed`, lets its next fate take effect again.
+/// Returns how many objects changed.
+pub(crate) async fn apply_fates_in(
     conn: &mut impl crate::exec::Exec,
-    fates: &[(u64, &str, TxStatus, Option<u64>)],
+    hashes: &[&str],
     now: i64,
-) -> Result<(), StoreError> {
+) -> Result<u64, StoreError> {
     use crate::exec::Record;
-    let settled: Vec<&str> = fates
-        .iter()
-        .filter(|f| f.2 == TxStatus::Succeeded)
-        .map(|f| f.1)
-        .collect();
     let backend = conn.backend();
-    for chunk in settled.chunks(500) {
-        let same = |sql: &str| {
+    let mut changed = 0;
+    for chunk in hashes.chunks(500) {
+        let known = |sql: &str| {
             let mut q = crate::exec::Stmt::new(
                 backend,
                 format!(
-                    "{sql} WHERE kind = $1 AND status = $2 AND applied = 0 AND hash IN ({})",
-                    crate::db::numbered(3, chunk.len())
+                    "{sql} WHERE applied = 0 AND status <> 'signed' AND hash IN ({})",
+                    crate::db::numbered(1, chunk.len())
                 ),
             );
-            q.text(Some(TxKind::PullBatch.as_str()))
-                .text(Some(TxStatus::Succeeded.as_str()));
             for hash in chunk {
                 q.text(Some(hash));
             }
             q
         };
-        let read = same("SELECT intents FROM chain_txs");
-        let rows = conn.fetch(&read).await?;
-        let mut intents: Vec<String> = Vec::new();
-        for r in &rows {
-            let text = r.string("intents")?;
-            let carried: Vec<String> = serde_json::from_str(&text)
-                .map_err(|_| StoreError::Corrupt(format!("intents {text:?}")))?;
-            intents.extend(carried);
-        }
-        let intents: Vec<&str> = intents.iter().map(String::as_str).collect();
-        crate::outbox::close_all(conn, &intents, crate::outbox::WorkKind::PullBatch, now).await?;
-        conn.execute(&same("UPDATE chain_txs SET applied = 1"))
+        let rows = conn
+            .fetch(&known("SELECT hash, kind, status, intents FROM chain_txs"))
             .await?;
+        for r in &rows {
+            let (hash, kind, status, text) = (
+                r.string("hash")?,
+                r.string("kind")?,
+                r.string("status")?,
+                r.string("intents")?,
+            );
+            let kind = TxKind::parse(&kind)
+                .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
+            let fate = TxStatus::parse(&status)
+                .ok_or_else(|| StoreError::Corrupt(format!("journal status {status:?}")))?;
+            let intents: Vec<String> = serde_json::from_str(&text)
+                .map_err(|_| StoreError::Corrupt(format!("intents {text:?}")))?;
+            for intent in &intents {
+                changed += u64::from(
+                    crate::agentic::fate_effect_in(conn, kind, fate, &hash, intent, now).await?,
+                );
+            }
+            if let Some(work) = crate::outbox::WorkKind::sending(kind) {
+                let intents: Vec<&str> = intents.iter().map(String::as_str).collect();
+                crate::outbox::close_all(conn, &intents, work, now).await?;
+            }
+        }
+        if !rows.is_empty() {
+            conn.execute(&known("UPDATE chain_txs SET applied = 1"))
+                .await?;
+        }
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// A signed transaction to journal (see [`Store::record_tx`]).

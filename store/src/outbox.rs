@@ -5,9 +5,10 @@
 //! in between, the work is in the database until it is done.
 //!
 //! A row whose transaction is journaled is never claimed again: the journal (fenced by the
-//! chain's lease) is what makes a send happen at most once; the outcome of a journaled
-//! transaction whose sender died is recorded from the journal (see
-//! [`Store::apply_journal_fates`]).
+//! chain's lease) is what makes a send happen at most once; a journaled transaction's
+//! fate, whoever records it (its sender, the next sender at start-up, the watcher), closes
+//! its work and takes effect in the same database transaction (see
+//! [`crate::journal::apply_fates_in`]).
 
 use sqlx::AnyConnection;
 use sqlx::Row;

@@ -1,7 +1,7 @@
 //! One-time payments: rows and queries.
 
+use crate::exec::Record;
 use sqlx::Row;
-use sqlx::any::AnyRow;
 
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
@@ -98,33 +98,33 @@ pub struct Payment {
 pub(crate) const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
     destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
 
-fn party_of(r: &AnyRow, col: &str) -> Result<PartyKind, StoreError> {
-    let v: String = r.try_get(col)?;
+fn party_of(r: &impl Record, col: &str) -> Result<PartyKind, StoreError> {
+    let v = r.string(col)?;
     PartyKind::parse(&v).ok_or_else(|| StoreError::Corrupt(format!("party kind {v:?}")))
 }
 
-pub(crate) fn payment_of(r: &AnyRow) -> Result<Payment, StoreError> {
-    let mode: String = r.try_get("mode")?;
-    let currency: String = r.try_get("currency")?;
-    let status: String = r.try_get("status")?;
+pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
+    let mode = r.string("mode")?;
+    let currency = r.string("currency")?;
+    let status = r.string("status")?;
     let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
     Ok(Payment {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
+        id: PaymentId::from_row(r.string("id")?),
+        account_id: AccountId::from_row(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
-        amount: u64::try_from(r.try_get::<i64, _>("amount")?).unwrap_or_default(),
+        amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
         currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
         source_type: party_of(r, "source_type")?,
-        source_id: r.try_get("source_id")?,
+        source_id: r.string("source_id")?,
         destination_type: party_of(r, "destination_type")?,
-        destination_address: r.try_get("destination_address")?,
+        destination_address: r.string("destination_address")?,
         status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
-        failure_reason: r.try_get("failure_reason")?,
-        chain_id: u64::try_from(r.try_get::<i64, _>("chain_id")?).unwrap_or_default(),
-        tx_hash: r.try_get("tx_hash")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
-        refund_status: match r.try_get::<Option<String>, _>("refund_status")? {
+        failure_reason: r.text("failure_reason")?,
+        chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
+        tx_hash: r.text("tx_hash")?,
+        created_at: r.integer("created_at")?,
+        updated_at: r.integer("updated_at")?,
+        refund_status: match r.text("refund_status")? {
             None => None,
             Some(v) => Some(RefundStatus::parse(&v).ok_or_else(|| bad("refund status", &v))?),
         },

@@ -14,6 +14,7 @@
 //! Secrets are stored as given: the server signs with them, so unlike API keys they
 //! cannot be kept as hashes. They are never returned after creation or rotation.
 
+use crate::exec::{Exec, Record, Stmt};
 use std::collections::BTreeMap;
 
 use base64::Engine;
@@ -311,24 +312,24 @@ fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
 }
 
-fn endpoint_of(r: &AnyRow) -> Result<WebhookEndpoint, StoreError> {
-    let mode: String = r.try_get("mode")?;
-    let status: String = r.try_get("status")?;
-    let events: String = r.try_get("enabled_events")?;
+fn endpoint_of(r: &impl Record) -> Result<WebhookEndpoint, StoreError> {
+    let mode = r.string("mode")?;
+    let status = r.string("status")?;
+    let events = r.string("enabled_events")?;
     Ok(WebhookEndpoint {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
+        id: WebhookEndpointId::from_row(r.string("id")?),
+        account_id: AccountId::from_row(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        url: r.try_get("url")?,
-        description: r.try_get("description")?,
+        url: r.string("url")?,
+        description: r.text("description")?,
         enabled_events: serde_json::from_str(&events)
             .map_err(|_| corrupt("enabled_events", &events))?,
         status: EndpointStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
-        disabled_reason: r.try_get("disabled_reason")?,
-        failing_since: r.try_get("failing_since")?,
-        previous_secret_expires_at: r.try_get("previous_secret_expires_at")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        disabled_reason: r.text("disabled_reason")?,
+        failing_since: r.int("failing_since")?,
+        previous_secret_expires_at: r.int("previous_secret_expires_at")?,
+        created_at: r.integer("created_at")?,
+        updated_at: r.integer("updated_at")?,
     })
 }
 
@@ -355,17 +356,16 @@ fn delivery_of(r: &AnyRow) -> Result<Delivery, StoreError> {
 
 /// Endpoint `id` as it is inside `conn`'s transaction (for its events' snapshots).
 pub(crate) async fn endpoint_in(
-    conn: &mut sqlx::AnyConnection,
+    conn: &mut impl Exec,
     id: &WebhookEndpointId,
 ) -> Result<WebhookEndpoint, StoreError> {
-    let row = sqlx::query(&format!(
-        "SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?
-    .ok_or(StoreError::NotFound)?;
-    endpoint_of(&row)
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!("SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE id = $1"),
+    );
+    q.text(Some(id.as_str()));
+    let rows = conn.fetch(&q).await?;
+    endpoint_of(rows.first().ok_or(StoreError::NotFound)?)
 }
 
 fn events_json(events: &[String]) -> String {

@@ -3,6 +3,7 @@
 
 use openrail_store::agentic::{KeyStatus, PullResolution, PullStatus, SessionKey};
 use openrail_store::consent::{Authorizable, Authorization};
+use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::testing::{
@@ -318,7 +319,6 @@ async fn backfill(url: &str) {
 /// A pull the engine may send is one no journaled `pull_batch` carries: the engine's last
 /// check before it sends (after marking the claimed pulls in flight) and the claim agree.
 async fn journaled_pulls_are_not_sent_again(store: Store) {
-    use openrail_store::journal::TxKind;
     let account = store
         .create_account("Journal test", now_ms())
         .await
@@ -370,39 +370,42 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
     );
 }
 
-/// A successful batch's fate is applied in the transaction that records it: the work of
-/// every pull it carries closes at once (nothing is left to send), before any pass of the
-/// watcher; a reverted batch's pull is left to that pass, which fails it.
-async fn a_settled_batch_is_applied_with_its_fate(store: Store) {
-    use openrail_store::journal::{TxKind, TxStatus};
+/// Journals a transaction of `kind` carrying `intents` on chain A.
+async fn journal(store: &Store, hash: &str, nonce: u64, kind: TxKind, intents: &[String]) {
+    assert!(
+        store
+            .record_tx(CHAIN_A, nonce, hash, "0x00", kind, intents, None, now_ms())
+            .await
+            .unwrap()
+    );
+}
+
+/// A fate takes effect in the transaction that records it, whichever path records it (the
+/// group writer here; the watcher's `commit_chain_events` in the e2e suites), and once: a
+/// successful batch closes the work of every pull it carries (their outcomes are its
+/// logs); a reverted batch fails its pulls; a mandate's creating transaction activates it,
+/// or fails it only when no other transaction of it is live; recording a fate again
+/// changes nothing and writes no second event. No other pass is left to apply them.
+async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
+    use openrail_store::agentic::MandateStatus;
+    use openrail_store::events::EventType;
     let account = store.create_account("Fates", now_ms()).await.unwrap().id;
     let wallet = "0x0707070707070707070707070707070707070707";
     let a = pending_pull(&store, &account, "fa", wallet, CHAIN_A).await;
     let b = pending_pull(&store, &account, "fb", wallet, CHAIN_A).await;
     let c = pending_pull(&store, &account, "fc", wallet, CHAIN_A).await;
-    for (hash, nonce, intents) in [
-        ("0xsettled", 0, vec![a.to_string(), b.to_string()]),
-        ("0xreverted", 1, vec![c.to_string()]),
-    ] {
-        assert!(
-            store
-                .record_tx(
-                    CHAIN_A,
-                    nonce,
-                    hash,
-                    "0x00",
-                    TxKind::PullBatch,
-                    &intents,
-                    None,
-                    now_ms(),
-                )
-                .await
-                .unwrap()
-        );
-    }
-    let open = |id: &PullId| {
-        let (store, id) = (store.clone(), id.to_string());
-        async move { store.work_open(&id, WorkKind::PullBatch).await.unwrap() }
+    journal(
+        &store,
+        "0xsettled",
+        0,
+        TxKind::PullBatch,
+        &[a.to_string(), b.to_string()],
+    )
+    .await;
+    journal(&store, "0xreverted", 1, TxKind::PullBatch, &[c.to_string()]).await;
+    let open = |id: String, kind: WorkKind| {
+        let store = store.clone();
+        async move { store.work_open(&id, kind).await.unwrap() }
     };
     store
         .mark_tx(CHAIN_A, "0xsettled", TxStatus::Succeeded, Some(7), now_ms())
@@ -412,20 +415,16 @@ async fn a_settled_batch_is_applied_with_its_fate(store: Store) {
         .mark_tx(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
         .await
         .unwrap();
-    assert!(!open(&a).await && !open(&b).await, "closed with the fate");
-    assert!(
-        open(&c).await,
-        "a reverted batch is the watcher's pass to apply"
-    );
-    // The pass fails the reverted batch's pull (its only transaction) and nothing else.
-    assert_eq!(
-        store.apply_journal_fates(CHAIN_A, now_ms()).await.unwrap(),
-        1
-    );
-    assert!(!open(&c).await);
+    for id in [&a, &b, &c] {
+        assert!(
+            !open(id.to_string(), WorkKind::PullBatch).await,
+            "closed with the fate"
+        );
+    }
     assert_eq!(
         store.pull_unscoped(&c).await.unwrap().status,
-        PullStatus::Failed
+        PullStatus::Failed,
+        "a reverted batch fails its pull (its only transaction) as the fate is recorded"
     );
     for id in [&a, &b] {
         assert_eq!(
@@ -434,22 +433,63 @@ async fn a_settled_batch_is_applied_with_its_fate(store: Store) {
             "a batch's success says nothing of its pulls' outcomes (its logs do)"
         );
     }
+    // Recorded again (a receipt read twice): nothing changes, no second event.
+    store
+        .mark_tx(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
+        .await
+        .unwrap();
     assert_eq!(
-        store.apply_journal_fates(CHAIN_A, now_ms()).await.unwrap(),
-        0
+        store.event_types_of(c.as_str()).await.unwrap(),
+        [EventType::DebitPullCreated, EventType::DebitPullFailed]
+    );
+
+    // A pending mandate with two creating transactions: the first's revert fails nothing
+    // while the second is live; the second's success activates it, with its hash.
+    let now = now_ms();
+    let mid = MandateId::parse("man_fates").unwrap();
+    let mut m = active_mandate_row(&mid, &account, Mode::Testnet, wallet, CHAIN_A, now);
+    m.status = MandateStatus::Pending;
+    store.insert_mandate(&m).await.unwrap();
+    let intents = [mid.to_string()];
+    journal(&store, "0xfirst", 2, TxKind::CreateMandate, &intents).await;
+    journal(&store, "0xsecond", 3, TxKind::CreateMandate, &intents).await;
+    store
+        .mark_tx(CHAIN_A, "0xfirst", TxStatus::Reverted, Some(9), now_ms())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.mandate_unscoped(&mid).await.unwrap().status,
+        MandateStatus::Pending,
+        "another transaction of it is still live"
+    );
+    assert!(!open(mid.to_string(), WorkKind::CreateMandate).await);
+    store
+        .mark_tx(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
+        .await
+        .unwrap();
+    let activated = store.mandate_unscoped(&mid).await.unwrap();
+    assert_eq!(activated.status, MandateStatus::Active);
+    assert_eq!(activated.tx_hash.as_deref(), Some("0xsecond"));
+    store
+        .mark_tx(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.event_types_of(mid.as_str()).await.unwrap(),
+        [EventType::MandateCreated, EventType::MandateActivated]
     );
 }
 
 #[tokio::test]
-async fn a_settled_batch_is_applied_with_its_fate_sqlite() {
+async fn a_fate_takes_effect_where_it_is_recorded_sqlite() {
     let dir = tempfile::tempdir().unwrap();
-    a_settled_batch_is_applied_with_its_fate(fresh_sqlite(dir.path()).await.unwrap()).await;
+    a_fate_takes_effect_where_it_is_recorded(fresh_sqlite(dir.path()).await.unwrap()).await;
 }
 
 #[tokio::test]
-async fn a_settled_batch_is_applied_with_its_fate_postgres() {
+async fn a_fate_takes_effect_where_it_is_recorded_postgres() {
     match fresh_postgres().await.unwrap() {
-        Some(store) => a_settled_batch_is_applied_with_its_fate(store).await,
+        Some(store) => a_fate_takes_effect_where_it_is_recorded(store).await,
         None => eprintln!("SKIPPED: fates postgres (no PostgreSQL at 127.0.0.1:5432)"),
     }
 }
