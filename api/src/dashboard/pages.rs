@@ -414,6 +414,65 @@ fn cursor_error(e: openrail_store::StoreError) -> DashError {
     }
 }
 
+/// A query's filter value parsed with `parse` (`None`: no filter); an unknown one is the
+/// form's error, naming `what`.
+fn filter_of<T>(
+    value: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+    what: &str,
+) -> Result<Option<T>, DashError> {
+    value
+        .map(|v| parse(v).ok_or_else(|| unknown_status(what)))
+        .transpose()
+}
+
+/// The frame every list page shares: its heading (already HTML), an optional filter, the
+/// table of its rows and the pager.
+struct ListPage<'a> {
+    /// The page's path: the filter's and the pager's links.
+    path: &'a str,
+    /// The navigation entry it sits under.
+    nav: &'a str,
+    /// The document's title.
+    title: &'a str,
+    /// What comes before the filter and the table (HTML).
+    heading: String,
+    /// The filter: query parameter (`status` or `type`), label, and its options.
+    filter: Option<(&'a str, &'a str, Vec<&'a str>)>,
+    /// The table's caption (for screen readers) and column headers.
+    caption: &'a str,
+    columns: &'a [&'a str],
+}
+
+impl ListPage<'_> {
+    /// The page of `rows` (id, cells already HTML) for query `q`, with an older link when
+    /// the list `has_more`.
+    fn render(
+        &self,
+        s: &Session,
+        q: &ListQuery,
+        rows: &[(String, Vec<String>)],
+        has_more: bool,
+    ) -> Html<String> {
+        let name = self.filter.as_ref().map_or("", |f| f.0);
+        let last = rows.last().map(|r| r.0.as_str());
+        let (next, first) = pager(self.path, q, name, last, has_more);
+        let filter = match &self.filter {
+            Some((name, label, options)) => {
+                let chosen = if *name == "type" { &q.kind } else { &q.status };
+                filter_form(self.path, name, label, options, chosen.as_deref())
+            }
+            None => String::new(),
+        };
+        let body = format!(
+            "{}{filter}{}",
+            self.heading,
+            table(self.caption, self.columns, rows, next, first)
+        );
+        page(self.title, Some(chrome(s, self.nav)), &body)
+    }
+}
+
 /// `GET /dashboard/mandates`: status, this epoch's spend as a bar, cancel, the consent link.
 pub async fn mandates(
     State(state): State<AppState>,
@@ -422,11 +481,7 @@ pub async fn mandates(
 ) -> Result<Html<String>, DashError> {
     use openrail_store::agentic::MandateStatus;
     let q = list_query(&q);
-    let status = q
-        .status
-        .as_deref()
-        .map(|st| MandateStatus::parse(st).ok_or_else(|| unknown_status("mandate")))
-        .transpose()?;
+    let status = filter_of(q.status.as_deref(), MandateStatus::parse, "mandate")?;
     let p = principal(&s);
     let page_ = state
         .store
@@ -495,44 +550,16 @@ pub async fn mandates(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/mandates",
-        &q,
-        "status",
-        rows.last().map(|r| r.0.as_str()),
-        page_.has_more,
-    );
-    let statuses: Vec<&str> = MandateStatus::ALL.iter().map(|s| s.as_str()).collect();
-    let body = format!(
-        "<h1>Mandates</h1><p class=\"lead\">What payers allowed, and how much of this epoch's allowance is spent.</p>{}{}",
-        filter_form(
-            "/dashboard/mandates",
-            "status",
-            "Status",
-            &statuses,
-            q.status.as_deref()
-        ),
-        table(
-            "Mandates",
-            &[
-                "Mandate",
-                "Payer",
-                "Limit",
-                "This epoch",
-                "Status",
-                "On chain",
-                "Actions"
-            ],
-            &rows,
-            next,
-            first
-        )
-    );
-    Ok(page(
-        "Mandates",
-        Some(chrome(&s, "/dashboard/mandates")),
-        &body,
-    ))
+    Ok(ListPage {
+        path: "/dashboard/mandates",
+        nav: "/dashboard/mandates",
+        title: "Mandates",
+        heading: "<h1>Mandates</h1><p class=\"lead\">What payers allowed, and how much of this epoch's allowance is spent.</p>".into(),
+        filter: Some(("status", "Status", MandateStatus::ALL.iter().map(|s| s.as_str()).collect())),
+        caption: "Mandates",
+        columns: &["Mandate", "Payer", "Limit", "This epoch", "Status", "On chain", "Actions"],
+    }
+    .render(&s, &q, &rows, page_.has_more))
 }
 
 /// A `/v1` handler's result as a response (its problem when it refused).
@@ -612,11 +639,7 @@ pub async fn session_keys(
 ) -> Result<Html<String>, DashError> {
     use openrail_store::agentic::KeyFilter;
     let lq = list_query(&q);
-    let status = lq
-        .status
-        .as_deref()
-        .map(|st| KeyFilter::parse(st).ok_or_else(|| unknown_status("session key")))
-        .transpose()?;
+    let status = filter_of(lq.status.as_deref(), KeyFilter::parse, "session key")?;
     let p = principal(&s);
     let page_ = state
         .store
@@ -665,44 +688,29 @@ pub async fn session_keys(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/session-keys",
-        &lq,
-        "status",
-        rows.last().map(|r| r.0.as_str()),
-        has_more,
-    );
-    let statuses: Vec<&str> = KeyFilter::ALL.iter().map(|s| s.as_str()).collect();
-    let body = format!(
-        "<h1>Session keys</h1><p class=\"lead\">The keys your agents pull with.</p>{}{}",
-        filter_form(
-            "/dashboard/session-keys",
+    Ok(ListPage {
+        path: "/dashboard/session-keys",
+        nav: "/dashboard/session-keys",
+        title: "Session keys",
+        heading: "<h1>Session keys</h1><p class=\"lead\">The keys your agents pull with.</p>"
+            .into(),
+        filter: Some((
             "status",
             "Status",
-            &statuses,
-            lq.status.as_deref()
-        ),
-        table(
-            "Session keys",
-            &[
-                "Key",
-                "Mandate",
-                "This epoch",
-                "Expires",
-                "Status",
-                "On chain",
-                "Actions"
-            ],
-            &rows,
-            next,
-            first
-        )
-    );
-    Ok(page(
-        "Session keys",
-        Some(chrome(&s, "/dashboard/session-keys")),
-        &body,
-    ))
+            KeyFilter::ALL.iter().map(|s| s.as_str()).collect(),
+        )),
+        caption: "Session keys",
+        columns: &[
+            "Key",
+            "Mandate",
+            "This epoch",
+            "Expires",
+            "Status",
+            "On chain",
+            "Actions",
+        ],
+    }
+    .render(&s, &lq, &rows, has_more))
 }
 
 /// `POST /dashboard/session-keys/{id}/revoke`: the API's revoke.
@@ -732,11 +740,7 @@ pub async fn pulls(
 ) -> Result<Html<String>, DashError> {
     use openrail_store::agentic::PullStatus;
     let q = list_query(&q);
-    let status = q
-        .status
-        .as_deref()
-        .map(|st| PullStatus::parse(st).ok_or_else(|| unknown_status("pull")))
-        .transpose()?;
+    let status = filter_of(q.status.as_deref(), PullStatus::parse, "pull")?;
     let p = principal(&s);
     let page_ = state
         .store
@@ -780,40 +784,30 @@ pub async fn pulls(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/pulls",
-        &q,
-        "status",
-        rows.last().map(|r| r.0.as_str()),
-        page_.has_more,
-    );
-    let statuses: Vec<&str> = PullStatus::ALL.iter().map(|s| s.as_str()).collect();
-    let body = format!(
-        "<h1>Pulls</h1><p class=\"lead\">Debit pulls your agents made against session keys.</p>{}{}",
-        filter_form(
-            "/dashboard/pulls",
+    Ok(ListPage {
+        path: "/dashboard/pulls",
+        nav: "/dashboard/pulls",
+        title: "Pulls",
+        heading:
+            "<h1>Pulls</h1><p class=\"lead\">Debit pulls your agents made against session keys.</p>"
+                .into(),
+        filter: Some((
             "status",
             "Status",
-            &statuses,
-            q.status.as_deref()
-        ),
-        table(
-            "Pulls",
-            &[
-                "Pull",
-                "Amount",
-                "Session key",
-                "Destination",
-                "Status",
-                "Created",
-                "On chain"
-            ],
-            &rows,
-            next,
-            first
-        )
-    );
-    Ok(page("Pulls", Some(chrome(&s, "/dashboard/pulls")), &body))
+            PullStatus::ALL.iter().map(|s| s.as_str()).collect(),
+        )),
+        caption: "Pulls",
+        columns: &[
+            "Pull",
+            "Amount",
+            "Session key",
+            "Destination",
+            "Status",
+            "Created",
+            "On chain",
+        ],
+    }
+    .render(&s, &q, &rows, page_.has_more))
 }
 
 /// `GET /dashboard/payments`
@@ -824,11 +818,7 @@ pub async fn payments(
 ) -> Result<Html<String>, DashError> {
     use openrail_store::payments::PaymentStatus;
     let q = list_query(&q);
-    let status = q
-        .status
-        .as_deref()
-        .map(|st| PaymentStatus::parse(st).ok_or_else(|| unknown_status("payment")))
-        .transpose()?;
+    let status = filter_of(q.status.as_deref(), PaymentStatus::parse, "payment")?;
     let p = principal(&s);
     let page_ = state
         .store
@@ -883,38 +873,16 @@ pub async fn payments(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/payments",
-        &q,
-        "status",
-        rows.last().map(|r| r.0.as_str()),
-        page_.has_more,
-    );
-    let statuses: Vec<&str> = PaymentStatus::ALL.iter().map(|s| s.as_str()).collect();
-    let body = format!(
-        "<h1>Payments</h1><p class=\"lead\">One-time payments between wallets and bank accounts.</p>{}{}",
-        filter_form(
-            "/dashboard/payments",
-            "status",
-            "Status",
-            &statuses,
-            q.status.as_deref()
-        ),
-        table(
-            "Payments",
-            &[
-                "Payment", "Amount", "From", "To", "Status", "Created", "On chain"
-            ],
-            &rows,
-            next,
-            first
-        )
-    );
-    Ok(page(
-        "Payments",
-        Some(chrome(&s, "/dashboard/payments")),
-        &body,
-    ))
+    Ok(ListPage {
+        path: "/dashboard/payments",
+        nav: "/dashboard/payments",
+        title: "Payments",
+        heading: "<h1>Payments</h1><p class=\"lead\">One-time payments between wallets and bank accounts.</p>".into(),
+        filter: Some(("status", "Status", PaymentStatus::ALL.iter().map(|s| s.as_str()).collect())),
+        caption: "Payments",
+        columns: &["Payment", "Amount", "From", "To", "Status", "Created", "On chain"],
+    }
+    .render(&s, &q, &rows, page_.has_more))
 }
 
 /// Calls a `/v1` create handler in-process with `body` as its JSON request.
@@ -962,18 +930,11 @@ pub async fn bank_accounts(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/bank-accounts",
-        &q,
-        "",
-        rows.last().map(|r| r.0.as_str()),
-        page_.has_more,
-    );
     let behaviors: String = openrail_store::bank::Behavior::ALL
         .iter()
         .map(|b| format!("<option value=\"{b}\">{b}</option>", b = b.as_str()))
         .collect();
-    let body = format!(
+    let heading = format!(
         r#"<h1>Bank accounts</h1><p class="lead">Simulated bank accounts (testnet): pay from them or to them, and choose how their transfers behave.</p>
 <h2>Create a simulated bank account</h2>
 <form class="row" method="post" action="/dashboard/bank-accounts">{csrf}
@@ -983,28 +944,26 @@ pub async fn bank_accounts(
 <div><label for="behavior">Behaviour</label><select id="behavior" name="behavior">{behaviors}</select></div>
 <div><label for="delay_seconds">Delay (seconds)</label><input id="delay_seconds" name="delay_seconds" type="number" min="0" max="3600" value="2"></div>
 <button type="submit">Create</button></form>
-<h2>Your bank accounts</h2>{table}"#,
+<h2>Your bank accounts</h2>"#,
         csrf = csrf_field(&s.0.csrf_token),
-        table = table(
-            "Bank accounts",
-            &[
-                "Account",
-                "Holder",
-                "Balance",
-                "Available",
-                "Behaviour",
-                "Created"
-            ],
-            &rows,
-            next,
-            first
-        ),
     );
-    Ok(page(
-        "Bank accounts",
-        Some(chrome(&s, "/dashboard/bank-accounts")),
-        &body,
-    ))
+    Ok(ListPage {
+        path: "/dashboard/bank-accounts",
+        nav: "/dashboard/bank-accounts",
+        title: "Bank accounts",
+        heading,
+        filter: None,
+        caption: "Bank accounts",
+        columns: &[
+            "Account",
+            "Holder",
+            "Balance",
+            "Available",
+            "Behaviour",
+            "Created",
+        ],
+    }
+    .render(&s, &q, &rows, page_.has_more))
 }
 
 /// `POST /dashboard/bank-accounts`: the API's create.
@@ -1080,35 +1039,20 @@ pub async fn events(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/events",
-        &lq,
-        "type",
-        rows.last().map(|r| r.0.as_str()),
-        has_more,
-    );
-    let types: Vec<&str> = openrail_store::events::EventType::ALL
-        .iter()
-        .map(|t| t.as_str())
-        .collect();
-    let body = format!(
-        "<h1>Events</h1><p class=\"lead\">Every change of your objects, newest first, as webhooks deliver them.</p>{}{}",
-        filter_form(
-            "/dashboard/events",
+    Ok(ListPage {
+        path: "/dashboard/events",
+        nav: "/dashboard/events",
+        title: "Events",
+        heading: "<h1>Events</h1><p class=\"lead\">Every change of your objects, newest first, as webhooks deliver them.</p>".into(),
+        filter: Some((
             "type",
             "Type",
-            &types,
-            lq.kind.as_deref()
-        ),
-        table(
-            "Events",
-            &["Event", "Type", "Object", "Created", "Actions"],
-            &rows,
-            next,
-            first
-        )
-    );
-    Ok(page("Events", Some(chrome(&s, "/dashboard/events")), &body))
+            openrail_store::events::EventType::ALL.iter().map(|t| t.as_str()).collect(),
+        )),
+        caption: "Events",
+        columns: &["Event", "Type", "Object", "Created", "Actions"],
+    }
+    .render(&s, &lq, &rows, has_more))
 }
 
 /// `POST /dashboard/events/{id}/redeliver`: the API's redelivery (to every endpoint, or
@@ -1177,14 +1121,7 @@ pub async fn webhooks(
             (id, cells)
         })
         .collect();
-    let (next, first) = pager(
-        "/dashboard/webhooks",
-        &lq,
-        "",
-        rows.last().map(|r| r.0.as_str()),
-        has_more,
-    );
-    let body = format!(
+    let heading = format!(
         r#"<h1>Webhooks</h1><p class="lead">Endpoints that receive your events, signed (Standard Webhooks).</p>
 <h2>Add an endpoint</h2>
 <form class="row" method="post" action="/dashboard/webhooks">{csrf}
@@ -1192,21 +1129,19 @@ pub async fn webhooks(
 <div><label for="enabled_events">Event types</label><input id="enabled_events" name="enabled_events" value="*" aria-describedby="events-hint"></div>
 <button type="submit">Add endpoint</button></form>
 <p id="events-hint" class="lead">Comma-separated types (for example <code>debit_pull.authorized, mandate.activated</code>), or <code>*</code> for every type.</p>
-<h2>Your endpoints</h2>{table}"#,
+<h2>Your endpoints</h2>"#,
         csrf = csrf_field(&s.0.csrf_token),
-        table = table(
-            "Webhook endpoints",
-            &["Endpoint", "URL", "Events", "Status", "Created"],
-            &rows,
-            next,
-            first
-        ),
     );
-    Ok(page(
-        "Webhooks",
-        Some(chrome(&s, "/dashboard/webhooks")),
-        &body,
-    ))
+    Ok(ListPage {
+        path: "/dashboard/webhooks",
+        nav: "/dashboard/webhooks",
+        title: "Webhooks",
+        heading,
+        filter: None,
+        caption: "Webhook endpoints",
+        columns: &["Endpoint", "URL", "Events", "Status", "Created"],
+    }
+    .render(&s, &lq, &rows, has_more))
 }
 
 /// `POST /dashboard/webhooks`: the API's create; its signing secret is shown once.
@@ -1320,25 +1255,19 @@ pub async fn webhook_deliveries(
         })
         .collect();
     let path = format!("/dashboard/webhooks/{}", super::html::url_component(&id));
-    let (next, first) = pager(&path, &lq, "", rows.last().map(|r| r.0.as_str()), has_more);
-    let body = format!(
-        "<h1>Deliveries of <code>{}</code></h1><p><a href=\"/dashboard/webhooks\">All endpoints</a></p>{}",
-        esc(&id),
-        table(
-            "Deliveries",
-            &[
-                "Delivery", "Event", "Status", "Attempts", "Created", "Actions"
-            ],
-            &rows,
-            next,
-            first
-        )
-    );
-    Ok(page(
-        "Deliveries",
-        Some(chrome(&s, "/dashboard/webhooks")),
-        &body,
-    ))
+    Ok(ListPage {
+        path: &path,
+        nav: "/dashboard/webhooks",
+        title: "Deliveries",
+        heading: format!(
+            "<h1>Deliveries of <code>{}</code></h1><p><a href=\"/dashboard/webhooks\">All endpoints</a></p>",
+            esc(&id)
+        ),
+        filter: None,
+        caption: "Deliveries",
+        columns: &["Delivery", "Event", "Status", "Attempts", "Created", "Actions"],
+    }
+    .render(&s, &lq, &rows, has_more))
 }
 
 #[cfg(test)]
