@@ -635,6 +635,8 @@ pub(crate) async fn apply_fates_in(
         let rows = conn
             .fetch(&known("SELECT hash, kind, status, intents FROM chain_txs"))
             .await?;
+        // The work each transaction leaves nothing to send for, closed per kind at once.
+        let mut closed: Vec<(crate::outbox::WorkKind, Vec<String>)> = Vec::new();
         for r in &rows {
             let (hash, kind, status, text) = (
                 r.string("hash")?,
@@ -654,9 +656,15 @@ pub(crate) async fn apply_fates_in(
                 );
             }
             if let Some(work) = crate::outbox::WorkKind::sending(kind) {
-                let intents: Vec<&str> = intents.iter().map(String::as_str).collect();
-                crate::outbox::close_all(conn, &intents, work, now).await?;
+                match closed.iter_mut().find(|(k, _)| *k == work) {
+                    Some((_, all)) => all.extend(intents),
+                    None => closed.push((work, intents)),
+                }
             }
+        }
+        for (work, intents) in &closed {
+            let intents: Vec<&str> = intents.iter().map(String::as_str).collect();
+            crate::outbox::close_all(conn, &intents, *work, now).await?;
         }
         if !rows.is_empty() {
             conn.execute(&known("UPDATE chain_txs SET applied = 1"))
