@@ -125,7 +125,7 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
         bail!("solc failed:\n{output}");
     }
 
-    let mut drift = Vec::new();
+    let mut rendered = Vec::with_capacity(CONTRACTS.len());
     for name in CONTRACTS {
         let artifact = output
             .find_first(name)
@@ -149,26 +149,39 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
                     .to_string(),
             },
         };
-        let text = to_text(&slim)?;
-        let dst = root.join(format!("chain/artifacts/{name}.json"));
-        if check {
-            if std::fs::read_to_string(&dst).ok().as_deref() != Some(text.as_str()) {
-                drift.push(dst.display().to_string());
-            }
-        } else {
+        rendered.push((name, to_text(&slim)?));
+    }
+    let dir = root.join("chain/artifacts");
+    if check {
+        check_against(&dir, &rendered)?;
+    } else {
+        for (name, text) in &rendered {
+            let dst = dir.join(format!("{name}.json"));
             std::fs::write(&dst, text).with_context(|| format!("writing {}", dst.display()))?;
         }
-    }
-    if !drift.is_empty() {
-        bail!(
-            "chain/artifacts out of date with contracts/src: {}\nrun `make artifacts` (cargo xtask artifacts) and commit",
-            drift.join(", ")
-        );
     }
     if check {
         println!("chain/artifacts match contracts/src");
     } else {
         println!("wrote {} artifacts to chain/artifacts", CONTRACTS.len());
+    }
+    Ok(())
+}
+
+/// Fails, naming each file, when a file of `dir` is missing or differs from what the
+/// sources compile to (`rendered`: contract name, file text).
+fn check_against(dir: &Path, rendered: &[(&str, String)]) -> anyhow::Result<()> {
+    let drift: Vec<String> = rendered
+        .iter()
+        .map(|(name, text)| (dir.join(format!("{name}.json")), text))
+        .filter(|(dst, text)| std::fs::read_to_string(dst).ok().as_deref() != Some(text.as_str()))
+        .map(|(dst, _)| dst.display().to_string())
+        .collect();
+    if !drift.is_empty() {
+        bail!(
+            "chain/artifacts out of date with contracts/src: {}\nrun `make artifacts` (cargo xtask artifacts) and commit",
+            drift.join(", ")
+        );
     }
     Ok(())
 }
@@ -192,6 +205,30 @@ mod tests {
             to_text(&slim).unwrap(),
             "{\n \"abi\": [\n  {\n   \"inputs\": [],\n   \"type\": \"constructor\"\n  }\n ],\n \"bytecode\": {\n  \"object\": \"0x60\"\n },\n \"deployedBytecode\": {\n  \"object\": \"0x\"\n }\n}\n"
         );
+    }
+
+    /// `--check` fails on a changed file and on a missing one, naming each, and passes
+    /// when every file is what the sources compile to.
+    #[test]
+    fn the_check_names_every_artifact_that_drifted() {
+        let dir = tempfile::tempdir().unwrap();
+        let rendered = [
+            ("Same", "{\n \"abi\": []\n}\n".to_string()),
+            ("Changed", "{\n \"abi\": [1]\n}\n".to_string()),
+            ("Missing", "{}\n".to_string()),
+        ];
+        std::fs::write(dir.path().join("Same.json"), &rendered[0].1).unwrap();
+        std::fs::write(dir.path().join("Changed.json"), "{\n \"abi\": []\n}\n").unwrap();
+        let err = check_against(dir.path(), &rendered)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Changed.json"), "{err}");
+        assert!(err.contains("Missing.json"), "{err}");
+        assert!(!err.contains("Same.json"), "{err}");
+        assert!(err.contains("make artifacts"), "{err}");
+        std::fs::write(dir.path().join("Changed.json"), &rendered[1].1).unwrap();
+        std::fs::write(dir.path().join("Missing.json"), &rendered[2].1).unwrap();
+        check_against(dir.path(), &rendered).unwrap();
     }
 
     /// `key = value` of foundry.toml's default profile, unquoted.
