@@ -106,8 +106,20 @@ pub async fn lead(
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let journal = Arc::new(StoreJournal::new(store.clone(), fence));
     let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
+    Ok(lead_with(store, net, submitter, mode, drive_poll))
+}
+
+/// [`lead`] with a submitter already started (tests give it a journal that fails on
+/// purpose): installs it as `net`'s sender and starts the engine.
+pub fn lead_with(
+    store: &Store,
+    net: &Arc<Network>,
+    submitter: Submitter,
+    mode: Mode,
+    drive_poll: std::time::Duration,
+) -> tokio::task::AbortHandle {
     net.set_submitter(submitter);
     // The engine sends what is queued — by this process's requests, by followers', or by
     // a holder that died before journaling it.
-    Ok(crate::start(store.clone(), net.clone(), mode, drive_poll).abort_handle())
+    crate::start(store.clone(), net.clone(), mode, drive_poll).abort_handle()
 }

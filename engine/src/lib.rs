@@ -51,7 +51,7 @@ pub mod pulls;
 pub mod service;
 pub mod session_keys;
 
-pub use journal::{StoreJournal, lead};
+pub use journal::{StoreJournal, lead, lead_with};
 
 /// How often the engine looks for work written by other processes (its own process wakes
 /// it at once).
@@ -612,6 +612,32 @@ async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> R
         Ok(m) => {
             if !m.success {
                 tracing::error!(intent = %w.intent, kind = w.kind.as_str(), tx = %m.tx_hash, "operator transaction reverted");
+            }
+            // The submitter journaled this fate before answering, and it took effect with
+            // it. Had that write failed (logged there), the transaction would still read
+            // `signed`: record the fate here, so the work never closes on an object its
+            // fate did not move.
+            match store.journaled_status(&w.intent, kind).await {
+                Ok(Some(TxStatus::Signed)) => {
+                    let fate = if m.success {
+                        TxStatus::Succeeded
+                    } else {
+                        TxStatus::Reverted
+                    };
+                    let hash = m.tx_hash.to_string();
+                    if let Err(e) = store
+                        .mark_tx(net.chain_id, &hash, fate, Some(m.block_number), now_ms())
+                        .await
+                    {
+                        tracing::error!(intent = %w.intent, tx = %hash, error = %e, "recording a mined transaction's fate failed; left to recovery");
+                        return Err(Left);
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(intent = %w.intent, error = %e, "reading a mined transaction's fate failed; left to recovery");
+                    return Err(Left);
+                }
             }
             Ok(Sent::Mined)
         }

@@ -512,3 +512,107 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     f.h.stop().await;
     Ok(())
 }
+
+/// A journal whose every write of a fate fails (the database unreachable just as receipts
+/// come back); it journals transactions as usual.
+struct FatesFail(StoreJournal);
+
+impl Journal for FatesFail {
+    fn record<'a>(&'a self, tx: &'a SignedTx) -> JournalFuture<'a> {
+        self.0.record(tx)
+    }
+    fn finished<'a>(
+        &'a self,
+        _chain_id: u64,
+        _hash: TxHash,
+        _fate: TxFate,
+        _block: Option<u64>,
+    ) -> JournalFuture<'a> {
+        Box::pin(async { Err("the database is unreachable".into()) })
+    }
+    fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
+        self.0.unsettled(chain_id)
+    }
+}
+
+/// The submitter journals a call's fate before answering, and the fate moves the object
+/// in the same database transaction. When that write fails, the engine records the fate
+/// itself from the answer before it closes the work: a mined `createMandate` still
+/// activates its mandate, once, with its transaction.
+#[tokio::test]
+async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> anyhow::Result<()> {
+    let h = Harness::chains_only().await?;
+    let dir = tempfile::tempdir()?;
+    let store = openrail_tests::fresh_store(dir.path()).await?;
+    let d = h.settlement_deployment().clone();
+    let account = store.create_account("Fates", now_ms()).await?;
+    let mid = MandateId::parse("man_unjournaledfate").expect("an id");
+    // Funded from a bank account: the operator creates it on chain, no payer signature.
+    store
+        .insert_mandate(&Mandate {
+            id: mid.clone(),
+            account_id: account.id.clone(),
+            mode: Mode::Testnet,
+            payer_account_id: "ba_unjournaledfate".into(),
+            payer_address: d.treasury.to_string(),
+            currency: Currency::Usd,
+            max_amount: 10_000,
+            interval: Interval::Daily,
+            purpose: None,
+            status: MandateStatus::Pending,
+            chain_id: d.chain_id,
+            contract: d.allowance_state_machine.expect("an ASM").to_string(),
+            onchain_id: keccak256(mid.as_bytes()).to_string(),
+            tx_hash: None,
+            created_at: now_ms(),
+        })
+        .await?;
+    let net = Arc::new(openrail_engine::network::Network::from_deployment(&d)?);
+    let submitter = Submitter::start(
+        h.devnet.settlement.rpc_url(),
+        dev_operator(),
+        net.allowance_state_machine,
+        Arc::new(FatesFail(StoreJournal::new(store.clone(), None))),
+    )
+    .await?;
+    let engine = openrail_engine::lead_with(
+        &store,
+        &net,
+        submitter,
+        Mode::Testnet,
+        std::time::Duration::from_millis(100),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let m = loop {
+        let m = store.mandate_unscoped(&mid).await?;
+        if m.status != MandateStatus::Pending || std::time::Instant::now() > deadline {
+            break m;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    engine.abort();
+    assert_eq!(m.status, MandateStatus::Active);
+    let tx = m.tx_hash.expect("its creating transaction");
+    assert_eq!(
+        store
+            .journaled_status(mid.as_str(), TxKind::CreateMandate)
+            .await?,
+        Some(openrail_store::journal::TxStatus::Succeeded),
+        "the fate the submitter could not write ({tx})"
+    );
+    assert!(
+        !store
+            .work_open(
+                mid.as_str(),
+                openrail_store::outbox::WorkKind::CreateMandate
+            )
+            .await?
+    );
+    use openrail_store::events::EventType;
+    assert_eq!(
+        store.event_types_of(mid.as_str()).await?,
+        [EventType::MandateCreated, EventType::MandateActivated]
+    );
+    h.stop().await;
+    Ok(())
+}
