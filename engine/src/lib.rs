@@ -487,7 +487,7 @@ async fn deliver(
             let call = create_mandate_call(&m, net, auth.as_ref());
             if send(store, net, call, w).await? == Sent::Unsent {
                 store
-                    .set_mandate_status(&m.id, MandateStatus::Failed, None, now_ms())
+                    .fail_unsent_mandate(&m.id, now_ms())
                     .await
                     .map_err(logged)?;
             }
@@ -506,7 +506,7 @@ async fn deliver(
                 .map_err(logged)?;
             if send(store, net, issue_key_call(&k, m.currency), w).await? == Sent::Unsent {
                 store
-                    .set_key_status(&k.id, KeyStatus::Failed, None, now_ms())
+                    .fail_unsent_key(&k.id, now_ms())
                     .await
                     .map_err(logged)?;
             }

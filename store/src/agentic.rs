@@ -655,18 +655,14 @@ impl Store {
         Ok(())
     }
 
-    /// Moves a mandate to `status` (from a state it may move from, see
-    /// [`MandateStatus::sources`]) and records its event, at `now` (unix ms); sets its
-    /// transaction when given. Returns whether it moved.
-    pub async fn set_mandate_status(
-        &self,
-        id: &MandateId,
-        status: MandateStatus,
-        tx_hash: Option<&str>,
-        now: i64,
-    ) -> Result<bool, StoreError> {
+    /// Fails a mandate no transaction carries (its rows make no usable call, or its only
+    /// transaction was refused), with its event, at `now` (unix ms). Every outcome that has
+    /// a transaction is that transaction's fate (see [`crate::journal::apply_fates_in`]).
+    /// Returns whether it moved.
+    pub async fn fail_unsent_mandate(&self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved = move_mandate_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
+        let moved =
+            move_mandate_in(&mut tx, id, MandateStatus::Failed, None, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -755,18 +751,10 @@ impl Store {
         Ok(())
     }
 
-    /// Moves a key to `status` (from a state it may move from, see [`KeyStatus::sources`])
-    /// and records its event, at `now` (unix ms); sets its issuing transaction when given.
-    /// Returns whether it moved.
-    pub async fn set_key_status(
-        &self,
-        id: &SessionKeyId,
-        status: KeyStatus,
-        tx_hash: Option<&str>,
-        now: i64,
-    ) -> Result<bool, StoreError> {
+    /// Fails a session key no transaction carries, as [`Store::fail_unsent_mandate`].
+    pub async fn fail_unsent_key(&self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved = move_key_in(&mut tx, id, status, tx_hash, Guard::None, now).await?;
+        let moved = move_key_in(&mut tx, id, KeyStatus::Failed, None, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -1641,7 +1629,7 @@ impl Store {
 /// key whose revoke, succeeded (→ `canceled`, `revoked`); a `pending` pull whose batch was
 /// reverted or refused with no other live transaction (→ `failed`: a reverted batch emits
 /// no outcome to read). A successful batch changes no pull here: its pulls' outcomes are
-/// its logs, recorded from its receipt or by the watcher. Returns whether the object moved.
+/// its logs, recorded from its receipt or by the watcher.
 pub(crate) async fn fate_effect_in(
     conn: &mut impl Exec,
     kind: TxKind,
@@ -1649,11 +1637,13 @@ pub(crate) async fn fate_effect_in(
     hash: &str,
     intent: &str,
     now: i64,
-) -> Result<bool, StoreError> {
+) -> Result<(), StoreError> {
     let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
     let succeeded = fate == TxStatus::Succeeded;
     let live = Guard::NoLiveTransaction;
-    Ok(match kind {
+    // Whether the object moved is not asked: a fate recorded again, or an object another
+    // path moved first, changes nothing.
+    match kind {
         TxKind::CreateMandate if succeeded => {
             move_mandate_in(
                 conn,
@@ -1708,5 +1698,6 @@ pub(crate) async fn fate_effect_in(
         | TxKind::RevokeSessionKey
         | TxKind::PullBatch
         | TxKind::Settle => false,
-    })
+    };
+    Ok(())
 }

@@ -3,12 +3,12 @@
 //! once given. Moving an object out of `requires_authorization` and storing the signature
 //! happen in one database transaction, so two concurrent authorizations never both send.
 
-use crate::exec::{Exec, Record, Stmt};
 use sqlx::AnyConnection;
 
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
+use crate::exec::{Exec, Record, Stmt};
 use crate::outbox::WorkKind;
 
 /// A requested (and perhaps given) authorization.

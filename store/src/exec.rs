@@ -138,15 +138,15 @@ impl Exec for sqlx::Transaction<'_, sqlx::Any> {
     type Row = sqlx::any::AnyRow;
 
     fn backend(&self) -> Backend {
-        crate::db::backend_of(self)
+        Exec::backend(&**self)
     }
 
     async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
-        Ok(stmt.query().execute(&mut **self).await?.rows_affected())
+        Exec::execute(&mut **self, stmt).await
     }
 
     async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
-        Ok(stmt.query().fetch_all(&mut **self).await?)
+        Exec::fetch(&mut **self, stmt).await
     }
 }
 

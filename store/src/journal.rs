@@ -609,15 +609,13 @@ pub(crate) async fn mark_txs_in(
 /// its work closed (nothing is left to send for it), and the fate marked applied — so a
 /// fate recorded twice (a receipt and a rescan) takes effect once, and a reorganisation,
 /// which puts the transaction back to `signed`, lets its next fate take effect again.
-/// Returns how many objects changed.
 pub(crate) async fn apply_fates_in(
     conn: &mut impl crate::exec::Exec,
     hashes: &[&str],
     now: i64,
-) -> Result<u64, StoreError> {
+) -> Result<(), StoreError> {
     use crate::exec::Record;
     let backend = conn.backend();
-    let mut changed = 0;
     for chunk in hashes.chunks(500) {
         let known = |sql: &str| {
             let mut q = crate::exec::Stmt::new(
@@ -651,9 +649,7 @@ pub(crate) async fn apply_fates_in(
             let intents: Vec<String> = serde_json::from_str(&text)
                 .map_err(|_| StoreError::Corrupt(format!("intents {text:?}")))?;
             for intent in &intents {
-                changed += u64::from(
-                    crate::agentic::fate_effect_in(conn, kind, fate, &hash, intent, now).await?,
-                );
+                crate::agentic::fate_effect_in(conn, kind, fate, &hash, intent, now).await?;
             }
             if let Some(work) = crate::outbox::WorkKind::sending(kind) {
                 match closed.iter_mut().find(|(k, _)| *k == work) {
@@ -671,7 +667,7 @@ pub(crate) async fn apply_fates_in(
                 .await?;
         }
     }
-    Ok(changed)
+    Ok(())
 }
 
 /// A signed transaction to journal (see [`Store::record_tx`]).
