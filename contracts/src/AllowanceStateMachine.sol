@@ -48,7 +48,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
 
     /// @notice EIP-712 type of the mandate a payer signs.
     bytes32 public constant MANDATE_TYPEHASH = keccak256(
-        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)"
+        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
     );
     /// @notice EIP-712 type of the pull a key's agent signs.
     bytes32 public constant DEBIT_PULL_TYPEHASH = keccak256(
@@ -66,6 +66,10 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     mapping(bytes32 keyId => mapping(address destination => bool)) private _allowed;
     mapping(bytes32 keyId => address) private _signerOf;
     mapping(bytes32 keyId => mapping(uint256 word => uint256 bits)) private _pullNonces;
+    /// @dev EIP-712 hash of the payees a mandate's payer signed (0: none named, treasury only).
+    mapping(uint32 index => bytes32) private _payeesHash;
+    /// @dev The agent a mandate's payer named (0: none): every key on it has this signer.
+    mapping(uint32 index => address) private _agentOf;
 
     /// @notice Deploys the state machine, which is also the settlement chain's router.
     /// @param owner_ Owner (may pause and change the operator and treasury).
@@ -78,62 +82,101 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     // ------------------------------------------------------------------ writes
 
     /// @inheritdoc IAllowanceStateMachine
-    function createMandate(
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval
-    ) external {
-        if (msg.sender != payer && (msg.sender != _operator() || payer != _treasury)) {
+    function createMandate(MandateTerms calldata terms) external returns (bytes32 mandateId) {
+        if (msg.sender != terms.payer && (msg.sender != _operator() || terms.payer != _treasury)) {
             revert UnauthorizedCaller(msg.sender);
         }
-        _createMandate(mandateId, payer, token, maxAmount, interval);
+        mandateId = mandateIdOf(terms.payer, terms.salt);
+        _createMandate(mandateId, terms, _payeesHashOf(terms.payees));
     }
 
     /// @inheritdoc IAllowanceStateMachine
     function createMandateWithSignature(
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval,
+        MandateTerms calldata terms,
         uint256 nonce,
         uint256 deadline,
         bytes calldata signature
-    ) external onlyOperator {
+    ) external onlyOperator returns (bytes32 mandateId) {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
-        bytes32 digest = _hashTypedDataV4(
-            keccak256(
-                abi.encode(
-                    MANDATE_TYPEHASH, mandateId, payer, token, maxAmount, uint8(interval), nonce, deadline
-                )
-            )
-        );
-        if (!_isValidSignature(payer, digest, signature)) revert InvalidSignature();
-        _useNonce(payer, nonce);
-        _createMandate(mandateId, payer, token, maxAmount, interval);
+        mandateId = mandateIdOf(terms.payer, terms.salt);
+        bytes32 payeesHash = _payeesHashOf(terms.payees);
+        bytes32 digest = _hashTypedDataV4(_mandateStructHash(mandateId, terms, payeesHash, nonce, deadline));
+        if (!_isValidSignature(terms.payer, digest, signature, false)) revert InvalidSignature();
+        _useNonce(terms.payer, nonce);
+        _createMandate(mandateId, terms, payeesHash);
     }
 
-    /// @dev Stores a new active mandate and emits `MandateCreated`.
-    function _createMandate(
+    /// @dev The EIP-712 struct hash of a `Mandate` (encoded in two halves: too many words for
+    ///      the stack in one `abi.encode`).
+    function _mandateStructHash(
         bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval
-    ) private {
+        MandateTerms calldata terms,
+        bytes32 payeesHash,
+        uint256 nonce,
+        uint256 deadline
+    ) private pure returns (bytes32) {
+        bytes memory head = abi.encode(
+            MANDATE_TYPEHASH, mandateId, terms.payer, terms.token, terms.maxAmount, uint8(terms.interval)
+        );
+        return keccak256(abi.encodePacked(head, abi.encode(payeesHash, terms.agent, terms.purposeHash, nonce, deadline)));
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function mandateIdOf(address payer, bytes32 salt) public pure returns (bytes32) {
+        return keccak256(abi.encode(payer, salt));
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function keyIdOf(bytes32 mandateId, bytes32 salt) public pure returns (bytes32) {
+        return keccak256(abi.encode(mandateId, salt));
+    }
+
+    /// @dev The EIP-712 encoding of an `address[]` member: the hash of its elements, each padded
+    ///      to a word (which is what `abi.encodePacked` does with array elements).
+    function _payeesHashOf(address[] calldata payees) private pure returns (bytes32) {
+        return keccak256(abi.encodePacked(payees));
+    }
+
+    /// @dev Stores a new active mandate and emits `MandateCreated`. A mandate on a wallet names
+    ///      its payees; only the treasury's (deferred) mandates may name none.
+    function _createMandate(bytes32 mandateId, MandateTerms calldata terms, bytes32 payeesHash) private {
         if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
-        if (payer == address(0) || token == address(0)) revert ZeroAddress();
+        address payer = terms.payer;
+        if (payer == address(0) || terms.token == address(0)) revert ZeroAddress();
         if (payer == address(this)) revert InvalidDestination(payer);
+        uint256 maxAmount = terms.maxAmount;
         if (maxAmount == 0 || maxAmount > type(uint64).max) revert InvalidAmount(maxAmount);
+        bool deferred = payer == _treasury;
+        uint256 n = terms.payees.length;
+        if (n == 0 && !deferred) revert PayeesRequired();
+        for (uint256 i; i < n; ++i) {
+            address d = terms.payees[i];
+            if (d == address(0)) revert ZeroAddress();
+            if (d == address(this)) revert InvalidDestination(d);
+        }
         uint32 index = ++_mandateCount;
         _mandateIndex[mandateId] = index;
         _mandateIdOf[index] = mandateId;
-        _config[index] =
-            MandateConfig(payer, uint64(maxAmount), interval, MandateStatus.Active, payer == _treasury);
-        _usage[index] = MandateUsage(token, 0, 0);
-        emit MandateCreated(mandateId, payer, token, uint64(maxAmount), interval);
+        _config[index] = MandateConfig(payer, uint64(maxAmount), terms.interval, MandateStatus.Active, deferred);
+        _usage[index] = MandateUsage(terms.token, 0, 0);
+        if (n != 0) _payeesHash[index] = payeesHash;
+        if (terms.agent != address(0)) _agentOf[index] = terms.agent;
+        _emitMandateCreated(mandateId, terms);
+    }
+
+    /// @dev Emits `MandateCreated` (its own frame: the caller's stack is full).
+    function _emitMandateCreated(bytes32 mandateId, MandateTerms calldata terms) private {
+        emit MandateCreated(
+            mandateId,
+            terms.payer,
+            terms.token,
+            uint64(terms.maxAmount),
+            terms.interval,
+            terms.salt,
+            terms.payees,
+            terms.agent,
+            terms.purposeHash
+        );
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -148,33 +191,71 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function issueSessionKey(
-        bytes32 keyId,
-        bytes32 mandateId,
-        uint64 expiresAt,
-        uint256 maxAmount,
-        address[] calldata allowedDestinations,
-        address signer
-    ) external {
+    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees) external returns (bytes32 keyId) {
+        uint32 index = _mandateIndex[terms.mandateId];
+        if (index == 0) revert UnknownMandate(terms.mandateId);
+        keyId = keyIdOf(terms.mandateId, terms.salt);
         if (_keys[keyId].mandateIndex != 0) revert KeyAlreadyExists(keyId);
-        uint32 index = _mandateIndex[mandateId];
-        if (index == 0) revert UnknownMandate(mandateId);
-        MandateConfig memory cfg = _config[index];
-        if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
-        if (cfg.status != MandateStatus.Active) revert MandateNotActive(mandateId);
-        if (expiresAt <= block.timestamp) revert ExpiryNotInFuture(expiresAt);
-        if (maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(maxAmount, cfg.maxAmount);
-        uint256 n = allowedDestinations.length;
+        {
+            MandateConfig memory cfg = _config[index];
+            if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
+            if (cfg.status != MandateStatus.Active) revert MandateNotActive(terms.mandateId);
+            if (terms.expiresAt <= block.timestamp) revert ExpiryNotInFuture(terms.expiresAt);
+            if (terms.maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(terms.maxAmount, cfg.maxAmount);
+            address agent = _agentOf[index];
+            if (agent != address(0) && terms.signer != agent) revert SignerNotAgent(agent, terms.signer);
+        }
+        address[] calldata list = _storeAllowList(keyId, index, terms.allowedDestinations, payees);
+        uint40 expiry = terms.expiresAt > type(uint40).max ? type(uint40).max : uint40(terms.expiresAt);
+        _keys[keyId] =
+            Key(index, expiry, false, list.length != 0, uint64(terms.maxAmount), 0, 0, terms.signer != address(0));
+        if (terms.signer != address(0)) _signerOf[keyId] = terms.signer;
+        _emitKeyIssued(keyId, terms, expiry, list);
+    }
+
+    /// @dev Emits `SessionKeyIssued` (its own frame: the caller's stack is full).
+    function _emitKeyIssued(bytes32 keyId, KeyTerms calldata terms, uint40 expiry, address[] calldata list)
+        private
+    {
+        emit SessionKeyIssued(
+            keyId, terms.mandateId, expiry, uint64(terms.maxAmount), list, terms.signer, terms.salt
+        );
+    }
+
+    /// @dev Stores key `keyId`'s allow-list and returns it. When mandate `index` names payees,
+    ///      the key pays only payees the payer signed: `payees` must be the signed list, and the
+    ///      key's destinations a part of it (all of it when the key names none).
+    function _storeAllowList(
+        bytes32 keyId,
+        uint32 index,
+        address[] calldata requested,
+        address[] calldata payees
+    ) private returns (address[] calldata list) {
+        list = requested;
+        bytes32 payeesHash = _payeesHash[index];
+        if (payeesHash != 0) {
+            if (_payeesHashOf(payees) != payeesHash) revert PayeesMismatch(_mandateIdOf[index]);
+            if (list.length == 0) list = payees;
+            else _requireSubset(list, payees);
+        }
+        uint256 n = list.length;
         for (uint256 i; i < n; ++i) {
-            address d = allowedDestinations[i];
+            address d = list[i];
             if (d == address(0)) revert ZeroAddress();
             if (d == address(this)) revert InvalidDestination(d);
             _allowed[keyId][d] = true;
         }
-        uint40 expiry = expiresAt > type(uint40).max ? type(uint40).max : uint40(expiresAt);
-        _keys[keyId] = Key(index, expiry, false, n != 0, uint64(maxAmount), 0, 0, signer != address(0));
-        if (signer != address(0)) _signerOf[keyId] = signer;
-        emit SessionKeyIssued(keyId, mandateId, expiry, uint64(maxAmount), allowedDestinations, signer);
+    }
+
+    /// @dev Reverts `PayeeNotSigned` for the first element of `list` that is not in `payees`.
+    function _requireSubset(address[] calldata list, address[] calldata payees) private pure {
+        uint256 m = payees.length;
+        for (uint256 i; i < list.length; ++i) {
+            address d = list[i];
+            uint256 j;
+            while (j < m && payees[j] != d) ++j;
+            if (j == m) revert PayeeNotSigned(d);
+        }
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -252,19 +333,17 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 emit DebitPullDeclined(item.keyId, i, err);
                 continue;
             }
-            uint256 keyBefore = _read(p.keySlot);
-            uint256 useBefore = _read(p.useSlot);
             _write(p.keySlot, p.keyWord);
             _write(p.useSlot, p.useWord);
             uint256 nonceBit = signer != address(0) ? 1 << (item.nonce & 0xff) : 0;
             if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] |= nonceBit;
             if (p.deferred || _tryMove(p.token, p.payer, item.destination, item.amount)) {
+                if (nonceBit != 0) emit PullNonceUsed(item.keyId, item.nonce);
                 emit DebitPulled(item.keyId, item.destination, item.amount);
                 ++authorized;
             } else {
-                _write(p.keySlot, keyBefore);
-                _write(p.useSlot, useBefore);
-                if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] ^= nonceBit;
+                _unspend(p.keySlot, p.useSlot, item.amount);
+                if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] &= ~nonceBit;
                 emit DebitPullDeclined(
                     item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
                 );
@@ -288,7 +367,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 )
             )
         );
-        if (!_isValidSignature(signer, digest, item.signature)) {
+        if (!_isValidSignature(signer, digest, item.signature, true)) {
             return abi.encodeWithSelector(InvalidSignature.selector);
         }
         return "";
@@ -313,7 +392,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             spentThisEpoch: use.epochEnd > today ? use.spent : 0,
             epochStart: uint64(startDay * DAY),
             epochEnd: uint64(endDay * DAY),
-            deferred: cfg.deferred
+            deferred: cfg.deferred,
+            payeesHash: _payeesHash[index],
+            agent: _agentOf[index]
         });
     }
 
@@ -419,6 +500,15 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
     }
 
+    /// @dev Takes back a pull whose token move failed: subtracts `amount` from the spend in the
+    ///      key and mandate-usage words as they are now, so whatever else changed during the
+    ///      token call (a revocation, a cancellation) stands. The spend includes `amount` (it
+    ///      was stored before the call, and only this pull could have added to it since).
+    function _unspend(uint256 keySlot, uint256 useSlot, uint256 amount) private {
+        _write(keySlot, _read(keySlot) - (amount << K_SPENT));
+        _write(useSlot, _read(useSlot) - (amount << U_SPENT));
+    }
+
     /// @dev `_fastPull` outcomes.
     uint256 private constant FAST_NOT_TAKEN = 0;
     uint256 private constant FAST_DONE = 1;
@@ -496,8 +586,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
         if (!ok) return FAST_NOT_TAKEN;
         if (_tryMove(address(uint160(uw)), address(uint160(cw)), destination, amount)) return FAST_DONE;
-        _write(keySlot, kw);
-        _write(useSlot, uw);
+        _unspend(keySlot, useSlot, amount);
         return FAST_TRANSFER_FAILED;
     }
 
