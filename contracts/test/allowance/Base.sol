@@ -6,9 +6,12 @@ import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
 
-/// @dev Shared set-up: a token, a state machine (the settlement chain's router) whose owner and
-///      operator is this test contract, a funded payer that approved it, and the clock at
-///      Monday 2026-11-23 12:00Z.
+/// @dev Shared set-up: a token, a state machine (the settlement chain's router) whose operator
+///      is this test contract and whose owner is a separate address (`owner`, acting through
+///      `vm.prank`: owner and operator may not be one key), a funded payer that approved it,
+///      and the clock at Monday 2026-11-23 12:00Z. The payer's mandates name the payees
+///      [`dest`, `dest2`]; ids are derived from the payer and a salt (mandates) and from the
+///      mandate and a salt (keys), computed here independently of the contract.
 abstract contract AllowanceBase is Signing {
     uint256 internal constant DAY = 86_400;
     /// @dev Monday 2026-11-23 00:00:00Z.
@@ -17,6 +20,7 @@ abstract contract AllowanceBase is Signing {
 
     TestStablecoin internal usd;
     AllowanceStateMachine internal asm;
+    address internal owner = makeAddr("owner");
     address internal treasury = makeAddr("treasury");
     uint256 internal constant PAYER_KEY = 0xA11CE;
     address internal payer = vm.addr(PAYER_KEY);
@@ -26,33 +30,81 @@ abstract contract AllowanceBase is Signing {
     address internal dest2 = makeAddr("dest2");
     address internal stranger = makeAddr("stranger");
 
-    bytes32 internal constant M = keccak256("mandate");
-    bytes32 internal constant K = keccak256("key");
-    bytes32 internal constant K2 = keccak256("key2");
+    bytes32 internal constant M_SALT = keccak256("mandate");
+    bytes32 internal constant K_SALT = keccak256("key");
+    bytes32 internal constant K2_SALT = keccak256("key2");
+    /// @dev The purpose the payer is shown and signs.
+    string internal constant PURPOSE = "Groceries for the household agent";
+
+    /// @dev The payer's mandate `M_SALT`, and its keys `K_SALT` and `K2_SALT`.
+    bytes32 internal M;
+    bytes32 internal K;
+    bytes32 internal K2;
 
     function setUp() public virtual {
         vm.warp(NOON);
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
-        asm = new AllowanceStateMachine(address(this), address(this), treasury);
+        asm = new AllowanceStateMachine(owner, address(this), treasury);
         usd.mint(payer, 1_000_000e6);
         usd.mint(dest, 1);
         vm.prank(payer);
         usd.approve(address(asm), type(uint256).max);
+        M = _mandateIdOf(payer, M_SALT);
+        K = _keyIdOf(M, K_SALT);
+        K2 = _keyIdOf(M, K2_SALT);
     }
 
-    /// @dev The payer creates its own mandate (no signature needed when it sends it).
+    /// @dev The payees the payer's mandates name: [dest, dest2].
+    function _payees() internal view returns (address[] memory list) {
+        list = new address[](2);
+        list[0] = dest;
+        list[1] = dest2;
+    }
+
+    function _one(address a) internal pure returns (address[] memory list) {
+        list = new address[](1);
+        list[0] = a;
+    }
+
+    /// @dev Terms for `who`'s mandate `salt`, naming [dest, dest2] and no agent.
+    function _terms(bytes32 salt, address who, uint256 max, IAllowanceStateMachine.Interval interval)
+        internal
+        view
+        returns (IAllowanceStateMachine.MandateTerms memory)
+    {
+        return IAllowanceStateMachine.MandateTerms(
+            salt, who, address(usd), max, interval, _payees(), address(0), keccak256(bytes(PURPOSE))
+        );
+    }
+
+    /// @dev The payer creates its own mandate `M` (no signature needed when it sends it).
     function _mandate(uint256 max, IAllowanceStateMachine.Interval interval) internal {
         vm.prank(payer);
-        asm.createMandate(M, payer, address(usd), max, interval);
+        asm.createMandate(_terms(M_SALT, payer, max, interval));
     }
 
-    function _key(bytes32 id, uint256 ceiling) internal {
-        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), ceiling, new address[](0), address(0));
+    /// @dev Key terms on `mandateId` for a week.
+    function _keyTerms(bytes32 mandateId, bytes32 salt, uint256 ceiling, address[] memory list, address signer)
+        internal
+        view
+        returns (IAllowanceStateMachine.KeyTerms memory)
+    {
+        return IAllowanceStateMachine.KeyTerms(salt, mandateId, uint64(block.timestamp + 7 days), ceiling, list, signer);
     }
 
-    /// @dev A key whose pulls need `signer`'s signature.
-    function _signerKey(bytes32 id, address signer) internal {
-        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), 0, new address[](0), signer);
+    /// @dev The operator issues key `salt` on `M` (all its payees); returns its id.
+    function _key(bytes32 salt, uint256 ceiling) internal returns (bytes32) {
+        return asm.issueSessionKey(_keyTerms(M, salt, ceiling, new address[](0), address(0)), _payees());
+    }
+
+    /// @dev A key on `M` whose pulls need `signer`'s signature.
+    function _signerKey(bytes32 salt, address signer) internal returns (bytes32) {
+        return asm.issueSessionKey(_keyTerms(M, salt, 0, new address[](0), signer), _payees());
+    }
+
+    /// @dev A key on `M` that pays only `only`.
+    function _keyTo(bytes32 salt, uint256 ceiling, address only) internal returns (bytes32) {
+        return asm.issueSessionKey(_keyTerms(M, salt, ceiling, _one(only), address(0)), _payees());
     }
 
     /// @dev An item signed by `pk` for `asm`.
@@ -65,17 +117,21 @@ abstract contract AllowanceBase is Signing {
         return IAllowanceStateMachine.PullItem(key, to, amount, nonce, deadline, sig);
     }
 
-    function _keyTo(bytes32 id, uint256 ceiling, address only) internal {
-        address[] memory list = new address[](1);
-        list[0] = only;
-        asm.issueSessionKey(id, M, uint64(block.timestamp + 7 days), ceiling, list, address(0));
-    }
-
     function _item(bytes32 key, address to, uint256 amount)
         internal
         pure
         returns (IAllowanceStateMachine.PullItem memory)
     {
         return IAllowanceStateMachine.PullItem(key, to, amount, 0, 0, "");
+    }
+
+    function _pause() internal {
+        vm.prank(owner);
+        asm.pause();
+    }
+
+    function _unpause() internal {
+        vm.prank(owner);
+        asm.unpause();
     }
 }

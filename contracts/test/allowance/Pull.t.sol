@@ -13,8 +13,8 @@ contract PullTest is AllowanceBase {
     function setUp() public override {
         super.setUp();
         _mandate(100e6, I.Interval.Daily);
-        _key(K, 60e6);
-        _key(K2, 0);
+        _key(K_SALT, 60e6);
+        _key(K2_SALT, 0);
     }
 
     function test_movesTokensAndCountsUsage() public {
@@ -53,8 +53,7 @@ contract PullTest is AllowanceBase {
     }
 
     function test_revertsForDestinationNotAllowed() public {
-        bytes32 k3 = keccak256("k3");
-        _keyTo(k3, 0, dest);
+        bytes32 k3 = _keyTo(keccak256("k3"), 0, dest);
         asm.pull(k3, dest, 1);
         vm.expectRevert(abi.encodeWithSelector(I.DestinationNotAllowed.selector, k3, dest2));
         asm.pull(k3, dest2, 1);
@@ -99,14 +98,17 @@ contract PullTest is AllowanceBase {
     }
 
     function test_pauseBlocksPulls() public {
-        asm.pause();
+        _pause();
         vm.expectRevert(abi.encodeWithSelector(R.RouterPaused.selector));
         asm.pull(K, dest, 1e6);
-        asm.unpause();
+        _unpause();
         asm.pull(K, dest, 1e6);
     }
 
-    function test_onlyOwner() public {
+    function test_onlyOperator() public {
+        vm.prank(owner);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, owner));
+        asm.pull(K, dest, 1);
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.pull(K, dest, 1);
@@ -143,18 +145,15 @@ contract PullTest is AllowanceBase {
     /// they must reach the same decision, with the same reason, and leave the same usage behind
     /// as the reference path alone (`referencePull` on a twin).
     function testFuzz_fastPathMatchesReferencePath(uint256[12] memory amounts, uint256 choices) public {
-        ReferencePullHarness twin = new ReferencePullHarness(address(this), address(this), treasury);
+        ReferencePullHarness twin = new ReferencePullHarness(owner, address(this), treasury);
         vm.prank(payer);
         usd.approve(address(twin), type(uint256).max);
         vm.prank(payer);
-        twin.createMandate(M, payer, address(usd), 100e6, I.Interval.Daily);
-        twin.issueSessionKey(K, M, uint64(block.timestamp + 7 days), 60e6, new address[](0), address(0));
-        twin.issueSessionKey(K2, M, uint64(block.timestamp + 7 days), 0, new address[](0), address(0));
-        bytes32 k3 = keccak256("key3");
-        _keyTo(k3, 30e6, dest);
-        address[] memory only = new address[](1);
-        only[0] = dest;
-        twin.issueSessionKey(k3, M, uint64(block.timestamp + 7 days), 30e6, only, address(0));
+        twin.createMandate(_terms(M_SALT, payer, 100e6, I.Interval.Daily));
+        twin.issueSessionKey(_keyTerms(M, K_SALT, 60e6, new address[](0), address(0)), _payees());
+        twin.issueSessionKey(_keyTerms(M, K2_SALT, 0, new address[](0), address(0)), _payees());
+        bytes32 k3 = _keyTo(keccak256("key3"), 30e6, dest);
+        twin.issueSessionKey(_keyTerms(M, keccak256("key3"), 30e6, _one(dest), address(0)), _payees());
 
         bytes32[3] memory keys = [K, K2, k3];
         for (uint256 i; i < amounts.length; ++i) {
@@ -165,7 +164,8 @@ contract PullTest is AllowanceBase {
                 twin.revokeSessionKey(K);
             }
             bytes32 key = keys[c % 3];
-            address to = (c >> 2) & 3 == 0 ? dest2 : dest;
+            uint256 d = (c >> 2) & 3;
+            address to = d == 0 ? dest2 : d == 1 ? stranger : dest;
 
             _sameDecision(twin, key, to, bound(amounts[i], 0, 80e6), c & 0x20 != 0);
             for (uint256 j; j < 3; ++j) {

@@ -13,8 +13,9 @@ contract PullBatchTest is AllowanceBase {
     function setUp() public override {
         super.setUp();
         _mandate(100e6, I.Interval.Daily);
-        _key(K, 60e6);
-        _key(K2, 0);
+        _key(K_SALT, 60e6);
+        _key(K2_SALT, 0);
+        SK = _keyIdOf(M, SK_SALT);
     }
 
     function test_eachItemSucceedsOrIsDeclinedOnItsOwn() public {
@@ -56,11 +57,10 @@ contract PullBatchTest is AllowanceBase {
 
     function test_transferFailureDeclinesAndRestoresUsage() public {
         usd.mint(stranger, 0);
-        bytes32 m2 = keccak256("poor");
         vm.prank(stranger);
-        asm.createMandate(m2, stranger, address(usd), 100e6, I.Interval.Daily); // no balance, no approval
-        bytes32 poorKey = keccak256("poorKey");
-        asm.issueSessionKey(poorKey, m2, uint64(block.timestamp + 1 days), 0, new address[](0), address(0));
+        // no balance, no approval
+        bytes32 m2 = asm.createMandate(_terms(keccak256("poor"), stranger, 100e6, I.Interval.Daily));
+        bytes32 poorKey = asm.issueSessionKey(_keyTerms(m2, keccak256("poorKey"), 0, new address[](0), address(0)), _payees());
         I.PullItem[] memory items = new I.PullItem[](2);
         items[0] = _item(poorKey, dest, 1e6);
         items[1] = _item(K, dest, 1e6);
@@ -85,12 +85,12 @@ contract PullBatchTest is AllowanceBase {
     }
 
     function test_revertsWholeBatchWhilePaused() public {
-        asm.pause();
+        _pause();
         I.PullItem[] memory items = new I.PullItem[](1);
         items[0] = _item(K, dest, 1e6);
         vm.expectRevert(abi.encodeWithSelector(R.RouterPaused.selector));
         asm.pullBatch(items);
-        asm.unpause();
+        _unpause();
         assertEq(asm.pullBatch(items), 1);
     }
 
@@ -98,7 +98,10 @@ contract PullBatchTest is AllowanceBase {
         assertEq(asm.pullBatch(new I.PullItem[](0)), 0);
     }
 
-    function test_onlyOwner() public {
+    function test_onlyOperator() public {
+        vm.prank(owner);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, owner));
+        asm.pullBatch(new I.PullItem[](0));
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.pullBatch(new I.PullItem[](0));
@@ -117,7 +120,8 @@ contract PullBatchTest is AllowanceBase {
 
     // ------------------------------------------------------------ agent-signed keys
 
-    bytes32 internal constant SK = keccak256("signer key");
+    bytes32 internal constant SK_SALT = keccak256("signer key");
+    bytes32 internal SK;
     uint256 internal constant LATER = 2_000_000_000;
 
     function _one(I.PullItem memory item) internal pure returns (I.PullItem[] memory items) {
@@ -126,7 +130,7 @@ contract PullBatchTest is AllowanceBase {
     }
 
     function test_pullBatch_success_agentSigned() public {
-        _signerKey(SK, agent);
+        _signerKey(SK_SALT, agent);
         vm.expectEmit(address(asm));
         emit I.DebitPulled(SK, dest, 5e6);
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 5e6, 77, LATER))), 1);
@@ -136,7 +140,7 @@ contract PullBatchTest is AllowanceBase {
 
     /// Neither the operator nor anyone else pulls on a signer key without the agent.
     function test_pullBatch_revert_signerKeyWithoutOrWithWrongSignature() public {
-        _signerKey(SK, agent);
+        _signerKey(SK_SALT, agent);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(I.SignatureRequired.selector, SK));
         assertEq(asm.pullBatch(_one(_item(SK, dest, 1e6))), 0);
@@ -157,7 +161,7 @@ contract PullBatchTest is AllowanceBase {
     }
 
     function test_pullBatch_revert_replayedExpiredMalleableOrForeignSignature() public {
-        _signerKey(SK, agent);
+        _signerKey(SK_SALT, agent);
         I.PullItem memory item = _signedItem(AGENT_KEY, SK, dest, 1e6, 5, LATER);
         assertEq(asm.pullBatch(_one(item)), 1);
         vm.expectEmit(address(asm));
@@ -184,7 +188,7 @@ contract PullBatchTest is AllowanceBase {
 
     /// A declined signed item does not use its nonce; nor does one whose transfer fails.
     function test_pullBatch_success_nonceUsedOnlyWhenAuthorized() public {
-        _signerKey(SK, agent);
+        _signerKey(SK_SALT, agent);
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 200e6, 9, LATER))), 0); // over ceiling
         assertFalse(asm.pullNonceUsed(SK, 9));
         vm.prank(payer);
@@ -197,7 +201,7 @@ contract PullBatchTest is AllowanceBase {
     }
 
     function testFuzz_pullBatch_success_agentSignedAmounts(uint256 amount, uint256 nonce) public {
-        _signerKey(SK, agent);
+        _signerKey(SK_SALT, agent);
         amount = bound(amount, 1, 100e6);
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, amount, nonce, LATER))), 1);
         assertEq(usd.balanceOf(dest), amount + 1);
@@ -209,11 +213,12 @@ contract PullBatchTest is AllowanceBase {
     /// One item whose token burns all gas fails alone; the others finish.
     function test_pullBatch_success_gasBurningTokenFailsOnlyItsItem() public {
         GasBurnerToken burner = new GasBurnerToken();
-        bytes32 mb = keccak256("burner mandate");
+        I.MandateTerms memory t = _terms(keccak256("burner mandate"), payer, 100e6, I.Interval.Daily);
+        t.token = address(burner);
         vm.prank(payer);
-        asm.createMandate(mb, payer, address(burner), 100e6, I.Interval.Daily);
-        bytes32 kb = keccak256("burner key");
-        asm.issueSessionKey(kb, mb, uint64(block.timestamp + 1 days), 0, new address[](0), address(0));
+        bytes32 mb = asm.createMandate(t);
+        bytes32 kb =
+            asm.issueSessionKey(_keyTerms(mb, keccak256("burner key"), 0, new address[](0), address(0)), _payees());
         I.PullItem[] memory items = new I.PullItem[](3);
         items[0] = _item(K, dest, 1e6);
         items[1] = _item(kb, dest, 1e6);
@@ -248,10 +253,12 @@ contract PullBatchTest is AllowanceBase {
         usd.mint(treasury, 1_000e6);
         vm.prank(treasury);
         usd.approve(address(asm), type(uint256).max);
-        bytes32 md = keccak256("bank funded");
-        asm.createMandate(md, treasury, address(usd), 50e6, I.Interval.Daily);
-        bytes32 kd = keccak256("bank funded key");
-        asm.issueSessionKey(kd, md, uint64(block.timestamp + 1 days), 0, new address[](0), address(0));
+        I.MandateTerms memory t = _terms(keccak256("bank funded"), treasury, 50e6, I.Interval.Daily);
+        t.payees = new address[](0);
+        bytes32 md = asm.createMandate(t);
+        bytes32 kd = asm.issueSessionKey(
+            _keyTerms(md, keccak256("bank funded key"), 0, new address[](0), address(0)), new address[](0)
+        );
         vm.expectEmit(address(asm));
         emit I.DebitPulled(kd, dest, 20e6);
         assertEq(asm.pullBatch(_one(_item(kd, dest, 20e6))), 1);
@@ -272,7 +279,7 @@ contract PullBatchTest is AllowanceBase {
     /// another key's does not.
     function test_pullBatch_success_contractWalletSigner() public {
         ERC1271WalletMock wallet = new ERC1271WalletMock(agent);
-        _signerKey(SK, address(wallet));
+        _signerKey(SK_SALT, address(wallet));
         assertEq(asm.pullBatch(_one(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER))), 0);
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER))), 1);
         assertEq(usd.balanceOf(dest), 1e6 + 1);

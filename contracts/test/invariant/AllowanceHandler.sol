@@ -48,7 +48,8 @@ contract AllowanceHandler is Test {
         vm.warp(1_795_435_200); // Monday 2026-11-23 12:00Z
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
         eur = new TestStablecoin("Test EUR", "tEUR", address(this));
-        asm = new AllowanceStateMachine(address(this), address(this), treasury);
+        // This handler is the operator; the owner is another key (they may not be one).
+        asm = new AllowanceStateMachine(address(0x0e0e), address(this), treasury);
         for (uint256 i; i < 3; ++i) {
             payers[i] = address(uint160(0x1000 + i));
             dests[i] = address(uint160(0x2000 + i));
@@ -61,6 +62,14 @@ contract AllowanceHandler is Test {
             vm.stopPrank();
         }
         initialSupply = usd.totalSupply();
+    }
+
+    /// @dev The payees every mandate names: the three destinations.
+    function payees() public view returns (address[] memory list) {
+        list = new address[](3);
+        for (uint256 i; i < 3; ++i) {
+            list[i] = dests[i];
+        }
     }
 
     function mandateCount() external view returns (uint256) {
@@ -80,13 +89,25 @@ contract AllowanceHandler is Test {
 
     function createMandate(uint256 seed) external {
         if (mandates.length >= 4) return;
-        bytes32 id = keccak256(abi.encode("m", mandates.length));
+        bytes32 salt = keccak256(abi.encode("m", mandates.length));
         uint256 max = bound(seed, 5e6, 200e6);
         I.Interval interval = I.Interval(seed % 3);
         address payer = payers[(seed >> 8) % 3];
-        // The payer sends its own mandate (no signature needed); USD or EUR.
+        // The payer sends its own mandate (no signature needed); USD or EUR; all three
+        // destinations are its payees.
         vm.prank(payer);
-        asm.createMandate(id, payer, (seed >> 16) % 2 == 0 ? address(usd) : address(eur), max, interval);
+        bytes32 id = asm.createMandate(
+            I.MandateTerms(
+                salt,
+                payer,
+                (seed >> 16) % 2 == 0 ? address(usd) : address(eur),
+                max,
+                interval,
+                payees(),
+                address(0),
+                keccak256("invariants")
+            )
+        );
         mandates.push(M(id, max, interval, false));
     }
 
@@ -102,8 +123,9 @@ contract AllowanceHandler is Test {
             list[0] = dests[destSeed % 3];
         }
         uint256 exp = block.timestamp + bound(ttlSeed, 1 hours, 20 days);
-        bytes32 id = keccak256(abi.encode("k", keys.length));
-        asm.issueSessionKey(id, m.id, uint64(exp), ceiling, list, address(0));
+        bytes32 id = asm.issueSessionKey(
+            I.KeyTerms(keccak256(abi.encode("k", keys.length)), m.id, uint64(exp), ceiling, list, address(0)), payees()
+        );
         keys.push(K(id, mi, ceiling, exp, false));
     }
 

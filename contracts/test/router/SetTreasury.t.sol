@@ -43,9 +43,17 @@ contract SetTreasuryTest is RouterBase {
         assertEq(usd.balanceOf(treasury), 999e6);
     }
 
-    function test_setTreasury_revert_zeroAddress() public {
-        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+    /// Zero withdraws a pending proposal: the one proposed can no longer accept.
+    function test_setTreasury_success_zeroWithdrawsThePending() public {
+        router.setTreasury(stranger);
+        vm.expectEmit(address(router));
+        emit R.TreasuryProposed(treasury, address(0));
         router.setTreasury(address(0));
+        assertEq(router.pendingTreasury(), address(0));
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
+        router.acceptTreasury();
+        assertEq(router.treasury(), treasury);
     }
 
     function test_setTreasury_revert_ownerOnly() public {
