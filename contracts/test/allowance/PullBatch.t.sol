@@ -2,10 +2,12 @@
 pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
+import {Vm} from "../utils/Vm.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {GasBurnerToken} from "../utils/mocks/GasBurnerToken.sol";
 import {ERC1271WalletMock} from "../utils/mocks/ERC1271WalletMock.sol";
+import {RevokingPayer, CallbackToken} from "../utils/mocks/RevokingPayer.sol";
 
 contract PullBatchTest is AllowanceBase {
     uint64 internal constant RESET = uint64(MONDAY + 1 days);
@@ -131,6 +133,8 @@ contract PullBatchTest is AllowanceBase {
 
     function test_pullBatch_success_agentSigned() public {
         _signerKey(SK_SALT, agent);
+        vm.expectEmit(address(asm));
+        emit I.PullNonceUsed(SK, 77);
         vm.expectEmit(address(asm));
         emit I.DebitPulled(SK, dest, 5e6);
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 5e6, 77, LATER))), 1);
@@ -283,5 +287,141 @@ contract PullBatchTest is AllowanceBase {
         assertEq(asm.pullBatch(_one(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER))), 0);
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER))), 1);
         assertEq(usd.balanceOf(dest), 1e6 + 1);
+    }
+
+    // ------------------------------------------------------------ nonce events
+
+    /// A declined signed item (over the ceiling, bad signature, transfer failed) emits no
+    /// `PullNonceUsed`; an authorized one emits exactly one, before its `DebitPulled`.
+    function test_pullBatch_success_pullNonceUsedOnlyForAuthorizedItems() public {
+        _signerKey(SK_SALT, agent);
+        vm.prank(payer);
+        usd.approve(address(asm), 0);
+        I.PullItem[] memory items = new I.PullItem[](3);
+        items[0] = _signedItem(AGENT_KEY, SK, dest, 200e6, 1, LATER); // over the ceiling
+        items[1] = _signedItem(0xB0B, SK, dest, 1e6, 2, LATER); // not the agent
+        items[2] = _signedItem(AGENT_KEY, SK, dest, 1e6, 3, LATER); // transfer fails
+        vm.recordLogs();
+        assertEq(asm.pullBatch(items), 0);
+        assertEq(_count(vm.getRecordedLogs(), I.PullNonceUsed.selector), 0);
+        vm.prank(payer);
+        usd.approve(address(asm), type(uint256).max);
+        vm.recordLogs();
+        assertEq(asm.pullBatch(_one(items[2])), 1);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        assertEq(_count(logs, I.PullNonceUsed.selector), 1);
+        uint256 used;
+        uint256 pulled;
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].topics[0] == I.PullNonceUsed.selector) {
+                used = j;
+                assertEq(logs[j].topics[1], SK);
+                assertEq(abi.decode(logs[j].data, (uint256)), 3);
+            }
+            if (logs[j].topics[0] == I.DebitPulled.selector) pulled = j;
+        }
+        assertLt(used, pulled);
+        assertTrue(asm.pullNonceUsed(SK, 3));
+        assertFalse(asm.pullNonceUsed(SK, 1));
+        assertFalse(asm.pullNonceUsed(SK, 2));
+    }
+
+    /// Unsigned items on keys without a signer use no nonce and emit no `PullNonceUsed`.
+    function test_pullBatch_success_noNonceEventForUnsignedItems() public {
+        vm.recordLogs();
+        assertEq(asm.pullBatch(_one(_item(K, dest, 1e6))), 1);
+        assertEq(_count(vm.getRecordedLogs(), I.PullNonceUsed.selector), 0);
+    }
+
+    function _count(Vm.Log[] memory logs, bytes32 topic) internal view returns (uint256 n) {
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].emitter == address(asm) && logs[j].topics[0] == topic) ++n;
+        }
+    }
+
+    // ------------------------------------------------------------ failed items write back only their spend
+
+    CallbackToken internal cbt;
+    RevokingPayer internal rwallet;
+    bytes32 internal wm;
+    bytes32 internal wk;
+
+    /// @dev A contract payer on a callback token: mandate 100/day to [dest, dest2], one key.
+    function _walletPayer() internal {
+        cbt = new CallbackToken();
+        rwallet = new RevokingPayer(I(address(asm)));
+        cbt.mint(address(rwallet), 1_000e6);
+        vm.prank(address(rwallet));
+        cbt.approve(address(asm), type(uint256).max);
+        I.MandateTerms memory t = _terms(keccak256("wallet mandate"), address(rwallet), 100e6, I.Interval.Daily);
+        t.token = address(cbt);
+        wm = rwallet.createMandate(t);
+        wk = asm.issueSessionKey(_keyTerms(wm, keccak256("wallet key"), 50e6, new address[](0), address(0)), _payees());
+    }
+
+    /// Fast path (the key already pulled this epoch): the payer revokes the key during the
+    /// token call and the call fails. The revocation stands; only the item's spend is undone.
+    function test_pullBatch_success_revocationDuringAFailedTransferStands_fastPath() public {
+        _walletPayer();
+        assertEq(asm.pullBatch(_one(_item(wk, dest, 10e6))), 1);
+        cbt.setHostile(true);
+        rwallet.arm(wk, 0);
+        vm.expectEmit(address(asm));
+        emit I.SessionKeyRevoked(wk);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(wk, 0, abi.encodeWithSelector(I.TransferFailed.selector, wk));
+        assertEq(asm.pullBatch(_one(_item(wk, dest, 20e6))), 0);
+        I.SessionKeyView memory v = asm.getSessionKey(wk);
+        assertTrue(v.revoked);
+        assertEq(uint256(v.spentThisEpoch), 10e6);
+        assertEq(uint256(asm.getMandate(wm).spentThisEpoch), 10e6);
+        cbt.setHostile(false);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(wk, 0, abi.encodeWithSelector(I.KeyRevoked.selector, wk));
+        assertEq(asm.pullBatch(_one(_item(wk, dest, 1e6))), 0);
+    }
+
+    /// Reference path (the key's first pull of the epoch), and a mandate cancellation instead.
+    function test_pullBatch_success_cancellationDuringAFailedTransferStands_referencePath() public {
+        _walletPayer();
+        cbt.setHostile(true);
+        rwallet.arm(0, wm);
+        assertEq(asm.pullBatch(_one(_item(wk, dest, 20e6))), 0);
+        assertEq(uint256(asm.getMandate(wm).status), uint256(I.MandateStatus.Canceled));
+        assertEq(uint256(asm.getMandate(wm).spentThisEpoch), 0);
+        assertEq(uint256(asm.getSessionKey(wk).spentThisEpoch), 0);
+        assertFalse(asm.getSessionKey(wk).revoked);
+    }
+
+    /// An agent-signed item: the revocation stands, the spend and the nonce are given back.
+    function test_pullBatch_success_revocationDuringAFailedSignedItemStands() public {
+        _walletPayer();
+        bytes32 sk = asm.issueSessionKey(_keyTerms(wm, keccak256("wallet agent key"), 0, new address[](0), agent), _payees());
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, sk, dest, 5e6, 1, LATER))), 1);
+        cbt.setHostile(true);
+        rwallet.arm(sk, 0);
+        vm.recordLogs();
+        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, sk, dest, 7e6, 2, LATER))), 0);
+        assertEq(_count(vm.getRecordedLogs(), I.PullNonceUsed.selector), 0);
+        assertTrue(asm.getSessionKey(sk).revoked);
+        assertEq(uint256(asm.getSessionKey(sk).spentThisEpoch), 5e6);
+        assertEq(uint256(asm.getMandate(wm).spentThisEpoch), 5e6);
+        assertFalse(asm.pullNonceUsed(sk, 2));
+        assertTrue(asm.pullNonceUsed(sk, 1));
+    }
+
+    /// Whatever was spent before, a failed item with a revocation during its token call leaves
+    /// exactly the earlier spend and the key revoked.
+    function testFuzz_pullBatch_success_failedItemUndoesOnlyItsOwnSpend(uint256 first, uint256 second) public {
+        _walletPayer();
+        first = bound(first, 1, 25e6);
+        second = bound(second, 1, 25e6);
+        assertEq(asm.pullBatch(_one(_item(wk, dest, first))), 1);
+        cbt.setHostile(true);
+        rwallet.arm(wk, 0);
+        assertEq(asm.pullBatch(_one(_item(wk, dest2, second))), 0);
+        assertTrue(asm.getSessionKey(wk).revoked);
+        assertEq(uint256(asm.getSessionKey(wk).spentThisEpoch), first);
+        assertEq(uint256(asm.getMandate(wm).spentThisEpoch), first);
     }
 }
