@@ -47,7 +47,11 @@ contract PasskeyWallet is IERC1271 {
     /// @param hash The signed digest (an EIP-712 digest for Openrail's types).
     /// @param signature `abi.encodePacked(r, s)`, 64 bytes, `s` in the lower half of the order.
     /// @return magicValue `0x1626ba7e` when valid, else `0xffffffff`.
-    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4 magicValue) {
+    function isValidSignature(bytes32 hash, bytes calldata signature)
+        external
+        view
+        returns (bytes4 magicValue)
+    {
         if (signature.length != 64) return INVALID;
         bytes32 r = bytes32(signature[0:32]);
         bytes32 s = bytes32(signature[32:64]);

@@ -84,12 +84,16 @@ abstract contract AllowanceBase is Signing {
     }
 
     /// @dev Key terms on `mandateId` for a week.
-    function _keyTerms(bytes32 mandateId, bytes32 salt, uint256 ceiling, address[] memory list, address signer)
-        internal
-        view
-        returns (IAllowanceStateMachine.KeyTerms memory)
-    {
-        return IAllowanceStateMachine.KeyTerms(salt, mandateId, uint64(block.timestamp + 7 days), ceiling, list, signer);
+    function _keyTerms(
+        bytes32 mandateId,
+        bytes32 salt,
+        uint256 ceiling,
+        address[] memory list,
+        address signer
+    ) internal view returns (IAllowanceStateMachine.KeyTerms memory) {
+        return IAllowanceStateMachine.KeyTerms(
+            salt, mandateId, uint64(block.timestamp + 7 days), ceiling, list, signer
+        );
     }
 
     /// @dev The operator issues key `salt` on `M` (all its payees); returns its id.

@@ -13,7 +13,15 @@ contract CreateMandateTest is AllowanceBase {
         I.MandateTerms memory t = _terms(M_SALT, payer, 100e6, I.Interval.Weekly);
         vm.expectEmit(address(asm));
         emit I.MandateCreated(
-            M, payer, address(usd), 100e6, I.Interval.Weekly, M_SALT, _payees(), address(0), keccak256(bytes(PURPOSE))
+            M,
+            payer,
+            address(usd),
+            100e6,
+            I.Interval.Weekly,
+            M_SALT,
+            _payees(),
+            address(0),
+            keccak256(bytes(PURPOSE))
         );
         vm.prank(payer);
         bytes32 id = asm.createMandate(t);

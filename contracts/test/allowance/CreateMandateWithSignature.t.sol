@@ -32,7 +32,15 @@ contract CreateMandateWithSignatureTest is AllowanceBase {
         emit R.NonceUsed(payer, 1);
         vm.expectEmit(address(asm));
         emit I.MandateCreated(
-            M, payer, address(usd), 100e6, I.Interval.Daily, M_SALT, _payees(), address(0), keccak256(bytes(PURPOSE))
+            M,
+            payer,
+            address(usd),
+            100e6,
+            I.Interval.Daily,
+            M_SALT,
+            _payees(),
+            address(0),
+            keccak256(bytes(PURPOSE))
         );
         assertEq(asm.createMandateWithSignature(t, 1, DEADLINE, sig), M);
         assertEq(asm.getMandate(M).payer, payer);
@@ -202,7 +210,12 @@ contract CreateMandateWithSignatureTest is AllowanceBase {
 contract GasHungryWallet is ERC1271WalletMock {
     constructor(address owner_) ERC1271WalletMock(owner_) {}
 
-    function isValidSignature(bytes32 hash, bytes calldata signature) external view override returns (bytes4) {
+    function isValidSignature(bytes32 hash, bytes calldata signature)
+        external
+        view
+        override
+        returns (bytes4)
+    {
         uint256 start = gasleft();
         while (start - gasleft() < 150_000) {}
         return _check(hash, signature);

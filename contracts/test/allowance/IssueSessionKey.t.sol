@@ -184,7 +184,8 @@ contract IssueSessionKeyTest is AllowanceBase {
         I.MandateTerms memory mt = _terms(M_SALT, treasury, 100e6, I.Interval.Daily);
         mt.payees = new address[](0);
         bytes32 tm = asm.createMandate(mt);
-        bytes32 id = asm.issueSessionKey(_keyTerms(tm, K_SALT, 0, new address[](0), address(0)), new address[](0));
+        bytes32 id =
+            asm.issueSessionKey(_keyTerms(tm, K_SALT, 0, new address[](0), address(0)), new address[](0));
         assertFalse(asm.getSessionKey(id).hasAllowList);
         assertTrue(asm.isDestinationAllowed(id, stranger));
     }

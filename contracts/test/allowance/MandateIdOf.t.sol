@@ -16,7 +16,10 @@ contract MandateIdOfTest is AllowanceBase {
         assertEq(asm.mandateIdOf(payer, M_SALT), M);
     }
 
-    function testFuzz_mandateIdOf_success_distinctPayersDistinctIds(address a, address b, bytes32 salt) public view {
+    function testFuzz_mandateIdOf_success_distinctPayersDistinctIds(address a, address b, bytes32 salt)
+        public
+        view
+    {
         vm.assume(a != b);
         assertTrue(asm.mandateIdOf(a, salt) != asm.mandateIdOf(b, salt));
         assertEq(asm.mandateIdOf(a, salt), _mandateIdOf(a, salt));

@@ -62,7 +62,9 @@ contract PullBatchTest is AllowanceBase {
         vm.prank(stranger);
         // no balance, no approval
         bytes32 m2 = asm.createMandate(_terms(keccak256("poor"), stranger, 100e6, I.Interval.Daily));
-        bytes32 poorKey = asm.issueSessionKey(_keyTerms(m2, keccak256("poorKey"), 0, new address[](0), address(0)), _payees());
+        bytes32 poorKey = asm.issueSessionKey(
+            _keyTerms(m2, keccak256("poorKey"), 0, new address[](0), address(0)), _payees()
+        );
         I.PullItem[] memory items = new I.PullItem[](2);
         items[0] = _item(poorKey, dest, 1e6);
         items[1] = _item(K, dest, 1e6);
@@ -221,8 +223,9 @@ contract PullBatchTest is AllowanceBase {
         t.token = address(burner);
         vm.prank(payer);
         bytes32 mb = asm.createMandate(t);
-        bytes32 kb =
-            asm.issueSessionKey(_keyTerms(mb, keccak256("burner key"), 0, new address[](0), address(0)), _payees());
+        bytes32 kb = asm.issueSessionKey(
+            _keyTerms(mb, keccak256("burner key"), 0, new address[](0), address(0)), _payees()
+        );
         I.PullItem[] memory items = new I.PullItem[](3);
         items[0] = _item(K, dest, 1e6);
         items[1] = _item(kb, dest, 1e6);
@@ -353,10 +356,13 @@ contract PullBatchTest is AllowanceBase {
         cbt.mint(address(rwallet), 1_000e6);
         vm.prank(address(rwallet));
         cbt.approve(address(asm), type(uint256).max);
-        I.MandateTerms memory t = _terms(keccak256("wallet mandate"), address(rwallet), 100e6, I.Interval.Daily);
+        I.MandateTerms memory t =
+            _terms(keccak256("wallet mandate"), address(rwallet), 100e6, I.Interval.Daily);
         t.token = address(cbt);
         wm = rwallet.createMandate(t);
-        wk = asm.issueSessionKey(_keyTerms(wm, keccak256("wallet key"), 50e6, new address[](0), address(0)), _payees());
+        wk = asm.issueSessionKey(
+            _keyTerms(wm, keccak256("wallet key"), 50e6, new address[](0), address(0)), _payees()
+        );
     }
 
     /// Fast path (the key already pulled this epoch): the payer revokes the key during the
@@ -396,7 +402,9 @@ contract PullBatchTest is AllowanceBase {
     /// An agent-signed item: the revocation stands, the spend and the nonce are given back.
     function test_pullBatch_success_revocationDuringAFailedSignedItemStands() public {
         _walletPayer();
-        bytes32 sk = asm.issueSessionKey(_keyTerms(wm, keccak256("wallet agent key"), 0, new address[](0), agent), _payees());
+        bytes32 sk = asm.issueSessionKey(
+            _keyTerms(wm, keccak256("wallet agent key"), 0, new address[](0), agent), _payees()
+        );
         assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, sk, dest, 5e6, 1, LATER))), 1);
         cbt.setHostile(true);
         rwallet.arm(sk, 0);
@@ -412,7 +420,9 @@ contract PullBatchTest is AllowanceBase {
 
     /// Whatever was spent before, a failed item with a revocation during its token call leaves
     /// exactly the earlier spend and the key revoked.
-    function testFuzz_pullBatch_success_failedItemUndoesOnlyItsOwnSpend(uint256 first, uint256 second) public {
+    function testFuzz_pullBatch_success_failedItemUndoesOnlyItsOwnSpend(uint256 first, uint256 second)
+        public
+    {
         _walletPayer();
         first = bound(first, 1, 25e6);
         second = bound(second, 1, 25e6);

@@ -180,14 +180,18 @@ contract RebuildFromLogsTest is AllowanceBase {
             uint256 word = nonces[i] >> 8;
             for (uint256 bit; bit < 256; ++bit) {
                 uint256 n = word << 8 | bit;
-                assertEq(asm.nonceUsed(nonceOwners[i], n), _signatureNonceSeen(nonceOwners[i], n), "nonce bitmap");
+                assertEq(
+                    asm.nonceUsed(nonceOwners[i], n), _signatureNonceSeen(nonceOwners[i], n), "nonce bitmap"
+                );
             }
         }
         for (uint256 i; i < pullNonces.length; ++i) {
             uint256 word = pullNonces[i] >> 8;
             for (uint256 bit; bit < 256; ++bit) {
                 uint256 n = word << 8 | bit;
-                assertEq(asm.pullNonceUsed(pullNonceKeys[i], n), _pullNonceSeen(pullNonceKeys[i], n), "pull nonces");
+                assertEq(
+                    asm.pullNonceUsed(pullNonceKeys[i], n), _pullNonceSeen(pullNonceKeys[i], n), "pull nonces"
+                );
             }
         }
     }
@@ -209,13 +213,19 @@ contract RebuildFromLogsTest is AllowanceBase {
     // ------------------------------------------------------------------ the scenario
 
     function _signed(uint256 pk, I.MandateTerms memory t, uint256 nonce) internal returns (bytes32) {
-        return asm.createMandateWithSignature(t, nonce, DEADLINE, _sign(pk, _mandateDigest(address(asm), t, nonce, DEADLINE)));
+        return asm.createMandateWithSignature(
+            t, nonce, DEADLINE, _sign(pk, _mandateDigest(address(asm), t, nonce, DEADLINE))
+        );
     }
 
-    function _issue(bytes32 m, bytes32 salt, uint256 ceiling, address[] memory list, address signer, address[] memory payees)
-        internal
-        returns (bytes32)
-    {
+    function _issue(
+        bytes32 m,
+        bytes32 salt,
+        uint256 ceiling,
+        address[] memory list,
+        address signer,
+        address[] memory payees
+    ) internal returns (bytes32) {
         return asm.issueSessionKey(_keyTerms(m, salt, ceiling, list, signer), payees);
     }
 

@@ -22,10 +22,16 @@ contract RogueKeyTheftTest is AllowanceBase {
         I.MandateTerms memory t = _terms(M_SALT, payer, 100e6, I.Interval.Daily);
         t.payees = _one(merchant);
         t.agent = agent_;
-        id = asm.createMandateWithSignature(t, 1, DEADLINE, _sign(PAYER_KEY, _mandateDigest(address(asm), t, 1, DEADLINE)));
+        id = asm.createMandateWithSignature(
+            t, 1, DEADLINE, _sign(PAYER_KEY, _mandateDigest(address(asm), t, 1, DEADLINE))
+        );
     }
 
-    function _rogue(bytes32 salt, address[] memory list, address signer) internal view returns (I.KeyTerms memory) {
+    function _rogue(bytes32 salt, address[] memory list, address signer)
+        internal
+        view
+        returns (I.KeyTerms memory)
+    {
         return I.KeyTerms(salt, M, uint64(block.timestamp + 30 days), 0, list, signer);
     }
 
@@ -43,7 +49,9 @@ contract RogueKeyTheftTest is AllowanceBase {
         vm.expectRevert(abi.encodeWithSelector(I.PayeesMismatch.selector, M));
         asm.issueSessionKey(_rogue("bare", new address[](0), address(0)), new address[](0));
         // No signer, no list: the key gets the signed payees, and the pull to the thief is declined.
-        bytes32 key = asm.issueSessionKey(_rogue(keccak256(abi.encode(op)), new address[](0), address(0)), _one(merchant));
+        bytes32 key = asm.issueSessionKey(
+            _rogue(keccak256(abi.encode(op)), new address[](0), address(0)), _one(merchant)
+        );
         assertTrue(asm.isDestinationAllowed(key, merchant));
         assertFalse(asm.isDestinationAllowed(key, thief));
         for (uint256 day; day < 2; ++day) {
@@ -52,7 +60,9 @@ contract RogueKeyTheftTest is AllowanceBase {
             I.PullItem[] memory items = new I.PullItem[](1);
             items[0] = _item(key, thief, 100e6);
             vm.expectEmit(address(asm));
-            emit I.DebitPullDeclined(key, 0, abi.encodeWithSelector(I.DestinationNotAllowed.selector, key, thief));
+            emit I.DebitPullDeclined(
+                key, 0, abi.encodeWithSelector(I.DestinationNotAllowed.selector, key, thief)
+            );
             assertEq(asm.pullBatch(items), 0);
             vm.warp(block.timestamp + 1 days);
         }
@@ -77,7 +87,9 @@ contract RogueKeyTheftTest is AllowanceBase {
         emit R.OperatorProposed(address(this), thief, uint64(block.timestamp + 2 days));
         vm.prank(owner);
         asm.proposeOperator(thief);
-        vm.expectRevert(abi.encodeWithSelector(R.OperatorChangeNotDue.selector, uint64(block.timestamp + 2 days)));
+        vm.expectRevert(
+            abi.encodeWithSelector(R.OperatorChangeNotDue.selector, uint64(block.timestamp + 2 days))
+        );
         asm.activateOperator();
         vm.warp(block.timestamp + 2 days);
         asm.activateOperator();
@@ -91,7 +103,9 @@ contract RogueKeyTheftTest is AllowanceBase {
         _signedMandate(address(0));
         bytes32 key = asm.issueSessionKey(_rogue(K_SALT, new address[](0), address(0)), _one(merchant));
         asm.pull(key, merchant, 100e6);
-        vm.expectRevert(abi.encodeWithSelector(I.MandateCeilingExceeded.selector, M, 0, uint64(MONDAY + 1 days)));
+        vm.expectRevert(
+            abi.encodeWithSelector(I.MandateCeilingExceeded.selector, M, 0, uint64(MONDAY + 1 days))
+        );
         asm.pull(key, merchant, 1);
         assertEq(usd.balanceOf(merchant), 100e6 + 1);
     }
@@ -127,7 +141,9 @@ contract RogueKeyTheftTest is AllowanceBase {
         vm.assume(to != merchant && to != address(0) && to != address(asm));
         _signedMandate(address(0));
         address[] memory list = listed == address(0) ? new address[](0) : _one(listed);
-        try asm.issueSessionKey(_rogue("fuzz", list, signer), claimThief ? _one(to) : _one(merchant)) returns (
+        try asm.issueSessionKey(
+            _rogue("fuzz", list, signer), claimThief ? _one(to) : _one(merchant)
+        ) returns (
             bytes32 key
         ) {
             I.PullItem[] memory items = new I.PullItem[](1);

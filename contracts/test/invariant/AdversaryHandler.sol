@@ -294,7 +294,9 @@ contract AdversaryHandler is Signing {
         view
         returns (I.MandateTerms memory)
     {
-        return I.MandateTerms(salt, who, address(usd), max, I.Interval.Daily, payees, agent, keccak256("groceries"));
+        return I.MandateTerms(
+            salt, who, address(usd), max, I.Interval.Daily, payees, agent, keccak256("groceries")
+        );
     }
 
     function _recordKey(bytes32 id, bytes32 m, address signer) internal {
@@ -312,7 +314,11 @@ contract AdversaryHandler is Signing {
         max = bound(max, 1, 200e6);
         address agent = agentSeed % 3 == 0 ? agents[agentSeed % 2] : address(0);
         I.MandateTerms memory t = _daily(
-            keccak256(abi.encode("mandate", mandateIds.length, pSeed)), payers[p], max, _payeeSet(payeeBits), agent
+            keccak256(abi.encode("mandate", mandateIds.length, pSeed)),
+            payers[p],
+            max,
+            _payeeSet(payeeBits),
+            agent
         );
         uint256 nonce = ++nonceCounter;
         bytes memory sig = _sign(payerKeys[p], _mandateDigest(address(asm), t, nonce, DEADLINE));
@@ -372,7 +378,8 @@ contract AdversaryHandler is Signing {
         amount = bound(amount, 1, 60e6);
         address to = dests[toSeed % 6];
         uint256 nonce = ++nonceCounter;
-        bytes memory sig = _sign(agentKeys[a - 1], _pullDigest(address(asm), key, to, amount, nonce, DEADLINE));
+        bytes memory sig =
+            _sign(agentKeys[a - 1], _pullDigest(address(asm), key, to, amount, nonce, DEADLINE));
         I.PullItem[] memory items = new I.PullItem[](1);
         items[0] = I.PullItem(key, to, amount, nonce, DEADLINE, sig);
         address op = asm.operator();
@@ -405,7 +412,9 @@ contract AdversaryHandler is Signing {
         if (mode == 0) {
             _begin();
             vm.prank(op);
-            try asm.settleWithSignature(bytes32(0), address(usd), from, p.to, p.amount, p.nonce, DEADLINE, p.sig) {}
+            try asm.settleWithSignature(
+                bytes32(0), address(usd), from, p.to, p.amount, p.nonce, DEADLINE, p.sig
+            ) {}
                 catch {}
             _end(Kind.SignedPayment, i, AgentPull(0, address(0), 0));
             return;
@@ -413,13 +422,16 @@ contract AdversaryHandler is Signing {
         uint256 amount = mode == 1 ? bound(x, 1, 1_000e6) : p.amount;
         address to = mode == 2 ? _anyAddress(x) : p.to;
         bytes memory sig = mode == 3
-            ? _sign(ADVERSARY_KEY, _paymentDigest(address(asm), address(usd), from, to, amount, p.nonce, DEADLINE))
+            ? _sign(
+                ADVERSARY_KEY, _paymentDigest(address(asm), address(usd), from, to, amount, p.nonce, DEADLINE)
+            )
             : p.sig;
         uint256 nonce = mode == 4 ? x : p.nonce;
         if (amount == p.amount && to == p.to && nonce == p.nonce && mode != 3) amount += 1;
         _begin();
         vm.prank(op);
-        try asm.settleWithSignature(bytes32(0), address(usd), from, to, amount, nonce, DEADLINE, sig) {} catch {}
+        try asm.settleWithSignature(bytes32(0), address(usd), from, to, amount, nonce, DEADLINE, sig) {}
+            catch {}
         _endOther();
     }
 
@@ -427,7 +439,8 @@ contract AdversaryHandler is Signing {
     function advCreateMandate(uint256 pSeed, uint256 max, uint256 payeeSeed) external {
         address who = _anyAddress(pSeed);
         address[] memory payees = payeeSeed % 3 == 0 ? new address[](0) : _one(_anyAddress(payeeSeed));
-        I.MandateTerms memory t = _daily(keccak256(abi.encode("adv mandate", pSeed)), who, 1, payees, address(0));
+        I.MandateTerms memory t =
+            _daily(keccak256(abi.encode("adv mandate", pSeed)), who, 1, payees, address(0));
         t.maxAmount = bound(max, 1, type(uint64).max);
         address op = asm.operator();
         _begin();
@@ -443,11 +456,17 @@ contract AdversaryHandler is Signing {
     function advCreateMandateWithSignature(uint256 pSeed, uint256 max, uint256 mode) external {
         uint256 p = pSeed % 3;
         max = bound(max, 1, type(uint64).max);
-        I.MandateTerms memory t =
-            _daily(keccak256(abi.encode("adv signed mandate", pSeed, max)), payers[p], max, _one(dests[0]), address(0));
+        I.MandateTerms memory t = _daily(
+            keccak256(abi.encode("adv signed mandate", pSeed, max)),
+            payers[p],
+            max,
+            _one(dests[0]),
+            address(0)
+        );
         uint256 nonce = ++nonceCounter;
         mode %= 4;
-        bytes memory sig = _sign(mode == 0 ? ADVERSARY_KEY : payerKeys[p], _mandateDigest(address(asm), t, nonce, DEADLINE));
+        bytes memory sig =
+            _sign(mode == 0 ? ADVERSARY_KEY : payerKeys[p], _mandateDigest(address(asm), t, nonce, DEADLINE));
         if (mode == 0) t.payees[0] = thief;
         else if (mode == 1) t.payees = _two(dests[0], thief);
         else if (mode == 2) t.agent = thief;
@@ -535,7 +554,9 @@ contract AdversaryHandler is Signing {
                 sig = _sign(ADVERSARY_KEY, _pullDigest(address(asm), key, to, amount, nonce, DEADLINE));
             } else if (mode == 2) {
                 // The agent signed half the amount; the operator submits the whole.
-                sig = _sign(agentKeys[s % 2], _pullDigest(address(asm), key, to, amount / 2 + 1, nonce, DEADLINE));
+                sig = _sign(
+                    agentKeys[s % 2], _pullDigest(address(asm), key, to, amount / 2 + 1, nonce, DEADLINE)
+                );
                 if (amount / 2 + 1 == amount) amount += 1;
             }
             items[i] = I.PullItem(key, to, amount, nonce, DEADLINE, sig);

@@ -124,7 +124,8 @@ contract AllowanceHandler is Test {
         }
         uint256 exp = block.timestamp + bound(ttlSeed, 1 hours, 20 days);
         bytes32 id = asm.issueSessionKey(
-            I.KeyTerms(keccak256(abi.encode("k", keys.length)), m.id, uint64(exp), ceiling, list, address(0)), payees()
+            I.KeyTerms(keccak256(abi.encode("k", keys.length)), m.id, uint64(exp), ceiling, list, address(0)),
+            payees()
         );
         keys.push(K(id, mi, ceiling, exp, false));
     }

@@ -83,7 +83,10 @@ abstract contract Signing is Test {
             uint8(t.interval),
             _addressArrayHash(t.payees)
         );
-        return _digest(verifier, keccak256(bytes.concat(head, abi.encode(t.agent, t.purposeHash, nonce, deadline))));
+        return
+            _digest(
+                verifier, keccak256(bytes.concat(head, abi.encode(t.agent, t.purposeHash, nonce, deadline)))
+            );
     }
 
     function _pullDigest(

@@ -7,7 +7,8 @@ pragma solidity ^0.8.24;
 ///      all of `token`: a router that checks only 4 bytes would let its tokens be moved.
 contract EchoWallet {
     constructor(address token, address spender) {
-        (bool ok,) = token.call(abi.encodeWithSignature("approve(address,uint256)", spender, type(uint256).max));
+        (bool ok,) =
+            token.call(abi.encodeWithSignature("approve(address,uint256)", spender, type(uint256).max));
         require(ok, "approve failed");
     }
 
@@ -26,7 +27,8 @@ contract MagicGarbageWallet {
 
     constructor(address token, address spender, uint224 garbage) {
         answer = bytes32(uint256(uint32(0x1626ba7e)) << 224 | uint256(garbage));
-        (bool ok,) = token.call(abi.encodeWithSignature("approve(address,uint256)", spender, type(uint256).max));
+        (bool ok,) =
+            token.call(abi.encodeWithSignature("approve(address,uint256)", spender, type(uint256).max));
         require(ok, "approve failed");
     }
 
