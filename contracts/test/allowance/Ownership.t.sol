@@ -9,7 +9,7 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 /// The owner (Ownable2Step, not renounceable) administers; the operator writes; they are two
 /// keys. An operator change takes effect only `OPERATOR_DELAY` after the owner proposes it,
 /// and then moves every write to the new operator at once.
-contract OwnershipTest is AllowanceBase {
+contract StateMachineOwnershipTest is AllowanceBase {
     function test_operatorChange_success_movesWritesAfterTheDelay() public {
         address next = makeAddr("next operator");
         _mandate(1, I.Interval.Daily);
