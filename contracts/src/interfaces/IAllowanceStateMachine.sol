@@ -80,20 +80,8 @@ interface IAllowanceStateMachine is ISettlementRouter {
         uint64 maxAmount; // 0 = no key ceiling (the mandate's applies)
         bool revoked;
         bool hasAllowList;
-        uint64 spentThisEpoch;
+        uint64 spentThisEpoch; // tracked for a key with its own ceiling only (else 0)
         address signer; // 0 = pulls need no agent signature
-    }
-
-    /// @notice One item of `pullBatch`. `nonce`, `deadline` and `signature` matter only for a key
-    ///         with a `signer` (its agent's `DebitPull` signature); leave them zero and empty
-    ///         otherwise.
-    struct PullItem {
-        bytes32 keyId;
-        address destination;
-        uint256 amount;
-        uint256 nonce;
-        uint256 deadline;
-        bytes signature;
     }
 
     /// @notice A mandate was created, with everything its payer agreed to.
@@ -175,6 +163,8 @@ interface IAllowanceStateMachine is ISettlementRouter {
     error PayeeNotSigned(address destination);
     /// @notice The mandate names an agent and the key's signer is not that agent.
     error SignerNotAgent(address agent, address signer);
+    /// @notice Batch item `index` is truncated or of an unknown kind.
+    error MalformedBatch(uint256 index);
 
     /// @notice Creates a mandate without a signature: by the payer itself (any payer), or by the
     ///         operator for a mandate whose payer is the treasury (bank-account payers). A
@@ -235,14 +225,21 @@ interface IAllowanceStateMachine is ISettlementRouter {
     /// @param amount Token units.
     function pull(bytes32 keyId, address destination, uint256 amount) external;
     /// @notice Pulls many items; each succeeds or is declined on its own and never reverts the
-    ///         batch; outcomes are events. An item on a key with a signer needs the signer's
-    ///         EIP-712 `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)`
-    ///         signature; its nonce is used only when the item is authorized. Each item's token
-    ///         call gets bounded gas. Returns how many items were authorized. Only the operator;
-    ///         while token moves are paused the whole batch reverts `RouterPaused`.
-    /// @param items The pulls.
+    ///         batch; outcomes are events (`DebitPulled` or `DebitPullDeclined`, one per item,
+    ///         in order). Items are packed back to back, big-endian, each starting with its kind:
+    ///         - `0x00 ‖ keyId (32) ‖ destination (20) ‖ amount (8)`: 61 bytes, a key without a
+    ///           signer;
+    ///         - `0x01 ‖ keyId ‖ destination ‖ amount ‖ nonce (32) ‖ deadline (8) ‖
+    ///           signatureLength (2) ‖ signature`: a key with a signer, whose EIP-712
+    ///           `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)`
+    ///           signature the item carries; its nonce is used only when the item is authorized.
+    ///         A truncated item or an unknown kind reverts `MalformedBatch` (the service's own
+    ///         encoding, never a payer's input). Each item's token call (and a contract signer's
+    ///         ERC-1271 call) gets bounded gas. Returns how many items were authorized. Only the
+    ///         operator; while token moves are paused the whole batch reverts `RouterPaused`.
+    /// @param items The packed pulls.
     /// @return authorized How many were authorized.
-    function pullBatch(PullItem[] calldata items) external returns (uint256 authorized);
+    function pullBatch(bytes calldata items) external returns (uint256 authorized);
 
     /// @notice A mandate's state.
     function getMandate(bytes32 mandateId) external view returns (MandateView memory);
