@@ -5,6 +5,7 @@ import {Signing} from "../utils/Signing.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
 /// @dev Shared set-up: a token, a state machine (the settlement chain's router) whose operator
 ///      is this test contract and whose owner is a separate address (`owner`, acting through
@@ -111,22 +112,73 @@ abstract contract AllowanceBase is Signing {
         return asm.issueSessionKey(_keyTerms(M, salt, ceiling, _one(only), address(0)), _payees());
     }
 
-    /// @dev An item signed by `pk` for `asm`.
+    /// @dev The `DebitPull` signature of `pk` for `asm`.
+    function _pullSig(uint256 pk, bytes32 key, address to, uint256 amount, uint256 nonce, uint256 deadline)
+        internal
+        view
+        returns (bytes memory)
+    {
+        return _sign(pk, _pullDigest(address(asm), key, to, amount, nonce, deadline));
+    }
+
+    /// @dev A packed signed item (a one-item batch), signed by `pk` for `asm`.
     function _signedItem(uint256 pk, bytes32 key, address to, uint256 amount, uint256 nonce, uint256 deadline)
         internal
         view
-        returns (IAllowanceStateMachine.PullItem memory)
+        returns (bytes memory)
     {
-        bytes memory sig = _sign(pk, _pullDigest(address(asm), key, to, amount, nonce, deadline));
-        return IAllowanceStateMachine.PullItem(key, to, amount, nonce, deadline, sig);
+        return
+            PullCodec.signed(key, to, amount, nonce, deadline, _pullSig(pk, key, to, amount, nonce, deadline));
     }
 
-    function _item(bytes32 key, address to, uint256 amount)
-        internal
-        pure
-        returns (IAllowanceStateMachine.PullItem memory)
-    {
-        return IAllowanceStateMachine.PullItem(key, to, amount, 0, 0, "");
+    /// @dev A packed unsigned item (a one-item batch).
+    function _item(bytes32 key, address to, uint256 amount) internal pure returns (bytes memory) {
+        return PullCodec.unsigned(key, to, amount);
+    }
+
+    // ------------------------------------------------------------ storage probes
+
+    /// @dev Slots of the state machine's private mappings, from
+    ///      `forge inspect AllowanceStateMachine storageLayout` (`StorageLayout.t.sol` checks
+    ///      them against what issuance writes).
+    uint256 internal constant KEYS_SLOT = 14;
+    uint256 internal constant KEY_USE_SLOT = 15;
+    uint256 internal constant ALLOWED_SLOT = 16;
+
+    function _keySlot(bytes32 key) internal pure returns (bytes32) {
+        return keccak256(abi.encode(key, KEYS_SLOT));
+    }
+
+    function _keyUseSlot(bytes32 key) internal pure returns (bytes32) {
+        return keccak256(abi.encode(key, KEY_USE_SLOT));
+    }
+
+    function _allowedSlot(bytes32 key, address to) internal pure returns (bytes32) {
+        return keccak256(abi.encode(to, keccak256(abi.encode(key, ALLOWED_SLOT))));
+    }
+
+    /// @dev How often `asm` read key `key`'s word since `vm.record()`. A pull reads it once on
+    ///      the fast path; when the fast path is not taken the reference path reads it again.
+    function _keyReads(bytes32 key) internal returns (uint256 n) {
+        (bytes32[] memory reads,) = vm.accesses(address(asm));
+        bytes32 slot = _keySlot(key);
+        for (uint256 i; i < reads.length; ++i) {
+            if (reads[i] == slot) ++n;
+        }
+    }
+
+    /// @dev `pull` on the fast path: it must pass and read the key's word once.
+    function _fastPull(bytes32 key, address to, uint256 amount) internal {
+        vm.record();
+        asm.pull(key, to, amount);
+        assertEq(_keyReads(key), 1, "fast path taken");
+    }
+
+    /// @dev `pull` through the reference path (the fast path declined it first).
+    function _referencePull(bytes32 key, address to, uint256 amount) internal {
+        vm.record();
+        asm.pull(key, to, amount);
+        assertEq(_keyReads(key), 2, "reference path taken");
     }
 
     function _pause() internal {

@@ -8,7 +8,10 @@ import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol
 import {GasBurnerToken} from "../utils/mocks/GasBurnerToken.sol";
 import {ERC1271WalletMock} from "../utils/mocks/ERC1271WalletMock.sol";
 import {RevokingPayer, CallbackToken} from "../utils/mocks/RevokingPayer.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
+/// `pullBatch`: packed items (see `PullCodec`), each authorized or declined on its own. The
+/// encoding itself (malformed batches, every field decoded) is in PullBatchEncoding.t.sol.
 contract PullBatchTest is AllowanceBase {
     uint64 internal constant RESET = uint64(MONDAY + 1 days);
 
@@ -22,11 +25,12 @@ contract PullBatchTest is AllowanceBase {
 
     function test_eachItemSucceedsOrIsDeclinedOnItsOwn() public {
         asm.revokeSessionKey(K2);
-        I.PullItem[] memory items = new I.PullItem[](4);
-        items[0] = _item(K, dest, 50e6);
-        items[1] = _item(K, dest, 20e6); // over the key ceiling
-        items[2] = _item(K2, dest, 1e6); // revoked
-        items[3] = _item(K, dest, 10e6);
+        bytes memory items = bytes.concat(
+            _item(K, dest, 50e6),
+            _item(K, dest, 20e6), // over the key ceiling
+            _item(K2, dest, 1e6), // revoked
+            _item(K, dest, 10e6)
+        );
         vm.expectEmit(address(asm));
         emit I.DebitPulled(K, dest, 50e6);
         vm.expectEmit(address(asm));
@@ -42,10 +46,7 @@ contract PullBatchTest is AllowanceBase {
     }
 
     function test_mandateCeilingAcrossItems() public {
-        I.PullItem[] memory items = new I.PullItem[](3);
-        items[0] = _item(K, dest, 60e6);
-        items[1] = _item(K2, dest, 40e6);
-        items[2] = _item(K2, dest, 1);
+        bytes memory items = bytes.concat(_item(K, dest, 60e6), _item(K2, dest, 40e6), _item(K2, dest, 1));
         vm.expectEmit(address(asm));
         emit I.DebitPulled(K, dest, 60e6);
         vm.expectEmit(address(asm));
@@ -65,22 +66,18 @@ contract PullBatchTest is AllowanceBase {
         bytes32 poorKey = asm.issueSessionKey(
             _keyTerms(m2, keccak256("poorKey"), 0, new address[](0), address(0)), _payees()
         );
-        I.PullItem[] memory items = new I.PullItem[](2);
-        items[0] = _item(poorKey, dest, 1e6);
-        items[1] = _item(K, dest, 1e6);
+        bytes memory items = bytes.concat(_item(poorKey, dest, 1e6), _item(K, dest, 1e6));
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(poorKey, 0, abi.encodeWithSelector(I.TransferFailed.selector, poorKey));
         vm.expectEmit(address(asm));
         emit I.DebitPulled(K, dest, 1e6);
         assertEq(asm.pullBatch(items), 1);
-        assertEq(uint256(asm.getSessionKey(poorKey).spentThisEpoch), 0);
         assertEq(uint256(asm.getMandate(m2).spentThisEpoch), 0);
+        assertEq(uint256(asm.getMandate(M).spentThisEpoch), 1e6);
     }
 
     function test_invalidAndUnknownItemsAreDeclined() public {
-        I.PullItem[] memory items = new I.PullItem[](2);
-        items[0] = _item(K, dest, 0);
-        items[1] = _item(bytes32("x"), dest, 1);
+        bytes memory items = bytes.concat(_item(K, dest, 0), _item(bytes32("x"), dest, 1));
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(K, 0, abi.encodeWithSelector(I.InvalidAmount.selector, 0));
         vm.expectEmit(address(asm));
@@ -90,8 +87,7 @@ contract PullBatchTest is AllowanceBase {
 
     function test_revertsWholeBatchWhilePaused() public {
         _pause();
-        I.PullItem[] memory items = new I.PullItem[](1);
-        items[0] = _item(K, dest, 1e6);
+        bytes memory items = _item(K, dest, 1e6);
         vm.expectRevert(abi.encodeWithSelector(R.RouterPaused.selector));
         asm.pullBatch(items);
         _unpause();
@@ -99,22 +95,24 @@ contract PullBatchTest is AllowanceBase {
     }
 
     function test_emptyBatch() public {
-        assertEq(asm.pullBatch(new I.PullItem[](0)), 0);
+        vm.recordLogs();
+        assertEq(asm.pullBatch(""), 0);
+        assertEq(vm.getRecordedLogs().length, 0);
     }
 
     function test_onlyOperator() public {
         vm.prank(owner);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, owner));
-        asm.pullBatch(new I.PullItem[](0));
+        asm.pullBatch("");
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
-        asm.pullBatch(new I.PullItem[](0));
+        asm.pullBatch("");
     }
 
     function testFuzz_batchNeverExceedsCeilings(uint256[10] memory amounts) public {
-        I.PullItem[] memory items = new I.PullItem[](amounts.length);
+        bytes memory items;
         for (uint256 i; i < amounts.length; ++i) {
-            items[i] = _item(i % 2 == 0 ? K : K2, dest, bound(amounts[i], 1, 40e6));
+            items = bytes.concat(items, _item(i % 2 == 0 ? K : K2, dest, bound(amounts[i], 1, 40e6)));
         }
         asm.pullBatch(items);
         assertLe(uint256(asm.getSessionKey(K).spentThisEpoch), 60e6);
@@ -128,18 +126,13 @@ contract PullBatchTest is AllowanceBase {
     bytes32 internal SK;
     uint256 internal constant LATER = 2_000_000_000;
 
-    function _one(I.PullItem memory item) internal pure returns (I.PullItem[] memory items) {
-        items = new I.PullItem[](1);
-        items[0] = item;
-    }
-
     function test_pullBatch_success_agentSigned() public {
         _signerKey(SK_SALT, agent);
         vm.expectEmit(address(asm));
         emit I.PullNonceUsed(SK, 77);
         vm.expectEmit(address(asm));
         emit I.DebitPulled(SK, dest, 5e6);
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 5e6, 77, LATER))), 1);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, SK, dest, 5e6, 77, LATER)), 1);
         assertTrue(asm.pullNonceUsed(SK, 77));
         assertEq(usd.balanceOf(dest), 5e6 + 1);
     }
@@ -149,17 +142,21 @@ contract PullBatchTest is AllowanceBase {
         _signerKey(SK_SALT, agent);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(I.SignatureRequired.selector, SK));
-        assertEq(asm.pullBatch(_one(_item(SK, dest, 1e6))), 0);
+        assertEq(asm.pullBatch(_item(SK, dest, 1e6)), 0);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.InvalidSignature.selector));
-        assertEq(asm.pullBatch(_one(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER))), 0);
-        // Signed for another amount or destination.
-        I.PullItem memory item = _signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER);
-        item.amount = 2e6;
-        assertEq(asm.pullBatch(_one(item)), 0);
-        item.amount = 1e6;
-        item.destination = dest2;
-        assertEq(asm.pullBatch(_one(item)), 0);
+        assertEq(asm.pullBatch(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER)), 0);
+        // Signed for another amount, destination, nonce or deadline.
+        bytes memory sig = _pullSig(AGENT_KEY, SK, dest, 1e6, 1, LATER);
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.InvalidSignature.selector));
+        assertEq(asm.pullBatch(PullCodec.signed(SK, dest, 2e6, 1, LATER, sig)), 0);
+        assertEq(asm.pullBatch(PullCodec.signed(SK, dest2, 1e6, 1, LATER, sig)), 0);
+        assertEq(asm.pullBatch(PullCodec.signed(SK, dest, 1e6, 2, LATER, sig)), 0);
+        assertEq(asm.pullBatch(PullCodec.signed(SK, dest, 1e6, 1, LATER + 1, sig)), 0);
+        // Or for another key with the same signer.
+        bytes32 other = _signerKey(keccak256("other signer key"), agent);
+        assertEq(asm.pullBatch(PullCodec.signed(other, dest, 1e6, 1, LATER, sig)), 0);
         assertEq(usd.balanceOf(dest) + usd.balanceOf(dest2), 1);
         // The single pull has no signature: declined too.
         vm.expectRevert(abi.encodeWithSelector(I.SignatureRequired.selector, SK));
@@ -168,26 +165,28 @@ contract PullBatchTest is AllowanceBase {
 
     function test_pullBatch_revert_replayedExpiredMalleableOrForeignSignature() public {
         _signerKey(SK_SALT, agent);
-        I.PullItem memory item = _signedItem(AGENT_KEY, SK, dest, 1e6, 5, LATER);
-        assertEq(asm.pullBatch(_one(item)), 1);
+        bytes memory item = _signedItem(AGENT_KEY, SK, dest, 1e6, 5, LATER);
+        assertEq(asm.pullBatch(item), 1);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.NonceAlreadyUsed.selector, 5));
-        assertEq(asm.pullBatch(_one(item)), 0);
+        assertEq(asm.pullBatch(item), 0);
 
         uint256 soon = block.timestamp + 10;
-        I.PullItem memory late = _signedItem(AGENT_KEY, SK, dest, 1e6, 6, soon);
+        bytes memory late = _signedItem(AGENT_KEY, SK, dest, 1e6, 6, soon);
         vm.warp(soon + 1);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.SignatureExpired.selector, soon));
-        assertEq(asm.pullBatch(_one(late)), 0);
+        assertEq(asm.pullBatch(late), 0);
 
-        I.PullItem memory twin = _signedItem(AGENT_KEY, SK, dest, 1e6, 7, LATER);
-        twin.signature = _highS(twin.signature);
-        assertEq(asm.pullBatch(_one(twin)), 0);
+        bytes memory twin =
+            PullCodec.signed(SK, dest, 1e6, 7, LATER, _highS(_pullSig(AGENT_KEY, SK, dest, 1e6, 7, LATER)));
+        vm.expectEmit(address(asm));
+        emit I.DebitPullDeclined(SK, 0, abi.encodeWithSelector(R.InvalidSignature.selector));
+        assertEq(asm.pullBatch(twin), 0);
 
-        I.PullItem memory foreign = _signedItem(AGENT_KEY, SK, dest, 1e6, 8, LATER);
+        bytes memory foreign = _signedItem(AGENT_KEY, SK, dest, 1e6, 8, LATER);
         vm.chainId(block.chainid + 1);
-        assertEq(asm.pullBatch(_one(foreign)), 0);
+        assertEq(asm.pullBatch(foreign), 0);
         assertFalse(asm.pullNonceUsed(SK, 7));
         assertFalse(asm.pullNonceUsed(SK, 8));
     }
@@ -195,21 +194,21 @@ contract PullBatchTest is AllowanceBase {
     /// A declined signed item does not use its nonce; nor does one whose transfer fails.
     function test_pullBatch_success_nonceUsedOnlyWhenAuthorized() public {
         _signerKey(SK_SALT, agent);
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 200e6, 9, LATER))), 0); // over ceiling
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, SK, dest, 200e6, 9, LATER)), 0); // over ceiling
         assertFalse(asm.pullNonceUsed(SK, 9));
         vm.prank(payer);
         usd.approve(address(asm), 0);
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 9, LATER))), 0); // transfer fails
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, SK, dest, 1e6, 9, LATER)), 0); // transfer fails
         assertFalse(asm.pullNonceUsed(SK, 9));
         vm.prank(payer);
         usd.approve(address(asm), type(uint256).max);
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 9, LATER))), 1);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, SK, dest, 1e6, 9, LATER)), 1);
     }
 
     function testFuzz_pullBatch_success_agentSignedAmounts(uint256 amount, uint256 nonce) public {
         _signerKey(SK_SALT, agent);
         amount = bound(amount, 1, 100e6);
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, amount, nonce, LATER))), 1);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, SK, dest, amount, nonce, LATER)), 1);
         assertEq(usd.balanceOf(dest), amount + 1);
         assertTrue(asm.pullNonceUsed(SK, nonce));
     }
@@ -226,10 +225,7 @@ contract PullBatchTest is AllowanceBase {
         bytes32 kb = asm.issueSessionKey(
             _keyTerms(mb, keccak256("burner key"), 0, new address[](0), address(0)), _payees()
         );
-        I.PullItem[] memory items = new I.PullItem[](3);
-        items[0] = _item(K, dest, 1e6);
-        items[1] = _item(kb, dest, 1e6);
-        items[2] = _item(K2, dest, 2e6);
+        bytes memory items = bytes.concat(_item(K, dest, 1e6), _item(kb, dest, 1e6), _item(K2, dest, 2e6));
         vm.expectEmit(address(asm));
         emit I.DebitPulled(K, dest, 1e6);
         vm.expectEmit(address(asm));
@@ -237,12 +233,11 @@ contract PullBatchTest is AllowanceBase {
         vm.expectEmit(address(asm));
         emit I.DebitPulled(K2, dest, 2e6);
         assertEq(asm.pullBatch{gas: 2_000_000}(items), 2);
-        assertEq(uint256(asm.getSessionKey(kb).spentThisEpoch), 0);
+        assertEq(uint256(asm.getMandate(mb).spentThisEpoch), 0);
     }
 
     function test_pullBatch_revert_tooLittleGasRevertsRatherThanBlameAnItem() public {
-        I.PullItem[] memory items = new I.PullItem[](1);
-        items[0] = _item(K, dest, 1e6);
+        bytes memory items = _item(K, dest, 1e6);
         vm.expectRevert(abi.encodeWithSelector(R.InsufficientGas.selector));
         asm.pullBatch{gas: 90_000}(items);
     }
@@ -250,7 +245,7 @@ contract PullBatchTest is AllowanceBase {
     function test_pullBatch_revert_contractAsDestination() public {
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(K, 0, abi.encodeWithSelector(R.InvalidDestination.selector, address(asm)));
-        assertEq(asm.pullBatch(_one(_item(K, address(asm), 1e6))), 0);
+        assertEq(asm.pullBatch(_item(K, address(asm), 1e6)), 0);
     }
 
     // ------------------------------------------------------------ deferred mandates
@@ -268,15 +263,15 @@ contract PullBatchTest is AllowanceBase {
         );
         vm.expectEmit(address(asm));
         emit I.DebitPulled(kd, dest, 20e6);
-        assertEq(asm.pullBatch(_one(_item(kd, dest, 20e6))), 1);
+        assertEq(asm.pullBatch(_item(kd, dest, 20e6)), 1);
         assertEq(usd.balanceOf(dest), 1);
         assertEq(usd.balanceOf(treasury), 1_000e6);
         assertEq(uint256(asm.getMandate(md).spentThisEpoch), 20e6);
         // The ceiling binds as for any mandate, and the treasury may not be the destination.
-        assertEq(asm.pullBatch(_one(_item(kd, dest, 31e6))), 0);
+        assertEq(asm.pullBatch(_item(kd, dest, 31e6)), 0);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(kd, 0, abi.encodeWithSelector(R.InvalidDestination.selector, treasury));
-        assertEq(asm.pullBatch(_one(_item(kd, treasury, 1e6))), 0);
+        assertEq(asm.pullBatch(_item(kd, treasury, 1e6)), 0);
         // The single pull alike.
         asm.pull(kd, dest, 5e6);
         assertEq(usd.balanceOf(dest), 1);
@@ -287,8 +282,8 @@ contract PullBatchTest is AllowanceBase {
     function test_pullBatch_success_contractWalletSigner() public {
         ERC1271WalletMock wallet = new ERC1271WalletMock(agent);
         _signerKey(SK_SALT, address(wallet));
-        assertEq(asm.pullBatch(_one(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER))), 0);
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER))), 1);
+        assertEq(asm.pullBatch(_signedItem(0xB0B, SK, dest, 1e6, 1, LATER)), 0);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, SK, dest, 1e6, 1, LATER)), 1);
         assertEq(usd.balanceOf(dest), 1e6 + 1);
     }
 
@@ -300,17 +295,19 @@ contract PullBatchTest is AllowanceBase {
         _signerKey(SK_SALT, agent);
         vm.prank(payer);
         usd.approve(address(asm), 0);
-        I.PullItem[] memory items = new I.PullItem[](3);
-        items[0] = _signedItem(AGENT_KEY, SK, dest, 200e6, 1, LATER); // over the ceiling
-        items[1] = _signedItem(0xB0B, SK, dest, 1e6, 2, LATER); // not the agent
-        items[2] = _signedItem(AGENT_KEY, SK, dest, 1e6, 3, LATER); // transfer fails
+        bytes memory transferFails = _signedItem(AGENT_KEY, SK, dest, 1e6, 3, LATER);
+        bytes memory items = bytes.concat(
+            _signedItem(AGENT_KEY, SK, dest, 200e6, 1, LATER), // over the ceiling
+            _signedItem(0xB0B, SK, dest, 1e6, 2, LATER), // not the agent
+            transferFails
+        );
         vm.recordLogs();
         assertEq(asm.pullBatch(items), 0);
         assertEq(_count(vm.getRecordedLogs(), I.PullNonceUsed.selector), 0);
         vm.prank(payer);
         usd.approve(address(asm), type(uint256).max);
         vm.recordLogs();
-        assertEq(asm.pullBatch(_one(items[2])), 1);
+        assertEq(asm.pullBatch(transferFails), 1);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         assertEq(_count(logs, I.PullNonceUsed.selector), 1);
         uint256 used;
@@ -332,7 +329,7 @@ contract PullBatchTest is AllowanceBase {
     /// Unsigned items on keys without a signer use no nonce and emit no `PullNonceUsed`.
     function test_pullBatch_success_noNonceEventForUnsignedItems() public {
         vm.recordLogs();
-        assertEq(asm.pullBatch(_one(_item(K, dest, 1e6))), 1);
+        assertEq(asm.pullBatch(_item(K, dest, 1e6)), 1);
         assertEq(_count(vm.getRecordedLogs(), I.PullNonceUsed.selector), 0);
     }
 
@@ -369,14 +366,14 @@ contract PullBatchTest is AllowanceBase {
     /// token call and the call fails. The revocation stands; only the item's spend is undone.
     function test_pullBatch_success_revocationDuringAFailedTransferStands_fastPath() public {
         _walletPayer();
-        assertEq(asm.pullBatch(_one(_item(wk, dest, 10e6))), 1);
+        assertEq(asm.pullBatch(_item(wk, dest, 10e6)), 1);
         cbt.setHostile(true);
         rwallet.arm(wk, 0);
         vm.expectEmit(address(asm));
         emit I.SessionKeyRevoked(wk);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(wk, 0, abi.encodeWithSelector(I.TransferFailed.selector, wk));
-        assertEq(asm.pullBatch(_one(_item(wk, dest, 20e6))), 0);
+        assertEq(asm.pullBatch(_item(wk, dest, 20e6)), 0);
         I.SessionKeyView memory v = asm.getSessionKey(wk);
         assertTrue(v.revoked);
         assertEq(uint256(v.spentThisEpoch), 10e6);
@@ -384,7 +381,7 @@ contract PullBatchTest is AllowanceBase {
         cbt.setHostile(false);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(wk, 0, abi.encodeWithSelector(I.KeyRevoked.selector, wk));
-        assertEq(asm.pullBatch(_one(_item(wk, dest, 1e6))), 0);
+        assertEq(asm.pullBatch(_item(wk, dest, 1e6)), 0);
     }
 
     /// Reference path (the key's first pull of the epoch), and a mandate cancellation instead.
@@ -392,24 +389,25 @@ contract PullBatchTest is AllowanceBase {
         _walletPayer();
         cbt.setHostile(true);
         rwallet.arm(0, wm);
-        assertEq(asm.pullBatch(_one(_item(wk, dest, 20e6))), 0);
+        assertEq(asm.pullBatch(_item(wk, dest, 20e6)), 0);
         assertEq(uint256(asm.getMandate(wm).status), uint256(I.MandateStatus.Canceled));
         assertEq(uint256(asm.getMandate(wm).spentThisEpoch), 0);
         assertEq(uint256(asm.getSessionKey(wk).spentThisEpoch), 0);
         assertFalse(asm.getSessionKey(wk).revoked);
     }
 
-    /// An agent-signed item: the revocation stands, the spend and the nonce are given back.
+    /// An agent-signed item (on a key with its own ceiling): the revocation stands, the spend
+    /// (the key's and the mandate's) and the nonce are given back.
     function test_pullBatch_success_revocationDuringAFailedSignedItemStands() public {
         _walletPayer();
         bytes32 sk = asm.issueSessionKey(
-            _keyTerms(wm, keccak256("wallet agent key"), 0, new address[](0), agent), _payees()
+            _keyTerms(wm, keccak256("wallet agent key"), 40e6, new address[](0), agent), _payees()
         );
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, sk, dest, 5e6, 1, LATER))), 1);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, sk, dest, 5e6, 1, LATER)), 1);
         cbt.setHostile(true);
         rwallet.arm(sk, 0);
         vm.recordLogs();
-        assertEq(asm.pullBatch(_one(_signedItem(AGENT_KEY, sk, dest, 7e6, 2, LATER))), 0);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, sk, dest, 7e6, 2, LATER)), 0);
         assertEq(_count(vm.getRecordedLogs(), I.PullNonceUsed.selector), 0);
         assertTrue(asm.getSessionKey(sk).revoked);
         assertEq(uint256(asm.getSessionKey(sk).spentThisEpoch), 5e6);
@@ -426,10 +424,10 @@ contract PullBatchTest is AllowanceBase {
         _walletPayer();
         first = bound(first, 1, 25e6);
         second = bound(second, 1, 25e6);
-        assertEq(asm.pullBatch(_one(_item(wk, dest, first))), 1);
+        assertEq(asm.pullBatch(_item(wk, dest, first)), 1);
         cbt.setHostile(true);
         rwallet.arm(wk, 0);
-        assertEq(asm.pullBatch(_one(_item(wk, dest2, second))), 0);
+        assertEq(asm.pullBatch(_item(wk, dest2, second)), 0);
         assertTrue(asm.getSessionKey(wk).revoked);
         assertEq(uint256(asm.getSessionKey(wk).spentThisEpoch), first);
         assertEq(uint256(asm.getMandate(wm).spentThisEpoch), first);

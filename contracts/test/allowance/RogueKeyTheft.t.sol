@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
 /// The audit's theft, now failing. A payer signed 100 a day to [merchant]. A stolen operator
 /// key — or the owner, after proposing itself a new operator and waiting out the delay —
@@ -57,8 +58,7 @@ contract RogueKeyTheftTest is AllowanceBase {
         for (uint256 day; day < 2; ++day) {
             vm.expectRevert(abi.encodeWithSelector(I.DestinationNotAllowed.selector, key, thief));
             asm.pull(key, thief, 100e6);
-            I.PullItem[] memory items = new I.PullItem[](1);
-            items[0] = _item(key, thief, 100e6);
+            bytes memory items = _item(key, thief, 100e6);
             vm.expectEmit(address(asm));
             emit I.DebitPullDeclined(
                 key, 0, abi.encodeWithSelector(I.DestinationNotAllowed.selector, key, thief)
@@ -123,11 +123,10 @@ contract RogueKeyTheftTest is AllowanceBase {
         bytes32 key = asm.issueSessionKey(_rogue("agent", new address[](0), agent), _one(merchant));
         vm.expectRevert(abi.encodeWithSelector(I.SignatureRequired.selector, key));
         asm.pull(key, merchant, 1e6);
-        I.PullItem[] memory items = new I.PullItem[](1);
-        items[0] = _signedItem(uint256(keccak256("thief")), key, merchant, 1e6, 1, DEADLINE);
-        assertEq(asm.pullBatch(items), 0);
-        items[0] = _signedItem(AGENT_KEY, key, merchant, 1e6, 1, DEADLINE);
-        assertEq(asm.pullBatch(items), 1);
+        assertEq(asm.pullBatch(_signedItem(uint256(keccak256("thief")), key, merchant, 1e6, 1, DEADLINE)), 0);
+        // Nor with the agent's signature on an unsigned item.
+        assertEq(asm.pullBatch(_item(key, merchant, 1e6)), 0);
+        assertEq(asm.pullBatch(_signedItem(AGENT_KEY, key, merchant, 1e6, 1, DEADLINE)), 1);
         assertEq(usd.balanceOf(merchant), 1e6 + 1);
     }
 
@@ -146,9 +145,10 @@ contract RogueKeyTheftTest is AllowanceBase {
         ) returns (
             bytes32 key
         ) {
-            I.PullItem[] memory items = new I.PullItem[](1);
-            items[0] = _item(key, to, 1e6);
-            assertEq(asm.pullBatch(items), 0);
+            assertEq(asm.pullBatch(_item(key, to, 1e6)), 0);
+            assertEq(asm.pullBatch(PullCodec.signed(key, to, 1e6, 1, DEADLINE, "")), 0);
+            vm.expectRevert();
+            asm.pull(key, to, 1e6);
         } catch {}
         assertEq(usd.balanceOf(payer), 1_000_000e6);
     }

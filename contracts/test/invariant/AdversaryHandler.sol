@@ -6,6 +6,7 @@ import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
 /// @dev An adversarial operator and owner next to honest payers and agents. The owner
 ///      (`owner`, a key of its own) pauses, names treasuries, proposes operators — the thief
@@ -380,12 +381,10 @@ contract AdversaryHandler is Signing {
         uint256 nonce = ++nonceCounter;
         bytes memory sig =
             _sign(agentKeys[a - 1], _pullDigest(address(asm), key, to, amount, nonce, DEADLINE));
-        I.PullItem[] memory items = new I.PullItem[](1);
-        items[0] = I.PullItem(key, to, amount, nonce, DEADLINE, sig);
         address op = asm.operator();
         _begin();
         vm.prank(op);
-        try asm.pullBatch(items) {} catch {}
+        try asm.pullBatch(PullCodec.signed(key, to, amount, nonce, DEADLINE, sig)) {} catch {}
         _end(Kind.HonestAgentPull, 0, AgentPull(key, to, amount));
     }
 
@@ -537,13 +536,14 @@ contract AdversaryHandler is Signing {
         _end(Kind.Pull, 0, AgentPull(0, address(0), 0));
     }
 
-    /// Items on one key: unsigned, signed by the thief (a valid signature on its own keys), or
-    /// an agent's signature bent to other terms.
+    /// Items on one key: unsigned, signed by the thief (a valid signature on its own keys), an
+    /// agent's signature bent to other terms, the signed kind with no signature or with the
+    /// agent's signature declared longer than it is — or the batch cut short anywhere.
     function advPullBatch(uint256 kSeed, uint256 n, uint256 seed, uint256 mode) external {
         bytes32 key = _key(kSeed);
         n = bound(n, 1, 5);
-        mode %= 3;
-        I.PullItem[] memory items = new I.PullItem[](n);
+        mode %= 5;
+        bytes memory items;
         for (uint256 i; i < n; ++i) {
             uint256 s = uint256(keccak256(abi.encode(seed, i)));
             address to = _anyAddress(s);
@@ -559,8 +559,31 @@ contract AdversaryHandler is Signing {
                 );
                 if (amount / 2 + 1 == amount) amount += 1;
             }
-            items[i] = I.PullItem(key, to, amount, nonce, DEADLINE, sig);
+            if (mode == 0) {
+                items = bytes.concat(items, PullCodec.unsigned(key, to, amount));
+            } else if (mode == 4) {
+                // The agent's true signature, its length declared one byte longer (the next
+                // item's kind byte would complete it).
+                sig = _sign(agentKeys[s % 2], _pullDigest(address(asm), key, to, amount, nonce, DEADLINE));
+                items = bytes.concat(
+                    items,
+                    abi.encodePacked(
+                        uint8(1),
+                        key,
+                        to,
+                        uint64(amount),
+                        nonce,
+                        uint64(DEADLINE),
+                        uint16(sig.length + 1),
+                        sig
+                    )
+                );
+            } else {
+                items = bytes.concat(items, PullCodec.signed(key, to, amount, nonce, DEADLINE, sig));
+            }
         }
+        // Now and then cut short anywhere: the whole batch reverts, nothing moves.
+        if (seed % 4 == 0) items = PullCodec.prefix(items, bound(seed >> 8, 0, items.length - 1));
         address op = asm.operator();
         _begin();
         vm.prank(op);

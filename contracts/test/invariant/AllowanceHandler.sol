@@ -6,6 +6,7 @@ import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
 /// @dev Drives random sequences of create / issue / pull / batch pull / revoke / cancel / warp
 ///      against a state machine it owns, keeping a ghost ledger per epoch.
@@ -146,31 +147,43 @@ contract AllowanceHandler is Test {
     function pullBatch(uint256 seed, uint256 n) external {
         if (keys.length == 0) return;
         n = bound(n, 1, 6);
-        I.PullItem[] memory items = new I.PullItem[](n);
+        bytes memory items;
         uint256[] memory idx = new uint256[](n);
+        uint256[] memory amounts = new uint256[](n);
         bool[] memory dead = new bool[](n);
         for (uint256 i; i < n; ++i) {
             uint256 s = uint256(keccak256(abi.encode(seed, i)));
             idx[i] = s % keys.length;
             dead[i] = _dead(idx[i]);
-            items[i] = I.PullItem(keys[idx[i]].id, dests[(s >> 16) % 3], bound(s >> 32, 1, 40e6), 0, 0, "");
+            amounts[i] = bound(s >> 32, 1, 40e6);
+            // Now and then the signed kind (no signer on these keys): the reference path only.
+            bytes memory packed = (s >> 24) % 4 == 0
+                ? PullCodec.signed(keys[idx[i]].id, dests[(s >> 16) % 3], amounts[i], 0, 0, "")
+                : PullCodec.unsigned(keys[idx[i]].id, dests[(s >> 16) % 3], amounts[i]);
+            items = bytes.concat(items, packed);
         }
         vm.recordLogs();
-        asm.pullBatch(items);
+        uint256 ok = asm.pullBatch(items);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         uint256 item;
+        uint256 pulled;
         for (uint256 j; j < logs.length; ++j) {
             if (logs[j].emitter != address(asm)) continue;
             bytes32 topic = logs[j].topics[0];
             if (topic == I.DebitPulled.selector) {
-                _record(idx[item], items[item].amount, dead[item]);
+                assertEq(logs[j].topics[1], keys[idx[item]].id, "pulled item's key");
+                assertEq(abi.decode(logs[j].data, (uint256)), amounts[item], "pulled item's amount");
+                _record(idx[item], amounts[item], dead[item]);
+                ++pulled;
                 ++item;
             } else if (topic == I.DebitPullDeclined.selector) {
+                assertEq(uint256(logs[j].topics[2]), item, "declined item's index");
                 ++declined;
                 ++item;
             }
         }
         assertEq(item, n, "one outcome event per item");
+        assertEq(ok, pulled, "authorized count");
     }
 
     function revoke(uint256 kSeed) external {
@@ -196,6 +209,10 @@ contract AllowanceHandler is Test {
     }
 
     // ------------------------------------------------------------------ ghost ledger
+
+    function isDead(uint256 ki) external view returns (bool) {
+        return _dead(ki);
+    }
 
     function _dead(uint256 ki) internal view returns (bool) {
         K memory k = keys[ki];

@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {PasskeyBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
 /// End to end with a passkey smart wallet as the payer: it signs a mandate
 /// (`createMandateWithSignature`) and a one-time payment (`settleWithSignature`), each
@@ -56,10 +57,8 @@ contract PasskeyPayerTest is PasskeyBase {
         _mandate(100e6, I.Interval.Daily);
         bytes32 key = _signerKey(K_SALT, address(wallet));
         bytes memory sig = _signP256(PASSKEY, _pullDigest(address(asm), key, dest, 1e6, 1, DEADLINE));
-        I.PullItem[] memory items = new I.PullItem[](1);
-        items[0] = I.PullItem(key, dest, 1e6, 1, DEADLINE, sig);
         vm.expectEmit(address(asm));
         emit I.DebitPullDeclined(key, 0, abi.encodeWithSelector(R.InvalidSignature.selector));
-        assertEq(asm.pullBatch(items), 0);
+        assertEq(asm.pullBatch(PullCodec.signed(key, dest, 1e6, 1, DEADLINE, sig)), 0);
     }
 }

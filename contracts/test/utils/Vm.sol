@@ -34,6 +34,14 @@ interface Vm {
     function label(address account, string calldata newLabel) external;
     function assume(bool condition) external pure;
 
+    // Storage
+    function load(address target, bytes32 slot) external view returns (bytes32 data);
+    function store(address target, bytes32 slot, bytes32 value) external;
+    function record() external;
+    function accesses(address target)
+        external
+        returns (bytes32[] memory readSlots, bytes32[] memory writeSlots);
+
     // Keys and signatures
     function addr(uint256 privateKey) external pure returns (address keyAddr);
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
