@@ -141,9 +141,16 @@ abstract contract AllowanceBase is Signing {
     /// @dev Slots of the state machine's private mappings, from
     ///      `forge inspect AllowanceStateMachine storageLayout` (`StorageLayout.t.sol` checks
     ///      them against what issuance writes).
+    uint256 internal constant USAGE_SLOT = 13;
     uint256 internal constant KEYS_SLOT = 14;
     uint256 internal constant KEY_USE_SLOT = 15;
     uint256 internal constant ALLOWED_SLOT = 16;
+
+    /// @dev The usage word (token, epoch end, spend) of the mandate with index `index` (the
+    ///      first mandate created is 1).
+    function _usageSlot(uint256 index) internal pure returns (bytes32) {
+        return keccak256(abi.encode(index, USAGE_SLOT));
+    }
 
     function _keySlot(bytes32 key) internal pure returns (bytes32) {
         return keccak256(abi.encode(key, KEYS_SLOT));
@@ -165,6 +172,21 @@ abstract contract AllowanceBase is Signing {
         for (uint256 i; i < reads.length; ++i) {
             if (reads[i] == slot) ++n;
         }
+    }
+
+    /// @dev Whether, since `vm.record()`, `asm` first read key `key`'s allow-list entry for `to`
+    ///      before its first read of the usage word of mandate `index`: the reference path checks
+    ///      the allow-list before reading the usage, the fast path after. (For a key with
+    ///      several destinations, which has allow-list entries.)
+    function _allowListBeforeUsage(bytes32 key, address to, uint256 index) internal returns (bool) {
+        (bytes32[] memory reads,) = vm.accesses(address(asm));
+        bytes32 listed = _allowedSlot(key, to);
+        bytes32 usage = _usageSlot(index);
+        for (uint256 i; i < reads.length; ++i) {
+            if (reads[i] == listed) return true;
+            if (reads[i] == usage) return false;
+        }
+        revert("neither slot read");
     }
 
     /// @dev `pull` on the fast path: it must pass and read the key's word once.
