@@ -269,7 +269,7 @@ contract PullBatchEncodingTest is AllowanceBase {
         uint256[] memory ends = new uint256[](n);
         for (uint256 i; i < n; ++i) {
             bytes memory item = (kinds >> i) & 1 == 1
-                ? _signedItem(AGENT_KEY, SK, dest, 1e6, i, LATER)
+                ? _signedItem(AGENT_KEY, SK, dest2, 1e6, i, LATER)
                 : _item(i % 2 == 0 ? K : K2, dest2, 1e6);
             items = bytes.concat(items, item);
             ends[i] = items.length;

@@ -33,6 +33,20 @@ contract SetTreasuryTest is RouterBase {
         router.acceptTreasury();
     }
 
+    /// With none proposed (or the proposal withdrawn) the pending treasury is zero: the zero
+    /// address (a call "from" it, as some chains' system calls appear) cannot accept it.
+    function test_acceptTreasury_revert_zeroSenderWhenNonePending() public {
+        vm.prank(address(0));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, address(0)));
+        router.acceptTreasury();
+        router.setTreasury(stranger);
+        router.setTreasury(address(0));
+        vm.prank(address(0));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, address(0)));
+        router.acceptTreasury();
+        assertEq(router.treasury(), treasury);
+    }
+
     /// The attack the two steps stop: a payer named treasury never accepts, so `settle`
     /// still moves only the real treasury's tokens.
     function test_setTreasury_success_payerNamedTreasuryLosesNothing() public {
