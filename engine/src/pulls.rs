@@ -5,7 +5,7 @@
 //! commit) and waits for the engine. [`ServiceError`] says what went wrong in the domain's
 //! words; the API maps each to one HTTP problem.
 
-use alloy::primitives::{Address, U256, keccak256};
+use alloy::primitives::{Address, U256};
 use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
 use openrail_store::agentic::{
     AgentAuthorization, DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullStatus,
@@ -251,7 +251,10 @@ async fn agent_authorization(
         });
     }
     let message = SignedPull {
-        keyId: keccak256(key.id.as_bytes()),
+        keyId: key
+            .onchain_id
+            .parse()
+            .map_err(|_| ServiceError::Internal(format!("key {} has no on-chain id", key.id)))?,
         destination,
         amount: openrail_chain::token_units(amount.minor(), amount.currency()),
         nonce: U256::from_str_radix(&nonce, 10).map_err(|_| ServiceError::Invalid {
