@@ -606,7 +606,7 @@ request_body!(
         /// Major units, in the mandate's currency.
         #[schema(value_type = AmountInput)]
         pub amount: AmountText,
-        /// The wallet paid (allow-listed when the key has a list); default: the chain's treasury wallet.
+        /// The wallet paid, on the key's allow-list (which is among its mandate's payees); default: the key's only destination when it has one, else the account's settlement wallet (the chain's treasury).
         #[schema(value_type = Option<Address>)]
         pub destination: Option<String>,
         /// Free text, up to 500 characters.

@@ -94,10 +94,20 @@ pub async fn prepare(
                 })?;
             (text, a)
         }
-        None => (
-            net.default_destination.to_checksum(None),
-            net.default_destination,
-        ),
+        // None named: the key's only destination when it has one (a mandate with one payee),
+        // else the account's settlement wallet.
+        None => match key.allowed_destinations.as_slice() {
+            [only] => {
+                let a: Address = only.parse().map_err(|_| {
+                    ServiceError::Internal(format!("key {} has an unusable destination", key.id))
+                })?;
+                (a.to_checksum(None), a)
+            }
+            _ => (
+                net.default_destination.to_checksum(None),
+                net.default_destination,
+            ),
+        },
     };
     if mandate.payer_address.parse::<Address>().ok() == Some(address) {
         return Err(ServiceError::Invalid {
