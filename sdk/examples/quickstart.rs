@@ -24,7 +24,9 @@ pub async fn run(api: &str, key: &str, payer: &PrivateKeySigner) -> anyhow::Resu
     // readme-start
     let client = Client::new(key).base_url(api);
 
-    // A mandate on the payer's wallet: up to 100 USD a day, active once the payer signs.
+    // A mandate on the payer's wallet: up to 100 USD a day to the one payee it names (no
+    // key may pay anyone else), active once the payer signs.
+    let merchant = "0x000000000000000000000000000000000000bEEF";
     let mandate = client
         .agentic()
         .create_mandate(&CreateMandate {
@@ -33,6 +35,8 @@ pub async fn run(api: &str, key: &str, payer: &PrivateKeySigner) -> anyhow::Resu
             currency: "USD".into(),
             interval: "daily".into(),
             purpose: Some("quickstart".into()),
+            payees: Some(vec![merchant.into()]),
+            agent: None,
         })
         .await?;
     let typed_data = mandate
@@ -62,6 +66,7 @@ pub async fn run(api: &str, key: &str, payer: &PrivateKeySigner) -> anyhow::Resu
     let pull = CreatePull {
         session_key_id: key.id.clone(),
         amount: "12.50".into(),
+        destination: Some(merchant.into()),
         ..Default::default()
     };
     loop {

@@ -34,8 +34,15 @@ pub struct Mandate {
     pub currency: String,
     /// `daily`, `weekly`, `monthly` or `yearly`.
     pub interval: String,
-    /// What it is for.
+    /// What it is for (a wallet payer signs it).
     pub purpose: Option<String>,
+    /// Who may be paid: signed by a wallet payer and enforced on chain for every key
+    /// (empty only for a bank-account payer: any destination).
+    #[serde(default)]
+    pub payees: Vec<String>,
+    /// The one agent whose keys may pull (every key's `signer`), when named.
+    #[serde(default)]
+    pub agent: Option<String>,
     /// The current epoch, once active.
     pub current_epoch: Option<Epoch>,
     /// How the payer consents (the typed data to sign for a wallet).
@@ -59,9 +66,18 @@ pub struct CreateMandate {
     pub currency: String,
     /// `daily`, `weekly`, `monthly` or `yearly`.
     pub interval: String,
-    /// What it is for.
+    /// What it is for; a wallet payer signs it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub purpose: Option<String>,
+    /// Who may be paid (at most 20 wallets, not the payer). A wallet payer signs them and
+    /// every key's destinations must be among them; left out, a wallet payer's mandate pays
+    /// only the account's settlement wallet, and a bank account's any destination.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payees: Option<Vec<String>>,
+    /// The one agent whose keys may pull: a wallet payer signs it, and every key of the
+    /// mandate must have it as its `signer`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// A session key: what an agent pulls with, under one mandate.
@@ -77,7 +93,8 @@ pub struct SessionKey {
     pub expires_at: String,
     /// Its own ceiling per epoch, if tighter than the mandate's.
     pub max_amount: Option<String>,
-    /// Wallets it may pay (none: any).
+    /// Wallets it may pay, among its mandate's payees (none: any, for a mandate that
+    /// names no payees).
     pub allowed_destinations: Option<Vec<String>>,
     /// The agent whose signature every pull needs, if any.
     pub signer: Option<String>,
@@ -108,10 +125,12 @@ pub struct CreateSessionKey {
     /// Its own ceiling per epoch, at most the mandate's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_amount: Option<String>,
-    /// Wallets it may pay (at most 20).
+    /// Wallets it may pay (at most 20), among its mandate's payees (left out: all of
+    /// them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_destinations: Option<Vec<String>>,
-    /// The agent's address, whose signature every pull will need.
+    /// The agent's address, whose signature every pull will need (when the mandate names
+    /// an agent: that agent, also when left out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signer: Option<String>,
 }

@@ -95,16 +95,17 @@ pub async fn bank_account(
 }
 
 /// A mandate (1,000 USD a day) paid by `payer` (a wallet the harness funded, or a bank
-/// account) and a session key on it; returns both ids.
+/// account) and a session key on it; returns both ids. A wallet payer names the payee the
+/// audit tests pull to (`dev_spare`); a bank account's mandate names none (any
+/// destination).
 pub async fn mandate_and_key(h: &Harness, payer: &str) -> anyhow::Result<(String, String)> {
     // A wallet payer signs (the harness holds the keys of the wallets it funded); a bank
     // account's mandate needs no signature.
-    let m = h
-        .post_authorized(
-            "/v1/mandates",
-            json!({"payer_account_id": payer, "max_amount": "1000", "currency": "USD", "interval": "daily"}),
-        )
-        .await?;
+    let mut body = json!({"payer_account_id": payer, "max_amount": "1000", "currency": "USD", "interval": "daily"});
+    if payer.starts_with("0x") {
+        body["payees"] = json!([openrail_chain::devnet::dev_spare().address().to_string()]);
+    }
+    let m = h.post_authorized("/v1/mandates", body).await?;
     assert!(m.status.is_success(), "{}", m.body);
     assert_eq!(m.str("status"), "active", "{}", m.body);
     let k = h

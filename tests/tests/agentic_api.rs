@@ -8,13 +8,21 @@ use openrail_tests::{Harness, units};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+/// A daily mandate of `max` USD from the funded demo payer to the one payee the tests pull
+/// to ([`dest`]), signed by the payer; returns its id.
 async fn funded_mandate(h: &Harness, max: &str) -> anyhow::Result<String> {
+    funded_mandate_to(h, max, &[dest()]).await
+}
+
+/// [`funded_mandate`] naming `payees`.
+async fn funded_mandate_to(h: &Harness, max: &str, payees: &[String]) -> anyhow::Result<String> {
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 10_000).await?;
-    let body = json!({"payer_account_id": payer.address().to_string(), "max_amount": max, "currency": "usd", "interval": "daily", "purpose": "agent groceries"});
+    let body = json!({"payer_account_id": payer.address().to_string(), "max_amount": max, "currency": "usd", "interval": "daily", "purpose": "agent groceries", "payees": payees});
     let created = h.post("/v1/mandates", body).await?;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     assert_eq!(created.str("status"), "requires_authorization");
+    assert_eq!(created.body["payees"], json!(payees), "{}", created.body);
     // The payer signs; the mandate then goes on chain.
     let r = h.authorize("/v1/mandates", &created.body, &payer).await?;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -275,7 +283,10 @@ async fn agent_secret_is_scoped_to_its_key() -> anyhow::Result<()> {
 #[tokio::test]
 async fn allow_list_cancel_and_key_ceiling() -> anyhow::Result<()> {
     let h = Harness::start().await?;
-    let mandate = funded_mandate(&h, "100").await?;
+    // The payer signs two payees; the key's allow-list narrows them to one, so a pull to
+    // the other payee is refused by the key, not by the mandate.
+    let other = Address::repeat_byte(0x42).to_string();
+    let mandate = funded_mandate_to(&h, "100", &[dest(), other.clone()]).await?;
     let r = h
         .post(
             "/v1/session-keys",
@@ -293,7 +304,6 @@ async fn allow_list_cancel_and_key_ceiling() -> anyhow::Result<()> {
     let allowed = dest();
     let k = key(&h, &mandate, json!({"allowed_destinations": [allowed]})).await?;
     let id = k["id"].as_str().unwrap();
-    let other = Address::repeat_byte(0x42).to_string();
     let r = h
         .post(
             "/v1/debit-pulls",
@@ -348,7 +358,7 @@ async fn payer_without_funds_is_declined() -> anyhow::Result<()> {
     // A payer with no tokens and no approval (it signs the mandate all the same).
     let broke = alloy::signers::local::PrivateKeySigner::random();
     h.remember(&broke);
-    let r = h.post_authorized("/v1/mandates", json!({"payer_account_id": broke.address().to_string(), "max_amount": "10", "currency": "EUR", "interval": "monthly"})).await?;
+    let r = h.post_authorized("/v1/mandates", json!({"payer_account_id": broke.address().to_string(), "max_amount": "10", "currency": "EUR", "interval": "monthly", "payees": [dest()]})).await?;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let k = key(&h, r.str("id"), json!({})).await?;
     let r = h

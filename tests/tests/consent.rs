@@ -13,8 +13,11 @@ use openrail_tests::{Harness, units};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+/// A daily mandate of 100 USD from `payer` to the one payee the tests pull to
+/// (`dev_spare`).
 fn mandate_body(payer: Address) -> Value {
-    json!({"payer_account_id": payer.to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"})
+    json!({"payer_account_id": payer.to_string(), "max_amount": "100", "currency": "USD", "interval": "daily",
+           "payees": [dev_spare().address().to_string()]})
 }
 
 /// Polls `path` until `member` reads `want` (the watcher records on-chain events).
@@ -505,6 +508,469 @@ async fn a_contract_wallet_payer_authorizes_through_erc1271() -> anyhow::Result<
             .await?
             .payer,
         wallet
+    );
+    h.stop().await;
+    Ok(())
+}
+
+/// The EIP-712 hash of a list of payees as the contract stores it (`payeesHash`):
+/// `keccak256` of each address as a 32-byte word, back to back.
+fn payees_hash(payees: &[Address]) -> alloy::primitives::B256 {
+    let mut words = Vec::with_capacity(32 * payees.len());
+    for p in payees {
+        words.extend_from_slice(&[0u8; 12]);
+        words.extend_from_slice(p.as_slice());
+    }
+    keccak256(words)
+}
+
+/// The payer names its payees and its agent: the typed data served shows them and the
+/// purpose, the chain accepts the signature and stores them, keys are bounded to them (a
+/// key for another destination or another signer is refused; a key without signer gets
+/// the agent), an agent-signed pull to a payee moves the money. And the audit's attack: a
+/// key the operator issues directly on chain for that mandate, paying a thief, is refused.
+#[tokio::test]
+async fn the_payer_names_its_payees_and_agent_and_keys_stay_within_them() -> anyhow::Result<()> {
+    use openrail_chain::bindings::AllowanceStateMachine::AllowanceStateMachineErrors as AsmError;
+    use openrail_chain::bindings::IAllowanceStateMachine::KeyTerms;
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 1_000).await?;
+    let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
+    let chain_id = h.settlement_deployment().chain_id;
+    let shop = Address::from_slice(&keccak256("payee-shop")[12..]);
+    let cafe = Address::from_slice(&keccak256("payee-cafe")[12..]);
+    let thief = Address::from_slice(&keccak256("thief")[12..]);
+    let agent = PrivateKeySigner::random();
+    let purpose = "weekly groceries";
+
+    let created = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100",
+                   "currency": "USD", "interval": "daily", "purpose": purpose,
+                   "payees": [shop.to_string(), cafe.to_string()],
+                   "agent": agent.address().to_string()}),
+        )
+        .await?;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.str("status"), "requires_authorization");
+    let checksummed = json!([shop.to_checksum(None), cafe.to_checksum(None)]);
+    assert_eq!(created.body["payees"], checksummed);
+    assert_eq!(created.body["agent"], agent.address().to_checksum(None));
+    // What the wallet shows and signs: the payees, the agent and the purpose.
+    let typed = &created.body["authorization"]["typed_data"];
+    assert_eq!(typed["primaryType"], "Mandate");
+    let fields: Vec<(String, String)> = typed["types"]["Mandate"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_string(),
+                f["type"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for want in [
+        ("payees", "address[]"),
+        ("agent", "address"),
+        ("purpose", "string"),
+    ] {
+        assert!(
+            fields.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?} not in {fields:?}"
+        );
+    }
+    assert_eq!(typed["message"]["payees"], checksummed);
+    assert_eq!(typed["message"]["agent"], agent.address().to_checksum(None));
+    assert_eq!(typed["message"]["purpose"], purpose);
+    assert_eq!(typed["message"]["payer"], payer.address().to_checksum(None));
+
+    // The payer signs what was served; the chain accepts it and keeps what was signed.
+    let r = h.authorize("/v1/mandates", &created.body, &payer).await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "active"),
+        "{}",
+        r.body
+    );
+    let mandate = created.str("id").to_string();
+    let onchain: alloy::primitives::B256 =
+        created.body["onchain"]["id"].as_str().unwrap().parse()?;
+    assert_eq!(
+        onchain,
+        openrail_chain::consent::mandate_id(
+            payer.address(),
+            openrail_chain::consent::salt(&mandate)
+        )
+    );
+    let asm = h.allowance_state_machine();
+    let view = asm.getMandate(onchain).call().await?;
+    assert_eq!(view.payer, payer.address());
+    assert_eq!(view.agent, agent.address());
+    assert_eq!(view.payeesHash, payees_hash(&[shop, cafe]));
+
+    // Keys stay within what the payer signed: another destination, another signer: 400,
+    // and nothing is sent.
+    let nonce_before = h.operator_nonce().await?;
+    let r = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 3600, "allowed_destinations": [shop.to_string(), thief.to_string()]}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.code(), r.body["param"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            "parameter_invalid",
+            Some("allowed_destinations")
+        ),
+        "{}",
+        r.body
+    );
+    let r = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 3600, "signer": PrivateKeySigner::random().address().to_string()}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.code(), r.body["param"].as_str()),
+        (StatusCode::BAD_REQUEST, "parameter_invalid", Some("signer")),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.operator_nonce().await?, nonce_before, "nothing was sent");
+    // Without a signer the key gets the agent, and all the payees.
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 3600}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
+    assert_eq!(k.body["signer"], agent.address().to_checksum(None));
+    assert_eq!(k.body["allowed_destinations"], checksummed);
+    let onchain_key: alloy::primitives::B256 = k.body["onchain"]["id"].as_str().unwrap().parse()?;
+    let key_view = asm.getSessionKey(onchain_key).call().await?;
+    assert_eq!(
+        (key_view.mandateId, key_view.signer),
+        (onchain, agent.address())
+    );
+    for (who, allowed) in [(shop, true), (cafe, true), (thief, false)] {
+        assert_eq!(
+            asm.isDestinationAllowed(onchain_key, who).call().await?,
+            allowed,
+            "{who}"
+        );
+    }
+    // A key naming one payee (and the agent, as it must) narrows the list.
+    let narrow = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": mandate, "expires_in": 3600, "allowed_destinations": [cafe.to_string()],
+                   "signer": agent.address().to_string()}),
+        )
+        .await?;
+    assert_eq!(narrow.status, StatusCode::CREATED, "{}", narrow.body);
+    assert_eq!(
+        narrow.body["allowed_destinations"],
+        json!([cafe.to_checksum(None)])
+    );
+
+    // A pull to a payee, signed by the agent: the money moves.
+    let deadline = h.chain_time().await? + 600;
+    let signed_pull = |to: Address, amount: u64, nonce: u64| {
+        let msg = DebitPull {
+            keyId: onchain_key,
+            destination: to,
+            amount: units(amount),
+            nonce: U256::from(nonce),
+            deadline: U256::from(deadline),
+        };
+        json!({"session_key_id": k.str("id"), "amount": amount.to_string(), "destination": to.to_string(),
+               "nonce": nonce, "deadline": deadline,
+               "signature": sign_with(&msg, chain_id, asm_addr, &agent).to_string()})
+    };
+    let r = h.post("/v1/debit-pulls", signed_pull(shop, 7, 1)).await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::CREATED, "authorized"),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.balance("USD", shop).await?, units(7));
+    // Signed by the agent all the same, a pull to anyone else is refused.
+    let r = h.post("/v1/debit-pulls", signed_pull(thief, 7, 2)).await?;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "destination_not_allowed"),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.balance("USD", thief).await?, U256::ZERO);
+
+    // The audit's attack: the operator issues a key straight on chain for this mandate,
+    // paying the thief (with the agent as signer, so the destination is the only fault).
+    // The chain refuses it.
+    let rogue = |allowed: Vec<Address>, signer: Address, payees: Vec<Address>| {
+        asm.issueSessionKey(
+            KeyTerms {
+                salt: keccak256("rogue"),
+                mandateId: onchain,
+                expiresAt: deadline,
+                maxAmount: U256::ZERO,
+                allowedDestinations: allowed,
+                signer,
+            },
+            payees,
+        )
+        .from(openrail_chain::devnet::dev_operator().address())
+    };
+    let err = rogue(vec![thief], agent.address(), vec![shop, cafe])
+        .call()
+        .await
+        .expect_err("a key paying a thief");
+    match err.as_decoded_interface_error::<AsmError>() {
+        Some(AsmError::PayeeNotSigned(e)) => assert_eq!(e.destination, thief),
+        other => panic!("expected PayeeNotSigned, got {other:?} ({err})"),
+    }
+    // Nor can it claim the payer signed the thief (the payees' hash is checked), or leave
+    // the agent out.
+    let err = rogue(vec![thief], agent.address(), vec![shop, cafe, thief])
+        .call()
+        .await
+        .expect_err("payees the payer did not sign");
+    assert!(
+        matches!(
+            err.as_decoded_interface_error::<AsmError>(),
+            Some(AsmError::PayeesMismatch(_))
+        ),
+        "expected PayeesMismatch, got {err}"
+    );
+    let err = rogue(vec![shop], Address::ZERO, vec![shop, cafe])
+        .call()
+        .await
+        .expect_err("a key without the agent");
+    assert!(
+        matches!(
+            err.as_decoded_interface_error::<AsmError>(),
+            Some(AsmError::SignerNotAgent(_))
+        ),
+        "expected SignerNotAgent, got {err}"
+    );
+    // The operator really is the operator: the same call with the payer's own terms passes
+    // the simulation, so the refusals above are the payees' and the agent's.
+    rogue(vec![shop], agent.address(), vec![shop, cafe])
+        .call()
+        .await?;
+    h.stop().await;
+    Ok(())
+}
+
+/// A P-256 (passkey) private key: its public key, and its signatures of a digest as the
+/// wallet takes them (`r ‖ s`, `s` in the lower half of the order, as OpenZeppelin's
+/// `P256.verify` requires).
+struct Passkey(p256::ecdsa::SigningKey);
+
+impl Passkey {
+    fn new(seed: &str) -> Self {
+        let secret: [u8; 32] = keccak256(seed).0;
+        Self(p256::ecdsa::SigningKey::from_bytes(&secret.into()).expect("a P-256 scalar"))
+    }
+
+    /// The public key's coordinates.
+    fn public(&self) -> (alloy::primitives::B256, alloy::primitives::B256) {
+        let point = self.0.verifying_key().to_encoded_point(false);
+        (
+            alloy::primitives::B256::from_slice(point.x().unwrap()),
+            alloy::primitives::B256::from_slice(point.y().unwrap()),
+        )
+    }
+
+    /// `(low-s r ‖ s, high-s r ‖ s)` over `digest`, as 0x hex.
+    fn sign(&self, digest: alloy::primitives::B256) -> (String, String) {
+        use p256::ecdsa::signature::hazmat::PrehashSigner;
+        let sig: p256::ecdsa::Signature = self.0.sign_prehash(digest.as_slice()).expect("signs");
+        let low = sig.normalize_s().unwrap_or(sig);
+        let (r, s) = low.split_scalars();
+        let high = p256::ecdsa::Signature::from_scalars(r.to_bytes(), (-*s).to_bytes())
+            .expect("a signature");
+        let hex = |s: p256::ecdsa::Signature| {
+            format!("0x{}", alloy::primitives::hex::encode(s.to_bytes()))
+        };
+        (hex(low), hex(high))
+    }
+}
+
+/// The digest of typed data as the API serves it (what any wallet computes).
+fn typed_digest(created: &Value) -> anyhow::Result<alloy::primitives::B256> {
+    let td: alloy::dyn_abi::TypedData =
+        serde_json::from_value(created["authorization"]["typed_data"].clone())?;
+    Ok(td.eip712_signing_hash()?)
+}
+
+/// A passkey smart wallet (P-256, ERC-1271) as payer: it signs the served typed data's
+/// digest with its P-256 key; the mandate goes on chain, a key pulls the wallet's tokens;
+/// a wallet payment signed the same way moves them too.
+#[tokio::test]
+async fn a_passkey_wallet_signs_a_mandate_and_a_payment() -> anyhow::Result<()> {
+    use openrail_chain::bindings::{PasskeyWallet, TestStablecoin};
+    let h = Harness::start().await?;
+    let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
+    let usd = h.settlement_deployment().tokens["USD"];
+    let passkey = Passkey::new("a passkey");
+    let (qx, qy) = passkey.public();
+    // Deployed by a funded development account (never the operator: its nonces are the
+    // submitter's); it approves the state machine (the settlement router) for its USD.
+    let deployer = signer_provider(h.devnet.settlement.rpc_url(), dev_spare());
+    let wallet = *PasskeyWallet::deploy(&deployer, qx, qy, usd, asm_addr)
+        .await?
+        .address();
+    let as_treasury = signer_provider(
+        h.devnet.settlement.rpc_url(),
+        openrail_chain::devnet::dev_treasury(),
+    );
+    mined(
+        TestStablecoin::new(usd, &as_treasury)
+            .transfer(wallet, units(500))
+            .send()
+            .await?,
+    )
+    .await?;
+    let payee = Address::from_slice(&keccak256("passkey-payee")[12..]);
+
+    let created = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": wallet.to_string(), "max_amount": "100", "currency": "USD",
+                   "interval": "daily", "payees": [payee.to_string()]}),
+        )
+        .await?;
+    assert_eq!(
+        (created.status, created.str("status")),
+        (StatusCode::CREATED, "requires_authorization"),
+        "{}",
+        created.body
+    );
+    assert_eq!(
+        created.body["authorization"]["signer"],
+        wallet.to_checksum(None)
+    );
+    let id = created.str("id").to_string();
+    let (low, high) = passkey.sign(typed_digest(&created.body)?);
+    assert_eq!(low.len(), 2 + 128, "r ‖ s: 64 bytes");
+    // The malleated twin (high s): the wallet refuses it.
+    let r = h
+        .post(
+            &format!("/v1/mandates/{id}/authorize"),
+            json!({ "signature": high }),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "signature_invalid"),
+        "{}",
+        r.body
+    );
+    // Another passkey's: refused.
+    let (stranger, _) = Passkey::new("another passkey").sign(typed_digest(&created.body)?);
+    let r = h
+        .post(
+            &format!("/v1/mandates/{id}/authorize"),
+            json!({ "signature": stranger }),
+        )
+        .await?;
+    assert_eq!(r.code(), "signature_invalid", "{}", r.body);
+    // The passkey's: active, on chain, paid by the wallet.
+    let r = h
+        .post(
+            &format!("/v1/mandates/{id}/authorize"),
+            json!({ "signature": low }),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "active"),
+        "{}",
+        r.body
+    );
+    let onchain = created.body["onchain"]["id"].as_str().unwrap().parse()?;
+    let view = h
+        .allowance_state_machine()
+        .getMandate(onchain)
+        .call()
+        .await?;
+    assert_eq!((view.payer, view.maxAmount), (wallet, 100_000_000));
+
+    // A key and a pull move the wallet's tokens to its payee.
+    let k = h
+        .post(
+            "/v1/session-keys",
+            json!({"mandate_id": id, "expires_in": 3600}),
+        )
+        .await?;
+    assert_eq!(k.status, StatusCode::CREATED, "{}", k.body);
+    let p = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": k.str("id"), "amount": "30", "destination": payee.to_string()}),
+        )
+        .await?;
+    assert_eq!(
+        (p.status, p.str("status")),
+        (StatusCode::CREATED, "authorized"),
+        "{}",
+        p.body
+    );
+    assert_eq!(h.balance("USD", payee).await?, units(30));
+    assert_eq!(h.balance("USD", wallet).await?, units(470));
+
+    // A payment from the wallet, signed by the passkey the same way.
+    let created = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "12.50", "currency": "USD",
+                   "source": {"type": "wallet", "id": wallet.to_string()},
+                   "destination": {"type": "wallet", "address": payee.to_string()}}),
+        )
+        .await?;
+    assert_eq!(
+        (created.status, created.str("status")),
+        (StatusCode::CREATED, "requires_authorization"),
+        "{}",
+        created.body
+    );
+    let id = created.str("id").to_string();
+    let (low, high) = passkey.sign(typed_digest(&created.body)?);
+    let r = h
+        .post(
+            &format!("/v1/payments/{id}/authorize"),
+            json!({ "signature": high }),
+        )
+        .await?;
+    assert_eq!(r.code(), "signature_invalid", "{}", r.body);
+    let r = h
+        .post(
+            &format!("/v1/payments/{id}/authorize"),
+            json!({ "signature": low }),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "succeeded"),
+        "{}",
+        r.body
+    );
+    assert_eq!(
+        h.balance("USD", payee).await?,
+        units(30) + U256::from(12_500_000u64)
+    );
+    assert_eq!(
+        h.balance("USD", wallet).await?,
+        units(470) - U256::from(12_500_000u64)
     );
     h.stop().await;
     Ok(())

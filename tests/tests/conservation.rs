@@ -14,7 +14,8 @@ async fn active_mandate(h: &Harness) -> anyhow::Result<Reply> {
     let m = h
         .post_authorized(
             "/v1/mandates",
-            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"}),
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily",
+                   "payees": [dev_spare().address().to_string()]}),
         )
         .await?;
     anyhow::ensure!(m.body["status"] == "active", "mandate: {}", m.body);
@@ -353,7 +354,8 @@ async fn a_refused_transfer_says_what_stopped_it() -> anyhow::Result<()> {
     let poor = h
         .post_authorized(
             "/v1/mandates",
-            json!({"payer_account_id": payer.address().to_string(), "max_amount": "5000", "currency": "USD", "interval": "daily"}),
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "5000", "currency": "USD", "interval": "daily",
+                   "payees": [dest]}),
         )
         .await?;
     let k2 = key(&h, poor.str("id")).await?;

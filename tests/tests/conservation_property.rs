@@ -129,7 +129,8 @@ async fn run(seed: u64) -> anyhow::Result<()> {
         let m = h
             .post_authorized(
                 "/v1/mandates",
-                json!({"payer_account_id": p.address().to_string(), "max_amount": "150", "currency": "USD", "interval": "monthly"}),
+                json!({"payer_account_id": p.address().to_string(), "max_amount": "150", "currency": "USD", "interval": "monthly",
+                       "payees": payees.iter().map(|a| a.to_string()).collect::<Vec<_>>()}),
             )
             .await?;
         anyhow::ensure!(m.body["status"] == "active", "mandate: {}", m.body);

@@ -68,7 +68,8 @@ async fn every_state_change_of_the_agentic_flow_is_one_event() -> anyhow::Result
     let created = h
         .post(
             "/v1/mandates",
-            json!({"payer_account_id": payer.address().to_string(), "max_amount": "10", "currency": "USD", "interval": "daily"}),
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "10", "currency": "USD", "interval": "daily",
+                   "payees": [dev_spare().address().to_string()]}),
         )
         .await?;
     let mandate = created.str("id").to_string();

@@ -250,7 +250,7 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 1_000).await?;
     let dest = dev_spare().address().to_string();
-    let m = h.post("/v1/mandates", json!({"payer_account_id": payer.address().to_string(), "max_amount": 10, "currency": "USD", "interval": "monthly", "purpose": "docs"})).await?;
+    let m = h.post("/v1/mandates", json!({"payer_account_id": payer.address().to_string(), "max_amount": 10, "currency": "USD", "interval": "monthly", "purpose": "docs", "payees": [dest]})).await?;
     assert_documented(&doc, "post", "/v1/mandates", &m);
     let mid = m.str("id").to_string();
     // A wrong signature's problem, then the payer's: both as documented.

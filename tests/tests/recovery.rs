@@ -16,7 +16,8 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     let m = h
         .post_authorized(
             "/v1/mandates",
-            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily"}),
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "100", "currency": "USD", "interval": "daily",
+                   "payees": [dev_spare().address().to_string()]}),
         )
         .await?;
     assert_eq!(

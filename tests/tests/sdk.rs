@@ -4,7 +4,7 @@
 
 use alloy::primitives::{Address, U256, keccak256};
 use alloy::signers::local::PrivateKeySigner;
-use openrail_chain::devnet::dev_demo_payer;
+use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_client::agentic::{CreateMandate, CreatePull, CreateSessionKey};
 use openrail_client::payments::{CreatePayment, Destination, Source};
 use openrail_client::signing::{PullTerms, sign_pull, sign_typed_data};
@@ -27,12 +27,14 @@ async fn active(c: &Client, id: &str) -> anyhow::Result<openrail_client::agentic
     anyhow::bail!("mandate {id} never became active")
 }
 
-/// A wallet mandate of `max_amount` per `interval`, signed by `payer` and active.
+/// A wallet mandate of `max_amount` per `interval` to `payees` (none: the account's
+/// settlement wallet), signed by `payer` and active.
 async fn signed_mandate(
     c: &Client,
     payer: &PrivateKeySigner,
     max_amount: &str,
     interval: &str,
+    payees: Option<Vec<String>>,
 ) -> anyhow::Result<openrail_client::agentic::Mandate> {
     let created = c
         .agentic()
@@ -42,6 +44,8 @@ async fn signed_mandate(
             currency: "USD".into(),
             interval: interval.into(),
             purpose: None,
+            payees,
+            agent: None,
         })
         .await?;
     let typed = created
@@ -70,6 +74,8 @@ async fn the_agentic_flow_through_the_sdk() -> anyhow::Result<()> {
             currency: "usd".into(),
             interval: "daily".into(),
             purpose: Some("sdk test".into()),
+            payees: Some(vec![dev_spare().address().to_string()]),
+            agent: None,
         })
         .await?;
     assert_eq!(created.status, "requires_authorization");
@@ -201,7 +207,12 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 1_000).await?;
     let c = client(&h);
-    let mandate = signed_mandate(&c, &payer, "50", "weekly").await?;
+    let dest = Address::from_slice(&keccak256("sdk-agent-payee")[12..]).to_string();
+    let mandate = signed_mandate(&c, &payer, "50", "weekly", Some(vec![dest.clone()])).await?;
+    assert_eq!(
+        mandate.payees,
+        [Address::from_slice(&keccak256("sdk-agent-payee")[12..]).to_checksum(None)]
+    );
 
     let agent = PrivateKeySigner::random();
     let key = c
@@ -213,7 +224,6 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
             ..Default::default()
         })
         .await?;
-    let dest = Address::from_slice(&keccak256("sdk-agent-payee")[12..]).to_string();
     let domain = key
         .eip712_domain
         .clone()
@@ -373,6 +383,13 @@ async fn the_readme_quickstart_runs_against_a_server() -> anyhow::Result<()> {
     assert_eq!(payments[0].status, "succeeded", "{payments:?}");
     let dead: Address = "0x000000000000000000000000000000000000dEaD".parse()?;
     assert_eq!(h.balance("USD", dead).await?, U256::from(5_000_000u64));
+    // The pulls paid the one payee the mandate names.
+    assert_eq!(
+        mandates[0].payees,
+        ["0x000000000000000000000000000000000000bEEF"]
+    );
+    let merchant: Address = mandates[0].payees[0].parse()?;
+    assert_eq!(h.balance("USD", merchant).await?, U256::from(25_000_000u64));
     h.stop().await;
     Ok(())
 }
@@ -389,7 +406,9 @@ async fn the_example_agent_pulls_until_its_ceiling() -> anyhow::Result<()> {
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 1_000).await?;
     let c = client(&h);
-    let m = signed_mandate(&c, &payer, "100", "daily").await?;
+    // The agent pulls without naming a destination: the key's only one, the account's
+    // settlement wallet (the mandate names no payee, so that is its one payee).
+    let m = signed_mandate(&c, &payer, "100", "daily", None).await?;
     let key = c
         .agentic()
         .create_session_key(&CreateSessionKey {

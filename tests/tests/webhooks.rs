@@ -257,7 +257,8 @@ async fn a_debit_pull_and_a_bank_payment_arrive_signed() -> anyhow::Result<()> {
     let mandate = h
         .post_authorized(
             "/v1/mandates",
-            json!({"payer_account_id": payer.address().to_string(), "max_amount": "10", "currency": "USD", "interval": "daily"}),
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "10", "currency": "USD", "interval": "daily",
+                   "payees": [dev_spare().address().to_string()]}),
         )
         .await?;
     assert_eq!(mandate.str("status"), "active", "{}", mandate.body);
