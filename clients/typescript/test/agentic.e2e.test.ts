@@ -82,13 +82,35 @@ test("mandate with the payer's signature → key → pulls → allowance_exceede
 test("a key an agent signs for: pulls carry its DebitPull signature", { skip: skipWithoutServer }, async () => {
   const { url, key, payerKey, payer } = server();
   const openrail = new Openrail({ apiKey: key, baseUrl: url });
-  const created = await openrail.agentic.mandates.create({ payer_account_id: payer, max_amount: "100", currency: "USD", interval: "weekly" });
+  // The payer signs who may be paid and the one agent whose keys may pull.
+  const agent = accountFromPrivateKey(generatePrivateKey());
+  const created = await openrail.agentic.mandates.create({ payer_account_id: payer, max_amount: "100", currency: "USD", interval: "weekly", payees: [DEST], agent: agent.address });
+  assert.deepEqual(created.payees, [DEST]);
+  assert.equal(created.agent, agent.address);
+  assert.equal(created.authorization?.method, "payer_signature");
+  const message = created.authorization?.method === "payer_signature" ? created.authorization.typed_data.message : {};
+  assert.deepEqual(message["payees"], [DEST]);
+  assert.equal(message["agent"], agent.address);
   const mandate = await openrail.agentic.mandates.signAndAuthorize(created, accountFromPrivateKey(payerKey), { wait: 30 });
   assert.equal(mandate.status, "active");
 
-  const agent = accountFromPrivateKey(generatePrivateKey());
-  const sessionKey = await openrail.agentic.sessionKeys.create({ mandate_id: mandate.id, expires_in: 600, signer: agent.address }, { wait: 30 });
+  // Keys stay within what the payer signed: another destination or another signer is 400.
+  const elsewhere = await rejects(
+    openrail.agentic.sessionKeys.create({ mandate_id: mandate.id, expires_in: 600, allowed_destinations: ["0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"] }),
+  );
+  assert.equal(elsewhere.status, 400);
+  assert.equal(elsewhere.code, "parameter_invalid");
+  assert.equal(elsewhere.param, "allowed_destinations");
+  const otherSigner = await rejects(
+    openrail.agentic.sessionKeys.create({ mandate_id: mandate.id, expires_in: 600, signer: accountFromPrivateKey(generatePrivateKey()).address }),
+  );
+  assert.equal(otherSigner.code, "parameter_invalid");
+  assert.equal(otherSigner.param, "signer");
+
+  // Without a signer, the key gets the agent (and the payees).
+  const sessionKey = await openrail.agentic.sessionKeys.create({ mandate_id: mandate.id, expires_in: 600 }, { wait: 30 });
   assert.equal(sessionKey.signer, agent.address);
+  assert.deepEqual(sessionKey.allowed_destinations, [DEST]);
   assert.ok(sessionKey.eip712_domain);
 
   const pull = await openrail.agentic.debitPulls.createSigned({ sessionKey, amount: "5.00", destination: DEST, signer: agent, nonce: 1n }, { wait: 30 });

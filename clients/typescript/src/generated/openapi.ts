@@ -752,6 +752,7 @@ export interface components {
         ListTag: "list";
         /** @description A mandate: at most `max_amount` per `interval`, enforced on chain. */
         Mandate: {
+            agent: null | components["schemas"]["Address"];
             authorization: null | components["schemas"]["Consent"];
             /** @description Creation time. */
             created_at: components["schemas"]["Timestamp"];
@@ -771,9 +772,11 @@ export interface components {
             object: components["schemas"]["MandateTag"];
             /** @description On chain. */
             onchain: components["schemas"]["OnChainObject"];
+            /** @description Who may be paid (signed by a wallet payer and enforced on chain for every key); empty only for a bank-account payer (any destination). */
+            payees: components["schemas"]["Address"][];
             /** @description The payer: a wallet address or `ba_…`. */
             payer_account_id: string;
-            /** @description Free text. */
+            /** @description Free text; a wallet payer signs it. */
             purpose: string | null;
             /** @description Lifecycle. */
             status: components["schemas"]["MandateStatus"];
@@ -784,20 +787,26 @@ export interface components {
          *       "currency": "USD",
          *       "interval": "daily",
          *       "max_amount": "100.00",
+         *       "payees": [
+         *         "0x90F79bf6EB2c4f870365E785982E1f101E93b906"
+         *       ],
          *       "payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
          *       "purpose": "agent budget"
          *     }
          */
         MandateCreate: {
+            agent?: null | components["schemas"]["Address"];
             /** @description ISO 4217 code. */
             currency: components["schemas"]["CurrencyInput"];
             /** @description The epoch. */
             interval: components["schemas"]["IntervalName"];
             /** @description The most that may be pulled per epoch, in major units. */
             max_amount: components["schemas"]["AmountInput"];
+            /** @description Who may be paid: at most 20 distinct wallets, none of them the payer. A wallet payer signs them, and the chain refuses any session key that would pay anyone else. None named: the account's settlement wallet for a wallet payer; any destination for a bank-account payer. */
+            payees?: components["schemas"]["Address"][] | null;
             /** @description The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent). */
             payer_account_id: components["schemas"]["Party"];
-            /** @description Free text, up to 500 characters. */
+            /** @description Free text, up to 500 characters. A wallet payer signs it (it is in `authorization.typed_data`). */
             purpose?: string | null;
         };
         /** @description A page of mandates. */
@@ -1057,7 +1066,7 @@ export interface components {
          *     }
          */
         SessionKeyCreate: {
-            /** @description Wallets the key may pay (none: any). At most 20. */
+            /** @description Wallets the key may pay, among its mandate's `payees` (none: all of the mandate's payees, or any wallet when the mandate names none). At most 20. */
             allowed_destinations?: components["schemas"]["Address"][] | null;
             /**
              * Format: int64
