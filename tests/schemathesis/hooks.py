@@ -11,6 +11,15 @@ description; JSON Schema cannot compare two members): a generated positive payme
 its own source gets the spare wallet as destination (or source). The zero address, which the schema excludes with `not` (a keyword some of schemathesis's
 generators do not apply), is replaced the same way. Negative cases are left untouched.
 
+A mandate's `payees` are distinct and never its payer (said in `MandateCreate`; JSON
+Schema cannot compare an array's items with each other or with another member): a
+positive case's payees are deduplicated and the payer dropped. A session key pays only
+among its mandate's payees and, when the mandate names an agent, has that agent as its
+signer (`SessionKeyCreate`; the mandate lives on the server): a positive case's
+`allowed_destinations` are mapped onto the payees of the mandate it names and its
+`signer` set to the mandate's agent, read with the run's API key
+(`OPENRAIL_API_URL`, `OPENRAIL_API_KEY`, exported by scripts/start-dev.sh).
+
 A generated valid `Idempotency-Key` of a positive case gets a unique suffix (still 1 to 255 visible ASCII
 characters): hypothesis draws the same short keys ("0", "!") for many different requests,
 which the server rightly answers 422 `idempotency_key_reused` without running them, so the
@@ -18,7 +27,11 @@ handlers would go untested behind the replay layer. Replays themselves are teste
 tests/tests/agentic_api.rs and hostile_input.rs.
 """
 
+import json
+import os
 import re
+import urllib.parse
+import urllib.request
 import uuid
 
 import schemathesis
@@ -71,4 +84,60 @@ def before_call(context, case, kwargs):
                 body["source"]["id"] = _OTHER
             else:
                 body["destination"]["address"] = _SPARE
+        if isinstance(body, dict) and case.method.upper() == "POST":
+            if case.path == "/v1/mandates":
+                _signed_payees(body)
+            elif case.path == "/v1/session-keys":
+                _within_mandate(body)
         case.body = body
+
+
+def _signed_payees(body):
+    """Payees distinct (case-insensitively) and without the payer."""
+    payees = body.get("payees")
+    if not isinstance(payees, list):
+        return
+    payer = str(body.get("payer_account_id", "")).lower()
+    seen, kept = set(), []
+    for p in payees:
+        key = p.lower() if isinstance(p, str) else p
+        if key == payer or key in seen:
+            continue
+        seen.add(key)
+        kept.append(p)
+    body["payees"] = kept
+
+
+def _mandate(mandate_id):
+    """The mandate `mandate_id` as the API shows it, or None."""
+    url, key = os.environ.get("OPENRAIL_API_URL"), os.environ.get("OPENRAIL_API_KEY")
+    if not url or not key or not isinstance(mandate_id, str) or not mandate_id.startswith("man_"):
+        return None
+    req = urllib.request.Request(
+        f"{url}/v1/mandates/{urllib.parse.quote(mandate_id, safe='')}",
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.load(r)
+    except Exception:
+        return None
+
+
+def _within_mandate(body):
+    """A key's destinations among its mandate's payees, its signer the mandate's agent."""
+    mandate = _mandate(body.get("mandate_id"))
+    if not mandate:
+        return
+    payees = mandate.get("payees") or []
+    dests = body.get("allowed_destinations")
+    if payees and isinstance(dests, list):
+        signed = {p.lower(): p for p in payees}
+        mapped = [
+            signed.get(d.lower(), payees[i % len(payees)]) if isinstance(d, str) else d
+            for i, d in enumerate(dests)
+        ]
+        body["allowed_destinations"] = list(dict.fromkeys(mapped))
+    agent = mandate.get("agent")
+    if agent and body.get("signer") is not None:
+        body["signer"] = agent
