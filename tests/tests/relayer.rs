@@ -202,7 +202,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         pending_pull(&f, &id, amount * 100).await?;
         let req = PullRequest {
             intent: id.clone(),
-            key_id: key_onchain(&mid, &kid),
+            key_id: key_onchain(mid, kid),
             destination: dev_spare().address(),
             amount: units(amount),
             agent: None,
