@@ -91,6 +91,15 @@ pub enum ApiError {
     /// The route exists but not for this method.
     #[error("method not allowed")]
     MethodNotAllowed,
+    /// A session key outside what its mandate's payer signed (a destination not among the
+    /// payees, a signer other than the named agent).
+    #[error("{detail}")]
+    SessionKeyOutsideMandate {
+        /// The field at fault.
+        param: &'static str,
+        /// Said for a person.
+        detail: String,
+    },
     /// A session key's ceiling above its mandate's.
     #[error("max_amount {key} is above the mandate's max_amount {mandate}")]
     SessionKeyCeilingExceedsMandate {
@@ -168,6 +177,7 @@ pub const ERROR_CODES: &[&str] = &[
     "uri_too_long",
     "method_not_allowed",
     "session_key_ceiling_exceeds_mandate",
+    "session_key_outside_mandate",
     "idempotency_key_invalid",
     "idempotency_key_reused",
     "idempotency_in_progress",
@@ -295,6 +305,12 @@ impl ApiError {
                     "method_not_allowed",
                     "Method not allowed",
                     None,
+                ),
+                E::SessionKeyOutsideMandate { param, .. } => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "session_key_outside_mandate",
+                    "Session key outside what the payer signed",
+                    Some((*param).into()),
                 ),
                 E::SessionKeyCeilingExceedsMandate { .. } => (
                     StatusCode::UNPROCESSABLE_ENTITY,
@@ -474,6 +490,9 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
             P::KeyCeilingExceedsMandate { key, mandate } => {
                 ApiError::SessionKeyCeilingExceedsMandate { key, mandate }
             }
+            P::KeyOutsideMandate { param, detail } => {
+                ApiError::SessionKeyOutsideMandate { param, detail }
+            }
             P::Declined { reason, detail } => ApiError::Declined {
                 reason,
                 detail,
@@ -534,6 +553,10 @@ mod tests {
             ApiError::SessionKeyCeilingExceedsMandate {
                 key: s(),
                 mandate: s(),
+            },
+            ApiError::SessionKeyOutsideMandate {
+                param: "signer",
+                detail: s(),
             },
             ApiError::IdempotencyKeyInvalid,
             ApiError::IdempotencyKeyReused,

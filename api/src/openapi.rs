@@ -681,9 +681,11 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             let mut c = vec!["idempotency_key_reused"];
             match op {
                 Op::CreateDebitPull => c.extend(DeclineReason::ALL.iter().map(|r| r.as_str())),
-                Op::CreateSessionKey => {
-                    c.extend(["session_key_ceiling_exceeds_mandate", "mandate_not_active"])
-                }
+                Op::CreateSessionKey => c.extend([
+                    "session_key_ceiling_exceeds_mandate",
+                    "session_key_outside_mandate",
+                    "mandate_not_active",
+                ]),
                 Op::AuthorizeMandate => c.extend([
                     "signature_invalid",
                     "authorization_expired",

@@ -977,7 +977,7 @@ pub struct SessionKey {
     /// The mandate's currency.
     #[schema(value_type = CurrencyCode)]
     pub currency: &'static str,
-    /// Wallets it may pay (empty: any).
+    /// Wallets it may pay, among its mandate's payees (empty only on a bank-account mandate that names no payees: any).
     #[schema(value_type = Vec<Address>)]
     pub allowed_destinations: Vec<String>,
     /// This epoch's use.

@@ -11,6 +11,9 @@ use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
 use openrail_store::{Currency, SessionKeyId, Store, StoreError};
 
+/// Most on-chain key ids [`Network::key_onchain_id`] keeps (about 6 MB).
+const KEY_IDS_KEPT: usize = 100_000;
+
 /// The settlement chain of one mode.
 #[derive(Debug)]
 pub struct Network {
@@ -55,10 +58,12 @@ impl Network {
             .onchain_id
             .parse()
             .map_err(|_| StoreError::Corrupt(format!("key {id} on-chain id {:?}", k.onchain_id)))?;
-        self.key_ids
-            .lock()
-            .expect("not poisoned")
-            .insert(id.clone(), onchain);
+        let mut ids = self.key_ids.lock().expect("not poisoned");
+        // A memo, not a registry: bounded, and refilled from the rows as keys are used.
+        if ids.len() >= KEY_IDS_KEPT {
+            ids.clear();
+        }
+        ids.insert(id.clone(), onchain);
         Ok(onchain)
     }
 

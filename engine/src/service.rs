@@ -54,6 +54,15 @@ pub enum ServiceError {
         /// The mandate's ceiling.
         mandate: String,
     },
+    /// A session key outside what its mandate's payer signed: a destination not among the
+    /// payees, or a signer other than the named agent.
+    #[error("{detail}")]
+    KeyOutsideMandate {
+        /// The field at fault (`allowed_destinations` or `signer`).
+        param: &'static str,
+        /// Said for a person.
+        detail: String,
+    },
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -164,7 +164,7 @@ fn bound_by_payer(
     } else {
         for (text, a) in &requested {
             if !payees.contains(a) {
-                return Err(ServiceError::Invalid {
+                return Err(ServiceError::KeyOutsideMandate {
                     param: "allowed_destinations",
                     detail: format!(
                         "{text} is not one of the payees the mandate's payer signed ({})",
@@ -185,7 +185,7 @@ fn bound_by_payer(
                 None => Some(agent),
                 Some(s) if s == agent => Some(s),
                 Some(s) => {
-                    return Err(ServiceError::Invalid {
+                    return Err(ServiceError::KeyOutsideMandate {
                         param: "signer",
                         detail: format!(
                             "{s} is not the agent the mandate's payer named ({agent}); leave it out or name that agent"

@@ -611,8 +611,8 @@ async fn the_payer_names_its_payees_and_agent_and_keys_stay_within_them() -> any
     assert_eq!(view.agent, agent.address());
     assert_eq!(view.payeesHash, payees_hash(&[shop, cafe]));
 
-    // Keys stay within what the payer signed: another destination, another signer: 400,
-    // and nothing is sent.
+    // Keys stay within what the payer signed: another destination, another signer: 422
+    // session_key_outside_mandate, and nothing is sent.
     let nonce_before = h.operator_nonce().await?;
     let r = h
         .post(
@@ -623,8 +623,8 @@ async fn the_payer_names_its_payees_and_agent_and_keys_stay_within_them() -> any
     assert_eq!(
         (r.status, r.code(), r.body["param"].as_str()),
         (
-            StatusCode::BAD_REQUEST,
-            "parameter_invalid",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "session_key_outside_mandate",
             Some("allowed_destinations")
         ),
         "{}",
@@ -638,7 +638,11 @@ async fn the_payer_names_its_payees_and_agent_and_keys_stay_within_them() -> any
         .await?;
     assert_eq!(
         (r.status, r.code(), r.body["param"].as_str()),
-        (StatusCode::BAD_REQUEST, "parameter_invalid", Some("signer")),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "session_key_outside_mandate",
+            Some("signer")
+        ),
         "{}",
         r.body
     );

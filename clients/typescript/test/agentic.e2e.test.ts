@@ -94,17 +94,17 @@ test("a key an agent signs for: pulls carry its DebitPull signature", { skip: sk
   const mandate = await openrail.agentic.mandates.signAndAuthorize(created, accountFromPrivateKey(payerKey), { wait: 30 });
   assert.equal(mandate.status, "active");
 
-  // Keys stay within what the payer signed: another destination or another signer is 400.
+  // Keys stay within what the payer signed: another destination or another signer is 422.
   const elsewhere = await rejects(
     openrail.agentic.sessionKeys.create({ mandate_id: mandate.id, expires_in: 600, allowed_destinations: ["0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"] }),
   );
-  assert.equal(elsewhere.status, 400);
-  assert.equal(elsewhere.code, "parameter_invalid");
+  assert.equal(elsewhere.status, 422);
+  assert.equal(elsewhere.code, "session_key_outside_mandate");
   assert.equal(elsewhere.param, "allowed_destinations");
   const otherSigner = await rejects(
     openrail.agentic.sessionKeys.create({ mandate_id: mandate.id, expires_in: 600, signer: accountFromPrivateKey(generatePrivateKey()).address }),
   );
-  assert.equal(otherSigner.code, "parameter_invalid");
+  assert.equal(otherSigner.code, "session_key_outside_mandate");
   assert.equal(otherSigner.param, "signer");
 
   // Without a signer, the key gets the agent (and the payees).
