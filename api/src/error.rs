@@ -340,9 +340,7 @@ impl ApiError {
                         param,
                     )
                 }
-                E::Conflict { code, .. } => {
-                    (StatusCode::CONFLICT, code.as_str(), "Conflict", None)
-                }
+                E::Conflict { code, .. } => (StatusCode::CONFLICT, code.as_str(), "Conflict", None),
                 E::IdempotencyKeyInvalid => (
                     StatusCode::BAD_REQUEST,
                     "idempotency_key_invalid",

@@ -85,7 +85,8 @@ pub enum Conflict {
 
 impl Conflict {
     /// Every conflict.
-    pub const ALL: &'static [Conflict] = &[Conflict::PaymentNotCancelable, Conflict::PaymentCanceled];
+    pub const ALL: &'static [Conflict] =
+        &[Conflict::PaymentNotCancelable, Conflict::PaymentCanceled];
 
     /// The API's `code`.
     pub fn as_str(self) -> &'static str {

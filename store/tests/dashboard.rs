@@ -53,7 +53,10 @@ async fn dashboard(store: Store) {
         (Some("Acme Refunds"), false)
     );
     store.set_business_name(&account.id, None).await.unwrap();
-    assert_eq!(store.account(&account.id).await.unwrap().business_name, None);
+    assert_eq!(
+        store.account(&account.id).await.unwrap().business_name,
+        None
+    );
     assert!(matches!(
         store.set_business_name(&AccountId::new(), Some("x")).await,
         Err(StoreError::NotFound)

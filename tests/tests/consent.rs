@@ -550,9 +550,11 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
         .call(
             reqwest::Method::POST,
             "/v1/mandates",
-            Some(&json!({"payer_account_id": payer.address().to_string(), "max_amount": "100",
+            Some(
+                &json!({"payer_account_id": payer.address().to_string(), "max_amount": "100",
                          "currency": "USD", "interval": "weekly",
-                         "purpose": "Refund of your overcharge: sign to RECEIVE 100 USD"})),
+                         "purpose": "Refund of your overcharge: sign to RECEIVE 100 USD"}),
+            ),
             Some(&secret),
             &[],
         )
@@ -563,7 +565,11 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
     // No business name: a neutral phrase, never the email.
     let page = h.page(&link).await?;
     assert_eq!(page.status, StatusCode::OK);
-    assert!(!page.text.contains(email), "the email is shown:\n{}", page.text);
+    assert!(
+        !page.text.contains(email),
+        "the email is shown:\n{}",
+        page.text
+    );
     assert!(!page.text.contains("yourbank"), "{}", page.text);
     assert!(
         page.text
@@ -574,11 +580,18 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
 
     // The name set in the dashboard's settings: shown, marked unverified.
     let saved = dash
-        .post_form("/dashboard/settings", &[("business_name", "Acme Refunds Ltd")])
+        .post_form(
+            "/dashboard/settings",
+            &[("business_name", "Acme Refunds Ltd")],
+        )
         .await?;
     assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.text);
     let settings = dash.get("/dashboard/settings").await?;
-    assert!(settings.text.contains("value=\"Acme Refunds Ltd\""), "{}", settings.text);
+    assert!(
+        settings.text.contains("value=\"Acme Refunds Ltd\""),
+        "{}",
+        settings.text
+    );
     let page = h.page(&link).await?;
     assert!(!page.text.contains(email), "{}", page.text);
     assert!(
@@ -596,14 +609,26 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
         assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad:?}");
     }
     assert_eq!(
-        store.account(&dash.account_id).await?.business_name.as_deref(),
+        store
+            .account(&dash.account_id)
+            .await?
+            .business_name
+            .as_deref(),
         Some("Acme Refunds Ltd")
     );
     // Only the store marks a name verified (no verification exists yet).
     store.set_business_verified(&dash.account_id, true).await?;
     let page = h.page(&link).await?;
-    assert!(page.text.contains("(business name verified by Openrail)"), "{}", page.text);
-    assert!(!page.text.contains("(unverified business name)"), "{}", page.text);
+    assert!(
+        page.text.contains("(business name verified by Openrail)"),
+        "{}",
+        page.text
+    );
+    assert!(
+        !page.text.contains("(unverified business name)"),
+        "{}",
+        page.text
+    );
 
     // A business name given at sign-up is the one payers read, unverified.
     let other = h
@@ -749,15 +774,34 @@ async fn a_withdrawn_link_says_so_and_refuses_a_signature() -> anyhow::Result<()
     let mid = mandate.str("id").to_string();
     let pid = payment["id"].as_str().unwrap().to_string();
 
-    let r = h.post(&format!("/v1/mandates/{mid}/cancel"), json!({})).await?;
-    assert_eq!((r.status, r.str("status")), (StatusCode::OK, "canceled"), "{}", r.body);
-    let r = h.post(&format!("/v1/payments/{pid}/cancel"), json!({})).await?;
-    assert_eq!((r.status, r.str("status")), (StatusCode::OK, "canceled"), "{}", r.body);
+    let r = h
+        .post(&format!("/v1/mandates/{mid}/cancel"), json!({}))
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
+    let r = h
+        .post(&format!("/v1/payments/{pid}/cancel"), json!({}))
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
 
     let nonce_before = h.operator_nonce().await?;
     let base = h.server().base_url.clone();
     for (id, created, code, status) in [
-        (&mid, &mandate.body, "mandate_not_active", StatusCode::UNPROCESSABLE_ENTITY),
+        (
+            &mid,
+            &mandate.body,
+            "mandate_not_active",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
         (&pid, &payment, "payment_canceled", StatusCode::CONFLICT),
     ] {
         let page = h.page(&format!("/authorize/{id}")).await?;

@@ -504,7 +504,12 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
     let body = json!({"amount": "7", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()},
                       "destination": {"type": "wallet", "address": to.to_string()}});
     let created = h.post("/v1/payments", body.clone()).await?;
-    assert_eq!(created.str("status"), "requires_authorization", "{}", created.body);
+    assert_eq!(
+        created.str("status"),
+        "requires_authorization",
+        "{}",
+        created.body
+    );
     let id = created.str("id").to_string();
     let before = h.balance("USD", from).await?;
 
@@ -524,13 +529,24 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
         }
     };
     let r = cancel("cancel-1").await?;
-    assert_eq!((r.status, r.str("status")), (StatusCode::OK, "canceled"), "{}", r.body);
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
     let replay = cancel("cancel-1").await?;
     assert_eq!(replay.body, r.body);
     // Canceling a canceled payment answers it as it is.
     let again = cancel("cancel-2").await?;
-    assert_eq!((again.status, again.str("status")), (StatusCode::OK, "canceled"));
-    assert_eq!(h.get(&format!("/v1/payments/{id}")).await?.str("status"), "canceled");
+    assert_eq!(
+        (again.status, again.str("status")),
+        (StatusCode::OK, "canceled")
+    );
+    assert_eq!(
+        h.get(&format!("/v1/payments/{id}")).await?.str("status"),
+        "canceled"
+    );
     let events = h.get(&format!("/v1/events?object_id={id}")).await?;
     let types: Vec<&str> = events.body["data"]
         .as_array()
@@ -540,7 +556,11 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
         .collect();
     assert_eq!(
         types,
-        ["payment.canceled", "payment.requires_authorization", "payment.created"],
+        [
+            "payment.canceled",
+            "payment.requires_authorization",
+            "payment.created"
+        ],
         "exactly its state path, newest first"
     );
     let canceled_event = &events.body["data"][0];
@@ -556,17 +576,25 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
     let paid = h.post_authorized("/v1/payments", body).await?;
     assert_eq!(paid.str("status"), "succeeded", "{}", paid.body);
     let r = h
-        .post(&format!("/v1/payments/{}/cancel", paid.str("id")), json!({}))
+        .post(
+            &format!("/v1/payments/{}/cancel", paid.str("id")),
+            json!({}),
+        )
         .await?;
     assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
     assert_eq!(r.code(), "payment_not_cancelable");
     assert_eq!(
-        h.get(&format!("/v1/payments/{}", paid.str("id"))).await?.str("status"),
+        h.get(&format!("/v1/payments/{}", paid.str("id")))
+            .await?
+            .str("status"),
         "succeeded"
     );
     // Unknown and foreign ids.
     let r = h.post("/v1/payments/pay_nope/cancel", json!({})).await?;
-    assert_eq!((r.status, r.code()), (StatusCode::NOT_FOUND, "resource_missing"));
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
     let r = h.post("/v1/payments/man_nope/cancel", json!({})).await?;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     h.stop().await;

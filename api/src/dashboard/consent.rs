@@ -138,7 +138,9 @@ pub fn who_asks(account: &Account) -> String {
             "<strong class=\"who\">{}</strong> <span class=\"verified\">(business name verified by Openrail)</span>",
             esc(&plain(name))
         ),
-        (None, _) => "<strong class=\"who\">An unverified business (no name given)</strong>".to_string(),
+        (None, _) => {
+            "<strong class=\"who\">An unverified business (no name given)</strong>".to_string()
+        }
     }
 }
 

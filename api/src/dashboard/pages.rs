@@ -236,9 +236,7 @@ async fn settings_page(
             "<div class=\"notice bad\" role=\"alert\" id=\"settings-error\">{}</div>",
             esc(msg)
         ),
-        (None, true) => {
-            "<div class=\"notice ok\" role=\"status\">Saved.</div>".to_string()
-        }
+        (None, true) => "<div class=\"notice ok\" role=\"status\">Saved.</div>".to_string(),
         (None, false) => String::new(),
     };
     let shown = super::consent::who_asks(&account);
@@ -266,11 +264,7 @@ marked as unverified: Openrail does not verify business names yet. Your sign-in 
     };
     Ok((
         status,
-        page(
-            "Settings",
-            Some(chrome(s, "/dashboard/settings")),
-            &body,
-        ),
+        page("Settings", Some(chrome(s, "/dashboard/settings")), &body),
     )
         .into_response())
 }
