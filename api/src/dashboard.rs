@@ -160,7 +160,7 @@ pub fn routes() -> Router<AppState> {
         .route("/assets/dashboard.css", get(html::css))
         .route("/assets/dashboard.js", get(html::js))
         .route("/assets/consent.js", get(consent::js))
-        .layer(axum::middleware::map_response(page_headers))
+        .layer(axum::middleware::from_fn(page_headers))
 }
 
 /// The `Content-Security-Policy` of every dashboard and consent page: scripts, styles and
@@ -174,9 +174,16 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
      frame-ancestors 'none'";
 
 /// Headers on every response of these routes: the policy above, `X-Frame-Options: DENY`
-/// (browsers without `frame-ancestors`), `Referrer-Policy: no-referrer` (a consent link is
-/// a bearer link: it must not leak to another site through `Referer`), and `nosniff`.
-async fn page_headers(mut res: Response) -> Response {
+/// (browsers without `frame-ancestors`) and `nosniff`; and a referrer policy. The consent
+/// page's (`/authorize/…`) is `no-referrer`: its link is a bearer link and must not leak to
+/// another site through `Referer`. The dashboard's is `same-origin`, which leaks nothing
+/// to another site either, but keeps the `Origin` of its own form posts: under
+/// `no-referrer` a browser sends `Origin: null` on a form post, which the CSRF check
+/// (rightly) refuses. (The consent page's post is a `fetch`, whose `Origin` is always
+/// sent.)
+async fn page_headers(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let consent = req.uri().path().starts_with("/authorize/");
+    let mut res = next.run(req).await;
     let h = res.headers_mut();
     h.insert(
         header::CONTENT_SECURITY_POLICY,
@@ -185,7 +192,11 @@ async fn page_headers(mut res: Response) -> Response {
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static(if consent {
+            "no-referrer"
+        } else {
+            "same-origin"
+        }),
     );
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,

@@ -681,8 +681,10 @@ async fn purpose_refuses_control_and_bidi_characters() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The consent page and the dashboard's pages cannot be framed by another origin, load
-/// scripts only from this origin, and send no `Referer` (a consent link is a bearer link).
+/// The consent page and the dashboard's pages cannot be framed by another origin and load
+/// scripts only from this origin; the consent page sends no `Referer` (its link is a bearer
+/// link), the dashboard's pages none to another site (`same-origin`: their form posts keep
+/// their `Origin`, which the CSRF check needs).
 #[tokio::test]
 async fn pages_cannot_be_framed_and_send_no_referrer() -> anyhow::Result<()> {
     let h = Harness::start().await?;
@@ -692,24 +694,29 @@ async fn pages_cannot_be_framed_and_send_no_referrer() -> anyhow::Result<()> {
         .await?;
     let payment = wallet_payment(&h, payer.address(), "3").await?;
     let dash = h.dashboard_sign_up("dev@example.com", Some("Acme")).await?;
-    let mut pages = vec![
+    let consent = vec![
         h.page(&format!("/authorize/{}", created.str("id"))).await?,
         h.page(&format!("/authorize/{}", payment["id"].as_str().unwrap()))
             .await?,
         h.page("/authorize/man_unknown").await?,
-        h.page("/login").await?,
-        h.page("/signup").await?,
     ];
+    let mut dashboard = vec![h.page("/login").await?, h.page("/signup").await?];
     for path in ["/dashboard", "/dashboard/mandates", "/dashboard/settings"] {
-        pages.push(dash.get(path).await?);
+        dashboard.push(dash.get(path).await?);
     }
+    for p in &consent {
+        assert_eq!(p.header("referrer-policy"), "no-referrer");
+    }
+    for p in &dashboard {
+        assert_eq!(p.header("referrer-policy"), "same-origin");
+    }
+    let pages: Vec<_> = consent.iter().chain(&dashboard).collect();
     for p in &pages {
         let csp = p.header("content-security-policy");
         assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
         assert!(csp.contains("script-src 'self'"), "{csp}");
         assert!(!csp.contains("unsafe-inline"), "{csp}");
         assert_eq!(p.header("x-frame-options"), "DENY");
-        assert_eq!(p.header("referrer-policy"), "no-referrer");
         // What the policy forbids is not used: no inline script or style.
         assert!(!p.text.contains("style=\""), "{}", p.text);
         for script in p.text.match_indices("<script") {
