@@ -321,13 +321,22 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
         Some(Closed::Withdrawn) => ("This request was withdrawn", "What was asked:".to_string()),
         None => (title, sentence),
     };
-    let trust = "<p class=\"lead\" id=\"who-note\">Openrail runs this page for the business; it has not verified who they are \
-                 unless it says so above. Sign only if you know them and expected this request.</p>";
+    // A closed link asks nothing: no advice on signing, nothing on chain to cancel later.
+    let (trust, later) = if closed.is_some() {
+        (String::new(), String::new())
+    } else {
+        (
+            "<p class=\"lead\" id=\"who-note\">Openrail runs this page for the business; it has not verified who they are \
+             unless it says so above. Sign only if you know them and expected this request.</p>"
+                .to_string(),
+            format!("<h2>Cancelling later</h2><p>{cancel}</p>"),
+        )
+    };
     let body = format!(
         r#"<div class="card"><h1>{title}</h1><p>{lead}</p>
 <dl class="terms">{terms}</dl>{trust}
 <h2>Your signature</h2>{action}
-<h2>Cancelling later</h2><p>{cancel}</p></div>"#,
+{later}</div>"#,
         title = esc(title),
     );
     Ok(page(title, None, &body).into_response())
