@@ -98,7 +98,7 @@ lint: setup
 
 forge-test: setup
 	$(FORGE) test
-	$(FORGE) snapshot --check contracts/.gas-snapshot --no-match-path "contracts/test/invariant/*"
+	scripts/check-gas-snapshot.sh
 
 cargo-test: export OPENRAIL_WEBHOOK_PYTHON := $(CURDIR)/$(WEBHOOK_VENV)/bin/python
 cargo-test: webhook-receiver contracts

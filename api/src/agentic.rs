@@ -204,6 +204,8 @@ pub async fn create_mandate(
         max_amount,
         interval,
         purpose,
+        payees,
+        agent,
     } = MandateCreate::read(fields)?;
     let currency = currency_of(&currency)?;
     let max_amount = max_amount.amount("max_amount", currency)?;
@@ -222,11 +224,19 @@ pub async fn create_mandate(
         let a = parse_address("payer_account_id", &payer_account_id)?;
         mandates::Payer::Wallet(payer_account_id, a)
     };
+    let payees = payees
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| parse_address("payees", &d).map(|a| (d, a)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let agent = agent.map(|a| parse_address("agent", &a)).transpose()?;
     let request = mandates::NewMandate {
         payer,
         max_amount,
         interval,
         purpose,
+        payees,
+        agent,
     };
     // Service: judge it, link the idempotency key to it, write it.
     let prepared = mandates::prepare(

@@ -591,7 +591,7 @@ fn field_name(rust: &'static str) -> &'static str {
 
 request_body!(
     /// `POST /v1/mandates`: a ceiling per epoch a payer grants, enforced on chain.
-    #[schema(example = json!({"payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": "agent budget"}))]
+    #[schema(example = json!({"payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": "agent budget", "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"]}))]
     pub struct MandateCreate {
         /// The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent).
         #[schema(value_type = Party)]
@@ -605,9 +605,15 @@ request_body!(
         /// The epoch: the ceiling resets at its calendar boundary (UTC), so up to twice `max_amount` can be taken around a boundary.
         #[schema(value_type = IntervalName)]
         pub interval: String,
-        /// Free text, up to 500 characters, without control or bidirectional formatting characters.
+        /// Free text, up to 500 characters, without control or bidirectional formatting characters. A wallet payer signs it (it is in `authorization.typed_data`).
         #[schema(value_type = Option<FreeText>)]
         pub purpose: Option<Text>,
+        /// Who may be paid: at most 20 distinct wallets, none of them the payer. A wallet payer signs them, and the chain refuses any session key that would pay anyone else. None named: the account's settlement wallet for a wallet payer; any destination for a bank-account payer.
+        #[schema(value_type = Option<Vec<Address>>, max_items = 20)]
+        pub payees: Option<Vec<String>>,
+        /// The one agent whose keys may pull: a wallet payer signs it, and every session key of the mandate must have it as its `signer` (each pull then needs the agent's signature). None: keys may have any signer, or none.
+        #[schema(value_type = Option<Address>)]
+        pub agent: Option<String>,
     }
 );
 
@@ -634,10 +640,10 @@ request_body!(
         /// The key's own ceiling per epoch of its mandate, at most the mandate's.
         #[schema(value_type = Option<AmountInput>)]
         pub max_amount: Option<AmountText>,
-        /// Wallets the key may pay (none: any). At most 20.
+        /// Wallets the key may pay, among its mandate's `payees` (none: all of the mandate's payees, or any wallet when the mandate names none). At most 20.
         #[schema(value_type = Option<Vec<Address>>, max_items = 20)]
         pub allowed_destinations: Option<Vec<String>>,
-        /// An agent's address: every pull on the key must then carry its EIP-712 `DebitPull` signature, checked on chain.
+        /// An agent's address: every pull on the key must then carry its EIP-712 `DebitPull` signature, checked on chain. When the mandate names an `agent`, it must be that agent (left out: that agent).
         #[schema(value_type = Option<Address>)]
         pub signer: Option<String>,
     }
@@ -653,7 +659,7 @@ request_body!(
         /// Major units, in the mandate's currency.
         #[schema(value_type = AmountInput)]
         pub amount: AmountText,
-        /// The wallet paid (allow-listed when the key has a list); default: the chain's treasury wallet.
+        /// The wallet paid, on the key's allow-list (which is among its mandate's payees); default: the key's only destination when it has one, else the account's settlement wallet (the chain's treasury).
         #[schema(value_type = Option<Address>)]
         pub destination: Option<String>,
         /// Free text, up to 500 characters, without control or bidirectional formatting characters.
@@ -961,8 +967,14 @@ pub struct Mandate {
     /// The epoch.
     #[schema(value_type = IntervalName)]
     pub interval: &'static str,
-    /// Free text.
+    /// Free text; a wallet payer signs it.
     pub purpose: Option<String>,
+    /// Who may be paid (signed by a wallet payer and enforced on chain for every key); empty only for a bank-account payer (any destination).
+    #[schema(value_type = Vec<Address>)]
+    pub payees: Vec<String>,
+    /// The one agent whose keys may pull (every key's `signer`), when named.
+    #[schema(value_type = Option<Address>)]
+    pub agent: Option<String>,
     /// Lifecycle.
     #[schema(value_type = MandateStatus)]
     pub status: &'static str,

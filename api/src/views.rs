@@ -31,6 +31,8 @@ pub fn mandate(m: &Mandate, e: EpochUse) -> types::Mandate {
         currency: m.currency.code(),
         interval: m.interval.as_str(),
         purpose: m.purpose.clone(),
+        payees: m.payees.clone(),
+        agent: m.agent.clone(),
         status: m.status.as_str(),
         current_epoch: epoch(e, m.currency),
         onchain: types::OnChainObject {

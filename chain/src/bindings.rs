@@ -32,3 +32,10 @@ sol!(
     TestStablecoin,
     "artifacts/TestStablecoin.json"
 );
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    PasskeyWallet,
+    "artifacts/PasskeyWallet.json"
+);

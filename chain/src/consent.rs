@@ -27,6 +27,9 @@ sol! {
         address token;
         uint256 maxAmount;
         uint8 interval;
+        address[] payees;
+        address agent;
+        string purpose;
         uint256 nonce;
         uint256 deadline;
     }
@@ -56,6 +59,44 @@ sol! {
     #[sol(rpc)]
     interface IERC1271 {
         function isValidSignature(bytes32 hash, bytes signature) external view returns (bytes4 magicValue);
+    }
+}
+
+/// The salt of an object whose API id is `id`: `keccak256(id)`. The chain derives the
+/// object's id from it ([`mandate_id`], [`key_id`]).
+pub fn salt(id: &str) -> B256 {
+    alloy::primitives::keccak256(id.as_bytes())
+}
+
+/// The on-chain id of `payer`'s mandate with `salt`, as `AllowanceStateMachine.mandateIdOf`
+/// derives it: `keccak256(abi.encode(payer, salt))`. Nobody but the payer (or its
+/// signature) can take it first.
+pub fn mandate_id(payer: Address, salt: B256) -> B256 {
+    use alloy::sol_types::SolValue;
+    alloy::primitives::keccak256((payer, salt).abi_encode())
+}
+
+/// The on-chain id of a key of mandate `mandate_id` with `salt`, as
+/// `AllowanceStateMachine.keyIdOf` derives it: `keccak256(abi.encode(mandateId, salt))`.
+pub fn key_id(mandate_id: B256, salt: B256) -> B256 {
+    use alloy::sol_types::SolValue;
+    alloy::primitives::keccak256((mandate_id, salt).abi_encode())
+}
+
+impl Mandate {
+    /// The terms `createMandateWithSignature` takes for this signed message, whose
+    /// `mandateId` is `mandate_id(payer, salt)`.
+    pub fn terms(&self, salt: B256) -> crate::bindings::IAllowanceStateMachine::MandateTerms {
+        crate::bindings::IAllowanceStateMachine::MandateTerms {
+            salt,
+            payer: self.payer,
+            token: self.token,
+            maxAmount: self.maxAmount,
+            interval: self.interval,
+            payees: self.payees.clone(),
+            agent: self.agent,
+            purposeHash: alloy::primitives::keccak256(self.purpose.as_bytes()),
+        }
     }
 }
 
@@ -143,6 +184,13 @@ impl TypedMessage for Mandate {
             ("token", "address", addr(self.token)),
             ("maxAmount", "uint256", uint(self.maxAmount)),
             ("interval", "uint8", json!(self.interval)),
+            (
+                "payees",
+                "address[]",
+                Value::Array(self.payees.iter().map(|a| addr(*a)).collect()),
+            ),
+            ("agent", "address", addr(self.agent)),
+            ("purpose", "string", Value::String(self.purpose.clone())),
             ("nonce", "uint256", uint(self.nonce)),
             ("deadline", "uint256", uint(self.deadline)),
         ]
@@ -212,8 +260,11 @@ pub fn sign_typed_data_json(
 /// Why a signature is not the expected signer's, as far as can be told without a chain.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignatureError {
-    /// Not 65 bytes of `r ‖ s ‖ v` (hex).
-    #[error("a signature is 65 bytes (0x and 130 hex digits: r, s, v)")]
+    /// Not 0x-prefixed hex of 1 to [`MAX_SIGNATURE_BYTES`] bytes, or (for an account's
+    /// ECDSA signature) not 65 bytes of `r ‖ s ‖ v`.
+    #[error(
+        "a signature is 0x-prefixed hex: 65 bytes (r, s, v) from an account, or what a contract wallet checks (at most 4096 bytes)"
+    )]
     Malformed,
     /// `s` is in the upper half of the curve order: a malleated signature, which the
     /// contracts refuse.
@@ -229,10 +280,19 @@ pub enum SignatureError {
     },
 }
 
-/// Parses `0x` + 130 hex digits.
+/// Most bytes a signature may have: a contract wallet's format (a passkey's WebAuthn
+/// assertion, a multisig's several signatures) is longer than an account's 65.
+pub const MAX_SIGNATURE_BYTES: usize = 4096;
+
+/// Parses `0x` + an even number of hex digits, 1 to [`MAX_SIGNATURE_BYTES`] bytes: an
+/// account's 65-byte ECDSA signature, or whatever a contract wallet checks (ERC-1271).
 pub fn parse_signature(hex: &str) -> Result<Bytes, SignatureError> {
     let digits = hex.strip_prefix("0x").ok_or(SignatureError::Malformed)?;
-    if digits.len() != 130 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if digits.is_empty()
+        || digits.len() % 2 != 0
+        || digits.len() > 2 * MAX_SIGNATURE_BYTES
+        || !digits.bytes().all(|b| b.is_ascii_hexdigit())
+    {
         return Err(SignatureError::Malformed);
     }
     digits
@@ -264,17 +324,22 @@ pub fn check_ecdsa(
     }
 }
 
-/// The ERC-1271 magic value.
-const ERC1271_MAGIC: [u8; 4] = [0x16, 0x26, 0xba, 0x7e];
+/// The ERC-1271 answer that means "signed": the magic value `0x1626ba7e` left-aligned in a
+/// word of zeros. The whole word must match, as the contracts require (a contract that
+/// echoes its calldata starts its answer with the selector too).
+const ERC1271_MAGIC_WORD: B256 =
+    alloy::primitives::b256!("0x1626ba7e00000000000000000000000000000000000000000000000000000000");
 
 /// Whether contract wallet `wallet` accepts `signature` over `digest` (an `eth_call` of
-/// `isValidSignature`); `Ok(false)` when `wallet` has no code or refuses.
+/// `isValidSignature` whose first 32 bytes of answer must be the magic word); `Ok(false)`
+/// when `wallet` has no code or refuses.
 pub async fn erc1271_valid<P: Provider>(
     provider: &P,
     wallet: Address,
     digest: B256,
     signature: Bytes,
 ) -> Result<bool, crate::ChainError> {
+    use alloy::sol_types::SolCall;
     let code = provider
         .get_code_at(wallet)
         .await
@@ -282,13 +347,25 @@ pub async fn erc1271_valid<P: Provider>(
     if code.is_empty() {
         return Ok(false);
     }
-    let c = IERC1271::new(wallet, provider);
-    match c.isValidSignature(digest, signature).call().await {
-        Ok(magic) => Ok(magic.0 == ERC1271_MAGIC),
-        // A revert is a refusal; a transport failure is not an answer.
-        Err(alloy::contract::Error::TransportError(e)) => Err(crate::ChainError::Rpc(e)),
-        Err(_) => Ok(false),
+    let input = IERC1271::isValidSignatureCall {
+        hash: digest,
+        signature,
     }
+    .abi_encode();
+    let tx = alloy::rpc::types::TransactionRequest::default()
+        .to(wallet)
+        .input(input.into());
+    match provider.call(tx).await {
+        Ok(answer) => Ok(is_magic_answer(&answer)),
+        Err(alloy::transports::RpcError::ErrorResp(_)) => Ok(false),
+        Err(e) => Err(crate::ChainError::Rpc(e)),
+    }
+}
+
+/// Whether an `isValidSignature` answer says "signed": at least a word, the first one the
+/// magic word.
+fn is_magic_answer(answer: &[u8]) -> bool {
+    answer.len() >= 32 && answer[..32] == ERC1271_MAGIC_WORD[..]
 }
 
 #[cfg(test)]
@@ -308,6 +385,9 @@ mod tests {
             token: address!("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"),
             maxAmount: U256::from(100_000_000u64),
             interval: 0,
+            payees: vec![address!("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")],
+            agent: Address::ZERO,
+            purpose: "agent budget".into(),
             nonce: U256::from(7u64) << 200,
             deadline: U256::from(1_795_435_200u64),
         }
@@ -318,7 +398,7 @@ mod tests {
     fn type_strings_are_the_contracts() {
         assert_eq!(
             Mandate::eip712_encode_type(),
-            "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)"
+            "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
         );
         assert_eq!(
             Payment::eip712_encode_type(),
@@ -352,6 +432,34 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_derived_as_the_contract_derives_them() {
+        // keccak256(abi.encode(payer, salt)): two words, the address left-padded.
+        let payer = address!("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+        let s = salt("man_1");
+        let mut words = [0u8; 64];
+        words[12..32].copy_from_slice(payer.as_slice());
+        words[32..].copy_from_slice(s.as_slice());
+        assert_eq!(mandate_id(payer, s), keccak256(words));
+        // Another payer with the same salt gets another id: nobody takes a payer's id first.
+        assert_ne!(mandate_id(Address::ZERO, s), mandate_id(payer, s));
+        let m = mandate_id(payer, s);
+        assert_eq!(
+            key_id(m, salt("sk_1")),
+            keccak256([m.0, salt("sk_1").0].concat())
+        );
+    }
+
+    #[test]
+    fn only_the_whole_magic_word_is_a_signature() {
+        let mut answer = ERC1271_MAGIC_WORD.to_vec();
+        assert!(is_magic_answer(&answer));
+        // A wallet that echoes its calldata answers with the selector and then the digest.
+        answer[31] = 1;
+        assert!(!is_magic_answer(&answer));
+        assert!(!is_magic_answer(&ERC1271_MAGIC_WORD[..4]));
+    }
+
+    #[test]
     fn signatures_are_checked_like_the_contracts_do() {
         let payer = PrivateKeySigner::random();
         let other = PrivateKeySigner::random();
@@ -376,7 +484,17 @@ mod tests {
             check_ecdsa(digest, &good[..64], payer.address()),
             Err(SignatureError::Malformed)
         );
-        assert_eq!(parse_signature("0x12"), Err(SignatureError::Malformed));
+        assert_eq!(parse_signature("0x1"), Err(SignatureError::Malformed));
+        assert_eq!(parse_signature("0x"), Err(SignatureError::Malformed));
+        assert_eq!(parse_signature("12"), Err(SignatureError::Malformed));
+        // A contract wallet's signature may have another length (a P-256 passkey's 64).
+        assert_eq!(
+            parse_signature(&format!("0x{}", "ab".repeat(64)))
+                .unwrap()
+                .len(),
+            64
+        );
+        assert!(parse_signature(&format!("0x{}", "ab".repeat(MAX_SIGNATURE_BYTES + 1))).is_err());
         let hex = format!("0x{}", alloy::primitives::hex::encode(good));
         assert_eq!(parse_signature(&hex).unwrap().as_ref(), &good[..]);
     }

@@ -47,7 +47,10 @@ pub struct ChainDeployment {
     pub chain_id: u64,
     /// JSON-RPC endpoint.
     pub rpc_url: String,
-    /// The service's signer: owner of every contract, the only account that may write.
+    /// The contracts' owner: pauses, proposes a new operator (which takes effect after the
+    /// contracts' delay) or treasury. Never the operator's key.
+    pub owner: Address,
+    /// The service's signer: the only account that submits moves, pulls and keys.
     pub operator: Address,
     /// The treasury wallet (funds bank-funded legs, receives bank-bound legs).
     pub treasury: Address,
@@ -131,12 +134,14 @@ pub async fn mined(
     }
 }
 
-/// Deploys the contract set of `role` to the chain at `rpc_url`, mints `treasury_supply`
-/// (smallest units) of each test stablecoin to the treasury and approves the router to
-/// move the treasury's tokens.
+/// Deploys the contract set of `role` to the chain at `rpc_url` with `owner` as the owner
+/// of the router and state machine (a key apart from the operator's), mints
+/// `treasury_supply` (smallest units) of each test stablecoin to the treasury and approves
+/// the router to move the treasury's tokens.
 pub async fn deploy_chain(
     rpc_url: &Url,
     role: ChainRole,
+    owner: Address,
     operator: PrivateKeySigner,
     treasury: PrivateKeySigner,
     treasury_supply: U256,
@@ -164,13 +169,11 @@ pub async fn deploy_chain(
             // The allowance state machine is this chain's router (one contract: a pull moves
             // tokens without calling a second one; see ARCHITECTURE.md "Gas").
             let asm =
-                AllowanceStateMachine::deploy(&op, operator_addr, operator_addr, treasury_addr)
-                    .await?;
+                AllowanceStateMachine::deploy(&op, owner, operator_addr, treasury_addr).await?;
             (*asm.address(), Some(*asm.address()), None)
         }
         ChainRole::Attestation => {
-            let router =
-                SettlementRouter::deploy(&op, operator_addr, operator_addr, treasury_addr).await?;
+            let router = SettlementRouter::deploy(&op, owner, operator_addr, treasury_addr).await?;
             let verifier = AttestationVerifier::deploy(&op, operator_addr).await?;
             mined(verifier.addAttester(operator_addr).send().await?).await?;
             (*router.address(), None, Some(*verifier.address()))
@@ -193,6 +196,7 @@ pub async fn deploy_chain(
         role,
         chain_id,
         rpc_url: rpc_url.to_string(),
+        owner,
         operator: operator_addr,
         treasury: treasury_addr,
         router,

@@ -15,11 +15,12 @@ pub const ATTESTATION_CHAIN_ID: u64 = 31338;
 
 /// Anvil's well-known development keys (mnemonic "test test … junk"). Public knowledge:
 /// never use them outside local chains.
-const ANVIL_KEYS: [&str; 4] = [
+const ANVIL_KEYS: [&str; 5] = [
     "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
     "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
     "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
     "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+    "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
 ];
 
 fn anvil_key(i: usize) -> PrivateKeySigner {
@@ -41,6 +42,12 @@ pub fn dev_treasury() -> PrivateKeySigner {
 /// The demo payer wallet that `openrail dev` funds: anvil account 2.
 pub fn dev_demo_payer() -> PrivateKeySigner {
     anvil_key(2)
+}
+
+/// The contracts' owner on local chains (pauses, proposes a new operator or treasury):
+/// anvil account 4, a key apart from the operator's, as the contracts require.
+pub fn dev_owner() -> PrivateKeySigner {
+    anvil_key(4)
 }
 
 /// A spare funded account for tests: anvil account 3.
@@ -94,6 +101,7 @@ impl Devnet {
             deploy_chain(
                 settlement.rpc_url(),
                 ChainRole::Settlement,
+                dev_owner().address(),
                 dev_operator(),
                 dev_treasury(),
                 treasury_supply()
@@ -101,6 +109,7 @@ impl Devnet {
             deploy_chain(
                 attestation.rpc_url(),
                 ChainRole::Attestation,
+                dev_owner().address(),
                 dev_operator(),
                 dev_treasury(),
                 treasury_supply()

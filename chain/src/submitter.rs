@@ -29,8 +29,8 @@ use openrail_store::journal::TxStatus;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::ChainError;
+use crate::batch;
 use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors as AsmError};
-use crate::bindings::IAllowanceStateMachine::PullItem;
 use openrail_store::agentic::DeclineReason;
 use openrail_store::journal::TxKind;
 
@@ -557,25 +557,26 @@ impl Sender {
                             Err(_) => break,
                         }
                     }
-                    let items: Vec<PullItem> = pulls
+                    let items: Vec<batch::Item<'_>> = pulls
                         .iter()
-                        .map(|(r, _)| {
-                            let agent = r.agent.clone();
-                            PullItem {
-                                keyId: r.key_id,
-                                destination: r.destination,
-                                amount: r.amount,
-                                nonce: agent.as_ref().map(|a| a.nonce).unwrap_or_default(),
-                                deadline: agent.as_ref().map(|a| a.deadline).unwrap_or_default(),
-                                signature: agent.map(|a| a.signature).unwrap_or_default(),
-                            }
+                        .map(|(r, _)| batch::Item {
+                            key_id: r.key_id,
+                            destination: r.destination,
+                            amount: r.amount,
+                            agent: r.agent.as_ref().map(|a| batch::Signed {
+                                nonce: a.nonce,
+                                deadline: a.deadline,
+                                signature: &a.signature,
+                            }),
                         })
                         .collect();
                     let signed = pulls.iter().filter(|(r, _)| r.agent.is_some()).count() as u64;
                     let intents = pulls.iter().map(|(r, _)| r.intent.clone()).collect();
-                    let input: Bytes = AllowanceStateMachine::pullBatchCall { items }
-                        .abi_encode()
-                        .into();
+                    let input: Bytes = AllowanceStateMachine::pullBatchCall {
+                        items: batch::encode(&items),
+                    }
+                    .abi_encode()
+                    .into();
                     let gas = 60_000
                         + GAS_TOKEN_RESERVE
                         + GAS_PER_PULL * pulls.len() as u64

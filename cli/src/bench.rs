@@ -6,11 +6,11 @@ use alloy::providers::ext::AnvilApi;
 use alloy::transports::http::reqwest::Url;
 use anyhow::Context;
 use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine, TestStablecoin};
-use openrail_chain::consent;
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
 use openrail_chain::devnet::{
     Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare, dev_treasury,
 };
+use openrail_chain::{batch, consent};
 
 /// Benchmarks.
 #[derive(Debug, clap::Subcommand)]
@@ -63,10 +63,10 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     }
 }
 
-/// Target: a single pull, total transaction gas.
-const SINGLE_PULL_TARGET: u64 = 60_000;
-/// Target: gas per pull in a 50-item `pullBatch`.
-const BATCH_PULL_TARGET: u64 = 30_000;
+/// Target: the service's lone pull (a one-item `pullBatch`), total transaction gas.
+const LONE_PULL_TARGET: u64 = 60_000;
+/// Target: gas per pull in a 50-item `pullBatch` of distinct payers and destinations.
+const DISTINCT_BATCH_TARGET: u64 = 30_000;
 /// Items per measured batch.
 const BATCH: usize = 50;
 
@@ -86,11 +86,9 @@ async fn gas() -> anyhow::Result<()> {
     println!(
         "Debit-pull gas: total transaction gas from receipts (21,000 base + calldata + execution)"
     );
-    println!(
-        "Setup: wallet-funded mandate, key with a ceiling and a one-entry allow-list, payer and"
-    );
-    println!("destination balances non-zero, payer approved the router for an unlimited amount,");
-    println!("measured pulls are not the first of their epoch.\n");
+    println!("Setup: wallet-funded mandates naming their payees, payer and destination balances");
+    println!("non-zero, payers approved the state machine for an unlimited amount, measured pulls");
+    println!("are not the first of their epoch. Keys pay one destination unless said otherwise.\n");
     println!("| scenario | total gas | gas per pull | target per pull | within target |");
     println!("|---|---:|---:|---:|---|");
     for r in &rows {
@@ -107,6 +105,16 @@ async fn gas() -> anyhow::Result<()> {
         "\nReference: the best public allowance module measured the same way costs 67,559 gas per pull."
     );
     Ok(())
+}
+
+/// An unsigned batch item.
+fn item(key_id: B256, destination: Address, amount: U256) -> batch::Item<'static> {
+    batch::Item {
+        key_id,
+        destination,
+        amount,
+        agent: None,
+    }
 }
 
 async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
@@ -147,101 +155,106 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     op.anvil_mine(Some(1), None).await?;
 
     let mut rows = Vec::new();
+    let batch_of = |items: &[batch::Item<'_>]| asm.pullBatch(batch::encode(items));
 
-    // Scenario 0: the mandate itself, created with the payer's EIP-712 signature.
-    let mandate = keccak256("bench-mandate");
+    // The mandate itself, created with the payer's EIP-712 signature, naming its one payee.
+    let salt = keccak256("bench-mandate");
+    let mandate = consent::mandate_id(payer.address(), salt);
     let terms = consent::Mandate {
         mandateId: mandate,
         payer: payer.address(),
         token: usd,
         maxAmount: U256::from(1_000_000u64) * unit,
         interval: 0,
+        payees: vec![destination],
+        agent: Address::ZERO,
+        purpose: "bench".into(),
         nonce: U256::from(1u64),
         deadline: U256::from(noon + 86_400),
     };
     let sig = consent::sign_with(&terms, a.chain_id, asm_addr, &payer);
     let created = mined(
-        asm.createMandateWithSignature(
-            terms.mandateId,
-            terms.payer,
-            terms.token,
-            terms.maxAmount,
-            terms.interval,
-            terms.nonce,
-            terms.deadline,
-            sig,
-        )
-        .send()
-        .await?,
+        asm.createMandateWithSignature(terms.terms(salt), terms.nonce, terms.deadline, sig)
+            .send()
+            .await?,
     )
     .await?;
     rows.push(Row {
-        scenario: "mandate created with the payer's signature (`createMandateWithSignature`)"
-            .into(),
+        scenario:
+            "mandate created with the payer's signature (`createMandateWithSignature`, one payee)"
+                .into(),
         total: created.gas_used,
         per_pull: created.gas_used,
         target: None,
     });
 
-    // Scenario 1: one key, single pulls.
-    let key = issue_key(&asm, mandate, "bench-key", noon, unit, destination).await?;
+    // The service's lone pull: a one-item `pullBatch`, on a key as the API issues it by
+    // default (no ceiling of its own) and on one with its own ceiling.
     let amount = unit; // 1 USD
-    mined(asm.pull(key, destination, amount).send().await?).await?; // first pull of the epoch
-    let second = mined(asm.pull(key, destination, amount).send().await?).await?;
+    for (label, ceiling) in [
+        ("without", U256::ZERO),
+        ("with", U256::from(500_000u64) * unit),
+    ] {
+        let key = issue_key(
+            &asm,
+            mandate,
+            &format!("bench-lone-{label}"),
+            noon,
+            ceiling,
+            destination,
+        )
+        .await?;
+        let one = [item(key, destination, amount)];
+        mined(batch_of(&one).send().await?).await?; // the key's first pull of the epoch
+        let lone = mined(batch_of(&one).send().await?).await?;
+        rows.push(Row {
+            scenario: format!(
+                "lone pull: one-item `pullBatch` (what the service sends), key {label} its own ceiling"
+            ),
+            total: lone.gas_used,
+            per_pull: lone.gas_used,
+            target: Some(LONE_PULL_TARGET),
+        });
+    }
+
+    // `pull`, the single-item entry point (for information: the service sends batches).
+    let key = issue_key(&asm, mandate, "bench-single", noon, U256::ZERO, destination).await?;
+    mined(asm.pull(key, destination, amount).send().await?).await?;
+    let single = mined(asm.pull(key, destination, amount).send().await?).await?;
     rows.push(Row {
-        scenario: "single `pull`, second in the epoch".into(),
-        total: second.gas_used,
-        per_pull: second.gas_used,
-        target: Some(SINGLE_PULL_TARGET),
+        scenario: "single `pull`, key without its own ceiling".into(),
+        total: single.gas_used,
+        per_pull: single.gas_used,
+        target: None,
     });
 
-    // Scenario 2: a batch of 50 pulls on that key.
-    let items: Vec<_> = (0..BATCH)
-        .map(|_| IAllowanceStateMachine::PullItem {
-            keyId: key,
-            destination,
-            amount,
-            nonce: U256::ZERO,
-            deadline: U256::ZERO,
-            signature: Default::default(),
-        })
-        .collect();
-    let batch = mined(asm.pullBatch(items).send().await?).await?;
+    // A batch of 50 pulls from 50 payers to 50 destinations: nothing shared but the token,
+    // every slot cold, the shape of concurrent agents of different payers.
+    rows.extend(distinct_batches(devnet, &asm, noon, unit).await?);
+
+    // For information: 50 pulls on one key, and on 50 keys of one mandate.
+    let items: Vec<_> = (0..BATCH).map(|_| item(key, destination, amount)).collect();
+    let one_key = mined(batch_of(&items).send().await?).await?;
     rows.push(Row {
         scenario: format!("`pullBatch` of {BATCH} pulls, one key"),
-        total: batch.gas_used,
-        per_pull: batch.gas_used / BATCH as u64,
-        target: Some(BATCH_PULL_TARGET),
+        total: one_key.gas_used,
+        per_pull: one_key.gas_used / BATCH as u64,
+        target: None,
     });
-
-    // Scenario 3 (for information): 50 pulls on 50 different keys of one mandate, each key
-    // already used once this epoch, the shape of a batch built from concurrent agents.
-    let mut keys = Vec::new();
+    let mut items = Vec::new();
     for i in 0..BATCH {
         let k = issue_key(
             &asm,
             mandate,
             &format!("bench-key-{i}"),
             noon,
-            unit,
+            U256::ZERO,
             destination,
         )
         .await?;
-        keys.push(k);
+        items.push(item(k, destination, amount));
     }
-    let warm: Vec<_> = keys
-        .iter()
-        .map(|k| IAllowanceStateMachine::PullItem {
-            keyId: *k,
-            destination,
-            amount,
-            nonce: U256::ZERO,
-            deadline: U256::ZERO,
-            signature: Default::default(),
-        })
-        .collect();
-    mined(asm.pullBatch(warm.clone()).send().await?).await?;
-    let spread = mined(asm.pullBatch(warm).send().await?).await?;
+    let spread = mined(batch_of(&items).send().await?).await?;
     rows.push(Row {
         scenario: format!("`pullBatch` of {BATCH} pulls, {BATCH} keys of one mandate"),
         total: spread.gas_used,
@@ -249,24 +262,28 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
         target: None,
     });
 
-    // Scenario 4: an agent-signed pull (a key with a signer; a one-item `pullBatch`, the
-    // second pull of the epoch on that key).
+    // An agent-signed pull (a key with a signer; a one-item `pullBatch`, the second pull of
+    // the epoch on that key).
     let agent = alloy::signers::local::PrivateKeySigner::random();
-    let agent_key = keccak256("bench-agent-key");
+    let agent_salt = keccak256("bench-agent-key");
+    let agent_key = consent::key_id(mandate, agent_salt);
     mined(
         asm.issueSessionKey(
-            agent_key,
-            mandate,
-            noon + 30 * 86_400,
-            U256::ZERO,
-            vec![],
-            agent.address(),
+            IAllowanceStateMachine::KeyTerms {
+                salt: agent_salt,
+                mandateId: mandate,
+                expiresAt: noon + 30 * 86_400,
+                maxAmount: U256::ZERO,
+                allowedDestinations: vec![],
+                signer: agent.address(),
+            },
+            vec![destination],
         )
         .send()
         .await?,
     )
     .await?;
-    let signed_item = |nonce: u64| {
+    let signed_pull = |nonce: u64| {
         let msg = consent::DebitPull {
             keyId: agent_key,
             destination,
@@ -274,17 +291,20 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
             nonce: U256::from(nonce),
             deadline: U256::from(noon + 86_400),
         };
-        IAllowanceStateMachine::PullItem {
-            keyId: agent_key,
+        let sig = consent::sign_with(&msg, a.chain_id, asm_addr, &agent);
+        batch::encode(&[batch::Item {
+            key_id: agent_key,
             destination,
             amount,
-            nonce: msg.nonce,
-            deadline: msg.deadline,
-            signature: consent::sign_with(&msg, a.chain_id, asm_addr, &agent),
-        }
+            agent: Some(batch::Signed {
+                nonce: msg.nonce,
+                deadline: msg.deadline,
+                signature: &sig,
+            }),
+        }])
     };
-    mined(asm.pullBatch(vec![signed_item(1)]).send().await?).await?;
-    let agent_pull = mined(asm.pullBatch(vec![signed_item(2)]).send().await?).await?;
+    mined(asm.pullBatch(signed_pull(1)).send().await?).await?;
+    let agent_pull = mined(asm.pullBatch(signed_pull(2)).send().await?).await?;
     rows.push(Row {
         scenario: "agent-signed pull (one-item `pullBatch`, second in the epoch)".into(),
         total: agent_pull.gas_used,
@@ -292,7 +312,7 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
         target: None,
     });
 
-    // Scenario 5: a one-time wallet payment with the payer's signature.
+    // A one-time wallet payment with the payer's signature.
     let payment = |nonce: u64| consent::Payment {
         token: usd,
         from: payer.address(),
@@ -325,22 +345,110 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
+/// The "distinct batch" rows: 50 payers, each with its own mandate naming its own payee
+/// (50 destinations, each already holding tokens), one key each, a warm-up batch (every
+/// mandate's first pull of the epoch) and the measured one; once with keys without their
+/// own ceiling (the API's default) and once with.
+async fn distinct_batches<P: Provider>(
+    devnet: &Devnet,
+    asm: &AllowanceStateMachine::AllowanceStateMachineInstance<P>,
+    noon: u64,
+    unit: U256,
+) -> anyhow::Result<Vec<Row>> {
+    let a = &devnet.manifest.settlement;
+    let url: Url = a.rpc_url.parse()?;
+    let op = signer_provider(&url, dev_operator());
+    let usd = a.tokens["USD"];
+    let mut mandates = Vec::with_capacity(BATCH);
+    for i in 0..BATCH {
+        let payer = alloy::signers::local::PrivateKeySigner::random();
+        let dest = Address::from_slice(&keccak256(format!("bench-distinct-dest-{i}"))[12..]);
+        op.anvil_set_balance(payer.address(), U256::from(10u64).pow(U256::from(18u64)))
+            .await?;
+        fund_wallet(
+            a,
+            dev_treasury(),
+            payer.clone(),
+            U256::from(1_000u64) * unit,
+        )
+        .await?;
+        mined(
+            TestStablecoin::new(usd, &op)
+                .mint(dest, unit)
+                .send()
+                .await?,
+        )
+        .await?;
+        let salt = keccak256(format!("bench-distinct-{i}"));
+        let as_payer = signer_provider(&url, payer.clone());
+        mined(
+            AllowanceStateMachine::new(*asm.address(), &as_payer)
+                .createMandate(IAllowanceStateMachine::MandateTerms {
+                    salt,
+                    payer: payer.address(),
+                    token: usd,
+                    maxAmount: U256::from(1_000u64) * unit,
+                    interval: 0,
+                    payees: vec![dest],
+                    agent: Address::ZERO,
+                    purposeHash: keccak256(""),
+                })
+                .send()
+                .await?,
+        )
+        .await?;
+        mandates.push((consent::mandate_id(payer.address(), salt), dest));
+    }
+    let mut rows = Vec::new();
+    for (label, ceiling) in [("without", U256::ZERO), ("with", U256::from(500u64) * unit)] {
+        let mut items = Vec::with_capacity(BATCH);
+        for (i, (mandate, dest)) in mandates.iter().enumerate() {
+            let key = issue_key(
+                asm,
+                *mandate,
+                &format!("bench-distinct-{label}-{i}"),
+                noon,
+                ceiling,
+                *dest,
+            )
+            .await?;
+            items.push(item(key, *dest, unit));
+        }
+        let input = batch::encode(&items);
+        mined(asm.pullBatch(input.clone()).send().await?).await?; // warm-up
+        let measured = mined(asm.pullBatch(input).send().await?).await?;
+        rows.push(Row {
+            scenario: format!(
+                "distinct batch: `pullBatch` of {BATCH} pulls, {BATCH} payers, {BATCH} destinations, keys {label} their own ceiling"
+            ),
+            total: measured.gas_used,
+            per_pull: measured.gas_used / BATCH as u64,
+            target: Some(DISTINCT_BATCH_TARGET),
+        });
+    }
+    Ok(rows)
+}
+
 async fn issue_key<P: Provider>(
     asm: &AllowanceStateMachine::AllowanceStateMachineInstance<P>,
     mandate: B256,
     label: &str,
     now: u64,
-    unit: U256,
+    ceiling: U256,
     destination: Address,
 ) -> anyhow::Result<B256> {
-    let key = keccak256(label);
+    let salt = keccak256(label);
+    let key = consent::key_id(mandate, salt);
     let call = asm.issueSessionKey(
-        key,
-        mandate,
-        now + 30 * 86_400,
-        U256::from(500_000u64) * unit,
+        IAllowanceStateMachine::KeyTerms {
+            salt,
+            mandateId: mandate,
+            expiresAt: now + 30 * 86_400,
+            maxAmount: ceiling,
+            allowedDestinations: vec![destination],
+            signer: Address::ZERO,
+        },
         vec![destination],
-        Address::ZERO,
     );
     mined(call.send().await?).await?;
     Ok(key)

@@ -14,7 +14,7 @@ use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use anyhow::{Context, bail};
-use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine};
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
 use openrail_chain::devnet::{
     Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare, dev_treasury,
@@ -480,13 +480,25 @@ async fn measure(
     let op = signer_provider(devnet.settlement.rpc_url(), dev_operator());
     let asm_addr = a.allowance_state_machine.context("no state machine")?;
     let asm = AllowanceStateMachine::new(asm_addr, &op);
-    let (mandate, key) = (keccak256("raw-mandate"), keccak256("raw-key"));
+    let (mandate_salt, key_salt) = (keccak256("raw-mandate"), keccak256("raw-key"));
+    let mandate = openrail_chain::consent::mandate_id(payer.address(), mandate_salt);
+    let key = openrail_chain::consent::key_id(mandate, key_salt);
     let big = U256::from(1_000_000_000u64) * unit;
-    // A mandate on a wallet needs the payer: here the payer sends it itself.
+    // A mandate on a wallet needs the payer: here the payer sends it itself, naming the
+    // destination as its payee.
     let payer_provider = signer_provider(devnet.settlement.rpc_url(), payer.clone());
     mined(
         AllowanceStateMachine::new(asm_addr, &payer_provider)
-            .createMandate(mandate, payer.address(), a.tokens["USD"], big, 0)
+            .createMandate(IAllowanceStateMachine::MandateTerms {
+                salt: mandate_salt,
+                payer: payer.address(),
+                token: a.tokens["USD"],
+                maxAmount: big,
+                interval: 0,
+                payees: vec![dest],
+                agent: Address::ZERO,
+                purposeHash: keccak256(""),
+            })
             .send()
             .await?,
     )
@@ -496,12 +508,15 @@ async fn measure(
         .as_secs();
     mined(
         asm.issueSessionKey(
-            key,
-            mandate,
-            now + 86_400,
-            U256::ZERO,
-            vec![],
-            Address::ZERO,
+            IAllowanceStateMachine::KeyTerms {
+                salt: key_salt,
+                mandateId: mandate,
+                expiresAt: now + 86_400,
+                maxAmount: U256::ZERO,
+                allowedDestinations: vec![],
+                signer: Address::ZERO,
+            },
+            vec![dest],
         )
         .send()
         .await?,
@@ -576,7 +591,7 @@ async fn measure(
     };
     let m: Value = post(
         "/v1/mandates",
-        json!({"payer_account_id": payer.address().to_string(), "max_amount": "1000000000", "currency": "USD", "interval": "daily"}),
+        json!({"payer_account_id": payer.address().to_string(), "max_amount": "1000000000", "currency": "USD", "interval": "daily", "payees": [dest]}),
     )
     .await?
     .json()

@@ -8,7 +8,7 @@ use alloy::primitives::{Address, B256, U256, keccak256};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::transports::http::reqwest::Url;
 use anyhow::Context;
-use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine};
 use openrail_chain::consent;
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
 use openrail_chain::devnet::{Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_treasury};
@@ -162,47 +162,46 @@ async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate
     let asm =
         AllowanceStateMachine::new(a.allowance_state_machine.context("no state machine")?, &op);
     let payer: PrivateKeySigner = dev_demo_payer();
-    let mandate = keccak256("openrail-dev-demo-mandate");
-    let key = keccak256("openrail-dev-demo-session-key");
+    let salt = keccak256("openrail-dev-demo-mandate");
+    let mandate = consent::mandate_id(payer.address(), salt);
     let usd = a.tokens["USD"];
-    // The payer's consent is its EIP-712 signature of the mandate's terms; the operator
-    // submits it.
+    // The payer's consent is its EIP-712 signature of the mandate's terms, naming who may
+    // be paid (the treasury, the demo's settlement wallet); the operator submits it.
     let terms = consent::Mandate {
         mandateId: mandate,
         payer: payer.address(),
         token: usd,
         maxAmount: U256::from(100u64) * unit,
         interval: 0,
+        payees: vec![a.treasury],
+        agent: Address::ZERO,
+        purpose: "openrail dev demo".into(),
         nonce: U256::ZERO,
         deadline: U256::from(u64::MAX),
     };
     let signature = consent::sign_with(&terms, a.chain_id, *asm.address(), &payer);
     mined(
-        asm.createMandateWithSignature(
-            terms.mandateId,
-            terms.payer,
-            terms.token,
-            terms.maxAmount,
-            terms.interval,
-            terms.nonce,
-            terms.deadline,
-            signature,
-        )
-        .send()
-        .await?,
+        asm.createMandateWithSignature(terms.terms(salt), terms.nonce, terms.deadline, signature)
+            .send()
+            .await?,
     )
     .await?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
+    let key_salt = keccak256("openrail-dev-demo-session-key");
+    let key = consent::key_id(mandate, key_salt);
     mined(
         asm.issueSessionKey(
-            key,
-            mandate,
-            now + 30 * 86_400,
-            U256::from(60u64) * unit,
-            vec![],
-            Address::ZERO,
+            IAllowanceStateMachine::KeyTerms {
+                salt: key_salt,
+                mandateId: mandate,
+                expiresAt: now + 30 * 86_400,
+                maxAmount: U256::from(60u64) * unit,
+                allowedDestinations: vec![],
+                signer: Address::ZERO,
+            },
+            terms.payees.clone(),
         )
         .send()
         .await?,

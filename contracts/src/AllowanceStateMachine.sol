@@ -34,21 +34,25 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint64 spent;
     }
 
-    /// @dev A session key and its usage, one slot.
+    /// @dev A session key, one slot, written at issuance and revocation only: a pull reads it.
     struct Key {
         uint32 mandateIndex; // 0 = no such key
         uint40 expiresAt;
         bool revoked;
-        bool hasAllowList;
-        uint64 ceiling; // 0 = none
+        uint8 flags; // K_LIST, K_SIGNER, K_CEILING
+        address destination; // its only destination, when its allow-list has one entry
+    }
+
+    /// @dev The own ceiling of a key that has one (flag `K_CEILING`) and its usage, one slot.
+    struct KeyUsage {
+        uint64 ceiling;
         uint32 epochEnd; // day number of the first day after the epoch of `spent`
         uint64 spent;
-        bool hasSigner; // pulls need the signature of `_signerOf[keyId]`
     }
 
     /// @notice EIP-712 type of the mandate a payer signs.
     bytes32 public constant MANDATE_TYPEHASH = keccak256(
-        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)"
+        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
     );
     /// @notice EIP-712 type of the pull a key's agent signs.
     bytes32 public constant DEBIT_PULL_TYPEHASH = keccak256(
@@ -63,9 +67,14 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     mapping(uint32 index => MandateConfig) private _config;
     mapping(uint32 index => MandateUsage) private _usage;
     mapping(bytes32 keyId => Key) private _keys;
+    mapping(bytes32 keyId => KeyUsage) private _keyUse;
     mapping(bytes32 keyId => mapping(address destination => bool)) private _allowed;
     mapping(bytes32 keyId => address) private _signerOf;
     mapping(bytes32 keyId => mapping(uint256 word => uint256 bits)) private _pullNonces;
+    /// @dev EIP-712 hash of the payees a mandate's payer signed (0: none named, treasury only).
+    mapping(uint32 index => bytes32) private _payeesHash;
+    /// @dev The agent a mandate's payer named (0: none): every key on it has this signer.
+    mapping(uint32 index => address) private _agentOf;
 
     /// @notice Deploys the state machine, which is also the settlement chain's router.
     /// @param owner_ Owner (may pause and change the operator and treasury).
@@ -78,62 +87,101 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     // ------------------------------------------------------------------ writes
 
     /// @inheritdoc IAllowanceStateMachine
-    function createMandate(
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval
-    ) external {
-        if (msg.sender != payer && (msg.sender != _operator() || payer != _treasury)) {
+    function createMandate(MandateTerms calldata terms) external returns (bytes32 mandateId) {
+        if (msg.sender != terms.payer && (msg.sender != _operator() || terms.payer != _treasury)) {
             revert UnauthorizedCaller(msg.sender);
         }
-        _createMandate(mandateId, payer, token, maxAmount, interval);
+        mandateId = mandateIdOf(terms.payer, terms.salt);
+        _createMandate(mandateId, terms, _payeesHashOf(terms.payees));
     }
 
     /// @inheritdoc IAllowanceStateMachine
     function createMandateWithSignature(
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval,
+        MandateTerms calldata terms,
         uint256 nonce,
         uint256 deadline,
         bytes calldata signature
-    ) external onlyOperator {
+    ) external onlyOperator returns (bytes32 mandateId) {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
-        bytes32 digest = _hashTypedDataV4(
-            keccak256(
-                abi.encode(
-                    MANDATE_TYPEHASH, mandateId, payer, token, maxAmount, uint8(interval), nonce, deadline
-                )
-            )
-        );
-        if (!_isValidSignature(payer, digest, signature)) revert InvalidSignature();
-        _useNonce(payer, nonce);
-        _createMandate(mandateId, payer, token, maxAmount, interval);
+        mandateId = mandateIdOf(terms.payer, terms.salt);
+        bytes32 payeesHash = _payeesHashOf(terms.payees);
+        bytes32 digest = _hashTypedDataV4(_mandateStructHash(mandateId, terms, payeesHash, nonce, deadline));
+        if (!_isValidSignature(terms.payer, digest, signature, false)) revert InvalidSignature();
+        _useNonce(terms.payer, nonce);
+        _createMandate(mandateId, terms, payeesHash);
     }
 
-    /// @dev Stores a new active mandate and emits `MandateCreated`.
-    function _createMandate(
+    /// @dev The EIP-712 struct hash of a `Mandate` (encoded in two halves: too many words for
+    ///      the stack in one `abi.encode`).
+    function _mandateStructHash(
         bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval
-    ) private {
+        MandateTerms calldata terms,
+        bytes32 payeesHash,
+        uint256 nonce,
+        uint256 deadline
+    ) private pure returns (bytes32) {
+        bytes memory head = abi.encode(
+            MANDATE_TYPEHASH, mandateId, terms.payer, terms.token, terms.maxAmount, uint8(terms.interval)
+        );
+        return keccak256(abi.encodePacked(head, abi.encode(payeesHash, terms.agent, terms.purposeHash, nonce, deadline)));
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function mandateIdOf(address payer, bytes32 salt) public pure returns (bytes32) {
+        return keccak256(abi.encode(payer, salt));
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function keyIdOf(bytes32 mandateId, bytes32 salt) public pure returns (bytes32) {
+        return keccak256(abi.encode(mandateId, salt));
+    }
+
+    /// @dev The EIP-712 encoding of an `address[]` member: the hash of its elements, each padded
+    ///      to a word (which is what `abi.encodePacked` does with array elements).
+    function _payeesHashOf(address[] calldata payees) private pure returns (bytes32) {
+        return keccak256(abi.encodePacked(payees));
+    }
+
+    /// @dev Stores a new active mandate and emits `MandateCreated`. A mandate on a wallet names
+    ///      its payees; only the treasury's (deferred) mandates may name none.
+    function _createMandate(bytes32 mandateId, MandateTerms calldata terms, bytes32 payeesHash) private {
         if (_mandateIndex[mandateId] != 0) revert MandateAlreadyExists(mandateId);
-        if (payer == address(0) || token == address(0)) revert ZeroAddress();
+        address payer = terms.payer;
+        if (payer == address(0) || terms.token == address(0)) revert ZeroAddress();
         if (payer == address(this)) revert InvalidDestination(payer);
+        uint256 maxAmount = terms.maxAmount;
         if (maxAmount == 0 || maxAmount > type(uint64).max) revert InvalidAmount(maxAmount);
+        bool deferred = payer == _treasury;
+        uint256 n = terms.payees.length;
+        if (n == 0 && !deferred) revert PayeesRequired();
+        for (uint256 i; i < n; ++i) {
+            address d = terms.payees[i];
+            if (d == address(0)) revert ZeroAddress();
+            if (d == address(this)) revert InvalidDestination(d);
+        }
         uint32 index = ++_mandateCount;
         _mandateIndex[mandateId] = index;
         _mandateIdOf[index] = mandateId;
-        _config[index] =
-            MandateConfig(payer, uint64(maxAmount), interval, MandateStatus.Active, payer == _treasury);
-        _usage[index] = MandateUsage(token, 0, 0);
-        emit MandateCreated(mandateId, payer, token, uint64(maxAmount), interval);
+        _config[index] = MandateConfig(payer, uint64(maxAmount), terms.interval, MandateStatus.Active, deferred);
+        _usage[index] = MandateUsage(terms.token, 0, 0);
+        if (n != 0) _payeesHash[index] = payeesHash;
+        if (terms.agent != address(0)) _agentOf[index] = terms.agent;
+        _emitMandateCreated(mandateId, terms);
+    }
+
+    /// @dev Emits `MandateCreated` (its own frame: the caller's stack is full).
+    function _emitMandateCreated(bytes32 mandateId, MandateTerms calldata terms) private {
+        emit MandateCreated(
+            mandateId,
+            terms.payer,
+            terms.token,
+            uint64(terms.maxAmount),
+            terms.interval,
+            terms.salt,
+            terms.payees,
+            terms.agent,
+            terms.purposeHash
+        );
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -148,33 +196,84 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function issueSessionKey(
-        bytes32 keyId,
-        bytes32 mandateId,
-        uint64 expiresAt,
-        uint256 maxAmount,
-        address[] calldata allowedDestinations,
-        address signer
-    ) external {
+    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees) external returns (bytes32 keyId) {
+        uint32 index = _mandateIndex[terms.mandateId];
+        if (index == 0) revert UnknownMandate(terms.mandateId);
+        keyId = keyIdOf(terms.mandateId, terms.salt);
         if (_keys[keyId].mandateIndex != 0) revert KeyAlreadyExists(keyId);
-        uint32 index = _mandateIndex[mandateId];
-        if (index == 0) revert UnknownMandate(mandateId);
-        MandateConfig memory cfg = _config[index];
-        if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
-        if (cfg.status != MandateStatus.Active) revert MandateNotActive(mandateId);
-        if (expiresAt <= block.timestamp) revert ExpiryNotInFuture(expiresAt);
-        if (maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(maxAmount, cfg.maxAmount);
-        uint256 n = allowedDestinations.length;
-        for (uint256 i; i < n; ++i) {
-            address d = allowedDestinations[i];
+        {
+            MandateConfig memory cfg = _config[index];
+            if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
+            if (cfg.status != MandateStatus.Active) revert MandateNotActive(terms.mandateId);
+            if (terms.expiresAt <= block.timestamp) revert ExpiryNotInFuture(terms.expiresAt);
+            if (terms.maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(terms.maxAmount, cfg.maxAmount);
+            address agent = _agentOf[index];
+            if (agent != address(0) && terms.signer != agent) revert SignerNotAgent(agent, terms.signer);
+        }
+        address[] calldata list = _allowList(index, terms.allowedDestinations, payees);
+        uint40 expiry = terms.expiresAt > type(uint40).max ? type(uint40).max : uint40(terms.expiresAt);
+        uint8 flags;
+        address only;
+        if (list.length == 1) {
+            only = list[0];
+        } else if (list.length > 1) {
+            flags = K_LIST_FLAG;
+            for (uint256 i; i < list.length; ++i) {
+                _allowed[keyId][list[i]] = true;
+            }
+        }
+        if (terms.signer != address(0)) {
+            flags |= K_SIGNER_FLAG;
+            _signerOf[keyId] = terms.signer;
+        }
+        if (terms.maxAmount != 0) {
+            flags |= K_CEILING_FLAG;
+            _keyUse[keyId] = KeyUsage(uint64(terms.maxAmount), 0, 0);
+        }
+        _keys[keyId] = Key(index, expiry, false, flags, only);
+        _emitKeyIssued(keyId, terms, expiry, list);
+    }
+
+    /// @dev Emits `SessionKeyIssued` (its own frame: the caller's stack is full).
+    function _emitKeyIssued(bytes32 keyId, KeyTerms calldata terms, uint40 expiry, address[] calldata list)
+        private
+    {
+        emit SessionKeyIssued(
+            keyId, terms.mandateId, expiry, uint64(terms.maxAmount), list, terms.signer, terms.salt
+        );
+    }
+
+    /// @dev The allow-list of a key of mandate `index`, checked. When the mandate names payees,
+    ///      the key pays only payees the payer signed: `payees` must be the signed list, and the
+    ///      key's destinations a part of it (all of it when the key names none).
+    function _allowList(uint32 index, address[] calldata requested, address[] calldata payees)
+        private
+        view
+        returns (address[] calldata list)
+    {
+        list = requested;
+        bytes32 payeesHash = _payeesHash[index];
+        if (payeesHash != 0) {
+            if (_payeesHashOf(payees) != payeesHash) revert PayeesMismatch(_mandateIdOf[index]);
+            if (list.length == 0) list = payees;
+            else _requireSubset(list, payees);
+        }
+        for (uint256 i; i < list.length; ++i) {
+            address d = list[i];
             if (d == address(0)) revert ZeroAddress();
             if (d == address(this)) revert InvalidDestination(d);
-            _allowed[keyId][d] = true;
         }
-        uint40 expiry = expiresAt > type(uint40).max ? type(uint40).max : uint40(expiresAt);
-        _keys[keyId] = Key(index, expiry, false, n != 0, uint64(maxAmount), 0, 0, signer != address(0));
-        if (signer != address(0)) _signerOf[keyId] = signer;
-        emit SessionKeyIssued(keyId, mandateId, expiry, uint64(maxAmount), allowedDestinations, signer);
+    }
+
+    /// @dev Reverts `PayeeNotSigned` for the first element of `list` that is not in `payees`.
+    function _requireSubset(address[] calldata list, address[] calldata payees) private pure {
+        uint256 m = payees.length;
+        for (uint256 i; i < list.length; ++i) {
+            address d = list[i];
+            uint256 j;
+            while (j < m && payees[j] != d) ++j;
+            if (j == m) revert PayeeNotSigned(d);
+        }
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -190,105 +289,160 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    /// @dev The common case (a pull that passes, after another pull of the key this epoch) runs
-    ///      in `_fastPull`; anything else (a decline, a key's first pull of an epoch) takes the
-    ///      reference path `_authorize`, which applies the same rules and names the reason.
+    /// @dev The common case (a pull that passes, after another pull of the mandate this epoch)
+    ///      runs in `_fastPull`; anything else (a decline, a mandate's first pull of an epoch)
+    ///      takes the reference path `_authorize`, which applies the same rules and names the
+    ///      reason.
     function pull(bytes32 keyId, address destination, uint256 amount) external onlyOperatorUnpaused {
         uint256 fast = _fastPull(keyId, destination, amount);
         if (fast == FAST_TRANSFER_FAILED) revert TransferFailed(keyId);
-        if (fast == FAST_NOT_TAKEN) _referencePull(keyId, destination, amount);
+        if (fast == FAST_NOT_TAKEN) {
+            (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount, false);
+            if (err.length != 0) {
+                assembly ("memory-safe") {
+                    revert(add(err, 32), mload(err))
+                }
+            }
+            _store(p);
+            if (!p.deferred && !_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
+        }
         emit DebitPulled(keyId, destination, amount);
     }
 
-    /// @dev A pull decided by `_authorize` alone: reverts with the reason's custom error, or
-    ///      stores the new usage and moves the tokens (reverting `TransferFailed`).
-    function _referencePull(bytes32 keyId, address destination, uint256 amount) internal {
-        (bytes memory err, Slots memory p) = _authorize(keyId, destination, amount, false);
-        if (err.length != 0) {
-            assembly ("memory-safe") {
-                revert(add(err, 32), mload(err))
-            }
-        }
-        _write(p.keySlot, p.keyWord);
-        _write(p.useSlot, p.useWord);
-        if (!p.deferred && !_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
-    }
-
     /// @inheritdoc IAllowanceStateMachine
-    /// @dev Each unsigned item takes the fast path when it applies, as in `pull`. A signed item
-    ///      on a key with a signer is checked (deadline, unused nonce, signature) before the
-    ///      allowance rules; its nonce is marked used with the usage and restored with it when
-    ///      the token move fails.
-    function pullBatch(PullItem[] calldata items) external onlyOperatorUnpaused returns (uint256 authorized) {
-        uint256 n = items.length;
-        for (uint256 i; i < n; ++i) {
-            PullItem calldata item = items[i];
-            bool signed = item.signature.length != 0;
-            if (!signed) {
-                uint256 fast = _fastPull(item.keyId, item.destination, item.amount);
+    /// @dev Items are packed (see `IAllowanceStateMachine.pullBatch`): about a quarter of the
+    ///      calldata of an ABI-encoded array of structs, and no decoder. Each unsigned item takes
+    ///      the fast path when it applies, as in `pull`. A signed item on a key with a signer
+    ///      is checked (deadline, unused nonce, signature) before the allowance rules; its nonce
+    ///      is marked used with the usage and given back with it when the token move fails.
+    function pullBatch(bytes calldata items) external onlyOperatorUnpaused returns (uint256 authorized) {
+        uint256 pos;
+        for (uint256 i; pos < items.length; ++i) {
+            if (items.length - pos < UNSIGNED_ITEM) revert MalformedBatch(i);
+            bytes32 keyId;
+            address destination;
+            uint256 amount;
+            uint256 kind;
+            assembly ("memory-safe") {
+                let at := add(items.offset, pos)
+                kind := byte(0, calldataload(at))
+                keyId := calldataload(add(at, 1))
+                destination := shr(96, calldataload(add(at, 33)))
+                amount := shr(192, calldataload(add(at, 53)))
+            }
+            pos += UNSIGNED_ITEM;
+            if (kind == 0) {
+                uint256 fast = _fastPull(keyId, destination, amount);
                 if (fast == FAST_DONE) {
-                    emit DebitPulled(item.keyId, item.destination, item.amount);
+                    emit DebitPulled(keyId, destination, amount);
                     ++authorized;
                     continue;
                 }
                 if (fast == FAST_TRANSFER_FAILED) {
-                    emit DebitPullDeclined(
-                        item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
-                    );
+                    emit DebitPullDeclined(keyId, i, abi.encodeWithSelector(TransferFailed.selector, keyId));
                     continue;
                 }
+            } else if (kind != 1) {
+                revert MalformedBatch(i);
             }
-            address signer = signed ? _signerOf[item.keyId] : address(0);
-            if (signer != address(0)) {
-                bytes memory sigErr = _checkPullSignature(item, signer);
+            Item memory item = Item(i, keyId, destination, amount, 0, address(0));
+            if (kind == 1) {
+                bytes memory sigErr;
+                (pos, sigErr) = _agentSigned(items, pos, item);
                 if (sigErr.length != 0) {
-                    emit DebitPullDeclined(item.keyId, i, sigErr);
+                    emit DebitPullDeclined(keyId, i, sigErr);
                     continue;
                 }
             }
-            (bytes memory err, Slots memory p) =
-                _authorize(item.keyId, item.destination, item.amount, signer != address(0));
-            if (err.length != 0) {
-                emit DebitPullDeclined(item.keyId, i, err);
-                continue;
-            }
-            uint256 keyBefore = _read(p.keySlot);
-            uint256 useBefore = _read(p.useSlot);
-            _write(p.keySlot, p.keyWord);
-            _write(p.useSlot, p.useWord);
-            uint256 nonceBit = signer != address(0) ? 1 << (item.nonce & 0xff) : 0;
-            if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] |= nonceBit;
-            if (p.deferred || _tryMove(p.token, p.payer, item.destination, item.amount)) {
-                emit DebitPulled(item.keyId, item.destination, item.amount);
-                ++authorized;
-            } else {
-                _write(p.keySlot, keyBefore);
-                _write(p.useSlot, useBefore);
-                if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] ^= nonceBit;
-                emit DebitPullDeclined(
-                    item.keyId, i, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
-                );
-            }
+            if (_slowPull(item)) ++authorized;
         }
     }
 
-    /// @dev The agent's authorization of a signed item: not past its deadline, nonce unused, a
-    ///      valid `DebitPull` signature by `signer`. Empty when it holds, else the error.
-    function _checkPullSignature(PullItem calldata item, address signer) private view returns (bytes memory) {
-        if (block.timestamp > item.deadline) {
-            return abi.encodeWithSelector(SignatureExpired.selector, item.deadline);
+    /// @dev A batch item off the fast path.
+    struct Item {
+        uint256 index;
+        bytes32 keyId;
+        address destination;
+        uint256 amount;
+        uint256 nonce; // a signed item's
+        address signer; // the key's signer, whose signature the item carries; 0 = unsigned
+    }
+
+    /// @dev Reads the signed tail of the item at `pos` of `items` (the head before it is `item`'s)
+    ///      and, when the key has a signer, checks its signature (setting `item.nonce` and
+    ///      `item.signer`). Returns where the next item starts and the decline, if any.
+    function _agentSigned(bytes calldata items, uint256 pos, Item memory item)
+        private
+        view
+        returns (uint256 next, bytes memory err)
+    {
+        if (items.length - pos < SIGNED_TAIL) revert MalformedBatch(item.index);
+        uint256 nonce;
+        uint256 deadline;
+        uint256 sigLength;
+        assembly ("memory-safe") {
+            let at := add(items.offset, pos)
+            nonce := calldataload(at)
+            deadline := shr(192, calldataload(add(at, 32)))
+            sigLength := shr(240, calldataload(add(at, 40)))
         }
-        if (_pullNonces[item.keyId][item.nonce >> 8] & (1 << (item.nonce & 0xff)) != 0) {
-            return abi.encodeWithSelector(NonceAlreadyUsed.selector, item.nonce);
+        pos += SIGNED_TAIL;
+        if (items.length - pos < sigLength) revert MalformedBatch(item.index);
+        next = pos + sigLength;
+        address signer = _signerOf[item.keyId];
+        if (signer == address(0)) return (next, err);
+        err = _checkPullSignature(item, nonce, deadline, items[pos:next], signer);
+        item.nonce = nonce;
+        item.signer = signer;
+    }
+
+    /// @dev Decides a batch item by `_authorize` and, when authorized, stores the usage (and the
+    ///      signed nonce), moves the tokens and emits `DebitPulled`; a failed move gives back
+    ///      its own spend and nonce and emits `DebitPullDeclined`. Returns whether it was
+    ///      authorized.
+    function _slowPull(Item memory item) private returns (bool) {
+        (bytes memory err, Slots memory p) =
+            _authorize(item.keyId, item.destination, item.amount, item.signer != address(0));
+        if (err.length != 0) {
+            emit DebitPullDeclined(item.keyId, item.index, err);
+            return false;
+        }
+        _store(p);
+        uint256 nonceBit = item.signer != address(0) ? 1 << (item.nonce & 0xff) : 0;
+        if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] |= nonceBit;
+        if (p.deferred || _tryMove(p.token, p.payer, item.destination, item.amount)) {
+            if (nonceBit != 0) emit PullNonceUsed(item.keyId, item.nonce);
+            emit DebitPulled(item.keyId, item.destination, item.amount);
+            return true;
+        }
+        _unspend(p.keyUseSlot, p.useSlot, item.amount);
+        if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] &= ~nonceBit;
+        emit DebitPullDeclined(item.keyId, item.index, abi.encodeWithSelector(TransferFailed.selector, item.keyId));
+        return false;
+    }
+
+    /// @dev The agent's authorization of a signed item: not past its deadline, nonce unused, a
+    ///      valid `DebitPull` signature by `signer` (a contract wallet gets bounded gas: one item
+    ///      must not starve the others). Empty when it holds, else the error.
+    function _checkPullSignature(
+        Item memory item,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature,
+        address signer
+    ) private view returns (bytes memory) {
+        if (block.timestamp > deadline) {
+            return abi.encodeWithSelector(SignatureExpired.selector, deadline);
+        }
+        if (_pullNonces[item.keyId][nonce >> 8] & (1 << (nonce & 0xff)) != 0) {
+            return abi.encodeWithSelector(NonceAlreadyUsed.selector, nonce);
         }
         bytes32 digest = _hashTypedDataV4(
             keccak256(
-                abi.encode(
-                    DEBIT_PULL_TYPEHASH, item.keyId, item.destination, item.amount, item.nonce, item.deadline
-                )
+                abi.encode(DEBIT_PULL_TYPEHASH, item.keyId, item.destination, item.amount, nonce, deadline)
             )
         );
-        if (!_isValidSignature(signer, digest, item.signature)) {
+        if (!_isValidSignature(signer, digest, signature, true)) {
             return abi.encodeWithSelector(InvalidSignature.selector);
         }
         return "";
@@ -313,7 +467,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             spentThisEpoch: use.epochEnd > today ? use.spent : 0,
             epochStart: uint64(startDay * DAY),
             epochEnd: uint64(endDay * DAY),
-            deferred: cfg.deferred
+            deferred: cfg.deferred,
+            payeesHash: _payeesHash[index],
+            agent: _agentOf[index]
         });
     }
 
@@ -321,13 +477,14 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     function getSessionKey(bytes32 keyId) external view returns (SessionKeyView memory v) {
         Key memory k = _keys[keyId];
         if (k.mandateIndex == 0) revert UnknownKey(keyId);
+        KeyUsage memory u = _keyUse[keyId];
         v = SessionKeyView({
             mandateId: _mandateIdOf[k.mandateIndex],
             expiresAt: k.expiresAt,
-            maxAmount: k.ceiling,
+            maxAmount: u.ceiling,
             revoked: k.revoked,
-            hasAllowList: k.hasAllowList,
-            spentThisEpoch: k.epochEnd > block.timestamp / DAY ? k.spent : 0,
+            hasAllowList: k.destination != address(0) || k.flags & K_LIST_FLAG != 0,
+            spentThisEpoch: u.epochEnd > block.timestamp / DAY ? u.spent : 0,
             signer: _signerOf[keyId]
         });
     }
@@ -341,7 +498,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     function isDestinationAllowed(bytes32 keyId, address destination) external view returns (bool) {
         Key memory k = _keys[keyId];
         if (k.mandateIndex == 0) return false;
-        return !k.hasAllowList || _allowed[keyId][destination];
+        if (k.destination != address(0)) return destination == k.destination;
+        return k.flags & K_LIST_FLAG == 0 || _allowed[keyId][destination];
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -358,9 +516,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
         uint256 mandateSpent = use.epochEnd > today ? use.spent : 0;
         remaining = cfg.maxAmount - mandateSpent;
-        if (k.ceiling != 0) {
-            uint256 keySpent = k.epochEnd > today ? k.spent : 0;
-            uint256 own = k.ceiling - keySpent;
+        if (k.flags & K_CEILING_FLAG != 0) {
+            KeyUsage memory u = _keyUse[keyId];
+            uint256 own = u.ceiling - (u.epochEnd > today ? u.spent : 0);
             if (own < remaining) remaining = own;
         }
     }
@@ -379,8 +537,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
 
     /// @dev Where an authorized pull's new usage goes, and what it moves.
     struct Slots {
-        uint256 keySlot;
-        uint256 keyWord;
+        uint256 keyUseSlot; // 0: the key has no ceiling of its own, nothing to store
+        uint256 keyUseWord;
         uint256 useSlot;
         uint256 useWord;
         address payer;
@@ -388,15 +546,26 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         bool deferred;
     }
 
-    // Bit offsets of the packed `Key` and `MandateUsage` slots (Solidity's own struct layout,
-    // members from the low-order bytes up), read and written whole on the pull path.
+    /// @dev Bytes of a packed batch item without a signature (kind, keyId, destination, amount),
+    ///      and what a signed one adds before its signature (nonce, deadline, signature length).
+    uint256 private constant UNSIGNED_ITEM = 61;
+    uint256 private constant SIGNED_TAIL = 42;
+
+    /// @dev `Key.flags`: an allow-list of several destinations in `_allowed`; a signer in
+    ///      `_signerOf`; a ceiling of its own in `_keyUse`.
+    uint8 private constant K_LIST_FLAG = 1;
+    uint8 private constant K_SIGNER_FLAG = 2;
+    uint8 private constant K_CEILING_FLAG = 4;
+
+    // Bit offsets of the packed `Key`, `KeyUsage`, `MandateConfig` and `MandateUsage` slots
+    // (Solidity's own struct layout, members from the low-order bytes up), read whole on the
+    // pull path.
     uint256 private constant K_EXPIRES = 32;
     uint256 private constant K_REVOKED = 72;
-    uint256 private constant K_ALLOWLIST = 80;
-    uint256 private constant K_CEILING = 88;
-    uint256 private constant K_EPOCH = 152;
-    uint256 private constant K_SPENT = 184;
-    uint256 private constant K_SIGNER = 248;
+    uint256 private constant K_FLAGS = 80;
+    uint256 private constant K_DEST = 88;
+    uint256 private constant KU_EPOCH = 64;
+    uint256 private constant KU_SPENT = 96;
     uint256 private constant U_EPOCH = 160;
     uint256 private constant U_SPENT = 192;
     uint256 private constant C_MAX = 160;
@@ -406,6 +575,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     uint256 private constant MASK32 = 0xffffffff;
     uint256 private constant MASK40 = 0xffffffffff;
     uint256 private constant MASK64 = 0xffffffffffffffff;
+    uint256 private constant MASK160 = (1 << 160) - 1;
 
     function _read(uint256 slot) private view returns (uint256 word) {
         assembly ("memory-safe") {
@@ -413,10 +583,26 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
     }
 
-    function _write(uint256 slot, uint256 word) internal {
+    function _write(uint256 slot, uint256 word) private {
         assembly ("memory-safe") {
             sstore(slot, word)
         }
+    }
+
+    /// @dev Stores an authorized pull's usage.
+    function _store(Slots memory p) private {
+        if (p.keyUseSlot != 0) _write(p.keyUseSlot, p.keyUseWord);
+        _write(p.useSlot, p.useWord);
+    }
+
+    /// @dev Takes back a pull whose token move failed: subtracts `amount` from the spend in the
+    ///      key-usage (when the key has a ceiling) and mandate-usage words as they are now, so
+    ///      whatever else changed during the token call (a revocation, a cancellation) stands.
+    ///      The spend includes `amount` (stored before the call; only this pull could add to it
+    ///      since).
+    function _unspend(uint256 keyUseSlot, uint256 useSlot, uint256 amount) private {
+        if (keyUseSlot != 0) _write(keyUseSlot, _read(keyUseSlot) - (amount << KU_SPENT));
+        _write(useSlot, _read(useSlot) - (amount << U_SPENT));
     }
 
     /// @dev `_fastPull` outcomes.
@@ -424,26 +610,25 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     uint256 private constant FAST_DONE = 1;
     uint256 private constant FAST_TRANSFER_FAILED = 2;
 
-    /// @dev The pull hot path. When the pull passes every check and both usage words already
+    /// @dev The pull hot path. When the pull passes every check and the usage words already
     ///      belong to the current epoch (so no calendar arithmetic is needed), it stores the new
     ///      usage and moves the tokens: `FAST_DONE`, or `FAST_TRANSFER_FAILED` with the usage
-    ///      restored when the token move fails. Otherwise `FAST_NOT_TAKEN`, having changed
-    ///      nothing, for `_authorize` to decide. Each slot is read once; unchecked sums are safe
-    ///      because amounts are below 2^64 and the sums are compared to 64-bit ceilings before
-    ///      they are stored.
-    function _fastPull(bytes32 keyId, address destination, uint256 amount) private returns (uint256 result) {
+    ///      given back when the token move fails. Otherwise `FAST_NOT_TAKEN`, having changed
+    ///      nothing, for `_authorize` to decide. It reads the key, the mandate's config and
+    ///      usage (and the key's usage only for a key with a ceiling, its allow-list only for a
+    ///      key with several destinations) and writes the usage words. Unchecked sums are safe:
+    ///      amounts are below 2^64 and the sums are compared to 64-bit ceilings before they are
+    ///      stored.
+    function _fastPull(bytes32 keyId, address destination, uint256 amount) private returns (uint256) {
         bool ok;
-        uint256 keySlot;
         uint256 kw;
         uint256 cw;
         uint256 useSlot;
         uint256 uw;
         assembly ("memory-safe") {
-            let today := div(timestamp(), DAY)
             mstore(0x00, keyId)
             mstore(0x20, _keys.slot)
-            keySlot := keccak256(0x00, 0x40)
-            kw := sload(keySlot)
+            kw := sload(keccak256(0x00, 0x40))
             mstore(0x00, and(kw, MASK32))
             mstore(0x20, _config.slot)
             cw := sload(keccak256(0x00, 0x40))
@@ -453,60 +638,64 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             // exists (a zero mandate index has a zero config word, so status is not Active),
             // no signer, not revoked, not expired, mandate active and not deferred (status and
             // deferred bytes read as one 16-bit word), a destination other than zero and this
-            // contract, both usage words of this epoch.
+            // contract and, for a key with one destination, that one; the mandate's usage of
+            // this epoch and within its ceiling.
+            let only := and(shr(K_DEST, kw), MASK160)
             ok := and(
                 and(
                     and(lt(sub(amount, 1), MASK64), iszero(and(shr(K_REVOKED, kw), 0xff))),
                     and(
-                        iszero(shr(K_SIGNER, kw)),
+                        iszero(and(shr(K_FLAGS, kw), K_SIGNER_FLAG)),
                         iszero(or(iszero(destination), eq(destination, address())))
                     )
                 ),
                 and(
                     and(
-                        lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)),
+                        and(lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)), or(iszero(only), eq(only, destination))),
                         eq(and(shr(C_STATUS, cw), 0xffff), 1)
                     ),
-                    and(gt(and(shr(K_EPOCH, kw), MASK32), today), gt(and(shr(U_EPOCH, uw), MASK32), today))
+                    and(
+                        gt(and(shr(U_EPOCH, uw), MASK32), div(timestamp(), DAY)),
+                        iszero(gt(add(shr(U_SPENT, uw), amount), and(shr(C_MAX, cw), MASK64)))
+                    )
                 )
             )
-            let keySpent := add(and(shr(K_SPENT, kw), MASK64), amount)
-            let useSpent := add(shr(U_SPENT, uw), amount)
-            ok := and(
-                ok,
-                and(
-                    or(
-                        iszero(and(shr(K_CEILING, kw), MASK64)),
-                        iszero(gt(keySpent, and(shr(K_CEILING, kw), MASK64)))
-                    ),
-                    iszero(gt(useSpent, and(shr(C_MAX, cw), MASK64)))
-                )
-            )
-            if and(ok, iszero(iszero(and(shr(K_ALLOWLIST, kw), 0xff)))) {
+            if and(ok, iszero(iszero(and(shr(K_FLAGS, kw), K_LIST_FLAG)))) {
                 mstore(0x00, keyId)
                 mstore(0x20, _allowed.slot)
                 mstore(0x20, keccak256(0x00, 0x40))
                 mstore(0x00, destination)
                 ok := iszero(iszero(and(sload(keccak256(0x00, 0x40)), 0xff)))
             }
-            if ok {
-                sstore(keySlot, or(and(kw, sub(shl(K_SPENT, 1), 1)), shl(K_SPENT, keySpent)))
-                sstore(useSlot, or(and(uw, sub(shl(U_SPENT, 1), 1)), shl(U_SPENT, useSpent)))
-            }
         }
         if (!ok) return FAST_NOT_TAKEN;
+        uint256 keyUseSlot;
+        if ((kw >> K_FLAGS) & K_CEILING_FLAG != 0) {
+            assembly ("memory-safe") {
+                mstore(0x00, keyId)
+                mstore(0x20, _keyUse.slot)
+                keyUseSlot := keccak256(0x00, 0x40)
+                let ku := sload(keyUseSlot)
+                let keySpent := add(shr(KU_SPENT, ku), amount)
+                ok := and(gt(and(shr(KU_EPOCH, ku), MASK32), div(timestamp(), DAY)), iszero(gt(keySpent, and(ku, MASK64))))
+                if ok { sstore(keyUseSlot, or(and(ku, sub(shl(KU_SPENT, 1), 1)), shl(KU_SPENT, keySpent))) }
+            }
+            if (!ok) return FAST_NOT_TAKEN;
+        }
+        assembly ("memory-safe") {
+            sstore(useSlot, add(uw, shl(U_SPENT, amount)))
+        }
         if (_tryMove(address(uint160(uw)), address(uint160(cw)), destination, amount)) return FAST_DONE;
-        _write(keySlot, kw);
-        _write(useSlot, uw);
+        _unspend(keyUseSlot, useSlot, amount);
         return FAST_TRANSFER_FAILED;
     }
 
     /// @dev Checks a pull in the documented order, reading each slot once. On success returns
-    ///      the key and mandate-usage words as they must be stored; on a decline returns the
-    ///      custom error's ABI encoding. `agentSigned`: the caller already checked the key's
-    ///      signer's signature (otherwise a key with a signer is declined `SignatureRequired`).
+    ///      the usage words as they must be stored; on a decline returns the custom error's ABI
+    ///      encoding. `agentSigned`: the caller already checked the key's signer's signature
+    ///      (otherwise a key with a signer is declined `SignatureRequired`).
     function _authorize(bytes32 keyId, address destination, uint256 amount, bool agentSigned)
-        internal
+        private
         view
         returns (bytes memory err, Slots memory p)
     {
@@ -516,18 +705,17 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         if (destination == address(0) || destination == address(this)) {
             return (abi.encodeWithSelector(InvalidDestination.selector, destination), p);
         }
+        uint256 kw;
         {
             Key storage kRef = _keys[keyId];
-            uint256 slot;
             assembly ("memory-safe") {
-                slot := kRef.slot
+                kw := sload(kRef.slot)
             }
-            p.keySlot = slot;
         }
-        uint256 kw = _read(p.keySlot);
         uint32 index = uint32(kw);
         if (index == 0) return (abi.encodeWithSelector(UnknownKey.selector, keyId), p);
-        if (!agentSigned && kw >> K_SIGNER != 0) {
+        uint256 flags = (kw >> K_FLAGS) & 0xff;
+        if (!agentSigned && flags & K_SIGNER_FLAG != 0) {
             return (abi.encodeWithSelector(SignatureRequired.selector, keyId), p);
         }
         if ((kw >> K_REVOKED) & 0xff != 0) return (abi.encodeWithSelector(KeyRevoked.selector, keyId), p);
@@ -544,8 +732,14 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         if ((cw >> C_STATUS) & 0xff != uint256(MandateStatus.Active)) {
             return (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[index]), p);
         }
-        if ((kw >> K_ALLOWLIST) & 0xff != 0 && !_allowed[keyId][destination]) {
-            return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), p);
+        {
+            address only = address(uint160(kw >> K_DEST));
+            if (
+                (only != address(0) && only != destination)
+                    || (flags & K_LIST_FLAG != 0 && !_allowed[keyId][destination])
+            ) {
+                return (abi.encodeWithSelector(DestinationNotAllowed.selector, keyId, destination), p);
+            }
         }
         // The usage words keep the day their epoch ends: a stored end after today means the
         // stored spend belongs to the current epoch (time only moves forward), so only the
@@ -561,26 +755,12 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             }
             p.useSlot = slot;
         }
-        uint256 endDay = (kw >> K_EPOCH) & MASK32;
-        uint256 keySpent = endDay > today ? (kw >> K_SPENT) & MASK64 : 0;
-        if (endDay <= today) {
-            endDay = (uw >> U_EPOCH) & MASK32;
-            if (endDay <= today) (, endDay) = _epochDays(Interval((cw >> C_INTERVAL) & 0xff), today);
+        uint256 endDay = (uw >> U_EPOCH) & MASK32;
+        if (endDay <= today) (, endDay) = _epochDays(Interval((cw >> C_INTERVAL) & 0xff), today);
+        if (flags & K_CEILING_FLAG != 0) {
+            err = _keyCeiling(keyId, amount, today, endDay, p);
+            if (err.length != 0) return (err, p);
         }
-        {
-            uint256 ceiling = (kw >> K_CEILING) & MASK64;
-            if (ceiling != 0 && keySpent + amount > ceiling) {
-                return (
-                    abi.encodeWithSelector(
-                        KeyCeilingExceeded.selector, keyId, ceiling - keySpent, uint64(endDay * DAY)
-                    ),
-                    p
-                );
-            }
-        }
-        // Amounts fit in uint64 (checked above) and the sums stay within the ceilings.
-        p.keyWord = (kw & ((1 << K_EPOCH) - 1)) | (endDay << K_EPOCH) | ((keySpent + amount) << K_SPENT)
-            | ((kw >> K_SIGNER) << K_SIGNER);
         uint256 spent = (uw >> U_EPOCH) & MASK32 > today ? uw >> U_SPENT : 0;
         if (spent + amount > (cw >> C_MAX) & MASK64) {
             return (
@@ -602,6 +782,32 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         if (p.deferred && destination == p.payer) {
             return (abi.encodeWithSelector(InvalidDestination.selector, destination), p);
         }
+    }
+
+    /// @dev The own ceiling of key `keyId` for a pull of `amount` on day `today` in the epoch
+    ///      ending on day `endDay`: the `KeyCeilingExceeded` decline, or none with the key's new
+    ///      usage in `p`.
+    function _keyCeiling(bytes32 keyId, uint256 amount, uint256 today, uint256 endDay, Slots memory p)
+        private
+        view
+        returns (bytes memory)
+    {
+        KeyUsage storage kuRef = _keyUse[keyId];
+        uint256 ku;
+        uint256 slot;
+        assembly ("memory-safe") {
+            slot := kuRef.slot
+            ku := sload(slot)
+        }
+        uint256 keySpent = (ku >> KU_EPOCH) & MASK32 > today ? (ku >> KU_SPENT) & MASK64 : 0;
+        uint256 ceiling = ku & MASK64;
+        if (keySpent + amount > ceiling) {
+            return abi.encodeWithSelector(KeyCeilingExceeded.selector, keyId, ceiling - keySpent, uint64(endDay * DAY));
+        }
+        p.keyUseSlot = slot;
+        // Amounts fit in uint64 (checked by the caller) and the sum stays within the ceiling.
+        p.keyUseWord = ceiling | (endDay << KU_EPOCH) | ((keySpent + amount) << KU_SPENT);
+        return "";
     }
 
     /// @dev First day and first day after the epoch of `interval` that contains day number `day`.

@@ -41,7 +41,19 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
         bool paused;
     }
 
+    /// @dev An operator change the owner proposed, and when it may take effect.
+    struct PendingOperator {
+        address operator;
+        uint64 effectiveAt;
+    }
+
+    /// @notice How long an operator change waits between the owner's proposal and when it can
+    ///         take effect: payers see `OperatorProposed` coming and can cancel mandates and
+    ///         revoke keys before a new operator can act.
+    uint256 public constant OPERATOR_DELAY = 2 days;
+
     Gate private _gate;
+    PendingOperator private _pendingOperator;
     address internal _treasury;
     address private _pendingTreasury;
     mapping(address owner => mapping(uint256 word => uint256 bits)) private _nonceBitmap;
@@ -54,6 +66,7 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
         EIP712("Openrail", "1")
     {
         if (operator_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
+        if (operator_ == owner_) revert OwnerIsOperator();
         _gate.operator = operator_;
         _treasury = treasury_;
         emit OperatorChanged(address(0), operator_);
@@ -94,7 +107,7 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
         bytes32 digest = _hashTypedDataV4(
             keccak256(abi.encode(PAYMENT_TYPEHASH, token, from, to, amount, nonce, deadline))
         );
-        if (!_isValidSignature(from, digest, signature)) revert InvalidSignature();
+        if (!_isValidSignature(from, digest, signature, false)) revert InvalidSignature();
         _useNonce(from, nonce);
         _move(ref, token, from, to, amount);
     }
@@ -102,7 +115,6 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
     /// @inheritdoc ISettlementRouter
     function invalidateNonce(uint256 nonce) external {
         _useNonce(msg.sender, nonce);
-        emit NonceInvalidated(msg.sender, nonce);
     }
 
     /// @inheritdoc ISettlementRouter
@@ -123,10 +135,12 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
 
     /// @dev Whether `signature` is `signer`'s over `digest`: ECDSA (65 bytes, low `s`, as
     ///      OpenZeppelin's `ECDSA.tryRecover` requires), else, for a contract, ERC-1271
-    ///      `isValidSignature` with gas bounded to `TOKEN_CALL_GAS` and only the first return
-    ///      word read (like OpenZeppelin's `SignatureChecker`, but a hostile wallet cannot burn
-    ///      a batch's gas or memory).
-    function _isValidSignature(address signer, bytes32 digest, bytes calldata signature)
+    ///      `isValidSignature`, whose whole 32-byte answer must be the magic value (left-aligned
+    ///      `0x1626ba7e`, zero after it: a contract that echoes its calldata has not signed).
+    ///      `bounded`: the wallet gets at most `TOKEN_CALL_GAS`, so one hostile wallet cannot
+    ///      starve the other items of a batch; elsewhere it gets what the transaction has, so a
+    ///      wallet with a costly scheme (a P-256 passkey verified in Solidity) can sign.
+    function _isValidSignature(address signer, bytes32 digest, bytes calldata signature, bool bounded)
         internal
         view
         returns (bool)
@@ -135,23 +149,29 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
         (address recovered, ECDSA.RecoverError e,) = ECDSA.tryRecover(digest, signature);
         if (e == ECDSA.RecoverError.NoError && recovered == signer) return true;
         if (signer.code.length == 0) return false;
-        if (gasleft() < TOKEN_CALL_RESERVE) revert InsufficientGas();
+        uint256 gasCap = type(uint256).max;
+        if (bounded) {
+            if (gasleft() < TOKEN_CALL_RESERVE) revert InsufficientGas();
+            gasCap = TOKEN_CALL_GAS;
+        }
         bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (digest, signature));
         bool ok;
         uint256 word;
         assembly ("memory-safe") {
-            ok := staticcall(TOKEN_CALL_GAS, signer, add(data, 0x20), mload(data), 0, 0x20)
+            ok := staticcall(gasCap, signer, add(data, 0x20), mload(data), 0, 0x20)
             word := mload(0)
             ok := and(ok, gt(returndatasize(), 0x1f))
         }
-        return ok && bytes4(bytes32(word)) == IERC1271.isValidSignature.selector;
+        return ok && bytes32(word) == bytes32(IERC1271.isValidSignature.selector);
     }
 
-    /// @dev Marks `owner`'s `nonce` used; reverts `NonceAlreadyUsed` if it was.
+    /// @dev Marks `owner`'s `nonce` used and emits `NonceUsed`; reverts `NonceAlreadyUsed` if it
+    ///      was.
     function _useNonce(address owner, uint256 nonce) internal {
         uint256 bit = 1 << (nonce & 0xff);
         uint256 flipped = _nonceBitmap[owner][nonce >> 8] ^= bit;
         if (flipped & bit == 0) revert NonceAlreadyUsed(nonce);
+        emit NonceUsed(owner, nonce);
     }
 
     /// @dev The checks every settled move shares, the transfer and its event.
@@ -177,22 +197,51 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
     }
 
     /// @inheritdoc ISettlementRouter
-    function setOperator(address operator_) external onlyOwner {
-        if (operator_ == address(0)) revert ZeroAddress();
-        emit OperatorChanged(_gate.operator, operator_);
-        _gate.operator = operator_;
+    function proposeOperator(address operator_) external onlyOwner {
+        if (operator_ == owner()) revert OwnerIsOperator();
+        uint64 effectiveAt = operator_ == address(0) ? 0 : uint64(block.timestamp + OPERATOR_DELAY);
+        _pendingOperator = PendingOperator(operator_, effectiveAt);
+        emit OperatorProposed(_gate.operator, operator_, effectiveAt);
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function activateOperator() external {
+        PendingOperator memory p = _pendingOperator;
+        if (p.operator == address(0)) revert NoPendingOperator();
+        if (block.timestamp < p.effectiveAt) revert OperatorChangeNotDue(p.effectiveAt);
+        if (p.operator == owner()) revert OwnerIsOperator();
+        delete _pendingOperator;
+        emit OperatorChanged(_gate.operator, p.operator);
+        _gate.operator = p.operator;
+    }
+
+    /// @inheritdoc ISettlementRouter
+    function pendingOperator() external view returns (address operator_, uint64 effectiveAt) {
+        return (_pendingOperator.operator, _pendingOperator.effectiveAt);
+    }
+
+    /// @notice Ownership cannot be renounced: the owner is the only account that can pause, and
+    ///         a contract nobody owns could never change its operator or treasury again.
+    function renounceOwnership() public view override onlyOwner {
+        revert OwnershipCannotBeRenounced();
+    }
+
+    /// @dev The operator may not become the owner either (two-step transfer's last step): the
+    ///      owner's delay on operator changes would mean nothing if one key were both.
+    function _transferOwnership(address newOwner) internal override {
+        if (newOwner != address(0) && newOwner == _gate.operator) revert OwnerIsOperator();
+        super._transferOwnership(newOwner);
     }
 
     /// @inheritdoc ISettlementRouter
     function setTreasury(address treasury_) external onlyOwner {
-        if (treasury_ == address(0)) revert ZeroAddress();
         _pendingTreasury = treasury_;
         emit TreasuryProposed(_treasury, treasury_);
     }
 
     /// @inheritdoc ISettlementRouter
     function acceptTreasury() external {
-        if (msg.sender != _pendingTreasury) revert UnauthorizedCaller(msg.sender);
+        if (msg.sender != _pendingTreasury || msg.sender == address(0)) revert UnauthorizedCaller(msg.sender);
         emit TreasuryChanged(_treasury, msg.sender);
         _treasury = msg.sender;
         _pendingTreasury = address(0);

@@ -43,6 +43,16 @@ pub fn mandate_message(
         token: *net.tokens.get(&m.currency)?,
         maxAmount: openrail_chain::token_units(m.max_amount, m.currency),
         interval: m.interval.onchain(),
+        payees: m
+            .payees
+            .iter()
+            .map(|p| p.parse().ok())
+            .collect::<Option<Vec<Address>>>()?,
+        agent: match &m.agent {
+            Some(a) => a.parse().ok()?,
+            None => Address::ZERO,
+        },
+        purpose: m.purpose.clone().unwrap_or_default(),
         nonce: nonce_of(a)?,
         deadline: U256::from(u64::try_from(a.deadline).ok()?),
     })

@@ -33,7 +33,7 @@ use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::{Work, WorkKind};
 use openrail_store::stages;
 use openrail_store::{
-    Amount, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
+    Amount, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
 };
 
 use crate::network::Network;
@@ -408,10 +408,6 @@ fn drive(step: Result<Drive, PaymentError>, w: &Work) -> Result<Next, Left> {
 #[derive(Debug)]
 struct Left;
 
-fn onchain_id(id: &str) -> B256 {
-    keccak256(id.as_bytes())
-}
-
 fn token_units(a: Amount) -> U256 {
     openrail_chain::token_units(a.minor(), a.currency())
 }
@@ -504,7 +500,7 @@ async fn deliver(
                 .mandate_unscoped(&k.mandate_id)
                 .await
                 .map_err(logged)?;
-            if send(store, net, issue_key_call(&k, m.currency), w).await? == Sent::Unsent {
+            if send(store, net, issue_key_call(&k, &m), w).await? == Sent::Unsent {
                 store
                     .fail_unsent_key(&k.id, now_ms())
                     .await
@@ -515,25 +511,29 @@ async fn deliver(
             let Some(id) = target(store, w, MandateId::parse).await else {
                 return Ok(None);
             };
-            let call = AllowanceStateMachine::cancelMandateCall {
-                mandateId: onchain_id(&id),
-            }
-            .abi_encode()
-            .into();
+            let m = store.mandate_unscoped(&id).await.map_err(logged)?;
+            let call = m.onchain_id.parse().ok().map(|mandate_id| {
+                AllowanceStateMachine::cancelMandateCall {
+                    mandateId: mandate_id,
+                }
+                .abi_encode()
+                .into()
+            });
             // Its fate, applied as the journal records it, cancels the mandate; one
             // never sent changes nothing.
-            send(store, net, Some(call), w).await?;
+            send(store, net, call, w).await?;
         }
         WorkKind::RevokeSessionKey => {
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
                 return Ok(None);
             };
-            let call = AllowanceStateMachine::revokeSessionKeyCall {
-                keyId: onchain_id(&id),
-            }
-            .abi_encode()
-            .into();
-            send(store, net, Some(call), w).await?;
+            let k = store.session_key_unscoped(&id).await.map_err(logged)?;
+            let call = k.onchain_id.parse().ok().map(|key_id| {
+                AllowanceStateMachine::revokeSessionKeyCall { keyId: key_id }
+                    .abi_encode()
+                    .into()
+            });
+            send(store, net, call, w).await?;
         }
         WorkKind::PullBatch => {
             let Some(id) = target(store, w, PullId::parse).await else {
@@ -565,7 +565,11 @@ async fn deliver(
                     .map_err(logged)?;
                 return Ok(None);
             }
-            let Some(request) = pull_request(&p) else {
+            let key_id = net
+                .key_onchain_id(store, &p.session_key_id)
+                .await
+                .map_err(logged)?;
+            let Some(request) = pull_request(&p, key_id) else {
                 tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
                 store
                     .resolve_pull(&p.id, &PullResolution::failed(), now_ms())
@@ -674,17 +678,30 @@ pub(crate) fn create_mandate_call(
     net: &Network,
     auth: Option<&Authorization>,
 ) -> Option<Bytes> {
+    let payees = m
+        .payees
+        .iter()
+        .map(|p| p.parse().ok())
+        .collect::<Option<Vec<Address>>>()?;
+    let agent = match &m.agent {
+        Some(a) => a.parse().ok()?,
+        None => Address::ZERO,
+    };
+    let terms = openrail_chain::bindings::IAllowanceStateMachine::MandateTerms {
+        salt: openrail_chain::consent::salt(&m.id),
+        payer: m.payer_address.parse().ok()?,
+        token: *net.tokens.get(&m.currency)?,
+        maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
+        interval: m.interval.onchain(),
+        payees,
+        agent,
+        purposeHash: keccak256(m.purpose.as_deref().unwrap_or_default().as_bytes()),
+    };
     if m.is_bank_funded() {
         return Some(
-            AllowanceStateMachine::createMandateCall {
-                mandateId: onchain_id(&m.id),
-                payer: m.payer_address.parse().ok()?,
-                token: *net.tokens.get(&m.currency)?,
-                maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
-                interval: m.interval.onchain(),
-            }
-            .abi_encode()
-            .into(),
+            AllowanceStateMachine::createMandateCall { terms }
+                .abi_encode()
+                .into(),
         );
     }
     let a = auth?;
@@ -692,11 +709,7 @@ pub(crate) fn create_mandate_call(
     let signature: Bytes = a.signature.as_deref()?.parse().ok()?;
     Some(
         AllowanceStateMachine::createMandateWithSignatureCall {
-            mandateId: msg.mandateId,
-            payer: msg.payer,
-            token: msg.token,
-            maxAmount: msg.maxAmount,
-            interval: msg.interval,
+            terms,
             nonce: msg.nonce,
             deadline: msg.deadline,
             signature,
@@ -706,9 +719,10 @@ pub(crate) fn create_mandate_call(
     )
 }
 
-/// The transaction issuing session key `k` (of a mandate in `currency`), from its row,
-/// the allow-list without repeats; `None` when the row is unusable.
-fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
+/// The transaction issuing session key `k` of mandate `m`, from their rows, the allow-list
+/// without repeats (with the mandate's signed payees for the contract to check it against);
+/// `None` when a row is unusable.
+fn issue_key_call(k: &SessionKey, m: &Mandate) -> Option<Bytes> {
     let mut addresses: Vec<Address> = Vec::with_capacity(k.allowed_destinations.len());
     for d in &k.allowed_destinations {
         let a = d.parse().ok()?;
@@ -716,8 +730,13 @@ fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
             addresses.push(a);
         }
     }
+    let payees = m
+        .payees
+        .iter()
+        .map(|p| p.parse().ok())
+        .collect::<Option<Vec<Address>>>()?;
     let max = match k.max_amount {
-        Some(minor) => token_units(Amount::from_minor(minor, currency)?),
+        Some(minor) => token_units(Amount::from_minor(minor, m.currency)?),
         None => U256::ZERO,
     };
     let signer = match &k.signer {
@@ -726,23 +745,27 @@ fn issue_key_call(k: &SessionKey, currency: Currency) -> Option<Bytes> {
     };
     Some(
         AllowanceStateMachine::issueSessionKeyCall {
-            keyId: onchain_id(&k.id),
-            mandateId: onchain_id(&k.mandate_id),
-            expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
-            maxAmount: max,
-            allowedDestinations: addresses,
-            signer,
+            terms: openrail_chain::bindings::IAllowanceStateMachine::KeyTerms {
+                salt: openrail_chain::consent::salt(&k.id),
+                mandateId: m.onchain_id.parse().ok()?,
+                expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
+                maxAmount: max,
+                allowedDestinations: addresses,
+                signer,
+            },
+            payees,
         }
         .abi_encode()
         .into(),
     )
 }
 
-/// The pull request of pull `p`, from its row; `None` when the row is unusable.
-fn pull_request(p: &DebitPull) -> Option<PullRequest> {
+/// The pull request of pull `p` on key `key_id` (on chain), from its row; `None` when the
+/// row is unusable.
+fn pull_request(p: &DebitPull, key_id: B256) -> Option<PullRequest> {
     Some(PullRequest {
         intent: p.id.to_string(),
-        key_id: onchain_id(&p.session_key_id),
+        key_id,
         destination: p.destination_address.parse().ok()?,
         amount: token_units(Amount::from_minor(p.amount, p.currency)?),
         agent: match &p.agent {
@@ -834,6 +857,27 @@ mod tests {
     use super::*;
     use alloy::sol_types::SolCall;
 
+    const PAYEE_A: &str = "0x1111111111111111111111111111111111111111";
+    const PAYEE_B: &str = "0x2222222222222222222222222222222222222222";
+
+    fn mandate() -> Mandate {
+        let mut m = openrail_store::testing::active_mandate_row(
+            &MandateId::parse("man_test").expect("an id"),
+            &openrail_store::AccountId::parse("acct_test").expect("an id"),
+            Mode::Testnet,
+            "0x3333333333333333333333333333333333333333",
+            31337,
+            0,
+        );
+        m.payees = vec![PAYEE_A.into(), PAYEE_B.into()];
+        m.onchain_id = openrail_chain::consent::mandate_id(
+            m.payer_address.parse().unwrap(),
+            openrail_chain::consent::salt(&m.id),
+        )
+        .to_string();
+        m
+    }
+
     fn key(destinations: &[&str], max_amount: Option<u64>) -> SessionKey {
         SessionKey {
             id: SessionKeyId::parse("sk_test").expect("an id"),
@@ -844,7 +888,7 @@ mod tests {
             max_amount,
             allowed_destinations: destinations.iter().map(|d| d.to_string()).collect(),
             status: KeyStatus::Pending,
-            onchain_id: onchain_id("sk_test").to_string(),
+            onchain_id: B256::ZERO.to_string(),
             tx_hash: None,
             created_at: 0,
             signer: None,
@@ -853,29 +897,36 @@ mod tests {
 
     #[test]
     fn a_key_is_issued_with_its_allow_list_once_each_and_its_ceiling_in_token_units() {
-        let a = "0x1111111111111111111111111111111111111111";
-        let b = "0x2222222222222222222222222222222222222222";
-        let input = issue_key_call(&key(&[a, b, a], Some(250)), Currency::Usd).expect("a call");
+        let (a, b) = (PAYEE_A, PAYEE_B);
+        let m = mandate();
+        let input = issue_key_call(&key(&[a, b, a], Some(250)), &m).expect("a call");
         let call = AllowanceStateMachine::issueSessionKeyCall::abi_decode(&input).expect("abi");
+        let t = &call.terms;
         assert_eq!(
-            call.allowedDestinations,
+            t.allowedDestinations,
             vec![a.parse::<Address>().unwrap(), b.parse().unwrap()]
         );
+        // The mandate's signed payees go with it, for the contract to check the list against.
+        assert_eq!(call.payees, t.allowedDestinations);
         // 2.50 USD: 250 minor units, 2,500,000 token units (6 decimals).
-        assert_eq!(call.maxAmount, U256::from(2_500_000u64));
-        assert_eq!(call.keyId, onchain_id("sk_test"));
-        assert_eq!(call.mandateId, onchain_id("man_test"));
-        assert_eq!(call.expiresAt, 1_800_000_000);
-        assert_eq!(call.signer, Address::ZERO);
+        assert_eq!(t.maxAmount, U256::from(2_500_000u64));
+        // The chain derives the key's id from its mandate's and the key's salt.
+        assert_eq!(t.salt, openrail_chain::consent::salt("sk_test"));
+        assert_eq!(t.mandateId.to_string(), m.onchain_id);
+        assert_eq!(t.expiresAt, 1_800_000_000);
+        assert_eq!(t.signer, Address::ZERO);
         // No ceiling of its own: zero, which the contract reads as "the mandate's".
-        let input = issue_key_call(&key(&[], None), Currency::Usd).expect("a call");
+        let input = issue_key_call(&key(&[], None), &m).expect("a call");
         let call = AllowanceStateMachine::issueSessionKeyCall::abi_decode(&input).expect("abi");
-        assert_eq!(call.maxAmount, U256::ZERO);
+        assert_eq!(call.terms.maxAmount, U256::ZERO);
     }
 
     #[test]
     fn rows_that_make_no_usable_call_make_none() {
-        assert!(issue_key_call(&key(&["not an address"], None), Currency::Usd).is_none());
+        assert!(issue_key_call(&key(&["not an address"], None), &mandate()).is_none());
+        let mut m = mandate();
+        m.payees.push("not an address".into());
+        assert!(issue_key_call(&key(&[], None), &m).is_none());
     }
 
     #[test]

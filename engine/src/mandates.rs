@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use alloy::primitives::{Address, keccak256};
+use alloy::primitives::Address;
 use openrail_store::agentic::{Mandate, MandateStatus, Scope};
 use openrail_store::consent::Authorization;
 use openrail_store::{Amount, BankAccountId, Interval, MandateId, Store};
@@ -36,9 +36,18 @@ pub struct NewMandate {
     pub max_amount: Amount,
     /// The epoch.
     pub interval: Interval,
-    /// Free text for the payer and the developer.
+    /// Free text for the payer and the developer; a wallet payer signs it.
     pub purpose: Option<String>,
+    /// Who may be paid, each as written and parsed (empty: the account's settlement
+    /// wallet, [`Network::default_destination`], for a wallet payer; any destination for a
+    /// bank account).
+    pub payees: Vec<(String, Address)>,
+    /// The only agent whose keys may pull (every key's signer), when named.
+    pub agent: Option<Address>,
 }
+
+/// Most payees a mandate may name.
+pub const MAX_PAYEES: usize = 20;
 
 /// A mandate judged acceptable, not yet written: the row, and what a wallet payer is
 /// asked to sign.
@@ -92,10 +101,20 @@ pub async fn prepare(
             detail: "is not available on this network".into(),
         });
     }
-    let id = MandateId::new();
     let wallet = matches!(req.payer, Payer::Wallet(..));
+    let payees = payees_of(net, &req, payer_address)?;
+    let agent = req
+        .agent
+        .map(|a| net.usable_wallet(a))
+        .transpose()
+        .map_err(|detail| ServiceError::Invalid {
+            param: "agent",
+            detail: detail.into(),
+        })?;
+    let id = MandateId::new();
+    let salt = openrail_chain::consent::salt(id.as_str());
     let mandate = Mandate {
-        onchain_id: keccak256(id.as_bytes()).to_string(),
+        onchain_id: openrail_chain::consent::mandate_id(payer_address, salt).to_string(),
         id,
         account_id: scope.account_id.clone(),
         mode: scope.mode,
@@ -105,6 +124,8 @@ pub async fn prepare(
         max_amount: req.max_amount.minor(),
         interval: req.interval,
         purpose: req.purpose,
+        payees: payees.iter().map(|a| a.to_checksum(None)).collect(),
+        agent: agent.map(|a| a.to_checksum(None)),
         status: if wallet {
             MandateStatus::RequiresAuthorization
         } else {
@@ -121,6 +142,41 @@ pub async fn prepare(
         mandate,
         authorization,
     })
+}
+
+/// The payees of mandate request `req` paid by `payer` on `net`: as named (usable wallets,
+/// none twice, not the payer, at most [`MAX_PAYEES`]); when none is named, the account's
+/// settlement wallet for a wallet payer, and none (any destination) for a bank account,
+/// whose payer on chain is the treasury.
+fn payees_of(
+    net: &Network,
+    req: &NewMandate,
+    payer: Address,
+) -> Result<Vec<Address>, ServiceError> {
+    let invalid = |detail: String| ServiceError::Invalid {
+        param: "payees",
+        detail,
+    };
+    if req.payees.len() > MAX_PAYEES {
+        return Err(invalid(format!("may name at most {MAX_PAYEES} payees")));
+    }
+    let mut payees: Vec<Address> = Vec::with_capacity(req.payees.len());
+    for (text, a) in &req.payees {
+        let a = net
+            .usable_wallet(*a)
+            .map_err(|detail| invalid(format!("{text} {detail}")))?;
+        if a == payer {
+            return Err(invalid(format!("{text} is the payer itself")));
+        }
+        if payees.contains(&a) {
+            return Err(invalid(format!("{text} is named twice")));
+        }
+        payees.push(a);
+    }
+    if payees.is_empty() && matches!(req.payer, Payer::Wallet(..)) {
+        payees.push(net.default_destination);
+    }
+    Ok(payees)
 }
 
 /// Writes a prepared mandate. A wallet payer's waits for its signature (with the

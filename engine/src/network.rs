@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use alloy::primitives::Address;
+use alloy::primitives::{Address, B256};
 use alloy::providers::{DynProvider, Provider, ProviderBuilder};
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
-use openrail_store::Currency;
+use openrail_store::{Currency, SessionKeyId, Store, StoreError};
 
 /// The settlement chain of one mode.
 #[derive(Debug)]
@@ -35,9 +35,33 @@ pub struct Network {
     pub default_destination: Address,
     /// Wakes this process's engine and the requests waiting for their work.
     pub outcomes: crate::outcomes::Outcomes,
+    /// The on-chain ids of session keys pulled on, read once each (an id never changes:
+    /// it is derived from the key's mandate and its own id when the key is created).
+    key_ids: std::sync::Mutex<std::collections::HashMap<SessionKeyId, B256>>,
 }
 
 impl Network {
+    /// Key `id`'s on-chain id (`AllowanceStateMachine.keyIdOf`), from its row the first time.
+    pub async fn key_onchain_id(
+        &self,
+        store: &Store,
+        id: &SessionKeyId,
+    ) -> Result<B256, StoreError> {
+        if let Some(k) = self.key_ids.lock().expect("not poisoned").get(id) {
+            return Ok(*k);
+        }
+        let k = store.session_key_unscoped(id).await?;
+        let onchain: B256 = k
+            .onchain_id
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("key {id} on-chain id {:?}", k.onchain_id)))?;
+        self.key_ids
+            .lock()
+            .expect("not poisoned")
+            .insert(id.clone(), onchain);
+        Ok(onchain)
+    }
+
     /// `a`, when money may come from or go to it on this network; else why not: not the
     /// zero address (tokens burned, or a transfer that can only fail) and not one of the
     /// contracts themselves (tokens sent to the router or the state machine are locked for
@@ -77,6 +101,7 @@ impl Network {
             tokens,
             default_destination: deployment.treasury,
             outcomes: crate::outcomes::Outcomes::default(),
+            key_ids: Default::default(),
         })
     }
 

@@ -5,7 +5,7 @@
 //! commit) and waits for the engine. [`ServiceError`] says what went wrong in the domain's
 //! words; the API maps each to one HTTP problem.
 
-use alloy::primitives::{Address, U256, keccak256};
+use alloy::primitives::{Address, U256};
 use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
 use openrail_store::agentic::{
     AgentAuthorization, DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullStatus,
@@ -94,10 +94,20 @@ pub async fn prepare(
                 })?;
             (text, a)
         }
-        None => (
-            net.default_destination.to_checksum(None),
-            net.default_destination,
-        ),
+        // None named: the key's only destination when it has one (a mandate with one payee),
+        // else the account's settlement wallet.
+        None => match key.allowed_destinations.as_slice() {
+            [only] => {
+                let a: Address = only.parse().map_err(|_| {
+                    ServiceError::Internal(format!("key {} has an unusable destination", key.id))
+                })?;
+                (a.to_checksum(None), a)
+            }
+            _ => (
+                net.default_destination.to_checksum(None),
+                net.default_destination,
+            ),
+        },
     };
     if mandate.payer_address.parse::<Address>().ok() == Some(address) {
         return Err(ServiceError::Invalid {
@@ -251,7 +261,10 @@ async fn agent_authorization(
         });
     }
     let message = SignedPull {
-        keyId: keccak256(key.id.as_bytes()),
+        keyId: key
+            .onchain_id
+            .parse()
+            .map_err(|_| ServiceError::Internal(format!("key {} has no on-chain id", key.id)))?,
         destination,
         amount: openrail_chain::token_units(amount.minor(), amount.currency()),
         nonce: U256::from_str_radix(&nonce, 10).map_err(|_| ServiceError::Invalid {

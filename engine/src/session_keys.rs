@@ -4,7 +4,7 @@
 //! (the key, its event and its `issue_session_key` work in one transaction) and waits for
 //! the engine to issue it on chain.
 
-use alloy::primitives::{Address, keccak256};
+use alloy::primitives::Address;
 use openrail_store::agentic::{
     DeclineReason, KeyStatus, Mandate, MandateStatus, Scope, SessionKey,
 };
@@ -96,6 +96,8 @@ pub async fn prepare(
                 detail: detail.into(),
             })?;
     }
+    let (allowed_destinations, signer) =
+        bound_by_payer(&mandate, req.allowed_destinations, signer)?;
     if let Some(max) = max_amount
         && max.minor() > mandate.max_amount
     {
@@ -112,20 +114,23 @@ pub async fn prepare(
     }
     let expires_at_s = now / 1000 + i64::try_from(req.expires_in).unwrap_or(i64::MAX / 2);
     let id = SessionKeyId::new();
+    let mandate_onchain = mandate.onchain_id.parse().map_err(|_| {
+        ServiceError::Internal(format!("mandate {} has no on-chain id", mandate.id))
+    })?;
     Ok(Prepared {
         key: SessionKey {
-            onchain_id: keccak256(id.as_bytes()).to_string(),
+            onchain_id: openrail_chain::consent::key_id(
+                mandate_onchain,
+                openrail_chain::consent::salt(id.as_str()),
+            )
+            .to_string(),
             id,
             account_id: scope.account_id.clone(),
             mode: scope.mode,
             mandate_id: mandate.id.clone(),
             expires_at: expires_at_s * 1000,
             max_amount: max_amount.map(Amount::minor),
-            allowed_destinations: req
-                .allowed_destinations
-                .into_iter()
-                .map(|(text, _)| text)
-                .collect(),
+            allowed_destinations,
             status: KeyStatus::Pending,
             tx_hash: None,
             created_at: now,
@@ -134,6 +139,63 @@ pub async fn prepare(
         mandate,
         secret: random_id(&format!("sks_{}_", scope.mode.as_str()), 32),
     })
+}
+
+/// What the mandate's payer signed bounds the key: its destinations are among the signed
+/// payees (all of them when the request names none), and its signer is the named agent
+/// (which the request may leave out). Returns the key's allow-list and signer.
+fn bound_by_payer(
+    mandate: &Mandate,
+    requested: Vec<(String, Address)>,
+    signer: Option<Address>,
+) -> Result<(Vec<String>, Option<Address>), ServiceError> {
+    let payees: Vec<Address> = mandate
+        .payees
+        .iter()
+        .map(|p| p.parse())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            ServiceError::Internal(format!("mandate {} has an unusable payee", mandate.id))
+        })?;
+    let allowed = if payees.is_empty() {
+        requested.into_iter().map(|(text, _)| text).collect()
+    } else if requested.is_empty() {
+        mandate.payees.clone()
+    } else {
+        for (text, a) in &requested {
+            if !payees.contains(a) {
+                return Err(ServiceError::Invalid {
+                    param: "allowed_destinations",
+                    detail: format!(
+                        "{text} is not one of the payees the mandate's payer signed ({})",
+                        mandate.payees.join(", ")
+                    ),
+                });
+            }
+        }
+        requested.into_iter().map(|(text, _)| text).collect()
+    };
+    let signer = match (&mandate.agent, signer) {
+        (None, s) => s,
+        (Some(agent), s) => {
+            let agent: Address = agent.parse().map_err(|_| {
+                ServiceError::Internal(format!("mandate {} has an unusable agent", mandate.id))
+            })?;
+            match s {
+                None => Some(agent),
+                Some(s) if s == agent => Some(s),
+                Some(s) => {
+                    return Err(ServiceError::Invalid {
+                        param: "signer",
+                        detail: format!(
+                            "{s} is not the agent the mandate's payer named ({agent}); leave it out or name that agent"
+                        ),
+                    });
+                }
+            }
+        }
+    };
+    Ok((allowed, signer))
 }
 
 /// Writes a prepared key (with its event and its work) and returns a waiter for its

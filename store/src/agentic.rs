@@ -180,8 +180,13 @@ pub struct Mandate {
     pub max_amount: u64,
     /// Epoch length.
     pub interval: Interval,
-    /// Free text.
+    /// Free text, part of what a wallet payer signs.
     pub purpose: Option<String>,
+    /// Who may be paid (checksummed addresses, in the order signed): every key's
+    /// destinations are among them. Empty only for a bank-funded mandate (any destination).
+    pub payees: Vec<String>,
+    /// The agent every key must have as its signer (checksummed), when the payer named one.
+    pub agent: Option<String>,
     /// Lifecycle.
     pub status: MandateStatus,
     /// Chain holding it.
@@ -370,7 +375,7 @@ fn i64_of(v: u64) -> i64 {
 }
 
 pub(crate) const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
-    purpose, status, chain_id, contract, onchain_id, tx_hash, created_at";
+    purpose, status, chain_id, contract, onchain_id, tx_hash, created_at, payees, agent";
 pub(crate) const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
     onchain_id, tx_hash, created_at, signer";
 pub(crate) const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
@@ -404,6 +409,7 @@ fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
     };
     let interval = r.string(&c("interval"))?;
     let status = r.string(&c("status"))?;
+    let payees = r.string(&c("payees"))?;
     Ok(Mandate {
         id: MandateId::from_row(r.string(&c("id"))?),
         account_id: AccountId::from_row(r.string(&c("account_id"))?),
@@ -414,6 +420,8 @@ fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
         max_amount: u64_of(r.integer(&c("max_amount"))?),
         interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
         purpose: r.text(&c("purpose"))?,
+        payees: serde_json::from_str(&payees).map_err(|_| corrupt("payees", &payees))?,
+        agent: r.text(&c("agent"))?,
         status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
         chain_id: u64_of(r.integer(&c("chain_id"))?),
         contract: r.string(&c("contract"))?,
@@ -612,7 +620,7 @@ impl Store {
             crate::consent::insert_authorization_in(&mut tx, a).await?;
         }
         sqlx::query(&format!(
-            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
+            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)"
         ))
         .bind(&m.id)
         .bind(&m.account_id)
@@ -629,6 +637,8 @@ impl Store {
         .bind(&m.onchain_id)
         .bind(&m.tx_hash)
         .bind(m.created_at)
+        .bind(serde_json::to_string(&m.payees).expect("strings serialize"))
+        .bind(&m.agent)
         .execute(&mut *tx)
         .await?;
         events::record(&mut tx, EventType::MandateCreated, &m.id, m.created_at).await?;

@@ -689,6 +689,8 @@ mod tests {
             max_amount: 12_345,
             interval: crate::Interval::Weekly,
             purpose: None,
+            payees: Vec::new(),
+            agent: None,
             status: MandateStatus::Active,
             chain_id: 31337,
             contract: "0x0000000000000000000000000000000000000002".into(),

@@ -90,6 +90,8 @@ pub fn active_mandate_row(
         max_amount: 10_000,
         interval: crate::Interval::Daily,
         purpose: None,
+        payees: Vec::new(),
+        agent: None,
         status: crate::agentic::MandateStatus::Active,
         chain_id,
         contract: "0x0909090909090909090909090909090909090909".into(),

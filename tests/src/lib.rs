@@ -239,6 +239,7 @@ impl Harness {
             let fake = openrail_chain::deploy::deploy_chain(
                 h.devnet.attestation.rpc_url(),
                 openrail_chain::deploy::ChainRole::Settlement,
+                openrail_chain::devnet::dev_owner().address(),
                 dev_operator(),
                 dev_treasury(),
                 openrail_chain::devnet::treasury_supply(),

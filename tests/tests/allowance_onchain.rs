@@ -5,6 +5,7 @@ use alloy::primitives::{Address, B256, keccak256};
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::bindings::AllowanceStateMachine::AllowanceStateMachineErrors as AsmError;
 use openrail_chain::bindings::IAllowanceStateMachine;
+use openrail_chain::consent;
 use openrail_chain::deploy::{mined, signer_provider};
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_tests::{Harness, units};
@@ -24,45 +25,47 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     h.warp_to(noon).await?;
     let midnight = noon + 43_200;
 
-    let mandate: B256 = keccak256("e2e-mandate");
-    let key1: B256 = keccak256("e2e-key-1");
-    let key2: B256 = keccak256("e2e-key-2");
+    let mandate: B256 = consent::mandate_id(payer.address(), keccak256("e2e-mandate"));
+    let key1: B256 = consent::key_id(mandate, keccak256("e2e-key-1"));
+    let key2: B256 = consent::key_id(mandate, keccak256("e2e-key-2"));
     let usd = *h.token("USD").address();
-    // The payer creates its own mandate (the operator alone cannot, for a wallet).
+    // The payer creates its own mandate (the operator alone cannot, for a wallet), naming
+    // its one payee.
     let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
     mined(
         AllowanceStateMachine::new(*asm.address(), &as_payer)
-            .createMandate(mandate, payer.address(), usd, units(100), DAILY)
+            .createMandate(IAllowanceStateMachine::MandateTerms {
+                salt: keccak256("e2e-mandate"),
+                payer: payer.address(),
+                token: usd,
+                maxAmount: units(100),
+                interval: DAILY,
+                payees: vec![dest],
+                agent: Address::ZERO,
+                purposeHash: keccak256(""),
+            })
             .send()
             .await?,
     )
     .await?;
-    mined(
-        asm.issueSessionKey(
-            key1,
-            mandate,
-            noon + 7 * 86_400,
-            units(60),
-            vec![],
-            Address::ZERO,
+    for (salt, ceiling) in [("e2e-key-1", units(60)), ("e2e-key-2", units(0))] {
+        mined(
+            asm.issueSessionKey(
+                IAllowanceStateMachine::KeyTerms {
+                    salt: keccak256(salt),
+                    mandateId: mandate,
+                    expiresAt: noon + 7 * 86_400,
+                    maxAmount: ceiling,
+                    allowedDestinations: vec![],
+                    signer: Address::ZERO,
+                },
+                vec![dest],
+            )
+            .send()
+            .await?,
         )
-        .send()
-        .await?,
-    )
-    .await?;
-    mined(
-        asm.issueSessionKey(
-            key2,
-            mandate,
-            noon + 7 * 86_400,
-            units(0),
-            vec![],
-            Address::ZERO,
-        )
-        .send()
-        .await?,
-    )
-    .await?;
+        .await?;
+    }
 
     // Key 1: 25 + 25 within its ceiling of 60.
     for _ in 0..2 {

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use alloy::primitives::TxHash;
-use alloy::primitives::{U256, keccak256};
+use alloy::primitives::U256;
 use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_chain::consent;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_chain::submitter::{
     Journal, JournalFuture, PullRequest, SignedTx, Submitter, TxFate, UnsettledFuture,
@@ -34,6 +35,16 @@ struct Fixture {
     start_block: u64,
     chain_id: u64,
     tokens: std::collections::BTreeMap<openrail_store::Currency, alloy::primitives::Address>,
+}
+
+/// Mandate `mid`'s id on chain: the demo payer's, with the API id's salt.
+fn mandate_onchain(mid: &MandateId) -> alloy::primitives::B256 {
+    consent::mandate_id(dev_demo_payer().address(), consent::salt(mid))
+}
+
+/// Key `kid` (of mandate `mid`)'s id on chain.
+fn key_onchain(mid: &MandateId, kid: &SessionKeyId) -> alloy::primitives::B256 {
+    consent::key_id(mandate_onchain(mid), consent::salt(kid))
 }
 
 async fn fixture() -> anyhow::Result<Fixture> {
@@ -71,10 +82,12 @@ async fn fixture() -> anyhow::Result<Fixture> {
             max_amount: 10_000,
             interval: Interval::Daily,
             purpose: None,
+            payees: vec![dev_spare().address().to_checksum(None)],
+            agent: None,
             status: MandateStatus::Active,
             chain_id: d.chain_id,
             contract: asm.to_string(),
-            onchain_id: keccak256(mid.as_bytes()).to_string(),
+            onchain_id: mandate_onchain(&mid).to_string(),
             tx_hash: None,
             created_at: now,
         })
@@ -90,7 +103,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
                 max_amount: None,
                 allowed_destinations: vec![],
                 status: KeyStatus::Active,
-                onchain_id: keccak256(kid.as_bytes()).to_string(),
+                onchain_id: key_onchain(&mid, &kid).to_string(),
                 tx_hash: None,
                 created_at: now,
                 signer: None,
@@ -99,22 +112,21 @@ async fn fixture() -> anyhow::Result<Fixture> {
         )
         .await?;
     // The payer's consent: its EIP-712 signature of the mandate's terms.
-    let terms = openrail_chain::consent::Mandate {
-        mandateId: keccak256(mid.as_bytes()),
+    let terms = consent::Mandate {
+        mandateId: mandate_onchain(&mid),
         payer: payer.address(),
         token: d.tokens["USD"],
         maxAmount: units(100),
         interval: 0,
+        payees: vec![dev_spare().address()],
+        agent: alloy::primitives::Address::ZERO,
+        purpose: String::new(),
         nonce: U256::from(1u64),
         deadline: U256::from(u64::MAX),
     };
-    let signature = openrail_chain::consent::sign_with(&terms, d.chain_id, asm, &payer);
+    let signature = consent::sign_with(&terms, d.chain_id, asm, &payer);
     let create = AllowanceStateMachine::createMandateWithSignatureCall {
-        mandateId: terms.mandateId,
-        payer: terms.payer,
-        token: terms.token,
-        maxAmount: terms.maxAmount,
-        interval: terms.interval,
+        terms: terms.terms(consent::salt(&mid)),
         nonce: terms.nonce,
         deadline: terms.deadline,
         signature,
@@ -126,12 +138,15 @@ async fn fixture() -> anyhow::Result<Fixture> {
             .success
     );
     let issue = AllowanceStateMachine::issueSessionKeyCall {
-        keyId: keccak256(kid.as_bytes()),
-        mandateId: keccak256(mid.as_bytes()),
-        expiresAt: (now / 1000 + 3_600) as u64,
-        maxAmount: U256::ZERO,
-        allowedDestinations: vec![],
-        signer: alloy::primitives::Address::ZERO,
+        terms: openrail_chain::bindings::IAllowanceStateMachine::KeyTerms {
+            salt: consent::salt(&kid),
+            mandateId: mandate_onchain(&mid),
+            expiresAt: (now / 1000 + 3_600) as u64,
+            maxAmount: U256::ZERO,
+            allowedDestinations: vec![],
+            signer: alloy::primitives::Address::ZERO,
+        },
+        payees: terms.payees.clone(),
     };
     assert!(
         submitter
@@ -187,7 +202,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         pending_pull(&f, &id, amount * 100).await?;
         let req = PullRequest {
             intent: id.clone(),
-            key_id: keccak256(kid.as_bytes()),
+            key_id: key_onchain(&mid, &kid),
             destination: dev_spare().address(),
             amount: units(amount),
             agent: None,
@@ -258,7 +273,7 @@ async fn watcher_says_what_stopped_a_refused_transfer() -> anyhow::Result<()> {
     pending_pull(&f, "pull_unapproved", 1_000).await?;
     let req = PullRequest {
         intent: "pull_unapproved".into(),
-        key_id: keccak256(f.kid.as_bytes()),
+        key_id: key_onchain(&f.mid, &f.kid),
         destination: dev_spare().address(),
         amount: units(10),
         agent: None,
@@ -334,7 +349,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     .await?;
     let req = PullRequest {
         intent: "pull_crash".into(),
-        key_id: keccak256(f.kid.as_bytes()),
+        key_id: key_onchain(&f.mid, &f.kid),
         destination: dev_spare().address(),
         amount: units(15),
         agent: None,
@@ -381,7 +396,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(15));
     let cancel = AllowanceStateMachine::cancelMandateCall {
-        mandateId: keccak256(f.mid.as_bytes()),
+        mandateId: mandate_onchain(&f.mid),
     };
     assert!(
         restarted
@@ -407,7 +422,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     pending_pull(&f, "pull_reorg", 2_500).await?;
     let req = PullRequest {
         intent: "pull_reorg".into(),
-        key_id: keccak256(f.kid.as_bytes()),
+        key_id: key_onchain(&f.mid, &f.kid),
         destination: dev_spare().address(),
         amount: units(25),
         agent: None,
@@ -501,7 +516,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
     assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
     let cancel = AllowanceStateMachine::cancelMandateCall {
-        mandateId: keccak256(f.mid.as_bytes()),
+        mandateId: mandate_onchain(&f.mid),
     };
     assert!(
         f.submitter
@@ -559,10 +574,12 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
             max_amount: 10_000,
             interval: Interval::Daily,
             purpose: None,
+            payees: vec![],
+            agent: None,
             status: MandateStatus::Pending,
             chain_id: d.chain_id,
             contract: d.allowance_state_machine.expect("an ASM").to_string(),
-            onchain_id: keccak256(mid.as_bytes()).to_string(),
+            onchain_id: consent::mandate_id(d.treasury, consent::salt(&mid)).to_string(),
             tx_hash: None,
             created_at: now_ms(),
         })

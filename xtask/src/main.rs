@@ -20,11 +20,12 @@ use foundry_compilers::{Artifact, ConfigurableArtifacts, ProjectBuilder, Project
 use serde::Serialize;
 
 /// The contracts the bindings read (`chain/artifacts/<name>.json`).
-const CONTRACTS: [&str; 4] = [
+const CONTRACTS: [&str; 5] = [
     "AllowanceStateMachine",
     "SettlementRouter",
     "AttestationVerifier",
     "TestStablecoin",
+    "PasskeyWallet",
 ];
 
 fn main() -> anyhow::Result<()> {
@@ -54,7 +55,7 @@ fn settings() -> SolcSettings {
     let mut settings = Settings::new(OutputSelection::default_output_selection());
     settings.optimizer = Optimizer {
         enabled: Some(true),
-        runs: Some(1_000_000),
+        runs: Some(2_000),
         details: None,
     };
     settings.evm_version = Some(EvmVersion::Prague);

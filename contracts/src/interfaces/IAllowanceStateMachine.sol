@@ -17,6 +17,8 @@ import {ISettlementRouter} from "./ISettlementRouter.sol";
 ///      may name an agent `signer`: its pulls then need the signer's EIP-712 `DebitPull`
 ///      signature (each (key, nonce) once). The contract is also the settlement chain's router
 ///      (`ISettlementRouter`): payers approve it, and a pull moves their tokens itself.
+///      What a payer signs names who may be paid (its payees) and, optionally, the only agent
+///      whose keys may pull: no operator, honest or stolen, can send a payer's tokens elsewhere.
 interface IAllowanceStateMachine is ISettlementRouter {
     /// @notice Length of a mandate's epoch.
     enum Interval {
@@ -44,6 +46,31 @@ interface IAllowanceStateMachine is ISettlementRouter {
         uint64 epochStart;
         uint64 epochEnd;
         bool deferred; // paid by the treasury: pulls authorize, the payout is a later `settle`
+        bytes32 payeesHash; // EIP-712 hash of the signed payees; 0 = none named (treasury only)
+        address agent; // every key's signer must be this agent; 0 = none named
+    }
+
+    /// @notice The terms of a mandate. Its id is `mandateIdOf(payer, salt)`: nobody but the
+    ///         payer (or its signature) can take it first.
+    struct MandateTerms {
+        bytes32 salt; // the caller's reference (Openrail: keccak256 of the API id)
+        address payer; // the wallet pulls are paid from (or the treasury)
+        address token; // the ERC-20 pulled
+        uint256 maxAmount; // ceiling per epoch in token units (1 … 2^64-1)
+        Interval interval; // the epoch
+        address[] payees; // who may be paid; required unless the payer is the treasury
+        address agent; // when not zero, every key on the mandate must have this signer
+        bytes32 purposeHash; // keccak256 of the purpose text the payer was shown (signed)
+    }
+
+    /// @notice The terms of a session key. Its id is `keyIdOf(mandateId, salt)`.
+    struct KeyTerms {
+        bytes32 salt; // the caller's reference (Openrail: keccak256 of the API id)
+        bytes32 mandateId; // its mandate
+        uint64 expiresAt; // unix seconds, in the future (stored clamped to 2^40-1)
+        uint256 maxAmount; // the key's ceiling per epoch; 0 = none (the mandate's)
+        address[] allowedDestinations; // a part of the mandate's payees; empty = all of them
+        address signer; // the agent whose `DebitPull` signature each pull needs; 0 = none
     }
 
     /// @notice A session key as an explorer sees it.
@@ -53,41 +80,38 @@ interface IAllowanceStateMachine is ISettlementRouter {
         uint64 maxAmount; // 0 = no key ceiling (the mandate's applies)
         bool revoked;
         bool hasAllowList;
-        uint64 spentThisEpoch;
+        uint64 spentThisEpoch; // tracked for a key with its own ceiling only (else 0)
         address signer; // 0 = pulls need no agent signature
     }
 
-    /// @notice One item of `pullBatch`. `nonce`, `deadline` and `signature` matter only for a key
-    ///         with a `signer` (its agent's `DebitPull` signature); leave them zero and empty
-    ///         otherwise.
-    struct PullItem {
-        bytes32 keyId;
-        address destination;
-        uint256 amount;
-        uint256 nonce;
-        uint256 deadline;
-        bytes signature;
-    }
-
-    /// @notice A mandate was created.
+    /// @notice A mandate was created, with everything its payer agreed to.
     event MandateCreated(
         bytes32 indexed mandateId,
         address indexed payer,
         address indexed token,
         uint64 maxAmount,
-        Interval interval
+        Interval interval,
+        bytes32 salt,
+        address[] payees,
+        address agent,
+        bytes32 purposeHash
     );
     /// @notice A mandate was canceled; none of its keys can pull again.
     event MandateCanceled(bytes32 indexed mandateId);
-    /// @notice A session key was issued under a mandate. `expiresAt` is the stored expiry.
+    /// @notice A session key was issued under a mandate. `expiresAt` is the stored expiry;
+    ///         `allowedDestinations` the stored list (the mandate's payees when none was given).
     event SessionKeyIssued(
         bytes32 indexed keyId,
         bytes32 indexed mandateId,
         uint64 expiresAt,
         uint64 maxAmount,
         address[] allowedDestinations,
-        address signer
+        address signer,
+        bytes32 salt
     );
+    /// @notice A signed pull used nonce `nonce` of key `keyId` (emitted before its
+    ///         `DebitPulled`); the events rebuild every key's nonce bitmap.
+    event PullNonceUsed(bytes32 indexed keyId, uint256 nonce);
     /// @notice A session key was revoked.
     event SessionKeyRevoked(bytes32 indexed keyId);
     /// @notice A pull was authorized and its tokens moved — or, on a deferred mandate (paid by
@@ -131,65 +155,65 @@ interface IAllowanceStateMachine is ISettlementRouter {
     error InvalidAmount(uint256 amount);
     /// @notice The key names a signer and the pull carries no signature.
     error SignatureRequired(bytes32 keyId);
+    /// @notice A mandate on a wallet must name its payees.
+    error PayeesRequired();
+    /// @notice The payees given are not the ones the mandate's payer signed.
+    error PayeesMismatch(bytes32 mandateId);
+    /// @notice A key destination is not one of the payees the mandate's payer signed.
+    error PayeeNotSigned(address destination);
+    /// @notice The mandate names an agent and the key's signer is not that agent.
+    error SignerNotAgent(address agent, address signer);
+    /// @notice Batch item `index` is truncated or of an unknown kind.
+    error MalformedBatch(uint256 index);
 
     /// @notice Creates a mandate without a signature: by the payer itself (any payer), or by the
     ///         operator for a mandate whose payer is the treasury (bank-account payers). A
     ///         mandate whose payer is the treasury is deferred: its pulls use the ceiling and
     ///         move nothing; the operator pays out of the treasury with `settle` once the bank
-    ///         leg is final.
-    /// @param mandateId The mandate's id.
-    /// @param payer The wallet pulls are paid from.
-    /// @param token The ERC-20 pulled.
-    /// @param maxAmount Ceiling per epoch in token units (1 … 2^64-1).
-    /// @param interval The epoch.
-    function createMandate(
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval
-    ) external;
+    ///         leg is final. A mandate on a wallet must name its payees (`PayeesRequired`).
+    /// @param terms The mandate's terms.
+    /// @return mandateId `mandateIdOf(terms.payer, terms.salt)`.
+    function createMandate(MandateTerms calldata terms) external returns (bytes32 mandateId);
     /// @notice Creates a mandate the payer signed: its EIP-712
-    ///         `Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)`
-    ///         (ECDSA, or ERC-1271 for a contract wallet; the payer's nonce is used once, shared
-    ///         with its payment nonces; not after `deadline`). Only the operator submits it.
-    /// @param mandateId The mandate's id.
-    /// @param payer The signer, whose wallet pulls are paid from.
-    /// @param token The ERC-20 pulled.
-    /// @param maxAmount Ceiling per epoch in token units.
-    /// @param interval The epoch.
+    ///         `Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)`
+    ///         where `mandateId` is `mandateIdOf(payer, salt)` and `purpose` hashes to
+    ///         `terms.purposeHash` (ECDSA, or ERC-1271 for a contract wallet with all the gas
+    ///         the transaction has; the payer's nonce is used once, shared with its payment
+    ///         nonces; not after `deadline`). Only the operator submits it.
+    /// @param terms The mandate's terms, as signed.
     /// @param nonce The payer's unordered nonce.
     /// @param deadline Last second (unix) the signature is good for.
     /// @param signature The payer's signature.
+    /// @return mandateId `mandateIdOf(terms.payer, terms.salt)`.
     function createMandateWithSignature(
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        Interval interval,
+        MandateTerms calldata terms,
         uint256 nonce,
         uint256 deadline,
         bytes calldata signature
-    ) external;
+    ) external returns (bytes32 mandateId);
+    /// @notice The id of `payer`'s mandate with `salt`: `keccak256(abi.encode(payer, salt))`.
+    /// @param payer The payer.
+    /// @param salt The creator's reference.
+    /// @return The mandate id.
+    function mandateIdOf(address payer, bytes32 salt) external pure returns (bytes32);
+    /// @notice The id of a key of `mandateId` with `salt`: `keccak256(abi.encode(mandateId, salt))`.
+    /// @param mandateId The mandate.
+    /// @param salt The issuer's reference.
+    /// @return The key id.
+    function keyIdOf(bytes32 mandateId, bytes32 salt) external pure returns (bytes32);
     /// @notice Cancels a mandate; its keys can no longer pull. The operator or the mandate's payer
     ///         (works while paused).
     /// @param mandateId The mandate.
     function cancelMandate(bytes32 mandateId) external;
     /// @notice Issues a session key under an active mandate. The operator or the mandate's payer.
-    /// @param keyId The key's id.
-    /// @param mandateId Its mandate.
-    /// @param expiresAt Expiry, unix seconds, in the future (stored clamped to 2^40-1).
-    /// @param maxAmount The key's ceiling per epoch in token units; 0 = none (the mandate's).
-    /// @param allowedDestinations Destinations the key may pay; empty = any.
-    /// @param signer The agent whose `DebitPull` signature each pull needs; 0 = none.
-    function issueSessionKey(
-        bytes32 keyId,
-        bytes32 mandateId,
-        uint64 expiresAt,
-        uint256 maxAmount,
-        address[] calldata allowedDestinations,
-        address signer
-    ) external;
+    ///         When the mandate names payees, the key pays only among them
+    ///         (`PayeeNotSigned`); when it names an agent, the key's signer must be that agent
+    ///         (`SignerNotAgent`).
+    /// @param terms The key's terms.
+    /// @param payees The mandate's signed payees, checked against its stored hash
+    ///        (`PayeesMismatch`); ignored (pass none) when the mandate names none.
+    /// @return keyId `keyIdOf(terms.mandateId, terms.salt)`.
+    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees) external returns (bytes32 keyId);
     /// @notice Revokes a session key (works while paused). The operator or the mandate's payer.
     /// @param keyId The key.
     function revokeSessionKey(bytes32 keyId) external;
@@ -201,14 +225,21 @@ interface IAllowanceStateMachine is ISettlementRouter {
     /// @param amount Token units.
     function pull(bytes32 keyId, address destination, uint256 amount) external;
     /// @notice Pulls many items; each succeeds or is declined on its own and never reverts the
-    ///         batch; outcomes are events. An item on a key with a signer needs the signer's
-    ///         EIP-712 `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)`
-    ///         signature; its nonce is used only when the item is authorized. Each item's token
-    ///         call gets bounded gas. Returns how many items were authorized. Only the operator;
-    ///         while token moves are paused the whole batch reverts `RouterPaused`.
-    /// @param items The pulls.
+    ///         batch; outcomes are events (`DebitPulled` or `DebitPullDeclined`, one per item,
+    ///         in order). Items are packed back to back, big-endian, each starting with its kind:
+    ///         - `0x00 ‖ keyId (32) ‖ destination (20) ‖ amount (8)`: 61 bytes, a key without a
+    ///           signer;
+    ///         - `0x01 ‖ keyId ‖ destination ‖ amount ‖ nonce (32) ‖ deadline (8) ‖
+    ///           signatureLength (2) ‖ signature`: a key with a signer, whose EIP-712
+    ///           `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)`
+    ///           signature the item carries; its nonce is used only when the item is authorized.
+    ///         A truncated item or an unknown kind reverts `MalformedBatch` (the service's own
+    ///         encoding, never a payer's input). Each item's token call (and a contract signer's
+    ///         ERC-1271 call) gets bounded gas. Returns how many items were authorized. Only the
+    ///         operator; while token moves are paused the whole batch reverts `RouterPaused`.
+    /// @param items The packed pulls.
     /// @return authorized How many were authorized.
-    function pullBatch(PullItem[] calldata items) external returns (uint256 authorized);
+    function pullBatch(bytes calldata items) external returns (uint256 authorized);
 
     /// @notice A mandate's state.
     function getMandate(bytes32 mandateId) external view returns (MandateView memory);

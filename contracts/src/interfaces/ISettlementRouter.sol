@@ -71,10 +71,27 @@ interface ISettlementRouter {
     /// @notice Less gas is left than a token call may need; the transaction needs a higher limit.
     error InsufficientGas();
 
-    /// @notice An owner invalidated one of its nonces, so nothing signed with it can be used.
+    /// @notice One of `owner`'s signature nonces was used: by a signed mandate or payment, or
+    ///         burned by `invalidateNonce`. Nothing signed with it can be used again; the events
+    ///         rebuild every nonce bitmap.
     /// @param owner The signer.
     /// @param nonce The nonce.
-    event NonceInvalidated(address indexed owner, uint256 nonce);
+    event NonceUsed(address indexed owner, uint256 nonce);
+    /// @notice The owner proposed a new operator, which can take over from `effectiveAt` on
+    ///         (`activateOperator`); a zero `proposed` withdraws a proposal.
+    /// @param current The operator now.
+    /// @param proposed The proposed operator.
+    /// @param effectiveAt When it may take over (unix seconds; 0 for a withdrawal).
+    event OperatorProposed(address indexed current, address indexed proposed, uint64 effectiveAt);
+    /// @notice The owner and the operator would be one key.
+    error OwnerIsOperator();
+    /// @notice No operator change is pending.
+    error NoPendingOperator();
+    /// @notice The pending operator change may take effect only at `effectiveAt`.
+    /// @param effectiveAt When it may.
+    error OperatorChangeNotDue(uint64 effectiveAt);
+    /// @notice Ownership cannot be renounced.
+    error OwnershipCannotBeRenounced();
 
     /// @notice Moves `amount` of `token` from the treasury to `to` and emits `Settled`. Only the
     ///         operator: the one move that needs no payer signature, because the tokens are the
@@ -130,14 +147,24 @@ interface ISettlementRouter {
     /// @notice Allows token moves again. Only the owner.
     function unpause() external;
 
-    /// @notice Replaces the operator. Only the owner.
-    /// @param operator_ The new operator.
-    function setOperator(address operator_) external;
+    /// @notice Proposes a new operator, who can take over `OPERATOR_DELAY` later
+    ///         (`activateOperator`), so payers see the change coming (`OperatorProposed`) and can
+    ///         cancel mandates and revoke keys first. Zero withdraws a pending proposal. The owner
+    ///         may not propose itself. Only the owner.
+    /// @param operator_ The proposed operator, or zero.
+    function proposeOperator(address operator_) external;
+    /// @notice Makes the proposed operator the operator once its delay has passed. Anyone.
+    function activateOperator() external;
+    /// @notice The proposed operator and when it may take over; zeros when none.
+    /// @return operator_ The proposed operator.
+    /// @return effectiveAt Unix seconds from which `activateOperator` succeeds.
+    function pendingOperator() external view returns (address operator_, uint64 effectiveAt);
 
     /// @notice Proposes a new treasury. Only the owner. It takes over only when it accepts
     ///         (`acceptTreasury`), so the owner cannot make a payer's wallet the treasury and
     ///         have the operator move its tokens as the treasury's.
-    /// @param treasury_ The proposed treasury.
+    ///         Zero withdraws a pending proposal.
+    /// @param treasury_ The proposed treasury, or zero.
     function setTreasury(address treasury_) external;
 
     /// @notice The proposed treasury accepts and becomes the treasury. Only the proposed one.

@@ -9,7 +9,7 @@ contract CancelMandateTest is AllowanceBase {
     function setUp() public override {
         super.setUp();
         _mandate(100e6, I.Interval.Daily);
-        _key(K, 0);
+        _key(K_SALT, 0);
     }
 
     function test_cancelsAndCascadesToKeys() public {
@@ -34,7 +34,10 @@ contract CancelMandateTest is AllowanceBase {
         asm.cancelMandate(M);
     }
 
-    function test_onlyOwner() public {
+    function test_onlyOperatorOrPayer() public {
+        vm.prank(owner);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, owner));
+        asm.cancelMandate(M);
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.cancelMandate(M);
@@ -42,13 +45,13 @@ contract CancelMandateTest is AllowanceBase {
 
     /// The payer ends its mandate alone, with no operator, even while paused.
     function test_cancelMandate_success_byThePayerAlone() public {
-        asm.pause();
+        _pause();
         vm.expectEmit(address(asm));
         emit I.MandateCanceled(M);
         vm.prank(payer);
         asm.cancelMandate(M);
         assertEq(uint256(asm.getMandate(M).status), uint256(I.MandateStatus.Canceled));
-        asm.unpause();
+        _unpause();
         vm.expectRevert(abi.encodeWithSelector(I.MandateNotActive.selector, M));
         asm.pull(K, dest, 1);
     }

@@ -6,13 +6,26 @@ import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateM
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
 /// `createMandate`: without a signature, only the payer itself — or the operator for the
-/// treasury (bank-account payers), whose mandates are deferred.
+/// treasury (bank-account payers), whose mandates are deferred. A mandate on a wallet names
+/// its payees; its id is derived from the payer and the salt.
 contract CreateMandateTest is AllowanceBase {
     function test_createMandate_success_byThePayer() public {
+        I.MandateTerms memory t = _terms(M_SALT, payer, 100e6, I.Interval.Weekly);
         vm.expectEmit(address(asm));
-        emit I.MandateCreated(M, payer, address(usd), 100e6, I.Interval.Weekly);
+        emit I.MandateCreated(
+            M,
+            payer,
+            address(usd),
+            100e6,
+            I.Interval.Weekly,
+            M_SALT,
+            _payees(),
+            address(0),
+            keccak256(bytes(PURPOSE))
+        );
         vm.prank(payer);
-        asm.createMandate(M, payer, address(usd), 100e6, I.Interval.Weekly);
+        bytes32 id = asm.createMandate(t);
+        assertEq(id, M);
         I.MandateView memory v = asm.getMandate(M);
         assertEq(v.payer, payer);
         assertEq(v.token, address(usd));
@@ -21,25 +34,39 @@ contract CreateMandateTest is AllowanceBase {
         assertEq(uint256(v.status), uint256(I.MandateStatus.Active));
         assertEq(uint256(v.spentThisEpoch), 0);
         assertFalse(v.deferred);
+        assertEq(v.payeesHash, _addressArrayHash(_payees()));
+        assertEq(v.agent, address(0));
+    }
+
+    function test_createMandate_success_namesAnAgent() public {
+        I.MandateTerms memory t = _terms(M_SALT, payer, 100e6, I.Interval.Daily);
+        t.agent = agent;
+        vm.prank(payer);
+        asm.createMandate(t);
+        assertEq(asm.getMandate(M).agent, agent);
     }
 
     function test_createMandate_success_operatorForTheTreasuryIsDeferred() public {
-        asm.createMandate(M, treasury, address(usd), 100e6, I.Interval.Daily);
-        I.MandateView memory v = asm.getMandate(M);
+        I.MandateTerms memory t = _terms(M_SALT, treasury, 100e6, I.Interval.Daily);
+        t.payees = new address[](0);
+        bytes32 id = asm.createMandate(t);
+        assertEq(id, _mandateIdOf(treasury, M_SALT));
+        I.MandateView memory v = asm.getMandate(id);
         assertEq(v.payer, treasury);
         assertTrue(v.deferred);
+        assertEq(v.payeesHash, bytes32(0));
     }
 
     /// The operator alone can never put a mandate on a payer's wallet.
     function test_createMandate_revert_operatorForAPayer() public {
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, address(this)));
-        asm.createMandate(M, payer, address(usd), 1, I.Interval.Daily);
+        asm.createMandate(_terms(M_SALT, payer, 1, I.Interval.Daily));
     }
 
     function test_createMandate_revert_strangerForAPayer() public {
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
-        asm.createMandate(M, payer, address(usd), 1, I.Interval.Daily);
+        asm.createMandate(_terms(M_SALT, payer, 1, I.Interval.Daily));
     }
 
     function test_createMandate_revert_idExists() public {
@@ -49,18 +76,41 @@ contract CreateMandateTest is AllowanceBase {
     }
 
     function test_createMandate_revert_zeroToken() public {
+        I.MandateTerms memory t = _terms(M_SALT, payer, 1, I.Interval.Daily);
+        t.token = address(0);
         vm.prank(payer);
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        asm.createMandate(M, payer, address(0), 1, I.Interval.Daily);
+        asm.createMandate(t);
     }
 
     function test_createMandate_revert_zeroOrHugeCeiling() public {
         vm.startPrank(payer);
         vm.expectRevert(abi.encodeWithSelector(I.InvalidAmount.selector, 0));
-        asm.createMandate(M, payer, address(usd), 0, I.Interval.Daily);
+        asm.createMandate(_terms(M_SALT, payer, 0, I.Interval.Daily));
         uint256 huge = uint256(type(uint64).max) + 1;
         vm.expectRevert(abi.encodeWithSelector(I.InvalidAmount.selector, huge));
-        asm.createMandate(M, payer, address(usd), huge, I.Interval.Daily);
+        asm.createMandate(_terms(M_SALT, payer, huge, I.Interval.Daily));
+        vm.stopPrank();
+    }
+
+    /// A mandate on a wallet must say who may be paid.
+    function test_createMandate_revert_walletWithoutPayees() public {
+        I.MandateTerms memory t = _terms(M_SALT, payer, 1, I.Interval.Daily);
+        t.payees = new address[](0);
+        vm.prank(payer);
+        vm.expectRevert(abi.encodeWithSelector(I.PayeesRequired.selector));
+        asm.createMandate(t);
+    }
+
+    function test_createMandate_revert_zeroOrContractPayee() public {
+        I.MandateTerms memory t = _terms(M_SALT, payer, 1, I.Interval.Daily);
+        t.payees[1] = address(0);
+        vm.startPrank(payer);
+        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+        asm.createMandate(t);
+        t.payees[1] = address(asm);
+        vm.expectRevert(abi.encodeWithSelector(R.InvalidDestination.selector, address(asm)));
+        asm.createMandate(t);
         vm.stopPrank();
     }
 
@@ -68,7 +118,7 @@ contract CreateMandateTest is AllowanceBase {
         max = bound(max, 1, type(uint64).max);
         I.Interval iv = I.Interval(bound(interval, 0, 3));
         vm.prank(payer);
-        asm.createMandate(M, payer, address(usd), max, iv);
+        asm.createMandate(_terms(M_SALT, payer, max, iv));
         assertEq(uint256(asm.getMandate(M).maxAmount), max);
     }
 
@@ -76,6 +126,6 @@ contract CreateMandateTest is AllowanceBase {
         vm.assume(caller != payer);
         vm.prank(caller);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, caller));
-        asm.createMandate(M, payer, address(usd), 1, I.Interval.Daily);
+        asm.createMandate(_terms(M_SALT, payer, 1, I.Interval.Daily));
     }
 }

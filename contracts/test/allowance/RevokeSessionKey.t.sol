@@ -9,8 +9,8 @@ contract RevokeSessionKeyTest is AllowanceBase {
     function setUp() public override {
         super.setUp();
         _mandate(100e6, I.Interval.Daily);
-        _key(K, 0);
-        _key(K2, 0);
+        _key(K_SALT, 0);
+        _key(K2_SALT, 0);
     }
 
     function test_revokesOnlyThatKey() public {
@@ -25,7 +25,7 @@ contract RevokeSessionKeyTest is AllowanceBase {
     }
 
     function test_worksWhileRouterPaused() public {
-        asm.pause();
+        _pause();
         asm.revokeSessionKey(K);
         assertTrue(asm.getSessionKey(K).revoked);
     }
@@ -41,7 +41,10 @@ contract RevokeSessionKeyTest is AllowanceBase {
         asm.revokeSessionKey(K);
     }
 
-    function test_onlyOwner() public {
+    function test_onlyOperatorOrPayer() public {
+        vm.prank(owner);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, owner));
+        asm.revokeSessionKey(K);
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
         asm.revokeSessionKey(K);

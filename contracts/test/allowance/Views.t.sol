@@ -6,12 +6,12 @@ import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 
-/// getMandate, getSessionKey, isDestinationAllowed, remainingAllowance, and the router views (operator, paused, treasury).
+/// getMandate, getSessionKey, keyIdOf, isDestinationAllowed, remainingAllowance, and the router views (operator, paused, treasury).
 contract ViewsTest is AllowanceBase {
     function setUp() public override {
         super.setUp();
         _mandate(100e6, I.Interval.Monthly);
-        _key(K, 60e6);
+        _key(K_SALT, 60e6);
     }
 
     function test_getMandateReportsTheCurrentEpoch() public {
@@ -35,8 +35,10 @@ contract ViewsTest is AllowanceBase {
     }
 
     function test_isDestinationAllowed() public {
-        assertTrue(asm.isDestinationAllowed(K, stranger)); // no list: anywhere
-        _keyTo(K2, 0, dest);
+        assertFalse(asm.isDestinationAllowed(K, stranger)); // no list given: the payees
+        assertTrue(asm.isDestinationAllowed(K, dest));
+        assertTrue(asm.isDestinationAllowed(K, dest2));
+        _keyTo(K2_SALT, 0, dest);
         assertTrue(asm.isDestinationAllowed(K2, dest));
         assertFalse(asm.isDestinationAllowed(K2, dest2));
         assertFalse(asm.isDestinationAllowed(bytes32("x"), dest));
@@ -46,7 +48,7 @@ contract ViewsTest is AllowanceBase {
         (uint256 r, uint64 resets) = asm.remainingAllowance(K);
         assertEq(r, 60e6);
         assertEq(uint256(resets), 1_796_083_200);
-        _key(K2, 0);
+        _key(K2_SALT, 0);
         asm.pull(K2, dest, 70e6);
         (r,) = asm.remainingAllowance(K);
         assertEq(r, 30e6); // mandate has 30 left, key 60
@@ -58,7 +60,7 @@ contract ViewsTest is AllowanceBase {
         asm.revokeSessionKey(K);
         (r,) = asm.remainingAllowance(K);
         assertEq(r, 0);
-        _key(K2, 0);
+        _key(K2_SALT, 0);
         vm.warp(asm.getSessionKey(K2).expiresAt);
         (r,) = asm.remainingAllowance(K2);
         assertEq(r, 0);
@@ -66,16 +68,20 @@ contract ViewsTest is AllowanceBase {
 
     function test_routerViews() public {
         assertEq(asm.operator(), address(this));
+        assertEq(asm.owner(), owner);
         assertEq(asm.treasury(), treasury);
         assertFalse(asm.paused());
-        asm.pause();
+        _pause();
         assertTrue(asm.paused());
     }
 
     function test_constructorRejectsZeroOperatorOrTreasury() public {
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        new AllowanceStateMachine(address(this), address(0), treasury);
+        new AllowanceStateMachine(owner, address(0), treasury);
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        new AllowanceStateMachine(address(this), address(this), address(0));
+        new AllowanceStateMachine(owner, address(this), address(0));
+        // Owner and operator may not be one key.
+        vm.expectRevert(abi.encodeWithSelector(R.OwnerIsOperator.selector));
+        new AllowanceStateMachine(address(this), address(this), treasury);
     }
 }

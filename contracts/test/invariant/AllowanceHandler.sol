@@ -6,6 +6,7 @@ import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
+import {PullCodec} from "../utils/PullCodec.sol";
 
 /// @dev Drives random sequences of create / issue / pull / batch pull / revoke / cancel / warp
 ///      against a state machine it owns, keeping a ghost ledger per epoch.
@@ -48,7 +49,8 @@ contract AllowanceHandler is Test {
         vm.warp(1_795_435_200); // Monday 2026-11-23 12:00Z
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
         eur = new TestStablecoin("Test EUR", "tEUR", address(this));
-        asm = new AllowanceStateMachine(address(this), address(this), treasury);
+        // This handler is the operator; the owner is another key (they may not be one).
+        asm = new AllowanceStateMachine(address(0x0e0e), address(this), treasury);
         for (uint256 i; i < 3; ++i) {
             payers[i] = address(uint160(0x1000 + i));
             dests[i] = address(uint160(0x2000 + i));
@@ -61,6 +63,14 @@ contract AllowanceHandler is Test {
             vm.stopPrank();
         }
         initialSupply = usd.totalSupply();
+    }
+
+    /// @dev The payees every mandate names: the three destinations.
+    function payees() public view returns (address[] memory list) {
+        list = new address[](3);
+        for (uint256 i; i < 3; ++i) {
+            list[i] = dests[i];
+        }
     }
 
     function mandateCount() external view returns (uint256) {
@@ -80,13 +90,25 @@ contract AllowanceHandler is Test {
 
     function createMandate(uint256 seed) external {
         if (mandates.length >= 4) return;
-        bytes32 id = keccak256(abi.encode("m", mandates.length));
+        bytes32 salt = keccak256(abi.encode("m", mandates.length));
         uint256 max = bound(seed, 5e6, 200e6);
         I.Interval interval = I.Interval(seed % 3);
         address payer = payers[(seed >> 8) % 3];
-        // The payer sends its own mandate (no signature needed); USD or EUR.
+        // The payer sends its own mandate (no signature needed); USD or EUR; all three
+        // destinations are its payees.
         vm.prank(payer);
-        asm.createMandate(id, payer, (seed >> 16) % 2 == 0 ? address(usd) : address(eur), max, interval);
+        bytes32 id = asm.createMandate(
+            I.MandateTerms(
+                salt,
+                payer,
+                (seed >> 16) % 2 == 0 ? address(usd) : address(eur),
+                max,
+                interval,
+                payees(),
+                address(0),
+                keccak256("invariants")
+            )
+        );
         mandates.push(M(id, max, interval, false));
     }
 
@@ -102,8 +124,10 @@ contract AllowanceHandler is Test {
             list[0] = dests[destSeed % 3];
         }
         uint256 exp = block.timestamp + bound(ttlSeed, 1 hours, 20 days);
-        bytes32 id = keccak256(abi.encode("k", keys.length));
-        asm.issueSessionKey(id, m.id, uint64(exp), ceiling, list, address(0));
+        bytes32 id = asm.issueSessionKey(
+            I.KeyTerms(keccak256(abi.encode("k", keys.length)), m.id, uint64(exp), ceiling, list, address(0)),
+            payees()
+        );
         keys.push(K(id, mi, ceiling, exp, false));
     }
 
@@ -123,31 +147,43 @@ contract AllowanceHandler is Test {
     function pullBatch(uint256 seed, uint256 n) external {
         if (keys.length == 0) return;
         n = bound(n, 1, 6);
-        I.PullItem[] memory items = new I.PullItem[](n);
+        bytes memory items;
         uint256[] memory idx = new uint256[](n);
+        uint256[] memory amounts = new uint256[](n);
         bool[] memory dead = new bool[](n);
         for (uint256 i; i < n; ++i) {
             uint256 s = uint256(keccak256(abi.encode(seed, i)));
             idx[i] = s % keys.length;
             dead[i] = _dead(idx[i]);
-            items[i] = I.PullItem(keys[idx[i]].id, dests[(s >> 16) % 3], bound(s >> 32, 1, 40e6), 0, 0, "");
+            amounts[i] = bound(s >> 32, 1, 40e6);
+            // Now and then the signed kind (no signer on these keys): the reference path only.
+            bytes memory packed = (s >> 24) % 4 == 0
+                ? PullCodec.signed(keys[idx[i]].id, dests[(s >> 16) % 3], amounts[i], 0, 0, "")
+                : PullCodec.unsigned(keys[idx[i]].id, dests[(s >> 16) % 3], amounts[i]);
+            items = bytes.concat(items, packed);
         }
         vm.recordLogs();
-        asm.pullBatch(items);
+        uint256 ok = asm.pullBatch(items);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         uint256 item;
+        uint256 pulled;
         for (uint256 j; j < logs.length; ++j) {
             if (logs[j].emitter != address(asm)) continue;
             bytes32 topic = logs[j].topics[0];
             if (topic == I.DebitPulled.selector) {
-                _record(idx[item], items[item].amount, dead[item]);
+                assertEq(logs[j].topics[1], keys[idx[item]].id, "pulled item's key");
+                assertEq(abi.decode(logs[j].data, (uint256)), amounts[item], "pulled item's amount");
+                _record(idx[item], amounts[item], dead[item]);
+                ++pulled;
                 ++item;
             } else if (topic == I.DebitPullDeclined.selector) {
+                assertEq(uint256(logs[j].topics[2]), item, "declined item's index");
                 ++declined;
                 ++item;
             }
         }
         assertEq(item, n, "one outcome event per item");
+        assertEq(ok, pulled, "authorized count");
     }
 
     function revoke(uint256 kSeed) external {
@@ -173,6 +209,10 @@ contract AllowanceHandler is Test {
     }
 
     // ------------------------------------------------------------------ ghost ledger
+
+    function isDead(uint256 ki) external view returns (bool) {
+        return _dead(ki);
+    }
 
     function _dead(uint256 ki) internal view returns (bool) {
         K memory k = keys[ki];

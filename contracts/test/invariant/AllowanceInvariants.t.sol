@@ -61,4 +61,25 @@ contract AllowanceInvariantsTest is Test {
             assertEq(uint256(h.asm().getMandate(id).spentThisEpoch), h.mandateSpent(id, h.epochOf(interval)));
         }
     }
+
+    /// The chain's spend of the current epoch equals the ghost ledger's for every key with a
+    /// ceiling of its own (kept in its own slot), and is 0 for a key without one (not kept);
+    /// a live key's remaining allowance is the tighter of its ceiling's and its mandate's.
+    function invariant_keySpendMatchesLedger() public view {
+        for (uint256 i; i < h.keyCount(); ++i) {
+            (bytes32 id, uint256 mi, uint256 ceiling,,) = h.keys(i);
+            (bytes32 mid, uint256 max, I.Interval interval,) = h.mandates(mi);
+            uint256 epoch = h.epochOf(interval);
+            uint256 keySpent = ceiling == 0 ? 0 : h.keySpent(id, epoch);
+            assertEq(uint256(h.asm().getSessionKey(id).spentThisEpoch), keySpent);
+            (uint256 remaining,) = h.asm().remainingAllowance(id);
+            if (h.isDead(i)) {
+                assertEq(remaining, 0);
+            } else {
+                uint256 left = max - h.mandateSpent(mid, epoch);
+                if (ceiling != 0 && ceiling - keySpent < left) left = ceiling - keySpent;
+                assertEq(remaining, left);
+            }
+        }
+    }
 }

@@ -20,4 +20,16 @@ contract ConstructorTest is RouterBase {
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
         new SettlementRouter(address(this), operator, address(0));
     }
+
+    /// The owner and the operator must be two keys.
+    function test_revertsWhenOwnerIsOperator() public {
+        vm.expectRevert(abi.encodeWithSelector(R.OwnerIsOperator.selector));
+        new SettlementRouter(operator, operator, treasury);
+    }
+
+    function testFuzz_constructor_revert_ownerIsOperator(address who) public {
+        vm.assume(who != address(0));
+        vm.expectRevert(abi.encodeWithSelector(R.OwnerIsOperator.selector));
+        new SettlementRouter(who, who, treasury);
+    }
 }

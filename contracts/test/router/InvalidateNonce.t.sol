@@ -4,11 +4,11 @@ pragma solidity ^0.8.24;
 import {RouterBase} from "./Base.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
-/// `invalidateNonce`: anyone burns its own nonces, even while paused.
+/// `invalidateNonce`: anyone burns its own nonces, even while paused; `NonceUsed` records it.
 contract InvalidateNonceTest is RouterBase {
     function test_invalidateNonce_success_burnsOwnNonce() public {
         vm.expectEmit(address(router));
-        emit R.NonceInvalidated(payer, 42);
+        emit R.NonceUsed(payer, 42);
         vm.prank(payer);
         router.invalidateNonce(42);
         assertTrue(router.nonceUsed(payer, 42));

@@ -33,6 +33,20 @@ contract SetTreasuryTest is RouterBase {
         router.acceptTreasury();
     }
 
+    /// With none proposed (or the proposal withdrawn) the pending treasury is zero: the zero
+    /// address (a call "from" it, as some chains' system calls appear) cannot accept it.
+    function test_acceptTreasury_revert_zeroSenderWhenNonePending() public {
+        vm.prank(address(0));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, address(0)));
+        router.acceptTreasury();
+        router.setTreasury(stranger);
+        router.setTreasury(address(0));
+        vm.prank(address(0));
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, address(0)));
+        router.acceptTreasury();
+        assertEq(router.treasury(), treasury);
+    }
+
     /// The attack the two steps stop: a payer named treasury never accepts, so `settle`
     /// still moves only the real treasury's tokens.
     function test_setTreasury_success_payerNamedTreasuryLosesNothing() public {
@@ -43,9 +57,17 @@ contract SetTreasuryTest is RouterBase {
         assertEq(usd.balanceOf(treasury), 999e6);
     }
 
-    function test_setTreasury_revert_zeroAddress() public {
-        vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
+    /// Zero withdraws a pending proposal: the one proposed can no longer accept.
+    function test_setTreasury_success_zeroWithdrawsThePending() public {
+        router.setTreasury(stranger);
+        vm.expectEmit(address(router));
+        emit R.TreasuryProposed(treasury, address(0));
         router.setTreasury(address(0));
+        assertEq(router.pendingTreasury(), address(0));
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, stranger));
+        router.acceptTreasury();
+        assertEq(router.treasury(), treasury);
     }
 
     function test_setTreasury_revert_ownerOnly() public {

@@ -5,6 +5,7 @@ import {RouterBase} from "./Base.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {SettlementRouter} from "../../src/SettlementRouter.sol";
 import {ERC1271WalletMock} from "../utils/mocks/ERC1271WalletMock.sol";
+import {EchoWallet, MagicGarbageWallet} from "../utils/mocks/EchoWallet.sol";
 
 /// `settleWithSignature`: a payer's tokens move only as the payer signed, once.
 contract SettleWithSignatureTest is RouterBase {
@@ -32,6 +33,8 @@ contract SettleWithSignatureTest is RouterBase {
 
     function test_settleWithSignature_success_eoa() public {
         bytes memory sig = _signed(PAYER_KEY, payer, dest, 12e6, 7, DEADLINE);
+        vm.expectEmit(address(router));
+        emit R.NonceUsed(payer, 7);
         vm.expectEmit(address(router));
         emit R.Settled(bytes32("pay"), address(usd), payer, dest, 12e6);
         _settle(payer, dest, 12e6, 7, DEADLINE, sig);
@@ -143,5 +146,37 @@ contract SettleWithSignatureTest is RouterBase {
         assertEq(usd.balanceOf(dest), amount);
         assertTrue(router.nonceUsed(payer, nonce));
         assertFalse(router.nonceUsed(payer, nonce ^ 1));
+    }
+
+    // ------------------------------------------------------------ ERC-1271 answers
+
+    /// A wallet that echoes its calldata returns a first word that starts with the magic value
+    /// (the selector): it has not signed, and its approved tokens do not move.
+    function test_settleWithSignature_revert_echoingWalletHasNotSigned() public {
+        EchoWallet wallet = new EchoWallet(address(usd), address(router));
+        usd.mint(address(wallet), 50e6);
+        vm.expectRevert(abi.encodeWithSelector(R.InvalidSignature.selector));
+        _settle(address(wallet), stranger, 50e6, 1, DEADLINE, hex"01");
+        assertEq(usd.balanceOf(address(wallet)), 50e6);
+        assertFalse(router.nonceUsed(address(wallet), 1));
+    }
+
+    /// The magic value with anything but zeros after it is not the magic word.
+    function testFuzz_settleWithSignature_revert_magicWithGarbage(uint224 garbage) public {
+        garbage = uint224(bound(garbage, 1, type(uint224).max));
+        MagicGarbageWallet wallet = new MagicGarbageWallet(address(usd), address(router), garbage);
+        usd.mint(address(wallet), 50e6);
+        vm.expectRevert(abi.encodeWithSelector(R.InvalidSignature.selector));
+        _settle(address(wallet), stranger, 50e6, 1, DEADLINE, hex"01");
+        assertEq(usd.balanceOf(address(wallet)), 50e6);
+    }
+
+    /// The same wallet answering the exact magic word (zero garbage) is accepted: the check is
+    /// the whole word, not a stricter one.
+    function test_settleWithSignature_success_exactMagicWord() public {
+        MagicGarbageWallet wallet = new MagicGarbageWallet(address(usd), address(router), 0);
+        usd.mint(address(wallet), 50e6);
+        _settle(address(wallet), dest, 50e6, 1, DEADLINE, hex"01");
+        assertEq(usd.balanceOf(dest), 50e6);
     }
 }

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {Test} from "./Test.sol";
+import {IAllowanceStateMachine} from "../../src/interfaces/IAllowanceStateMachine.sol";
 
 /// @dev EIP-712 digests and signatures computed independently of the contracts (type strings
 ///      and domain written out here), so a test fails if a contract hashes differently.
@@ -12,7 +13,7 @@ abstract contract Signing is Test {
         "Payment(address token,address from,address to,uint256 amount,uint256 nonce,uint256 deadline)"
     );
     bytes32 internal constant MANDATE_TYPEHASH = keccak256(
-        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,uint256 nonce,uint256 deadline)"
+        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
     );
     bytes32 internal constant DEBIT_PULL_TYPEHASH = keccak256(
         "DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)"
@@ -46,22 +47,46 @@ abstract contract Signing is Test {
         );
     }
 
+    /// @dev The mandate id the payer's terms derive: `keccak256(abi.encode(payer, salt))`.
+    function _mandateIdOf(address payer, bytes32 salt) internal pure returns (bytes32) {
+        return keccak256(abi.encode(payer, salt));
+    }
+
+    /// @dev The key id a mandate's key derives: `keccak256(abi.encode(mandateId, salt))`.
+    function _keyIdOf(bytes32 mandateId, bytes32 salt) internal pure returns (bytes32) {
+        return keccak256(abi.encode(mandateId, salt));
+    }
+
+    /// @dev EIP-712 encoding of an `address[]`: keccak256 of the elements, each a full word.
+    function _addressArrayHash(address[] memory list) internal pure returns (bytes32) {
+        bytes memory words;
+        for (uint256 i; i < list.length; ++i) {
+            words = bytes.concat(words, bytes32(uint256(uint160(list[i]))));
+        }
+        return keccak256(words);
+    }
+
+    /// @dev The digest of the `Mandate` a payer signs for `t` (its id derived from payer and
+    ///      salt, the payees as an EIP-712 array, the purpose as the hash of its string).
     function _mandateDigest(
         address verifier,
-        bytes32 mandateId,
-        address payer,
-        address token,
-        uint256 maxAmount,
-        uint8 interval,
+        IAllowanceStateMachine.MandateTerms memory t,
         uint256 nonce,
         uint256 deadline
     ) internal view returns (bytes32) {
-        return _digest(
-            verifier,
-            keccak256(
-                abi.encode(MANDATE_TYPEHASH, mandateId, payer, token, maxAmount, interval, nonce, deadline)
-            )
+        bytes memory head = abi.encode(
+            MANDATE_TYPEHASH,
+            _mandateIdOf(t.payer, t.salt),
+            t.payer,
+            t.token,
+            t.maxAmount,
+            uint8(t.interval),
+            _addressArrayHash(t.payees)
         );
+        return
+            _digest(
+                verifier, keccak256(bytes.concat(head, abi.encode(t.agent, t.purposeHash, nonce, deadline)))
+            );
     }
 
     function _pullDigest(

@@ -12,6 +12,14 @@ interface Vm {
         address emitter;
     }
 
+    struct Gas {
+        uint64 gasLimit;
+        uint64 gasTotalUsed;
+        uint64 gasMemoryUsed;
+        int64 gasRefunded;
+        uint64 gasRemaining;
+    }
+
     // Environment
     function warp(uint256 newTimestamp) external;
     function roll(uint256 newHeight) external;
@@ -26,9 +34,19 @@ interface Vm {
     function label(address account, string calldata newLabel) external;
     function assume(bool condition) external pure;
 
+    // Storage
+    function load(address target, bytes32 slot) external view returns (bytes32 data);
+    function store(address target, bytes32 slot, bytes32 value) external;
+    function record() external;
+    function accesses(address target)
+        external
+        returns (bytes32[] memory readSlots, bytes32[] memory writeSlots);
+
     // Keys and signatures
     function addr(uint256 privateKey) external pure returns (address keyAddr);
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
+    function signP256(uint256 privateKey, bytes32 digest) external pure returns (bytes32 r, bytes32 s);
+    function publicKeyP256(uint256 privateKey) external pure returns (uint256 publicKeyX, uint256 publicKeyY);
 
     // Expectations
     function expectRevert() external;
@@ -41,10 +59,12 @@ interface Vm {
         external;
     function recordLogs() external;
     function getRecordedLogs() external returns (Log[] memory logs);
+    function expectCall(address callee, bytes calldata data) external;
 
     // Gas
     function snapshotGasLastCall(string calldata name) external returns (uint256 gasUsed);
     function snapshotValue(string calldata name, uint256 value) external;
+    function lastCallGas() external view returns (Gas memory gas);
 
     // Assertions (revert with a readable message on failure)
     function assertTrue(bool condition) external pure;

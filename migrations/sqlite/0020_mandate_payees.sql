@@ -1,0 +1,1 @@
+../shared/0020_mandate_payees.sql
