@@ -857,3 +857,56 @@ async fn the_consent_page_tells_the_truth_about_calendar_epochs() -> anyhow::Res
     h.stop().await;
     Ok(())
 }
+
+/// The consent page shows, before anything is signed, who may be paid and which agent may
+/// pull — the terms the payer's signature binds on chain — and what the operator and owner
+/// keys can do; a mandate naming no payees shows the settlement wallet as its one payee.
+#[tokio::test]
+async fn the_consent_page_shows_payees_and_agent_before_signing() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    let merchant = dev_spare().address().to_checksum(None);
+    let agent = Address::from_slice(&alloy::primitives::keccak256("consent-page-agent")[12..])
+        .to_checksum(None);
+    let mut body = mandate_body(payer.address());
+    body["payees"] = json!([merchant]);
+    body["agent"] = json!(agent);
+    let m = h.post("/v1/mandates", body).await?;
+    assert_eq!(m.status, StatusCode::CREATED, "{}", m.body);
+    // The signed message carries them too.
+    let message = &m.body["authorization"]["typed_data"]["message"];
+    assert_eq!(message["payees"], json!([merchant]));
+    assert_eq!(message["agent"], json!(agent));
+    let page = h.page(&format!("/authorize/{}", m.str("id"))).await?;
+    assert!(page.text.contains("Paid to"), "{}", page.text);
+    assert!(
+        page.text
+            .contains(&format!("paid only to <code>{merchant}</code>")),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains(&agent), "{}", page.text);
+    assert!(
+        page.text.contains("two days after it is announced"),
+        "{}",
+        page.text
+    );
+
+    // No payees named: the settlement wallet, said to be one.
+    let m = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
+    let page = h.page(&format!("/authorize/{}", m.str("id"))).await?;
+    let settlement = h.settlement_deployment().treasury.to_checksum(None);
+    assert_eq!(m.body["payees"], json!([settlement]));
+    assert!(
+        page.text.contains(&format!(
+            "<code>{settlement}</code> (Openrail's settlement wallet, which pays the business)"
+        )),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains("Not named"), "{}", page.text);
+    h.stop().await;
+    Ok(())
+}

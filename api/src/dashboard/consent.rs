@@ -125,6 +125,28 @@ fn boundary(interval: &str) -> &'static str {
     }
 }
 
+/// The payees of a mandate as a payer reads them (HTML): each address, the account's
+/// settlement wallet (`settlement`) named as such.
+fn payees_html(payees: &[String], settlement: Option<&str>) -> String {
+    if payees.is_empty() {
+        return "Any address (a bank-account payer)".into();
+    }
+    let items: Vec<String> = payees
+        .iter()
+        .map(|p| {
+            if settlement.is_some_and(|s| s.eq_ignore_ascii_case(p)) {
+                format!(
+                    "<li><code>{}</code> (Openrail's settlement wallet, which pays the business)</li>",
+                    esc(p)
+                )
+            } else {
+                format!("<li><code>{}</code></li>", esc(p))
+            }
+        })
+        .collect();
+    format!("<ul class=\"payees\">{}</ul>", items.join(""))
+}
+
 /// Who asks, as a payer reads it (HTML): the account's business name, marked unverified
 /// until Openrail verified it, or a neutral phrase when it gave none. Never the account's
 /// sign-in email, nor its operator-given name.
@@ -198,10 +220,33 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
             let per = per(interval);
             let purpose = v["purpose"].as_str().map(plain);
             let payer = text(&v, &["payer_account_id"]);
+            let settlement = match &s {
+                Subject::Mandate(_, p) => crate::agentic::network(state, p)
+                    .ok()
+                    .map(|n| n.default_destination.to_checksum(None)),
+                Subject::Payment(..) => None,
+            };
+            let payees: Vec<String> = v["payees"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let payee_list = payees_html(&payees, settlement.as_deref());
+            let agent = v["agent"].as_str();
             let sentence = format!(
-                "{who} asks to take up to <strong>{amount} {per}</strong> from your wallet <code>{payer}</code>{purpose}, until you cancel.",
+                "{who} asks to take up to <strong>{amount} {per}</strong> from your wallet <code>{payer}</code>, \
+                 paid only to {to}{purpose}, until you cancel.",
                 amount = esc(&amount),
                 payer = esc(payer),
+                to = if payees.len() == 1 {
+                    format!("<code>{}</code>", esc(&payees[0]))
+                } else {
+                    format!("the {} addresses below", payees.len())
+                },
                 purpose = purpose
                     .as_deref()
                     .map(|p| format!(", for “{}”", esc(p)))
@@ -213,9 +258,24 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
                  again {boundary}, not {window} after a payment. So up to twice the ceiling ({amount} just before \
                  the boundary and {amount} again just after it) can be taken within a short time around a boundary.</dd>\
                  <dt>Currency</dt><dd>{currency} (a test stablecoin on testnet)</dd>\
-                 <dt>Purpose</dt><dd>{purpose} <span class=\"empty\">(written by the business; not checked by Openrail)</span></dd>\
+                 <dt>Paid to</dt><dd id=\"payees\">{payee_list} <span class=\"empty\">(part of what you sign: the contract refuses \
+                 to pay anyone else, whoever asks)</span></dd>\
+                 <dt>Agent</dt><dd id=\"agent\">{agent}</dd>\
+                 <dt>Purpose</dt><dd>{purpose} <span class=\"empty\">(written by the business and part of what you sign; \
+                 not checked by Openrail)</span></dd>\
                  <dt>From</dt><dd><code>{payer}</code></dd>\
-                 <dt>How long</dt><dd>Until you cancel it</dd>",
+                 <dt>How long</dt><dd>Until you cancel it</dd>\
+                 <dt>Who else can act</dt><dd id=\"keys\">Openrail's operator key sends the pulls: it can take at most the amount above, \
+                 and only to the addresses above. The contract's owner can pause payments and replace the operator, but a new \
+                 operator can act only two days after it is announced on chain, and is bound by the same terms.</dd>",
+                agent = match agent {
+                    Some(a) => format!(
+                        "Only keys held by the agent <code>{}</code> can pull: each pull needs its signature.",
+                        esc(a)
+                    ),
+                    None => "Not named: the business's keys may pull without an agent's signature."
+                        .into(),
+                },
                 amount = esc(&amount),
                 period = per.trim_start_matches("per "),
                 boundary = boundary(interval),
