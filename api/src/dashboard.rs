@@ -135,6 +135,10 @@ pub fn routes() -> Router<AppState> {
         .route("/dashboard/pulls", get(pages::pulls))
         .route("/dashboard/payments", get(pages::payments))
         .route(
+            "/dashboard/payments/{id}/cancel",
+            post(pages::cancel_payment),
+        )
+        .route(
             "/dashboard/bank-accounts",
             get(pages::bank_accounts).post(pages::create_bank_account),
         )
@@ -148,10 +152,57 @@ pub fn routes() -> Router<AppState> {
             get(pages::webhooks).post(pages::create_webhook),
         )
         .route("/dashboard/webhooks/{id}", get(pages::webhook_deliveries))
+        .route(
+            "/dashboard/settings",
+            get(pages::settings).post(pages::save_settings),
+        )
         .route("/authorize/{id}", get(consent::show).post(consent::submit))
         .route("/assets/dashboard.css", get(html::css))
         .route("/assets/dashboard.js", get(html::js))
         .route("/assets/consent.js", get(consent::js))
+        .layer(axum::middleware::from_fn(page_headers))
+}
+
+/// The `Content-Security-Policy` of every dashboard and consent page: scripts, styles and
+/// images only from this origin (the pages' scripts are `/assets/…` files; the consent
+/// page's data is a JSON block, which no policy executes), requests only to this origin
+/// (the consent page posts the signature back here), forms only to this origin, and no
+/// framing by anyone (`frame-ancestors 'none'`: a page that could be framed could be
+/// overlaid to make a payer sign what they do not see).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; \
+     frame-ancestors 'none'";
+
+/// Headers on every response of these routes: the policy above, `X-Frame-Options: DENY`
+/// (browsers without `frame-ancestors`) and `nosniff`; and a referrer policy. The consent
+/// page's (`/authorize/…`) is `no-referrer`: its link is a bearer link and must not leak to
+/// another site through `Referer`. The dashboard's is `same-origin`, which leaks nothing
+/// to another site either, but keeps the `Origin` of its own form posts: under
+/// `no-referrer` a browser sends `Origin: null` on a form post, which the CSRF check
+/// (rightly) refuses. (The consent page's post is a `fetch`, whose `Origin` is always
+/// sent.)
+async fn page_headers(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let consent = req.uri().path().starts_with("/authorize/");
+    let mut res = next.run(req).await;
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static(if consent {
+            "no-referrer"
+        } else {
+            "same-origin"
+        }),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    res
 }
 
 /// The status and JSON body of a `/v1` handler's answer, called in-process.

@@ -122,6 +122,15 @@ pub enum ApiError {
         /// When the allowance resets, RFC 3339 (for `allowance_exceeded`).
         resets_at: Option<String>,
     },
+    /// The object's state rules the request out (a payment past its payer's signature
+    /// canceled, a canceled payment authorized).
+    #[error("{detail}")]
+    Conflict {
+        /// Which conflict: its code.
+        code: Conflict,
+        /// Human explanation.
+        detail: String,
+    },
     /// The `Idempotency-Key` header is not 1 to 255 visible ASCII characters.
     #[error("Idempotency-Key must be 1 to 255 visible ASCII characters")]
     IdempotencyKeyInvalid,
@@ -178,6 +187,8 @@ pub const ERROR_CODES: &[&str] = &[
     "method_not_allowed",
     "session_key_ceiling_exceeds_mandate",
     "session_key_outside_mandate",
+    "payment_not_cancelable",
+    "payment_canceled",
     "idempotency_key_invalid",
     "idempotency_key_reused",
     "idempotency_in_progress",
@@ -187,6 +198,9 @@ pub const ERROR_CODES: &[&str] = &[
     "temporarily_unavailable",
     "internal_error",
 ];
+
+/// What a 409 conflict with an object's state is (defined with the services' errors).
+pub use openrail_engine::service::Conflict;
 
 /// On-chain and state rules that decline a request with 422: one enum for the chain's
 /// decline reasons, the stored `decline_code` and the HTTP `code` (defined in `store`).
@@ -342,6 +356,7 @@ impl ApiError {
                         param,
                     )
                 }
+                E::Conflict { code, .. } => (StatusCode::CONFLICT, code.as_str(), "Conflict", None),
                 E::IdempotencyKeyInvalid => (
                     StatusCode::BAD_REQUEST,
                     "idempotency_key_invalid",
@@ -510,6 +525,7 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
                 remaining: None,
                 resets_at: None,
             },
+            P::Conflict { code, detail } => ApiError::Conflict { code, detail },
             P::Store(e) => ApiError::Store(e),
             P::Chain(e) => ApiError::Chain(e),
             P::Internal(m) => ApiError::Internal(m),
@@ -572,6 +588,15 @@ mod tests {
         for e in all {
             let code = e.problem().code;
             assert!(ERROR_CODES.contains(&code), "{code} is not in ERROR_CODES");
+        }
+        for code in Conflict::ALL {
+            let e = ApiError::Conflict {
+                code: *code,
+                detail: s(),
+            };
+            assert_eq!(e.problem().code, code.as_str());
+            assert_eq!(e.problem().status, 409);
+            assert!(ERROR_CODES.contains(&code.as_str()), "{code:?}");
         }
         for reason in DeclineReason::ALL {
             let e = ApiError::Declined {

@@ -50,6 +50,8 @@ pub enum Op {
     GetPayment,
     /// `POST /v1/payments/{id}/authorize`
     AuthorizePayment,
+    /// `POST /v1/payments/{id}/cancel`
+    CancelPayment,
     /// `POST /v1/bank-accounts`
     CreateBankAccount,
     /// `GET /v1/bank-accounts/{id}`
@@ -172,6 +174,11 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/payments/{id}/authorize",
     },
     Route {
+        op: Op::CancelPayment,
+        method: "post",
+        path: "/v1/payments/{id}/cancel",
+    },
+    Route {
         op: Op::CreateBankAccount,
         method: "post",
         path: "/v1/bank-accounts",
@@ -274,6 +281,7 @@ impl Op {
             Op::ListPayments => get(payments::list_payments),
             Op::GetPayment => get(payments::get_payment),
             Op::AuthorizePayment => post(payments::authorize_payment),
+            Op::CancelPayment => post(payments::cancel_payment),
             Op::CreateBankAccount => post(bank::create_bank_account),
             Op::GetBankAccount => get(bank::get_bank_account),
             Op::ListEvents => get(events::list_events),
@@ -309,6 +317,7 @@ impl Op {
             Op::ListPayments => "listPayments",
             Op::GetPayment => "getPayment",
             Op::AuthorizePayment => "authorizePayment",
+            Op::CancelPayment => "cancelPayment",
             Op::CreateBankAccount => "createBankAccount",
             Op::GetBankAccount => "getBankAccount",
             Op::ListEvents => "listEvents",
@@ -354,7 +363,7 @@ impl Op {
                 .ok(200, name::<t::Mandate>)
                 .errors(R)
                 .path_id("man_"),
-            Op::CancelMandate => d("Cancel a mandate", "Cancels it on chain; its keys can no longer pull. Canceling a canceled mandate answers it as it is.")
+            Op::CancelMandate => d("Cancel a mandate", "Cancels it on chain; its keys can no longer pull. A mandate still waiting for its payer's signature (`requires_authorization`) is canceled at once (nothing is on chain), and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 422 `mandate_not_active`. Canceling a canceled mandate answers it as it is.")
                 .ok(200, name::<t::Mandate>)
                 .ok(202, name::<t::Mandate>)
                 .errors(W)
@@ -417,6 +426,7 @@ impl Op {
                 .links(&[
                     ("GetPayment", Op::GetPayment, LinkArg::Id),
                     ("AuthorizePayment", Op::AuthorizePayment, LinkArg::Id),
+                    ("CancelPayment", Op::CancelPayment, LinkArg::Id),
                 ]),
             Op::ListPayments => d("List payments", "Newest first.")
                 .ok(200, name::<t::PaymentList>)
@@ -426,13 +436,17 @@ impl Op {
                 .ok(200, name::<t::Payment>)
                 .errors(R)
                 .path_id("pay_"),
-            Op::AuthorizePayment => d("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is.")
+            Op::AuthorizePayment => d("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is; a canceled payment is 409 `payment_canceled` (its link was withdrawn).")
                 .body(name::<t::AuthorizationCreate>)
                 .ok(200, name::<t::Payment>)
                 .ok(202, name::<t::Payment>)
                 .errors(W)
                 .path_id("pay_")
                 .waits(),
+            Op::CancelPayment => d("Cancel a payment waiting for its payer", "Withdraws a wallet payment the payer has not signed yet (status `requires_authorization`): it becomes `canceled` (event `payment.canceled`), nothing moves, and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 409 `payment_canceled`. Canceling a canceled payment answers it as it is. A payment past that stage (`pending`, `processing`, `succeeded`, `failed`) is 409 `payment_not_cancelable`.")
+                .ok(200, name::<t::Payment>)
+                .errors(W)
+                .path_id("pay_"),
             Op::CreateBankAccount => d("Create a simulated bank account", "Testnet only (mainnet keys: 503 `mainnet_unavailable`). Choose how its transfers behave with `behavior`, and how long they stay pending with `delay_seconds`.")
                 .body(name::<t::BankAccountCreate>)
                 .ok(201, name::<t::BankAccount>)
@@ -674,7 +688,15 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
         401 => vec!["unauthenticated"],
         403 => vec!["forbidden"],
         404 => vec!["resource_missing"],
-        409 => vec!["idempotency_in_progress"],
+        409 => {
+            let mut c = vec!["idempotency_in_progress"];
+            match op {
+                Op::CancelPayment => c.push("payment_not_cancelable"),
+                Op::AuthorizePayment => c.push("payment_canceled"),
+                _ => {}
+            }
+            c
+        }
         413 => vec!["payload_too_large"],
         415 => vec!["unsupported_media_type"],
         422 => {
@@ -708,7 +730,15 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
         401 => "No valid credential",
         403 => "The credential may not do this (a session key's secret outside its key)",
         404 => "No such object for this account and mode (an id of another kind or mode too)",
-        409 => "A request with this Idempotency-Key is still running; retry later",
+        409 => match op {
+            Op::CancelPayment => {
+                "A request with this Idempotency-Key is still running (retry later), or the payment is past its payer's signature"
+            }
+            Op::AuthorizePayment => {
+                "A request with this Idempotency-Key is still running (retry later), or the payment was canceled"
+            }
+            _ => "A request with this Idempotency-Key is still running; retry later",
+        },
         413 => "The body is larger than 64 KiB",
         415 => "Send JSON with Content-Type: application/json",
         422 => {

@@ -6,7 +6,8 @@
 //! Statuses: `pending` → `processing` (transaction sent) → `succeeded` | `failed`. A payment
 //! from a wallet starts `requires_authorization`: the wallet signs its EIP-712 `Payment`
 //! (`POST /v1/payments/{id}/authorize`), and only then does it become `pending`; the router
-//! moves a wallet's tokens only as the wallet signed.
+//! moves a wallet's tokens only as the wallet signed. Until it signs, the developer may
+//! withdraw it (`POST /v1/payments/{id}/cancel` → `canceled`).
 
 use std::collections::HashMap;
 
@@ -145,6 +146,25 @@ pub async fn authorize_payment(
         StatusCode::ACCEPTED
     };
     Ok((status, axum::Json(render(&state, &payment).await?)).into_response())
+}
+
+/// `POST /v1/payments/{id}/cancel`: the developer withdraws a payment still waiting for
+/// its payer's signature (`requires_authorization` → `canceled`, with `payment.canceled`;
+/// nothing was sent, so there is nothing to wait for). Its consent link then says it was
+/// withdrawn and offers nothing to sign, and authorizing it is 409 `payment_canceled`.
+/// Canceling a canceled payment answers it as it is; one past that stage is 409
+/// `payment_not_cancelable`.
+pub async fn cancel_payment(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    _headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let id = id_of("payment", &id, PaymentId::parse)?;
+    payments::cancel(&state.store, p.scope(), &id, now_ms()).await?;
+    let payment = state.store.payment(p.scope(), &id).await?;
+    Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response())
 }
 
 /// Waits up to `wait` for the payment to succeed or fail (a refund it may owe follows

@@ -219,7 +219,7 @@ leaf_schema!(
     IntervalName = json!({
         "type": "string",
         "enum": openrail_store::Interval::ALL.iter().map(|i| i.as_str()).collect::<Vec<_>>(),
-        "description": "The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC",
+        "description": "The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC. The ceiling resets at the calendar boundary — `daily` at 00:00 UTC, `weekly` on Monday 00:00 UTC, `monthly` on the 1st at 00:00 UTC, `yearly` on 1 January 00:00 UTC — not a full period after the last pull, so up to twice `max_amount` can be taken within a short time around a boundary (the whole ceiling just before it and again just after).",
     })
 );
 
@@ -472,23 +472,76 @@ impl FromField for Vec<String> {
     }
 }
 
-/// Free text of at most 500 characters.
+/// Free text of at most 500 characters, with no control characters (C0, DEL, C1: NUL, BEL,
+/// line breaks, …) and no bidirectional formatting characters (embeddings, overrides,
+/// isolates and marks), which could make a text read otherwise than it is where it is
+/// shown (the hosted consent page, a wallet, the dashboard).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text(pub String);
 
 /// Longest free-text field, in characters.
 pub const MAX_TEXT: usize = 500;
 
+/// What free text may be: [`Text`]'s rule as a pattern (ECMAScript and Python read
+/// `\uXXXX`), for the document.
+pub const TEXT_PATTERN: &str =
+    "^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$";
+
+/// Whether `c` may not appear in free text: a control character (C0, DEL, C1), or a
+/// bidirectional formatting character (U+202A–U+202E embeddings and overrides,
+/// U+2066–U+2069 isolates, U+200E/U+200F and U+061C marks).
+pub fn refused_in_text(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+impl Text {
+    /// `t` as free text, or what is wrong with it (for a `parameter_invalid` detail).
+    pub fn check(t: &str) -> Result<(), String> {
+        if t.chars().count() > MAX_TEXT {
+            return Err(format!("is longer than {MAX_TEXT} characters"));
+        }
+        if let Some((i, c)) = t.chars().enumerate().find(|(_, c)| refused_in_text(*c)) {
+            let kind = if c.is_control() {
+                "a control character"
+            } else {
+                "a bidirectional formatting character"
+            };
+            return Err(format!(
+                "contains {kind} (U+{:04X} at character {}); send plain text without control or \
+                 bidirectional formatting characters",
+                u32::from(c),
+                i + 1
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl FromField for Option<Text> {
     fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
         match f.opt_string(name)? {
-            Some(t) if t.chars().count() > MAX_TEXT => {
-                Err(invalid(name, "is longer than 500 characters"))
-            }
-            other => Ok(other.map(Text)),
+            Some(t) => match Text::check(&t) {
+                Ok(()) => Ok(Some(Text(t))),
+                Err(detail) => Err(invalid(name, &detail)),
+            },
+            None => Ok(None),
         }
     }
 }
+
+leaf_schema!(
+    /// Free text in a request.
+    FreeText = json!({
+        "type": "string",
+        "maxLength": MAX_TEXT,
+        "pattern": TEXT_PATTERN,
+        "description": "Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field.",
+    })
+);
 
 /// A nonce: a whole number below 2^256, as a JSON integer or a decimal string; kept as
 /// canonical decimal text.
@@ -549,11 +602,11 @@ request_body!(
         /// The most that may be pulled per epoch, in major units.
         #[schema(value_type = AmountInput)]
         pub max_amount: AmountText,
-        /// The epoch.
+        /// The epoch: the ceiling resets at its calendar boundary (UTC), so up to twice `max_amount` can be taken around a boundary.
         #[schema(value_type = IntervalName)]
         pub interval: String,
-        /// Free text, up to 500 characters. A wallet payer signs it (it is in `authorization.typed_data`).
-        #[schema(value_type = Option<String>, max_length = 500)]
+        /// Free text, up to 500 characters, without control or bidirectional formatting characters. A wallet payer signs it (it is in `authorization.typed_data`).
+        #[schema(value_type = Option<FreeText>)]
         pub purpose: Option<Text>,
         /// Who may be paid: at most 20 distinct wallets, none of them the payer. A wallet payer signs them, and the chain refuses any session key that would pay anyone else. None named: the account's settlement wallet for a wallet payer; any destination for a bank-account payer.
         #[schema(value_type = Option<Vec<Address>>, max_items = 20)]
@@ -609,8 +662,8 @@ request_body!(
         /// The wallet paid, on the key's allow-list (which is among its mandate's payees); default: the key's only destination when it has one, else the account's settlement wallet (the chain's treasury).
         #[schema(value_type = Option<Address>)]
         pub destination: Option<String>,
-        /// Free text, up to 500 characters.
-        #[schema(value_type = Option<String>, max_length = 500)]
+        /// Free text, up to 500 characters, without control or bidirectional formatting characters.
+        #[schema(value_type = Option<FreeText>)]
         pub description: Option<Text>,
         /// Keys with a signer: the agent's EIP-712 signature of `DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)` (keyId = the key's `onchain.id`, amount in token units, 6 decimals).
         #[schema(value_type = Option<Signature>)]
@@ -721,8 +774,8 @@ request_body!(
         /// Event types, each once, or `["*"]` for every type.
         #[schema(value_type = Vec<EnabledEvent>, min_items = 1, max_items = 64)]
         pub enabled_events: Vec<String>,
-        /// Free text, up to 500 characters.
-        #[schema(value_type = Option<String>, max_length = 500)]
+        /// Free text, up to 500 characters, without control or bidirectional formatting characters.
+        #[schema(value_type = Option<FreeText>)]
         pub description: Option<Text>,
     }
 );
@@ -736,8 +789,8 @@ request_body!(
         /// New event types.
         #[schema(value_type = Option<Vec<EnabledEvent>>, min_items = 1, max_items = 64)]
         pub enabled_events: Option<Vec<String>>,
-        /// A new description (`null` clears it).
-        #[schema(value_type = Option<String>, max_length = 500)]
+        /// A new description (`null` clears it); free text as at creation.
+        #[schema(value_type = Option<FreeText>)]
         pub description: Option<Text>,
         /// `enabled` (clears the failure record) or `disabled`.
         #[schema(value_type = Option<EndpointStatus>)]
@@ -1462,6 +1515,45 @@ mod tests {
     fn regex_lite(pattern: &'static str) -> impl Fn(&str) -> bool {
         let re = regex::Regex::new(pattern).expect("pattern compiles");
         move |s: &str| re.is_match(s)
+    }
+
+    /// Free text refuses control and bidirectional formatting characters, and its
+    /// document pattern says the same.
+    #[test]
+    fn free_text_refuses_controls_and_bidi_formatting() {
+        let re = regex_lite(TEXT_PATTERN);
+        for (text, ok) in [
+            ("agent budget", true),
+            ("Café ünïcode — “quotes” 日本語 عربي", true),
+            ("", true),
+            ("nul\0here", false),
+            ("bell\u{7}", false),
+            ("tab\there", false),
+            ("line\nbreak", false),
+            ("del\u{7F}", false),
+            ("c1\u{85}", false),
+            ("c1\u{9F}", false),
+            ("Refund \u{202E}DSU 001 EVIECER", false),
+            ("lre\u{202A}", false),
+            ("lri\u{2066}x\u{2069}", false),
+            ("fsi\u{2068}", false),
+            ("lrm\u{200E}", false),
+            ("rlm\u{200F}", false),
+            ("alm\u{061C}", false),
+            ("zwj\u{200D} is fine", true),
+        ] {
+            assert_eq!(Text::check(text).is_ok(), ok, "check on {text:?}");
+            assert_eq!(re(text), ok, "pattern on {text:?}");
+        }
+        let long = "x".repeat(MAX_TEXT + 1);
+        assert!(Text::check(&long).is_err());
+        assert!(Text::check(&long[1..]).is_ok());
+        let mut f = fields(json!({"purpose": "to RECEIVE\u{202E} 100 USD"}));
+        let err = <Option<Text>>::from_field(&mut f, "purpose").unwrap_err();
+        assert!(
+            matches!(&err, ApiError::ParameterInvalid { param, detail } if param == "purpose" && detail.contains("U+202E")),
+            "{err:?}"
+        );
     }
 
     #[test]

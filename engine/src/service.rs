@@ -46,6 +46,14 @@ pub enum ServiceError {
         /// When it expired.
         deadline: i64,
     },
+    /// The object's state rules the request out (HTTP 409).
+    #[error("{detail}")]
+    Conflict {
+        /// Which conflict.
+        code: Conflict,
+        /// Said for a person.
+        detail: String,
+    },
     /// A session key's ceiling above its mandate's.
     #[error("the key's ceiling {key} exceeds the mandate's {mandate}")]
     KeyCeilingExceedsMandate {
@@ -72,6 +80,30 @@ pub enum ServiceError {
     /// A row the service wrote itself is unusable.
     #[error("{0}")]
     Internal(String),
+}
+
+/// A request the object's state rules out: one code each, the API's `code`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conflict {
+    /// A payment past its payer's signature (pending, processing or final) cannot be
+    /// canceled.
+    PaymentNotCancelable,
+    /// A canceled payment cannot be authorized: its link was withdrawn.
+    PaymentCanceled,
+}
+
+impl Conflict {
+    /// Every conflict.
+    pub const ALL: &'static [Conflict] =
+        &[Conflict::PaymentNotCancelable, Conflict::PaymentCanceled];
+
+    /// The API's `code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conflict::PaymentNotCancelable => "payment_not_cancelable",
+            Conflict::PaymentCanceled => "payment_canceled",
+        }
+    }
 }
 
 impl ServiceError {

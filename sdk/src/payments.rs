@@ -24,7 +24,8 @@ pub struct Party {
 pub struct Payment {
     /// `pay_…`.
     pub id: String,
-    /// `requires_authorization`, `pending`, `processing`, `succeeded` or `failed`.
+    /// `requires_authorization`, `pending`, `processing`, `succeeded`, `failed` or
+    /// `canceled`.
     pub status: String,
     /// Decimal major units.
     pub amount: String,
@@ -119,6 +120,20 @@ impl Payments<'_> {
             .post(
                 &format!("/v1/payments/{id}/authorize"),
                 &serde_json::json!({ "signature": signature }),
+                &RequestOptions::default(),
+            )
+            .await
+    }
+
+    /// Withdraws a payment still waiting for its payer's signature
+    /// (`requires_authorization`): it becomes `canceled` and its consent link offers
+    /// nothing to sign. A payment past that stage is [`Error::Api`] 409
+    /// `payment_not_cancelable`.
+    pub async fn cancel(&self, id: &str) -> Result<Payment, Error> {
+        self.0
+            .post(
+                &format!("/v1/payments/{id}/cancel"),
+                &serde_json::json!({}),
                 &RequestOptions::default(),
             )
             .await

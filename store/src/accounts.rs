@@ -12,8 +12,15 @@ use crate::ids::{AccountId, ApiKeyId, Mode, hash_secret, random_id};
 pub struct Account {
     /// `acct_…`
     pub id: AccountId,
-    /// Display name.
+    /// Display name (the operator's; for a dashboard sign-up, its email). Never shown to
+    /// payers: they see [`Account::business_name`].
     pub name: String,
+    /// The business name the account gave, shown to payers (on the consent page) as
+    /// unverified unless [`Account::business_verified`].
+    pub business_name: Option<String>,
+    /// Whether Openrail verified the business name (nothing does yet but
+    /// [`Store::set_business_verified`]).
+    pub business_verified: bool,
     /// Unix milliseconds.
     pub created_at: i64,
 }
@@ -62,6 +69,8 @@ impl Store {
         let account = Account {
             id: AccountId::new(),
             name: name.to_string(),
+            business_name: None,
+            business_verified: false,
             created_at: now,
         };
         sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
@@ -75,16 +84,61 @@ impl Store {
 
     /// An account by id.
     pub async fn account(&self, id: &AccountId) -> Result<Account, StoreError> {
-        let row = sqlx::query("SELECT id, name, created_at FROM accounts WHERE id = $1")
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(
+            "SELECT id, name, business_name, business_verified, created_at FROM accounts WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         Ok(Account {
             id: row.try_get("id")?,
             name: row.try_get("name")?,
+            business_name: row.try_get("business_name")?,
+            business_verified: row.try_get::<i64, _>("business_verified")? != 0,
             created_at: row.try_get("created_at")?,
         })
+    }
+
+    /// Sets (or, with `None`, clears) the business name of account `id`. A new name is
+    /// not verified, whatever the old one was.
+    pub async fn set_business_name(
+        &self,
+        id: &AccountId,
+        business_name: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query(
+            "UPDATE accounts SET business_name = $2, \
+             business_verified = CASE WHEN business_name = $2 THEN business_verified ELSE 0 END \
+             WHERE id = $1",
+        )
+        .bind(id)
+        .bind(business_name)
+        .execute(self.writer())
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Marks the business name of account `id` verified or not. No verification exists
+    /// yet: nothing in the service calls this; it is here for the operator's tools and
+    /// tests.
+    pub async fn set_business_verified(
+        &self,
+        id: &AccountId,
+        verified: bool,
+    ) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE accounts SET business_verified = $2 WHERE id = $1")
+            .bind(id)
+            .bind(i64::from(verified))
+            .execute(self.writer())
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
     }
 
     /// Creates an API key; returns its record and the secret, which is not stored.

@@ -41,16 +41,20 @@ pub enum SignUp {
 }
 
 impl Store {
-    /// Creates an account named after `email` with its dashboard user, in one transaction.
+    /// Creates an account named after `email`, with the business name it gave (if any;
+    /// unverified) and its dashboard user, in one transaction.
     pub async fn sign_up(
         &self,
         email: &str,
         password_hash: &str,
+        business_name: Option<&str>,
         now: i64,
     ) -> Result<SignUp, StoreError> {
         let account = Account {
             id: AccountId::new(),
             name: email.to_string(),
+            business_name: business_name.map(str::to_string),
+            business_verified: false,
             created_at: now,
         };
         let mut tx = self.write_tx().await?;
@@ -61,12 +65,15 @@ impl Store {
         if taken.is_some() {
             return Ok(SignUp::EmailTaken);
         }
-        sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
-            .bind(&account.id)
-            .bind(&account.name)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO accounts (id, name, business_name, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&account.id)
+        .bind(&account.name)
+        .bind(&account.business_name)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
         let inserted = sqlx::query(
             "INSERT INTO dashboard_users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)",
         )

@@ -78,6 +78,8 @@ string_enum!(
         PaymentSucceeded = "payment.succeeded",
         /// The payment failed (`failure_reason`).
         PaymentFailed = "payment.failed",
+        /// The developer withdrew the payment before its payer signed; nothing moved.
+        PaymentCanceled = "payment.canceled",
         /// A refund owed to the payment's source arrived.
         PaymentRefundSucceeded = "payment.refund_succeeded",
         /// A refund owed to the payment's source failed.
@@ -151,6 +153,7 @@ impl EventType {
             PaymentStatus::Processing => EventType::PaymentProcessing,
             PaymentStatus::Succeeded => EventType::PaymentSucceeded,
             PaymentStatus::Failed => EventType::PaymentFailed,
+            PaymentStatus::Canceled => EventType::PaymentCanceled,
         }
     }
 
@@ -198,6 +201,7 @@ impl EventType {
             | EventType::PaymentProcessing
             | EventType::PaymentSucceeded
             | EventType::PaymentFailed
+            | EventType::PaymentCanceled
             | EventType::PaymentRefundSucceeded
             | EventType::PaymentRefundFailed => ObjectKind::Payment,
             EventType::BankTransferCreated
@@ -630,7 +634,7 @@ mod tests {
 
     #[test]
     fn every_type_round_trips() {
-        assert_eq!(EventType::ALL.len(), 29);
+        assert_eq!(EventType::ALL.len(), 30);
         for t in EventType::ALL {
             assert_eq!(EventType::parse(t.as_str()), Some(*t));
         }

@@ -23,6 +23,9 @@ string_enum!(
         Succeeded = "succeeded",
         /// It did not; `failure_reason` says why.
         Failed = "failed",
+        /// Withdrawn by the developer while it waited for its payer's signature; nothing
+        /// moved, and its authorization can no longer be given.
+        Canceled = "canceled",
     }
 );
 
@@ -49,11 +52,12 @@ string_enum!(
 );
 
 impl Payment {
-    /// Whether nothing is left to do for it: succeeded, or failed owing no refund.
+    /// Whether nothing is left to do for it: succeeded, canceled, or failed owing no
+    /// refund.
     pub fn is_final(&self) -> bool {
         matches!(
             self.status,
-            PaymentStatus::Succeeded | PaymentStatus::Failed
+            PaymentStatus::Succeeded | PaymentStatus::Failed | PaymentStatus::Canceled
         ) && self.refund_status != Some(RefundStatus::Pending)
     }
 }
@@ -194,6 +198,33 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Withdraws a payment's request to sign at `now` (unix ms): `requires_authorization`
+    /// → `canceled` with its `payment.canceled` event, in one transaction; nothing was
+    /// queued or sent for it. Returns false (nothing changed) when it was no longer waiting
+    /// for its payer.
+    pub async fn cancel_unauthorized_payment(
+        &self,
+        id: &PaymentId,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let moved = sqlx::query(
+            "UPDATE payments SET status = 'canceled', updated_at = $2 \
+             WHERE id = $1 AND status = 'requires_authorization'",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if moved {
+            events::record(&mut tx, EventType::PaymentCanceled, id, now).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// Fails a processing payment whose source leg already succeeded, owing a refund to

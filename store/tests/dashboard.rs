@@ -8,7 +8,7 @@ use openrail_store::{AccountId, MandateId, Mode, SessionKeyId, Store, StoreError
 async fn dashboard(store: Store) {
     let now = 1_700_000_000_000;
     let openrail_store::dashboard::SignUp::Created(account) = store
-        .sign_up("a@example.com", "$argon2id$x", now)
+        .sign_up("a@example.com", "$argon2id$x", Some("Acme Ltd"), now)
         .await
         .unwrap()
     else {
@@ -16,7 +16,7 @@ async fn dashboard(store: Store) {
     };
     assert_eq!(
         store
-            .sign_up("a@example.com", "$argon2id$y", now)
+            .sign_up("a@example.com", "$argon2id$y", None, now)
             .await
             .unwrap(),
         openrail_store::dashboard::SignUp::EmailTaken
@@ -28,6 +28,39 @@ async fn dashboard(store: Store) {
         .unwrap();
     assert_eq!(user.account_id, account.id);
     assert_eq!(user.password_hash, "$argon2id$x");
+    // The business name, unverified; a new name is unverified again.
+    let a = store.account(&account.id).await.unwrap();
+    assert_eq!(
+        (a.business_name.as_deref(), a.business_verified),
+        (Some("Acme Ltd"), false)
+    );
+    store
+        .set_business_verified(&account.id, true)
+        .await
+        .unwrap();
+    store
+        .set_business_name(&account.id, Some("Acme Ltd"))
+        .await
+        .unwrap();
+    assert!(store.account(&account.id).await.unwrap().business_verified);
+    store
+        .set_business_name(&account.id, Some("Acme Refunds"))
+        .await
+        .unwrap();
+    let a = store.account(&account.id).await.unwrap();
+    assert_eq!(
+        (a.business_name.as_deref(), a.business_verified),
+        (Some("Acme Refunds"), false)
+    );
+    store.set_business_name(&account.id, None).await.unwrap();
+    assert_eq!(
+        store.account(&account.id).await.unwrap().business_name,
+        None
+    );
+    assert!(matches!(
+        store.set_business_name(&AccountId::new(), Some("x")).await,
+        Err(StoreError::NotFound)
+    ));
     assert!(
         store
             .dashboard_user("b@example.com")

@@ -3,7 +3,7 @@
 // data; the mandate becomes active. axe-core and screenshots on each state.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, DEV_KEY, PAYER, api, checkPage, launch, payer, signTypedData } from "./lib.mjs";
+import { BASE, DEV_KEY, PAYER, api, checkPage, cspViolations, launch, payer, signTypedData } from "./lib.mjs";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 
 let browser;
@@ -51,8 +51,14 @@ async function newMandate(purpose) {
 test("the consent page states the terms, the injected wallet signs, the mandate becomes active", async () => {
   const mandate = await newMandate("Coffee subscription");
   const { context, page, calls } = await pageWithWallet(payer);
-  await page.goto(`${BASE}/authorize/${mandate.id}`);
+  const refused = cspViolations(page);
+  const res = await page.goto(`${BASE}/authorize/${mandate.id}`);
+  assert.match(res.headers()["content-security-policy"], /frame-ancestors 'none'/);
+  assert.equal(res.headers()["x-frame-options"], "DENY");
+  assert.equal(res.headers()["referrer-policy"], "no-referrer");
   const terms = await page.locator("main").innerText();
+  assert.match(terms, /An unverified business \(no name given\) asks to take/);
+  assert.match(terms, /up to twice the ceiling/);
   assert.match(terms, /up to 25\.00 USD per week/);
   assert.match(terms, /Coffee subscription/);
   assert.match(terms, /until you cancel/i);
@@ -66,6 +72,7 @@ test("the consent page states the terms, the injected wallet signs, the mandate 
   await page.locator("#consent-result").getByText("active", { exact: true }).waitFor({ timeout: 30_000 });
   assert.deepEqual(calls, ["eth_requestAccounts", "eth_signTypedData_v4"]);
   await checkPage(page, "consent-authorized");
+  assert.deepEqual(refused, [], "the page's own scripts and styles run under its policy");
 
   const r = await api(DEV_KEY, "GET", `/v1/mandates/${mandate.id}`);
   assert.equal(r.body.status, "active");
@@ -122,4 +129,31 @@ test("a wallet that is not the payer cannot sign, and a bad signature is refused
 
   const missing = await fetch(`${BASE}/authorize/man_doesnotexist000000000000`);
   assert.equal(missing.status, 404);
+});
+
+test("another site cannot frame the consent page", async () => {
+  const mandate = await newMandate("Framed?");
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // A page of another origin (about:blank here) that frames the link.
+  await page.setContent(`<iframe id="f" src="${BASE}/authorize/${mandate.id}" width="800" height="600"></iframe>`);
+  await page.waitForTimeout(1500);
+  const frame = page.frames().find((f) => f.url().includes("/authorize/"));
+  const framedText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
+  assert.doesNotMatch(framedText, /Sign and authorize|asks to take/, "the page rendered inside another site's frame");
+  await context.close();
+});
+
+test("a withdrawn link says so and offers nothing to sign", async () => {
+  const mandate = await newMandate("Withdrawn soon");
+  const r = await api(DEV_KEY, "POST", `/v1/mandates/${mandate.id}/cancel`, {});
+  assert.equal(r.body.status, "canceled");
+  const { context, page } = await pageWithWallet(payer);
+  await page.goto(`${BASE}/authorize/${mandate.id}`);
+  assert.match(await page.locator("main").innerText(), /withdrawn by the business/);
+  assert.equal(await page.getByRole("button", { name: "Sign and authorize" }).count(), 0);
+  assert.equal(await page.getByRole("button", { name: "Connect wallet" }).count(), 0);
+  assert.equal(await page.locator("#consent-data").count(), 0);
+  await checkPage(page, "consent-withdrawn");
+  await context.close();
 });

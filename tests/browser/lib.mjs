@@ -38,7 +38,9 @@ export async function launch() {
 
 /** axe-core's serious and critical violations on the page as it is now: none allowed. */
 export async function assertAccessible(page, name) {
-  await page.addScriptTag({ content: AXE });
+  // Evaluated, not added as a <script>: the pages' Content-Security-Policy refuses inline
+  // scripts (as it should), and evaluation from the test is not a page script.
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
   const result = await page.evaluate(async () => await window.axe.run(document));
   const bad = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
@@ -47,6 +49,15 @@ export async function assertAccessible(page, name) {
     `axe-core on ${name}`,
   );
   assert.ok(result.passes.length > 10, `axe-core ran its checks on ${name}`);
+}
+
+/** Collects what the page's Content-Security-Policy refused (console reports), to assert none. */
+export function cspViolations(page) {
+  const seen = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+  return seen;
 }
 
 /** Screenshots of the page at desktop (1280) and phone (390) width, full length. */

@@ -660,6 +660,69 @@ impl Harness {
         self.call(Method::DELETE, path, None, None, &[]).await
     }
 
+    /// `GET` a browser page (the dashboard, a consent link) with no credential: its
+    /// status, headers and HTML.
+    pub async fn page(&self, path: &str) -> anyhow::Result<Page> {
+        let res = browser_client()?
+            .get(format!("{}{path}", self.server().base_url))
+            .send()
+            .await?;
+        Page::read(res).await
+    }
+
+    /// Signs up in the dashboard as a browser does (the sign-up form's CSRF cookie and
+    /// field), with `business_name` when given; returns the signed-in session.
+    pub async fn dashboard_sign_up(
+        &self,
+        email: &str,
+        business_name: Option<&str>,
+    ) -> anyhow::Result<DashboardSession> {
+        let base = self.server().base_url.clone();
+        let http = browser_client()?;
+        let form = http.get(format!("{base}/signup")).send().await?;
+        let csrf = set_cookie(form.headers(), "openrail_csrf").context("no CSRF cookie")?;
+        let mut fields = vec![
+            ("csrf", csrf.as_str()),
+            ("email", email),
+            ("password", "correct horse battery"),
+        ];
+        if let Some(b) = business_name {
+            fields.push(("business_name", b));
+        }
+        let res = http
+            .post(format!("{base}/signup"))
+            .header("cookie", format!("openrail_csrf={csrf}"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form_body(&fields))
+            .send()
+            .await?;
+        anyhow::ensure!(
+            res.status() == StatusCode::SEE_OTHER,
+            "sign-up answered {}",
+            res.status()
+        );
+        let session = set_cookie(res.headers(), "openrail_session").context("no session")?;
+        let user = self
+            .server()
+            .store
+            .dashboard_user(email)
+            .await?
+            .context("no user")?;
+        let mut s = DashboardSession {
+            base,
+            http,
+            cookie: format!("openrail_session={session}"),
+            csrf: String::new(),
+            account_id: user.account_id,
+        };
+        let settings = s.get("/dashboard/settings").await?;
+        s.csrf = regex::Regex::new(r#"name="csrf" value="([^"]+)""#)?
+            .captures(&settings.text)
+            .context("no CSRF field")?[1]
+            .to_string();
+        Ok(s)
+    }
+
     /// Stops the server and both chains.
     pub async fn stop(self) {
         if let Some(s) = self.server {
@@ -667,6 +730,113 @@ impl Harness {
         }
         self.devnet.stop().await;
     }
+}
+
+/// A browser page as served: status, headers and HTML.
+pub struct Page {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Response headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// The HTML.
+    pub text: String,
+}
+
+impl Page {
+    async fn read(res: reqwest::Response) -> anyhow::Result<Self> {
+        Ok(Self {
+            status: res.status(),
+            headers: res.headers().clone(),
+            text: res.text().await?,
+        })
+    }
+
+    /// A header's value (`""` when absent).
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+}
+
+/// A signed-in dashboard session (see [`Harness::dashboard_sign_up`]).
+pub struct DashboardSession {
+    base: String,
+    http: reqwest::Client,
+    cookie: String,
+    /// The session's CSRF token, which every form sends.
+    pub csrf: String,
+    /// The account signed in to.
+    pub account_id: openrail_store::AccountId,
+}
+
+impl DashboardSession {
+    /// `GET` a dashboard page as this session.
+    pub async fn get(&self, path: &str) -> anyhow::Result<Page> {
+        let res = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("cookie", &self.cookie)
+            .send()
+            .await?;
+        Page::read(res).await
+    }
+
+    /// `POST` a dashboard form (with the session's CSRF token) as this session; redirects
+    /// are not followed.
+    pub async fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> anyhow::Result<Page> {
+        let mut all = vec![("csrf", self.csrf.as_str())];
+        all.extend_from_slice(fields);
+        let res = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("cookie", &self.cookie)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form_body(&all))
+            .send()
+            .await?;
+        Page::read(res).await
+    }
+}
+
+/// A client as a browser page uses it: no credential, redirects not followed.
+fn browser_client() -> anyhow::Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?)
+}
+
+/// The value of cookie `name` a response sets.
+fn set_cookie(headers: &reqwest::header::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|v| {
+            let (k, rest) = v.split_once('=')?;
+            (k == name).then(|| rest.split(';').next().unwrap_or("").to_string())
+        })
+}
+
+/// `application/x-www-form-urlencoded` of `fields`.
+fn form_body(fields: &[(&str, &str)]) -> String {
+    let enc = |s: &str| {
+        s.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect::<String>()
+    };
+    fields
+        .iter()
+        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// `major` whole units of a test stablecoin, in smallest units.

@@ -979,3 +979,404 @@ async fn a_passkey_wallet_signs_a_mandate_and_a_payment() -> anyhow::Result<()> 
     h.stop().await;
     Ok(())
 }
+
+/// A wallet payment of `amount` from `payer`'s wallet, waiting for its signature.
+async fn wallet_payment(h: &Harness, payer: Address, amount: &str) -> anyhow::Result<Value> {
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": amount, "currency": "USD",
+                   "source": {"type": "wallet", "id": payer.to_string()},
+                   "destination": {"type": "wallet", "address": dev_spare().address().to_string()}}),
+        )
+        .await?;
+    anyhow::ensure!(r.status == StatusCode::CREATED, "{}", r.body);
+    Ok(r.body)
+}
+
+/// What a consent page offers to sign: the wallet buttons and the typed data.
+fn offers_to_sign(html: &str) -> bool {
+    html.contains("id=\"sign\"")
+        || html.contains("Sign and authorize")
+        || html.contains("consent-data")
+        || html.contains("primaryType")
+        || html.contains("/assets/consent.js")
+}
+
+/// The attack of issue 24: an account signed up as `refunds@yourbank.example` (never
+/// verified). Its consent pages name its business name marked unverified (or a neutral
+/// phrase when it gave none), never the sign-in email.
+#[tokio::test]
+async fn the_consent_page_names_the_business_unverified_never_the_email() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    let email = "refunds@yourbank.example";
+    let dash = h.dashboard_sign_up(email, None).await?;
+    let store = &h.server().store;
+    let (_, secret) = store
+        .create_api_key(&dash.account_id, openrail_store::Mode::Testnet, 0)
+        .await?;
+    let created = h
+        .call(
+            reqwest::Method::POST,
+            "/v1/mandates",
+            Some(
+                &json!({"payer_account_id": payer.address().to_string(), "max_amount": "100",
+                         "currency": "USD", "interval": "weekly",
+                         "purpose": "Refund of your overcharge: sign to RECEIVE 100 USD"}),
+            ),
+            Some(&secret),
+            &[],
+        )
+        .await?;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let link = format!("/authorize/{}", created.str("id"));
+
+    // No business name: a neutral phrase, never the email.
+    let page = h.page(&link).await?;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        !page.text.contains(email),
+        "the email is shown:\n{}",
+        page.text
+    );
+    assert!(!page.text.contains("yourbank"), "{}", page.text);
+    assert!(
+        page.text
+            .contains("An unverified business (no name given)</strong> asks to take up to"),
+        "{}",
+        page.text
+    );
+
+    // The name set in the dashboard's settings: shown, marked unverified.
+    let saved = dash
+        .post_form(
+            "/dashboard/settings",
+            &[("business_name", "Acme Refunds Ltd")],
+        )
+        .await?;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.text);
+    let settings = dash.get("/dashboard/settings").await?;
+    assert!(
+        settings.text.contains("value=\"Acme Refunds Ltd\""),
+        "{}",
+        settings.text
+    );
+    let page = h.page(&link).await?;
+    assert!(!page.text.contains(email), "{}", page.text);
+    assert!(
+        page.text.contains(
+            "<strong class=\"who\">Acme Refunds Ltd</strong> <span class=\"unverified\">(unverified business name)</span> asks to take up to"
+        ),
+        "{}",
+        page.text
+    );
+    // An email as a business name, or a text-direction trick, is refused by the form.
+    for bad in [email, "Acme\u{202E}dtL"] {
+        let r = dash
+            .post_form("/dashboard/settings", &[("business_name", bad)])
+            .await?;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad:?}");
+    }
+    assert_eq!(
+        store
+            .account(&dash.account_id)
+            .await?
+            .business_name
+            .as_deref(),
+        Some("Acme Refunds Ltd")
+    );
+    // Only the store marks a name verified (no verification exists yet).
+    store.set_business_verified(&dash.account_id, true).await?;
+    let page = h.page(&link).await?;
+    assert!(
+        page.text.contains("(business name verified by Openrail)"),
+        "{}",
+        page.text
+    );
+    assert!(
+        !page.text.contains("(unverified business name)"),
+        "{}",
+        page.text
+    );
+
+    // A business name given at sign-up is the one payers read, unverified.
+    let other = h
+        .dashboard_sign_up("billing@shop.example", Some("Corner Shop"))
+        .await?;
+    let account = store.account(&other.account_id).await?;
+    assert_eq!(
+        (account.business_name.as_deref(), account.business_verified),
+        (Some("Corner Shop"), false)
+    );
+    h.stop().await;
+    Ok(())
+}
+
+/// A purpose (or any free text) with control or bidirectional formatting characters is
+/// refused at the body, naming the field; nothing is created.
+#[tokio::test]
+async fn purpose_refuses_control_and_bidi_characters() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    for purpose in [
+        "nul \u{0} here",
+        "bell \u{7}",
+        "Refund of your overcharge \u{202E}DSU 001 EVIECER",
+        "isolate \u{2066}x\u{2069}",
+        "mark \u{200F}",
+        "arabic mark \u{061C}",
+        "c1 \u{85}",
+    ] {
+        let mut body = mandate_body(payer.address());
+        body["purpose"] = json!(purpose);
+        let r = h.post("/v1/mandates", body).await?;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{purpose:?}: {}", r.body);
+        assert_eq!(
+            (r.code(), r.body["param"].as_str()),
+            ("parameter_invalid", Some("purpose")),
+            "{purpose:?}"
+        );
+    }
+    assert_eq!(
+        h.get("/v1/mandates").await?.body["data"],
+        json!([]),
+        "nothing created"
+    );
+    let mut body = mandate_body(payer.address());
+    body["purpose"] = json!("Café budget — “agent” 日本語");
+    let r = h.post("/v1/mandates", body).await?;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    h.stop().await;
+    Ok(())
+}
+
+/// The consent page and the dashboard's pages cannot be framed by another origin and load
+/// scripts only from this origin; the consent page sends no `Referer` (its link is a bearer
+/// link), the dashboard's pages none to another site (`same-origin`: their form posts keep
+/// their `Origin`, which the CSRF check needs).
+#[tokio::test]
+async fn pages_cannot_be_framed_and_send_no_referrer() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    let created = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
+    let payment = wallet_payment(&h, payer.address(), "3").await?;
+    let dash = h.dashboard_sign_up("dev@example.com", Some("Acme")).await?;
+    let consent = vec![
+        h.page(&format!("/authorize/{}", created.str("id"))).await?,
+        h.page(&format!("/authorize/{}", payment["id"].as_str().unwrap()))
+            .await?,
+        h.page("/authorize/man_unknown").await?,
+    ];
+    let mut dashboard = vec![h.page("/login").await?, h.page("/signup").await?];
+    for path in ["/dashboard", "/dashboard/mandates", "/dashboard/settings"] {
+        dashboard.push(dash.get(path).await?);
+    }
+    for p in &consent {
+        assert_eq!(p.header("referrer-policy"), "no-referrer");
+    }
+    for p in &dashboard {
+        assert_eq!(p.header("referrer-policy"), "same-origin");
+    }
+    let pages: Vec<_> = consent.iter().chain(&dashboard).collect();
+    for p in &pages {
+        let csp = p.header("content-security-policy");
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert!(csp.contains("script-src 'self'"), "{csp}");
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(p.header("x-frame-options"), "DENY");
+        // What the policy forbids is not used: no inline script or style.
+        assert!(!p.text.contains("style=\""), "{}", p.text);
+        for script in p.text.match_indices("<script") {
+            let tag = &p.text[script.0..p.text[script.0..].find('>').unwrap() + script.0];
+            assert!(
+                tag.contains("src=\"/assets/") || tag.contains("type=\"application/json\""),
+                "inline script: {tag}"
+            );
+        }
+    }
+    assert!(offers_to_sign(&pages[0].text), "{}", pages[0].text);
+    h.stop().await;
+    Ok(())
+}
+
+/// A link past its authorization's deadline says so and offers nothing to sign: no
+/// button, no typed data, no script.
+#[tokio::test]
+async fn an_expired_link_says_so_and_offers_nothing_to_sign() -> anyhow::Result<()> {
+    let h = Harness::start_with(openrail_api::ApiConfig {
+        authorization_ttl: std::time::Duration::from_secs(1),
+        ..Default::default()
+    })
+    .await?;
+    let payer = dev_demo_payer();
+    let mandate = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
+    let payment = wallet_payment(&h, payer.address(), "2").await?;
+    let links = [
+        format!("/authorize/{}", mandate.str("id")),
+        format!("/authorize/{}", payment["id"].as_str().unwrap()),
+    ];
+    for link in &links {
+        let page = h.page(link).await?;
+        assert!(offers_to_sign(&page.text), "{}", page.text);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    for link in &links {
+        let page = h.page(link).await?;
+        assert_eq!(page.status, StatusCode::OK);
+        assert!(page.text.contains("This link has expired"), "{}", page.text);
+        assert!(!offers_to_sign(&page.text), "{}", page.text);
+        assert!(!page.text.contains("asks to take"), "{}", page.text);
+        assert!(!page.text.contains("asks you to pay"), "{}", page.text);
+    }
+    h.stop().await;
+    Ok(())
+}
+
+/// A mandate or a payment the developer withdrew before its payer signed: its link says
+/// so and offers nothing to sign, and a signature posted to it is refused.
+#[tokio::test]
+async fn a_withdrawn_link_says_so_and_refuses_a_signature() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 100).await?;
+    let mandate = h
+        .post("/v1/mandates", mandate_body(payer.address()))
+        .await?;
+    let payment = wallet_payment(&h, payer.address(), "4").await?;
+    let mid = mandate.str("id").to_string();
+    let pid = payment["id"].as_str().unwrap().to_string();
+
+    let r = h
+        .post(&format!("/v1/mandates/{mid}/cancel"), json!({}))
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
+    let r = h
+        .post(&format!("/v1/payments/{pid}/cancel"), json!({}))
+        .await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
+
+    let nonce_before = h.operator_nonce().await?;
+    let base = h.server().base_url.clone();
+    for (id, created, code, status) in [
+        (
+            &mid,
+            &mandate.body,
+            "mandate_not_active",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (&pid, &payment, "payment_canceled", StatusCode::CONFLICT),
+    ] {
+        let page = h.page(&format!("/authorize/{id}")).await?;
+        assert!(page.text.contains("was withdrawn"), "{}", page.text);
+        assert!(!offers_to_sign(&page.text), "{}", page.text);
+        // The payer's own signature, posted as the page would: refused.
+        let signature = Harness::sign_authorization(created, &payer)?;
+        let r = reqwest::Client::new()
+            .post(format!("{base}/authorize/{id}"))
+            .header("content-type", "application/json")
+            .body(json!({ "signature": signature }).to_string())
+            .send()
+            .await?;
+        assert_eq!(r.status(), status, "{id}");
+        let body: Value = r.json().await?;
+        assert_eq!(body["code"], code, "{body}");
+    }
+    assert_eq!(h.operator_nonce().await?, nonce_before, "nothing was sent");
+    h.stop().await;
+    Ok(())
+}
+
+/// The page states that the ceiling resets at the calendar boundary, so up to twice it
+/// can be taken around one.
+#[tokio::test]
+async fn the_consent_page_tells_the_truth_about_calendar_epochs() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    for (interval, boundary) in [
+        ("daily", "every day at 00:00 UTC"),
+        ("weekly", "every Monday at 00:00 UTC"),
+        ("monthly", "on the 1st of every month at 00:00 UTC"),
+        ("yearly", "every 1 January at 00:00 UTC"),
+    ] {
+        let mut body = mandate_body(payer.address());
+        body["interval"] = json!(interval);
+        let m = h.post("/v1/mandates", body).await?;
+        let page = h.page(&format!("/authorize/{}", m.str("id"))).await?;
+        assert!(page.text.contains(boundary), "{interval}: {}", page.text);
+        assert!(
+            page.text.contains("up to twice the ceiling"),
+            "{interval}: {}",
+            page.text
+        );
+    }
+    h.stop().await;
+    Ok(())
+}
+
+/// The consent page shows, before anything is signed, who may be paid and which agent may
+/// pull — the terms the payer's signature binds on chain — and what the operator and owner
+/// keys can do; a mandate naming no payees shows the settlement wallet as its one payee.
+#[tokio::test]
+async fn the_consent_page_shows_payees_and_agent_before_signing() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    let merchant = dev_spare().address().to_checksum(None);
+    let agent = Address::from_slice(&alloy::primitives::keccak256("consent-page-agent")[12..])
+        .to_checksum(None);
+    let mut body = mandate_body(payer.address());
+    body["payees"] = json!([merchant]);
+    body["agent"] = json!(agent);
+    let m = h.post("/v1/mandates", body).await?;
+    assert_eq!(m.status, StatusCode::CREATED, "{}", m.body);
+    // The signed message carries them too.
+    let message = &m.body["authorization"]["typed_data"]["message"];
+    assert_eq!(message["payees"], json!([merchant]));
+    assert_eq!(message["agent"], json!(agent));
+    let page = h.page(&format!("/authorize/{}", m.str("id"))).await?;
+    assert!(page.text.contains("Paid to"), "{}", page.text);
+    assert!(
+        page.text
+            .contains(&format!("paid only to <code>{merchant}</code>")),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains(&agent), "{}", page.text);
+    assert!(
+        page.text.contains("two days after it is announced"),
+        "{}",
+        page.text
+    );
+
+    // No payees named: the settlement wallet, said to be one.
+    let mut body = mandate_body(payer.address());
+    body.as_object_mut().expect("an object").remove("payees");
+    let m = h.post("/v1/mandates", body).await?;
+    let page = h.page(&format!("/authorize/{}", m.str("id"))).await?;
+    let settlement = h.settlement_deployment().treasury.to_checksum(None);
+    assert_eq!(m.body["payees"], json!([settlement]));
+    assert!(
+        page.text.contains(&format!(
+            "<code>{settlement}</code> (Openrail's settlement wallet, which pays the business)"
+        )),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains("Not named"), "{}", page.text);
+    h.stop().await;
+    Ok(())
+}

@@ -491,3 +491,112 @@ async fn bank_funded_pulls_debit_the_bank_once() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+/// The developer withdraws a payment still waiting for its payer's signature: it is
+/// `canceled` with its `payment.canceled` event, nothing moves, the payer's signature is
+/// refused afterwards, and a payment past that stage cannot be canceled.
+#[tokio::test]
+async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()> {
+    let h = Harness::start().await?;
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 100).await?;
+    let (from, to) = (payer.address(), dev_spare().address());
+    let body = json!({"amount": "7", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()},
+                      "destination": {"type": "wallet", "address": to.to_string()}});
+    let created = h.post("/v1/payments", body.clone()).await?;
+    assert_eq!(
+        created.str("status"),
+        "requires_authorization",
+        "{}",
+        created.body
+    );
+    let id = created.str("id").to_string();
+    let before = h.balance("USD", from).await?;
+
+    // Canceled, with an idempotency key like any POST: the same answer again.
+    let cancel = |key: &'static str| {
+        let path = format!("/v1/payments/{id}/cancel");
+        let h = &h;
+        async move {
+            h.call(
+                reqwest::Method::POST,
+                &path,
+                None,
+                None,
+                &[("idempotency-key", key)],
+            )
+            .await
+        }
+    };
+    let r = cancel("cancel-1").await?;
+    assert_eq!(
+        (r.status, r.str("status")),
+        (StatusCode::OK, "canceled"),
+        "{}",
+        r.body
+    );
+    let replay = cancel("cancel-1").await?;
+    assert_eq!(replay.body, r.body);
+    // Canceling a canceled payment answers it as it is.
+    let again = cancel("cancel-2").await?;
+    assert_eq!(
+        (again.status, again.str("status")),
+        (StatusCode::OK, "canceled")
+    );
+    assert_eq!(
+        h.get(&format!("/v1/payments/{id}")).await?.str("status"),
+        "canceled"
+    );
+    let events = h.get(&format!("/v1/events?object_id={id}")).await?;
+    let types: Vec<&str> = events.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "payment.canceled",
+            "payment.requires_authorization",
+            "payment.created"
+        ],
+        "exactly its state path, newest first"
+    );
+    let canceled_event = &events.body["data"][0];
+    assert_eq!(canceled_event["data"]["object"]["status"], "canceled");
+
+    // The payer's signature is refused now, and nothing moves.
+    let r = h.authorize("/v1/payments", &created.body, &payer).await?;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert_eq!(r.code(), "payment_canceled");
+    assert_eq!(h.balance("USD", from).await?, before);
+
+    // A payment past its payer's signature: 409 payment_not_cancelable, unchanged.
+    let paid = h.post_authorized("/v1/payments", body).await?;
+    assert_eq!(paid.str("status"), "succeeded", "{}", paid.body);
+    let r = h
+        .post(
+            &format!("/v1/payments/{}/cancel", paid.str("id")),
+            json!({}),
+        )
+        .await?;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert_eq!(r.code(), "payment_not_cancelable");
+    assert_eq!(
+        h.get(&format!("/v1/payments/{}", paid.str("id")))
+            .await?
+            .str("status"),
+        "succeeded"
+    );
+    // Unknown and foreign ids.
+    let r = h.post("/v1/payments/pay_nope/cancel", json!({})).await?;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::NOT_FOUND, "resource_missing")
+    );
+    let r = h.post("/v1/payments/man_nope/cancel", json!({})).await?;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    h.stop().await;
+    Ok(())
+}

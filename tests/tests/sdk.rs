@@ -290,6 +290,25 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
         .await?;
     assert_eq!(done.status, "succeeded", "{done:?}");
     assert_eq!(h.balance("USD", payee).await?, U256::from(12_500_000u64));
+    // Past its payer's signature, it cannot be withdrawn.
+    let err = c.payments().cancel(&payment.id).await.unwrap_err();
+    assert_eq!(err.code(), Some("payment_not_cancelable"), "{err:?}");
+    // One still waiting for its payer is withdrawn.
+    let waiting = c
+        .payments()
+        .create(&CreatePayment {
+            amount: "1".into(),
+            currency: "USD".into(),
+            source: Source::Wallet {
+                id: payer.address().to_string(),
+            },
+            destination: Destination::Wallet {
+                address: payee.to_string(),
+            },
+        })
+        .await?;
+    let canceled = c.payments().cancel(&waiting.id).await?;
+    assert_eq!(canceled.status, "canceled", "{canceled:?}");
 
     // Events of that payment, through the pager.
     let events = c

@@ -168,6 +168,36 @@ fn plausible_email(s: &str) -> bool {
         && !s.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
+/// Longest business name, in characters.
+pub const MAX_BUSINESS_NAME_CHARS: usize = 100;
+
+/// The business name a form gave: trimmed, `None` when empty; refused (with what to fix)
+/// when longer than [`MAX_BUSINESS_NAME_CHARS`], when it holds a control or bidirectional
+/// formatting character (the API's free-text rule), or when it looks like an email
+/// address (payers are told who asks by name, never by an address that may pass for
+/// someone else's).
+pub fn business_name_of(raw: &str) -> Result<Option<String>, String> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if name.chars().count() > MAX_BUSINESS_NAME_CHARS {
+        return Err(format!(
+            "Keep the business name to {MAX_BUSINESS_NAME_CHARS} characters."
+        ));
+    }
+    if crate::types::Text::check(name).is_err() {
+        return Err(
+            "Write the business name as plain text, without control or text-direction characters."
+                .into(),
+        );
+    }
+    if name.contains('@') {
+        return Err("Enter the business's name, not an email address.".into());
+    }
+    Ok(Some(name.to_string()))
+}
+
 /// An argon2id hash of `password` (PHC string), computed off the runtime.
 pub async fn hash_password(password: String) -> Result<String, DashError> {
     tokio::task::spawn_blocking(move || {
@@ -214,6 +244,7 @@ fn form_page(
     status: StatusCode,
     signup: bool,
     email: &str,
+    business_name: &str,
     error: Option<&str>,
 ) -> Response {
     let token = cookie(headers, CSRF_COOKIE)
@@ -257,12 +288,25 @@ fn form_page(
     } else {
         ""
     };
+    let business = if signup {
+        format!(
+            "<div><label for=\"business_name\">Business name <span class=\"empty\">(optional)</span></label>\
+             <input id=\"business_name\" name=\"business_name\" type=\"text\" autocomplete=\"organization\" \
+             maxlength=\"{MAX_BUSINESS_NAME_CHARS}\" aria-describedby=\"bn-hint\" value=\"{value}\">\
+             <p id=\"bn-hint\" class=\"lead\">Shown to payers on the page where they authorize your \
+             mandates and payments, marked as unverified. Your email is never shown to them. You can \
+             change it later in Settings.</p></div>",
+            value = esc(business_name),
+        )
+    } else {
+        String::new()
+    };
     let body = format!(
         r#"<div class="card"><h1>{title}</h1><p class="lead">{lead}</p>{error}
 <form class="stack" method="post" action="{action}">{csrf}
 <div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="{email}"></div>
 <div><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="{autocomplete}" required{described}>{hint}</div>
-<div><button type="submit">{button}</button></div>
+{business}<div><button type="submit">{button}</button></div>
 </form><p>{other}</p></div>"#,
         csrf = csrf_field(&token),
         email = esc(email),
@@ -277,12 +321,12 @@ fn form_page(
 
 /// `GET /signup`
 pub async fn signup_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    form_page(&state, &headers, StatusCode::OK, true, "", None)
+    form_page(&state, &headers, StatusCode::OK, true, "", "", None)
 }
 
 /// `GET /login`
 pub async fn login_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    form_page(&state, &headers, StatusCode::OK, false, "", None)
+    form_page(&state, &headers, StatusCode::OK, false, "", "", None)
 }
 
 /// Starts a session of `account_id` and sends the browser to the dashboard.
@@ -339,6 +383,7 @@ pub async fn signup(
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
     let (email, password) = credentials(&headers, &form)?;
+    let business_raw = form.get("business_name").map(String::as_str).unwrap_or("");
     let refuse = |msg: &str| {
         Ok(form_page(
             &state,
@@ -346,6 +391,7 @@ pub async fn signup(
             StatusCode::UNPROCESSABLE_ENTITY,
             true,
             &email,
+            business_raw,
             Some(msg),
         ))
     };
@@ -357,8 +403,16 @@ pub async fn signup(
             "Choose a password of at least {MIN_PASSWORD_CHARS} characters."
         ));
     }
+    let business_name = match business_name_of(business_raw) {
+        Ok(b) => b,
+        Err(msg) => return refuse(&msg),
+    };
     let hash = hash_password(password).await?;
-    match state.store.sign_up(&email, &hash, now_ms()).await? {
+    match state
+        .store
+        .sign_up(&email, &hash, business_name.as_deref(), now_ms())
+        .await?
+    {
         SignUp::Created(account) => start_session(&state, &headers, &account.id).await,
         SignUp::EmailTaken => refuse("That email already has an account: sign in instead."),
     }
@@ -405,6 +459,7 @@ pub async fn login(
                 StatusCode::UNAUTHORIZED,
                 false,
                 &email,
+                "",
                 Some("That email and password do not match an account."),
             ))
         }
@@ -504,6 +559,21 @@ mod tests {
         ] {
             assert!(!plausible_email(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn business_names_are_plain_names() {
+        assert_eq!(business_name_of("  Acme Ltd "), Ok(Some("Acme Ltd".into())));
+        assert_eq!(business_name_of("   "), Ok(None));
+        for bad in [
+            "refunds@yourbank.example",
+            "Acme\u{202E}dtL",
+            "Acme\u{0}",
+            "Acme\nLtd",
+        ] {
+            assert!(business_name_of(bad).is_err(), "{bad:?}");
+        }
+        assert!(business_name_of(&"x".repeat(MAX_BUSINESS_NAME_CHARS + 1)).is_err());
     }
 
     #[tokio::test]

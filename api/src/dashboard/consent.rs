@@ -12,7 +12,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use openrail_store::{AccountId, MandateId, PaymentId, StoreError};
+use openrail_store::accounts::Account;
+use openrail_store::{AccountId, MandateId, PaymentId, StoreError, now_ms};
 use serde_json::Value;
 
 use super::html::{esc, page};
@@ -21,6 +22,7 @@ use crate::AppState;
 use crate::body::Fields;
 use crate::context::Principal;
 use crate::error::ApiError;
+use crate::types::refused_in_text;
 
 const JS: &str = include_str!("../../assets/dashboard/consent.js");
 
@@ -111,43 +113,181 @@ fn per(interval: &str) -> &'static str {
     }
 }
 
+/// When a mandate's ceiling starts again: the calendar boundary of its interval, in UTC
+/// (the contract's epochs, `store::epoch`).
+fn boundary(interval: &str) -> &'static str {
+    match interval {
+        "daily" => "every day at 00:00 UTC",
+        "weekly" => "every Monday at 00:00 UTC",
+        "monthly" => "on the 1st of every month at 00:00 UTC",
+        "yearly" => "every 1 January at 00:00 UTC",
+        _ => "at the start of every period (UTC)",
+    }
+}
+
+/// The payees of a mandate as a payer reads them (HTML): each address, the account's
+/// settlement wallet (`settlement`) named as such.
+fn payees_html(payees: &[String], settlement: Option<&str>) -> String {
+    if payees.is_empty() {
+        return "Any address (a bank-account payer)".into();
+    }
+    let items: Vec<String> = payees
+        .iter()
+        .map(|p| {
+            if settlement.is_some_and(|s| s.eq_ignore_ascii_case(p)) {
+                format!(
+                    "<li><code>{}</code> (Openrail's settlement wallet, which pays the business)</li>",
+                    esc(p)
+                )
+            } else {
+                format!("<li><code>{}</code></li>", esc(p))
+            }
+        })
+        .collect();
+    format!("<ul class=\"payees\">{}</ul>", items.join(""))
+}
+
+/// Who asks, as a payer reads it (HTML): the account's business name, marked unverified
+/// until Openrail verified it, or a neutral phrase when it gave none. Never the account's
+/// sign-in email, nor its operator-given name.
+pub fn who_asks(account: &Account) -> String {
+    match (&account.business_name, account.business_verified) {
+        (Some(name), false) => format!(
+            "<strong class=\"who\">{}</strong> <span class=\"unverified\">(unverified business name)</span>",
+            esc(&plain(name))
+        ),
+        (Some(name), true) => format!(
+            "<strong class=\"who\">{}</strong> <span class=\"verified\">(business name verified by Openrail)</span>",
+            esc(&plain(name))
+        ),
+        (None, _) => {
+            "<strong class=\"who\">An unverified business (no name given)</strong>".to_string()
+        }
+    }
+}
+
+/// `s` with every control or bidirectional formatting character (refused by the API's
+/// free text, but perhaps stored before that rule) shown as U+FFFD.
+fn plain(s: &str) -> String {
+    s.chars()
+        .map(|c| if refused_in_text(c) { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+/// Why a link offers nothing to sign, when it offers nothing.
+enum Closed {
+    /// The authorization's deadline passed before the payer signed.
+    Expired,
+    /// The developer withdrew the request before the payer signed (canceled unsigned).
+    Withdrawn,
+}
+
 /// `GET /authorize/{id}`: the terms, the wallet buttons, or the outcome.
 pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> {
     let s = subject(state, id).await?;
     let v = object(state, &s).await?;
-    let account_id = match &s {
-        Subject::Mandate(_, p) | Subject::Payment(_, p) => p.account_id().clone(),
+    let (account_id, object_id) = match &s {
+        Subject::Mandate(m, p) => (p.account_id().clone(), m.to_string()),
+        Subject::Payment(pay, p) => (p.account_id().clone(), pay.to_string()),
     };
-    let who = state.store.account(&account_id).await?.name;
+    let who = who_asks(&state.store.account(&account_id).await?);
     let status = text(&v, &["status"]);
     let method = text(&v, &["authorization", "method"]);
     let signer = text(&v, &["authorization", "signer"]);
     let expires = text(&v, &["authorization", "expires_at"]);
-    let (title, sentence, terms, cancel) = match &s {
+    let auth = if method == "payer_signature" {
+        state.store.authorization(&object_id).await?
+    } else {
+        None
+    };
+    let unsigned = auth.as_ref().is_some_and(|a| a.signature.is_none());
+    let closed = match status {
+        "requires_authorization"
+            if auth.as_ref().is_some_and(|a| {
+                openrail_engine::consent::not_expired(a.deadline, now_ms()).is_err()
+            }) =>
+        {
+            Some(Closed::Expired)
+        }
+        "canceled" if unsigned => Some(Closed::Withdrawn),
+        _ => None,
+    };
+    let awaiting = status == "requires_authorization" && closed.is_none();
+    let (kind, title, sentence, terms, cancel) = match &s {
         Subject::Mandate(..) => {
             let amount = format!("{} {}", text(&v, &["max_amount"]), text(&v, &["currency"]));
-            let per = per(text(&v, &["interval"]));
-            let purpose = v["purpose"].as_str();
+            let interval = text(&v, &["interval"]);
+            let per = per(interval);
+            let purpose = v["purpose"].as_str().map(plain);
             let payer = text(&v, &["payer_account_id"]);
+            let settlement = match &s {
+                Subject::Mandate(_, p) => crate::agentic::network(state, p)
+                    .ok()
+                    .map(|n| n.default_destination.to_checksum(None)),
+                Subject::Payment(..) => None,
+            };
+            let payees: Vec<String> = v["payees"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let payee_list = payees_html(&payees, settlement.as_deref());
+            let agent = v["agent"].as_str();
             let sentence = format!(
-                "<strong>{who}</strong> asks to take up to <strong>{amount} {per}</strong> from your wallet <code>{payer}</code>{purpose}, until you cancel.",
-                who = esc(&who),
+                "{who} asks to take up to <strong>{amount} {per}</strong> from your wallet <code>{payer}</code>, \
+                 paid only to {to}{purpose}, until you cancel.",
                 amount = esc(&amount),
                 payer = esc(payer),
+                to = if payees.len() == 1 {
+                    format!("<code>{}</code>", esc(&payees[0]))
+                } else {
+                    format!("the {} addresses below", payees.len())
+                },
                 purpose = purpose
+                    .as_deref()
                     .map(|p| format!(", for “{}”", esc(p)))
                     .unwrap_or_default(),
             );
             let terms = format!(
-                "<dt>Who</dt><dd>{who}</dd><dt>Up to</dt><dd>{amount} {per} (the allowance starts again each {period})</dd>\
+                "<dt>Who</dt><dd>{who}</dd><dt>Up to</dt><dd>{amount} {per}</dd>\
+                 <dt>When it resets</dt><dd id=\"epoch-truth\">The allowance is counted per calendar {period} in UTC and starts \
+                 again {boundary}, not {window} after a payment. So up to twice the ceiling ({amount} just before \
+                 the boundary and {amount} again just after it) can be taken within a short time around a boundary.</dd>\
                  <dt>Currency</dt><dd>{currency} (a test stablecoin on testnet)</dd>\
-                 <dt>Purpose</dt><dd>{purpose}</dd><dt>From</dt><dd><code>{payer}</code></dd>\
-                 <dt>How long</dt><dd>Until you cancel it</dd>",
-                who = esc(&who),
+                 <dt>Paid to</dt><dd id=\"payees\">{payee_list} <span class=\"empty\">(part of what you sign: the contract refuses \
+                 to pay anyone else, whoever asks)</span></dd>\
+                 <dt>Agent</dt><dd id=\"agent\">{agent}</dd>\
+                 <dt>Purpose</dt><dd>{purpose} <span class=\"empty\">(written by the business and part of what you sign; \
+                 not checked by Openrail)</span></dd>\
+                 <dt>From</dt><dd><code>{payer}</code></dd>\
+                 <dt>How long</dt><dd>Until you cancel it</dd>\
+                 <dt>Who else can act</dt><dd id=\"keys\">Openrail's operator key sends the pulls: it can take at most the amount above, \
+                 and only to the addresses above. The contract's owner can pause payments and replace the operator, but a new \
+                 operator can act only two days after it is announced on chain, and is bound by the same terms.</dd>",
+                agent = match agent {
+                    Some(a) => format!(
+                        "Only keys held by the agent <code>{}</code> can pull: each pull needs its signature.",
+                        esc(a)
+                    ),
+                    None => "Not named: the business's keys may pull without an agent's signature."
+                        .into(),
+                },
                 amount = esc(&amount),
                 period = per.trim_start_matches("per "),
+                boundary = boundary(interval),
+                window = match interval {
+                    "daily" => "24 hours",
+                    "weekly" => "7 days",
+                    "monthly" => "a month",
+                    "yearly" => "a year",
+                    _ => "a full period",
+                },
                 currency = esc(text(&v, &["currency"])),
-                purpose = esc(purpose.unwrap_or("Not stated")),
+                purpose = esc(purpose.as_deref().unwrap_or("Not stated")),
                 payer = esc(payer),
             );
             let cancel = format!(
@@ -159,34 +299,56 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
                 contract = esc(text(&v, &["onchain", "contract"])),
                 chain = v["onchain"]["chain_id"],
             );
-            ("Authorize a mandate", sentence, terms, cancel)
+            ("mandate", "Authorize a mandate", sentence, terms, cancel)
         }
         Subject::Payment(..) => {
             let amount = format!("{} {}", text(&v, &["amount"]), text(&v, &["currency"]));
             let from = text(&v, &["source", "id"]);
             let to = text(&v, &["destination", "address"]);
             let sentence = format!(
-                "<strong>{who}</strong> asks you to pay <strong>{amount}</strong> once from your wallet <code>{from}</code> to <code>{to}</code>.",
-                who = esc(&who),
+                "{who} asks you to pay <strong>{amount}</strong> once from your wallet <code>{from}</code> to <code>{to}</code>.",
                 amount = esc(&amount),
                 from = esc(from),
                 to = esc(to),
             );
             let terms = format!(
                 "<dt>Who</dt><dd>{who}</dd><dt>Amount</dt><dd>{amount}, once</dd><dt>From</dt><dd><code>{from}</code></dd><dt>To</dt><dd><code>{to}</code></dd>",
-                who = esc(&who),
                 amount = esc(&amount),
                 from = esc(from),
                 to = esc(to),
             );
             let cancel = "A payment moves once. Until you sign, nothing moves; your signature can be used for this payment only, once.".to_string();
-            ("Authorize a payment", sentence, terms, cancel)
+            ("payment", "Authorize a payment", sentence, terms, cancel)
         }
+    };
+    let notice = |class: &str, words: &str| {
+        format!(
+            "<div class=\"notice {class}\" role=\"status\" id=\"consent-result\"><strong>{words}</strong> Status: <span class=\"status status-{st}\">{st}</span>.</div>",
+            st = esc(status),
+        )
     };
     let action = if method != "payer_signature" {
         "<div class=\"notice\">This one needs no wallet signature: a bank account pays it.</div>"
             .to_string()
-    } else if status == "requires_authorization" {
+    } else if let Some(closed) = &closed {
+        // Nothing to sign: no buttons, no typed data, no script.
+        match closed {
+            Closed::Expired => notice(
+                "bad",
+                &format!(
+                    "This link has expired: it could be signed until {expires}, and that time has passed. \
+                     There is nothing to sign here. If you still want this {kind}, ask the business for a new link.",
+                    expires = esc(expires)
+                ),
+            ),
+            Closed::Withdrawn => notice(
+                "bad",
+                &format!(
+                    "This {kind} request was withdrawn by the business before it was signed. There is nothing to sign here, and nothing was taken."
+                ),
+            ),
+        }
+    } else if awaiting {
         let data = serde_json::json!({
             "id": id,
             "signer": signer,
@@ -212,16 +374,29 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
             "failed" => ("bad", "This failed; ask for a new link."),
             _ => ("", "See its status below."),
         };
-        format!(
-            "<div class=\"notice {class}\" role=\"status\" id=\"consent-result\"><strong>{words}</strong> Status: <span class=\"status status-{st}\">{st}</span>.</div>",
-            st = esc(status),
+        notice(class, words)
+    };
+    let (title, lead) = match &closed {
+        Some(Closed::Expired) => ("This link has expired", "What was asked:".to_string()),
+        Some(Closed::Withdrawn) => ("This request was withdrawn", "What was asked:".to_string()),
+        None => (title, sentence),
+    };
+    // A closed link asks nothing: no advice on signing, nothing on chain to cancel later.
+    let (trust, later) = if closed.is_some() {
+        (String::new(), String::new())
+    } else {
+        (
+            "<p class=\"lead\" id=\"who-note\">Openrail runs this page for the business; it has not verified who they are \
+             unless it says so above. Sign only if you know them and expected this request.</p>"
+                .to_string(),
+            format!("<h2>Cancelling later</h2><p>{cancel}</p>"),
         )
     };
     let body = format!(
-        r#"<div class="card"><h1>{title}</h1><p>{sentence}</p>
-<dl class="terms">{terms}</dl>
+        r#"<div class="card"><h1>{title}</h1><p>{lead}</p>
+<dl class="terms">{terms}</dl>{trust}
 <h2>Your signature</h2>{action}
-<h2>Cancelling later</h2><p>{cancel}</p></div>"#,
+{later}</div>"#,
         title = esc(title),
     );
     Ok(page(title, None, &body).into_response())

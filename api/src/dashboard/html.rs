@@ -59,6 +59,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/dashboard/bank-accounts", "Bank accounts"),
     ("/dashboard/events", "Events"),
     ("/dashboard/webhooks", "Webhooks"),
+    ("/dashboard/settings", "Settings"),
 ];
 
 /// A whole page: `body` is already HTML (built with [`esc`]).

@@ -216,6 +216,89 @@ pub async fn revoke_key(
     }
 }
 
+// ------------------------------------------------------------------ settings
+
+/// The settings page: the business name payers see, with `error` (what to fix, and the
+/// value sent) or a saved notice on top.
+async fn settings_page(
+    state: &AppState,
+    s: &Session,
+    saved: bool,
+    error: Option<(&str, &str)>,
+) -> Result<Response, DashError> {
+    let account = state.store.account(&s.0.account_id).await?;
+    let value = match error {
+        Some((_, sent)) => sent.to_string(),
+        None => account.business_name.clone().unwrap_or_default(),
+    };
+    let notice = match (error, saved) {
+        (Some((msg, _)), _) => format!(
+            "<div class=\"notice bad\" role=\"alert\" id=\"settings-error\">{}</div>",
+            esc(msg)
+        ),
+        (None, true) => "<div class=\"notice ok\" role=\"status\">Saved.</div>".to_string(),
+        (None, false) => String::new(),
+    };
+    let shown = super::consent::who_asks(&account);
+    let body = format!(
+        r#"<h1>Settings</h1>{notice}
+<h2>Business name</h2>
+<p class="lead">Payers see this name on the page where they authorize your mandates and payments,
+marked as unverified: Openrail does not verify business names yet. Your sign-in email is never shown to them.</p>
+<form class="stack" method="post" action="/dashboard/settings">{csrf}
+<div><label for="business_name">Business name</label>
+<input id="business_name" name="business_name" type="text" autocomplete="organization" maxlength="{max}" aria-describedby="bn-now" value="{value}">
+<p id="bn-now" class="lead">Payers now read: {shown}. Leave it empty to show no name.</p></div>
+<div><button type="submit">Save</button></div>
+</form>
+<h2>Sign-in</h2><p>You sign in as <code>{email}</code>.</p>"#,
+        csrf = csrf_field(&s.0.csrf_token),
+        max = super::auth::MAX_BUSINESS_NAME_CHARS,
+        value = esc(&value),
+        email = esc(&s.0.email),
+    );
+    let status = if error.is_some() {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        page("Settings", Some(chrome(s, "/dashboard/settings")), &body),
+    )
+        .into_response())
+}
+
+/// `GET /dashboard/settings`
+pub async fn settings(
+    State(state): State<AppState>,
+    s: Session,
+    Query(q): Query<HashMap<String, String>>,
+) -> Result<Response, DashError> {
+    settings_page(&state, &s, q.contains_key("saved"), None).await
+}
+
+/// `POST /dashboard/settings`: a new business name (empty: none), unverified.
+pub async fn save_settings(
+    State(state): State<AppState>,
+    s: Session,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Result<Response, DashError> {
+    check_session_post(&s, &headers, &form)?;
+    let sent = form.get("business_name").map(String::as_str).unwrap_or("");
+    match super::auth::business_name_of(sent) {
+        Ok(name) => {
+            state
+                .store
+                .set_business_name(&s.0.account_id, name.as_deref())
+                .await?;
+            Ok(Redirect::to("/dashboard/settings?saved").into_response())
+        }
+        Err(msg) => settings_page(&state, &s, false, Some((&msg, sent))).await,
+    }
+}
+
 // ------------------------------------------------------------------ what the integration did
 
 /// Rows per page of every list.
@@ -506,9 +589,12 @@ pub async fn mandates(
             let spent_s = text(v, &["current_epoch", "spent"]);
             let spent: f64 = spent_s.parse().unwrap_or(0.0);
             let pct = if max > 0.0 { (spent / max * 100.0).clamp(0.0, 100.0) } else { 0.0 };
+            // In steps of 5 % through a class (the pages' policy allows no inline style);
+            // anything spent shows at least one step.
+            let step = (0..=100u32).step_by(5).find(|s| f64::from(*s) >= pct).unwrap_or(100);
             let bar = format!(
                 "<div class=\"bar\" role=\"meter\" aria-valuemin=\"0\" aria-valuemax=\"{max}\" aria-valuenow=\"{spent}\" \
-                 aria-label=\"Spent this epoch\"><span style=\"width:{pct:.1}%\"></span></div>\
+                 aria-label=\"Spent this epoch\"><span class=\"w{step}\"></span></div>\
                  {spent_s} of {max_s} {cur} spent, {left} left<br><span class=\"empty\">until {ends}</span>",
                 spent_s = esc(spent_s),
                 max_s = esc(text(v, &["max_amount"])),
@@ -627,6 +713,26 @@ pub async fn cancel_mandate(
         id,
         "/dashboard/mandates",
         crate::agentic::cancel_mandate,
+    )
+    .await
+}
+
+/// `POST /dashboard/payments/{id}/cancel`: the API's cancel (a payment still waiting for
+/// its payer), for this account.
+pub async fn cancel_payment(
+    State(state): State<AppState>,
+    s: Session,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Result<Response, DashError> {
+    check_session_post(&s, &headers, &form)?;
+    on_object(
+        &state,
+        &s,
+        id,
+        "/dashboard/payments",
+        crate::payments::cancel_payment,
     )
     .await
 }
@@ -832,6 +938,7 @@ pub async fn payments(
         );
     }
     let blocks = blocks_of(&state, &views).await?;
+    let csrf = csrf_field(&s.0.csrf_token);
     let rows: Vec<(String, Vec<String>)> = views
         .iter()
         .map(|v| {
@@ -839,7 +946,9 @@ pub async fn payments(
             let st = text(v, &["status"]);
             let consent = if st == "requires_authorization" {
                 format!(
-                    "<br><a href=\"/authorize/{id}\">Payer's consent link</a>",
+                    "<br><a href=\"/authorize/{id}\">Payer's consent link</a>\
+                     <form class=\"inline\" method=\"post\" action=\"/dashboard/payments/{id}/cancel\">{csrf}\
+                     <button type=\"submit\" class=\"danger\" aria-label=\"Withdraw payment {id}\">Withdraw</button></form>",
                     id = esc(&id)
                 )
             } else {

@@ -173,6 +173,14 @@ export class Payments {
     if (!auth || auth.method !== "payer_signature") throw new TypeError(`${payment.id} needs no payer signature`);
     return this.authorize(payment.id, await signAuthorization(signer, auth.typed_data), options);
   }
+  /**
+   * Withdraws a payment still waiting for its payer's signature (`requires_authorization`):
+   * it becomes `canceled` and its consent link offers nothing to sign. A payment past that
+   * stage throws `OpenrailError` 409 `payment_not_cancelable`.
+   */
+  cancel(id: string, options?: RequestOptions): Promise<Payment> {
+    return this.http.request("POST", `/v1/payments/${enc(id)}/cancel`, { options });
+  }
 }
 
 /** Simulated bank accounts (testnet). */

@@ -5,7 +5,7 @@ export interface ClientOptions {
   apiKey: string;
   /** Default `http://127.0.0.1:8080` (what `openrail dev` serves). */
   baseUrl?: string;
-  /** Retries after the first attempt (network errors, 409, 429, 502, 503, 504). Default 3. */
+  /** Retries after the first attempt (network errors, 409 `idempotency_in_progress`, 429, 502, 503, 504). Default 3. */
   maxRetries?: number;
   /** Per-attempt timeout in milliseconds. Default 75,000 (above `Prefer: wait=60`). */
   timeoutMs?: number;
@@ -31,8 +31,15 @@ export interface RequestOptions {
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
-/** Statuses that are retried with the same Idempotency-Key: nothing ran twice. */
+/**
+ * Statuses that are retried with the same Idempotency-Key: nothing ran twice. A 409 only
+ * when its code is `idempotency_in_progress`: other conflicts (`payment_not_cancelable`, …)
+ * are final answers about the object.
+ */
 const RETRY_STATUSES = new Set([409, 429, 502, 503, 504]);
+function retryable(error: OpenrailError): boolean {
+  return RETRY_STATUSES.has(error.status) && (error.status !== 409 || error.code === "idempotency_in_progress");
+}
 
 export class HttpClient {
   readonly baseUrl: string;
@@ -97,7 +104,7 @@ export class HttpClient {
       }
       if (res.ok) return json as T;
       const error = new OpenrailError(res.status, json, res.headers);
-      if (RETRY_STATUSES.has(res.status) && attempt < maxRetries) {
+      if (retryable(error) && attempt < maxRetries) {
         await sleep(this.backoff(attempt, error.retryAfter), options.signal);
         continue;
       }

@@ -82,6 +82,25 @@ test("409 idempotency_in_progress is retried; a given key and Prefer: wait are s
   }
 });
 
+test("a 409 about the object (payment_not_cancelable) is not retried", async () => {
+  const s = await serve((_req, res) => problem(res, 409, "payment_not_cancelable"));
+  try {
+    const client = new Openrail({ apiKey: "k", baseUrl: s.baseUrl });
+    await assert.rejects(client.payments.cancel("pay_1"), (e: unknown) => {
+      assert.ok(e instanceof OpenrailError);
+      assert.equal(e.status, 409);
+      assert.equal(e.code, "payment_not_cancelable");
+      return true;
+    });
+    assert.equal(s.seen.length, 1);
+    assert.equal(s.seen[0]!.url, "/v1/payments/pay_1/cancel");
+    assert.equal(s.seen[0]!.method, "POST");
+    assert.ok(s.seen[0]!.headers["idempotency-key"]);
+  } finally {
+    await s.close();
+  }
+});
+
 test("a 422 is not retried and is typed: code, param, status, request_id, pull_id, remaining, resets_at", async () => {
   const s = await serve((_req, res) =>
     problem(res, 422, "allowance_exceeded", {}, { param: "amount", request_id: "req_body", pull_id: "pull_1", remaining: "10.00", resets_at: "2026-11-26T00:00:00Z" }),

@@ -51,3 +51,27 @@ test("a simulated bank account pays a wallet; a missing object is a typed 404", 
     return true;
   });
 });
+
+test("a payment waiting for its payer is withdrawn; a paid one cannot be", { skip: skipWithoutServer }, async () => {
+  const { url, key, payerKey, payer } = server();
+  const openrail = new Openrail({ apiKey: key, baseUrl: url });
+  const params = { amount: "1.00", currency: "USD", source: { type: "wallet", id: payer }, destination: { type: "wallet", address: DEST } } as const;
+  const waiting = await openrail.payments.create(params);
+  assert.equal(waiting.status, "requires_authorization");
+  const canceled = await openrail.payments.cancel(waiting.id);
+  assert.equal(canceled.status, "canceled");
+  await assert.rejects(openrail.payments.signAndAuthorize(waiting, accountFromPrivateKey(payerKey)), (e: unknown) => {
+    assert.ok(e instanceof OpenrailError);
+    assert.equal(e.status, 409);
+    assert.equal(e.code, "payment_canceled");
+    return true;
+  });
+  const paid = await openrail.payments.signAndAuthorize(await openrail.payments.create(params), accountFromPrivateKey(payerKey), { wait: 30 });
+  assert.equal(paid.status, "succeeded");
+  await assert.rejects(openrail.payments.cancel(paid.id), (e: unknown) => {
+    assert.ok(e instanceof OpenrailError);
+    assert.equal(e.status, 409);
+    assert.equal(e.code, "payment_not_cancelable");
+    return true;
+  });
+});

@@ -13,7 +13,7 @@ use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::{Amount, BankAccountId, PaymentId, Store};
 
 use crate::network::Network;
-use crate::service::ServiceError;
+use crate::service::{Conflict, ServiceError};
 use crate::{Waiter, waiter};
 
 /// One side of a payment, parsed.
@@ -152,7 +152,8 @@ pub async fn accept<'a>(
 /// The wallet source of payment `id` gives its `signature` at `now`: checked against the
 /// terms it was asked to sign, then the payment is authorized and queued for the engine
 /// (one transaction). Returns a waiter, or `None` when there is nothing to authorize (not
-/// waiting for a signature, or authorized by another request meanwhile).
+/// waiting for a signature, or authorized by another request meanwhile). A canceled
+/// payment is [`Conflict::PaymentCanceled`]: its link was withdrawn.
 pub async fn authorize<'a>(
     store: &Store,
     net: &'a Network,
@@ -165,8 +166,13 @@ pub async fn authorize<'a>(
         .payment(scope, id)
         .await
         .map_err(ServiceError::missing("payment", id.as_str()))?;
-    if payment.status != PaymentStatus::RequiresAuthorization {
-        return Ok(None);
+    match payment.status {
+        PaymentStatus::RequiresAuthorization => {}
+        PaymentStatus::Canceled => return Err(canceled(id)),
+        PaymentStatus::Pending
+        | PaymentStatus::Processing
+        | PaymentStatus::Succeeded
+        | PaymentStatus::Failed => return Ok(None),
     }
     let auth = store
         .authorization(&payment.id)
@@ -179,7 +185,7 @@ pub async fn authorize<'a>(
     let signature =
         crate::consent::check_given(net, &auth, msg.from, digest, signature, now).await?;
     let waiter = waiter(net, &payment.id);
-    Ok(store
+    if store
         .authorize(
             openrail_store::consent::Authorizable::Payment,
             &payment.id,
@@ -187,5 +193,61 @@ pub async fn authorize<'a>(
             now,
         )
         .await?
-        .then_some(waiter))
+    {
+        return Ok(Some(waiter));
+    }
+    // Another request moved it meanwhile: authorized it (answered as it is), or canceled it.
+    match store.payment(scope, id).await?.status {
+        PaymentStatus::Canceled => Err(canceled(id)),
+        _ => Ok(None),
+    }
+}
+
+fn canceled(id: &PaymentId) -> ServiceError {
+    ServiceError::Conflict {
+        code: Conflict::PaymentCanceled,
+        detail: format!(
+            "payment {id} was canceled before its payer signed; it can no longer be authorized"
+        ),
+    }
+}
+
+/// The developer withdraws payment `id` at `now` while it waits for its payer's
+/// signature: `requires_authorization` → `canceled` (with its event, one transaction;
+/// nothing was sent), and its consent link offers nothing to sign any more. Canceling a
+/// canceled payment is a no-op; a payment past that stage (`pending`, `processing`,
+/// `succeeded`, `failed`) is [`Conflict::PaymentNotCancelable`].
+pub async fn cancel(
+    store: &Store,
+    scope: Scope<'_>,
+    id: &PaymentId,
+    now: i64,
+) -> Result<(), ServiceError> {
+    let payment = store
+        .payment(scope, id)
+        .await
+        .map_err(ServiceError::missing("payment", id.as_str()))?;
+    let status = match payment.status {
+        PaymentStatus::Canceled => return Ok(()),
+        PaymentStatus::RequiresAuthorization => {
+            if store.cancel_unauthorized_payment(id, now).await? {
+                return Ok(());
+            }
+            // Its payer signed (or another request canceled it) meanwhile.
+            let now_status = store.payment(scope, id).await?.status;
+            if now_status == PaymentStatus::Canceled {
+                return Ok(());
+            }
+            now_status
+        }
+        other => other,
+    };
+    Err(ServiceError::Conflict {
+        code: Conflict::PaymentNotCancelable,
+        detail: format!(
+            "payment {id} is {}; only a payment waiting for its payer's signature \
+             (requires_authorization) can be canceled",
+            status.as_str()
+        ),
+    })
 }

@@ -220,7 +220,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a mandate
-         * @description Cancels it on chain; its keys can no longer pull. Canceling a canceled mandate answers it as it is.
+         * @description Cancels it on chain; its keys can no longer pull. A mandate still waiting for its payer's signature (`requires_authorization`) is canceled at once (nothing is on chain), and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 422 `mandate_not_active`. Canceling a canceled mandate answers it as it is.
          */
         post: operations["cancelMandate"];
         delete?: never;
@@ -304,9 +304,29 @@ export interface paths {
         put?: never;
         /**
          * Authorize a wallet payment with the payer's signature
-         * @description The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is.
+         * @description The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is; a canceled payment is 409 `payment_canceled` (its link was withdrawn).
          */
         post: operations["authorizePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment waiting for its payer
+         * @description Withdraws a wallet payment the payer has not signed yet (status `requires_authorization`): it becomes `canceled` (event `payment.canceled`), nothing moves, and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 409 `payment_canceled`. Canceling a canceled payment answers it as it is. A payment past that stage (`pending`, `processing`, `succeeded`, `failed`) is 409 `payment_not_cancelable`.
+         */
+        post: operations["cancelPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -639,8 +659,7 @@ export interface components {
              * @description Keys with a signer: unix seconds after which the signature is void.
              */
             deadline?: number | null;
-            /** @description Free text, up to 500 characters. */
-            description?: string | null;
+            description?: null | components["schemas"]["FreeText"];
             destination?: null | components["schemas"]["Address"];
             nonce?: null | components["schemas"]["Nonce"];
             /** @description The session key (`sk_…`). */
@@ -689,7 +708,7 @@ export interface components {
          * @description An event type, or "*" (alone) for every type
          * @enum {string}
          */
-        EnabledEvent: "*" | "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
+        EnabledEvent: "*" | "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
         /** @enum {string} */
         EndpointStatus: "enabled" | "disabled";
         /** @description The epoch a mandate's or key's ceiling currently counts in. */
@@ -707,7 +726,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
+        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -742,9 +761,11 @@ export interface components {
         /** @constant */
         EventTag: "event";
         /** @enum {string} */
-        EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
+        EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
+        /** @description Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field. */
+        FreeText: string;
         /**
-         * @description The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC
+         * @description The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC. The ceiling resets at the calendar boundary — `daily` at 00:00 UTC, `weekly` on Monday 00:00 UTC, `monthly` on the 1st at 00:00 UTC, `yearly` on 1 January 00:00 UTC — not a full period after the last pull, so up to twice `max_amount` can be taken within a short time around a boundary (the whole ceiling just before it and again just after).
          * @enum {string}
          */
         IntervalName: "daily" | "weekly" | "monthly" | "yearly";
@@ -798,7 +819,7 @@ export interface components {
             agent?: null | components["schemas"]["Address"];
             /** @description ISO 4217 code. */
             currency: components["schemas"]["CurrencyInput"];
-            /** @description The epoch. */
+            /** @description The epoch: the ceiling resets at its calendar boundary (UTC), so up to twice `max_amount` can be taken around a boundary. */
             interval: components["schemas"]["IntervalName"];
             /** @description The most that may be pulled per epoch, in major units. */
             max_amount: components["schemas"]["AmountInput"];
@@ -806,8 +827,7 @@ export interface components {
             payees?: components["schemas"]["Address"][] | null;
             /** @description The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent). */
             payer_account_id: components["schemas"]["Party"];
-            /** @description Free text, up to 500 characters. A wallet payer signs it (it is in `authorization.typed_data`). */
-            purpose?: string | null;
+            purpose?: null | components["schemas"]["FreeText"];
         };
         /** @description A page of mandates. */
         MandateList: {
@@ -964,7 +984,7 @@ export interface components {
          * @description requires_authorization (a wallet source must sign) → pending → processing (sent) → succeeded | failed
          * @enum {string}
          */
-        PaymentStatus: "requires_authorization" | "pending" | "processing" | "succeeded" | "failed";
+        PaymentStatus: "requires_authorization" | "pending" | "processing" | "succeeded" | "failed" | "canceled";
         /** @constant */
         PaymentTag: "payment";
         /**
@@ -1023,7 +1043,7 @@ export interface components {
         RefundStatus: "pending" | "succeeded" | "failed" | null;
         /** @description A session key: what an agent pulls with. */
         SessionKey: {
-            /** @description Wallets it may pay (empty: any). */
+            /** @description Wallets it may pay, among its mandate's payees (empty only on a bank-account mandate that names no payees: any). */
             allowed_destinations: components["schemas"]["Address"][];
             /** @description Creation time. */
             created_at: components["schemas"]["Timestamp"];
@@ -1211,8 +1231,7 @@ export interface components {
          *     }
          */
         WebhookEndpointCreate: {
-            /** @description Free text, up to 500 characters. */
-            description?: string | null;
+            description?: null | components["schemas"]["FreeText"];
             /** @description Event types, each once, or `["*"]` for every type. */
             enabled_events: components["schemas"]["EnabledEvent"][];
             /** @description Where deliveries are POSTed. */
@@ -1233,8 +1252,7 @@ export interface components {
         WebhookEndpointTag: "webhook_endpoint";
         /** @description `POST /v1/webhook-endpoints/{id}`: what to change (absent fields stay). */
         WebhookEndpointUpdate: {
-            /** @description A new description (`null` clears it). */
-            description?: string | null;
+            description?: null | components["schemas"]["FreeText"];
             /** @description New event types. */
             enabled_events?: components["schemas"]["EnabledEvent"][] | null;
             status?: null | components["schemas"]["EndpointStatus"];
@@ -1952,7 +1970,7 @@ export interface operations {
                 /** @description The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end */
                 starting_after?: string;
                 /** @description One event type, or every type of one object (`debit_pull.*`) */
-                type?: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "mandate.*" | "session_key.*" | "debit_pull.*" | "payment.*" | "bank_account.transfer.*" | "webhook_endpoint.*";
+                type?: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "mandate.*" | "session_key.*" | "debit_pull.*" | "payment.*" | "bank_account.transfer.*" | "webhook_endpoint.*";
                 /** @description Only this object's events */
                 object_id?: string;
                 /** @description Only events created at or after: unix seconds or RFC 3339 */
@@ -3637,7 +3655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            /** @description A request with this Idempotency-Key is still running (retry later), or the payment was canceled. Codes: `idempotency_in_progress`, `payment_canceled`. */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3647,7 +3665,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "idempotency_in_progress";
+                        code?: "idempotency_in_progress" | "payment_canceled";
                     };
                 };
             };
@@ -3690,6 +3708,178 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "signature_invalid" | "authorization_expired";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description The object's id (`pay_…`)
+                 * @example pay_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (Payment) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry later), or the payment is past its payer's signature. Codes: `idempotency_in_progress`, `payment_not_cancelable`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress" | "payment_not_cancelable";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
                     };
                 };
             };
@@ -3972,7 +4162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`, `session_key_ceiling_exceeds_mandate`, `mandate_not_active`. */
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`, `session_key_ceiling_exceeds_mandate`, `session_key_outside_mandate`, `mandate_not_active`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3982,7 +4172,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "session_key_ceiling_exceeds_mandate" | "mandate_not_active";
+                        code?: "idempotency_key_reused" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "mandate_not_active";
                     };
                 };
             };
