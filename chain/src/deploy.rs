@@ -89,25 +89,36 @@ pub struct Manifest {
 impl Manifest {
     /// Writes the manifest as pretty JSON, creating parent directories.
     pub fn write(&self, path: &Path) -> Result<(), ChainError> {
-        let io = |source| ChainError::Manifest {
-            path: path.display().to_string(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let json = serde_json::to_string_pretty(self)?;
-        std::fs::write(path, json + "\n").map_err(io)
+        write_json(path, self)
     }
 
     /// Reads a manifest written by [`Manifest::write`].
     pub fn read(path: &Path) -> Result<Self, ChainError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ChainError::Manifest {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Ok(serde_json::from_str(&text)?)
+        read_json(path)
     }
+}
+
+/// Writes `value` to `path` as pretty JSON with a final newline, creating parent
+/// directories.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ChainError> {
+    let io = |source| ChainError::Manifest {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let json = serde_json::to_string_pretty(value)?;
+    std::fs::write(path, json + "\n").map_err(io)
+}
+
+/// Reads JSON written by [`write_json`].
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ChainError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ChainError::Manifest {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(serde_json::from_str(&text)?)
 }
 
 /// A provider that signs with `signer`. Nonces are asked of the node for every
@@ -227,24 +238,12 @@ pub struct DeploymentRecord {
 impl DeploymentRecord {
     /// Writes the record as pretty JSON, creating parent directories.
     pub fn write(&self, path: &Path) -> Result<(), ChainError> {
-        let io = |source| ChainError::Manifest {
-            path: path.display().to_string(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let json = serde_json::to_string_pretty(self)?;
-        std::fs::write(path, json + "\n").map_err(io)
+        write_json(path, self)
     }
 
     /// Reads a record written by [`DeploymentRecord::write`].
     pub fn read(path: &Path) -> Result<Self, ChainError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ChainError::Manifest {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Ok(serde_json::from_str(&text)?)
+        read_json(path)
     }
 }
 
