@@ -403,3 +403,34 @@ fn source_commit() -> String {
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "unknown".into())
 }
+
+#[cfg(test)]
+mod tests {
+    /// What a record says of the compiler is what builds the artifacts: foundry.toml's
+    /// optimizer runs and EVM version, and package.json's solc.
+    #[test]
+    fn the_compiler_named_in_records_is_the_one_configured() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let foundry = std::fs::read_to_string(format!("{root}/foundry.toml")).unwrap();
+        let package = std::fs::read_to_string(format!("{root}/package.json")).unwrap();
+        let setting = |key: &str| {
+            foundry
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{key} = ")))
+                .unwrap()
+                .trim_matches('"')
+                .to_string()
+        };
+        let solc: serde_json::Value = serde_json::from_str(&package).unwrap();
+        let version = solc["devDependencies"]["solc"]
+            .as_str()
+            .or(solc["dependencies"]["solc"].as_str())
+            .unwrap();
+        assert!(
+            super::COMPILER.contains(&format!("solc {version}")),
+            "{version}"
+        );
+        assert!(super::COMPILER.contains(&format!("optimizer {} runs", setting("optimizer_runs"))));
+        assert!(super::COMPILER.contains(&format!("evm {}", setting("evm_version"))));
+    }
+}
