@@ -1,10 +1,11 @@
 //! Deployment of the contract set to one chain, and the deployment manifest.
 //!
-//! The settlement chain gets the test stablecoins, the `SettlementRouter` and the
-//! `AllowanceStateMachine`; the attestation chain gets the stablecoins, a router and the
-//! `AttestationVerifier`. The router's allowance state machine is an immutable, so the
-//! deployer predicts the state machine's CREATE address before deploying the router and
-//! checks it afterwards.
+//! One path for every chain, local or public ([`deploy_deterministic`], behind `openrail
+//! deploy` and `openrail dev`): every contract through the canonical CREATE2 deployer
+//! ([`crate::create2`]), so the same salt and constructor arguments give the same
+//! addresses everywhere and a rerun sends nothing. The settlement chain gets the
+//! `AllowanceStateMachine` (which is its router); the attestation chain a
+//! `SettlementRouter` and the `AttestationVerifier`; testnets the test stablecoins.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -88,25 +89,36 @@ pub struct Manifest {
 impl Manifest {
     /// Writes the manifest as pretty JSON, creating parent directories.
     pub fn write(&self, path: &Path) -> Result<(), ChainError> {
-        let io = |source| ChainError::Manifest {
-            path: path.display().to_string(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let json = serde_json::to_string_pretty(self)?;
-        std::fs::write(path, json + "\n").map_err(io)
+        write_json(path, self)
     }
 
     /// Reads a manifest written by [`Manifest::write`].
     pub fn read(path: &Path) -> Result<Self, ChainError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ChainError::Manifest {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Ok(serde_json::from_str(&text)?)
+        read_json(path)
     }
+}
+
+/// Writes `value` to `path` as pretty JSON with a final newline, creating parent
+/// directories.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ChainError> {
+    let io = |source| ChainError::Manifest {
+        path: path.display().to_string(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let json = serde_json::to_string_pretty(value)?;
+    std::fs::write(path, json + "\n").map_err(io)
+}
+
+/// Reads JSON written by [`write_json`].
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ChainError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ChainError::Manifest {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(serde_json::from_str(&text)?)
 }
 
 /// A provider that signs with `signer`. Nonces are asked of the node for every
@@ -134,77 +146,26 @@ pub async fn mined(
     }
 }
 
-/// Deploys the contract set of `role` to the chain at `rpc_url` with `owner` as the owner
-/// of the router and state machine (a key apart from the operator's), mints
-/// `treasury_supply` (smallest units) of each test stablecoin to the treasury and approves
-/// the router to move the treasury's tokens.
-pub async fn deploy_chain(
-    rpc_url: &Url,
-    role: ChainRole,
-    owner: Address,
-    operator: PrivateKeySigner,
+/// The treasury approves the router (the state machine on the settlement chain) for an
+/// unlimited amount of each of the deployment's stablecoins, so bank legs, refunds and
+/// bank-funded pulls can move its tokens. Once per token; a rerun sends nothing.
+pub async fn approve_router(
+    deployment: &ChainDeployment,
     treasury: PrivateKeySigner,
-    treasury_supply: U256,
-) -> Result<ChainDeployment, ChainError> {
-    let operator_addr = operator.address();
-    let treasury_addr = treasury.address();
-    let op = signer_provider(rpc_url, operator);
-    let chain_id = op.get_chain_id().await?;
-
-    let mut tokens = BTreeMap::new();
-    for code in TEST_CURRENCIES {
-        let token = TestStablecoin::deploy(
-            &op,
-            format!("Openrail Test {code}"),
-            format!("t{code}"),
-            operator_addr,
-        )
-        .await?;
-        mined(token.mint(treasury_addr, treasury_supply).send().await?).await?;
-        tokens.insert(code.to_string(), *token.address());
-    }
-
-    let (router, asm, verifier) = match role {
-        ChainRole::Settlement => {
-            // The allowance state machine is this chain's router (one contract: a pull moves
-            // tokens without calling a second one; see ARCHITECTURE.md "Gas").
-            let asm =
-                AllowanceStateMachine::deploy(&op, owner, operator_addr, treasury_addr).await?;
-            (*asm.address(), Some(*asm.address()), None)
+) -> Result<(), ChainError> {
+    let url: Url = deployment
+        .rpc_url
+        .parse()
+        .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
+    let owner = treasury.address();
+    let tre = signer_provider(&url, treasury);
+    for token in deployment.tokens.values() {
+        let t = TestStablecoin::new(*token, &tre);
+        if t.allowance(owner, deployment.router).call().await? != U256::MAX {
+            mined(t.approve(deployment.router, U256::MAX).send().await?).await?;
         }
-        ChainRole::Attestation => {
-            let router = SettlementRouter::deploy(&op, owner, operator_addr, treasury_addr).await?;
-            let verifier = AttestationVerifier::deploy(&op, operator_addr).await?;
-            mined(verifier.addAttester(operator_addr).send().await?).await?;
-            (*router.address(), None, Some(*verifier.address()))
-        }
-    };
-
-    let tre = signer_provider(rpc_url, treasury);
-    for token in tokens.values() {
-        mined(
-            TestStablecoin::new(*token, &tre)
-                .approve(router, U256::MAX)
-                .send()
-                .await?,
-        )
-        .await?;
     }
-    let deployed_at_block = op.get_block_number().await?;
-
-    Ok(ChainDeployment {
-        role,
-        chain_id,
-        rpc_url: rpc_url.to_string(),
-        owner,
-        operator: operator_addr,
-        treasury: treasury_addr,
-        router,
-        allowance_state_machine: asm,
-        attestation_verifier: verifier,
-        tokens,
-        deployed_at_block,
-    })
+    Ok(())
 }
 
 /// Sends `amount` (smallest units) of every test stablecoin of `deployment` from the
@@ -240,4 +201,236 @@ pub async fn fund_wallet(
         .await?;
     }
     Ok(())
+}
+
+/// Which stablecoins a deterministic deployment uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tokens {
+    /// Deploy the test stablecoins ([`TEST_CURRENCIES`], 6 decimals, minted by the owner)
+    /// and mint `treasury_supply` smallest units of each to the treasury when first
+    /// deployed (testnets).
+    Test {
+        /// Smallest units minted to the treasury.
+        treasury_supply: U256,
+    },
+    /// Existing tokens by ISO 4217 code (mainnet stablecoins).
+    Existing(BTreeMap<String, Address>),
+}
+
+/// What `openrail deploy` records per chain (`deployments/<chain-id>.json`): the chain's
+/// deployment as `serve` reads it, and how it was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeploymentRecord {
+    /// The chain's contracts and accounts.
+    pub deployment: ChainDeployment,
+    /// The CREATE2 salt every contract was placed with.
+    pub salt: alloy::primitives::B256,
+    /// Every contract placed, with its init-code hash and deploying transaction (none when
+    /// it was already there).
+    pub contracts: Vec<crate::create2::Placed>,
+    /// The compiler and settings the bytecode came from.
+    pub compiler: String,
+    /// The source commit (`git rev-parse HEAD` where the deploy ran; `unknown` outside a
+    /// checkout).
+    pub commit: String,
+}
+
+impl DeploymentRecord {
+    /// Writes the record as pretty JSON, creating parent directories.
+    pub fn write(&self, path: &Path) -> Result<(), ChainError> {
+        write_json(path, self)
+    }
+
+    /// Reads a record written by [`DeploymentRecord::write`].
+    pub fn read(path: &Path) -> Result<Self, ChainError> {
+        read_json(path)
+    }
+}
+
+/// The compiler and settings of `chain/artifacts` (foundry.toml; a test keeps them equal).
+pub const COMPILER: &str =
+    "solc 0.8.30 (solcjs), optimizer 2000 runs, evm prague, no metadata hash";
+
+/// Deploys the contract set of `role` deterministically through the canonical CREATE2
+/// deployer: `owner` (a key apart from the operator's) sends and pays, owns the router or
+/// state machine (and the test tokens), and names `operator` and `treasury`. The same
+/// `salt`, owner, operator and treasury give the same addresses on every chain; contracts
+/// already there are left alone, so a rerun sends nothing. On the attestation chain the
+/// operator is made an attester (once). Test tokens are minted to the treasury only when
+/// first deployed.
+pub async fn deploy_deterministic(
+    rpc_url: &Url,
+    role: ChainRole,
+    owner: PrivateKeySigner,
+    operator: Address,
+    treasury: Address,
+    salt: alloy::primitives::B256,
+    tokens: Tokens,
+) -> Result<DeploymentRecord, ChainError> {
+    use crate::create2::place;
+    use alloy::sol_types::SolConstructor;
+    let owner_addr = owner.address();
+    if owner_addr == operator {
+        return Err(ChainError::Deployment(
+            "the owner and the operator must be different keys (the contracts refuse one key as both)".into(),
+        ));
+    }
+    if operator == Address::ZERO || treasury == Address::ZERO {
+        return Err(ChainError::Deployment(
+            "the operator and the treasury may not be the zero address".into(),
+        ));
+    }
+    let p = signer_provider(rpc_url, owner);
+    let chain_id = p.get_chain_id().await?;
+    let init = |bytecode: &alloy::primitives::Bytes, args: Vec<u8>| -> alloy::primitives::Bytes {
+        [bytecode.as_ref(), &args].concat().into()
+    };
+    let mut contracts = Vec::new();
+    let mut token_addresses = BTreeMap::new();
+    match tokens {
+        Tokens::Test { treasury_supply } => {
+            for code in TEST_CURRENCIES {
+                let args = TestStablecoin::constructorCall {
+                    name_: format!("Openrail Test {code}"),
+                    symbol_: format!("t{code}"),
+                    owner_: owner_addr,
+                }
+                .abi_encode();
+                let placed = place(
+                    &p,
+                    &format!("TestStablecoin {code}"),
+                    salt,
+                    init(&TestStablecoin::BYTECODE, args),
+                )
+                .await?;
+                if placed.tx_hash.is_some() && treasury_supply > U256::ZERO {
+                    mined(
+                        TestStablecoin::new(placed.address, &p)
+                            .mint(treasury, treasury_supply)
+                            .send()
+                            .await?,
+                    )
+                    .await?;
+                }
+                token_addresses.insert(code.to_string(), placed.address);
+                contracts.push(placed);
+            }
+        }
+        Tokens::Existing(t) => token_addresses = t,
+    }
+    let (o, op, tr) = (owner_addr, operator, treasury);
+    let (router, asm, verifier) = match role {
+        ChainRole::Settlement => {
+            let args = AllowanceStateMachine::constructorCall {
+                owner_: o,
+                operator_: op,
+                treasury_: tr,
+            }
+            .abi_encode();
+            let placed = place(
+                &p,
+                "AllowanceStateMachine",
+                salt,
+                init(&AllowanceStateMachine::BYTECODE, args),
+            )
+            .await?;
+            let a = placed.address;
+            contracts.push(placed);
+            (a, Some(a), None)
+        }
+        ChainRole::Attestation => {
+            let args = SettlementRouter::constructorCall {
+                owner_: o,
+                operator_: op,
+                treasury_: tr,
+            }
+            .abi_encode();
+            let router = place(
+                &p,
+                "SettlementRouter",
+                salt,
+                init(&SettlementRouter::BYTECODE, args),
+            )
+            .await?;
+            let args = AttestationVerifier::constructorCall { owner_: o }.abi_encode();
+            let verifier = place(
+                &p,
+                "AttestationVerifier",
+                salt,
+                init(&AttestationVerifier::BYTECODE, args),
+            )
+            .await?;
+            let v = AttestationVerifier::new(verifier.address, &p);
+            if !v.isAttester(operator).call().await? {
+                mined(v.addAttester(operator).send().await?).await?;
+            }
+            let addresses = (router.address, None, Some(verifier.address));
+            contracts.push(router);
+            contracts.push(verifier);
+            addresses
+        }
+    };
+    let deployed_at_block = p.get_block_number().await?;
+    Ok(DeploymentRecord {
+        deployment: ChainDeployment {
+            role,
+            chain_id,
+            rpc_url: rpc_url.to_string(),
+            owner: owner_addr,
+            operator,
+            treasury,
+            router,
+            allowance_state_machine: asm,
+            attestation_verifier: verifier,
+            tokens: token_addresses,
+            deployed_at_block,
+        },
+        salt,
+        contracts,
+        compiler: COMPILER.to_string(),
+        commit: source_commit(),
+    })
+}
+
+/// `git rev-parse HEAD` of the working directory, or `unknown`.
+fn source_commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    /// What a record says of the compiler is what builds the artifacts: foundry.toml's
+    /// optimizer runs and EVM version, and package.json's solc.
+    #[test]
+    fn the_compiler_named_in_records_is_the_one_configured() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let foundry = std::fs::read_to_string(format!("{root}/foundry.toml")).unwrap();
+        let package = std::fs::read_to_string(format!("{root}/package.json")).unwrap();
+        let setting = |key: &str| {
+            foundry
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{key} = ")))
+                .unwrap()
+                .trim_matches('"')
+                .to_string()
+        };
+        let solc: serde_json::Value = serde_json::from_str(&package).unwrap();
+        let version = solc["devDependencies"]["solc"]
+            .as_str()
+            .or(solc["dependencies"]["solc"].as_str())
+            .unwrap();
+        assert!(
+            super::COMPILER.contains(&format!("solc {version}")),
+            "{version}"
+        );
+        assert!(super::COMPILER.contains(&format!("optimizer {} runs", setting("optimizer_runs"))));
+        assert!(super::COMPILER.contains(&format!("evm {}", setting("evm_version"))));
+    }
 }

@@ -1,12 +1,13 @@
 //! The two local chains of development and of the end-to-end harness: anvil with chain id
 //! 31337 (settlement) and 31338 (attestation), the contract set deployed on each.
 
-use alloy::primitives::U256;
+use alloy::primitives::{B256, U256};
 use alloy::signers::local::PrivateKeySigner;
+use alloy::transports::http::reqwest::Url;
 
 use crate::ChainError;
 use crate::anvil::Anvil;
-use crate::deploy::{ChainRole, Manifest, deploy_chain};
+use crate::deploy::{ChainDeployment, ChainRole, Manifest};
 
 /// Chain id of the local settlement chain (A).
 pub const SETTLEMENT_CHAIN_ID: u64 = 31337;
@@ -77,6 +78,35 @@ pub struct Devnet {
     pub manifest: Manifest,
 }
 
+/// The CREATE2 salt of the development deployments (`openrail dev`, the tests).
+pub const DEV_SALT: B256 =
+    alloy::primitives::b256!("0x6f70656e7261696c2d6465760000000000000000000000000000000000000000");
+
+/// Deploys the contract set of `role` on a local chain as `openrail deploy` does
+/// (deterministically, through the CREATE2 deployer, owner apart from operator) with the
+/// development keys and `salt`, then has the treasury approve the router for its test
+/// stablecoins (the bank legs and bank-funded pulls move the treasury's tokens).
+pub async fn dev_deployment(
+    url: Url,
+    role: ChainRole,
+    salt: B256,
+) -> Result<ChainDeployment, ChainError> {
+    let record = crate::deploy::deploy_deterministic(
+        &url,
+        role,
+        dev_owner(),
+        dev_operator().address(),
+        dev_treasury().address(),
+        salt,
+        crate::deploy::Tokens::Test {
+            treasury_supply: treasury_supply(),
+        },
+    )
+    .await?;
+    crate::deploy::approve_router(&record.deployment, dev_treasury()).await?;
+    Ok(record.deployment)
+}
+
 /// Test stablecoins minted to the treasury at deployment: one billion units of currency.
 pub fn treasury_supply() -> U256 {
     U256::from(1_000_000_000u64) * U256::from(10u64).pow(U256::from(crate::deploy::TOKEN_DECIMALS))
@@ -98,21 +128,15 @@ impl Devnet {
             ),
         )?;
         let (a, b) = tokio::try_join!(
-            deploy_chain(
-                settlement.rpc_url(),
+            dev_deployment(
+                settlement.rpc_url().clone(),
                 ChainRole::Settlement,
-                dev_owner().address(),
-                dev_operator(),
-                dev_treasury(),
-                treasury_supply()
+                DEV_SALT
             ),
-            deploy_chain(
-                attestation.rpc_url(),
+            dev_deployment(
+                attestation.rpc_url().clone(),
                 ChainRole::Attestation,
-                dev_owner().address(),
-                dev_operator(),
-                dev_treasury(),
-                treasury_supply()
+                DEV_SALT
             ),
         )?;
         Ok(Self {

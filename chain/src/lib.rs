@@ -7,6 +7,7 @@
 //!   drift from `contracts/src`), so the Solidity sources are the one source of truth.
 //! - [`anvil`]: local anvil processes on free ports, stopped when dropped.
 //! - [`deploy`]: deployment of the contract set to a chain and the deployment manifest.
+//! - [`create2`]: deterministic addresses through the canonical CREATE2 deployer.
 //! - [`devnet`]: the two local chains of development and of the end-to-end harness.
 //! - [`submitter`]: the per-chain transaction submitter (nonces, journal, batching).
 //!
@@ -16,6 +17,7 @@ pub mod anvil;
 pub mod batch;
 pub mod bindings;
 pub mod consent;
+pub mod create2;
 pub mod deploy;
 pub mod devnet;
 pub mod diagnose;

@@ -8,7 +8,7 @@ use anyhow::Context;
 use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine, TestStablecoin};
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
 use openrail_chain::devnet::{
-    Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_spare, dev_treasury,
+    Devnet, DevnetConfig, dev_demo_payer, dev_operator, dev_owner, dev_spare, dev_treasury,
 };
 use openrail_chain::{batch, consent};
 
@@ -134,9 +134,11 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
         U256::from(1_000_000u64) * unit,
     )
     .await?;
-    // The destination already holds tokens, as in steady state.
+    // The destination already holds tokens, as in steady state (the test tokens' minter
+    // is the contracts' owner).
+    let owner = signer_provider(&url, dev_owner());
     mined(
-        TestStablecoin::new(usd, &op)
+        TestStablecoin::new(usd, &owner)
             .mint(destination, unit)
             .send()
             .await?,
@@ -359,6 +361,7 @@ async fn distinct_batches<P: Provider>(
     let url: Url = a.rpc_url.parse()?;
     let op = signer_provider(&url, dev_operator());
     let usd = a.tokens["USD"];
+    let owner = signer_provider(&url, dev_owner());
     let mut mandates = Vec::with_capacity(BATCH);
     for i in 0..BATCH {
         let payer = alloy::signers::local::PrivateKeySigner::random();
@@ -373,7 +376,7 @@ async fn distinct_batches<P: Provider>(
         )
         .await?;
         mined(
-            TestStablecoin::new(usd, &op)
+            TestStablecoin::new(usd, &owner)
                 .mint(dest, unit)
                 .send()
                 .await?,

@@ -103,7 +103,8 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         for (code, token) in &b.tokens {
             println!("  {code} test token         {token}");
         }
-        println!("\nOperator (owner of every contract)  {}", a.operator);
+        println!("\nOwner of the contracts               {} (anvil account 4; pauses, proposes operators)", a.owner);
+        println!("Operator (the service's signer)     {}", a.operator);
         println!("Treasury                            {}", a.treasury);
         println!("Demo payer wallet                   {payer_addr} ({DEMO_FUNDING} USD and EUR on both chains, router approved)");
         println!("Demo payer private key              {demo_key}", demo_key = demo_payer_key());

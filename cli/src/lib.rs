@@ -11,6 +11,7 @@ mod admin;
 mod bench;
 mod bench_pulls;
 mod bench_webhooks;
+mod deploy;
 mod dev;
 mod listen;
 pub mod node;
@@ -30,6 +31,11 @@ enum Command {
     /// Serve the API for testnet keys on a deployed settlement chain (see `dev` for a local
     /// one). Several may share one PostgreSQL database: one at a time holds the chain's lease.
     Serve(ServeArgs),
+    /// Deploy the contracts to an EVM chain through the canonical CREATE2 deployer (the
+    /// same addresses on every chain; a rerun sends nothing) and write
+    /// deployments/<chain-id>.json. Keys from OPENRAIL_DEPLOYER_KEY (the owner) and
+    /// OPENRAIL_OPERATOR_KEY, never arguments.
+    Deploy(deploy::DeployArgs),
     /// Benchmarks that print figures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -134,6 +140,7 @@ pub fn main() -> anyhow::Result<()> {
             Command::Dev(args) => dev::run(args).await,
             Command::Serve(args) => serve(args).await,
             Command::Bench(cmd) => bench::run(cmd).await,
+            Command::Deploy(args) => deploy::run(args).await,
             Command::Accounts(cmd) => admin::accounts(cmd).await,
             Command::Keys(cmd) => admin::keys(cmd).await,
             Command::Listen(args) => listen::run(args).await,
@@ -149,8 +156,17 @@ pub fn main() -> anyhow::Result<()> {
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// The deployment manifest (as `openrail dev` writes it).
-    #[arg(long, env = "OPENRAIL_MANIFEST")]
-    manifest: PathBuf,
+    #[arg(
+        long,
+        env = "OPENRAIL_MANIFEST",
+        required_unless_present = "deployment",
+        conflicts_with = "deployment"
+    )]
+    manifest: Option<PathBuf>,
+    /// The settlement chain's record as `openrail deploy` writes it
+    /// (`deployments/<chain-id>.json`), instead of a manifest.
+    #[arg(long, env = "OPENRAIL_DEPLOYMENT")]
+    deployment: Option<PathBuf>,
     /// The operator's private key (hex), owner of the deployed contracts.
     #[arg(long, env = "OPENRAIL_OPERATOR_KEY", hide_env_values = true)]
     operator_key: String,
@@ -227,7 +243,19 @@ impl WebhookArgs {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let manifest = openrail_chain::deploy::Manifest::read(&args.manifest)?;
+    let settlement = match (&args.manifest, &args.deployment) {
+        (Some(m), _) => openrail_chain::deploy::Manifest::read(m)?.settlement,
+        (None, Some(d)) => {
+            let record = openrail_chain::deploy::DeploymentRecord::read(d)?;
+            anyhow::ensure!(
+                record.deployment.role == openrail_chain::deploy::ChainRole::Settlement,
+                "{} is an attestation chain's record: serve needs the settlement chain's",
+                d.display()
+            );
+            record.deployment
+        }
+        (None, None) => anyhow::bail!("name --manifest or --deployment"),
+    };
     let operator: alloy::signers::local::PrivateKeySigner = args
         .operator_key
         .trim()
@@ -254,7 +282,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let node = node::start(
         store.clone(),
-        &manifest.settlement,
+        &settlement,
         operator,
         args.port,
         config,
@@ -268,7 +296,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     stop_signal().await?;
     node.abort();
     // A clean stop hands the chain over at once instead of after the lease expires.
-    let lease = openrail_store::lease::chain_lease(manifest.settlement.chain_id);
+    let lease = openrail_store::lease::chain_lease(settlement.chain_id);
     store.release_lease(&lease, &node_id).await?;
     Ok(())
 }

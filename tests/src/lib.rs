@@ -236,13 +236,12 @@ impl Harness {
     async fn start_inner(config: ApiConfig, with_mainnet: bool) -> anyhow::Result<Self> {
         let mut h = Self::chains_only().await?;
         if with_mainnet {
-            let fake = openrail_chain::deploy::deploy_chain(
-                h.devnet.attestation.rpc_url(),
+            // A second contract set on the other local chain, with its own salt (its own
+            // tokens and state machine).
+            let fake = openrail_chain::devnet::dev_deployment(
+                h.devnet.attestation.rpc_url().clone(),
                 openrail_chain::deploy::ChainRole::Settlement,
-                openrail_chain::devnet::dev_owner().address(),
-                dev_operator(),
-                dev_treasury(),
-                openrail_chain::devnet::treasury_supply(),
+                alloy::primitives::keccak256("openrail-test-mainnet"),
             )
             .await?;
             h.mainnet = Some(fake);

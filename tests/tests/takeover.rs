@@ -311,3 +311,206 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     h.stop().await;
     Ok(())
 }
+
+/// Runs `openrail deploy` with `args` and the development keys in the environment
+/// (owner, operator, treasury); returns its standard output.
+async fn deploy(args: &[&str]) -> anyhow::Result<String> {
+    let out = tokio::process::Command::new(SERVER)
+        .arg("deploy")
+        .args(args)
+        .env(
+            "OPENRAIL_DEPLOYER_KEY",
+            openrail_chain::devnet::dev_owner().to_bytes().to_string(),
+        )
+        .env(
+            "OPENRAIL_OPERATOR_KEY",
+            dev_operator().to_bytes().to_string(),
+        )
+        .env(
+            "OPENRAIL_TREASURY_KEY",
+            openrail_chain::devnet::dev_treasury()
+                .to_bytes()
+                .to_string(),
+        )
+        .output()
+        .await?;
+    anyhow::ensure!(
+        out.status.success(),
+        "openrail deploy failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8(out.stdout)?)
+}
+
+/// `openrail deploy` on fresh chains: every contract through the CREATE2 deployer, the same
+/// addresses on two chains, a rerun that sends nothing and keeps the record; then
+/// `openrail serve --deployment` on that record runs the agentic flow (a mandate naming its
+/// payee, signed by the payer, a key, a pull that moves the payer's tokens).
+#[tokio::test]
+async fn deploy_then_serve_on_fresh_chains() -> anyhow::Result<()> {
+    use openrail_chain::anvil::Anvil;
+    use openrail_chain::deploy::DeploymentRecord;
+    let dir = tempfile::tempdir()?;
+    let (a, b) = (
+        Anvil::spawn_with(31_401, 0, false).await?,
+        Anvil::spawn_with(31_402, 0, false).await?,
+    );
+    let treasury = openrail_chain::devnet::dev_treasury().address().to_string();
+    let record_a = dir.path().join("a.json");
+    let record_b = dir.path().join("b.json");
+    let run = |url: String, out: std::path::PathBuf| {
+        let treasury = treasury.clone();
+        async move {
+            deploy(&[
+                "--rpc-url",
+                &url,
+                "--treasury",
+                &treasury,
+                "--salt",
+                "deploy-test",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .await
+        }
+    };
+    run(a.rpc_url().to_string(), record_a.clone()).await?;
+    let first = DeploymentRecord::read(&record_a)?;
+    assert!(
+        first.contracts.iter().all(|c| c.tx_hash.is_some()),
+        "{first:?}"
+    );
+    assert_eq!(first.deployment.chain_id, 31_401);
+    assert_ne!(first.deployment.owner, first.deployment.operator);
+    for c in &first.contracts {
+        assert_eq!(
+            c.address,
+            openrail_chain::create2::DEPLOYER.create2(first.salt, c.init_code_hash),
+            "{} is not at its CREATE2 address",
+            c.name
+        );
+    }
+
+    // A rerun sends nothing (the owner's nonce stays) and keeps the record.
+    let reader = alloy::providers::ProviderBuilder::new().connect_http(a.rpc_url().clone());
+    let owner = first.deployment.owner;
+    let nonce = reader.get_transaction_count(owner).await?;
+    let again = run(a.rpc_url().to_string(), record_a.clone()).await?;
+    assert!(again.contains("nothing to deploy"), "{again}");
+    assert_eq!(reader.get_transaction_count(owner).await?, nonce);
+    assert_eq!(DeploymentRecord::read(&record_a)?, first);
+
+    // Another chain, the same salt and keys: the same addresses.
+    run(b.rpc_url().to_string(), record_b.clone()).await?;
+    let other = DeploymentRecord::read(&record_b)?;
+    assert_eq!(other.deployment.chain_id, 31_402);
+    let addresses =
+        |r: &DeploymentRecord| r.contracts.iter().map(|c| c.address).collect::<Vec<_>>();
+    assert_eq!(addresses(&other), addresses(&first));
+
+    // Serve on the record, as an operator would, and run the agentic flow.
+    let database_url = openrail_tests::fresh_database_url(dir.path()).await?;
+    let store = openrail_store::Store::connect(&database_url).await?;
+    let account = store
+        .create_account("Deployed", openrail_store::now_ms())
+        .await?;
+    let (_, api_key) = store
+        .create_api_key(&account.id, Mode::Testnet, openrail_store::now_ms())
+        .await?;
+    let mut child = tokio::process::Command::new(SERVER)
+        .arg("serve")
+        .arg("--deployment")
+        .arg(&record_a)
+        .env(
+            "OPENRAIL_OPERATOR_KEY",
+            dev_operator().to_bytes().to_string(),
+        )
+        .env("OPENRAIL_PORT", "0")
+        .env("DATABASE_URL", &database_url)
+        .env_remove("OPENRAIL_MANIFEST")
+        .env_remove("OPENRAIL_CRASH_AT")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let base_url = {
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                match lines.next_line().await? {
+                    Some(l) if l.starts_with("serving the API on ") => return anyhow::Ok(l),
+                    Some(_) => continue,
+                    None => anyhow::bail!("serve exited"),
+                }
+            }
+        })
+        .await??;
+        line["serving the API on ".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let payer = dev_demo_payer();
+    openrail_chain::deploy::fund_wallet(
+        &first.deployment,
+        openrail_chain::devnet::dev_treasury(),
+        payer.clone(),
+        openrail_tests::units(100),
+    )
+    .await?;
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        http.post(format!("{base_url}{path}"))
+            .bearer_auth(&api_key)
+            .json(&body)
+            .send()
+    };
+    let merchant = dev_spare().address();
+    let m: Value = post(
+        "/v1/mandates",
+        json!({"payer_account_id": payer.address().to_string(), "max_amount": "10", "currency": "USD",
+               "interval": "daily", "payees": [merchant.to_string()]}),
+    )
+    .await?
+    .json()
+    .await?;
+    let signature =
+        openrail_chain::consent::sign_typed_data_json(&m["authorization"]["typed_data"], &payer)
+            .map_err(anyhow::Error::msg)?;
+    let id = m["id"].as_str().unwrap();
+    let r = post(
+        &format!("/v1/mandates/{id}/authorize"),
+        json!({"signature": signature}),
+    )
+    .await?;
+    assert_eq!(r.status(), StatusCode::OK);
+    let k: Value = post(
+        "/v1/session-keys",
+        json!({"mandate_id": id, "expires_in": 3600}),
+    )
+    .await?
+    .json()
+    .await?;
+    let r = post(
+        "/v1/debit-pulls",
+        json!({"session_key_id": k["id"], "amount": "2.50"}),
+    )
+    .await?;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let pull: Value = r.json().await?;
+    assert_eq!(pull["status"], "authorized", "{pull}");
+    assert_eq!(
+        pull["destination"].as_str().unwrap().to_lowercase(),
+        merchant.to_string().to_lowercase()
+    );
+    let token =
+        openrail_chain::bindings::TestStablecoin::new(first.deployment.tokens["USD"], &reader);
+    assert_eq!(
+        token.balanceOf(merchant).call().await?,
+        U256::from(2_500_000u64)
+    );
+    child.kill().await?;
+    Ok(())
+}
