@@ -1080,11 +1080,11 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
     let typed_data = json!({
         "types": {
             "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "version", "type": "string" }, { "name": "chainId", "type": "uint256" }, { "name": "verifyingContract", "type": "address" }],
-            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
+            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "payees", "type": "address[]" }, { "name": "agent", "type": "address" }, { "name": "purpose", "type": "string" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
         },
         "primaryType": "Mandate",
         "domain": { "name": "Openrail", "version": "1", "chainId": 31337, "verifyingContract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" },
-        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "nonce": "3527900121251115019", "deadline": "1795588669" },
+        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": "0x0000000000000000000000000000000000000000", "purpose": "", "nonce": "3527900121251115019", "deadline": "1795588669" },
     });
     let value = match (op, status) {
         (Op::CreateMandate, 201) => json!({
@@ -1092,6 +1092,7 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
             "created_at": "2026-11-25T05:37:49.257Z",
             "payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
             "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": null,
+            "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": null,
             "status": "requires_authorization", "current_epoch": epoch, "onchain": onchain,
             "authorization": {
                 "method": "payer_signature", "signer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
