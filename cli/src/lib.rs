@@ -11,6 +11,7 @@ mod admin;
 mod bench;
 mod bench_pulls;
 mod bench_webhooks;
+pub mod config;
 mod deploy;
 mod dev;
 mod listen;
@@ -155,21 +156,22 @@ pub fn main() -> anyhow::Result<()> {
 /// Options of `openrail serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// The deployment manifest (as `openrail dev` writes it).
-    #[arg(
-        long,
-        env = "OPENRAIL_MANIFEST",
-        required_unless_present = "deployment",
-        conflicts_with = "deployment"
-    )]
+    /// The configuration file (`openrail.toml`: testnet and, optionally, mainnet, each with
+    /// its deployment, depth and the variable holding its operator's key; see
+    /// `openrail_cli::config`).
+    #[arg(long, env = "OPENRAIL_CONFIG", conflicts_with_all = ["manifest", "deployment"])]
+    config: Option<PathBuf>,
+    /// The deployment manifest (as `openrail dev` writes it): testnet only.
+    #[arg(long, env = "OPENRAIL_MANIFEST", conflicts_with = "deployment")]
     manifest: Option<PathBuf>,
     /// The settlement chain's record as `openrail deploy` writes it
-    /// (`deployments/<chain-id>.json`), instead of a manifest.
+    /// (`deployments/<chain-id>.json`), instead of a manifest: testnet only.
     #[arg(long, env = "OPENRAIL_DEPLOYMENT")]
     deployment: Option<PathBuf>,
-    /// The operator's private key (hex), owner of the deployed contracts.
+    /// The operator's private key (hex) with --manifest or --deployment (with --config, the
+    /// configuration names the variable holding each mode's key).
     #[arg(long, env = "OPENRAIL_OPERATOR_KEY", hide_env_values = true)]
-    operator_key: String,
+    operator_key: Option<String>,
     /// Port of the HTTP API.
     #[arg(long, default_value_t = 8080, env = "OPENRAIL_PORT")]
     port: u16,
@@ -242,25 +244,45 @@ impl WebhookArgs {
     }
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let settlement = match (&args.manifest, &args.deployment) {
-        (Some(m), _) => openrail_chain::deploy::Manifest::read(m)?.settlement,
-        (None, Some(d)) => {
-            let record = openrail_chain::deploy::DeploymentRecord::read(d)?;
-            anyhow::ensure!(
-                record.deployment.role == openrail_chain::deploy::ChainRole::Settlement,
-                "{} is an attestation chain's record: serve needs the settlement chain's",
-                d.display()
-            );
-            record.deployment
+async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
+    let (testnet, mainnet, config_db) = match &args.config {
+        Some(path) => {
+            let c = config::load(Some(path), &|k| std::env::var(k).ok())
+                .with_context(|| format!("configuration {}", path.display()))?;
+            (c.testnet, c.mainnet, c.database_url)
         }
-        (None, None) => anyhow::bail!("name --manifest or --deployment"),
+        None => {
+            let deployment = match (&args.manifest, &args.deployment) {
+                (Some(m), _) => openrail_chain::deploy::Manifest::read(m)?.settlement,
+                (None, Some(d)) => {
+                    let record = openrail_chain::deploy::DeploymentRecord::read(d)?;
+                    anyhow::ensure!(
+                        record.deployment.role == openrail_chain::deploy::ChainRole::Settlement,
+                        "{} is an attestation chain's record: serve needs the settlement chain's",
+                        d.display()
+                    );
+                    record.deployment
+                }
+                (None, None) => anyhow::bail!("name --config, --manifest or --deployment"),
+            };
+            let operator: alloy::signers::local::PrivateKeySigner = args
+                .operator_key
+                .as_deref()
+                .context("OPENRAIL_OPERATOR_KEY is not set")?
+                .trim()
+                .parse()
+                .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
+            let mode = config::ModeConfig {
+                deployment,
+                operator,
+                confirmations: args.confirmations,
+            };
+            (mode, None, None)
+        }
     };
-    let operator: alloy::signers::local::PrivateKeySigner = args
-        .operator_key
-        .trim()
-        .parse()
-        .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
+    if args.db.database_url.is_none() {
+        args.db.database_url = config_db;
+    }
     let store = args.db.open().await?;
     let mut config = openrail_api::ApiConfig::default();
     if let Some(id) = args.node_id {
@@ -276,28 +298,44 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
         announce_lead: true,
-        confirmations: args.confirmations,
+        confirmations: testnet.confirmations,
         webhooks: args.webhooks.options()?,
         ..Default::default()
     };
-    let node = node::start(
+    fn chain(m: &config::ModeConfig) -> node::ModeChain<'_> {
+        node::ModeChain {
+            deployment: &m.deployment,
+            operator: m.operator.clone(),
+            confirmations: m.confirmations,
+        }
+    }
+    let node = node::start_networks(
         store.clone(),
-        &settlement,
-        operator,
+        chain(&testnet),
+        mainnet.as_ref().map(chain),
         args.port,
         config,
         options,
     )
     .await?;
     println!(
-        "serving the API on {} (testnet keys; mainnet keys get 503 mainnet_unavailable)",
-        node.base_url
+        "serving the API on {} ({})",
+        node.base_url,
+        match &mainnet {
+            Some(m) => format!(
+                "testnet keys on chain {}, mainnet keys on chain {}",
+                testnet.deployment.chain_id, m.deployment.chain_id
+            ),
+            None => "testnet keys; mainnet keys get 503 mainnet_unavailable".into(),
+        }
     );
     stop_signal().await?;
     node.abort();
-    // A clean stop hands the chain over at once instead of after the lease expires.
-    let lease = openrail_store::lease::chain_lease(settlement.chain_id);
-    store.release_lease(&lease, &node_id).await?;
+    // A clean stop hands the chains over at once instead of after the leases expire.
+    for d in std::iter::once(&testnet).chain(mainnet.as_ref()) {
+        let lease = openrail_store::lease::chain_lease(d.deployment.chain_id);
+        store.release_lease(&lease, &node_id).await?;
+    }
     Ok(())
 }
 

@@ -97,7 +97,33 @@ pub async fn start(
     config: ApiConfig,
     options: NodeOptions,
 ) -> anyhow::Result<Node> {
-    start_networks(store, deployment, None, operator, port, config, options).await
+    let confirmations = options.confirmations;
+    start_networks(
+        store,
+        ModeChain {
+            deployment,
+            operator,
+            confirmations,
+        },
+        None,
+        port,
+        config,
+        options,
+    )
+    .await
+}
+
+/// The settlement chain of one mode as a serving process runs it: its deployment, the
+/// operator key that sends its transactions (each mode its own) and its confirmation
+/// depth.
+#[derive(Debug, Clone)]
+pub struct ModeChain<'a> {
+    /// The contracts.
+    pub deployment: &'a ChainDeployment,
+    /// The mode's operator.
+    pub operator: PrivateKeySigner,
+    /// Blocks below the head at which outcomes are applied.
+    pub confirmations: u64,
 }
 
 /// As [`start`], with a mainnet settlement network beside testnet when `mainnet` is
@@ -105,16 +131,16 @@ pub async fn start(
 /// composition root of a serving process (`serve`, `dev` and the harness).
 pub async fn start_networks(
     store: Store,
-    testnet: &ChainDeployment,
-    mainnet: Option<&ChainDeployment>,
-    operator: PrivateKeySigner,
+    testnet: ModeChain<'_>,
+    mainnet: Option<ModeChain<'_>>,
     port: u16,
     config: ApiConfig,
     options: NodeOptions,
 ) -> anyhow::Result<Node> {
-    let network = Arc::new(Network::from_deployment(testnet)?);
+    let network = Arc::new(Network::from_deployment(testnet.deployment)?);
     let main = mainnet
-        .map(|d| Network::from_deployment(d).map(Arc::new))
+        .as_ref()
+        .map(|m| Network::from_deployment(m.deployment).map(Arc::new))
         .transpose()?;
     let holder = config.node_id.clone();
     let running = openrail_api::server::serve(
@@ -127,20 +153,23 @@ pub async fn start_networks(
     .await
     .with_context(|| format!("starting the API on port {port}"))?;
     let tasks = Arc::new(Mutex::new(vec![running.task.abort_handle()]));
-    let mut networks = vec![(network.clone(), testnet.clone(), Mode::Testnet)];
-    if let (Some(net), Some(d)) = (&main, mainnet) {
-        networks.push((net.clone(), d.clone(), Mode::Mainnet));
+    let mut networks = vec![(network.clone(), testnet, Mode::Testnet)];
+    if let (Some(net), Some(m)) = (&main, mainnet) {
+        networks.push((net.clone(), m, Mode::Mainnet));
     }
-    for (net, deployment, mode) in networks {
+    for (net, chain, mode) in networks {
         let lead = Leadership {
             store: store.clone(),
             network: net,
-            lease: chain_lease(deployment.chain_id),
-            deployment,
-            operator: operator.clone(),
+            lease: chain_lease(chain.deployment.chain_id),
+            deployment: chain.deployment.clone(),
+            operator: chain.operator,
             holder: holder.clone(),
             url: running.base_url.clone(),
-            options: options.clone(),
+            options: NodeOptions {
+                confirmations: chain.confirmations,
+                ..options.clone()
+            },
             tasks: tasks.clone(),
             mode,
         };

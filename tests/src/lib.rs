@@ -410,11 +410,15 @@ impl Harness {
         };
         // The one composition root, as `openrail serve` and `dev` start: with a stand-in
         // mainnet (a second contract set on the other local chain) for mode isolation.
+        let mode = |deployment| openrail_cli::node::ModeChain {
+            deployment,
+            operator: dev_operator(),
+            confirmations: self.confirmations,
+        };
         let node = openrail_cli::node::start_networks(
             server.store.clone(),
-            self.settlement_deployment(),
-            self.mainnet.as_ref(),
-            dev_operator(),
+            mode(self.settlement_deployment()),
+            self.mainnet.as_ref().map(mode),
             0,
             config,
             options,

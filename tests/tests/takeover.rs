@@ -514,3 +514,198 @@ async fn deploy_then_serve_on_fresh_chains() -> anyhow::Result<()> {
     child.kill().await?;
     Ok(())
 }
+
+/// `openrail serve --config` with testnet and mainnet, each on its own fresh chain with its
+/// own operator key: a mainnet key's pull moves tokens on the mainnet chain and never on
+/// testnet's, a testnet key's the other way round; a configuration naming a key in the file
+/// fails at start, naming the field.
+#[tokio::test]
+async fn a_configuration_serves_testnet_and_mainnet_apart() -> anyhow::Result<()> {
+    use alloy::providers::ext::AnvilApi;
+    use openrail_chain::anvil::Anvil;
+    use openrail_chain::deploy::DeploymentRecord;
+    let dir = tempfile::tempdir()?;
+    let (test_chain, main_chain) = (
+        Anvil::spawn_with(31_411, 0, false).await?,
+        Anvil::spawn_with(31_412, 0, false).await?,
+    );
+    let treasury = openrail_chain::devnet::dev_treasury().address().to_string();
+    let main_operator = alloy::signers::local::PrivateKeySigner::random();
+    let provider =
+        |a: &Anvil| alloy::providers::ProviderBuilder::new().connect_http(a.rpc_url().clone());
+    provider(&main_chain)
+        .anvil_set_balance(
+            main_operator.address(),
+            U256::from(10u64).pow(U256::from(20u64)),
+        )
+        .await?;
+    let test_record = dir.path().join("test.json");
+    let main_record = dir.path().join("main.json");
+    deploy(&[
+        "--rpc-url",
+        test_chain.rpc_url().as_ref(),
+        "--treasury",
+        &treasury,
+        "--out",
+        test_record.to_str().unwrap(),
+    ])
+    .await?;
+    deploy(&[
+        "--rpc-url",
+        main_chain.rpc_url().as_ref(),
+        "--treasury",
+        &treasury,
+        "--operator",
+        &main_operator.address().to_string(),
+        "--salt",
+        "mainnet",
+        "--out",
+        main_record.to_str().unwrap(),
+    ])
+    .await?;
+    let (test_d, main_d) = (
+        DeploymentRecord::read(&test_record)?.deployment,
+        DeploymentRecord::read(&main_record)?.deployment,
+    );
+    let config = dir.path().join("openrail.toml");
+    std::fs::write(
+        &config,
+        "[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_OPERATOR\"\n\
+         [mainnet]\ndeployment = \"main.json\"\noperator_key_env = \"MAIN_OPERATOR\"\n",
+    )?;
+    let database_url = openrail_tests::fresh_database_url(dir.path()).await?;
+    let store = openrail_store::Store::connect(&database_url).await?;
+    let account = store
+        .create_account("Both modes", openrail_store::now_ms())
+        .await?;
+    let (_, test_key) = store
+        .create_api_key(&account.id, Mode::Testnet, openrail_store::now_ms())
+        .await?;
+    let (_, main_key) = store
+        .create_api_key(&account.id, Mode::Mainnet, openrail_store::now_ms())
+        .await?;
+    let serve = |config: &std::path::Path| {
+        tokio::process::Command::new(SERVER)
+            .arg("serve")
+            .arg("--config")
+            .arg(config)
+            .env("TEST_OPERATOR", dev_operator().to_bytes().to_string())
+            .env("MAIN_OPERATOR", main_operator.to_bytes().to_string())
+            .env("OPENRAIL_PORT", "0")
+            .env("DATABASE_URL", &database_url)
+            .env_remove("OPENRAIL_MANIFEST")
+            .env_remove("OPENRAIL_OPERATOR_KEY")
+            .env_remove("OPENRAIL_CRASH_AT")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+    };
+    // A key in the file: refused at start, naming the field and where keys go.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[testnet]\ndeployment = \"test.json\"\noperator_key = \"0x01\"\n",
+    )?;
+    let out = serve(&bad)?.wait_with_output().await?;
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("operator_key") && said.contains("operator_key_env"),
+        "{said}"
+    );
+
+    let mut child = serve(&config)?;
+    let base_url = {
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(l) = lines.next_line().await? {
+                if l.starts_with("serving the API on ") {
+                    return anyhow::Ok(l);
+                }
+            }
+            anyhow::bail!("serve exited")
+        })
+        .await??;
+        assert!(line.contains("mainnet keys on chain 31412"), "{line}");
+        line["serving the API on ".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let http = reqwest::Client::new();
+    let payer = dev_demo_payer();
+    let merchant = dev_spare().address();
+    // The same flow in each mode, with that mode's key; the payer is funded on both chains.
+    for (api_key, d, chain) in [
+        (&test_key, &test_d, &test_chain),
+        (&main_key, &main_d, &main_chain),
+    ] {
+        openrail_chain::deploy::fund_wallet(
+            d,
+            openrail_chain::devnet::dev_treasury(),
+            payer.clone(),
+            openrail_tests::units(100),
+        )
+        .await?;
+        let post = |path: String, body: Value| {
+            http.post(format!("{base_url}{path}"))
+                .bearer_auth(api_key)
+                .json(&body)
+                .send()
+        };
+        let m: Value = post(
+            "/v1/mandates".into(),
+            json!({"payer_account_id": payer.address().to_string(), "max_amount": "10", "currency": "USD",
+                   "interval": "daily", "payees": [merchant.to_string()]}),
+        )
+        .await?
+        .json()
+        .await?;
+        assert_eq!(m["onchain"]["chain_id"], json!(d.chain_id), "{m}");
+        let sig = openrail_chain::consent::sign_typed_data_json(
+            &m["authorization"]["typed_data"],
+            &payer,
+        )
+        .map_err(anyhow::Error::msg)?;
+        let id = m["id"].as_str().unwrap();
+        let r = post(
+            format!("/v1/mandates/{id}/authorize"),
+            json!({"signature": sig}),
+        )
+        .await?;
+        assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await?);
+        let k: Value = post(
+            "/v1/session-keys".into(),
+            json!({"mandate_id": id, "expires_in": 3600}),
+        )
+        .await?
+        .json()
+        .await?;
+        let pull: Value = post(
+            "/v1/debit-pulls".into(),
+            json!({"session_key_id": k["id"], "amount": "1.25"}),
+        )
+        .await?
+        .json()
+        .await?;
+        assert_eq!(pull["status"], "authorized", "{pull}");
+        let token = openrail_chain::bindings::TestStablecoin::new(d.tokens["USD"], provider(chain));
+        assert_eq!(
+            token.balanceOf(merchant).call().await?,
+            U256::from(1_250_000u64)
+        );
+    }
+    // Each chain saw only its own mode's pull: 1.25 each, never 2.50 on one.
+    for (d, chain) in [(&test_d, &test_chain), (&main_d, &main_chain)] {
+        let token = openrail_chain::bindings::TestStablecoin::new(d.tokens["USD"], provider(chain));
+        assert_eq!(
+            token.balanceOf(merchant).call().await?,
+            U256::from(1_250_000u64)
+        );
+    }
+    child.kill().await?;
+    Ok(())
+}

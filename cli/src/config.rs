@@ -1,0 +1,454 @@
+//! `openrail.toml`: what a serving process runs, one file for every mode.
+//!
+//! ```toml
+//! database_url = "postgres://openrail@db/openrail"   # or DATABASE_URL
+//!
+//! [testnet]
+//! deployment = "deployments/84532.json"   # the record `openrail deploy` wrote
+//! rpc_url = "https://sepolia.base.org"    # optional: instead of the record's
+//! confirmations = 3
+//! operator_key_env = "OPENRAIL_OPERATOR_KEY"   # the variable holding the key, never the key
+//!
+//! [mainnet]                               # optional: without it mainnet keys get 503
+//! deployment = "deployments/8453.json"
+//! confirmations = 12
+//! operator_key_env = "OPENRAIL_MAINNET_OPERATOR_KEY"
+//! ```
+//!
+//! Every field can also be set from the environment (containers): `OPENRAIL_DATABASE_URL`
+//! (or `DATABASE_URL`), and per mode `OPENRAIL_TESTNET_DEPLOYMENT`, `…_RPC_URL`,
+//! `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV` (`OPENRAIL_MAINNET_…` alike; setting
+//! `OPENRAIL_MAINNET_DEPLOYMENT` configures mainnet without a file section). The
+//! environment wins over the file. Bad configuration fails at start, naming the field.
+//! The modes never share a chain or an operator key: a request of one mode reaches only
+//! its own chain, rows and key.
+
+use std::path::{Path, PathBuf};
+
+use alloy::signers::local::PrivateKeySigner;
+use openrail_chain::deploy::{ChainDeployment, ChainRole, DeploymentRecord};
+use serde::Deserialize;
+
+/// What is wrong with the configuration, naming the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not the configuration's TOML (an unknown or mistyped field).
+    #[error("{path}: {message}")]
+    Syntax {
+        /// The file.
+        path: String,
+        /// What the TOML reader said, with the field.
+        message: String,
+    },
+    /// A field's value is refused.
+    #[error("{field}: {problem}")]
+    Field {
+        /// The field, as `mode.name`.
+        field: String,
+        /// Why.
+        problem: String,
+    },
+}
+
+fn field(field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
+    ConfigError::Field {
+        field: field.into(),
+        problem: problem.into(),
+    }
+}
+
+/// The file as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    database_url: Option<String>,
+    testnet: Option<ModeFile>,
+    mainnet: Option<ModeFile>,
+}
+
+/// One mode's section as written.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModeFile {
+    deployment: Option<PathBuf>,
+    rpc_url: Option<String>,
+    confirmations: Option<u64>,
+    operator_key_env: Option<String>,
+}
+
+/// One mode, resolved: its settlement chain and its operator.
+#[derive(Debug, Clone)]
+pub struct ModeConfig {
+    /// The settlement chain's contracts (with the RPC URL to use).
+    pub deployment: ChainDeployment,
+    /// The mode's operator key.
+    pub operator: PrivateKeySigner,
+    /// Blocks below the head at which outcomes are applied.
+    pub confirmations: u64,
+}
+
+/// The configuration, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The database, when the configuration names one.
+    pub database_url: Option<String>,
+    /// Testnet (required).
+    pub testnet: ModeConfig,
+    /// Mainnet, when configured.
+    pub mainnet: Option<ModeConfig>,
+}
+
+/// Reads `path` (when given) and the environment `env`, resolves deployment paths against
+/// the file's directory, reads the deployment records and the operator keys, and checks
+/// that the modes share neither chain nor key.
+pub fn load(
+    path: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let (file, base) = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
+                path: p.display().to_string(),
+                source,
+            })?;
+            (
+                parse(&text, p)?,
+                p.parent().map(Path::to_path_buf).unwrap_or_default(),
+            )
+        }
+        None => (FileConfig::default(), PathBuf::new()),
+    };
+    let database_url = env("OPENRAIL_DATABASE_URL")
+        .or_else(|| env("DATABASE_URL"))
+        .or(file.database_url);
+    let testnet = with_env(file.testnet, "TESTNET", env).ok_or_else(|| {
+        field(
+            "testnet",
+            "missing: a [testnet] section or OPENRAIL_TESTNET_DEPLOYMENT",
+        )
+    })?;
+    let testnet = resolve("testnet", testnet, &base, env)?;
+    let mainnet = with_env(file.mainnet, "MAINNET", env)
+        .map(|m| resolve("mainnet", m, &base, env))
+        .transpose()?;
+    if let Some(m) = &mainnet {
+        if m.deployment.chain_id == testnet.deployment.chain_id {
+            return Err(field(
+                "mainnet.deployment",
+                format!(
+                    "chain {} is testnet's too; the modes never share a chain",
+                    m.deployment.chain_id
+                ),
+            ));
+        }
+        if m.operator.address() == testnet.operator.address() {
+            return Err(field(
+                "mainnet.operator_key_env",
+                "holds testnet's operator key; each mode has its own",
+            ));
+        }
+    }
+    Ok(Config {
+        database_url,
+        testnet,
+        mainnet,
+    })
+}
+
+/// The file's TOML, with a word for the mistake everyone makes once: a key in the file.
+fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        // The reader's message names the line, the field and what it expected.
+        let mut message = e.to_string().trim_end().to_string();
+        if message.contains("`operator_key`") {
+            message.push_str(
+                "\nkeys never go in the file: name the environment variable that holds it in operator_key_env",
+            );
+        }
+        ConfigError::Syntax {
+            path: path.display().to_string(),
+            message,
+        }
+    })
+}
+
+/// A mode's section with the environment's values over it (`OPENRAIL_<MODE>_…`); `None`
+/// when neither names the mode.
+fn with_env(
+    file: Option<ModeFile>,
+    mode: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<ModeFile> {
+    let var = |name: &str| env(&format!("OPENRAIL_{mode}_{name}"));
+    let from_env = ModeFile {
+        deployment: var("DEPLOYMENT").map(PathBuf::from),
+        rpc_url: var("RPC_URL"),
+        confirmations: None,
+        operator_key_env: var("OPERATOR_KEY_ENV"),
+    };
+    let named = file.is_some() || from_env.deployment.is_some();
+    let mut m = file.unwrap_or_default();
+    m.deployment = from_env.deployment.or(m.deployment);
+    m.rpc_url = from_env.rpc_url.or(m.rpc_url);
+    m.operator_key_env = from_env.operator_key_env.or(m.operator_key_env);
+    if let Some(c) = var("CONFIRMATIONS") {
+        // Parsed in `resolve`, where a bad value can name its field.
+        m.confirmations = c.parse().ok().or(Some(u64::MAX));
+    }
+    named.then_some(m)
+}
+
+fn resolve(
+    mode: &str,
+    m: ModeFile,
+    base: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ModeConfig, ConfigError> {
+    let f = |name: &str| format!("{mode}.{name}");
+    let path = m.deployment.ok_or_else(|| {
+        field(
+            f("deployment"),
+            "missing: the record `openrail deploy` wrote",
+        )
+    })?;
+    let path = if path.is_relative() {
+        base.join(path)
+    } else {
+        path
+    };
+    let mut deployment = DeploymentRecord::read(&path)
+        .map_err(|e| field(f("deployment"), e.to_string()))?
+        .deployment;
+    if deployment.role != ChainRole::Settlement {
+        return Err(field(
+            f("deployment"),
+            format!(
+                "{} is an attestation chain's record; a mode needs its settlement chain's",
+                path.display()
+            ),
+        ));
+    }
+    if let Some(url) = m.rpc_url {
+        url.parse::<alloy::transports::http::reqwest::Url>()
+            .map_err(|e| field(f("rpc_url"), format!("{url:?} is not a URL: {e}")))?;
+        deployment.rpc_url = url;
+    }
+    let confirmations = match m.confirmations {
+        Some(u64::MAX) => return Err(field(f("confirmations"), "is not a number of blocks")),
+        Some(c) => c,
+        None => 0,
+    };
+    let var = m.operator_key_env.ok_or_else(|| {
+        field(
+            f("operator_key_env"),
+            "missing: the environment variable that holds the operator's key",
+        )
+    })?;
+    let key = env(&var).ok_or_else(|| field(f("operator_key_env"), format!("{var} is not set")))?;
+    let operator: PrivateKeySigner = key.trim().parse().map_err(|_| {
+        field(
+            f("operator_key_env"),
+            format!("{var} does not hold a private key"),
+        )
+    })?;
+    if operator.address() != deployment.operator {
+        return Err(field(
+            f("operator_key_env"),
+            format!(
+                "{var} is the key of {}, but the contracts' operator is {}",
+                operator.address(),
+                deployment.operator
+            ),
+        ));
+    }
+    Ok(ModeConfig {
+        deployment,
+        operator,
+        confirmations,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy::primitives::Address;
+    use std::collections::HashMap;
+
+    fn record(dir: &Path, name: &str, chain_id: u64, operator: Address) -> PathBuf {
+        let path = dir.join(name);
+        DeploymentRecord {
+            deployment: ChainDeployment {
+                role: ChainRole::Settlement,
+                chain_id,
+                rpc_url: "http://127.0.0.1:8545/".into(),
+                owner: Address::repeat_byte(9),
+                operator,
+                treasury: Address::repeat_byte(8),
+                router: Address::repeat_byte(7),
+                allowance_state_machine: Some(Address::repeat_byte(7)),
+                attestation_verifier: None,
+                tokens: Default::default(),
+                deployed_at_block: 1,
+            },
+            salt: Default::default(),
+            contracts: vec![],
+            compiler: String::new(),
+            commit: String::new(),
+        }
+        .write(&path)
+        .unwrap();
+        path
+    }
+
+    struct Setup {
+        dir: tempfile::TempDir,
+        env: HashMap<String, String>,
+    }
+
+    impl Setup {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let test_key = PrivateKeySigner::random();
+            let main_key = PrivateKeySigner::random();
+            record(dir.path(), "test.json", 84532, test_key.address());
+            record(dir.path(), "main.json", 8453, main_key.address());
+            let env = HashMap::from([
+                ("TEST_KEY".to_string(), test_key.to_bytes().to_string()),
+                ("MAIN_KEY".to_string(), main_key.to_bytes().to_string()),
+            ]);
+            Setup { dir, env }
+        }
+
+        fn load(&self, toml: &str) -> Result<Config, ConfigError> {
+            let path = self.dir.path().join("openrail.toml");
+            std::fs::write(&path, toml).unwrap();
+            load(Some(&path), &|k| self.env.get(k).cloned())
+        }
+    }
+
+    const BOTH: &str = r#"
+        database_url = "sqlite:///tmp/x.db"
+        [testnet]
+        deployment = "test.json"
+        operator_key_env = "TEST_KEY"
+        [mainnet]
+        deployment = "main.json"
+        rpc_url = "https://mainnet.example/rpc"
+        confirmations = 12
+        operator_key_env = "MAIN_KEY"
+    "#;
+
+    #[test]
+    fn both_modes_resolve_with_their_own_chain_key_and_depth() {
+        let s = Setup::new();
+        let c = s.load(BOTH).unwrap();
+        assert_eq!(c.testnet.deployment.chain_id, 84532);
+        assert_eq!(c.testnet.confirmations, 0);
+        let m = c.mainnet.unwrap();
+        assert_eq!(m.deployment.chain_id, 8453);
+        assert_eq!(m.deployment.rpc_url, "https://mainnet.example/rpc");
+        assert_eq!(m.confirmations, 12);
+        assert_ne!(m.operator.address(), c.testnet.operator.address());
+        assert_eq!(c.database_url.as_deref(), Some("sqlite:///tmp/x.db"));
+        // Without a [mainnet] section, no mainnet (its keys get 503).
+        let c = s
+            .load("[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\n")
+            .unwrap();
+        assert!(c.mainnet.is_none());
+    }
+
+    #[test]
+    fn the_environment_sets_every_field_and_wins() {
+        let mut s = Setup::new();
+        s.env.insert(
+            "OPENRAIL_TESTNET_DEPLOYMENT".into(),
+            s.dir.path().join("test.json").display().to_string(),
+        );
+        s.env.insert(
+            "OPENRAIL_TESTNET_OPERATOR_KEY_ENV".into(),
+            "TEST_KEY".into(),
+        );
+        s.env
+            .insert("OPENRAIL_TESTNET_CONFIRMATIONS".into(), "5".into());
+        s.env
+            .insert("OPENRAIL_TESTNET_RPC_URL".into(), "http://node:8545".into());
+        s.env
+            .insert("DATABASE_URL".into(), "postgres://db/openrail".into());
+        let c = load(None, &|k| s.env.get(k).cloned()).unwrap();
+        assert_eq!(c.testnet.confirmations, 5);
+        assert_eq!(c.testnet.deployment.rpc_url, "http://node:8545");
+        assert_eq!(c.database_url.as_deref(), Some("postgres://db/openrail"));
+        assert!(c.mainnet.is_none());
+        let c = s.load(BOTH).unwrap();
+        assert_eq!(
+            c.testnet.confirmations, 5,
+            "the environment wins over the file"
+        );
+    }
+
+    /// Every mistake fails at start, and the message names the field.
+    #[test]
+    fn bad_configuration_names_the_field() {
+        let s = Setup::new();
+        let err = |toml: &str| s.load(toml).unwrap_err().to_string();
+        let testnet = "[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\n";
+        assert!(err("").starts_with("testnet:"));
+        assert!(
+            err("[testnet]\noperator_key_env = \"TEST_KEY\"\n")
+                .starts_with("testnet.deployment: missing")
+        );
+        assert!(
+            err("[testnet]\ndeployment = \"nope.json\"\noperator_key_env = \"TEST_KEY\"\n")
+                .starts_with("testnet.deployment:")
+        );
+        assert!(
+            err("[testnet]\ndeployment = \"test.json\"\n")
+                .starts_with("testnet.operator_key_env: missing")
+        );
+        assert!(
+            err("[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"UNSET\"\n")
+                .contains("testnet.operator_key_env: UNSET is not set")
+        );
+        // The key of another operator than the contracts'.
+        assert!(
+            err("[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"MAIN_KEY\"\n")
+                .contains("but the contracts' operator is")
+        );
+        assert!(err(&format!("{testnet}confirmations = \"three\"\n")).contains("confirmations"));
+        assert!(
+            err(&format!("{testnet}rpc_url = \"not a url\"\n")).starts_with("testnet.rpc_url:")
+        );
+        // A key in the file is refused, and the message says where keys go.
+        assert!(err(&format!("{testnet}operator_key = \"0x01\"\n")).contains("operator_key_env"));
+        // The modes share neither chain nor key.
+        let main_operator = s.env["MAIN_KEY"]
+            .parse::<PrivateKeySigner>()
+            .unwrap()
+            .address();
+        record(s.dir.path(), "same-chain.json", 84532, main_operator);
+        let same_chain = format!(
+            "{testnet}[mainnet]\ndeployment = \"same-chain.json\"\noperator_key_env = \"MAIN_KEY\"\n"
+        );
+        assert!(err(&same_chain).starts_with("mainnet.deployment: chain 84532 is testnet's too"));
+        let test_operator = s.env["TEST_KEY"]
+            .parse::<PrivateKeySigner>()
+            .unwrap()
+            .address();
+        record(s.dir.path(), "same-key.json", 8453, test_operator);
+        let same_key = format!(
+            "{testnet}[mainnet]\ndeployment = \"same-key.json\"\noperator_key_env = \"TEST_KEY\"\n"
+        );
+        assert_eq!(
+            err(&same_key),
+            "mainnet.operator_key_env: holds testnet's operator key; each mode has its own"
+        );
+    }
+}
