@@ -100,6 +100,28 @@ impl Mandate {
     }
 }
 
+/// The terms of a mandate its payer sends itself (`createMandate`: its own transaction is
+/// its consent): paying only `payees`, no agent, no purpose.
+pub fn own_mandate_terms(
+    salt: B256,
+    payer: Address,
+    token: Address,
+    max_amount: U256,
+    interval: u8,
+    payees: Vec<Address>,
+) -> crate::bindings::IAllowanceStateMachine::MandateTerms {
+    crate::bindings::IAllowanceStateMachine::MandateTerms {
+        salt,
+        payer,
+        token,
+        maxAmount: max_amount,
+        interval,
+        payees,
+        agent: Address::ZERO,
+        purposeHash: alloy::primitives::keccak256(""),
+    }
+}
+
 /// The EIP-712 domain of Openrail's contract `verifying_contract` on chain `chain_id`.
 pub fn domain(chain_id: u64, verifying_contract: Address) -> Eip712Domain {
     eip712_domain! {

@@ -386,16 +386,14 @@ async fn distinct_batches<P: Provider>(
         let as_payer = signer_provider(&url, payer.clone());
         mined(
             AllowanceStateMachine::new(*asm.address(), &as_payer)
-                .createMandate(IAllowanceStateMachine::MandateTerms {
+                .createMandate(consent::own_mandate_terms(
                     salt,
-                    payer: payer.address(),
-                    token: usd,
-                    maxAmount: U256::from(1_000u64) * unit,
-                    interval: 0,
-                    payees: vec![dest],
-                    agent: Address::ZERO,
-                    purposeHash: keccak256(""),
-                })
+                    payer.address(),
+                    usd,
+                    U256::from(1_000u64) * unit,
+                    0,
+                    vec![dest],
+                ))
                 .send()
                 .await?,
         )

@@ -489,16 +489,14 @@ async fn measure(
     let payer_provider = signer_provider(devnet.settlement.rpc_url(), payer.clone());
     mined(
         AllowanceStateMachine::new(asm_addr, &payer_provider)
-            .createMandate(IAllowanceStateMachine::MandateTerms {
-                salt: mandate_salt,
-                payer: payer.address(),
-                token: a.tokens["USD"],
-                maxAmount: big,
-                interval: 0,
-                payees: vec![dest],
-                agent: Address::ZERO,
-                purposeHash: keccak256(""),
-            })
+            .createMandate(openrail_chain::consent::own_mandate_terms(
+                mandate_salt,
+                payer.address(),
+                a.tokens["USD"],
+                big,
+                0,
+                vec![dest],
+            ))
             .send()
             .await?,
     )

@@ -400,6 +400,9 @@ mod tests {
         let s = Setup::new();
         let err = |toml: &str| s.load(toml).unwrap_err().to_string();
         let testnet = "[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\n";
+        let missing = s.dir.path().join("missing.toml");
+        let e = load(Some(&missing), &|_| None).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:", missing.display())), "{e}");
         assert!(err("").starts_with("testnet:"));
         assert!(
             err("[testnet]\noperator_key_env = \"TEST_KEY\"\n")

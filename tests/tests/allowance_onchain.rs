@@ -35,16 +35,14 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
     mined(
         AllowanceStateMachine::new(*asm.address(), &as_payer)
-            .createMandate(IAllowanceStateMachine::MandateTerms {
-                salt: keccak256("e2e-mandate"),
-                payer: payer.address(),
-                token: usd,
-                maxAmount: units(100),
-                interval: DAILY,
-                payees: vec![dest],
-                agent: Address::ZERO,
-                purposeHash: keccak256(""),
-            })
+            .createMandate(consent::own_mandate_terms(
+                keccak256("e2e-mandate"),
+                payer.address(),
+                usd,
+                units(100),
+                DAILY,
+                vec![dest],
+            ))
             .send()
             .await?,
     )
