@@ -33,11 +33,13 @@ pub async fn serve_testnet(
     port: u16,
     config: crate::ApiConfig,
 ) -> Result<Running, ServeError> {
-    let net = Arc::new(Network::from_deployment(deployment)?);
+    let endpoint = openrail_chain::rpc::Endpoint::of(deployment)?;
+    let net = Arc::new(Network::on(deployment, &endpoint)?);
     let engine = openrail_engine::lead(
         &store,
         &net,
-        deployment,
+        &endpoint,
+        Default::default(),
         operator,
         None,
         Mode::Testnet,

@@ -52,6 +52,72 @@ pub enum ChainError {
     /// The deployment manifest is not valid JSON of the expected shape.
     #[error("manifest is malformed: {0}")]
     ManifestFormat(#[from] serde_json::Error),
+    /// The node refused a transaction for good (see [`Refusal::Definite`]); nothing of it
+    /// was mined.
+    #[error("the node refused the transaction: {0}")]
+    Refused(String),
+    /// The submitter gave up on a transaction (past its fee cap or deadline) and a
+    /// zero-value self-send took its nonce: its work was not done.
+    #[error("the transaction with nonce {0} was cancelled")]
+    Canceled(u64),
+}
+
+/// What a node's error answer to `eth_sendRawTransaction` means. Nodes give these no codes
+/// of their own (geth, reth and anvil answer -32000 or -32003 with a sentence), so this is
+/// the one place the sentences are read; everything else matches on the variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The node has this very transaction already ("already known", anvil's "transaction
+    /// already imported"): it is in flight.
+    AlreadyKnown,
+    /// A mined transaction has this nonce ("nonce too low"): ours, or an outside one.
+    NonceTooLow,
+    /// It pays too little for now: another transaction with its nonce pays more
+    /// ("replacement transaction underpriced"), or the pool's floor or the base fee is
+    /// higher ("transaction underpriced", "max fee per gas less than block base fee").
+    /// The submitter looks again and replaces it.
+    Underpriced,
+    /// No definite answer (a timeout, a reset, a 5xx after every retry): it may have
+    /// arrived.
+    Unknown(String),
+    /// A definite refusal of the transaction itself (insufficient funds, gas, size, …).
+    Definite(String),
+}
+
+impl Refusal {
+    /// Classifies a failed `eth_sendRawTransaction`.
+    pub fn classify(error: &alloy::transports::TransportError) -> Self {
+        use alloy::transports::RpcError;
+        match error {
+            RpcError::ErrorResp(payload) if !crate::rpc::is_transient(error) => {
+                let m = payload.message.to_ascii_lowercase();
+                if m.contains("already known") || m.contains("already imported") {
+                    Refusal::AlreadyKnown
+                } else if m.contains("nonce too low") || m.contains("nonce has already been used") {
+                    Refusal::NonceTooLow
+                } else if m.contains("underpriced")
+                    || m.contains("less than block base fee")
+                    || m.contains("fee cap less than block base fee")
+                    || m.contains("fee too low")
+                {
+                    Refusal::Underpriced
+                } else {
+                    Refusal::Definite(payload.message.to_string())
+                }
+            }
+            other => Refusal::Unknown(other.to_string()),
+        }
+    }
+
+    /// Words for logs and errors.
+    pub fn describe(&self) -> String {
+        match self {
+            Refusal::AlreadyKnown => "already known".into(),
+            Refusal::NonceTooLow => "nonce too low".into(),
+            Refusal::Underpriced => "underpriced".into(),
+            Refusal::Unknown(m) | Refusal::Definite(m) => m.clone(),
+        }
+    }
 }
 
 impl ChainError {
@@ -69,7 +135,11 @@ impl ChainError {
             }
             ChainError::PendingTx(_) => true,
             ChainError::AnvilTimeout(_) | ChainError::Journal(_) => true,
-            ChainError::SubmitterStopped | ChainError::Submit(_) | ChainError::LeaseLost => false,
+            ChainError::SubmitterStopped
+            | ChainError::Submit(_)
+            | ChainError::LeaseLost
+            | ChainError::Refused(_)
+            | ChainError::Canceled(_) => false,
             ChainError::AnvilNotFound
             | ChainError::AnvilStart(_)
             | ChainError::Reverted(_)

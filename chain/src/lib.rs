@@ -9,7 +9,10 @@
 //! - [`deploy`]: deployment of the contract set to a chain and the deployment manifest.
 //! - [`create2`]: deterministic addresses through the canonical CREATE2 deployer.
 //! - [`devnet`]: the two local chains of development and of the end-to-end harness.
-//! - [`submitter`]: the per-chain transaction submitter (nonces, journal, batching).
+//! - [`submitter`]: the per-chain transaction submitter (nonces, journal, batching,
+//!   replacement of transactions that are not mined).
+//! - [`fees`]: the fee arithmetic of a replacement (geth's and reth's bump rule).
+//! - [`rpc`]: RPC URLs with retry, jittered back-off and failover.
 //!
 //! This crate never serves HTTP and never writes SQL.
 
@@ -22,9 +25,11 @@ pub mod deploy;
 pub mod devnet;
 pub mod diagnose;
 mod error;
+pub mod fees;
+pub mod rpc;
 pub mod submitter;
 
-pub use error::ChainError;
+pub use error::{ChainError, Refusal};
 
 /// Token units (the stablecoins' 6 decimals) of `minor` units of `currency` (its 2): the one
 /// conversion between what the API and the database count and what the chain moves.

@@ -13,13 +13,13 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use alloy::consensus::TxEnvelope;
 use alloy::eips::eip2718::Encodable2718;
 use alloy::network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder};
 use alloy::primitives::{Address, B256, Bytes, TxHash, U256};
-use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::providers::{DynProvider, Provider};
 use alloy::rpc::types::{TransactionReceipt, TransactionRequest};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::sol_types::{SolCall, SolEvent, SolInterface};
@@ -28,9 +28,10 @@ use openrail_store::crash;
 use openrail_store::journal::TxStatus;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::ChainError;
 use crate::batch;
 use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors as AsmError};
+use crate::fees::{self, Fees};
+use crate::{ChainError, Refusal};
 use openrail_store::agentic::DeclineReason;
 use openrail_store::journal::TxKind;
 
@@ -91,6 +92,10 @@ pub struct JournaledTx {
     pub hash: TxHash,
     /// The exact bytes that were (or were about to be) broadcast.
     pub raw: Bytes,
+    /// What it does.
+    pub kind: TxKind,
+    /// The intents it carries.
+    pub intents: Vec<String>,
 }
 
 /// A boxed future of [`Journal::unsettled`].
@@ -120,8 +125,13 @@ pub enum TxFate {
     Succeeded,
     /// Mined and reverted.
     Reverted,
-    /// Refused by the node at broadcast; its nonce goes to a later transaction.
+    /// Never mined and nothing else carries its work: refused by the node at broadcast
+    /// (its nonce goes to a later transaction), or its nonce taken by a cancellation or an
+    /// outside transaction.
     Rejected,
+    /// Never mined, and another journaled transaction carries its work (a variant of its
+    /// nonce with other fees, or the work re-sent under a new nonce).
+    Replaced,
 }
 
 impl TxFate {
@@ -131,6 +141,7 @@ impl TxFate {
             TxFate::Succeeded => TxStatus::Succeeded,
             TxFate::Reverted => TxStatus::Reverted,
             TxFate::Rejected => TxStatus::Rejected,
+            TxFate::Replaced => TxStatus::Replaced,
         }
     }
 }
@@ -356,6 +367,38 @@ pub struct Mined {
     pub success: bool,
 }
 
+/// How the submitter treats transactions that are not mined.
+#[derive(Debug, Clone)]
+pub struct SubmitterOptions {
+    /// A transaction with no receipt this long after its newest variant was sent is
+    /// replaced with higher fees (a few of the chain's block times).
+    pub replace_after: Duration,
+    /// The highest `maxFeePerGas` (wei) the submitter signs for work; a transaction that
+    /// would need more is cancelled. `None`: no cap.
+    pub fee_cap: Option<u128>,
+    /// A transaction with no receipt this long after it was first sent is cancelled.
+    /// `None`: never for time alone.
+    pub cancel_after: Option<Duration>,
+    /// How often transactions older than this are looked at: known to the node (else
+    /// rebroadcast), their nonce taken by another transaction, underpriced.
+    pub check_every: Duration,
+    /// Longest pause between receipt polls while transactions are in flight (the pause
+    /// starts at a millisecond and doubles while nothing is mined).
+    pub max_poll: Duration,
+}
+
+impl Default for SubmitterOptions {
+    fn default() -> Self {
+        Self {
+            replace_after: Duration::from_secs(36),
+            fee_cap: None,
+            cancel_after: None,
+            check_every: Duration::from_secs(2),
+            max_poll: Duration::from_millis(100),
+        }
+    }
+}
+
 enum Job {
     Pull(
         PullRequest,
@@ -368,6 +411,13 @@ enum Job {
         intent: String,
         reply: oneshot::Sender<Result<Mined, ChainError>>,
     },
+    /// Work whose nonce an outside transaction took: sent again under a new nonce, then
+    /// its old variants are marked replaced.
+    Resend {
+        payload: Payload,
+        waiters: Waiters,
+        old: Vec<TxHash>,
+    },
 }
 
 enum Waiters {
@@ -377,9 +427,75 @@ enum Waiters {
     Nobody,
 }
 
-struct InFlight {
+impl Waiters {
+    fn fail(self, error: impl Fn() -> ChainError) {
+        match self {
+            Waiters::Pulls(replies) => {
+                for r in replies {
+                    let _ = r.send(Err(error()));
+                }
+            }
+            Waiters::Call(reply) => {
+                let _ = reply.send(Err(error()));
+            }
+            Waiters::Nobody => {}
+        }
+    }
+}
+
+/// What a transaction does, unsigned: enough to sign it again with other fees or under
+/// another nonce.
+#[derive(Debug, Clone)]
+struct Payload {
+    to: Address,
+    input: Bytes,
+    gas: u64,
+    kind: TxKind,
+    intents: Vec<String>,
+}
+
+/// One signed variant of a nonce.
+#[derive(Debug, Clone)]
+struct Variant {
     hash: TxHash,
+    raw: Bytes,
+    fees: Fees,
+    /// A zero-value self-send taking the nonce from the work.
+    cancel: bool,
+    /// Refused by the node at broadcast (marked replaced): never polled again.
+    refused: bool,
+}
+
+/// A nonce in flight: its work, every variant signed for it, who waits.
+struct Flight {
+    nonce: u64,
+    payload: Payload,
+    variants: Vec<Variant>,
+    first_sent: Instant,
+    last_sent: Instant,
     waiters: Waiters,
+}
+
+impl Flight {
+    fn newest(&self) -> &Variant {
+        self.variants
+            .iter()
+            .rev()
+            .find(|v| !v.refused)
+            .unwrap_or_else(|| self.variants.last().expect("a flight has a variant"))
+    }
+    /// The highest fees signed for this nonce (a replacement must beat them all).
+    fn floor(&self) -> Fees {
+        self.variants
+            .iter()
+            .fold(Fees { max_fee: 0, tip: 0 }, |a, v| Fees {
+                max_fee: a.max_fee.max(v.fees.max_fee),
+                tip: a.tip.max(v.fees.tip),
+            })
+    }
+    fn canceling(&self) -> bool {
+        self.variants.iter().any(|v| v.cancel)
+    }
 }
 
 /// Handle on a chain's submitter task; cheap to clone.
@@ -401,35 +517,53 @@ impl std::fmt::Debug for Submitter {
 
 impl Submitter {
     /// Starts the submitter of the chain at `rpc_url`, signing as `operator`; `asm` is the
-    /// allowance state machine that pulls go to.
+    /// allowance state machine that pulls go to. Default [`SubmitterOptions`].
     pub async fn start(
         rpc_url: &Url,
         operator: PrivateKeySigner,
         asm: Address,
         journal: Arc<dyn Journal>,
     ) -> Result<Self, ChainError> {
-        let provider = ProviderBuilder::new()
-            .connect_http(rpc_url.clone())
-            .erased();
+        let provider = crate::rpc::connect(std::slice::from_ref(rpc_url), &Default::default())?;
+        Self::start_with(
+            provider,
+            operator,
+            asm,
+            journal,
+            SubmitterOptions::default(),
+        )
+        .await
+    }
+
+    /// [`Submitter::start`] on `provider` with `options`.
+    pub async fn start_with(
+        provider: DynProvider,
+        operator: PrivateKeySigner,
+        asm: Address,
+        journal: Arc<dyn Journal>,
+        options: SubmitterOptions,
+    ) -> Result<Self, ChainError> {
         let chain_id = provider.get_chain_id().await?;
         let from = operator.address();
         let (jobs_tx, jobs_rx) = mpsc::channel(4096);
         let (flight_tx, flight_rx) = mpsc::unbounded_channel();
-        let nonce = recover(&provider, chain_id, from, journal.as_ref(), &flight_tx).await?;
-        let sender = Sender {
-            fees: None,
-            provider: provider.clone(),
+        let core = Arc::new(Core {
+            provider,
             wallet: EthereumWallet::from(operator),
             from,
             chain_id,
+            journal,
+        });
+        let nonce = recover(&core, &flight_tx).await?;
+        let sender = Sender {
+            fees: None,
+            core: core.clone(),
             nonce,
             asm,
-            journal: journal.clone(),
+            fee_cap: options.fee_cap,
         };
         tokio::spawn(sender.run(jobs_rx, flight_tx));
-        tokio::spawn(collect_receipts(
-            provider, asm, chain_id, journal, flight_rx,
-        ));
+        tokio::spawn(track(core, asm, options, flight_rx, jobs_tx.clone()));
         Ok(Self {
             jobs: jobs_tx,
             asm,
@@ -498,24 +632,133 @@ impl Submitter {
     }
 }
 
-struct Sender {
-    /// The last fee estimate and when it was made (see [`FEE_TTL`]).
-    fees: Option<(alloy::eips::eip1559::Eip1559Estimation, std::time::Instant)>,
+/// What the sender and the tracker share: the chain, the operator's key, the journal.
+struct Core {
     provider: DynProvider,
     wallet: EthereumWallet,
     from: Address,
     chain_id: u64,
-    nonce: u64,
-    asm: Address,
     journal: Arc<dyn Journal>,
 }
 
+impl Core {
+    /// Signs `payload` at `nonce` with `fees` and journals it (before any broadcast).
+    async fn sign_and_record(
+        &self,
+        payload: &Payload,
+        nonce: u64,
+        fees: Fees,
+        cancel: bool,
+    ) -> Result<Variant, ChainError> {
+        let mut request = TransactionRequest::default()
+            .with_from(self.from)
+            .with_nonce(nonce)
+            .with_chain_id(self.chain_id)
+            .with_max_fee_per_gas(fees.max_fee)
+            .with_max_priority_fee_per_gas(fees.tip);
+        request = if cancel {
+            request
+                .with_to(self.from)
+                .with_value(U256::ZERO)
+                .with_gas_limit(21_000)
+        } else {
+            request
+                .with_to(payload.to)
+                .with_input(payload.input.clone())
+                .with_gas_limit(payload.gas)
+        };
+        let envelope: TxEnvelope = request
+            .build(&self.wallet)
+            .await
+            .map_err(|e| ChainError::Submit(format!("signing: {e}")))?;
+        let signed = SignedTx {
+            chain_id: self.chain_id,
+            nonce,
+            hash: *envelope.tx_hash(),
+            raw: envelope.encoded_2718().into(),
+            kind: if cancel {
+                TxKind::CancelNonce
+            } else {
+                payload.kind
+            },
+            intents: if cancel {
+                Vec::new()
+            } else {
+                payload.intents.clone()
+            },
+        };
+        self.journal.record(&signed).await.map_err(|e| {
+            if e.downcast_ref::<NotLeaseHolder>().is_some() {
+                ChainError::LeaseLost
+            } else {
+                ChainError::Journal(e.to_string())
+            }
+        })?;
+        Ok(Variant {
+            hash: signed.hash,
+            raw: signed.raw,
+            fees,
+            cancel,
+            refused: false,
+        })
+    }
+
+    /// Broadcasts `raw`; what an error means for it.
+    async fn broadcast(&self, raw: &Bytes) -> Result<(), Refusal> {
+        match self.provider.send_raw_transaction(raw).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(Refusal::classify(&e)),
+        }
+    }
+
+    /// Whether the node has `hash`, pending or mined (a failed lookup says no).
+    async fn knows(&self, hash: TxHash) -> bool {
+        matches!(
+            self.provider.get_transaction_by_hash(hash).await,
+            Ok(Some(_))
+        )
+    }
+
+    /// Records `fate` for `hash`, logging a failure (the transaction stays `signed` and is
+    /// settled at the next start).
+    async fn finished(&self, hash: TxHash, fate: TxFate, block: Option<u64>) {
+        if let Err(e) = self
+            .journal
+            .finished(self.chain_id, hash, fate, block)
+            .await
+        {
+            tracing::error!(error = %e, %hash, ?fate, "journaling a transaction's fate failed");
+        }
+    }
+
+    /// The receipt of whichever variant of `variants` was mined, with its index.
+    async fn mined_variant(
+        &self,
+        variants: &[Variant],
+    ) -> Result<Option<(usize, TransactionReceipt)>, ChainError> {
+        for (i, v) in variants.iter().enumerate() {
+            if v.refused {
+                continue;
+            }
+            if let Some(r) = self.provider.get_transaction_receipt(v.hash).await? {
+                return Ok(Some((i, r)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+struct Sender {
+    /// The last fee estimate and when it was made (see [`FEE_TTL`]).
+    fees: Option<(Fees, Instant)>,
+    core: Arc<Core>,
+    nonce: u64,
+    asm: Address,
+    fee_cap: Option<u128>,
+}
+
 impl Sender {
-    async fn run(
-        mut self,
-        mut jobs: mpsc::Receiver<Job>,
-        flights: mpsc::UnboundedSender<InFlight>,
-    ) {
+    async fn run(mut self, mut jobs: mpsc::Receiver<Job>, flights: mpsc::UnboundedSender<Flight>) {
         let mut backlog: VecDeque<Job> = VecDeque::new();
         loop {
             let first = match backlog.pop_front() {
@@ -525,27 +768,29 @@ impl Sender {
                     None => return,
                 },
             };
-            match first {
+            let (payload, waiters, old) = match first {
                 Job::Call {
                     to,
                     input,
                     kind,
                     intent,
                     reply,
-                } => {
-                    let gas = GAS_OTHER;
-                    match self.send(to, input, gas, kind, vec![intent]).await {
-                        Ok(hash) => {
-                            let _ = flights.send(InFlight {
-                                hash,
-                                waiters: Waiters::Call(reply),
-                            });
-                        }
-                        Err(e) => {
-                            let _ = reply.send(Err(e));
-                        }
-                    }
-                }
+                } => (
+                    Payload {
+                        to,
+                        input,
+                        gas: GAS_OTHER,
+                        kind,
+                        intents: vec![intent],
+                    },
+                    Waiters::Call(reply),
+                    Vec::new(),
+                ),
+                Job::Resend {
+                    payload,
+                    waiters,
+                    old,
+                } => (payload, waiters, old),
                 Job::Pull(req, reply) => {
                     // Everything that queued while the previous transaction was sent joins
                     // this batch; other jobs wait their turn.
@@ -557,260 +802,576 @@ impl Sender {
                             Err(_) => break,
                         }
                     }
-                    let items: Vec<batch::Item<'_>> = pulls
-                        .iter()
-                        .map(|(r, _)| batch::Item {
-                            key_id: r.key_id,
-                            destination: r.destination,
-                            amount: r.amount,
-                            agent: r.agent.as_ref().map(|a| batch::Signed {
-                                nonce: a.nonce,
-                                deadline: a.deadline,
-                                signature: &a.signature,
-                            }),
-                        })
-                        .collect();
-                    let signed = pulls.iter().filter(|(r, _)| r.agent.is_some()).count() as u64;
-                    let intents = pulls.iter().map(|(r, _)| r.intent.clone()).collect();
-                    let input: Bytes = AllowanceStateMachine::pullBatchCall {
-                        items: batch::encode(&items),
+                    let (requests, replies): (Vec<_>, Vec<_>) = pulls.into_iter().unzip();
+                    (
+                        batch_payload(self.asm, &requests),
+                        Waiters::Pulls(replies),
+                        Vec::new(),
+                    )
+                }
+            };
+            match self.send(&payload).await {
+                Ok(flight) => {
+                    // A re-sent work's old variants are dead only now that another
+                    // transaction carries it.
+                    for hash in old {
+                        self.core.finished(hash, TxFate::Replaced, None).await;
                     }
-                    .abi_encode()
-                    .into();
-                    let gas = 60_000
-                        + GAS_TOKEN_RESERVE
-                        + GAS_PER_PULL * pulls.len() as u64
-                        + GAS_PER_SIGNED_PULL * signed;
-                    let (_, replies): (Vec<_>, Vec<_>) = pulls.into_iter().unzip();
-                    match self
-                        .send(self.asm, input, gas, TxKind::PullBatch, intents)
-                        .await
-                    {
-                        Ok(hash) => {
-                            let _ = flights.send(InFlight {
-                                hash,
-                                waiters: Waiters::Pulls(replies),
-                            });
-                        }
-                        Err(e) => {
-                            let lease_lost = matches!(e, ChainError::LeaseLost);
-                            let msg = e.to_string();
-                            for r in replies {
-                                let _ = r.send(Err(if lease_lost {
-                                    ChainError::LeaseLost
-                                } else {
-                                    ChainError::Submit(msg.clone())
-                                }));
-                            }
+                    let _ = flights.send(Flight {
+                        payload,
+                        waiters,
+                        ..flight
+                    });
+                }
+                Err(e) => {
+                    if !old.is_empty() {
+                        // Nothing carries the work any more.
+                        for hash in old {
+                            self.core.finished(hash, TxFate::Rejected, None).await;
                         }
                     }
+                    let lease_lost = matches!(e, ChainError::LeaseLost);
+                    let msg = e.to_string();
+                    waiters.fail(|| {
+                        if lease_lost {
+                            ChainError::LeaseLost
+                        } else {
+                            ChainError::Submit(msg.clone())
+                        }
+                    });
                 }
             }
         }
     }
 
-    /// Signs, journals and broadcasts one transaction with the next nonce.
-    async fn send(
-        &mut self,
-        to: Address,
-        input: Bytes,
-        gas: u64,
-        kind: TxKind,
-        intents: Vec<String>,
-    ) -> Result<TxHash, ChainError> {
-        openrail_store::stages::mark("batched", intents.iter().map(String::as_str));
-        let fees = match self.fees {
-            Some((fees, at)) if at.elapsed() < FEE_TTL => fees,
-            _ => {
-                let fees = self.provider.estimate_eip1559_fees().await?;
-                self.fees = Some((fees, std::time::Instant::now()));
-                fees
-            }
-        };
-        let request = TransactionRequest::default()
-            .with_from(self.from)
-            .with_to(to)
-            .with_input(input)
-            .with_nonce(self.nonce)
-            .with_chain_id(self.chain_id)
-            .with_gas_limit(gas)
-            .with_max_fee_per_gas(fees.max_fee_per_gas)
-            .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas);
-        let envelope: TxEnvelope = request
-            .build(&self.wallet)
-            .await
-            .map_err(|e| ChainError::Submit(format!("signing: {e}")))?;
-        let signed = SignedTx {
-            chain_id: self.chain_id,
-            nonce: self.nonce,
-            hash: *envelope.tx_hash(),
-            raw: envelope.encoded_2718().into(),
-            kind,
-            intents,
-        };
-        self.journal.record(&signed).await.map_err(|e| {
-            if e.downcast_ref::<NotLeaseHolder>().is_some() {
-                ChainError::LeaseLost
-            } else {
-                ChainError::Journal(e.to_string())
-            }
-        })?;
-        // The nonce is spent once the transaction is journaled: a crash from here on
-        // rebroadcasts these exact bytes.
-        self.nonce += 1;
-        openrail_store::stages::mark("journaled", signed.intents.iter().map(String::as_str));
-        crash::point(crash::AFTER_NONCE_ALLOCATION);
-        if let Err(e) = self.provider.send_raw_transaction(&signed.raw).await {
-            if let Err(je) = self
-                .journal
-                .finished(self.chain_id, signed.hash, TxFate::Rejected, None)
-                .await
-            {
-                tracing::error!(error = %je, hash = %signed.hash, "journaling a rejected transaction failed");
-            }
-            // A definite rejection (nonce too low after an outside transaction, fee too
-            // low, …): resync the nonce from the chain so the next transaction does not
-            // jam, and estimate fees anew.
-            self.fees = None;
-            if let Ok(n) = self
-                .provider
-                .get_transaction_count(self.from)
-                .pending()
-                .await
-            {
-                self.nonce = n;
-            }
-            return Err(e.into());
+    /// The fees to sign new transactions with (an estimate at most [`FEE_TTL`] old).
+    async fn fees(&mut self) -> Result<Fees, ChainError> {
+        if let Some((fees, at)) = self.fees
+            && at.elapsed() < FEE_TTL
+        {
+            return Ok(fees);
         }
-        openrail_store::stages::mark("broadcast", signed.intents.iter().map(String::as_str));
-        crash::point(crash::AFTER_BROADCAST);
-        Ok(signed.hash)
+        let mut fees = market(&self.core.provider).await?;
+        if let Some(cap) = self.fee_cap {
+            // Never above the cap; a transaction the market then leaves behind is
+            // replaced and, past the cap, cancelled by the tracker.
+            fees.max_fee = fees.max_fee.min(cap);
+            fees.tip = fees.tip.min(fees.max_fee);
+        }
+        self.fees = Some((fees, Instant::now()));
+        Ok(fees)
+    }
+
+    /// Signs, journals and broadcasts `payload` with the next nonce. An answer that means
+    /// "look again" (already known, underpriced, no definite answer) leaves it in flight
+    /// for the tracker; "nonce too low" means an outside transaction took the nonce: the
+    /// work is signed again under the chain's next one.
+    async fn send(&mut self, payload: &Payload) -> Result<Flight, ChainError> {
+        openrail_store::stages::mark("batched", payload.intents.iter().map(String::as_str));
+        // Variants refused because an outside transaction held their nonce.
+        let mut taken: Vec<TxHash> = Vec::new();
+        let result = loop {
+            let fees = match self.fees().await {
+                Ok(f) => f,
+                Err(e) => break Err(e),
+            };
+            let nonce = self.nonce;
+            let variant = match self.core.sign_and_record(payload, nonce, fees, false).await {
+                Ok(v) => v,
+                Err(e) => break Err(e),
+            };
+            // The nonce is spent once the transaction is journaled: a crash from here on
+            // rebroadcasts these exact bytes.
+            self.nonce += 1;
+            openrail_store::stages::mark("journaled", payload.intents.iter().map(String::as_str));
+            crash::point(crash::AFTER_NONCE_ALLOCATION);
+            let mut refusal = self.core.broadcast(&variant.raw).await.err();
+            if refusal == Some(Refusal::NonceTooLow) && self.core.knows(variant.hash).await {
+                // Our own transaction took the nonce: an earlier try of this broadcast
+                // arrived (and was mined) though its answer was lost.
+                refusal = Some(Refusal::AlreadyKnown);
+            }
+            match refusal {
+                None | Some(Refusal::AlreadyKnown | Refusal::Underpriced | Refusal::Unknown(_)) => {
+                    if let Some(r) = refusal {
+                        tracing::warn!(chain_id = self.core.chain_id, nonce, hash = %variant.hash, refusal = ?r, "broadcast not confirmed; the tracker looks again");
+                    }
+                    openrail_store::stages::mark(
+                        "broadcast",
+                        payload.intents.iter().map(String::as_str),
+                    );
+                    crash::point(crash::AFTER_BROADCAST);
+                    let now = Instant::now();
+                    break Ok(Flight {
+                        nonce,
+                        payload: payload.clone(),
+                        variants: vec![variant],
+                        first_sent: now,
+                        last_sent: now,
+                        waiters: Waiters::Nobody,
+                    });
+                }
+                Some(Refusal::NonceTooLow) if taken.len() < 3 => {
+                    // Another transaction of the operator's key (sent from outside) holds
+                    // this nonce: this one can never be mined, and the work goes on under
+                    // the chain's next free nonce.
+                    let chain = match self
+                        .core
+                        .provider
+                        .get_transaction_count(self.core.from)
+                        .pending()
+                        .await
+                    {
+                        Ok(n) => n,
+                        Err(e) => {
+                            taken.push(variant.hash);
+                            break Err(e.into());
+                        }
+                    };
+                    tracing::warn!(chain_id = self.core.chain_id, nonce, next = chain, hash = %variant.hash, "nonce taken by an outside transaction; signing the work again");
+                    self.nonce = self.nonce.max(chain);
+                    taken.push(variant.hash);
+                }
+                Some(refusal) => {
+                    // A definite refusal (funds, gas, …): the nonce was not used; the next
+                    // transaction takes it.
+                    self.core
+                        .finished(variant.hash, TxFate::Rejected, None)
+                        .await;
+                    self.fees = None;
+                    if !matches!(refusal, Refusal::NonceTooLow) {
+                        self.nonce = nonce;
+                    }
+                    break Err(ChainError::Refused(refusal.describe()));
+                }
+            }
+        };
+        // Dead variants are marked once another carries the work (replaced), or as
+        // rejected when none does.
+        let fate = if result.is_ok() {
+            TxFate::Replaced
+        } else {
+            TxFate::Rejected
+        };
+        for hash in taken {
+            self.core.finished(hash, fate, None).await;
+        }
+        result
     }
 }
 
-/// After a restart: rebroadcasts the exact bytes of every journaled transaction whose fate
-/// is unknown (so an intent never gets a second transaction and no nonce stays jammed),
-/// settles those already mined, and returns the next nonce to use.
-async fn recover(
-    provider: &DynProvider,
-    chain_id: u64,
-    from: Address,
-    journal: &dyn Journal,
-    flights: &mpsc::UnboundedSender<InFlight>,
-) -> Result<u64, ChainError> {
-    let journaled = journal
-        .unsettled(chain_id)
+/// The calldata and gas of one `pullBatch` of `pulls`.
+fn batch_payload(asm: Address, pulls: &[PullRequest]) -> Payload {
+    let items: Vec<batch::Item<'_>> = pulls
+        .iter()
+        .map(|r| batch::Item {
+            key_id: r.key_id,
+            destination: r.destination,
+            amount: r.amount,
+            agent: r.agent.as_ref().map(|a| batch::Signed {
+                nonce: a.nonce,
+                deadline: a.deadline,
+                signature: &a.signature,
+            }),
+        })
+        .collect();
+    let signed = pulls.iter().filter(|r| r.agent.is_some()).count() as u64;
+    let input: Bytes = AllowanceStateMachine::pullBatchCall {
+        items: batch::encode(&items),
+    }
+    .abi_encode()
+    .into();
+    Payload {
+        to: asm,
+        input,
+        gas: 60_000
+            + GAS_TOKEN_RESERVE
+            + GAS_PER_PULL * pulls.len() as u64
+            + GAS_PER_SIGNED_PULL * signed,
+        kind: TxKind::PullBatch,
+        intents: pulls.iter().map(|r| r.intent.clone()).collect(),
+    }
+}
+
+/// What the market asks for a transaction now.
+async fn market(provider: &DynProvider) -> Result<Fees, ChainError> {
+    let e = provider.estimate_eip1559_fees().await?;
+    Ok(Fees {
+        max_fee: e.max_fee_per_gas,
+        tip: e.max_priority_fee_per_gas,
+    })
+}
+
+/// After a restart: settles each journaled nonce whose fate is unknown by looking up the
+/// receipts of all its variants; rebroadcasts the newest variant of a nonce still open
+/// (so an intent never gets a second transaction and no nonce stays jammed) and hands it
+/// to the tracker, which replaces it as it would any other; returns the next nonce.
+async fn recover(core: &Core, flights: &mpsc::UnboundedSender<Flight>) -> Result<u64, ChainError> {
+    let journaled = core
+        .journal
+        .unsettled(core.chain_id)
         .await
         .map_err(|e| ChainError::Journal(e.to_string()))?;
-    let mined_count = provider.get_transaction_count(from).await?;
-    let mut next = provider.get_transaction_count(from).pending().await?;
+    let mined_count = core.provider.get_transaction_count(core.from).await?;
+    let mut next = core
+        .provider
+        .get_transaction_count(core.from)
+        .pending()
+        .await?;
+    let mut by_nonce: std::collections::BTreeMap<u64, Vec<JournaledTx>> = Default::default();
     for tx in journaled {
-        if let Some(receipt) = provider.get_transaction_receipt(tx.hash).await? {
-            let fate = if receipt.status() {
-                TxFate::Succeeded
-            } else {
-                TxFate::Reverted
+        by_nonce.entry(tx.nonce).or_default().push(tx);
+    }
+    for (nonce, group) in by_nonce {
+        let mut variants = Vec::with_capacity(group.len());
+        let mut payload = None;
+        for tx in &group {
+            let Some(v) = decode_variant(tx) else {
+                tracing::error!(chain_id = core.chain_id, nonce, hash = %tx.hash, "a journaled transaction does not decode; left as it is");
+                continue;
             };
-            journal
-                .finished(chain_id, tx.hash, fate, receipt.block_number)
-                .await
-                .map_err(|e| ChainError::Journal(e.to_string()))?;
+            if !v.0.cancel {
+                payload.get_or_insert(v.1);
+            }
+            variants.push(v.0);
+        }
+        if let Some((i, receipt)) = core.mined_variant(&variants).await? {
+            settle_siblings(core, &variants, i).await;
+            core.finished(variants[i].hash, fate_of(&receipt), receipt.block_number)
+                .await;
             continue;
         }
-        if tx.nonce < mined_count {
-            // Its nonce went to another transaction: it can never be mined.
-            journal
-                .finished(chain_id, tx.hash, TxFate::Rejected, None)
-                .await
-                .map_err(|e| ChainError::Journal(e.to_string()))?;
+        if nonce < mined_count {
+            // Its nonce went to another transaction: none of them can ever be mined.
+            for v in &variants {
+                core.finished(v.hash, TxFate::Rejected, None).await;
+            }
             continue;
         }
-        match provider.send_raw_transaction(&tx.raw).await {
-            Ok(_) => {
-                tracing::info!(chain_id, nonce = tx.nonce, hash = %tx.hash, "rebroadcast a journaled transaction")
+        let Some(payload) = payload else {
+            continue;
+        };
+        variants.sort_by_key(|v| v.fees.max_fee);
+        let newest = variants.last().expect("decoded variants");
+        match core.broadcast(&newest.raw).await {
+            Ok(()) => {
+                tracing::info!(chain_id = core.chain_id, nonce, hash = %newest.hash, "rebroadcast a journaled transaction")
             }
-            // "already known": the node has it in its pool; the receipt will come.
-            Err(e) => {
-                tracing::warn!(chain_id, nonce = tx.nonce, hash = %tx.hash, error = %e, "rebroadcast refused")
+            Err(r) => {
+                tracing::warn!(chain_id = core.chain_id, nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused; the tracker looks again")
             }
         }
-        next = next.max(tx.nonce + 1);
-        let _ = flights.send(InFlight {
-            hash: tx.hash,
+        next = next.max(nonce + 1);
+        let now = Instant::now();
+        let _ = flights.send(Flight {
+            nonce,
+            payload,
+            variants,
+            first_sent: now,
+            last_sent: now,
             waiters: Waiters::Nobody,
         });
     }
     Ok(next)
 }
 
-/// Polls receipts of in-flight transactions and resolves their waiters.
-async fn collect_receipts(
-    provider: DynProvider,
+/// A journaled transaction as a variant, with the work it carries.
+fn decode_variant(tx: &JournaledTx) -> Option<(Variant, Payload)> {
+    use alloy::consensus::Transaction;
+    use alloy::eips::eip2718::Decodable2718;
+    let envelope = TxEnvelope::decode_2718(&mut tx.raw.as_ref()).ok()?;
+    let cancel = tx.kind == TxKind::CancelNonce;
+    let payload = Payload {
+        to: envelope.to()?,
+        input: envelope.input().clone(),
+        gas: envelope.gas_limit(),
+        kind: tx.kind,
+        intents: tx.intents.clone(),
+    };
+    let variant = Variant {
+        hash: tx.hash,
+        raw: tx.raw.clone(),
+        fees: Fees {
+            max_fee: envelope.max_fee_per_gas(),
+            tip: envelope.max_priority_fee_per_gas().unwrap_or_default(),
+        },
+        cancel,
+        refused: false,
+    };
+    Some((variant, payload))
+}
+
+fn fate_of(receipt: &TransactionReceipt) -> TxFate {
+    if receipt.status() {
+        TxFate::Succeeded
+    } else {
+        TxFate::Reverted
+    }
+}
+
+/// Records what became of the variants of a nonce other than the mined one (`winner`):
+/// replaced when the work was mined; when a cancellation took the nonce, the work's
+/// variants are rejected (nothing carries it any more).
+async fn settle_siblings(core: &Core, variants: &[Variant], winner: usize) {
+    let canceled = variants[winner].cancel;
+    for (i, v) in variants.iter().enumerate() {
+        if i == winner || v.refused {
+            continue;
+        }
+        let fate = if canceled && !v.cancel {
+            TxFate::Rejected
+        } else {
+            TxFate::Replaced
+        };
+        core.finished(v.hash, fate, None).await;
+    }
+}
+
+/// Follows the nonces in flight: polls the receipts of all their variants and resolves
+/// their waiters; every [`SubmitterOptions::check_every`], looks at the ones still open
+/// (rebroadcasts one the node forgot, re-sends the work of a nonce an outside transaction
+/// took, replaces one that waited too long or pays less than the base fee, cancels one past
+/// the fee cap or its deadline).
+async fn track(
+    core: Arc<Core>,
     asm: Address,
-    chain_id: u64,
-    journal: Arc<dyn Journal>,
-    mut flights: mpsc::UnboundedReceiver<InFlight>,
+    options: SubmitterOptions,
+    mut incoming: mpsc::UnboundedReceiver<Flight>,
+    resend: mpsc::Sender<Job>,
 ) {
-    let mut pending: VecDeque<InFlight> = VecDeque::new();
+    let mut pending: Vec<Flight> = Vec::new();
+    let mut last_check = Instant::now();
+    let mut pause = Duration::from_millis(1);
     loop {
         if pending.is_empty() {
-            match flights.recv().await {
-                Some(f) => pending.push_back(f),
+            match incoming.recv().await {
+                Some(f) => pending.push(f),
                 None => return,
             }
         }
-        while let Ok(f) = flights.try_recv() {
-            pending.push_back(f);
+        while let Ok(f) = incoming.try_recv() {
+            pending.push(f);
         }
-        let mut still = VecDeque::with_capacity(pending.len());
+        let mut still = Vec::with_capacity(pending.len());
         let mut progressed = false;
         for flight in pending.drain(..) {
-            match provider.get_transaction_receipt(flight.hash).await {
-                Ok(Some(receipt)) => {
+            match core.mined_variant(&flight.variants).await {
+                Ok(Some((i, receipt))) => {
                     progressed = true;
-                    let fate = if receipt.status() {
-                        TxFate::Succeeded
-                    } else {
-                        TxFate::Reverted
-                    };
-                    // Pull outcomes are told first: recording them needs nothing from the
-                    // journal's fate, and a crash before the fate is written leaves the
-                    // transaction `signed`, settled from its receipt at the next start. A
-                    // call's caller may read the fate (a failure is recorded only when no
-                    // live transaction is left), so it hears after it is written.
-                    let (hash, block) = (flight.hash, receipt.block_number);
-                    let finished = {
-                        let journal = journal.clone();
-                        async move {
-                            if let Err(e) = journal.finished(chain_id, hash, fate, block).await {
-                                tracing::error!(error = %e, %hash, "journaling a mined transaction failed");
-                            }
-                        }
-                    };
-                    match flight.waiters {
-                        // Nor does the next receipt wait for this fate's write.
-                        w @ Waiters::Pulls(_) => {
-                            resolve(w, &receipt, asm);
-                            tokio::spawn(finished);
-                        }
-                        other => {
-                            finished.await;
-                            resolve(other, &receipt, asm);
-                        }
-                    }
+                    settle(&core, flight, i, receipt, asm).await;
                 }
-                Ok(None) => still.push_back(flight),
+                Ok(None) => still.push(flight),
                 Err(e) => {
-                    tracing::warn!(error = %e, hash = %flight.hash, "receipt poll failed");
-                    still.push_back(flight);
+                    tracing::warn!(error = %e, nonce = flight.nonce, "receipt poll failed");
+                    still.push(flight);
                 }
             }
         }
         pending = still;
-        if !progressed && !pending.is_empty() {
-            tokio::time::sleep(Duration::from_millis(1)).await;
+        if !pending.is_empty() && last_check.elapsed() >= options.check_every {
+            last_check = Instant::now();
+            if let Err(e) = check(&core, &options, &mut pending, &resend).await {
+                tracing::warn!(chain_id = core.chain_id, error = %e, "checking transactions in flight failed");
+            }
+        }
+        if progressed {
+            pause = Duration::from_millis(1);
+        } else if !pending.is_empty() {
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(options.max_poll);
         }
     }
+}
+
+/// Resolves a nonce whose variant `winner` was mined.
+async fn settle(
+    core: &Core,
+    flight: Flight,
+    winner: usize,
+    receipt: TransactionReceipt,
+    asm: Address,
+) {
+    settle_siblings(core, &flight.variants, winner).await;
+    let fate = fate_of(&receipt);
+    let (hash, block) = (flight.variants[winner].hash, receipt.block_number);
+    if flight.variants[winner].cancel {
+        core.finished(hash, fate, block).await;
+        tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, %hash, "a cancellation took the nonce; its work was not done");
+        let nonce = flight.nonce;
+        flight.waiters.fail(|| ChainError::Canceled(nonce));
+        return;
+    }
+    match flight.waiters {
+        // Pull outcomes are told first: recording them needs nothing from the journal's
+        // fate, and a crash before the fate is written leaves the transaction `signed`,
+        // settled from its receipt at the next start. Nor does the next receipt wait for
+        // this fate's write.
+        w @ Waiters::Pulls(_) => {
+            resolve(w, &receipt, asm);
+            let journal = core.journal.clone();
+            let chain_id = core.chain_id;
+            tokio::spawn(async move {
+                if let Err(e) = journal.finished(chain_id, hash, fate, block).await {
+                    tracing::error!(error = %e, %hash, "journaling a mined transaction failed");
+                }
+            });
+        }
+        // A call's caller may read the fate (a failure is recorded only when no live
+        // transaction is left), so it hears after it is written.
+        other => {
+            core.finished(hash, fate, block).await;
+            resolve(other, &receipt, asm);
+        }
+    }
+}
+
+/// One look at the nonces in flight that have waited at least a check period.
+async fn check(
+    core: &Core,
+    options: &SubmitterOptions,
+    pending: &mut Vec<Flight>,
+    resend: &mpsc::Sender<Job>,
+) -> Result<(), ChainError> {
+    let mined = core.provider.get_transaction_count(core.from).await?;
+    let base_fee = core
+        .provider
+        .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
+        .await?
+        .and_then(|b| b.header.base_fee_per_gas)
+        .map(u128::from);
+    let mut market_now: Option<Fees> = None;
+    let mut i = 0;
+    while i < pending.len() {
+        let flight = &mut pending[i];
+        if flight.last_sent.elapsed() < options.check_every {
+            i += 1;
+            continue;
+        }
+        if flight.nonce < mined {
+            if core.mined_variant(&flight.variants).await?.is_some() {
+                // Mined since the poll: the next poll settles it.
+                i += 1;
+                continue;
+            }
+            let flight = pending.swap_remove(i);
+            let old: Vec<TxHash> = flight
+                .variants
+                .iter()
+                .filter(|v| !v.refused)
+                .map(|v| v.hash)
+                .collect();
+            if flight.canceling() {
+                // Given up on, and the nonce went elsewhere: the work is not done.
+                for hash in old {
+                    core.finished(hash, TxFate::Rejected, None).await;
+                }
+                let nonce = flight.nonce;
+                flight.waiters.fail(|| ChainError::Canceled(nonce));
+                continue;
+            }
+            tracing::warn!(
+                chain_id = core.chain_id,
+                nonce = flight.nonce,
+                "nonce taken by an outside transaction; sending the work again under a new nonce"
+            );
+            let job = Job::Resend {
+                payload: flight.payload,
+                waiters: flight.waiters,
+                old,
+            };
+            if let Err(mpsc::error::SendError(job)) = resend.send(job).await
+                && let Job::Resend { waiters, old, .. } = job
+            {
+                for hash in old {
+                    core.finished(hash, TxFate::Rejected, None).await;
+                }
+                waiters.fail(|| ChainError::SubmitterStopped);
+            }
+            continue;
+        }
+        let newest = flight.newest().clone();
+        let underpriced = base_fee.is_some_and(|b| newest.fees.max_fee < b);
+        let waited = flight.last_sent.elapsed() >= options.replace_after;
+        if !underpriced && !waited {
+            // Still waiting its turn: make sure the node has it (a pool may drop it).
+            if core
+                .provider
+                .get_transaction_by_hash(newest.hash)
+                .await?
+                .is_none()
+            {
+                match core.broadcast(&newest.raw).await {
+                    Ok(()) | Err(Refusal::AlreadyKnown) => {
+                        tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it")
+                    }
+                    Err(r) => {
+                        tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused")
+                    }
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let market_fees = match market_now {
+            Some(m) => m,
+            None => {
+                let mut m = market(&core.provider).await?;
+                if let Some(b) = base_fee {
+                    // What the next block asks at least, whatever the estimate's history.
+                    m.max_fee = m.max_fee.max(b.saturating_mul(2).saturating_add(m.tip));
+                }
+                market_now = Some(m);
+                m
+            }
+        };
+        let past_deadline = options
+            .cancel_after
+            .is_some_and(|d| flight.first_sent.elapsed() >= d);
+        let floor = flight.floor();
+        let bumped = if flight.canceling() || past_deadline {
+            None
+        } else {
+            fees::bump(floor, market_fees, options.fee_cap)
+        };
+        let (fees, cancel) = match bumped {
+            Some(f) => (f, false),
+            None => (fees::cancel(floor, market_fees), true),
+        };
+        let variant = match core
+            .sign_and_record(&flight.payload, flight.nonce, fees, cancel)
+            .await
+        {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!(chain_id = core.chain_id, nonce = flight.nonce, error = %e, "could not journal a replacement");
+                i += 1;
+                continue;
+            }
+        };
+        tracing::warn!(
+            chain_id = core.chain_id,
+            nonce = flight.nonce,
+            hash = %variant.hash,
+            replaces = %newest.hash,
+            max_fee = fees.max_fee,
+            tip = fees.tip,
+            cancel,
+            underpriced,
+            "replacing a transaction that is not mined"
+        );
+        let refusal = core.broadcast(&variant.raw).await.err();
+        flight.last_sent = Instant::now();
+        let mut variant = variant;
+        if let Some(r @ (Refusal::Underpriced | Refusal::Definite(_))) = refusal {
+            // Not in the pool: the next look bumps from these fees again.
+            tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %variant.hash, refusal = ?r, "replacement refused");
+            core.finished(variant.hash, TxFate::Replaced, None).await;
+            variant.refused = true;
+        }
+        flight.variants.push(variant);
+        i += 1;
+    }
+    Ok(())
 }
 
 fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {

@@ -6,8 +6,12 @@
 //! [testnet]
 //! deployment = "deployments/84532.json"   # the record `openrail deploy` wrote
 //! rpc_url = "https://sepolia.base.org"    # optional: instead of the record's
+//! rpc_urls = ["https://base-sepolia.example"]  # optional: taken over in turn on failure
 //! confirmations = 3
 //! operator_key_env = "OPENRAIL_OPERATOR_KEY"   # the variable holding the key, never the key
+//! max_fee_gwei = 50            # optional: replacements stop here; past it, cancel
+//! replace_after_secs = 12      # optional: replace a transaction not mined this long
+//! cancel_after_secs = 600      # optional: cancel one not mined this long
 //!
 //! [mainnet]                               # optional: without it mainnet keys get 503
 //! deployment = "deployments/8453.json"
@@ -17,7 +21,9 @@
 //!
 //! Every field can also be set from the environment (containers): `OPENRAIL_DATABASE_URL`
 //! (or `DATABASE_URL`), and per mode `OPENRAIL_TESTNET_DEPLOYMENT`, `…_RPC_URL`,
-//! `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV` (`OPENRAIL_MAINNET_…` alike; setting
+//! `…_RPC_URLS` (comma-separated), `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV`,
+//! `…_MAX_FEE_GWEI`, `…_REPLACE_AFTER_SECS`, `…_CANCEL_AFTER_SECS`
+//! (`OPENRAIL_MAINNET_…` alike; setting
 //! `OPENRAIL_MAINNET_DEPLOYMENT` configures mainnet without a file section). The
 //! environment wins over the file. Bad configuration fails at start, naming the field.
 //! The modes never share a chain or an operator key: a request of one mode reaches only
@@ -27,6 +33,8 @@ use std::path::{Path, PathBuf};
 
 use alloy::signers::local::PrivateKeySigner;
 use openrail_chain::deploy::{ChainDeployment, ChainRole, DeploymentRecord};
+use openrail_chain::rpc::Endpoint;
+use openrail_chain::submitter::SubmitterOptions;
 use serde::Deserialize;
 
 /// What is wrong with the configuration, naming the field.
@@ -80,8 +88,12 @@ struct FileConfig {
 struct ModeFile {
     deployment: Option<PathBuf>,
     rpc_url: Option<String>,
+    rpc_urls: Option<Vec<String>>,
     confirmations: Option<u64>,
     operator_key_env: Option<String>,
+    max_fee_gwei: Option<f64>,
+    replace_after_secs: Option<u64>,
+    cancel_after_secs: Option<u64>,
 }
 
 /// One mode, resolved: its settlement chain and its operator.
@@ -93,6 +105,27 @@ pub struct ModeConfig {
     pub operator: PrivateKeySigner,
     /// Blocks below the head at which outcomes are applied.
     pub confirmations: u64,
+    /// The chain's RPC URLs (the record's or `rpc_url` first, then `rpc_urls`).
+    pub endpoint: Endpoint,
+    /// Replacement, fee cap and cancellation of the operator's transactions.
+    pub submitter: SubmitterOptions,
+}
+
+impl ModeConfig {
+    /// A mode on `deployment`'s one URL with default policies.
+    pub fn new(
+        deployment: ChainDeployment,
+        operator: PrivateKeySigner,
+        confirmations: u64,
+    ) -> Result<Self, openrail_chain::ChainError> {
+        Ok(Self {
+            endpoint: Endpoint::of(&deployment)?,
+            deployment,
+            operator,
+            confirmations,
+            submitter: SubmitterOptions::default(),
+        })
+    }
 }
 
 /// The configuration, resolved and checked.
@@ -191,17 +224,29 @@ fn with_env(
     let from_env = ModeFile {
         deployment: var("DEPLOYMENT").map(PathBuf::from),
         rpc_url: var("RPC_URL"),
-        confirmations: None,
+        rpc_urls: var("RPC_URLS").map(|v| v.split(',').map(|u| u.trim().to_string()).collect()),
         operator_key_env: var("OPERATOR_KEY_ENV"),
+        ..Default::default()
     };
     let named = file.is_some() || from_env.deployment.is_some();
     let mut m = file.unwrap_or_default();
     m.deployment = from_env.deployment.or(m.deployment);
     m.rpc_url = from_env.rpc_url.or(m.rpc_url);
+    m.rpc_urls = from_env.rpc_urls.or(m.rpc_urls);
     m.operator_key_env = from_env.operator_key_env.or(m.operator_key_env);
+    // Numbers that do not parse are kept as an impossible value, refused in `resolve`,
+    // where the error can name its field.
     if let Some(c) = var("CONFIRMATIONS") {
-        // Parsed in `resolve`, where a bad value can name its field.
         m.confirmations = c.parse().ok().or(Some(u64::MAX));
+    }
+    if let Some(c) = var("MAX_FEE_GWEI") {
+        m.max_fee_gwei = c.parse().ok().or(Some(f64::NAN));
+    }
+    if let Some(c) = var("REPLACE_AFTER_SECS") {
+        m.replace_after_secs = c.parse().ok().or(Some(u64::MAX));
+    }
+    if let Some(c) = var("CANCEL_AFTER_SECS") {
+        m.cancel_after_secs = c.parse().ok().or(Some(u64::MAX));
     }
     named.then_some(m)
 }
@@ -236,16 +281,38 @@ fn resolve(
             ),
         ));
     }
-    if let Some(url) = m.rpc_url {
+    let url = |name: &str, url: &str| {
         url.parse::<alloy::transports::http::reqwest::Url>()
-            .map_err(|e| field(f("rpc_url"), format!("{url:?} is not a URL: {e}")))?;
-        deployment.rpc_url = url;
+            .map_err(|e| field(f(name), format!("{url:?} is not a URL: {e}")))
+    };
+    if let Some(u) = m.rpc_url {
+        url("rpc_url", &u)?;
+        deployment.rpc_url = u;
+    }
+    let mut endpoint = Endpoint::of(&deployment).map_err(|e| field(f("rpc_url"), e.to_string()))?;
+    for u in m.rpc_urls.unwrap_or_default() {
+        endpoint.urls.push(url("rpc_urls", &u)?);
     }
     let confirmations = match m.confirmations {
         Some(u64::MAX) => return Err(field(f("confirmations"), "is not a number of blocks")),
         Some(c) => c,
         None => 0,
     };
+    let mut submitter = SubmitterOptions::default();
+    if let Some(g) = m.max_fee_gwei {
+        if !(g.is_finite() && g > 0.0) {
+            return Err(field(f("max_fee_gwei"), "is not a positive number of gwei"));
+        }
+        submitter.fee_cap = Some((g * 1e9).round() as u128);
+    }
+    let secs = |name: &str, v: Option<u64>| match v {
+        Some(0 | u64::MAX) => Err(field(f(name), "is not a positive number of seconds")),
+        other => Ok(other.map(std::time::Duration::from_secs)),
+    };
+    if let Some(d) = secs("replace_after_secs", m.replace_after_secs)? {
+        submitter.replace_after = d;
+    }
+    submitter.cancel_after = secs("cancel_after_secs", m.cancel_after_secs)?;
     let var = m.operator_key_env.ok_or_else(|| {
         field(
             f("operator_key_env"),
@@ -273,6 +340,8 @@ fn resolve(
         deployment,
         operator,
         confirmations,
+        endpoint,
+        submitter,
     })
 }
 

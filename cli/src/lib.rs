@@ -272,11 +272,7 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
                 .trim()
                 .parse()
                 .context("OPENRAIL_OPERATOR_KEY is not a private key")?;
-            let mode = config::ModeConfig {
-                deployment,
-                operator,
-                confirmations: args.confirmations,
-            };
+            let mode = config::ModeConfig::new(deployment, operator, args.confirmations)?;
             (mode, None, None)
         }
     };
@@ -307,6 +303,8 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
             deployment: &m.deployment,
             operator: m.operator.clone(),
             confirmations: m.confirmations,
+            endpoint: m.endpoint.clone(),
+            submitter: m.submitter.clone(),
         }
     }
     let node = node::start_networks(

@@ -22,6 +22,8 @@ use alloy::signers::local::PrivateKeySigner;
 use anyhow::Context;
 use openrail_api::{ApiConfig, Network};
 use openrail_chain::deploy::ChainDeployment;
+use openrail_chain::rpc::Endpoint;
+use openrail_chain::submitter::SubmitterOptions;
 use openrail_store::lease::chain_lease;
 use openrail_store::{Mode, Store};
 use tokio::task::AbortHandle;
@@ -104,6 +106,8 @@ pub async fn start(
             deployment,
             operator,
             confirmations,
+            endpoint: Endpoint::of(deployment)?,
+            submitter: SubmitterOptions::default(),
         },
         None,
         port,
@@ -114,8 +118,8 @@ pub async fn start(
 }
 
 /// The settlement chain of one mode as a serving process runs it: its deployment, the
-/// operator key that sends its transactions (each mode its own) and its confirmation
-/// depth.
+/// operator key that sends its transactions (each mode its own), its confirmation depth,
+/// its RPC URLs and how its transactions are replaced.
 #[derive(Debug, Clone)]
 pub struct ModeChain<'a> {
     /// The contracts.
@@ -124,6 +128,10 @@ pub struct ModeChain<'a> {
     pub operator: PrivateKeySigner,
     /// Blocks below the head at which outcomes are applied.
     pub confirmations: u64,
+    /// Where the chain is reached (every reader, the watcher and the submitter).
+    pub endpoint: Endpoint,
+    /// Replacement, fee cap and cancellation of the operator's transactions.
+    pub submitter: SubmitterOptions,
 }
 
 /// As [`start`], with a mainnet settlement network beside testnet when `mainnet` is
@@ -137,10 +145,10 @@ pub async fn start_networks(
     config: ApiConfig,
     options: NodeOptions,
 ) -> anyhow::Result<Node> {
-    let network = Arc::new(Network::from_deployment(testnet.deployment)?);
+    let network = Arc::new(Network::on(testnet.deployment, &testnet.endpoint)?);
     let main = mainnet
         .as_ref()
-        .map(|m| Network::from_deployment(m.deployment).map(Arc::new))
+        .map(|m| Network::on(m.deployment, &m.endpoint).map(Arc::new))
         .transpose()?;
     let holder = config.node_id.clone();
     let running = openrail_api::server::serve(
@@ -163,6 +171,8 @@ pub async fn start_networks(
             network: net,
             lease: chain_lease(chain.deployment.chain_id),
             deployment: chain.deployment.clone(),
+            endpoint: chain.endpoint,
+            submitter: chain.submitter,
             operator: chain.operator,
             holder: holder.clone(),
             url: running.base_url.clone(),
@@ -189,6 +199,8 @@ struct Leadership {
     store: Store,
     network: Arc<Network>,
     deployment: ChainDeployment,
+    endpoint: Endpoint,
+    submitter: SubmitterOptions,
     operator: PrivateKeySigner,
     lease: String,
     holder: String,
@@ -244,7 +256,8 @@ impl Leadership {
         let engine = openrail_engine::lead(
             &self.store,
             &self.network,
-            &self.deployment,
+            &self.endpoint,
+            self.submitter.clone(),
             self.operator.clone(),
             Some((self.lease.clone(), self.holder.clone())),
             self.mode,
@@ -252,14 +265,9 @@ impl Leadership {
         )
         .await?;
         let bank = openrail_relayer::bank::SimulatedBank::new(self.store.clone());
-        let url = self
-            .deployment
-            .rpc_url
-            .parse()
-            .context("settlement rpc url")?;
-        let watcher = openrail_relayer::watcher::Watcher::new(
+        let watcher = openrail_relayer::watcher::Watcher::on(
             self.store.clone(),
-            &url,
+            self.endpoint.provider()?,
             self.network.allowance_state_machine,
             self.network.tokens.clone(),
             self.deployment.deployed_at_block,

@@ -5,12 +5,11 @@ use std::sync::Arc;
 
 use alloy::primitives::TxHash;
 use alloy::signers::local::PrivateKeySigner;
-use alloy::transports::http::reqwest::Url;
 use openrail_chain::ChainError;
-use openrail_chain::deploy::ChainDeployment;
+use openrail_chain::rpc::Endpoint;
 use openrail_chain::submitter::{
-    Journal, JournalError, JournalFuture, JournaledTx, NotLeaseHolder, SignedTx, Submitter, TxFate,
-    UnsettledFuture,
+    Journal, JournalError, JournalFuture, JournaledTx, NotLeaseHolder, SignedTx, Submitter,
+    SubmitterOptions, TxFate, UnsettledFuture,
 };
 use openrail_store::{Mode, Store};
 
@@ -59,11 +58,13 @@ impl Journal for StoreJournal {
         Box::pin(async move {
             let rows = self.store.unsettled_txs(chain_id).await?;
             let mut out = Vec::with_capacity(rows.len());
-            for (nonce, hash, raw) in rows {
+            for row in rows {
                 out.push(JournaledTx {
-                    nonce,
-                    hash: hash.parse()?,
-                    raw: raw.parse()?,
+                    nonce: row.nonce,
+                    hash: row.hash.parse()?,
+                    raw: row.raw.parse()?,
+                    kind: row.kind,
+                    intents: row.intents,
                 });
             }
             Ok(out)
@@ -86,26 +87,31 @@ impl Journal for StoreJournal {
     }
 }
 
-/// Makes this process the sender of `net`'s transactions: starts its submitter (which
-/// first settles or rebroadcasts what the journal holds) and its engine (which sends the
-/// queued work, whoever queued it). `fence` is the chain's lease
-/// (name, holder) that every journaled transaction is checked against; `None` for a single
-/// process without leases.
+/// Makes this process the sender of `net`'s transactions: starts its submitter on
+/// `endpoint` with `options` (which first settles or rebroadcasts what the journal holds)
+/// and its engine (which sends the queued work, whoever queued it). `fence` is the chain's
+/// lease (name, holder) that every journaled transaction is checked against; `None` for a
+/// single process without leases.
+#[allow(clippy::too_many_arguments)]
 pub async fn lead(
     store: &Store,
     net: &Arc<Network>,
-    deployment: &ChainDeployment,
+    endpoint: &Endpoint,
+    options: SubmitterOptions,
     operator: PrivateKeySigner,
     fence: Option<(String, String)>,
     mode: Mode,
     drive_poll: std::time::Duration,
 ) -> Result<tokio::task::AbortHandle, ChainError> {
-    let url: Url = deployment
-        .rpc_url
-        .parse()
-        .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let journal = Arc::new(StoreJournal::new(store.clone(), fence));
-    let submitter = Submitter::start(&url, operator, net.allowance_state_machine, journal).await?;
+    let submitter = Submitter::start_with(
+        endpoint.provider()?,
+        operator,
+        net.allowance_state_machine,
+        journal,
+        options,
+    )
+    .await?;
     Ok(lead_with(store, net, submitter, mode, drive_poll))
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use alloy::primitives::{Address, B256};
-use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::providers::DynProvider;
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
@@ -86,18 +86,23 @@ impl Network {
         Ok(a)
     }
 
-    /// The settlement network of a deployment, without a submitter yet.
+    /// The settlement network of a deployment, without a submitter yet, read through its
+    /// one RPC URL.
     pub fn from_deployment(deployment: &ChainDeployment) -> Result<Self, ChainError> {
+        Self::on(deployment, &openrail_chain::rpc::Endpoint::of(deployment)?)
+    }
+
+    /// The settlement network of a deployment, read through `endpoint`.
+    pub fn on(
+        deployment: &ChainDeployment,
+        endpoint: &openrail_chain::rpc::Endpoint,
+    ) -> Result<Self, ChainError> {
         let asm = deployment.allowance_state_machine.ok_or_else(|| {
             ChainError::Deployment("the settlement chain has no allowance state machine".into())
         })?;
         let tokens = deployment.currency_tokens();
-        let url = deployment
-            .rpc_url
-            .parse()
-            .map_err(|e| ChainError::Deployment(format!("rpc_url {}: {e}", deployment.rpc_url)))?;
         Ok(Network {
-            reader: ProviderBuilder::new().connect_http(url).erased(),
+            reader: endpoint.provider()?,
             submitter: OnceLock::new(),
             chain_id: deployment.chain_id,
             allowance_state_machine: asm,

@@ -104,6 +104,19 @@ impl Watcher {
         let provider = ProviderBuilder::new()
             .connect_http(rpc_url.clone())
             .erased();
+        Self::on(store, provider, asm, tokens, start_block, confirmations).await
+    }
+
+    /// [`Watcher::new`] reading through `provider` (several URLs, retries: see
+    /// `openrail_chain::rpc`).
+    pub async fn on(
+        store: Store,
+        provider: alloy::providers::DynProvider,
+        asm: Address,
+        tokens: BTreeMap<Currency, Address>,
+        start_block: u64,
+        confirmations: u64,
+    ) -> Result<Self, WatcherError> {
         let chain_id = provider.get_chain_id().await?;
         Ok(Self {
             store,

@@ -1707,7 +1707,8 @@ pub(crate) async fn fate_effect_in(
         | TxKind::CancelMandate
         | TxKind::RevokeSessionKey
         | TxKind::PullBatch
-        | TxKind::Settle => false,
+        | TxKind::Settle
+        | TxKind::CancelNonce => false,
     };
     Ok(())
 }

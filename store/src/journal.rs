@@ -21,6 +21,9 @@ string_enum!(
         PullBatch = "pull_batch",
         /// `settle` / `settleWithSignature` (intent: a payment leg or a pull's payout).
         Settle = "settle",
+        /// A zero-value self-send that takes the nonce of a transaction the submitter gave
+        /// up on (past its fee cap or deadline); carries no intent.
+        CancelNonce = "cancel_nonce",
     }
 );
 /// What an `Idempotency-Key` lookup found.
@@ -57,10 +60,37 @@ string_enum!(
         Succeeded = "succeeded",
         /// Mined and reverted.
         Reverted = "reverted",
-        /// Refused by the node; never mined (its nonce went to another transaction).
+        /// Refused by the node, or its nonce taken by a cancellation or an outside
+        /// transaction: never mined, and nothing else carries its work.
         Rejected = "rejected",
+        /// Never mined, and another transaction carries its work: a variant of the same
+        /// nonce with other fees (one of them was mined), or the work re-sent under a new
+        /// nonce. Marked only once that other transaction is journaled, so an intent never
+        /// has every transaction dead while its work goes on.
+        Replaced = "replaced",
     }
 );
+
+/// `ORDER BY` of an intent's transactions (`t`), the one that tells its fate first: a
+/// mined one, else one still live, else the newest dead one. An intent has several when
+/// a transaction was replaced with other fees or re-sent under another nonce.
+pub(crate) const LIVE_FIRST: &str = "CASE t.status WHEN 'succeeded' THEN 0 WHEN 'reverted' THEN 0 \
+     WHEN 'signed' THEN 1 ELSE 2 END";
+
+/// A journaled transaction whose fate is not known (see [`Store::unsettled_txs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsettledTx {
+    /// Operator nonce.
+    pub nonce: u64,
+    /// 0x hash.
+    pub hash: String,
+    /// 0x EIP-2718 bytes.
+    pub raw: String,
+    /// What it does.
+    pub kind: TxKind,
+    /// The intents it carries.
+    pub intents: Vec<String>,
+}
 
 /// Counts of a chain's journal by status (see [`Store::journal_summary`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,6 +103,8 @@ pub struct JournalSummary {
     pub mined_nonces: u64,
     /// Refused by the node.
     pub rejected: u64,
+    /// Replaced by another variant of the same work.
+    pub replaced: u64,
 }
 
 /// Idempotency records are kept this long.
@@ -123,24 +155,29 @@ impl Store {
         .await
     }
 
-    /// Journaled transactions of `chain_id` still `signed` (fate unknown): nonce, hash, raw.
-    pub async fn unsettled_txs(
-        &self,
-        chain_id: u64,
-    ) -> Result<Vec<(u64, String, String)>, StoreError> {
+    /// Journaled transactions of `chain_id` still `signed` (fate unknown), by nonce (a
+    /// nonce has one row per signed variant).
+    pub async fn unsettled_txs(&self, chain_id: u64) -> Result<Vec<UnsettledTx>, StoreError> {
         let rows = sqlx::query(
-            "SELECT nonce, hash, raw FROM chain_txs WHERE chain_id = $1 AND status = 'signed' ORDER BY nonce",
+            "SELECT nonce, hash, raw, kind, intents FROM chain_txs WHERE chain_id = $1 AND status = 'signed' \
+             ORDER BY nonce, created_at",
         )
         .bind(chain_id as i64)
         .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
-                Ok((
-                    r.try_get::<i64, _>("nonce")? as u64,
-                    r.try_get("hash")?,
-                    r.try_get("raw")?,
-                ))
+                let kind: String = r.try_get("kind")?;
+                let intents: String = r.try_get("intents")?;
+                Ok(UnsettledTx {
+                    nonce: r.try_get::<i64, _>("nonce")? as u64,
+                    hash: r.try_get("hash")?,
+                    raw: r.try_get("raw")?,
+                    kind: TxKind::parse(&kind)
+                        .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?,
+                    intents: serde_json::from_str(&intents)
+                        .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?,
+                })
             })
             .collect()
     }
@@ -178,6 +215,7 @@ impl Store {
                     summary.mined_nonces += nonces;
                 }
                 Some(TxStatus::Rejected) => summary.rejected = count,
+                Some(TxStatus::Replaced) => summary.replaced = count,
                 None => return Err(StoreError::Corrupt(format!("journal status {status}"))),
             }
         }
@@ -487,6 +525,15 @@ impl Store {
             .bind(*block as i64)
             .execute(&mut *tx)
             .await?;
+            // Its nonce's other variants (other fees, same work) can never be mined.
+            sqlx::query(
+                "UPDATE chain_txs SET status = 'replaced' WHERE chain_id = $1 AND status = 'signed' \
+                 AND hash <> $2 AND nonce = (SELECT nonce FROM chain_txs WHERE chain_id = $1 AND hash = $2)",
+            )
+            .bind(chain_id as i64)
+            .bind(hash)
+            .execute(&mut *tx)
+            .await?;
         }
         let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
         apply_fates_in(&mut tx, &hashes, now).await?;
@@ -646,6 +693,10 @@ pub(crate) async fn apply_fates_in(
                 .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
             let fate = TxStatus::parse(&status)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {status:?}")))?;
+            if fate == TxStatus::Replaced {
+                // Another transaction carries its work: nothing follows from this one.
+                continue;
+            }
             let intents: Vec<String> = serde_json::from_str(&text)
                 .map_err(|_| StoreError::Corrupt(format!("intents {text:?}")))?;
             for intent in &intents {

@@ -266,10 +266,11 @@ impl Store {
         intent: &str,
         kind: TxKind,
     ) -> Result<Option<crate::journal::TxStatus>, StoreError> {
-        let row = sqlx::query(
+        let row = sqlx::query(&format!(
             "SELECT t.status FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-             WHERE i.intent = $1 AND t.kind = $2 ORDER BY t.created_at DESC LIMIT 1",
-        )
+             WHERE i.intent = $1 AND t.kind = $2 ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
+            LIVE_FIRST = crate::journal::LIVE_FIRST
+        ))
         .bind(intent)
         .bind(kind.as_str())
         .fetch_optional(self.pool())

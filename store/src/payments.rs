@@ -365,13 +365,14 @@ impl Store {
         &self,
         intent: &str,
     ) -> Result<Option<JournaledStatus>, StoreError> {
-        let row = sqlx::query(
+        let row = sqlx::query(&format!(
             "SELECT t.status, t.hash, CAST(CASE WHEN t.block_number <= \
              (SELECT c.block_number FROM chain_cursors c WHERE c.chain_id = t.chain_id) \
              THEN 1 ELSE 0 END AS BIGINT) AS confirmed FROM chain_tx_intents i \
              JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
-             ORDER BY t.created_at DESC LIMIT 1",
-        )
+             ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
+            LIVE_FIRST = crate::journal::LIVE_FIRST
+        ))
         .bind(intent)
         .fetch_optional(self.pool())
         .await?;

@@ -170,6 +170,12 @@ pub struct Harness {
     /// The in-process server's webhook delivery options (default:
     /// [`test_webhook_options`]).
     webhooks: Option<openrail_api::delivery::DeliveryOptions>,
+    /// How the in-process server's submitter replaces transactions (see
+    /// [`Harness::start_with_chain`]).
+    submitter: openrail_chain::submitter::SubmitterOptions,
+    /// The URLs the in-process server reaches the settlement chain by, when not the
+    /// chain's own (an RPC proxy that injects faults).
+    endpoint: Option<openrail_chain::rpc::Endpoint>,
 }
 
 /// A response, read whole.
@@ -221,6 +227,30 @@ impl Harness {
         h.confirmations = depth;
         h.serve(ApiConfig::default()).await?;
         Ok(h)
+    }
+
+    /// As [`Harness::start`], with the server's submitter replacing transactions as
+    /// `submitter` says and, when given, reaching the settlement chain through `endpoint`
+    /// (an RPC proxy) rather than directly. The chain's mining is the test's to set.
+    pub async fn start_with_chain(
+        submitter: openrail_chain::submitter::SubmitterOptions,
+        endpoint: Option<openrail_chain::rpc::Endpoint>,
+    ) -> anyhow::Result<Self> {
+        let mut h = Self::chains_only().await?;
+        h.serve_with_chain(submitter, endpoint).await?;
+        Ok(h)
+    }
+
+    /// On a harness of [`Harness::chains_only`]: a fresh database and the in-process
+    /// server, as [`Harness::start_with_chain`] starts it.
+    pub async fn serve_with_chain(
+        &mut self,
+        submitter: openrail_chain::submitter::SubmitterOptions,
+        endpoint: Option<openrail_chain::rpc::Endpoint>,
+    ) -> anyhow::Result<()> {
+        self.submitter = submitter;
+        self.endpoint = endpoint;
+        self.serve(ApiConfig::default()).await
     }
 
     /// As [`Harness::start`], with these webhook delivery options for the server.
@@ -410,15 +440,25 @@ impl Harness {
         };
         // The one composition root, as `openrail serve` and `dev` start: with a stand-in
         // mainnet (a second contract set on the other local chain) for mode isolation.
-        let mode = |deployment| openrail_cli::node::ModeChain {
+        let settlement_endpoint = match &self.endpoint {
+            Some(e) => e.clone(),
+            None => openrail_chain::rpc::Endpoint::of(self.settlement_deployment())?,
+        };
+        let mode = |deployment, endpoint| openrail_cli::node::ModeChain {
             deployment,
             operator: dev_operator(),
             confirmations: self.confirmations,
+            endpoint,
+            submitter: self.submitter.clone(),
+        };
+        let mainnet = match &self.mainnet {
+            Some(m) => Some(mode(m, openrail_chain::rpc::Endpoint::of(m)?)),
+            None => None,
         };
         let node = openrail_cli::node::start_networks(
             server.store.clone(),
-            mode(self.settlement_deployment()),
-            self.mainnet.as_ref().map(mode),
+            mode(self.settlement_deployment(), settlement_endpoint),
+            mainnet,
             0,
             config,
             options,
@@ -460,6 +500,13 @@ impl Harness {
 
     /// Chains and contracts only.
     pub async fn chains_only() -> anyhow::Result<Self> {
+        // The server's logs, when `RUST_LOG` asks for them (with `--nocapture`).
+        if std::env::var_os("RUST_LOG").is_some() {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+                .with_test_writer()
+                .try_init();
+        }
         let devnet = Devnet::start(DevnetConfig::default())
             .await
             .context("starting the devnet")?;
@@ -476,6 +523,8 @@ impl Harness {
             signers: Default::default(),
             confirmations: 0,
             webhooks: None,
+            submitter: Default::default(),
+            endpoint: None,
         })
     }
 

@@ -91,3 +91,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     h.stop().await;
     Ok(())
 }
+
+/// Fault injection on the chain and its RPC (in this binary: one more would link the
+/// workspace again).
+mod faults;

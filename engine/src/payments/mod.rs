@@ -528,6 +528,9 @@ impl PaymentDriver {
                     reason: "transaction_failed",
                     hash: tx.hash,
                 },
+                // Marked only once another transaction carries the leg, which the journal's
+                // order reads first; seen alone, that one is still being journaled.
+                TxStatus::Replaced => Leg::InFlight,
             },
         })
     }
