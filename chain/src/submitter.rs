@@ -116,6 +116,9 @@ pub trait Journal: Send + Sync + 'static {
     ) -> JournalFuture<'a>;
     /// Journaled transactions of `chain_id` whose fate is not known yet, by nonce.
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a>;
+    /// A mined transaction left the chain (a reorganisation shallower than the depth):
+    /// its fate is unknown again and what it did is undone until it is mined anew.
+    fn reorged<'a>(&'a self, chain_id: u64, hash: TxHash) -> JournalFuture<'a>;
 }
 
 /// What became of a journaled transaction.
@@ -156,6 +159,9 @@ impl Journal for NoJournal {
     }
     fn unsettled<'a>(&'a self, _chain_id: u64) -> UnsettledFuture<'a> {
         Box::pin(async { Ok(Vec::new()) })
+    }
+    fn reorged<'a>(&'a self, _chain_id: u64, _hash: TxHash) -> JournalFuture<'a> {
+        Box::pin(async { Ok(()) })
     }
     fn finished<'a>(
         &'a self,
@@ -385,6 +391,10 @@ pub struct SubmitterOptions {
     /// Longest pause between receipt polls while transactions are in flight (the pause
     /// starts at a millisecond and doubles while nothing is mined).
     pub max_poll: Duration,
+    /// The chain's confirmation depth: a mined transaction is watched until it is this
+    /// many blocks deep, and one a reorganisation takes out before then is undone
+    /// ([`Journal::reorged`]) and sent again (the same bytes; replaced as any other).
+    pub depth: u64,
 }
 
 impl Default for SubmitterOptions {
@@ -395,6 +405,7 @@ impl Default for SubmitterOptions {
             cancel_after: None,
             check_every: Duration::from_secs(2),
             max_poll: Duration::from_millis(100),
+            depth: 0,
         }
     }
 }
@@ -1140,13 +1151,24 @@ async fn track(
     resend: mpsc::Sender<Job>,
 ) {
     let mut pending: Vec<Flight> = Vec::new();
+    // Mined transactions not yet `depth` deep (the mined variant alone), with their block.
+    let mut shallow: Vec<(Flight, B256)> = Vec::new();
     let mut last_check = Instant::now();
     let mut pause = Duration::from_millis(1);
     loop {
         if pending.is_empty() {
-            match incoming.recv().await {
-                Some(f) => pending.push(f),
-                None => return,
+            if shallow.is_empty() {
+                match incoming.recv().await {
+                    Some(f) => pending.push(f),
+                    None => return,
+                }
+            } else {
+                // Nothing in flight, mined ones to look at again in a while.
+                match tokio::time::timeout(options.check_every, incoming.recv()).await {
+                    Ok(Some(f)) => pending.push(f),
+                    Ok(None) => return,
+                    Err(_) => {}
+                }
             }
         }
         while let Ok(f) = incoming.try_recv() {
@@ -1158,7 +1180,9 @@ async fn track(
             match core.mined_variant(&flight.variants).await {
                 Ok(Some((i, receipt))) => {
                     progressed = true;
-                    settle(&core, flight, i, receipt, asm).await;
+                    if let Some(watched) = settle(&core, flight, i, receipt, asm, &options).await {
+                        shallow.push(watched);
+                    }
                 }
                 Ok(None) => still.push(flight),
                 Err(e) => {
@@ -1168,8 +1192,13 @@ async fn track(
             }
         }
         pending = still;
-        if !pending.is_empty() && last_check.elapsed() >= options.check_every {
+        if (!pending.is_empty() || !shallow.is_empty())
+            && last_check.elapsed() >= options.check_every
+        {
             last_check = Instant::now();
+            if let Err(e) = recheck_shallow(&core, &options, &mut shallow, &mut pending).await {
+                tracing::warn!(chain_id = core.chain_id, error = %e, "checking mined transactions failed");
+            }
             if let Err(e) = check(&core, &options, &mut pending, &resend).await {
                 tracing::warn!(chain_id = core.chain_id, error = %e, "checking transactions in flight failed");
             }
@@ -1183,25 +1212,28 @@ async fn track(
     }
 }
 
-/// Resolves a nonce whose variant `winner` was mined.
+/// Resolves a nonce whose variant `winner` was mined; returns what to watch until it is
+/// `depth` deep (nothing with depth 0).
 async fn settle(
     core: &Core,
-    flight: Flight,
+    mut flight: Flight,
     winner: usize,
     receipt: TransactionReceipt,
     asm: Address,
-) {
+    options: &SubmitterOptions,
+) -> Option<(Flight, B256)> {
     settle_siblings(core, &flight.variants, winner).await;
     let fate = fate_of(&receipt);
     let (hash, block) = (flight.variants[winner].hash, receipt.block_number);
+    let waiters = std::mem::replace(&mut flight.waiters, Waiters::Nobody);
     if flight.variants[winner].cancel {
         core.finished(hash, fate, block).await;
         tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, %hash, "a cancellation took the nonce; its work was not done");
         let nonce = flight.nonce;
-        flight.waiters.fail(|| ChainError::Canceled(nonce));
-        return;
+        waiters.fail(|| ChainError::Canceled(nonce));
+        return None;
     }
-    match flight.waiters {
+    match waiters {
         // Pull outcomes are told first: recording them needs nothing from the journal's
         // fate, and a crash before the fate is written leaves the transaction `signed`,
         // settled from its receipt at the next start. Nor does the next receipt wait for
@@ -1223,6 +1255,61 @@ async fn settle(
             resolve(other, &receipt, asm);
         }
     }
+    match (options.depth, receipt.block_hash) {
+        (1.., Some(block_hash)) => {
+            // From now on only this variant can carry the nonce.
+            flight.variants = vec![flight.variants.swap_remove(winner)];
+            Some((flight, block_hash))
+        }
+        _ => None,
+    }
+}
+
+/// Looks again at mined transactions not yet `depth` deep: one whose receipt is gone was
+/// taken out by a reorganisation; its effects are undone and it goes back in flight (its
+/// nonce is free again on the new chain), to be rebroadcast at the next look.
+async fn recheck_shallow(
+    core: &Core,
+    options: &SubmitterOptions,
+    shallow: &mut Vec<(Flight, B256)>,
+    pending: &mut Vec<Flight>,
+) -> Result<(), ChainError> {
+    if shallow.is_empty() {
+        return Ok(());
+    }
+    let head = core.provider.get_block_number().await?;
+    let mut i = 0;
+    while i < shallow.len() {
+        let (flight, block_hash) = &mut shallow[i];
+        let hash = flight.variants[0].hash;
+        match core.provider.get_transaction_receipt(hash).await? {
+            Some(r) if r.block_number.is_some_and(|b| head >= b + options.depth) => {
+                // Deep enough: final as far as the submitter is concerned.
+                shallow.swap_remove(i);
+            }
+            Some(r) => {
+                if let Some(h) = r.block_hash {
+                    *block_hash = h;
+                }
+                i += 1;
+            }
+            None => {
+                let (mut flight, _) = shallow.swap_remove(i);
+                tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, %hash, depth = options.depth, "a reorganisation took a mined transaction out of the chain before its depth; undone and sent again");
+                if let Err(e) = core.journal.reorged(core.chain_id, hash).await {
+                    tracing::error!(chain_id = core.chain_id, %hash, error = %e, "undoing a reorganised transaction failed");
+                }
+                // Due for a look at once: the node may not have it any more.
+                let due = Instant::now()
+                    .checked_sub(options.check_every)
+                    .unwrap_or_else(Instant::now);
+                flight.last_sent = due;
+                flight.first_sent = due;
+                pending.push(flight);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One look at the nonces in flight that have waited at least a check period.

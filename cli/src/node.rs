@@ -257,7 +257,10 @@ impl Leadership {
             &self.store,
             &self.network,
             &self.endpoint,
-            self.submitter.clone(),
+            SubmitterOptions {
+                depth: self.options.confirmations,
+                ..self.submitter.clone()
+            },
             self.operator.clone(),
             Some((self.lease.clone(), self.holder.clone())),
             self.mode,

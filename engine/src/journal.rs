@@ -85,6 +85,16 @@ impl Journal for StoreJournal {
                 .map_err(Into::into)
         })
     }
+
+    fn reorged<'a>(&'a self, chain_id: u64, hash: TxHash) -> JournalFuture<'a> {
+        Box::pin(async move {
+            self.store
+                .unmine_tx(chain_id, &hash.to_string(), now_ms())
+                .await
+                .map(drop)
+                .map_err(Into::into)
+        })
+    }
 }
 
 /// Makes this process the sender of `net`'s transactions: starts its submitter on

@@ -142,11 +142,22 @@ impl Watcher {
                 if self.cursor_at(c.block_number).await? == c {
                     c.block_number + 1
                 } else {
-                    tracing::warn!(
-                        chain_id = self.chain_id,
-                        block = c.block_number,
-                        "reorganisation noticed"
-                    );
+                    if self.confirmations > 0 {
+                        // Outcomes applied at the configured depth were final: a
+                        // reorganisation deeper than it is something an operator must hear of.
+                        tracing::error!(
+                            chain_id = self.chain_id,
+                            block = c.block_number,
+                            depth = self.confirmations,
+                            "reorganisation deeper than the configured depth: outcomes taken as final are undone and redone from the new chain"
+                        );
+                    } else {
+                        tracing::warn!(
+                            chain_id = self.chain_id,
+                            block = c.block_number,
+                            "reorganisation noticed"
+                        );
+                    }
                     step.reorg = true;
                     let from = c
                         .block_number

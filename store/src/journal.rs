@@ -559,6 +559,22 @@ impl Store {
         Ok(changed)
     }
 
+    /// Undoes what transaction `hash` did when a reorganisation took it out of the chain
+    /// before the watcher's depth (the submitter noticed its receipt gone): it goes back to
+    /// `signed` (fate unknown) and the pulls it resolved back to `pending`, with a
+    /// `debit_pull.reorged` event each. Returns how many pulls went back.
+    pub async fn unmine_tx(
+        &self,
+        chain_id: u64,
+        hash: &str,
+        now: i64,
+    ) -> Result<usize, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let pulls = unmine_in(&mut tx, chain_id, hash, now).await?;
+        tx.commit().await?;
+        Ok(pulls)
+    }
+
     /// Undoes what the blocks from `from_block` on did, after a reorganisation removed
     /// some of them, in one database transaction: every journaled transaction mined there
     /// goes back to `signed` (fate unknown), the pulls it resolved go back to `pending`,
@@ -587,27 +603,7 @@ impl Store {
             .collect::<Result<_, StoreError>>()?;
         let mut pulls = 0;
         for (hash, _) in &txs {
-            sqlx::query(
-                "UPDATE chain_txs SET status = 'signed', block_number = NULL, applied = 0 WHERE chain_id = $1 AND hash = $2",
-            )
-            .bind(chain_id as i64)
-            .bind(hash)
-            .execute(&mut *tx)
-            .await?;
-            let reset = sqlx::query(
-                "UPDATE debit_pulls SET status = 'pending', decline_code = NULL, remaining = NULL, \
-                 resets_at = NULL, tx_hash = NULL, authorized_at = NULL, updated_at = $2 \
-                 WHERE tx_hash = $1 AND status IN ('authorized', 'declined') RETURNING id",
-            )
-            .bind(hash)
-            .bind(now)
-            .fetch_all(&mut *tx)
-            .await?;
-            for r in &reset {
-                let id: String = r.try_get("id")?;
-                events::record(&mut tx, EventType::DebitPullReorged, &id, now).await?;
-            }
-            pulls += reset.len();
+            pulls += unmine_in(&mut tx, chain_id, hash, now).await?;
         }
         sqlx::query(
             "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
@@ -621,6 +617,37 @@ impl Store {
         tx.commit().await?;
         Ok((txs, pulls))
     }
+}
+
+/// Puts mined transaction `hash` back to `signed` and the pulls it resolved back to
+/// `pending` (with their events), inside the caller's transaction; returns how many pulls.
+async fn unmine_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    chain_id: u64,
+    hash: &str,
+    now: i64,
+) -> Result<usize, StoreError> {
+    sqlx::query(
+        "UPDATE chain_txs SET status = 'signed', block_number = NULL, applied = 0 WHERE chain_id = $1 AND hash = $2",
+    )
+    .bind(chain_id as i64)
+    .bind(hash)
+    .execute(&mut **tx)
+    .await?;
+    let reset = sqlx::query(
+        "UPDATE debit_pulls SET status = 'pending', decline_code = NULL, remaining = NULL, \
+         resets_at = NULL, tx_hash = NULL, authorized_at = NULL, updated_at = $2 \
+         WHERE tx_hash = $1 AND status IN ('authorized', 'declined') RETURNING id",
+    )
+    .bind(hash)
+    .bind(now)
+    .fetch_all(&mut **tx)
+    .await?;
+    for r in &reset {
+        let id: String = r.try_get("id")?;
+        events::record(tx, EventType::DebitPullReorged, &id, now).await?;
+    }
+    Ok(reset.len())
 }
 
 /// Sets the status (and block) of several journaled transactions, inside the caller's

@@ -229,6 +229,11 @@ impl Harness {
         Ok(h)
     }
 
+    /// Before [`Harness::serve_with_chain`]: the settlement chain's confirmation depth.
+    pub fn set_confirmations(&mut self, depth: u64) {
+        self.confirmations = depth;
+    }
+
     /// As [`Harness::start`], with the server's submitter replacing transactions as
     /// `submitter` says and, when given, reaching the settlement chain through `endpoint`
     /// (an RPC proxy) rather than directly. The chain's mining is the test's to set.

@@ -328,6 +328,9 @@ impl Journal for CrashAfterJournal {
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
         self.0.unsettled(chain_id)
     }
+    fn reorged<'a>(&'a self, chain_id: u64, hash: TxHash) -> JournalFuture<'a> {
+        self.0.reorged(chain_id, hash)
+    }
 }
 
 #[tokio::test]
@@ -547,6 +550,9 @@ impl Journal for FatesFail {
     }
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
         self.0.unsettled(chain_id)
+    }
+    fn reorged<'a>(&'a self, chain_id: u64, hash: TxHash) -> JournalFuture<'a> {
+        self.0.reorged(chain_id, hash)
     }
 }
 

@@ -426,3 +426,119 @@ async fn rpc_faults_429_502_timeouts_and_resets_are_retried_across_urls() -> any
     h.stop().await;
     Ok(())
 }
+
+/// A pull through the API that waits for its transaction; returns its id and hash.
+async fn mined_pull(h: &Harness, key: &str, amount: &str) -> anyhow::Result<String> {
+    let r = h
+        .post(
+            "/v1/debit-pulls",
+            json!({"session_key_id": key, "amount": amount}),
+        )
+        .await?;
+    assert_eq!(r.str("status"), "authorized", "{}", r.body);
+    Ok(r.str("id").to_string())
+}
+
+/// How many `debit_pull.reorged` events pull `id` has.
+async fn reorged_events(h: &Harness, id: &str) -> anyhow::Result<usize> {
+    let events = h
+        .get("/v1/events?type=debit_pull.reorged&limit=100")
+        .await?;
+    Ok(events.body["data"]
+        .as_array()
+        .map(|a| a.iter().filter(|e| e["data"]["object"]["id"] == id).count())
+        .unwrap_or(0))
+}
+
+#[tokio::test]
+async fn a_reorganisation_shallower_than_the_depth_is_undone_and_redone() -> anyhow::Result<()> {
+    let mut h = Harness::chains_only().await?;
+    h.set_confirmations(3);
+    h.serve_with_chain(quick(), None).await?;
+    let key = key(&h).await?;
+    let before = h.balance("USD", dev_spare().address()).await?;
+    let id = mined_pull(&h, &key, "4.00").await?;
+    let hash = journaled_hash(&h, &id).await?;
+    // The block holding it is replaced by one without it, before it is three deep.
+    h.settlement
+        .anvil_reorg(alloy::rpc::types::anvil::ReorgOptions {
+            depth: 1,
+            tx_block_pairs: vec![],
+        })
+        .await?;
+    assert!(h.settlement.get_transaction_receipt(hash).await?.is_none());
+    // The submitter notices, undoes the pull's outcome and sends the same bytes again.
+    let until = Instant::now() + Duration::from_secs(15);
+    while h.settlement.get_transaction_receipt(hash).await?.is_none() {
+        anyhow::ensure!(Instant::now() < until, "never mined again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(reorged_events(&h, &id).await?, 1);
+    // Three blocks on, the watcher takes the outcome as final.
+    h.settlement.anvil_mine(Some(4), None).await?;
+    let statuses = finals(&h, std::slice::from_ref(&id), Duration::from_secs(30)).await?;
+    assert_eq!(statuses, ["authorized"]);
+    assert_eq!(journaled_hash(&h, &id).await?, hash, "the same transaction");
+    books_balance(&h, &[(id, 400)], &statuses, before).await?;
+    h.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_reorganisation_deeper_than_the_depth_is_undone_redone_and_reported() -> anyhow::Result<()>
+{
+    let mut h = Harness::chains_only().await?;
+    h.set_confirmations(1);
+    h.serve_with_chain(quick(), None).await?;
+    let key = key(&h).await?;
+    let before = h.balance("USD", dev_spare().address()).await?;
+    let id = mined_pull(&h, &key, "5.00").await?;
+    let hash = journaled_hash(&h, &id).await?;
+    let mined_in = h
+        .settlement
+        .get_transaction_receipt(hash)
+        .await?
+        .and_then(|r| r.block_number)
+        .expect("mined");
+    // Deep enough for the watcher to take it as final.
+    h.settlement.anvil_mine(Some(3), None).await?;
+    let chain_id = h.settlement_deployment().chain_id;
+    let until = Instant::now() + Duration::from_secs(15);
+    while h
+        .server()
+        .store
+        .chain_cursor(chain_id)
+        .await?
+        .is_none_or(|c| c.block_number < mined_in + 1)
+    {
+        anyhow::ensure!(
+            Instant::now() < until,
+            "the watcher never passed the pull's block"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The submitter, too, has let it go (it watches mined transactions only to the depth).
+    tokio::time::sleep(quick().check_every * 3).await;
+    // Then the chain changes below that depth: the pull's block and those after it.
+    h.settlement
+        .anvil_reorg(alloy::rpc::types::anvil::ReorgOptions {
+            depth: 4,
+            tx_block_pairs: vec![],
+        })
+        .await?;
+    assert!(h.settlement.get_transaction_receipt(hash).await?.is_none());
+    // The watcher undoes what it had applied and the transaction is sent again; blocks
+    // keep coming.
+    resume_blocks(&h).await?;
+    let until = Instant::now() + Duration::from_secs(20);
+    while reorged_events(&h, &id).await? == 0 {
+        anyhow::ensure!(Instant::now() < until, "the reorganisation was not undone");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let statuses = finals(&h, std::slice::from_ref(&id), Duration::from_secs(30)).await?;
+    assert_eq!(statuses, ["authorized"]);
+    assert!(h.settlement.get_transaction_receipt(hash).await?.is_some());
+    books_balance(&h, &[(id, 500)], &statuses, before).await?;
+    h.stop().await;
+    Ok(())
+}
