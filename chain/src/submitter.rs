@@ -35,9 +35,11 @@ use crate::{ChainError, Refusal};
 use openrail_store::agentic::DeclineReason;
 use openrail_store::journal::TxKind;
 
-/// Most items in one `pullBatch`.
-pub const MAX_BATCH: usize = 128;
-/// Gas budget per batch item (a pull costs well under this).
+/// Most items in one `pullBatch` (its calldata, 61 bytes an item, stays well under the
+/// 128 KiB a node's pool takes).
+pub const MAX_BATCH: usize = 1024;
+/// Gas budget per batch item (a pull costs well under this): the limit of a batch whose
+/// estimate failed, and the bound on any estimate.
 const GAS_PER_PULL: u64 = 90_000;
 /// Extra budget of an agent-signed item: hashing and recovery, or a contract wallet's
 /// ERC-1271 check (bounded on chain to 100,000).
@@ -391,6 +393,9 @@ pub struct SubmitterOptions {
     /// Longest pause between receipt polls while transactions are in flight (the pause
     /// starts at a millisecond and doubles while nothing is mined).
     pub max_poll: Duration,
+    /// Most gas one `pullBatch` may use: batches are sized by it (from the gas an item
+    /// took in the last estimate), not by a fixed count, so that several fit a block.
+    pub max_batch_gas: u64,
     /// The chain's confirmation depth: a mined transaction is watched until it is this
     /// many blocks deep, and one a reorganisation takes out before then is undone
     /// ([`Journal::reorged`]) and sent again (the same bytes; replaced as any other).
@@ -405,6 +410,7 @@ impl Default for SubmitterOptions {
             cancel_after: None,
             check_every: Duration::from_secs(2),
             max_poll: Duration::from_millis(100),
+            max_batch_gas: 12_000_000,
             depth: 0,
         }
     }
@@ -572,6 +578,8 @@ impl Submitter {
             nonce,
             asm,
             fee_cap: options.fee_cap,
+            item_gas: GAS_PER_PULL,
+            max_batch_gas: options.max_batch_gas,
         };
         tokio::spawn(sender.run(jobs_rx, flight_tx));
         tokio::spawn(track(core, asm, options, flight_rx, jobs_tx.clone()));
@@ -766,6 +774,9 @@ struct Sender {
     nonce: u64,
     asm: Address,
     fee_cap: Option<u128>,
+    /// Gas an item of the last estimated batch took (with the batch's overhead shared).
+    item_gas: u64,
+    max_batch_gas: u64,
 }
 
 impl Sender {
@@ -806,7 +817,9 @@ impl Sender {
                     // Everything that queued while the previous transaction was sent joins
                     // this batch; other jobs wait their turn.
                     let mut pulls = vec![(req, reply)];
-                    while pulls.len() < MAX_BATCH {
+                    let most = ((self.max_batch_gas / self.item_gas.max(1)) as usize)
+                        .clamp(1, MAX_BATCH);
+                    while pulls.len() < most {
                         match jobs.try_recv() {
                             Ok(Job::Pull(r, tx)) => pulls.push((r, tx)),
                             Ok(other) => backlog.push_back(other),
@@ -821,6 +834,10 @@ impl Sender {
                     )
                 }
             };
+            let mut payload = payload;
+            if payload.kind == TxKind::PullBatch {
+                payload.gas = self.estimate(&payload).await;
+            }
             match self.send(&payload).await {
                 Ok(flight) => {
                     // A re-sent work's old variants are dead only now that another
@@ -851,6 +868,42 @@ impl Sender {
                         }
                     });
                 }
+            }
+        }
+    }
+
+    /// The gas limit of a batch, close to what it uses: a block is filled by limits, not by
+    /// use, so the static budget (90,000 an item, the worst case of fresh slots) would let
+    /// a 30M-gas block hold 333 pulls where it can settle thousands. One execution of the
+    /// batch (`eth_createAccessList`, which reports the gas it used; `eth_estimateGas`
+    /// binary-searches with a dozen executions, and on a busy node that stalled the
+    /// sender) gives its use; the limit adds a quarter (the refund cap: an execution needs
+    /// up to 5/4 of the gas it is charged) and the reserve the contract keeps before each
+    /// token call, and never passes the static budget, which it falls back to when the
+    /// execution fails. The state changing under batches in flight before it makes later
+    /// items cheaper (slots already written, ceilings reached), not dearer.
+    async fn estimate(&mut self, payload: &Payload) -> u64 {
+        let request = TransactionRequest::default()
+            .with_from(self.core.from)
+            .with_to(payload.to)
+            .with_input(payload.input.clone())
+            .with_gas_limit(payload.gas);
+        match self.core.provider.create_access_list(&request).await {
+            Ok(r) if r.error.is_none() => {
+                let used = u64::try_from(r.gas_used).unwrap_or(u64::MAX);
+                let items = payload.intents.len().max(1) as u64;
+                self.item_gas = (used / items).max(1);
+                used.saturating_add(used / 4)
+                    .saturating_add(GAS_TOKEN_RESERVE + 10_000)
+                    .min(payload.gas)
+            }
+            Ok(r) => {
+                tracing::warn!(chain_id = self.core.chain_id, error = ?r.error, "a batch's trial execution failed; using the static budget");
+                payload.gas
+            }
+            Err(e) => {
+                tracing::warn!(chain_id = self.core.chain_id, error = %e, "a batch's trial execution failed; using the static budget");
+                payload.gas
             }
         }
     }

@@ -31,6 +31,13 @@ pub enum BenchCommand {
         /// `postgres://postgres@127.0.0.1:5432/test`) instead of a SQLite file.
         #[arg(long, value_name = "SERVER_URL")]
         postgres: Option<String>,
+        /// Seconds between blocks: run on a chain with a block time (with --gas-limit)
+        /// instead of automine, and compare with the chain's gas ceilings.
+        #[arg(long, requires = "gas_limit")]
+        block_time: Option<u64>,
+        /// Gas per block of that chain (e.g. 30000000).
+        #[arg(long, requires = "block_time")]
+        gas_limit: Option<u64>,
     },
     /// Webhook deliveries per second: events written to a fresh database, fanned out and
     /// delivered signed to a receiver on 127.0.0.1 by the lease holder's deliverer.
@@ -54,7 +61,17 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             n,
             concurrency,
             postgres,
-        } => crate::bench_pulls::run(n, concurrency, postgres).await,
+            block_time,
+            gas_limit,
+        } => {
+            let real = block_time
+                .zip(gas_limit)
+                .map(|(block_time, gas_limit)| crate::bench_pulls::RealChain {
+                    block_time,
+                    gas_limit,
+                });
+            crate::bench_pulls::run(n, concurrency, postgres, real).await
+        }
         BenchCommand::Webhooks {
             n,
             concurrency,

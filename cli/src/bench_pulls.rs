@@ -11,6 +11,7 @@ use alloy::eips::eip2718::Encodable2718;
 use alloy::network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder};
 use alloy::primitives::{Address, U256, keccak256};
 use alloy::providers::Provider;
+use alloy::providers::ext::AnvilApi;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use anyhow::{Context, bail};
@@ -99,9 +100,27 @@ async fn send_windowed<P: Provider>(
     Ok(start.elapsed())
 }
 
-pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyhow::Result<()> {
+/// A chain with a block time and a block gas limit (as an L2 or mainnet), rather than
+/// anvil's automine.
+#[derive(Debug, Clone, Copy)]
+pub struct RealChain {
+    /// Seconds between blocks.
+    pub block_time: u64,
+    /// Gas per block.
+    pub gas_limit: u64,
+}
+
+pub async fn run(
+    n: usize,
+    concurrency: usize,
+    postgres: Option<String>,
+    real: Option<RealChain>,
+) -> anyhow::Result<()> {
     if n == 0 || concurrency == 0 {
         bail!("--n and --concurrency must be positive");
+    }
+    if let Some(real) = real {
+        return run_real(n, concurrency, postgres, real).await;
     }
     // The raw phase and the end-to-end phase each on a fresh pair of chains: anvil slows as
     // its chain grows, so the phase run second would start at a disadvantage.
@@ -112,11 +131,11 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         })
     };
     let devnet = fresh().await?;
-    let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, None).await;
+    let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, None, None).await;
     devnet.stop().await;
     let by_window = result?.0;
     let devnet = fresh().await?;
-    let result = measure(&devnet, n, concurrency, &[], Some(postgres.as_deref())).await;
+    let result = measure(&devnet, n, concurrency, &[], Some(postgres.as_deref()), None).await;
     devnet.stop().await;
     let api = result?.1.context("the end-to-end phase gave no figures")?;
     let raw = by_window
@@ -174,6 +193,12 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         "authorized: {} of {n}; transactions used: {}",
         api.authorized, api.transactions
     );
+    print_stages(&api);
+    Ok(())
+}
+
+/// Where a pull's time goes, stage by stage.
+fn print_stages(api: &ApiFigures) {
     println!(
         "\nwhere a pull's time goes: from one stage to the next, over the {} pulls that passed \
          every stage (p50 of the request: {:.1} ms; the time before `received` — HTTP, \
@@ -189,7 +214,91 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
             stage_meaning(to)
         );
     }
+}
+
+/// `bench pulls --block-time --gas-limit`: on a chain that makes a block every
+/// `block_time` seconds of at most `gas_limit` gas, throughput is bound by gas per block,
+/// not by the node's RPC. Prints settled pulls per second against the two gas ceilings —
+/// batched (the gas a pull takes in a 128-item `pullBatch` on one key, measured on this
+/// chain) and unbatched (a lone `pull` transaction, measured too) — and the time from the
+/// request to its final answer.
+async fn run_real(
+    n: usize,
+    concurrency: usize,
+    postgres: Option<String>,
+    real: RealChain,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        real.block_time > 0 && real.gas_limit >= 1_000_000,
+        "--block-time must be positive and --gas-limit at least 1,000,000"
+    );
+    let devnet = Devnet::start(DevnetConfig {
+        prune_history: true,
+        ..DevnetConfig::default()
+    })
+    .await?;
+    let result = measure(
+        &devnet,
+        n,
+        concurrency,
+        &[],
+        Some(postgres.as_deref()),
+        Some(real),
+    )
+    .await;
+    devnet.stop().await;
+    let api = result?.1.context("the end-to-end phase gave no figures")?;
+    let (lone, batched) = api.gas_per_pull.context("no gas figures")?;
+    let per_sec = |gas_per_pull: u64| real.gas_limit as f64 / gas_per_pull as f64 / real.block_time as f64;
+    let (unbatched_ceiling, batched_ceiling) = (per_sec(lone), per_sec(batched));
+    println!(
+        "Debit pulls on a chain with {} s blocks of {} gas: {n} pulls, {concurrency} concurrent HTTP clients, {}\n",
+        real.block_time,
+        real.gas_limit,
+        if postgres.is_some() { "PostgreSQL" } else { "SQLite" }
+    );
+    println!("| measurement | pulls/s | p50 time to final | p99 time to final |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| unbatched gas ceiling: a lone `pull` takes {lone} gas | {unbatched_ceiling:.0} | — | — |"
+    );
+    println!(
+        "| batched gas ceiling: a pull in a 128-item `pullBatch` takes {batched} gas | {batched_ceiling:.0} | — | — |"
+    );
+    println!(
+        "| end to end: `POST /v1/debit-pulls`, settled | {:.0} | {:.0} ms | {:.0} ms |",
+        api.per_sec,
+        ms(api.p50),
+        ms(api.p99)
+    );
+    println!(
+        "\nsettled / batched ceiling: {:.0} % (goal ≥ 80 %); settled / unbatched ceiling: {:.1}×",
+        api.per_sec / batched_ceiling * 100.0,
+        api.per_sec / unbatched_ceiling
+    );
+    println!(
+        "authorized: {} of {n}; transactions used: {} ({:.0} pulls each)",
+        api.authorized,
+        api.transactions,
+        n as f64 / api.transactions.max(1) as f64
+    );
+    for f in failures().lock().expect("failures lock").iter() {
+        println!("not authorized: {f}");
+    }
+    let us = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} µs"));
+    println!(
+        "CPU per pull: {} in this process (server and its HTTP clients), {} in anvil",
+        us(api.cpu_per_pull.0),
+        us(api.cpu_per_pull.1)
+    );
+    print_stages(&api);
     Ok(())
+}
+
+/// The first few answers that were not `201 authorized`, printed after the figures.
+fn failures() -> &'static Mutex<Vec<String>> {
+    static FAILURES: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    FAILURES.get_or_init(Default::default)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -206,6 +315,9 @@ struct GroupFigures {
 }
 
 struct ApiFigures {
+    /// On a chain with a block time: gas of a lone `pull` transaction and of a pull in a
+    /// 128-item batch.
+    gas_per_pull: Option<(u64, u64)>,
     groups: GroupFigures,
     elapsed: Duration,
     per_sec: f64,
@@ -463,6 +575,8 @@ async fn measure(
     // The end-to-end phase, on PostgreSQL (this server) or SQLite (`None`); no such phase
     // when `None`.
     api: Option<Option<&str>>,
+    // Blocks every so often of so much gas, from the end-to-end phase on (automine before).
+    real: Option<RealChain>,
 ) -> anyhow::Result<(Vec<(usize, (f64, f64, f64))>, Option<ApiFigures>)> {
     let a = &devnet.manifest.settlement;
     let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
@@ -560,6 +674,38 @@ async fn measure(
         return Ok((by_window, None));
     };
 
+    // On a chain with a block time: the gas of a lone pull and of a pull in a full batch,
+    // measured here, then blocks every `block_time` of `gas_limit` gas.
+    let mut gas_per_pull = None;
+    if let Some(real) = real {
+        // The second pull on the key: the first writes slots from zero, as only a key's
+        // first pull of an epoch does.
+        mined(asm.pull(key, dest, U256::from(10_000u64)).send().await?).await?;
+        let lone = mined(asm.pull(key, dest, U256::from(10_000u64)).send().await?)
+            .await?
+            .gas_used;
+        let items: Vec<openrail_chain::batch::Item<'_>> = (0..128)
+            .map(|_| openrail_chain::batch::Item {
+                key_id: key,
+                destination: dest,
+                amount: U256::from(10_000u64),
+                agent: None,
+            })
+            .collect();
+        let batch = mined(
+            asm.pullBatch(openrail_chain::batch::encode(&items))
+                .gas(20_000_000)
+                .send()
+                .await?,
+        )
+        .await?
+        .gas_used;
+        gas_per_pull = Some((lone, batch / 128));
+        op.anvil_set_block_gas_limit(real.gas_limit).await?;
+        op.anvil_set_auto_mine(false).await?;
+        op.anvil_set_interval_mining(real.block_time).await?;
+    }
+
     // End to end through HTTP.
     let dir = tempfile::tempdir()?;
     let store = match postgres {
@@ -642,6 +788,9 @@ async fn measure(
             key_id.clone(),
         );
         let dest = dest.to_string();
+        // On a chain with a block time, the request waits for its block (up to the
+        // longest wait): its latency is the time to its final answer.
+        let wait = if real.is_some() { "wait=60" } else { "wait=10" };
         set.spawn(async move {
             let mut out = Vec::with_capacity(share);
             for _ in 0..share {
@@ -649,10 +798,21 @@ async fn measure(
                 let res = http
                     .post(&url)
                     .bearer_auth(&api_key)
+                    .header("prefer", wait)
                     .json(&json!({"session_key_id": key_id, "amount": "0.01", "destination": dest}))
                     .send()
                     .await;
                 let ok = matches!(&res, Ok(r) if r.status().as_u16() == 201);
+                if !ok {
+                    let what = match res {
+                        Ok(r) => format!("{} {}", r.status(), r.text().await.unwrap_or_default()),
+                        Err(e) => format!("{e}"),
+                    };
+                    let mut seen = failures().lock().expect("failures lock");
+                    if seen.len() < 5 {
+                        seen.push(what);
+                    }
+                }
                 out.push((t.elapsed(), ok));
             }
             out
@@ -696,6 +856,7 @@ async fn measure(
     Ok((
         by_window,
         Some(ApiFigures {
+            gas_per_pull,
             groups,
             elapsed,
             per_sec: n as f64 / elapsed.as_secs_f64(),
