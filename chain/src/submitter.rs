@@ -817,8 +817,8 @@ impl Sender {
                     // Everything that queued while the previous transaction was sent joins
                     // this batch; other jobs wait their turn.
                     let mut pulls = vec![(req, reply)];
-                    let most = ((self.max_batch_gas / self.item_gas.max(1)) as usize)
-                        .clamp(1, MAX_BATCH);
+                    let most =
+                        ((self.max_batch_gas / self.item_gas.max(1)) as usize).clamp(1, MAX_BATCH);
                     while pulls.len() < most {
                         match jobs.try_recv() {
                             Ok(Job::Pull(r, tx)) => pulls.push((r, tx)),
@@ -1441,9 +1441,11 @@ async fn check(
                 .is_none()
             {
                 match core.broadcast(&newest.raw).await {
-                    Ok(()) | Err(Refusal::AlreadyKnown) => {
+                    Ok(()) => {
                         tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it")
                     }
+                    // Known after all (a node may not serve its pool by hash).
+                    Err(Refusal::AlreadyKnown) => {}
                     Err(r) => {
                         tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused")
                     }

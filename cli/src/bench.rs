@@ -64,12 +64,12 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             block_time,
             gas_limit,
         } => {
-            let real = block_time
-                .zip(gas_limit)
-                .map(|(block_time, gas_limit)| crate::bench_pulls::RealChain {
+            let real = block_time.zip(gas_limit).map(|(block_time, gas_limit)| {
+                crate::bench_pulls::RealChain {
                     block_time,
                     gas_limit,
-                });
+                }
+            });
             crate::bench_pulls::run(n, concurrency, postgres, real).await
         }
         BenchCommand::Webhooks {

@@ -135,7 +135,15 @@ pub async fn run(
     devnet.stop().await;
     let by_window = result?.0;
     let devnet = fresh().await?;
-    let result = measure(&devnet, n, concurrency, &[], Some(postgres.as_deref()), None).await;
+    let result = measure(
+        &devnet,
+        n,
+        concurrency,
+        &[],
+        Some(postgres.as_deref()),
+        None,
+    )
+    .await;
     devnet.stop().await;
     let api = result?.1.context("the end-to-end phase gave no figures")?;
     let raw = by_window
@@ -249,13 +257,18 @@ async fn run_real(
     devnet.stop().await;
     let api = result?.1.context("the end-to-end phase gave no figures")?;
     let (lone, batched) = api.gas_per_pull.context("no gas figures")?;
-    let per_sec = |gas_per_pull: u64| real.gas_limit as f64 / gas_per_pull as f64 / real.block_time as f64;
+    let per_sec =
+        |gas_per_pull: u64| real.gas_limit as f64 / gas_per_pull as f64 / real.block_time as f64;
     let (unbatched_ceiling, batched_ceiling) = (per_sec(lone), per_sec(batched));
     println!(
         "Debit pulls on a chain with {} s blocks of {} gas: {n} pulls, {concurrency} concurrent HTTP clients, {}\n",
         real.block_time,
         real.gas_limit,
-        if postgres.is_some() { "PostgreSQL" } else { "SQLite" }
+        if postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
     );
     println!("| measurement | pulls/s | p50 time to final | p99 time to final |");
     println!("|---|---:|---:|---:|");
@@ -730,6 +743,8 @@ async fn measure(
     let post = |path: &str, body: Value| {
         http.post(format!("{}{path}", server.base_url))
             .bearer_auth(&api_key)
+            // Set-up waits for its blocks, however slow the chain.
+            .header("prefer", "wait=60")
             .json(&body)
             .send()
     };

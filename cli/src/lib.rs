@@ -201,6 +201,12 @@ pub struct ServeArgs {
     /// there.
     #[arg(long, env = "OPENRAIL_EXPLORER_TX_URL")]
     explorer_tx_url: Option<String>,
+    /// How long a POST waits for the chain before it answers `202` with the object
+    /// `pending` (durably queued; its outcome follows by events and webhooks), seconds;
+    /// a request's `Prefer: wait=N` overrides it up to 60. On a chain with slow blocks,
+    /// lower it so requests do not hold a connection for a block time.
+    #[arg(long, default_value_t = 10, env = "OPENRAIL_WAIT_BUDGET_SECS")]
+    wait_budget_secs: u64,
     #[command(flatten)]
     webhooks: WebhookArgs,
     #[command(flatten)]
@@ -290,6 +296,8 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
         .advertise_url
         .map(|u| u.trim_end_matches('/').to_string());
     config.explorer_tx_url = args.explorer_tx_url;
+    config.default_wait =
+        std::time::Duration::from_secs(args.wait_budget_secs).min(config.max_wait);
     let node_id = config.node_id.clone();
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
