@@ -475,20 +475,36 @@ mod tests {
                  max_fee_gwei = 2.5\nreplace_after_secs = 8\ncancel_after_secs = 600\n",
             )
             .unwrap();
-        let urls: Vec<String> = c.testnet.endpoint.urls.iter().map(|u| u.to_string()).collect();
+        let urls: Vec<String> = c
+            .testnet
+            .endpoint
+            .urls
+            .iter()
+            .map(|u| u.to_string())
+            .collect();
         assert_eq!(
             urls,
-            ["http://127.0.0.1:8545/", "https://b.example/", "https://c.example/"]
+            [
+                "http://127.0.0.1:8545/",
+                "https://b.example/",
+                "https://c.example/"
+            ]
         );
         assert_eq!(c.testnet.submitter.fee_cap, Some(2_500_000_000));
-        assert_eq!(c.testnet.submitter.replace_after, std::time::Duration::from_secs(8));
+        assert_eq!(
+            c.testnet.submitter.replace_after,
+            std::time::Duration::from_secs(8)
+        );
         assert_eq!(
             c.testnet.submitter.cancel_after,
             Some(std::time::Duration::from_secs(600))
         );
+        s.env.insert(
+            "OPENRAIL_TESTNET_RPC_URLS".into(),
+            "http://x:1, http://y:2".into(),
+        );
         s.env
-            .insert("OPENRAIL_TESTNET_RPC_URLS".into(), "http://x:1, http://y:2".into());
-        s.env.insert("OPENRAIL_TESTNET_MAX_FEE_GWEI".into(), "7".into());
+            .insert("OPENRAIL_TESTNET_MAX_FEE_GWEI".into(), "7".into());
         let c = s.load(BOTH).unwrap();
         assert_eq!(c.testnet.endpoint.urls.len(), 3);
         assert_eq!(c.testnet.submitter.fee_cap, Some(7_000_000_000));
@@ -530,12 +546,8 @@ mod tests {
         assert!(
             err(&format!("{testnet}rpc_url = \"not a url\"\n")).starts_with("testnet.rpc_url:")
         );
-        assert!(
-            err(&format!("{testnet}rpc_urls = [\"nope\"]\n")).starts_with("testnet.rpc_urls:")
-        );
-        assert!(
-            err(&format!("{testnet}max_fee_gwei = -1\n")).starts_with("testnet.max_fee_gwei:")
-        );
+        assert!(err(&format!("{testnet}rpc_urls = [\"nope\"]\n")).starts_with("testnet.rpc_urls:"));
+        assert!(err(&format!("{testnet}max_fee_gwei = -1\n")).starts_with("testnet.max_fee_gwei:"));
         assert!(
             err(&format!("{testnet}replace_after_secs = 0\n"))
                 .starts_with("testnet.replace_after_secs:")

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use alloy::primitives::U256;
 use alloy::providers::Provider;
+use anyhow::Context;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_store::Mode;
 use openrail_store::agentic::{PullStatus, Scope};
@@ -707,5 +708,97 @@ async fn a_configuration_serves_testnet_and_mainnet_apart() -> anyhow::Result<()
         );
     }
     child.kill().await?;
+    Ok(())
+}
+
+/// What an explorer does to verify a deployment: the standard-JSON input committed beside
+/// the artifacts (`chain/artifacts/standard-json/`), compiled again by solc, gives the
+/// runtime code `openrail deploy` placed at each address.
+#[tokio::test]
+async fn the_standard_json_input_recompiles_to_the_deployed_code() -> anyhow::Result<()> {
+    use openrail_chain::anvil::Anvil;
+    use openrail_chain::deploy::DeploymentRecord;
+    let dir = tempfile::tempdir()?;
+    let chain = Anvil::spawn_with(31_403, 0, false).await?;
+    let record = dir.path().join("record.json");
+    let treasury = openrail_chain::devnet::dev_treasury().address().to_string();
+    deploy(&[
+        "--rpc-url",
+        chain.rpc_url().as_str(),
+        "--treasury",
+        &treasury,
+        "--out",
+        record.to_str().unwrap(),
+    ])
+    .await?;
+    let record = DeploymentRecord::read(&record)?;
+    let reader = alloy::providers::ProviderBuilder::new().connect_http(chain.rpc_url().clone());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // A record names each placed contract by its artifact, then what it is for
+    // ("TestStablecoin USD").
+    let artifact = |name: &str| {
+        name.split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut names: Vec<String> = record.contracts.iter().map(|c| artifact(&c.name)).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let name = name.as_str();
+        let path = root.join(format!("chain/artifacts/standard-json/{name}.json"));
+        let input = std::fs::read(&path).with_context(|| path.display().to_string())?;
+        let mut solc = tokio::process::Command::new(root.join("scripts/solc"))
+            .arg("--standard-json")
+            .current_dir(&root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        {
+            use tokio::io::AsyncWriteExt;
+            let mut stdin = solc.stdin.take().expect("piped");
+            stdin.write_all(&input).await?;
+        }
+        let out = solc.wait_with_output().await?;
+        anyhow::ensure!(out.status.success(), "solc failed on {name}");
+        let output: Value = serde_json::from_slice(&out.stdout)?;
+        let runtime = &output["contracts"][format!("contracts/src/{name}.sol")][name]["evm"]["deployedBytecode"];
+        let compiled = runtime["object"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} is not in solc's output: {}", output["errors"]));
+        // Immutables (OpenZeppelin's EIP712 keeps the domain and its address so) are
+        // written at deployment where the compiled code has zeros: compared masked, as
+        // explorers compare them.
+        let mut masks: Vec<(usize, usize)> = Vec::new();
+        if let Some(refs) = runtime["immutableReferences"].as_object() {
+            for places in refs.values() {
+                for p in places.as_array().into_iter().flatten() {
+                    let (start, length) = (p["start"].as_u64(), p["length"].as_u64());
+                    masks.push((start.unwrap_or(0) as usize, length.unwrap_or(0) as usize));
+                }
+            }
+        }
+        for placed in record
+            .contracts
+            .iter()
+            .filter(|c| artifact(&c.name) == name)
+        {
+            let mut code = reader.get_code_at(placed.address).await?.to_vec();
+            for (start, length) in &masks {
+                code[*start..start + length].fill(0);
+            }
+            assert_eq!(
+                alloy::hex::encode(&code),
+                compiled,
+                "{name} at {} is not what its standard-JSON input compiles to",
+                placed.address
+            );
+        }
+        assert!(
+            name != "AllowanceStateMachine" || !masks.is_empty(),
+            "the state machine's EIP-712 immutables were found"
+        );
+    }
     Ok(())
 }

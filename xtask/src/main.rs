@@ -1,8 +1,11 @@
 //! `cargo xtask artifacts [--check]`: compiles the deployable contracts with
 //! `foundry-compilers`, through the same solc wrapper forge uses (`scripts/solc`, the
 //! pinned npm solcjs) and with the settings of `foundry.toml`, and writes the ABI and
-//! bytecode the Rust `sol!` bindings read to `chain/artifacts/`. `--check` writes nothing
-//! and fails when the committed artifacts differ from the sources.
+//! bytecode the Rust `sol!` bindings read to `chain/artifacts/`, and beside them, in
+//! `chain/artifacts/standard-json/`, each contract's solc standard-JSON input (sources by
+//! path from the repository's root, settings, remappings): what a block explorer
+//! recompiles to verify a deployment (`openrail deploy --verify`). `--check` writes
+//! nothing and fails when the committed files differ from the sources.
 //!
 //! `cargo build` never runs this: the artifacts are committed, so building the workspace
 //! needs neither node nor solc.
@@ -126,8 +129,12 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
         bail!("solc failed:\n{output}");
     }
 
-    let mut rendered = Vec::with_capacity(CONTRACTS.len());
+    let mut rendered: Vec<(String, String)> = Vec::with_capacity(2 * CONTRACTS.len());
     for name in CONTRACTS {
+        let input = project
+            .standard_json_input(&root.join(format!("contracts/src/{name}.sol")))
+            .with_context(|| format!("the standard-JSON input of {name}"))?;
+        rendered.push((format!("standard-json/{name}"), to_text(&input)?));
         let artifact = output
             .find_first(name)
             .with_context(|| format!("{name} is not in the compiler's output"))?;
@@ -150,12 +157,13 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
                     .to_string(),
             },
         };
-        rendered.push((name, to_text(&slim)?));
+        rendered.push((name.to_string(), to_text(&slim)?));
     }
     let dir = root.join("chain/artifacts");
     if check {
         check_against(&dir, &rendered)?;
     } else {
+        std::fs::create_dir_all(dir.join("standard-json"))?;
         for (name, text) in &rendered {
             let dst = dir.join(format!("{name}.json"));
             std::fs::write(&dst, text).with_context(|| format!("writing {}", dst.display()))?;
@@ -164,14 +172,17 @@ fn artifacts(check: bool) -> anyhow::Result<()> {
     if check {
         println!("chain/artifacts match contracts/src");
     } else {
-        println!("wrote {} artifacts to chain/artifacts", CONTRACTS.len());
+        println!(
+            "wrote {} artifacts and their standard-JSON inputs to chain/artifacts",
+            CONTRACTS.len()
+        );
     }
     Ok(())
 }
 
 /// Fails, naming each file, when a file of `dir` is missing or differs from what the
 /// sources compile to (`rendered`: contract name, file text).
-fn check_against(dir: &Path, rendered: &[(&str, String)]) -> anyhow::Result<()> {
+fn check_against(dir: &Path, rendered: &[(String, String)]) -> anyhow::Result<()> {
     let drift: Vec<String> = rendered
         .iter()
         .map(|(name, text)| (dir.join(format!("{name}.json")), text))
@@ -214,9 +225,9 @@ mod tests {
     fn the_check_names_every_artifact_that_drifted() {
         let dir = tempfile::tempdir().unwrap();
         let rendered = [
-            ("Same", "{\n \"abi\": []\n}\n".to_string()),
-            ("Changed", "{\n \"abi\": [1]\n}\n".to_string()),
-            ("Missing", "{}\n".to_string()),
+            ("Same".to_string(), "{\n \"abi\": []\n}\n".to_string()),
+            ("Changed".to_string(), "{\n \"abi\": [1]\n}\n".to_string()),
+            ("Missing".to_string(), "{}\n".to_string()),
         ];
         std::fs::write(dir.path().join("Same.json"), &rendered[0].1).unwrap();
         std::fs::write(dir.path().join("Changed.json"), "{\n \"abi\": []\n}\n").unwrap();
