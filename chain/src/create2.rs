@@ -31,17 +31,30 @@ pub struct Placed {
     pub init_code_hash: B256,
     /// The deploying transaction; `None` when the contract was already there (a rerun).
     pub tx_hash: Option<B256>,
+    /// Its ABI-encoded constructor arguments (the end of its init code), which an explorer
+    /// needs to verify it.
+    #[serde(default)]
+    pub constructor_args: Bytes,
 }
 
-/// Places `init_code` at its deterministic address for `salt`, sending the deployment
-/// only when no code is there yet. Fails when the chain has no CREATE2 deployer, or the
-/// transaction left no code at the address.
+impl Placed {
+    /// The artifact it was built from: the name's first word ("TestStablecoin USD").
+    pub fn artifact(&self) -> &str {
+        self.name.split_whitespace().next().unwrap_or_default()
+    }
+}
+
+/// Places `bytecode ‖ args` (the init code) at its deterministic address for `salt`,
+/// sending the deployment only when no code is there yet. Fails when the chain has no
+/// CREATE2 deployer, or the transaction left no code at the address.
 pub async fn place<P: Provider>(
     provider: &P,
     name: &str,
     salt: B256,
-    init_code: Bytes,
+    bytecode: &[u8],
+    args: Vec<u8>,
 ) -> Result<Placed, ChainError> {
+    let init_code: Bytes = [bytecode, &args].concat().into();
     let address = address_of(salt, &init_code);
     let init_code_hash = keccak256(&init_code);
     let placed = |tx_hash| Placed {
@@ -49,6 +62,7 @@ pub async fn place<P: Provider>(
         address,
         init_code_hash,
         tx_hash,
+        constructor_args: args.clone().into(),
     };
     if !provider.get_code_at(address).await?.is_empty() {
         return Ok(placed(None));

@@ -282,9 +282,6 @@ pub async fn deploy_deterministic(
     }
     let p = signer_provider(rpc_url, owner);
     let chain_id = p.get_chain_id().await?;
-    let init = |bytecode: &alloy::primitives::Bytes, args: Vec<u8>| -> alloy::primitives::Bytes {
-        [bytecode.as_ref(), &args].concat().into()
-    };
     let mut contracts = Vec::new();
     let mut token_addresses = BTreeMap::new();
     match tokens {
@@ -300,7 +297,8 @@ pub async fn deploy_deterministic(
                     &p,
                     &format!("TestStablecoin {code}"),
                     salt,
-                    init(&TestStablecoin::BYTECODE, args),
+                    &TestStablecoin::BYTECODE,
+                    args,
                 )
                 .await?;
                 if placed.tx_hash.is_some() && treasury_supply > U256::ZERO {
@@ -331,7 +329,8 @@ pub async fn deploy_deterministic(
                 &p,
                 "AllowanceStateMachine",
                 salt,
-                init(&AllowanceStateMachine::BYTECODE, args),
+                &AllowanceStateMachine::BYTECODE,
+                args,
             )
             .await?;
             let a = placed.address;
@@ -349,7 +348,8 @@ pub async fn deploy_deterministic(
                 &p,
                 "SettlementRouter",
                 salt,
-                init(&SettlementRouter::BYTECODE, args),
+                &SettlementRouter::BYTECODE,
+                args,
             )
             .await?;
             let args = AttestationVerifier::constructorCall { owner_: o }.abi_encode();
@@ -357,7 +357,8 @@ pub async fn deploy_deterministic(
                 &p,
                 "AttestationVerifier",
                 salt,
-                init(&AttestationVerifier::BYTECODE, args),
+                &AttestationVerifier::BYTECODE,
+                args,
             )
             .await?;
             let v = AttestationVerifier::new(verifier.address, &p);

@@ -13,6 +13,7 @@
 //!   replacement of transactions that are not mined).
 //! - [`fees`]: the fee arithmetic of a replacement (geth's and reth's bump rule).
 //! - [`rpc`]: RPC URLs with retry, jittered back-off and failover.
+//! - [`verify`]: explorer verification (standard-JSON inputs, Etherscan, Sourcify).
 //!
 //! This crate never serves HTTP and never writes SQL.
 
@@ -28,6 +29,7 @@ mod error;
 pub mod fees;
 pub mod rpc;
 pub mod submitter;
+pub mod verify;
 
 pub use error::{ChainError, Refusal};
 

@@ -12,6 +12,7 @@ use anyhow::{Context, bail};
 use openrail_chain::deploy::{
     ChainRole, DeploymentRecord, TOKEN_DECIMALS, Tokens, approve_router, deploy_deterministic,
 };
+use openrail_chain::verify::Verifier;
 
 /// Options of `openrail deploy`. The owner's key comes from `OPENRAIL_DEPLOYER_KEY` (it
 /// sends and pays for the deployment and owns the contracts), the operator's address from
@@ -51,6 +52,18 @@ pub struct DeployArgs {
     /// Where to write the record; default `deployments/<chain-id>.json`.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Verify every contract on an explorer once deployed (a rerun verifies too):
+    /// `etherscan` (any Etherscan-compatible API; its key from `OPENRAIL_ETHERSCAN_KEY`)
+    /// or `sourcify`.
+    #[arg(long, value_name = "etherscan|sourcify", requires = "verifier_url")]
+    pub verify: Option<String>,
+    /// The explorer's API: e.g. `https://api.etherscan.io/v2/api` or
+    /// `https://sourcify.dev/server`.
+    #[arg(long, env = "OPENRAIL_VERIFIER_URL")]
+    pub verifier_url: Option<String>,
+    /// How often a pending verification is asked about, milliseconds.
+    #[arg(long, default_value_t = 3_000, hide = true)]
+    pub verify_poll_ms: u64,
 }
 
 /// What the arguments ask for, parsed: bad input fails here, naming the flag.
@@ -106,9 +119,53 @@ fn key_from_env(name: &str) -> anyhow::Result<Option<PrivateKeySigner>> {
     }
 }
 
+fn verifier_of(kind: Option<&str>, url: Option<&str>) -> anyhow::Result<Option<Verifier>> {
+    let Some(kind) = kind else { return Ok(None) };
+    let url = url
+        .context("--verifier-url: the explorer's API")?
+        .to_string();
+    Ok(Some(match kind {
+        "etherscan" => Verifier::Etherscan {
+            url,
+            key: std::env::var("OPENRAIL_ETHERSCAN_KEY")
+                .ok()
+                .filter(|k| !k.trim().is_empty())
+                .context("--verify etherscan: OPENRAIL_ETHERSCAN_KEY is not set")?,
+        },
+        "sourcify" => Verifier::Sourcify { url },
+        other => bail!("--verify {other:?}: etherscan or sourcify"),
+    }))
+}
+
+/// Verifies every contract of `record` on `verifier`; fails after trying them all when one
+/// is refused.
+async fn verify_all(
+    record: &DeploymentRecord,
+    verifier: &Verifier,
+    poll: std::time::Duration,
+) -> anyhow::Result<()> {
+    let mut failed = Vec::new();
+    for c in &record.contracts {
+        match openrail_chain::verify::verify(verifier, record.deployment.chain_id, c, poll, 40)
+            .await
+        {
+            Ok(verdict) => println!("{:<24} {}  {verdict}", c.name, c.address),
+            Err(e) => {
+                println!("{:<24} {}  NOT verified: {e}", c.name, c.address);
+                failed.push(c.name.clone());
+            }
+        }
+    }
+    if !failed.is_empty() {
+        bail!("not verified: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
 /// Runs `openrail deploy`.
 pub async fn run(args: DeployArgs) -> anyhow::Result<()> {
     let role = role_of(&args.role)?;
+    let verifier = verifier_of(args.verify.as_deref(), args.verifier_url.as_deref())?;
     let salt = salt_of(&args.salt)?;
     let tokens = tokens_of(&args.tokens, args.test_supply)?;
     let owner = key_from_env("OPENRAIL_DEPLOYER_KEY")?
@@ -172,10 +229,18 @@ pub async fn run(args: DeployArgs) -> anyhow::Result<()> {
             );
         }
         println!("nothing to deploy: {} is current", out.display());
-        return Ok(());
+    } else {
+        record.write(&out)?;
+        println!("wrote {}", out.display());
     }
-    record.write(&out)?;
-    println!("wrote {}", out.display());
+    if let Some(v) = &verifier {
+        verify_all(
+            &record,
+            v,
+            std::time::Duration::from_millis(args.verify_poll_ms),
+        )
+        .await?;
+    }
     Ok(())
 }
 

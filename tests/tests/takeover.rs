@@ -333,6 +333,8 @@ async fn deploy(args: &[&str]) -> anyhow::Result<String> {
                 .to_bytes()
                 .to_string(),
         )
+        // The explorer stub's key (`--verify etherscan`).
+        .env("OPENRAIL_ETHERSCAN_KEY", "stub-key")
         .output()
         .await?;
     anyhow::ensure!(
@@ -800,5 +802,187 @@ async fn the_standard_json_input_recompiles_to_the_deployed_code() -> anyhow::Re
             "the state machine's EIP-712 immutables were found"
         );
     }
+    Ok(())
+}
+
+/// What the explorer stubs received: one JSON object per submission.
+type Received = std::sync::Arc<std::sync::Mutex<Vec<Value>>>;
+
+/// Local stand-ins for an Etherscan-compatible API and a Sourcify server, as their
+/// documentation describes them: each verification is pending once, then passes.
+async fn explorer_stub() -> anyhow::Result<(String, Received)> {
+    use axum::extract::{Form, Path, Query, State};
+    use axum::routing::{get, post};
+    use std::collections::HashMap;
+    let received: Received = Default::default();
+    let polls: std::sync::Arc<std::sync::Mutex<HashMap<String, u32>>> = Default::default();
+    let seen = |polls: &std::sync::Mutex<HashMap<String, u32>>, id: &str| {
+        let mut p = polls.lock().unwrap();
+        let n = p.entry(id.to_string()).or_default();
+        *n += 1;
+        *n
+    };
+    let app = axum::Router::new()
+        .route(
+            "/api",
+            post({
+                let received = received.clone();
+                move |Query(q): Query<HashMap<String, String>>,
+                      Form(f): Form<HashMap<String, String>>| async move {
+                    let mut entry = json!({"explorer": "etherscan", "chainid": q.get("chainid")});
+                    for (k, v) in &f {
+                        entry[k] = json!(v);
+                    }
+                    let mut r = received.lock().unwrap();
+                    r.push(entry);
+                    axum::Json(json!({"status": "1", "message": "OK", "result": format!("guid-{}", r.len())}))
+                }
+            })
+            .get({
+                let polls = polls.clone();
+                move |Query(q): Query<HashMap<String, String>>| async move {
+                    let guid = q.get("guid").cloned().unwrap_or_default();
+                    let ok = q.get("action").map(String::as_str) == Some("checkverifystatus");
+                    axum::Json(if ok && seen(&polls, &guid) > 1 {
+                        json!({"status": "1", "message": "OK", "result": "Pass - Verified"})
+                    } else {
+                        json!({"status": "0", "message": "NOTOK", "result": "Pending in queue"})
+                    })
+                }
+            }),
+        )
+        .route(
+            "/v2/verify/{chain}/{address}",
+            post({
+                let received = received.clone();
+                move |Path((chain, address)): Path<(String, String)>,
+                      axum::Json(body): axum::Json<Value>| async move {
+                    let mut r = received.lock().unwrap();
+                    r.push(json!({"explorer": "sourcify", "chain": chain, "address": address, "body": body}));
+                    (
+                        StatusCode::ACCEPTED,
+                        axum::Json(json!({"verificationId": format!("job-{}", r.len())})),
+                    )
+                }
+            }),
+        )
+        .route(
+            "/v2/verify/{id}",
+            get({
+                let polls = polls.clone();
+                move |Path(id): Path<String>, State(()): State<()>| async move {
+                    axum::Json(if seen(&polls, &id) > 1 {
+                        json!({"isJobCompleted": true, "contract": {"match": "exact_match"}})
+                    } else {
+                        json!({"isJobCompleted": false})
+                    })
+                }
+            }),
+        )
+        .with_state(());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok((url, received))
+}
+
+/// `openrail deploy --verify` submits every contract to an Etherscan-compatible API and to
+/// Sourcify with what each needs: the standard-JSON input that holds it, its `path:Name`,
+/// the compiler release, and the constructor arguments that, after the artifact's
+/// bytecode, hash to the init code the record says was placed.
+#[tokio::test]
+async fn deploy_verify_submits_each_contract_to_etherscan_and_sourcify() -> anyhow::Result<()> {
+    use openrail_chain::anvil::Anvil;
+    use openrail_chain::deploy::DeploymentRecord;
+    let dir = tempfile::tempdir()?;
+    let chain = Anvil::spawn_with(31_404, 0, false).await?;
+    let (stub, received) = explorer_stub().await?;
+    let out = dir.path().join("record.json");
+    let treasury = openrail_chain::devnet::dev_treasury().address().to_string();
+    let base = [
+        "--rpc-url",
+        chain.rpc_url().as_str(),
+        "--treasury",
+        &treasury,
+        "--out",
+        out.to_str().unwrap(),
+        "--verify-poll-ms",
+        "10",
+    ];
+    let etherscan = format!("{stub}/api");
+    let said = deploy(
+        &[
+            &base[..],
+            &["--verify", "etherscan", "--verifier-url", &etherscan],
+        ]
+        .concat(),
+    )
+    .await?;
+    assert_eq!(said.matches("  verified").count(), 3, "{said}");
+    // A rerun deploys nothing and verifies on Sourcify.
+    let said = deploy(
+        &[
+            &base[..],
+            &["--verify", "sourcify", "--verifier-url", &stub],
+        ]
+        .concat(),
+    )
+    .await?;
+    assert!(said.contains("nothing to deploy"), "{said}");
+    assert_eq!(said.matches("  verified").count(), 3, "{said}");
+
+    let record = DeploymentRecord::read(&out)?;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let received = received.lock().unwrap().clone();
+    assert_eq!(received.len(), 2 * record.contracts.len());
+    for placed in &record.contracts {
+        let name = placed.artifact();
+        let identifier = format!("contracts/src/{name}.sol:{name}");
+        let artifact: Value = serde_json::from_str(&std::fs::read_to_string(
+            root.join(format!("chain/artifacts/{name}.json")),
+        )?)?;
+        let bytecode = alloy::hex::decode(artifact["bytecode"]["object"].as_str().unwrap())?;
+        let address = placed.address.to_string();
+        let e = received
+            .iter()
+            .find(|r| r["explorer"] == "etherscan" && r["contractaddress"] == address.as_str())
+            .unwrap_or_else(|| panic!("{name} was not sent to etherscan"));
+        assert_eq!(e["chainid"], "31404");
+        assert_eq!(e["apikey"], "stub-key");
+        assert_eq!(e["codeformat"], "solidity-standard-json-input");
+        assert_eq!(e["contractname"], identifier.as_str());
+        assert_eq!(e["compilerversion"], "v0.8.30+commit.73712a01");
+        let input: Value = serde_json::from_str(e["sourceCode"].as_str().unwrap())?;
+        assert!(input["sources"][format!("contracts/src/{name}.sol")].is_object());
+        let args = alloy::hex::decode(e["constructorArguements"].as_str().unwrap())?;
+        assert_eq!(
+            alloy::primitives::keccak256([bytecode.as_slice(), &args].concat()),
+            placed.init_code_hash,
+            "{name}'s constructor arguments are the ones it was placed with"
+        );
+        let s = received
+            .iter()
+            .find(|r| {
+                r["explorer"] == "sourcify"
+                    && r["address"]
+                        .as_str()
+                        .unwrap()
+                        .eq_ignore_ascii_case(&address)
+            })
+            .unwrap_or_else(|| panic!("{name} was not sent to sourcify"));
+        assert_eq!(s["chain"], "31404");
+        assert_eq!(s["body"]["contractIdentifier"], identifier.as_str());
+        assert_eq!(s["body"]["compilerVersion"], "0.8.30+commit.73712a01");
+        assert_eq!(s["body"]["stdJsonInput"], input);
+    }
+    // The release named is the one that builds the artifacts.
+    let version = tokio::process::Command::new(root.join("scripts/solc"))
+        .arg("--version")
+        .output()
+        .await?;
+    assert!(
+        String::from_utf8_lossy(&version.stdout)
+            .contains(openrail_chain::verify::SOLC_LONG_VERSION)
+    );
     Ok(())
 }
