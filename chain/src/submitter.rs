@@ -393,6 +393,9 @@ pub struct SubmitterOptions {
     /// Longest pause between receipt polls while transactions are in flight (the pause
     /// starts at a millisecond and doubles while nothing is mined).
     pub max_poll: Duration,
+    /// Below this balance (wei) the operator's account is reported (a warning each look,
+    /// every [`BALANCE_EVERY`]); [`Submitter::operator_balance`] tells the last one seen.
+    pub balance_floor: Option<u128>,
     /// Most gas one `pullBatch` may use: batches are sized by it (from the gas an item
     /// took in the last estimate), not by a fixed count, so that several fit a block.
     pub max_batch_gas: u64,
@@ -411,6 +414,7 @@ impl Default for SubmitterOptions {
             check_every: Duration::from_secs(2),
             max_poll: Duration::from_millis(100),
             max_batch_gas: 12_000_000,
+            balance_floor: None,
             depth: 0,
         }
     }
@@ -515,12 +519,16 @@ impl Flight {
     }
 }
 
+/// How often the operator's balance is read.
+pub const BALANCE_EVERY: Duration = Duration::from_secs(30);
+
 /// Handle on a chain's submitter task; cheap to clone.
 #[derive(Clone)]
 pub struct Submitter {
     jobs: mpsc::Sender<Job>,
     asm: Address,
     chain_id: u64,
+    balance: Arc<std::sync::Mutex<Option<U256>>>,
 }
 
 impl std::fmt::Debug for Submitter {
@@ -582,12 +590,26 @@ impl Submitter {
             max_batch_gas: options.max_batch_gas,
         };
         tokio::spawn(sender.run(jobs_rx, flight_tx));
+        let balance: Arc<std::sync::Mutex<Option<U256>>> = Default::default();
+        tokio::spawn(watch_balance(
+            core.clone(),
+            options.balance_floor,
+            balance.clone(),
+            jobs_tx.downgrade(),
+        ));
         tokio::spawn(track(core, asm, options, flight_rx, jobs_tx.clone()));
         Ok(Self {
             jobs: jobs_tx,
             asm,
             chain_id,
+            balance,
         })
+    }
+
+    /// The operator's balance (wei) when last read (every [`BALANCE_EVERY`]); `None` before
+    /// the first read succeeds.
+    pub fn operator_balance(&self) -> Option<U256> {
+        *self.balance.lock().expect("balance lock")
     }
 
     /// The chain id.
@@ -1021,6 +1043,32 @@ impl Sender {
             self.core.finished(hash, fate, None).await;
         }
         result
+    }
+}
+
+/// Reads the operator's balance every [`BALANCE_EVERY`] while the submitter lives, and
+/// warns when it is below `floor`: a key that cannot pay for gas stops every transaction.
+async fn watch_balance(
+    core: Arc<Core>,
+    floor: Option<u128>,
+    last: Arc<std::sync::Mutex<Option<U256>>>,
+    alive: mpsc::WeakSender<Job>,
+) {
+    while alive.upgrade().is_some() {
+        match core.provider.get_balance(core.from).await {
+            Ok(b) => {
+                *last.lock().expect("balance lock") = Some(b);
+                if let Some(floor) = floor
+                    && b < U256::from(floor)
+                {
+                    tracing::warn!(chain_id = core.chain_id, operator = %core.from, balance = %b, floor, "the operator's balance is below its floor: fund it before transactions stop");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(chain_id = core.chain_id, error = %e, "reading the operator's balance failed")
+            }
+        }
+        tokio::time::sleep(BALANCE_EVERY).await;
     }
 }
 

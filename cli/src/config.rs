@@ -10,6 +10,7 @@
 //! confirmations = 3
 //! operator_key_env = "OPENRAIL_OPERATOR_KEY"   # the variable holding the key, never the key
 //! max_fee_gwei = 50            # optional: replacements stop here; past it, cancel
+//! min_balance_eth = 0.05       # optional: warn while the operator holds less
 //! replace_after_secs = 12      # optional: replace a transaction not mined this long
 //! cancel_after_secs = 600      # optional: cancel one not mined this long
 //!
@@ -22,7 +23,7 @@
 //! Every field can also be set from the environment (containers): `OPENRAIL_DATABASE_URL`
 //! (or `DATABASE_URL`), and per mode `OPENRAIL_TESTNET_DEPLOYMENT`, `…_RPC_URL`,
 //! `…_RPC_URLS` (comma-separated), `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV`,
-//! `…_MAX_FEE_GWEI`, `…_REPLACE_AFTER_SECS`, `…_CANCEL_AFTER_SECS`
+//! `…_MAX_FEE_GWEI`, `…_MIN_BALANCE_ETH`, `…_REPLACE_AFTER_SECS`, `…_CANCEL_AFTER_SECS`
 //! (`OPENRAIL_MAINNET_…` alike; setting
 //! `OPENRAIL_MAINNET_DEPLOYMENT` configures mainnet without a file section). The
 //! environment wins over the file. Bad configuration fails at start, naming the field.
@@ -92,6 +93,7 @@ struct ModeFile {
     confirmations: Option<u64>,
     operator_key_env: Option<String>,
     max_fee_gwei: Option<f64>,
+    min_balance_eth: Option<f64>,
     replace_after_secs: Option<u64>,
     cancel_after_secs: Option<u64>,
 }
@@ -242,6 +244,9 @@ fn with_env(
     if let Some(c) = var("MAX_FEE_GWEI") {
         m.max_fee_gwei = c.parse().ok().or(Some(f64::NAN));
     }
+    if let Some(c) = var("MIN_BALANCE_ETH") {
+        m.min_balance_eth = c.parse().ok().or(Some(f64::NAN));
+    }
     if let Some(c) = var("REPLACE_AFTER_SECS") {
         m.replace_after_secs = c.parse().ok().or(Some(u64::MAX));
     }
@@ -304,6 +309,12 @@ fn resolve(
             return Err(field(f("max_fee_gwei"), "is not a positive number of gwei"));
         }
         submitter.fee_cap = Some((g * 1e9).round() as u128);
+    }
+    if let Some(e) = m.min_balance_eth {
+        if !(e.is_finite() && e >= 0.0) {
+            return Err(field(f("min_balance_eth"), "is not a number of ether"));
+        }
+        submitter.balance_floor = Some((e * 1e18).round() as u128);
     }
     let secs = |name: &str, v: Option<u64>| match v {
         Some(0 | u64::MAX) => Err(field(f(name), "is not a positive number of seconds")),
@@ -472,7 +483,8 @@ mod tests {
             .load(
                 "[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\n\
                  rpc_urls = [\"https://b.example\", \"https://c.example\"]\n\
-                 max_fee_gwei = 2.5\nreplace_after_secs = 8\ncancel_after_secs = 600\n",
+                 max_fee_gwei = 2.5\nreplace_after_secs = 8\ncancel_after_secs = 600\n\
+                 min_balance_eth = 0.05\n",
             )
             .unwrap();
         let urls: Vec<String> = c
@@ -491,6 +503,10 @@ mod tests {
             ]
         );
         assert_eq!(c.testnet.submitter.fee_cap, Some(2_500_000_000));
+        assert_eq!(
+            c.testnet.submitter.balance_floor,
+            Some(50_000_000_000_000_000)
+        );
         assert_eq!(
             c.testnet.submitter.replace_after,
             std::time::Duration::from_secs(8)

@@ -54,7 +54,7 @@ pub struct Server {
     /// Its URL (what a server process is given).
     pub database_url: String,
     /// The in-process server; none when the server runs as child processes.
-    node: Option<openrail_cli::node::Node>,
+    pub node: Option<openrail_cli::node::Node>,
     /// The in-process server's tasks when it serves a stand-in mainnet too.
     tasks: Vec<tokio::task::AbortHandle>,
     /// Its configuration (the same node id across [`Harness::restart`]).

@@ -209,6 +209,14 @@ async fn a_transaction_dropped_from_the_pool_is_broadcast_again() -> anyhow::Res
     let statuses = finals(&h, std::slice::from_ref(&id), Duration::from_secs(30)).await?;
     assert_eq!(statuses, ["authorized"]);
     books_balance(&h, &[(id, 125)], &statuses, before).await?;
+    // The submitter read the operator's balance (what a floor is checked against).
+    let node = h.server().node.as_ref().expect("in-process server");
+    let seen = node.network.submitter().and_then(|s| s.operator_balance());
+    let now = h.settlement.get_balance(dev_operator().address()).await?;
+    assert!(
+        seen.is_some_and(|b| b >= now && b > U256::ZERO),
+        "{seen:?} vs {now}"
+    );
     h.stop().await;
     Ok(())
 }
