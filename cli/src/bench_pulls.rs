@@ -153,11 +153,7 @@ pub async fn run(
     let ratio = api.per_sec / raw;
     println!(
         "Debit pulls: {n} pulls, {concurrency} concurrent HTTP clients, {}, one anvil (automine)\n",
-        if postgres.is_some() {
-            "PostgreSQL"
-        } else {
-            "SQLite"
-        }
+        database_label(&postgres)
     );
     println!("| measurement | pulls/s | p50 latency | p99 latency |");
     println!("|---|---:|---:|---:|");
@@ -264,11 +260,7 @@ async fn run_real(
         "Debit pulls on a chain with {} s blocks of {} gas: {n} pulls, {concurrency} concurrent HTTP clients, {}\n",
         real.block_time,
         real.gas_limit,
-        if postgres.is_some() {
-            "PostgreSQL"
-        } else {
-            "SQLite"
-        }
+        database_label(&postgres)
     );
     println!("| measurement | pulls/s | p50 time to final | p99 time to final |");
     println!("|---|---:|---:|---:|");
@@ -306,6 +298,15 @@ async fn run_real(
     );
     print_stages(&api);
     Ok(())
+}
+
+/// The database the end-to-end phase ran on.
+fn database_label(postgres: &Option<String>) -> &'static str {
+    if postgres.is_some() {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    }
 }
 
 /// The first few answers that were not `201 authorized`, printed after the figures.

@@ -117,6 +117,12 @@ impl Waiter<'_> {
     ) -> Result<(bool, Option<DebitPull>), StoreError> {
         let intent = self.intent.clone();
         self.wait_for(wait, true, || async {
+            if kind == WorkKind::PullBatch {
+                // A mined batch's fate closes its pulls' work as it is recorded, which may
+                // be a moment before their outcomes are: the request waits for the pull
+                // itself (it answered 202 `pending` under load while the outcome was due).
+                return Ok(store.pull_status(&intent).await? != Some(PullStatus::Pending));
+            }
             Ok(!store.work_open(&intent, kind).await?)
         })
         .await

@@ -1312,6 +1312,20 @@ impl Store {
         Ok(moved)
     }
 
+    /// The status of pull `id` (`None`: no such pull), one column read: what a request
+    /// waiting for its pull asks.
+    pub async fn pull_status(&self, id: &str) -> Result<Option<PullStatus>, StoreError> {
+        let row = sqlx::query("SELECT status FROM debit_pulls WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|r| {
+            let s: String = r.try_get("status")?;
+            PullStatus::parse(&s).ok_or_else(|| StoreError::Corrupt(format!("pull status {s:?}")))
+        })
+        .transpose()
+    }
+
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn pull_unscoped(&self, id: &PullId) -> Result<DebitPull, StoreError> {
         let row = sqlx::query(&format!(

@@ -729,12 +729,6 @@ pub(crate) async fn apply_fates_in(
             for intent in &intents {
                 crate::agentic::fate_effect_in(conn, kind, fate, &hash, intent, now).await?;
             }
-            if kind == TxKind::PullBatch && fate == TxStatus::Succeeded {
-                // Each pull's work closes with its outcome (recorded from the receipt or
-                // the logs): closed here first, a request waiting for the pull would find
-                // its work done while the pull still reads `pending`.
-                continue;
-            }
             if let Some(work) = crate::outbox::WorkKind::sending(kind) {
                 match closed.iter_mut().find(|(k, _)| *k == work) {
                     Some((_, all)) => all.extend(intents),

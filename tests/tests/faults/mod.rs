@@ -77,6 +77,21 @@ async fn pull(h: &Harness, key: &str, amount: &str) -> anyhow::Result<String> {
     Ok(r.str("id").to_string())
 }
 
+/// A server replacing transactions as `options` say, a key, the payee's balance before,
+/// and a pull of `amount` journaled and waiting in the pool (automine stopped).
+async fn one_waiting_pull(
+    options: SubmitterOptions,
+    amount: &str,
+) -> anyhow::Result<(Harness, U256, String)> {
+    let h = Harness::start_with_chain(options, None).await?;
+    let key = key(&h).await?;
+    let before = h.balance("USD", dev_spare().address()).await?;
+    h.settlement.anvil_set_auto_mine(false).await?;
+    let id = pull(&h, &key, amount).await?;
+    journaled(&h, &id, 1, Duration::from_secs(10)).await?;
+    Ok((h, before, id))
+}
+
 /// Waits until the journal holds at least `n` transactions (variants) for `intent`.
 async fn journaled(h: &Harness, intent: &str, n: u64, within: Duration) -> anyhow::Result<()> {
     let store = &h.server().store;
@@ -190,12 +205,7 @@ async fn books_balance(
 
 #[tokio::test]
 async fn a_transaction_dropped_from_the_pool_is_broadcast_again() -> anyhow::Result<()> {
-    let h = Harness::start_with_chain(quick(), None).await?;
-    let key = key(&h).await?;
-    let before = h.balance("USD", dev_spare().address()).await?;
-    h.settlement.anvil_set_auto_mine(false).await?;
-    let id = pull(&h, &key, "1.25").await?;
-    journaled(&h, &id, 1, Duration::from_secs(10)).await?;
+    let (h, before, id) = one_waiting_pull(quick(), "1.25").await?;
     let hash = journaled_hash(&h, &id).await?;
     // Once the node has it, the node forgets it.
     let until = Instant::now() + Duration::from_secs(5);
@@ -254,12 +264,7 @@ async fn blocks_that_stop_and_resume_see_replacements_and_one_of_them_mined() ->
 
 #[tokio::test]
 async fn a_base_fee_spike_is_outbid() -> anyhow::Result<()> {
-    let h = Harness::start_with_chain(quick(), None).await?;
-    let key = key(&h).await?;
-    let before = h.balance("USD", dev_spare().address()).await?;
-    h.settlement.anvil_set_auto_mine(false).await?;
-    let id = pull(&h, &key, "2.00").await?;
-    journaled(&h, &id, 1, Duration::from_secs(10)).await?;
+    let (h, before, id) = one_waiting_pull(quick(), "2.00").await?;
     let first = journaled_hash(&h, &id).await?;
     let sent = h.settlement.get_transaction_by_hash(first).await?.map(|t| {
         use alloy::consensus::Transaction;
@@ -292,12 +297,7 @@ async fn past_the_fee_cap_the_transaction_is_cancelled_and_the_pull_fails() -> a
         fee_cap: Some(40_000_000_000),
         ..quick()
     };
-    let h = Harness::start_with_chain(options, None).await?;
-    let key = key(&h).await?;
-    let before = h.balance("USD", dev_spare().address()).await?;
-    h.settlement.anvil_set_auto_mine(false).await?;
-    let id = pull(&h, &key, "3.00").await?;
-    journaled(&h, &id, 1, Duration::from_secs(10)).await?;
+    let (h, before, id) = one_waiting_pull(options, "3.00").await?;
     // The base fee passes the cap: the work cannot be sent for what the operator allows.
     h.settlement
         .anvil_set_next_block_base_fee_per_gas(100_000_000_000)
