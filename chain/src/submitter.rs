@@ -483,7 +483,9 @@ struct Variant {
     fees: Fees,
     /// A zero-value self-send taking the nonce from the work.
     cancel: bool,
-    /// Refused by the node at broadcast (marked replaced): never polled again.
+    /// Refused by the node at broadcast: never the one rebroadcast. Still polled, and left
+    /// `signed` in the journal until its nonce resolves: with several RPC URLs, a variant
+    /// one node refused may have reached another and be mined.
     refused: bool,
 }
 
@@ -772,15 +774,13 @@ impl Core {
         }
     }
 
-    /// The receipt of whichever variant of `variants` was mined, with its index.
+    /// The receipt of whichever variant of `variants` was mined, with its index (refused
+    /// ones too: see [`Variant::refused`]).
     async fn mined_variant(
         &self,
         variants: &[Variant],
     ) -> Result<Option<(usize, TransactionReceipt)>, ChainError> {
         for (i, v) in variants.iter().enumerate() {
-            if v.refused {
-                continue;
-            }
             if let Some(r) = self.provider.get_transaction_receipt(v.hash).await? {
                 return Ok(Some((i, r)));
             }
@@ -1227,7 +1227,7 @@ fn fate_of(receipt: &TransactionReceipt) -> TxFate {
 async fn settle_siblings(core: &Core, variants: &[Variant], winner: usize) {
     let canceled = variants[winner].cancel;
     for (i, v) in variants.iter().enumerate() {
-        if i == winner || v.refused {
+        if i == winner {
             continue;
         }
         let fate = if canceled && !v.cancel {
@@ -1442,12 +1442,7 @@ async fn check(
                 continue;
             }
             let flight = pending.swap_remove(i);
-            let old: Vec<TxHash> = flight
-                .variants
-                .iter()
-                .filter(|v| !v.refused)
-                .map(|v| v.hash)
-                .collect();
+            let old: Vec<TxHash> = flight.variants.iter().map(|v| v.hash).collect();
             if flight.canceling() {
                 // Given up on, and the nonce went elsewhere: the work is not done.
                 for hash in old {
@@ -1553,9 +1548,8 @@ async fn check(
         flight.last_sent = Instant::now();
         let mut variant = variant;
         if let Some(r @ (Refusal::Underpriced | Refusal::Definite(_))) = refusal {
-            // Not in the pool: the next look bumps from these fees again.
+            // Not in this node's pool: the next look bumps from these fees again.
             tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %variant.hash, refusal = ?r, "replacement refused");
-            core.finished(variant.hash, TxFate::Replaced, None).await;
             variant.refused = true;
         }
         flight.variants.push(variant);
