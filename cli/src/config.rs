@@ -9,6 +9,7 @@
 //! rpc_urls = ["https://base-sepolia.example"]  # optional: taken over in turn on failure
 //! confirmations = 3
 //! operator_key_env = "OPENRAIL_OPERATOR_KEY"   # the variable holding the key, never the key
+//! # operator_key_file = "/run/secrets/operator"  # or a file holding it (a mounted secret)
 //! max_fee_gwei = 50            # optional: replacements stop here; past it, cancel
 //! min_balance_eth = 0.05       # optional: warn while the operator holds less
 //! replace_after_secs = 12      # optional: replace a transaction not mined this long
@@ -22,7 +23,7 @@
 //!
 //! Every field can also be set from the environment (containers): `OPENRAIL_DATABASE_URL`
 //! (or `DATABASE_URL`), and per mode `OPENRAIL_TESTNET_DEPLOYMENT`, `…_RPC_URL`,
-//! `…_RPC_URLS` (comma-separated), `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV`,
+//! `…_RPC_URLS` (comma-separated), `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV`, `…_OPERATOR_KEY_FILE`,
 //! `…_MAX_FEE_GWEI`, `…_MIN_BALANCE_ETH`, `…_REPLACE_AFTER_SECS`, `…_CANCEL_AFTER_SECS`
 //! (`OPENRAIL_MAINNET_…` alike; setting
 //! `OPENRAIL_MAINNET_DEPLOYMENT` configures mainnet without a file section). The
@@ -92,6 +93,7 @@ struct ModeFile {
     rpc_urls: Option<Vec<String>>,
     confirmations: Option<u64>,
     operator_key_env: Option<String>,
+    operator_key_file: Option<PathBuf>,
     max_fee_gwei: Option<f64>,
     min_balance_eth: Option<f64>,
     replace_after_secs: Option<u64>,
@@ -228,6 +230,7 @@ fn with_env(
         rpc_url: var("RPC_URL"),
         rpc_urls: var("RPC_URLS").map(|v| v.split(',').map(|u| u.trim().to_string()).collect()),
         operator_key_env: var("OPERATOR_KEY_ENV"),
+        operator_key_file: var("OPERATOR_KEY_FILE").map(PathBuf::from),
         ..Default::default()
     };
     let named = file.is_some() || from_env.deployment.is_some();
@@ -236,6 +239,7 @@ fn with_env(
     m.rpc_url = from_env.rpc_url.or(m.rpc_url);
     m.rpc_urls = from_env.rpc_urls.or(m.rpc_urls);
     m.operator_key_env = from_env.operator_key_env.or(m.operator_key_env);
+    m.operator_key_file = from_env.operator_key_file.or(m.operator_key_file);
     // Numbers that do not parse are kept as an impossible value, refused in `resolve`,
     // where the error can name its field.
     if let Some(c) = var("CONFIRMATIONS") {
@@ -324,22 +328,44 @@ fn resolve(
         submitter.replace_after = d;
     }
     submitter.cancel_after = secs("cancel_after_secs", m.cancel_after_secs)?;
-    let var = m.operator_key_env.ok_or_else(|| {
-        field(
-            f("operator_key_env"),
-            "missing: the environment variable that holds the operator's key",
-        )
-    })?;
-    let key = env(&var).ok_or_else(|| field(f("operator_key_env"), format!("{var} is not set")))?;
-    let operator: PrivateKeySigner = key.trim().parse().map_err(|_| {
-        field(
-            f("operator_key_env"),
-            format!("{var} does not hold a private key"),
-        )
-    })?;
+    // The key: from the variable named, or from a file (a mounted secret), never the
+    // configuration itself.
+    let (source, var, key) = match (m.operator_key_env, m.operator_key_file) {
+        (Some(_), Some(_)) => {
+            return Err(field(
+                f("operator_key_file"),
+                "name operator_key_env or operator_key_file, not both",
+            ));
+        }
+        (Some(var), None) => {
+            let key = env(&var)
+                .ok_or_else(|| field(f("operator_key_env"), format!("{var} is not set")))?;
+            ("operator_key_env", var, key)
+        }
+        (None, Some(path)) => {
+            let path = if path.is_relative() {
+                base.join(path)
+            } else {
+                path
+            };
+            let key = std::fs::read_to_string(&path)
+                .map_err(|e| field(f("operator_key_file"), format!("{}: {e}", path.display())))?;
+            ("operator_key_file", path.display().to_string(), key)
+        }
+        (None, None) => {
+            return Err(field(
+                f("operator_key_env"),
+                "missing: the environment variable (or operator_key_file, the file) that holds the operator's key",
+            ));
+        }
+    };
+    let operator: PrivateKeySigner = key
+        .trim()
+        .parse()
+        .map_err(|_| field(f(source), format!("{var} does not hold a private key")))?;
     if operator.address() != deployment.operator {
         return Err(field(
-            f("operator_key_env"),
+            f(source),
             format!(
                 "{var} is the key of {}, but the contracts' operator is {}",
                 operator.address(),
@@ -557,6 +583,31 @@ mod tests {
         assert!(
             err("[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"MAIN_KEY\"\n")
                 .contains("but the contracts' operator is")
+        );
+        // A key file: read relative to the configuration; a missing one, or both sources,
+        // name the field.
+        std::fs::write(
+            s.dir.path().join("operator.key"),
+            format!("{}\n", s.env["TEST_KEY"]),
+        )
+        .unwrap();
+        let from_file = s
+            .load("[testnet]\ndeployment = \"test.json\"\noperator_key_file = \"operator.key\"\n")
+            .unwrap();
+        assert_eq!(
+            from_file.testnet.operator.address(),
+            s.env["TEST_KEY"]
+                .parse::<PrivateKeySigner>()
+                .unwrap()
+                .address()
+        );
+        assert!(
+            err("[testnet]\ndeployment = \"test.json\"\noperator_key_file = \"nope.key\"\n")
+                .starts_with("testnet.operator_key_file:")
+        );
+        assert!(
+            err("[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\noperator_key_file = \"operator.key\"\n")
+                .contains("not both")
         );
         assert!(err(&format!("{testnet}confirmations = \"three\"\n")).contains("confirmations"));
         assert!(
