@@ -228,3 +228,38 @@ mod tests {
         assert!(is_transient(&limited));
     }
 }
+
+/// A depth the chain names rather than a count of blocks: outcomes are final at the
+/// chain's `safe` or `finalized` block (a proof-of-stake chain's justified and finalized
+/// checkpoints; an L2's node reports its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthTag {
+    /// The `safe` block.
+    Safe,
+    /// The `finalized` block.
+    Finalized,
+}
+
+impl DepthTag {
+    /// `safe` or `finalized`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "safe" => Some(DepthTag::Safe),
+            "finalized" => Some(DepthTag::Finalized),
+            _ => None,
+        }
+    }
+
+    /// The number of the chain's block at this tag now (0 when it has none yet).
+    pub async fn number(self, provider: &DynProvider) -> Result<u64, TransportError> {
+        let tag = match self {
+            DepthTag::Safe => alloy::eips::BlockNumberOrTag::Safe,
+            DepthTag::Finalized => alloy::eips::BlockNumberOrTag::Finalized,
+        };
+        Ok(provider
+            .get_block_by_number(tag)
+            .await?
+            .map(|b| b.header.number)
+            .unwrap_or(0))
+    }
+}

@@ -403,6 +403,9 @@ pub struct SubmitterOptions {
     /// many blocks deep, and one a reorganisation takes out before then is undone
     /// ([`Journal::reorged`]) and sent again (the same bytes; replaced as any other).
     pub depth: u64,
+    /// Watched until the chain's `safe` or `finalized` block passes them instead, when
+    /// given.
+    pub depth_tag: Option<crate::rpc::DepthTag>,
 }
 
 impl Default for SubmitterOptions {
@@ -416,6 +419,7 @@ impl Default for SubmitterOptions {
             max_batch_gas: 12_000_000,
             balance_floor: None,
             depth: 0,
+            depth_tag: None,
         }
     }
 }
@@ -1356,8 +1360,9 @@ async fn settle(
             resolve(other, &receipt, asm);
         }
     }
-    match (options.depth, receipt.block_hash) {
-        (1.., Some(block_hash)) => {
+    let deep = options.depth > 0 || options.depth_tag.is_some();
+    match (deep, receipt.block_hash) {
+        (true, Some(block_hash)) => {
             // From now on only this variant can carry the nonce.
             flight.variants = vec![flight.variants.swap_remove(winner)];
             Some((flight, block_hash))
@@ -1378,13 +1383,21 @@ async fn recheck_shallow(
     if shallow.is_empty() {
         return Ok(());
     }
-    let head = core.provider.get_block_number().await?;
+    // The highest block whose transactions are final.
+    let final_at = match options.depth_tag {
+        Some(tag) => tag.number(&core.provider).await?,
+        None => core
+            .provider
+            .get_block_number()
+            .await?
+            .saturating_sub(options.depth),
+    };
     let mut i = 0;
     while i < shallow.len() {
         let (flight, block_hash) = &mut shallow[i];
         let hash = flight.variants[0].hash;
         match core.provider.get_transaction_receipt(hash).await? {
-            Some(r) if r.block_number.is_some_and(|b| head >= b + options.depth) => {
+            Some(r) if r.block_number.is_some_and(|b| b <= final_at) => {
                 // Deep enough: final as far as the submitter is concerned.
                 shallow.swap_remove(i);
             }

@@ -7,7 +7,7 @@
 //! deployment = "deployments/84532.json"   # the record `openrail deploy` wrote
 //! rpc_url = "https://sepolia.base.org"    # optional: instead of the record's
 //! rpc_urls = ["https://base-sepolia.example"]  # optional: taken over in turn on failure
-//! confirmations = 3
+//! confirmations = 3                       # or "safe" / "finalized": the chain's own
 //! operator_key_env = "OPENRAIL_OPERATOR_KEY"   # the variable holding the key, never the key
 //! # operator_key_file = "/run/secrets/operator"  # or a file holding it (a mounted secret)
 //! max_fee_gwei = 50            # optional: replacements stop here; past it, cancel
@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use alloy::signers::local::PrivateKeySigner;
 use openrail_chain::deploy::{ChainDeployment, ChainRole, DeploymentRecord};
-use openrail_chain::rpc::Endpoint;
+use openrail_chain::rpc::{DepthTag, Endpoint};
 use openrail_chain::submitter::SubmitterOptions;
 use serde::Deserialize;
 
@@ -84,6 +84,14 @@ struct FileConfig {
     mainnet: Option<ModeFile>,
 }
 
+/// `confirmations` as written: a number of blocks, or `"safe"` / `"finalized"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Confirmations {
+    Blocks(u64),
+    Tag(String),
+}
+
 /// One mode's section as written.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,7 +99,7 @@ struct ModeFile {
     deployment: Option<PathBuf>,
     rpc_url: Option<String>,
     rpc_urls: Option<Vec<String>>,
-    confirmations: Option<u64>,
+    confirmations: Option<Confirmations>,
     operator_key_env: Option<String>,
     operator_key_file: Option<PathBuf>,
     max_fee_gwei: Option<f64>,
@@ -109,6 +117,8 @@ pub struct ModeConfig {
     pub operator: PrivateKeySigner,
     /// Blocks below the head at which outcomes are applied.
     pub confirmations: u64,
+    /// Or the chain's `safe` / `finalized` block (`confirmations = "finalized"`).
+    pub depth_tag: Option<DepthTag>,
     /// The chain's RPC URLs (the record's or `rpc_url` first, then `rpc_urls`).
     pub endpoint: Endpoint,
     /// Replacement, fee cap and cancellation of the operator's transactions.
@@ -127,6 +137,7 @@ impl ModeConfig {
             deployment,
             operator,
             confirmations,
+            depth_tag: None,
             submitter: SubmitterOptions::default(),
         })
     }
@@ -243,7 +254,10 @@ fn with_env(
     // Numbers that do not parse are kept as an impossible value, refused in `resolve`,
     // where the error can name its field.
     if let Some(c) = var("CONFIRMATIONS") {
-        m.confirmations = c.parse().ok().or(Some(u64::MAX));
+        m.confirmations = Some(match c.parse() {
+            Ok(n) => Confirmations::Blocks(n),
+            Err(_) => Confirmations::Tag(c),
+        });
     }
     if let Some(c) = var("MAX_FEE_GWEI") {
         m.max_fee_gwei = c.parse().ok().or(Some(f64::NAN));
@@ -302,10 +316,18 @@ fn resolve(
     for u in m.rpc_urls.unwrap_or_default() {
         endpoint.urls.push(url("rpc_urls", &u)?);
     }
-    let confirmations = match m.confirmations {
-        Some(u64::MAX) => return Err(field(f("confirmations"), "is not a number of blocks")),
-        Some(c) => c,
-        None => 0,
+    let (confirmations, depth_tag) = match m.confirmations {
+        Some(Confirmations::Blocks(n)) => (n, None),
+        Some(Confirmations::Tag(t)) => match DepthTag::parse(&t) {
+            Some(tag) => (0, Some(tag)),
+            None => {
+                return Err(field(
+                    f("confirmations"),
+                    format!("{t:?} is not a number of blocks, \"safe\" or \"finalized\""),
+                ));
+            }
+        },
+        None => (0, None),
     };
     let mut submitter = SubmitterOptions::default();
     if let Some(g) = m.max_fee_gwei {
@@ -377,6 +399,7 @@ fn resolve(
         deployment,
         operator,
         confirmations,
+        depth_tag,
         endpoint,
         submitter,
     })
@@ -551,6 +574,17 @@ mod tests {
         assert_eq!(c.testnet.endpoint.urls.len(), 3);
         assert_eq!(c.testnet.submitter.fee_cap, Some(7_000_000_000));
         assert_eq!(c.testnet.submitter.cancel_after, None);
+        // The chain's own finality as the depth, from the file or the environment.
+        let c = s
+            .load("[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\nconfirmations = \"finalized\"\n")
+            .unwrap();
+        assert_eq!(c.testnet.depth_tag, Some(DepthTag::Finalized));
+        s.env
+            .insert("OPENRAIL_TESTNET_CONFIRMATIONS".into(), "safe".into());
+        assert_eq!(
+            s.load(BOTH).unwrap().testnet.depth_tag,
+            Some(DepthTag::Safe)
+        );
     }
 
     /// Every mistake fails at start, and the message names the field.

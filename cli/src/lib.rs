@@ -303,6 +303,7 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
         announce_lead: true,
         confirmations: testnet.confirmations,
+        depth_tag: testnet.depth_tag,
         webhooks: args.webhooks.options()?,
         ..Default::default()
     };
@@ -311,6 +312,7 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
             deployment: &m.deployment,
             operator: m.operator.clone(),
             confirmations: m.confirmations,
+            depth_tag: m.depth_tag,
             endpoint: m.endpoint.clone(),
             submitter: m.submitter.clone(),
         }

@@ -41,6 +41,8 @@ pub struct NodeOptions {
     pub drive_poll: Duration,
     /// Confirmation depth of the settlement chain (0 on local chains).
     pub confirmations: u64,
+    /// Or the chain's `safe` / `finalized` block as the depth, when given.
+    pub depth_tag: Option<openrail_chain::rpc::DepthTag>,
     /// Print a line on stdout when this process takes the lease (`serve` does; tests
     /// that run it as a child process wait for that line).
     pub announce_lead: bool,
@@ -55,6 +57,7 @@ impl Default for NodeOptions {
             watcher_poll: Duration::from_millis(500),
             drive_poll: Duration::from_millis(200),
             confirmations: 0,
+            depth_tag: None,
             announce_lead: false,
             webhooks: Default::default(),
         }
@@ -106,6 +109,7 @@ pub async fn start(
             deployment,
             operator,
             confirmations,
+            depth_tag: options.depth_tag,
             endpoint: Endpoint::of(deployment)?,
             submitter: SubmitterOptions::default(),
         },
@@ -128,6 +132,8 @@ pub struct ModeChain<'a> {
     pub operator: PrivateKeySigner,
     /// Blocks below the head at which outcomes are applied.
     pub confirmations: u64,
+    /// Or the chain's `safe` / `finalized` block, when given.
+    pub depth_tag: Option<openrail_chain::rpc::DepthTag>,
     /// Where the chain is reached (every reader, the watcher and the submitter).
     pub endpoint: Endpoint,
     /// Replacement, fee cap and cancellation of the operator's transactions.
@@ -178,6 +184,7 @@ pub async fn start_networks(
             url: running.base_url.clone(),
             options: NodeOptions {
                 confirmations: chain.confirmations,
+                depth_tag: chain.depth_tag,
                 ..options.clone()
             },
             tasks: tasks.clone(),
@@ -259,6 +266,7 @@ impl Leadership {
             &self.endpoint,
             SubmitterOptions {
                 depth: self.options.confirmations,
+                depth_tag: self.options.depth_tag,
                 ..self.submitter.clone()
             },
             self.operator.clone(),
@@ -276,7 +284,8 @@ impl Leadership {
             self.deployment.deployed_at_block,
             self.options.confirmations,
         )
-        .await?;
+        .await?
+        .with_tag(self.options.depth_tag);
         let bank = tokio::spawn(bank.run(self.options.drive_poll));
         let watcher = tokio::spawn(watcher.run(self.options.watcher_poll));
         // The webhooks of this network's mode: fan-out of its events and delivery.

@@ -86,6 +86,8 @@ pub struct Watcher {
     asm: Address,
     start_block: u64,
     confirmations: u64,
+    /// Applies up to the chain's `safe` or `finalized` block instead of a count.
+    tag: Option<openrail_chain::rpc::DepthTag>,
     tokens: BTreeMap<Currency, Address>,
 }
 
@@ -125,8 +127,16 @@ impl Watcher {
             asm,
             start_block,
             confirmations,
+            tag: None,
             tokens,
         })
+    }
+
+    /// Applies blocks up to the chain's `tag` block (`safe`, `finalized`) rather than
+    /// `confirmations` below the head, when given.
+    pub fn with_tag(mut self, tag: Option<openrail_chain::rpc::DepthTag>) -> Self {
+        self.tag = tag;
+        self
     }
 
     /// Applies what is new since the cursor (at most a bounded range of blocks).
@@ -134,7 +144,10 @@ impl Watcher {
         // A key's expiry changes no row of its own: announce it once (`session_key.expired`).
         self.store.announce_expired_keys(now_ms(), 100).await?;
         let head = self.provider.get_block_number().await?;
-        let safe = head.saturating_sub(self.confirmations);
+        let safe = match self.tag {
+            Some(tag) => tag.number(&self.provider).await?.min(head),
+            None => head.saturating_sub(self.confirmations),
+        };
         let mut step = Step::default();
         let from = match self.store.chain_cursor(self.chain_id).await? {
             None => self.start_block,
@@ -142,7 +155,7 @@ impl Watcher {
                 if self.cursor_at(c.block_number).await? == c {
                     c.block_number + 1
                 } else {
-                    if self.confirmations > 0 {
+                    if self.confirmations > 0 || self.tag.is_some() {
                         // Outcomes applied at the configured depth were final: a
                         // reorganisation deeper than it is something an operator must hear of.
                         tracing::error!(

@@ -167,6 +167,8 @@ pub struct Harness {
     signers: std::sync::Mutex<std::collections::HashMap<Address, PrivateKeySigner>>,
     /// The settlement chain's confirmation depth for the in-process server.
     confirmations: u64,
+    /// Or its `safe` / `finalized` block.
+    depth_tag: Option<openrail_chain::rpc::DepthTag>,
     /// The in-process server's webhook delivery options (default:
     /// [`test_webhook_options`]).
     webhooks: Option<openrail_api::delivery::DeliveryOptions>,
@@ -232,6 +234,12 @@ impl Harness {
     /// Before [`Harness::serve_with_chain`]: the settlement chain's confirmation depth.
     pub fn set_confirmations(&mut self, depth: u64) {
         self.confirmations = depth;
+    }
+
+    /// Before [`Harness::serve_with_chain`]: the chain's `safe` or `finalized` block as the
+    /// depth.
+    pub fn set_depth_tag(&mut self, tag: openrail_chain::rpc::DepthTag) {
+        self.depth_tag = Some(tag);
     }
 
     /// As [`Harness::start`], with the server's submitter replacing transactions as
@@ -453,6 +461,7 @@ impl Harness {
             deployment,
             operator: dev_operator(),
             confirmations: self.confirmations,
+            depth_tag: self.depth_tag,
             endpoint,
             submitter: self.submitter.clone(),
         };
@@ -527,6 +536,7 @@ impl Harness {
             spawned: 0,
             signers: Default::default(),
             confirmations: 0,
+            depth_tag: None,
             webhooks: None,
             submitter: Default::default(),
             endpoint: None,

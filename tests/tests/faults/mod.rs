@@ -550,3 +550,66 @@ async fn a_reorganisation_deeper_than_the_depth_is_undone_redone_and_reported() 
     h.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn the_chains_safe_block_as_the_depth() -> anyhow::Result<()> {
+    let mut h = Harness::chains_only().await?;
+    h.set_depth_tag(openrail_chain::rpc::DepthTag::Safe);
+    h.serve_with_chain(quick(), None).await?;
+    let key = key(&h).await?;
+    let before = h.balance("USD", dev_spare().address()).await?;
+    let id = mined_pull(&h, &key, "6.00").await?;
+    let hash = journaled_hash(&h, &id).await?;
+    // A reorganisation of the last block: above the safe block (anvil's is 32 below the
+    // head), so undone and sent again.
+    h.settlement
+        .anvil_reorg(alloy::rpc::types::anvil::ReorgOptions {
+            depth: 1,
+            tx_block_pairs: vec![],
+        })
+        .await?;
+    let until = Instant::now() + Duration::from_secs(15);
+    while h.settlement.get_transaction_receipt(hash).await?.is_none() {
+        anyhow::ensure!(Instant::now() < until, "never mined again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(reorged_events(&h, &id).await?, 1);
+    let mined_in = h
+        .settlement
+        .get_transaction_receipt(hash)
+        .await?
+        .and_then(|r| r.block_number)
+        .expect("mined");
+    // The watcher stays at the safe block: nothing of the pull's block is applied yet.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let chain_id = h.settlement_deployment().chain_id;
+    let cursor = |h: &Harness| {
+        let store = h.server().store.clone();
+        async move {
+            Ok::<_, anyhow::Error>(
+                store
+                    .chain_cursor(chain_id)
+                    .await?
+                    .map_or(0, |c| c.block_number),
+            )
+        }
+    };
+    assert!(
+        cursor(&h).await? < mined_in,
+        "applied before the safe block passed it"
+    );
+    h.settlement.anvil_mine(Some(40), None).await?;
+    let statuses = finals(&h, std::slice::from_ref(&id), Duration::from_secs(30)).await?;
+    assert_eq!(statuses, ["authorized"]);
+    let until = Instant::now() + Duration::from_secs(10);
+    while cursor(&h).await? < mined_in {
+        anyhow::ensure!(
+            Instant::now() < until,
+            "the watcher never reached the pull's block"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    books_balance(&h, &[(id, 600)], &statuses, before).await?;
+    h.stop().await;
+    Ok(())
+}
