@@ -447,6 +447,27 @@ async fn mined_pull(h: &Harness, key: &str, amount: &str) -> anyhow::Result<Stri
     Ok(r.str("id").to_string())
 }
 
+/// Replaces the chain's last block (holding `hash`) by an empty one, then waits until the
+/// submitter has mined `hash` again.
+async fn reorg_out_the_last_block_and_see_it_mined_again(
+    h: &Harness,
+    hash: alloy::primitives::TxHash,
+) -> anyhow::Result<()> {
+    h.settlement
+        .anvil_reorg(alloy::rpc::types::anvil::ReorgOptions {
+            depth: 1,
+            tx_block_pairs: vec![],
+        })
+        .await?;
+    assert!(h.settlement.get_transaction_receipt(hash).await?.is_none());
+    let until = Instant::now() + Duration::from_secs(15);
+    while h.settlement.get_transaction_receipt(hash).await?.is_none() {
+        anyhow::ensure!(Instant::now() < until, "never mined again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
 /// How many `debit_pull.reorged` events pull `id` has.
 async fn reorged_events(h: &Harness, id: &str) -> anyhow::Result<usize> {
     let events = h
@@ -468,19 +489,8 @@ async fn a_reorganisation_shallower_than_the_depth_is_undone_and_redone() -> any
     let id = mined_pull(&h, &key, "4.00").await?;
     let hash = journaled_hash(&h, &id).await?;
     // The block holding it is replaced by one without it, before it is three deep.
-    h.settlement
-        .anvil_reorg(alloy::rpc::types::anvil::ReorgOptions {
-            depth: 1,
-            tx_block_pairs: vec![],
-        })
-        .await?;
-    assert!(h.settlement.get_transaction_receipt(hash).await?.is_none());
     // The submitter notices, undoes the pull's outcome and sends the same bytes again.
-    let until = Instant::now() + Duration::from_secs(15);
-    while h.settlement.get_transaction_receipt(hash).await?.is_none() {
-        anyhow::ensure!(Instant::now() < until, "never mined again");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    reorg_out_the_last_block_and_see_it_mined_again(&h, hash).await?;
     assert_eq!(reorged_events(&h, &id).await?, 1);
     // Three blocks on, the watcher takes the outcome as final.
     h.settlement.anvil_mine(Some(4), None).await?;
@@ -562,17 +572,8 @@ async fn the_chains_safe_block_as_the_depth() -> anyhow::Result<()> {
     let hash = journaled_hash(&h, &id).await?;
     // A reorganisation of the last block: above the safe block (anvil's is 32 below the
     // head), so undone and sent again.
-    h.settlement
-        .anvil_reorg(alloy::rpc::types::anvil::ReorgOptions {
-            depth: 1,
-            tx_block_pairs: vec![],
-        })
-        .await?;
-    let until = Instant::now() + Duration::from_secs(15);
-    while h.settlement.get_transaction_receipt(hash).await?.is_none() {
-        anyhow::ensure!(Instant::now() < until, "never mined again");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The submitter notices, undoes the pull's outcome and sends the same bytes again.
+    reorg_out_the_last_block_and_see_it_mined_again(&h, hash).await?;
     assert_eq!(reorged_events(&h, &id).await?, 1);
     let mined_in = h
         .settlement
