@@ -156,6 +156,15 @@ pub enum ApiError {
     /// Mainnet keys work only when mainnet chains and bank are configured.
     #[error("mainnet is not configured on this server; use a testnet key")]
     MainnetUnavailable,
+    /// The account's one-time payments settle on a chain this server does not serve in
+    /// the key's mode (its configuration changed since the account chose it).
+    #[error(
+        "this account's payments settle on its {chain} chain, which this server does not serve for this mode; choose another with POST /v1/account"
+    )]
+    ChainUnavailable {
+        /// `settlement` or `attestation`.
+        chain: &'static str,
+    },
     /// The database failed.
     #[error("store: {0}")]
     Store(#[from] StoreError),
@@ -195,6 +204,7 @@ pub const ERROR_CODES: &[&str] = &[
     "rate_limited",
     "url_not_allowed",
     "mainnet_unavailable",
+    "chain_unavailable",
     "temporarily_unavailable",
     "internal_error",
 ];
@@ -393,6 +403,12 @@ impl ApiError {
                     "Mainnet unavailable",
                     None,
                 ),
+                E::ChainUnavailable { .. } => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "chain_unavailable",
+                    "Chain unavailable",
+                    None,
+                ),
                 E::Store(StoreError::UnknownCursor) => (
                     StatusCode::BAD_REQUEST,
                     "parameter_invalid",
@@ -420,7 +436,7 @@ impl ApiError {
             };
         let detail = if status.is_server_error() {
             match self {
-                E::MainnetUnavailable => self.to_string(),
+                E::MainnetUnavailable | E::ChainUnavailable { .. } => self.to_string(),
                 _ => "something went wrong on our side; it has been logged with this request id"
                     .to_string(),
             }
@@ -582,6 +598,9 @@ mod tests {
             },
             ApiError::WebhookUrlRefused { detail: s() },
             ApiError::MainnetUnavailable,
+            ApiError::ChainUnavailable {
+                chain: "attestation",
+            },
             ApiError::Store(StoreError::UnknownCursor),
             ApiError::Internal(s()),
         ];

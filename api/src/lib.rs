@@ -3,6 +3,7 @@
 //! (mandates, session keys, debit pulls). It persists through `openrail-store` and turns
 //! requests into transactions through `openrail-chain`'s submitter; it holds no SQL.
 
+pub mod account;
 pub mod agentic;
 pub mod bank;
 pub mod body;

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use crate::{AppState, agentic, bank, events, payments, webhooks};
+use crate::{AppState, account, agentic, bank, events, payments, webhooks};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +76,10 @@ pub enum Op {
     RotateWebhookSecret,
     /// `GET /v1/webhook-endpoints/{id}/deliveries`
     ListWebhookDeliveries,
+    /// `GET /v1/account`
+    GetAccount,
+    /// `POST /v1/account`
+    UpdateAccount,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -239,6 +243,16 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/webhook-endpoints/{id}/deliveries",
     },
     Route {
+        op: Op::GetAccount,
+        method: "get",
+        path: "/v1/account",
+    },
+    Route {
+        op: Op::UpdateAccount,
+        method: "post",
+        path: "/v1/account",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -294,6 +308,8 @@ impl Op {
             Op::DeleteWebhookEndpoint => delete(webhooks::delete_webhook_endpoint),
             Op::RotateWebhookSecret => post(webhooks::rotate_webhook_secret),
             Op::ListWebhookDeliveries => get(webhooks::list_webhook_deliveries),
+            Op::GetAccount => get(account::get_account),
+            Op::UpdateAccount => post(account::update_account),
             Op::OpenApi => get(|| async { axum::Json(served()) }),
         }
     }
@@ -330,6 +346,8 @@ impl Op {
             Op::DeleteWebhookEndpoint => "deleteWebhookEndpoint",
             Op::RotateWebhookSecret => "rotateWebhookSecret",
             Op::ListWebhookDeliveries => "listWebhookDeliveries",
+            Op::GetAccount => "getAccount",
+            Op::UpdateAccount => "updateAccount",
             Op::OpenApi => "getOpenApi",
         }
     }
@@ -513,6 +531,13 @@ impl Op {
                 .errors(R)
                 .path_id("we_")
                 .query(LIST),
+            Op::GetAccount => d("Retrieve your account", "The account of the key, as its mode sees it: the chains this server has for the mode, and which of them settles the account's one-time payments (`payments_chain`). Requests never name a chain; agentic debits always settle on the settlement chain.")
+                .ok(200, name::<t::Account>)
+                .errors(R),
+            Op::UpdateAccount => d("Update your account", "Sets the fields given for the key's mode. `payments_chain`: which chain settles the one-time payments the account creates from now on (`settlement`, the default, or `attestation` when the server has that chain for the mode: 400 otherwise). Payments already created keep their chain.")
+                .body(name::<t::AccountUpdate>)
+                .ok(200, name::<t::Account>)
+                .errors(W),
             Op::OpenApi => d("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
                 .ok(200, || "OpenApiDocument".into())
                 .public(),
@@ -720,7 +745,14 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             c
         }
         429 => vec!["rate_limited"],
-        503 => vec!["mainnet_unavailable", "temporarily_unavailable"],
+        503 => match op {
+            Op::CreatePayment => vec![
+                "mainnet_unavailable",
+                "chain_unavailable",
+                "temporarily_unavailable",
+            ],
+            _ => vec!["mainnet_unavailable", "temporarily_unavailable"],
+        },
         _ => vec![],
     };
     let what = match status {
@@ -777,6 +809,8 @@ fn components() -> Map<String, Value> {
     add::<t::WebhookEndpointCreate>(&mut all);
     add::<t::WebhookEndpointUpdate>(&mut all);
     add::<t::RedeliverCreate>(&mut all);
+    add::<t::AccountUpdate>(&mut all);
+    add::<t::Account>(&mut all);
     add::<t::Mandate>(&mut all);
     add::<t::MandateList>(&mut all);
     add::<t::SessionKey>(&mut all);
@@ -849,6 +883,8 @@ const RESPONSE_TYPES: &[&str] = &[
     "Consent",
     "PaymentSourceView",
     "PaymentDestinationView",
+    "Account",
+    "AccountChain",
 ];
 
 /// Members of responses that appear only sometimes.
@@ -1032,6 +1068,7 @@ pub fn document() -> Value {
             { "name": "Bank accounts", "description": "Simulated bank accounts (testnet)" },
             { "name": "Events", "description": "Every state change, newest first" },
             { "name": "Webhook endpoints", "description": "Where events are delivered" },
+            { "name": "Account", "description": "Your account's settings: where its one-time payments settle" },
             { "name": "Meta", "description": "This document" },
         ],
         "components": {
@@ -1199,6 +1236,7 @@ fn tag(path: &str) -> &'static str {
         "bank-accounts" => "Bank accounts",
         "events" => "Events",
         "webhook-endpoints" => "Webhook endpoints",
+        "account" => "Account",
         _ => "Meta",
     }
 }

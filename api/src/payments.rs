@@ -52,7 +52,14 @@ pub async fn create_payment(
     fields: Fields,
 ) -> Result<Response, ApiError> {
     account_only(&p)?;
-    let net = network(&state, &p)?;
+    let mode_net = network(&state, &p)?;
+    // The account chooses the chain (`POST /v1/account`), never the request.
+    let chain = state.store.payments_chain(p.account_id(), p.mode()).await?;
+    let net = mode_net
+        .for_payments(chain)
+        .ok_or_else(|| ApiError::ChainUnavailable {
+            chain: chain.as_str(),
+        })?;
     let PaymentCreate {
         currency,
         amount,
@@ -87,7 +94,7 @@ pub async fn create_payment(
     // Service: judge it, link the idempotency key to it, write it.
     let prepared = payments::prepare(
         &state.store,
-        &net,
+        net,
         p.scope(),
         request,
         state.config.authorization_ttl,
@@ -95,7 +102,7 @@ pub async fn create_payment(
     )
     .await?;
     crate::context::link_created(&state, &format!("/v1/payments/{}", prepared.payment.id)).await?;
-    let Some(waiter) = payments::accept(&state.store, &net, &prepared).await? else {
+    let Some(waiter) = payments::accept(&state.store, net, &prepared).await? else {
         // The wallet must sign the payment first; nothing moves until then.
         return Ok((
             StatusCode::CREATED,

@@ -38,12 +38,10 @@ fn mandate_authorization(
     let net = network(state, m.mode)?;
     let msg = consent::mandate_message(m, net, a)
         .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable terms", m.id)))?;
-    Ok(Some(consent::view_of(
-        a,
-        &msg,
-        net,
-        net.allowance_state_machine,
-    )))
+    let asm = net
+        .state_machine()
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Some(consent::view_of(a, &msg, net, asm)))
 }
 
 /// A payment's `authorization` member (wallet sources: the payer's signature; bank
@@ -59,7 +57,14 @@ fn payment_authorization(
     let Some(a) = a else {
         return Ok(None);
     };
-    let net = network(state, p.mode)?;
+    let net = network(state, p.mode)?
+        .on_chain(p.chain_id)
+        .ok_or_else(|| {
+            ApiError::Internal(format!(
+                "payment {} is on chain {}, not served here",
+                p.id, p.chain_id
+            ))
+        })?;
     let msg = consent::payment_message(p, net, a)
         .ok_or_else(|| ApiError::Internal(format!("payment {} has no usable terms", p.id)))?;
     Ok(Some(consent::view_of(a, &msg, net, net.router)))

@@ -15,6 +15,11 @@
 //! replace_after_secs = 12      # optional: replace a transaction not mined this long
 //! cancel_after_secs = 600      # optional: cancel one not mined this long
 //!
+//! [testnet.attestation]                   # optional: the mode's second chain, where the
+//! deployment = "deployments/11155420.json"  # accounts that choose it settle one-time
+//! confirmations = "finalized"             # payments (same fields as the mode's)
+//! operator_key_env = "OPENRAIL_OPERATOR_KEY"
+//!
 //! [mainnet]                               # optional: without it mainnet keys get 503
 //! deployment = "deployments/8453.json"
 //! confirmations = 12
@@ -25,7 +30,8 @@
 //! (or `DATABASE_URL`), and per mode `OPENRAIL_TESTNET_DEPLOYMENT`, `…_RPC_URL`,
 //! `…_RPC_URLS` (comma-separated), `…_CONFIRMATIONS`, `…_OPERATOR_KEY_ENV`, `…_OPERATOR_KEY_FILE`,
 //! `…_MAX_FEE_GWEI`, `…_MIN_BALANCE_ETH`, `…_REPLACE_AFTER_SECS`, `…_CANCEL_AFTER_SECS`
-//! (`OPENRAIL_MAINNET_…` alike; setting
+//! (`OPENRAIL_MAINNET_…` alike, and `OPENRAIL_TESTNET_ATTESTATION_…` for the attestation
+//! chain; setting
 //! `OPENRAIL_MAINNET_DEPLOYMENT` configures mainnet without a file section). The
 //! environment wins over the file. Bad configuration fails at start, naming the field.
 //! The modes never share a chain or an operator key: a request of one mode reaches only
@@ -106,6 +112,8 @@ struct ModeFile {
     min_balance_eth: Option<f64>,
     replace_after_secs: Option<u64>,
     cancel_after_secs: Option<u64>,
+    /// The mode's attestation chain (in a mode's section only).
+    attestation: Option<Box<ModeFile>>,
 }
 
 /// One mode, resolved: its settlement chain and its operator.
@@ -123,6 +131,9 @@ pub struct ModeConfig {
     pub endpoint: Endpoint,
     /// Replacement, fee cap and cancellation of the operator's transactions.
     pub submitter: SubmitterOptions,
+    /// The mode's attestation chain, when configured (one-time payments of the accounts
+    /// that choose it settle there).
+    pub attestation: Option<Box<ModeConfig>>,
 }
 
 impl ModeConfig {
@@ -139,7 +150,13 @@ impl ModeConfig {
             confirmations,
             depth_tag: None,
             submitter: SubmitterOptions::default(),
+            attestation: None,
         })
+    }
+
+    /// The chains of this mode, the settlement chain first.
+    fn chains(&self) -> impl Iterator<Item = &ModeConfig> {
+        std::iter::once(self).chain(self.attestation.as_deref())
     }
 }
 
@@ -183,25 +200,37 @@ pub fn load(
             "missing: a [testnet] section or OPENRAIL_TESTNET_DEPLOYMENT",
         )
     })?;
-    let testnet = resolve("testnet", testnet, &base, env)?;
+    let testnet = resolve_mode("testnet", testnet, &base, env)?;
     let mainnet = with_env(file.mainnet, "MAINNET", env)
-        .map(|m| resolve("mainnet", m, &base, env))
+        .map(|m| resolve_mode("mainnet", m, &base, env))
         .transpose()?;
     if let Some(m) = &mainnet {
-        if m.deployment.chain_id == testnet.deployment.chain_id {
-            return Err(field(
-                "mainnet.deployment",
-                format!(
-                    "chain {} is testnet's too; the modes never share a chain",
-                    m.deployment.chain_id
-                ),
-            ));
-        }
-        if m.operator.address() == testnet.operator.address() {
-            return Err(field(
-                "mainnet.operator_key_env",
-                "holds testnet's operator key; each mode has its own",
-            ));
+        for (name, main) in [
+            ("mainnet", Some(m)),
+            ("mainnet.attestation", m.attestation.as_deref()),
+        ] {
+            let Some(main) = main else { continue };
+            if let Some(t) = testnet
+                .chains()
+                .find(|t| t.deployment.chain_id == main.deployment.chain_id)
+            {
+                return Err(field(
+                    format!("{name}.deployment"),
+                    format!(
+                        "chain {} is testnet's too; the modes never share a chain",
+                        t.deployment.chain_id
+                    ),
+                ));
+            }
+            if testnet
+                .chains()
+                .any(|t| t.operator.address() == main.operator.address())
+            {
+                return Err(field(
+                    format!("{name}.operator_key_env"),
+                    "holds testnet's operator key; each mode has its own",
+                ));
+            }
         }
     }
     Ok(Config {
@@ -236,6 +265,7 @@ fn with_env(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<ModeFile> {
     let var = |name: &str| env(&format!("OPENRAIL_{mode}_{name}"));
+    let attestation = file.as_ref().and_then(|f| f.attestation.clone());
     let from_env = ModeFile {
         deployment: var("DEPLOYMENT").map(PathBuf::from),
         rpc_url: var("RPC_URL"),
@@ -246,6 +276,12 @@ fn with_env(
     };
     let named = file.is_some() || from_env.deployment.is_some();
     let mut m = file.unwrap_or_default();
+    // The attestation chain's section, with `OPENRAIL_<MODE>_ATTESTATION_…` over it (only
+    // one level: an attestation chain has no attestation chain).
+    if !mode.ends_with("_ATTESTATION") {
+        m.attestation =
+            with_env(attestation.map(|a| *a), &format!("{mode}_ATTESTATION"), env).map(Box::new);
+    }
     m.deployment = from_env.deployment.or(m.deployment);
     m.rpc_url = from_env.rpc_url.or(m.rpc_url);
     m.rpc_urls = from_env.rpc_urls.or(m.rpc_urls);
@@ -274,8 +310,42 @@ fn with_env(
     named.then_some(m)
 }
 
+/// A mode's section: its settlement chain, and its attestation chain when it has one (the
+/// two are different chains).
+fn resolve_mode(
+    mode: &str,
+    mut m: ModeFile,
+    base: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ModeConfig, ConfigError> {
+    let attestation = m.attestation.take();
+    let mut settlement = resolve(mode, ChainRole::Settlement, m, base, env)?;
+    if let Some(a) = attestation {
+        let name = format!("{mode}.attestation");
+        if a.attestation.is_some() {
+            return Err(field(
+                format!("{name}.attestation"),
+                "an attestation chain has no attestation chain of its own",
+            ));
+        }
+        let a = resolve(&name, ChainRole::Attestation, *a, base, env)?;
+        if a.deployment.chain_id == settlement.deployment.chain_id {
+            return Err(field(
+                format!("{name}.deployment"),
+                format!(
+                    "chain {} is the mode's settlement chain too; the attestation chain is another chain",
+                    a.deployment.chain_id
+                ),
+            ));
+        }
+        settlement.attestation = Some(Box::new(a));
+    }
+    Ok(settlement)
+}
+
 fn resolve(
     mode: &str,
+    role: ChainRole,
     m: ModeFile,
     base: &Path,
     env: &dyn Fn(&str) -> Option<String>,
@@ -295,13 +365,19 @@ fn resolve(
     let mut deployment = DeploymentRecord::read(&path)
         .map_err(|e| field(f("deployment"), e.to_string()))?
         .deployment;
-    if deployment.role != ChainRole::Settlement {
+    if deployment.role != role {
         return Err(field(
             f("deployment"),
-            format!(
-                "{} is an attestation chain's record; a mode needs its settlement chain's",
-                path.display()
-            ),
+            match role {
+                ChainRole::Settlement => format!(
+                    "{} is an attestation chain's record; a mode needs its settlement chain's",
+                    path.display()
+                ),
+                ChainRole::Attestation => format!(
+                    "{} is a settlement chain's record; `attestation` needs an attestation chain's",
+                    path.display()
+                ),
+            },
         ));
     }
     let url = |name: &str, url: &str| {
@@ -402,6 +478,7 @@ fn resolve(
         depth_tag,
         endpoint,
         submitter,
+        attestation: None,
     })
 }
 
@@ -412,10 +489,20 @@ mod tests {
     use std::collections::HashMap;
 
     fn record(dir: &Path, name: &str, chain_id: u64, operator: Address) -> PathBuf {
+        record_of(dir, name, ChainRole::Settlement, chain_id, operator)
+    }
+
+    fn record_of(
+        dir: &Path,
+        name: &str,
+        role: ChainRole,
+        chain_id: u64,
+        operator: Address,
+    ) -> PathBuf {
         let path = dir.join(name);
         DeploymentRecord {
             deployment: ChainDeployment {
-                role: ChainRole::Settlement,
+                role,
                 chain_id,
                 rpc_url: "http://127.0.0.1:8545/".into(),
                 owner: Address::repeat_byte(9),
@@ -474,6 +561,91 @@ mod tests {
         confirmations = 12
         operator_key_env = "MAIN_KEY"
     "#;
+
+    #[test]
+    fn a_mode_may_have_an_attestation_chain_of_its_own() {
+        let s = Setup::new();
+        let key: PrivateKeySigner = s.env["TEST_KEY"].parse().unwrap();
+        record_of(
+            s.dir.path(),
+            "b.json",
+            ChainRole::Attestation,
+            11155420,
+            key.address(),
+        );
+        let with = |section: &str| {
+            format!(
+                "[testnet]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\n{section}"
+            )
+        };
+        let c = s
+            .load(&with(
+                "[testnet.attestation]\ndeployment = \"b.json\"\nconfirmations = \"finalized\"\noperator_key_env = \"TEST_KEY\"\n",
+            ))
+            .unwrap();
+        let a = c.testnet.attestation.as_deref().unwrap();
+        assert_eq!(a.deployment.chain_id, 11155420);
+        assert_eq!(a.depth_tag, Some(DepthTag::Finalized));
+        assert_eq!(c.testnet.depth_tag, None, "each chain its own depth");
+
+        // The environment configures it too (containers).
+        let mut env = s.env.clone();
+        env.insert(
+            "OPENRAIL_TESTNET_ATTESTATION_DEPLOYMENT".into(),
+            s.dir.path().join("b.json").display().to_string(),
+        );
+        env.insert(
+            "OPENRAIL_TESTNET_ATTESTATION_OPERATOR_KEY_ENV".into(),
+            "TEST_KEY".into(),
+        );
+        let path = s.dir.path().join("plain.toml");
+        std::fs::write(&path, with("")).unwrap();
+        let c = load(Some(&path), &|k| env.get(k).cloned()).unwrap();
+        assert_eq!(c.testnet.attestation.unwrap().deployment.chain_id, 11155420);
+
+        // A settlement chain's record, the settlement chain itself, or a nested section
+        // are refused, naming the field.
+        for (section, field) in [
+            (
+                "[testnet.attestation]\ndeployment = \"test.json\"\noperator_key_env = \"TEST_KEY\"\n",
+                "testnet.attestation.deployment",
+            ),
+            (
+                "[testnet.attestation]\ndeployment = \"b.json\"\n",
+                "testnet.attestation.operator_key_env",
+            ),
+            (
+                "[testnet.attestation]\ndeployment = \"b.json\"\noperator_key_env = \"TEST_KEY\"\n[testnet.attestation.attestation]\ndeployment = \"b.json\"\n",
+                "testnet.attestation.attestation",
+            ),
+        ] {
+            match s.load(&with(section)) {
+                Err(ConfigError::Field { field: f, .. }) => assert_eq!(f, field, "{section}"),
+                other => panic!("{section}: {other:?}"),
+            }
+        }
+        // Mainnet may not use testnet's attestation chain.
+        let main_key: PrivateKeySigner = s.env["MAIN_KEY"].parse().unwrap();
+        record_of(
+            s.dir.path(),
+            "mb.json",
+            ChainRole::Attestation,
+            11155420,
+            main_key.address(),
+        );
+        let both = format!(
+            "{}[mainnet]\ndeployment = \"main.json\"\noperator_key_env = \"MAIN_KEY\"\n[mainnet.attestation]\ndeployment = \"mb.json\"\noperator_key_env = \"MAIN_KEY\"\n",
+            with(
+                "[testnet.attestation]\ndeployment = \"b.json\"\noperator_key_env = \"TEST_KEY\"\n"
+            )
+        );
+        match s.load(&both) {
+            Err(ConfigError::Field { field, .. }) => {
+                assert_eq!(field, "mainnet.attestation.deployment")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn both_modes_resolve_with_their_own_chain_key_and_depth() {

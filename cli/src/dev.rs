@@ -70,6 +70,7 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         let server = crate::node::start(
             store,
             &devnet.manifest.settlement,
+            Some(&devnet.manifest.attestation),
             dev_operator(),
             args.port,
             openrail_api::ApiConfig {

@@ -315,6 +315,7 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
             depth_tag: m.depth_tag,
             endpoint: m.endpoint.clone(),
             submitter: m.submitter.clone(),
+            attestation: m.attestation.as_deref().map(|a| Box::new(chain(a))),
         }
     }
     let node = node::start_networks(

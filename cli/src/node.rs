@@ -1,6 +1,8 @@
 //! One serving process (`openrail serve`, `openrail dev`, the test harness): the API, and —
 //! while it holds its settlement chain's lease — the chain's submitter, the relayer's
-//! watcher and its simulated bank.
+//! watcher and its simulated bank. A mode's attestation chain, when configured, has its own
+//! lease, submitter, engine (one-time payments routed there) and watcher; the simulated
+//! bank and the webhooks of the mode run with its settlement chain's.
 //!
 //! Several processes may share one database (PostgreSQL). Each tries to take the chain's
 //! lease at start and every third of its length after; the holder renews it. A process
@@ -87,7 +89,9 @@ impl Node {
 
     /// Whether this process holds the lease of every chain it serves.
     pub fn is_leader(&self) -> bool {
-        self.network.is_leader() && self.mainnet.as_ref().is_none_or(|m| m.is_leader())
+        std::iter::once(&self.network)
+            .chain(&self.mainnet)
+            .all(|n| n.chains().all(Network::is_leader))
     }
 }
 
@@ -97,28 +101,27 @@ impl Node {
 pub async fn start(
     store: Store,
     deployment: &ChainDeployment,
+    attestation: Option<&ChainDeployment>,
     operator: PrivateKeySigner,
     port: u16,
     config: ApiConfig,
     options: NodeOptions,
 ) -> anyhow::Result<Node> {
     let confirmations = options.confirmations;
-    start_networks(
-        store,
-        ModeChain {
+    let chain = |deployment| -> anyhow::Result<ModeChain<'_>> {
+        Ok(ModeChain {
             deployment,
-            operator,
+            operator: operator.clone(),
             confirmations,
             depth_tag: options.depth_tag,
             endpoint: Endpoint::of(deployment)?,
             submitter: SubmitterOptions::default(),
-        },
-        None,
-        port,
-        config,
-        options,
-    )
-    .await
+            attestation: None,
+        })
+    };
+    let mut testnet = chain(deployment)?;
+    testnet.attestation = attestation.map(chain).transpose()?.map(Box::new);
+    start_networks(store, testnet, None, port, config, options).await
 }
 
 /// The settlement chain of one mode as a serving process runs it: its deployment, the
@@ -138,6 +141,9 @@ pub struct ModeChain<'a> {
     pub endpoint: Endpoint,
     /// Replacement, fee cap and cancellation of the operator's transactions.
     pub submitter: SubmitterOptions,
+    /// The mode's attestation chain (its own depth, URLs and operator), when it has one:
+    /// one-time payments of the accounts that choose it settle there.
+    pub attestation: Option<Box<ModeChain<'a>>>,
 }
 
 /// As [`start`], with a mainnet settlement network beside testnet when `mainnet` is
@@ -151,10 +157,10 @@ pub async fn start_networks(
     config: ApiConfig,
     options: NodeOptions,
 ) -> anyhow::Result<Node> {
-    let network = Arc::new(Network::on(testnet.deployment, &testnet.endpoint)?);
+    let network = Arc::new(mode_network(&testnet)?);
     let main = mainnet
         .as_ref()
-        .map(|m| Network::on(m.deployment, &m.endpoint).map(Arc::new))
+        .map(|m| mode_network(m).map(Arc::new))
         .transpose()?;
     let holder = config.node_id.clone();
     let running = openrail_api::server::serve(
@@ -171,7 +177,18 @@ pub async fn start_networks(
     if let (Some(net), Some(m)) = (&main, mainnet) {
         networks.push((net.clone(), m, Mode::Mainnet));
     }
-    for (net, chain, mode) in networks {
+    // Each chain of each mode: its settlement chain, then its attestation chain.
+    let mut chains = Vec::new();
+    for (net, mut chain, mode) in networks {
+        let attestation = chain.attestation.take();
+        if let (Some(a_net), Some(a)) = (net.attestation.clone(), attestation) {
+            chains.push((net, chain, mode));
+            chains.push((a_net, *a, mode));
+        } else {
+            chains.push((net, chain, mode));
+        }
+    }
+    for (net, chain, mode) in chains {
         let lead = Leadership {
             store: store.clone(),
             network: net,
@@ -200,6 +217,16 @@ pub async fn start_networks(
         mainnet: main,
         tasks,
     })
+}
+
+/// The settlement network of a mode, with its attestation network when it has one.
+fn mode_network(chain: &ModeChain<'_>) -> anyhow::Result<Network> {
+    let attestation = chain
+        .attestation
+        .as_ref()
+        .map(|a| Network::attestation_on(a.deployment, &a.endpoint).map(Arc::new))
+        .transpose()?;
+    Ok(Network::on(chain.deployment, &chain.endpoint)?.with_attestation(attestation))
 }
 
 struct Leadership {
@@ -275,19 +302,45 @@ impl Leadership {
             self.options.drive_poll,
         )
         .await?;
-        let bank = openrail_relayer::bank::SimulatedBank::new(self.store.clone());
+        // The settlement chain's watcher reads the state machine's logs; an attestation
+        // chain's the router's (reorganisations of its payments' blocks).
+        let watched = self
+            .network
+            .allowance_state_machine
+            .unwrap_or(self.network.router);
         let watcher = openrail_relayer::watcher::Watcher::on(
             self.store.clone(),
             self.endpoint.provider()?,
-            self.network.allowance_state_machine,
+            watched,
             self.network.tokens.clone(),
             self.deployment.deployed_at_block,
             self.options.confirmations,
         )
         .await?
         .with_tag(self.options.depth_tag);
-        let bank = tokio::spawn(bank.run(self.options.drive_poll));
         let watcher = tokio::spawn(watcher.run(self.options.watcher_poll));
+        let mut tasks = self.tasks.lock().expect("tasks lock");
+        tasks.push(engine);
+        tasks.push(watcher.abort_handle());
+        drop(tasks);
+        if self.network.allowance_state_machine.is_some() {
+            self.lead_mode()?;
+        }
+        tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");
+        if self.options.announce_lead {
+            println!(
+                "holding the lease of chain {} (this process sends its transactions)",
+                self.deployment.chain_id
+            );
+        }
+        Ok(())
+    }
+
+    /// What the holder of a mode's settlement chain runs for the whole mode: the
+    /// simulated bank and the webhooks.
+    fn lead_mode(&self) -> anyhow::Result<()> {
+        let bank = openrail_relayer::bank::SimulatedBank::new(self.store.clone());
+        let bank = tokio::spawn(bank.run(self.options.drive_poll));
         // The webhooks of this network's mode: fan-out of its events and delivery.
         let (testnet, mainnet) = match self.mode {
             Mode::Testnet => (Some(self.network.clone()), None),
@@ -302,17 +355,8 @@ impl Leadership {
         );
         let webhooks = tokio::spawn(deliverer.run());
         let mut tasks = self.tasks.lock().expect("tasks lock");
-        tasks.push(engine);
         tasks.push(bank.abort_handle());
-        tasks.push(watcher.abort_handle());
         tasks.push(webhooks.abort_handle());
-        tracing::info!(lease = %self.lease, holder = %self.holder, "holding the chain's lease: sending its transactions, running its relayer");
-        if self.options.announce_lead {
-            println!(
-                "holding the lease of chain {} (this process sends its transactions)",
-                self.deployment.chain_id
-            );
-        }
         Ok(())
     }
 

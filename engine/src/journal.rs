@@ -117,7 +117,10 @@ pub async fn lead(
     let submitter = Submitter::start_with(
         endpoint.provider()?,
         operator,
-        net.allowance_state_machine,
+        // Pull batches and state machine calls go to the state machine; an attestation
+        // chain has none and its engine sends none (`Network::state_machine` refuses),
+        // only router settlements, which name their contract themselves.
+        net.allowance_state_machine.unwrap_or(net.router),
         journal,
         options,
     )

@@ -611,12 +611,10 @@ async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> R
         tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "rows make no usable call");
         return Ok(Sent::Unsent);
     };
-    let sent = match net.submitter() {
-        Some(s) => {
-            s.call_raw(net.allowance_state_machine, input, kind, &w.intent)
-                .await
-        }
-        None => Err(ChainError::LeaseLost),
+    let sent = match (net.submitter(), net.state_machine()) {
+        (Some(s), Ok(asm)) => s.call_raw(asm, input, kind, &w.intent).await,
+        (None, _) => Err(ChainError::LeaseLost),
+        (_, Err(e)) => Err(e),
     };
     match sent {
         Ok(m) => {
@@ -793,27 +791,29 @@ async fn submit_and_record(
     id: &PullId,
     request: PullRequest,
 ) -> Result<Option<DebitPull>, Left> {
-    let sent = match net.submitter() {
-        Some(s) => s.pull(request.clone()).await,
-        None => Err(ChainError::LeaseLost),
+    let sent = match (net.submitter(), net.state_machine()) {
+        (Some(s), Ok(_)) => s.pull(request.clone()).await,
+        (None, _) => Err(ChainError::LeaseLost),
+        (_, Err(e)) => Err(e),
     };
     let resolution = match sent {
         Ok(outcome) => {
             stages::mark("mined", [id.as_str()]);
             let mut r = outcome.resolution(now_ms());
-            if matches!(
-                &outcome,
+            if let (
                 openrail_chain::submitter::PullOutcome::Declined {
                     reason: openrail_chain::submitter::Decline::TransferFailed,
                     ..
-                }
-            ) {
+                },
+                Some(asm),
+            ) = (&outcome, net.allowance_state_machine)
+            {
                 r.decline_code = Some(
                     openrail_chain::diagnose::pull_transfer_failure(
                         &net.reader,
                         store,
                         &net.tokens,
-                        net.allowance_state_machine,
+                        asm,
                         id,
                     )
                     .await,

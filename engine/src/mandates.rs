@@ -132,7 +132,7 @@ pub async fn prepare(
             MandateStatus::Pending
         },
         chain_id: net.chain_id,
-        contract: net.allowance_state_machine.to_checksum(None),
+        contract: net.state_machine()?.to_checksum(None),
         tx_hash: None,
         created_at: now,
     };
@@ -245,7 +245,7 @@ pub async fn authorize<'a>(
     let msg = crate::consent::mandate_message(&m, net, &auth)
         .ok_or_else(|| ServiceError::Internal(format!("mandate {id} has no usable terms")))?;
     use openrail_chain::consent::TypedMessage;
-    let digest = msg.digest(net.chain_id, net.allowance_state_machine);
+    let digest = msg.digest(net.chain_id, net.state_machine()?);
     let signature =
         crate::consent::check_given(net, &auth, msg.payer, digest, signature, now).await?;
     let waiter = waiter(net, &m.id);

@@ -1,5 +1,8 @@
-//! The chains behind one mode (testnet or mainnet): the settlement chain's addresses the
-//! API needs and, in the process that holds the chain's lease, its submitter.
+//! The chains behind one mode (testnet or mainnet): each chain's addresses the API needs
+//! and, in the process that holds the chain's lease, its submitter. A mode has its
+//! settlement chain (the allowance state machine and a settlement router: agentic debits,
+//! and one-time payments by default) and may have an attestation chain (a settlement router
+//! and the attestation verifier: one-time payments of the accounts that choose it).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -9,12 +12,14 @@ use alloy::providers::DynProvider;
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
+use openrail_store::accounts::PaymentsChain;
 use openrail_store::{Currency, SessionKeyId, Store, StoreError};
 
 /// Most on-chain key ids [`Network::key_onchain_id`] keeps (about 6 MB).
 const KEY_IDS_KEPT: usize = 100_000;
 
-/// The settlement chain of one mode.
+/// One chain of one mode: the settlement chain, which holds the mode's other chain in
+/// [`Network::attestation`], or that attestation chain.
 #[derive(Debug)]
 pub struct Network {
     /// Reads the chain (`eth_call`s such as a contract wallet's ERC-1271 check); never sends.
@@ -25,8 +30,8 @@ pub struct Network {
     submitter: OnceLock<Submitter>,
     /// Chain id.
     pub chain_id: u64,
-    /// The allowance state machine.
-    pub allowance_state_machine: Address,
+    /// The allowance state machine (the settlement chain's; see [`Network::state_machine`]).
+    pub allowance_state_machine: Option<Address>,
     /// The settlement router (one-time payments).
     pub router: Address,
     /// The treasury wallet: pays bank-funded pulls on chain, holds bank legs in transit.
@@ -41,9 +46,47 @@ pub struct Network {
     /// The on-chain ids of session keys pulled on, read once each (an id never changes:
     /// it is derived from the key's mandate and its own id when the key is created).
     key_ids: std::sync::Mutex<std::collections::HashMap<SessionKeyId, B256>>,
+    /// The mode's attestation chain, when it has one (on the settlement chain only).
+    pub attestation: Option<std::sync::Arc<Network>>,
 }
 
 impl Network {
+    /// The allowance state machine, on the settlement chain; on the attestation chain an
+    /// error (agentic work never goes there: this is a bug caught, not a state).
+    pub fn state_machine(&self) -> Result<Address, ChainError> {
+        self.allowance_state_machine.ok_or_else(|| {
+            ChainError::Deployment(format!(
+                "chain {} has no allowance state machine",
+                self.chain_id
+            ))
+        })
+    }
+
+    /// The chain that settles one-time payments routed to `chain`: this one, or the mode's
+    /// attestation chain (`None` when the mode has none).
+    pub fn for_payments(&self, chain: PaymentsChain) -> Option<&Network> {
+        match chain {
+            PaymentsChain::Settlement => Some(self),
+            PaymentsChain::Attestation => self.attestation.as_deref(),
+        }
+    }
+
+    /// The chain of this mode with id `chain_id` (a payment's: it keeps the chain it was
+    /// created on, whatever the account chooses later).
+    pub fn on_chain(&self, chain_id: u64) -> Option<&Network> {
+        if chain_id == self.chain_id {
+            return Some(self);
+        }
+        self.attestation
+            .as_deref()
+            .filter(|a| a.chain_id == chain_id)
+    }
+
+    /// The chains of this mode, the settlement chain first.
+    pub fn chains(&self) -> impl Iterator<Item = &Network> {
+        std::iter::once(self).chain(self.attestation.as_deref())
+    }
+
     /// Key `id`'s on-chain id (`AllowanceStateMachine.keyIdOf`), from its row the first time.
     pub async fn key_onchain_id(
         &self,
@@ -75,7 +118,7 @@ impl Network {
         if a == Address::ZERO {
             return Err("is the zero address");
         }
-        if a == self.allowance_state_machine
+        if Some(a) == self.allowance_state_machine
             || a == self.router
             || self.tokens.values().any(|t| *t == a)
         {
@@ -97,21 +140,49 @@ impl Network {
         deployment: &ChainDeployment,
         endpoint: &openrail_chain::rpc::Endpoint,
     ) -> Result<Self, ChainError> {
-        let asm = deployment.allowance_state_machine.ok_or_else(|| {
-            ChainError::Deployment("the settlement chain has no allowance state machine".into())
-        })?;
+        let net = Self::any(deployment, endpoint)?;
+        net.state_machine()?;
+        Ok(net)
+    }
+
+    /// The attestation network of a deployment (its router settles payments), read through
+    /// `endpoint`.
+    pub fn attestation_on(
+        deployment: &ChainDeployment,
+        endpoint: &openrail_chain::rpc::Endpoint,
+    ) -> Result<Self, ChainError> {
+        if deployment.role != openrail_chain::deploy::ChainRole::Attestation {
+            return Err(ChainError::Deployment(format!(
+                "chain {} is not an attestation chain",
+                deployment.chain_id
+            )));
+        }
+        Self::any(deployment, endpoint)
+    }
+
+    /// This network with `attestation` as its mode's attestation chain.
+    pub fn with_attestation(mut self, attestation: Option<std::sync::Arc<Network>>) -> Self {
+        self.attestation = attestation;
+        self
+    }
+
+    fn any(
+        deployment: &ChainDeployment,
+        endpoint: &openrail_chain::rpc::Endpoint,
+    ) -> Result<Self, ChainError> {
         let tokens = deployment.currency_tokens();
         Ok(Network {
             reader: endpoint.provider()?,
             submitter: OnceLock::new(),
             chain_id: deployment.chain_id,
-            allowance_state_machine: asm,
+            allowance_state_machine: deployment.allowance_state_machine,
             router: deployment.router,
             treasury: deployment.treasury,
             tokens,
             default_destination: deployment.treasury,
             outcomes: crate::outcomes::Outcomes::default(),
             key_ids: Default::default(),
+            attestation: None,
         })
     }
 

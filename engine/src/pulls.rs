@@ -276,7 +276,7 @@ async fn agent_authorization(
     let signer: Address = signer
         .parse()
         .map_err(|_| ServiceError::Internal(format!("key {} has an unusable signer", key.id)))?;
-    let digest = message.digest(net.chain_id, net.allowance_state_machine);
+    let digest = message.digest(net.chain_id, net.state_machine()?);
     let signature = crate::consent::signed_by(net, signer, digest, &signature).await?;
     Ok(Some(AgentAuthorization {
         nonce,

@@ -18,6 +18,7 @@
 //! An answer with an error is an [`Error::Api`] carrying the problem's `code`. Lists page
 //! through [`Pages`]. Talks HTTP only.
 
+pub mod account;
 pub mod agentic;
 pub mod bank_accounts;
 pub mod events;
@@ -131,6 +132,11 @@ impl Client {
     /// Simulated bank accounts (testnet).
     pub fn bank_accounts(&self) -> bank_accounts::BankAccounts<'_> {
         bank_accounts::BankAccounts(self)
+    }
+
+    /// Your account's settings (where its one-time payments settle).
+    pub fn account(&self) -> account::AccountSettings<'_> {
+        account::AccountSettings(self)
     }
 
     /// Events.

@@ -58,6 +58,35 @@ pub struct Principal {
     pub last_used_at: Option<i64>,
 }
 
+/// Which of a mode's two chains settles an account's one-time payments (agentic debits
+/// always settle on the settlement chain, where the allowance state machine is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PaymentsChain {
+    /// Chain A: the settlement router beside the allowance state machine (the default).
+    #[default]
+    Settlement,
+    /// Chain B: the settlement router beside the attestation verifier.
+    Attestation,
+}
+
+impl PaymentsChain {
+    /// Both, in the order the API lists them.
+    pub const ALL: [PaymentsChain; 2] = [PaymentsChain::Settlement, PaymentsChain::Attestation];
+
+    /// `settlement` or `attestation`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentsChain::Settlement => "settlement",
+            PaymentsChain::Attestation => "attestation",
+        }
+    }
+
+    /// The chain named `s`, if it is one.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
 /// The secret of an API key: `sk_testnet_…` or `sk_mainnet_…` and 32 random characters.
 pub fn new_api_key_secret(mode: Mode) -> String {
     random_id(&format!("sk_{}_", mode.as_str()), 32)
@@ -138,6 +167,51 @@ impl Store {
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound);
         }
+        Ok(())
+    }
+
+    /// Where account `id`'s one-time payments of `mode` settle (the settlement chain until
+    /// the account chooses otherwise).
+    pub async fn payments_chain(
+        &self,
+        id: &AccountId,
+        mode: Mode,
+    ) -> Result<PaymentsChain, StoreError> {
+        let row = sqlx::query(
+            "SELECT payments_chain FROM account_settings WHERE account_id = $1 AND mode = $2",
+        )
+        .bind(id)
+        .bind(mode.as_str())
+        .fetch_optional(self.pool())
+        .await?;
+        let Some(row) = row else {
+            return Ok(PaymentsChain::default());
+        };
+        let chain: String = row.try_get("payments_chain")?;
+        PaymentsChain::parse(&chain)
+            .ok_or_else(|| StoreError::Corrupt(format!("payments_chain {chain}")))
+    }
+
+    /// Sets where account `id`'s one-time payments of `mode` settle from `now` on (payments
+    /// already created keep their chain).
+    pub async fn set_payments_chain(
+        &self,
+        id: &AccountId,
+        mode: Mode,
+        chain: PaymentsChain,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO account_settings (account_id, mode, payments_chain, updated_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, mode) \
+             DO UPDATE SET payments_chain = excluded.payments_chain, updated_at = excluded.updated_at",
+        )
+        .bind(id)
+        .bind(mode.as_str())
+        .bind(chain.as_str())
+        .bind(now)
+        .execute(self.writer())
+        .await?;
         Ok(())
     }
 

@@ -464,14 +464,29 @@ impl Harness {
             depth_tag: self.depth_tag,
             endpoint,
             submitter: self.submitter.clone(),
+            attestation: None,
         };
         let mainnet = match &self.mainnet {
             Some(m) => Some(mode(m, openrail_chain::rpc::Endpoint::of(m)?)),
             None => None,
         };
+        let mut testnet = mode(self.settlement_deployment(), settlement_endpoint);
+        // Testnet's attestation chain is the other local chain, unless a stand-in mainnet
+        // took it (one operator key sends there; two modes on it would share its nonces).
+        if self.mainnet.is_none() {
+            let b = &self.devnet.manifest.attestation;
+            testnet.attestation =
+                Some(Box::new(openrail_chain::rpc::Endpoint::of(b).map(|e| {
+                    openrail_cli::node::ModeChain {
+                        confirmations: 0,
+                        depth_tag: None,
+                        ..mode(b, e)
+                    }
+                })?));
+        }
         let node = openrail_cli::node::start_networks(
             server.store.clone(),
-            mode(self.settlement_deployment(), settlement_endpoint),
+            testnet,
             mainnet,
             0,
             config,
@@ -589,6 +604,40 @@ impl Harness {
     /// Token balance of `who` in `currency` on the settlement chain (smallest units).
     pub async fn balance(&self, currency: &str, who: Address) -> anyhow::Result<U256> {
         Ok(self.token(currency).balanceOf(who).call().await?)
+    }
+
+    /// Funds `wallet` with `major_units` of every test currency on the attestation chain
+    /// and approves its router.
+    pub async fn fund_on_attestation(
+        &self,
+        wallet: PrivateKeySigner,
+        major_units: u64,
+    ) -> anyhow::Result<()> {
+        self.remember(&wallet);
+        fund_wallet(
+            &self.devnet.manifest.attestation,
+            dev_treasury(),
+            wallet,
+            units(major_units),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Token balance of `who` in `currency` on the attestation chain (smallest units).
+    pub async fn balance_on_attestation(
+        &self,
+        currency: &str,
+        who: Address,
+    ) -> anyhow::Result<U256> {
+        let b = &self.devnet.manifest.attestation;
+        let provider = alloy::providers::ProviderBuilder::new()
+            .connect_http(b.rpc_url.parse()?)
+            .erased();
+        Ok(TestStablecoin::new(b.tokens[currency], provider)
+            .balanceOf(who)
+            .call()
+            .await?)
     }
 
     /// Timestamp of the settlement chain's latest block.

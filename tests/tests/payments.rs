@@ -600,3 +600,169 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
     h.stop().await;
     Ok(())
 }
+
+/// The account chooses where its one-time payments settle (`POST /v1/account`); the
+/// request never names a chain. On the attestation chain every kind of payment settles
+/// there, with that chain's router, tokens and treasury, and nothing moves on the
+/// settlement chain; a payment keeps its chain when the account changes its mind, and
+/// agentic debits stay on the settlement chain.
+#[tokio::test]
+async fn payments_settle_on_the_chain_the_account_chose() -> anyhow::Result<()> {
+    use openrail_chain::devnet::{ATTESTATION_CHAIN_ID, SETTLEMENT_CHAIN_ID};
+    let h = Harness::start().await?;
+    let a = h.get("/v1/account").await?;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    assert_eq!(a.str("object"), "account");
+    assert_eq!(a.str("payments_chain"), "settlement");
+    assert_eq!(
+        a.body["chains"],
+        json!([{"role": "settlement", "chain_id": SETTLEMENT_CHAIN_ID},
+               {"role": "attestation", "chain_id": ATTESTATION_CHAIN_ID}])
+    );
+    for (body, code) in [
+        (json!({"payments_chain": "chain-b"}), "parameter_invalid"),
+        (json!({"payments_chain": 31338}), "parameter_invalid"),
+        (json!({"chain_id": 31338}), "parameter_unknown"),
+    ] {
+        let r = h.post("/v1/account", body.clone()).await?;
+        assert_eq!(
+            (r.status, r.body["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code)),
+            "{body}: {}",
+            r.body
+        );
+    }
+    assert_eq!(
+        h.get("/v1/account").await?.str("payments_chain"),
+        "settlement"
+    );
+
+    // A payment created before the switch, waiting for its payer's signature.
+    let payer = dev_demo_payer();
+    h.fund(payer.clone(), 100).await?;
+    h.fund_on_attestation(payer.clone(), 100).await?;
+    let (from, to) = (payer.address(), dev_spare().address());
+    let wallet_payment = json!({"amount": "12.50", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()},
+                                "destination": {"type": "wallet", "address": to.to_string()}});
+    let before = h.post("/v1/payments", wallet_payment.clone()).await?;
+    assert_eq!(
+        before.str("status"),
+        "requires_authorization",
+        "{}",
+        before.body
+    );
+
+    let r = h
+        .post("/v1/account", json!({"payments_chain": "attestation"}))
+        .await?;
+    assert_eq!(
+        (r.status, r.str("payments_chain")),
+        (StatusCode::OK, "attestation"),
+        "{}",
+        r.body
+    );
+    let a_treasury = h.settlement_deployment().treasury;
+    let b_treasury = h.devnet.manifest.attestation.treasury;
+    let (a_treasury_before, b_treasury_before) = (
+        h.balance("USD", a_treasury).await?,
+        h.balance_on_attestation("USD", b_treasury).await?,
+    );
+
+    // Wallet → wallet: signed for the attestation chain's router, settled there.
+    let r = h
+        .post_authorized("/v1/payments", wallet_payment.clone())
+        .await?;
+    assert_eq!(r.str("status"), "succeeded", "{}", r.body);
+    assert_eq!(r.body["onchain"]["chain_id"], ATTESTATION_CHAIN_ID);
+    assert_eq!(
+        r.body["authorization"]["typed_data"]["domain"]["chainId"],
+        ATTESTATION_CHAIN_ID
+    );
+    assert_eq!(
+        h.balance_on_attestation("USD", to).await?,
+        units(12) + U256::from(500_000u64)
+    );
+    assert_eq!(
+        h.balance("USD", to).await?,
+        U256::ZERO,
+        "nothing on chain A"
+    );
+
+    // Bank → wallet: the attestation chain's treasury pays.
+    let ba = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Ada", "currency": "USD", "balance": "100.00", "delay_seconds": 0}),
+        )
+        .await?
+        .str("id")
+        .to_string();
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "40.00", "currency": "USD", "source": {"type": "bank_account", "id": ba},
+                   "destination": {"type": "wallet", "address": to.to_string()}}),
+        )
+        .await?;
+    assert_eq!(r.str("status"), "succeeded", "{}", r.body);
+    assert_eq!(r.body["onchain"]["chain_id"], ATTESTATION_CHAIN_ID);
+    assert_eq!(
+        h.balance_on_attestation("USD", to).await?,
+        units(52) + U256::from(500_000u64)
+    );
+    // Wallet → bank: the wallet pays the attestation chain's treasury.
+    let r = h
+        .post_authorized(
+            "/v1/payments",
+            json!({"amount": "15.00", "currency": "USD", "source": {"type": "wallet", "id": from.to_string()},
+                   "destination": {"type": "bank_account", "address": ba}}),
+        )
+        .await?;
+    assert_eq!(r.str("status"), "succeeded", "{}", r.body);
+    assert_eq!(
+        h.get(&format!("/v1/bank-accounts/{ba}"))
+            .await?
+            .str("balance"),
+        "75.00"
+    );
+    assert_eq!(
+        h.balance_on_attestation("USD", b_treasury).await?,
+        b_treasury_before - units(40) + units(15)
+    );
+    assert_eq!(h.balance("USD", a_treasury).await?, a_treasury_before);
+    assert_eq!(
+        h.balance("USD", from).await?,
+        units(100),
+        "chain A untouched"
+    );
+
+    // The payment created before the switch keeps its chain: signed and settled on A.
+    let id = before.str("id");
+    let g = h.get(&format!("/v1/payments/{id}")).await?;
+    assert_eq!(
+        g.body["authorization"]["typed_data"]["domain"]["chainId"],
+        SETTLEMENT_CHAIN_ID
+    );
+    let r = h.authorize("/v1/payments", &g.body, &payer).await?;
+    assert_eq!(r.str("status"), "succeeded", "{}", r.body);
+    assert_eq!(r.body["onchain"]["chain_id"], SETTLEMENT_CHAIN_ID);
+    assert_eq!(
+        h.balance("USD", to).await?,
+        units(12) + U256::from(500_000u64)
+    );
+
+    // Agentic debits stay on the settlement chain, whatever the account chose.
+    let m = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": ba, "max_amount": "10", "currency": "USD", "interval": "daily"}),
+        )
+        .await?;
+    assert_eq!(
+        m.body["onchain"]["chain_id"], SETTLEMENT_CHAIN_ID,
+        "{}",
+        m.body
+    );
+    h.stop().await;
+    Ok(())
+}

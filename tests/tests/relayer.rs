@@ -594,7 +594,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     let submitter = Submitter::start(
         h.devnet.settlement.rpc_url(),
         dev_operator(),
-        net.allowance_state_machine,
+        net.state_machine()?,
         Arc::new(FatesFail(StoreJournal::new(store.clone(), None))),
     )
     .await?;

@@ -320,6 +320,26 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
         events.iter().any(|e| e.kind == "payment.succeeded"),
         "{events:?}"
     );
+
+    // The account's settings: where its payments settle.
+    let account = c.account().get().await?;
+    assert_eq!(account.payments_chain, "settlement");
+    assert_eq!(account.chains.len(), 2, "{account:?}");
+    let account = c
+        .account()
+        .update(&openrail_client::account::UpdateAccount {
+            payments_chain: Some("attestation".into()),
+        })
+        .await?;
+    assert_eq!(account.payments_chain, "attestation");
+    let refused = c
+        .account()
+        .update(&openrail_client::account::UpdateAccount {
+            payments_chain: Some("chain-c".into()),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Some("parameter_invalid"), "{refused:?}");
     h.stop().await;
     Ok(())
 }

@@ -21,6 +21,8 @@ export type WebhookEndpointUpdate = S["WebhookEndpointUpdate"];
 export type WebhookDelivery = S["WebhookDelivery"];
 export type DeletedWebhookEndpoint = S["DeletedWebhookEndpoint"];
 export type RedeliverCreate = S["RedeliverCreate"];
+export type Account = S["Account"];
+export type AccountUpdate = S["AccountUpdate"];
 
 type QueryOf<Op extends keyof operations> = operations[Op]["parameters"] extends { query?: infer Q } ? NonNullable<Q> : never;
 /** Filters of a list, without the paging members (the iterator pages itself). */
@@ -194,6 +196,17 @@ export class BankAccounts {
   }
 }
 
+/** Your account: where its one-time payments settle (requests never name a chain). */
+export class AccountSettings {
+  constructor(private readonly http: HttpClient) {}
+  retrieve(options?: RequestOptions): Promise<Account> {
+    return this.http.request("GET", "/v1/account", { options });
+  }
+  update(params: AccountUpdate, options?: RequestOptions): Promise<Account> {
+    return this.http.request("POST", "/v1/account", { body: params, options });
+  }
+}
+
 /** Events (`evt_…`): every state change. */
 export class Events {
   constructor(private readonly http: HttpClient) {}
@@ -250,6 +263,7 @@ export class Openrail {
   /** One-time payments. */
   readonly payments: Payments;
   readonly bankAccounts: BankAccounts;
+  readonly account: AccountSettings;
   readonly events: Events;
   readonly webhookEndpoints: WebhookEndpoints;
 
@@ -262,6 +276,7 @@ export class Openrail {
     };
     this.payments = new Payments(this.http);
     this.bankAccounts = new BankAccounts(this.http);
+    this.account = new AccountSettings(this.http);
     this.events = new Events(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
   }

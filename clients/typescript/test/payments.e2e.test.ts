@@ -75,3 +75,20 @@ test("a payment waiting for its payer is withdrawn; a paid one cannot be", { ski
     return true;
   });
 });
+
+test("the account says which chain settles its payments; a chain that is none is a typed 400", { skip: skipWithoutServer }, async () => {
+  const { url, key } = server();
+  const openrail = new Openrail({ apiKey: key, baseUrl: url });
+  const account = await openrail.account.retrieve();
+  assert.equal(account.object, "account");
+  assert.deepEqual(account.chains.map((c) => c.role), ["settlement", "attestation"]);
+  // Setting the current value changes nothing (the other tests share this account).
+  const same = await openrail.account.update({ payments_chain: account.payments_chain });
+  assert.equal(same.payments_chain, account.payments_chain);
+  await assert.rejects(openrail.account.update({ payments_chain: "chain-c" as "settlement" }), (e: unknown) => {
+    assert.ok(e instanceof OpenrailError);
+    assert.equal(e.status, 400);
+    assert.equal(e.code, "parameter_invalid");
+    return true;
+  });
+});

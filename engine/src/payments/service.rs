@@ -174,6 +174,13 @@ pub async fn authorize<'a>(
         | PaymentStatus::Succeeded
         | PaymentStatus::Failed => return Ok(None),
     }
+    // The chain the payment was created on, whatever the account chooses since.
+    let net = net.on_chain(payment.chain_id).ok_or_else(|| {
+        ServiceError::Internal(format!(
+            "payment {id} is on chain {}, which this mode does not serve",
+            payment.chain_id
+        ))
+    })?;
     let auth = store
         .authorization(&payment.id)
         .await?

@@ -4,6 +4,30 @@
  */
 
 export interface paths {
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve your account
+         * @description The account of the key, as its mode sees it: the chains this server has for the mode, and which of them settles the account's one-time payments (`payments_chain`). Requests never name a chain; agentic debits always settle on the settlement chain.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        /**
+         * Update your account
+         * @description Sets the fields given for the key's mode. `payments_chain`: which chain settles the one-time payments the account creates from now on (`settlement`, the default, or `attestation` when the server has that chain for the mode: 400 otherwise). Payments already created keep their chain.
+         */
+        post: operations["updateAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bank-accounts": {
         parameters: {
             query?: never;
@@ -474,6 +498,42 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The caller's account, as its key's mode sees it. */
+        Account: {
+            /** @description The business name payers are shown, if the account gave one. */
+            business_name: string | null;
+            /** @description The chains this mode has on this server, the settlement chain first. */
+            chains: components["schemas"]["AccountChain"][];
+            /** @description `acct_…` */
+            id: string;
+            /** @description Whether the key is a mainnet key. */
+            livemode: boolean;
+            /** @description Always `account`. */
+            object: components["schemas"]["AccountTag"];
+            /** @description Which chain settles the account's one-time payments. */
+            payments_chain: components["schemas"]["PaymentsChainName"];
+        };
+        /** @description One chain of a mode. */
+        AccountChain: {
+            /**
+             * Format: int64
+             * @description Its chain id.
+             */
+            chain_id: number;
+            /** @description What the chain is for. */
+            role: components["schemas"]["PaymentsChainName"];
+        };
+        /** @constant */
+        AccountTag: "account";
+        /**
+         * @description `POST /v1/account`: the account's settings for the key's mode.
+         * @example {
+         *       "payments_chain": "attestation"
+         *     }
+         */
+        AccountUpdate: {
+            payments_chain?: null | components["schemas"]["PaymentsChainName"];
+        };
         /**
          * Format: evm-address
          * @description An EVM address. All-lowercase and all-uppercase hex are accepted; mixed case must carry a valid EIP-55 checksum (a typo is refused with 400 parameter_invalid). The zero address and Openrail's own contracts are refused as payer, source, destination or allow-list entry.
@@ -726,7 +786,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
+        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -987,6 +1047,11 @@ export interface components {
         PaymentStatus: "requires_authorization" | "pending" | "processing" | "succeeded" | "failed" | "canceled";
         /** @constant */
         PaymentTag: "payment";
+        /**
+         * @description settlement: the chain with the allowance state machine (agentic debits) and a settlement router; attestation: the second chain, with a settlement router and the attestation verifier
+         * @enum {string}
+         */
+        PaymentsChainName: "settlement" | "attestation";
         /**
          * @description RFC 9457 problem details with a stable `code`
          * @example {
@@ -1287,6 +1352,276 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (Account) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK (Account) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
     createBankAccount: {
         parameters: {
             query?: never;
@@ -3428,7 +3763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `chain_unavailable`, `temporarily_unavailable`. */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3438,7 +3773,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                        code?: "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable";
                     };
                 };
             };

@@ -1,0 +1,76 @@
+//! The caller's account (`/v1/account`): what its key's mode serves, and where its
+//! one-time payments settle. The caller never names a chain in a request; the account
+//! chooses once, here, and every payment it creates afterwards settles there (a payment
+//! keeps the chain it was created on).
+
+use axum::Extension;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use openrail_store::accounts::PaymentsChain;
+use openrail_store::now_ms;
+
+use crate::AppState;
+use crate::agentic::{account_only, network};
+use crate::body::{Fields, invalid};
+use crate::context::Principal;
+use crate::error::ApiError;
+use crate::types::{self, AccountUpdate, RequestBody};
+
+async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiError> {
+    let net = network(state, p)?;
+    let account = state.store.account(p.account_id()).await?;
+    let chain = state.store.payments_chain(p.account_id(), p.mode()).await?;
+    let chains = PaymentsChain::ALL
+        .into_iter()
+        .filter_map(|c| {
+            net.for_payments(c).map(|n| types::AccountChain {
+                role: c.as_str(),
+                chain_id: n.chain_id,
+            })
+        })
+        .collect();
+    Ok(types::Account {
+        id: account.id.to_string(),
+        object: types::AccountTag,
+        livemode: p.mode().livemode(),
+        business_name: account.business_name,
+        payments_chain: chain.as_str(),
+        chains,
+    })
+}
+
+/// `GET /v1/account`
+pub async fn get_account(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    Ok((StatusCode::OK, axum::Json(view(&state, &p).await?)).into_response())
+}
+
+/// `POST /v1/account`: changes the settings given, leaves the others.
+pub async fn update_account(
+    State(state): State<AppState>,
+    Extension(p): Extension<Principal>,
+    fields: Fields,
+) -> Result<Response, ApiError> {
+    account_only(&p)?;
+    let net = network(&state, &p)?;
+    let AccountUpdate { payments_chain } = AccountUpdate::read(fields)?;
+    if let Some(name) = payments_chain {
+        let chain = PaymentsChain::parse(&name)
+            .ok_or_else(|| invalid("payments_chain", "must be settlement or attestation"))?;
+        if net.for_payments(chain).is_none() {
+            return Err(invalid(
+                "payments_chain",
+                "this server has no attestation chain for this mode",
+            ));
+        }
+        state
+            .store
+            .set_payments_chain(p.account_id(), p.mode(), chain, now_ms())
+            .await?;
+    }
+    Ok((StatusCode::OK, axum::Json(view(&state, &p).await?)).into_response())
+}

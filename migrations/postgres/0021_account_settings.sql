@@ -1,0 +1,1 @@
+../shared/0021_account_settings.sql
