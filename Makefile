@@ -4,7 +4,15 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate
+.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate
+
+# The one build every test step reuses: the whole workspace, every target. Cargo resolves
+# features per selection of packages, so `cargo run -p xtask`, `cargo build -p
+# openrail-cli` or `cargo test -p openrail-tests` would each build the shared dependencies
+# again with other features (measured on a cold machine: minutes each). The steps below
+# run the binaries this build made, or select `--workspace` like it.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+BIN := $(TARGET_DIR)/debug
 
 ## Run the service: two local chains, contracts deployed, until Ctrl-C.
 dev: setup
@@ -40,14 +48,14 @@ $(SCHEMATHESIS_VENV)/.installed: tests/schemathesis/requirements.txt
 	python3 -m venv $(SCHEMATHESIS_VENV)
 	$(SCHEMATHESIS_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/schemathesis/requirements.txt
 	@touch $@
-schemathesis: setup contracts $(SCHEMATHESIS_VENV)/.installed
+schemathesis: setup contracts build $(SCHEMATHESIS_VENV)/.installed
 	tests/schemathesis/run.sh $(SCHEMATHESIS_VENV)
 
 ## The TypeScript SDK (clients/typescript, @openrail/client): its pinned npm packages,
 ## `tsc --strict`, its generated types up to date with docs/openapi.json, and `node --test`
 ## against a freshly started `openrail dev` (clients/typescript/scripts/test-against-dev.sh).
 TS_SDK := clients/typescript
-ts-sdk: setup contracts
+ts-sdk: setup contracts build
 	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error
 	cd $(TS_SDK) && ./node_modules/.bin/tsc -p tsconfig.json --strict --noEmit
 	cd $(TS_SDK) && node scripts/check-generated.mjs
@@ -58,7 +66,7 @@ ts-sdk: setup contracts
 ## missing; never a downloaded browser), driven by playwright-core with axe-core (npm, pinned
 ## in tests/browser/package-lock.json), against a freshly started `openrail dev`
 ## (tests/browser/run.sh). Screenshots: tests/browser/screenshots/.
-browser-test: setup contracts
+browser-test: setup contracts build
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
 	tests/browser/run.sh
@@ -84,8 +92,11 @@ contracts: setup
 artifacts: setup
 	cargo xtask artifacts
 
-check-artifacts: setup
-	cargo xtask artifacts --check
+build:
+	cargo build --workspace --all-targets --locked
+
+check-artifacts: setup build
+	$(BIN)/xtask artifacts --check
 
 fmt: setup
 	cargo fmt --all
@@ -93,7 +104,9 @@ fmt: setup
 
 lint: setup
 	cargo fmt --all --check
-	$(FORGE) fmt --check
+	@# `forge fmt --check` prints the diff but exits 0 (forge 1.7.1): fail on any output.
+	@out=$$($(FORGE) fmt --check 2>&1); if [ -n "$$out" ]; then echo "$$out"; \
+		echo "forge fmt: the contracts above are not formatted (make fmt)"; exit 1; fi
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
 forge-test: setup
@@ -101,13 +114,14 @@ forge-test: setup
 	scripts/check-gas-snapshot.sh
 
 cargo-test: export OPENRAIL_WEBHOOK_PYTHON := $(CURDIR)/$(WEBHOOK_VENV)/bin/python
-cargo-test: webhook-receiver contracts
+cargo-test: webhook-receiver contracts build
 	cargo test --workspace --locked
 	@# The end-to-end suite again on PostgreSQL: required in CI, skipped visibly elsewhere
-	@# when no server answers at 127.0.0.1:5432.
+	@# when no server answers at 127.0.0.1:5432. The same command, so the same binaries
+	@# (`--test e2e` alone would resolve other features and build again, measured: 74 s).
 	@if [ "$${CI:-}" = "true" ] || pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
 		echo "== end-to-end tests on PostgreSQL =="; \
-		OPENRAIL_TEST_DB=postgres cargo test -p openrail-tests --locked; \
+		OPENRAIL_TEST_DB=postgres cargo test --workspace --locked; \
 	else \
 		echo "SKIPPED: end-to-end tests on PostgreSQL (no server at 127.0.0.1:5432; CI runs them)"; \
 	fi

@@ -11,7 +11,9 @@ WORK=$(mktemp -d)
 LOG="$WORK/dev.log"
 
 if [ -z "${OPENRAIL_BIN:-}" ]; then
-  cargo build -q -p openrail-cli --locked
+  # The workspace's build (`make build`), not `-p openrail-cli`: another selection of
+  # packages resolves other features and builds the dependencies a second time.
+  cargo build -q --workspace --all-targets --locked
   OPENRAIL_BIN="$TARGET/debug/openrail"
 fi
 "$OPENRAIL_BIN" dev --port 0 --settlement-port 0 --attestation-port 0 ${DEV_FLAGS[@]+"${DEV_FLAGS[@]}"} \

@@ -123,7 +123,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         bytes memory head = abi.encode(
             MANDATE_TYPEHASH, mandateId, terms.payer, terms.token, terms.maxAmount, uint8(terms.interval)
         );
-        return keccak256(abi.encodePacked(head, abi.encode(payeesHash, terms.agent, terms.purposeHash, nonce, deadline)));
+        return keccak256(
+            abi.encodePacked(head, abi.encode(payeesHash, terms.agent, terms.purposeHash, nonce, deadline))
+        );
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -162,7 +164,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint32 index = ++_mandateCount;
         _mandateIndex[mandateId] = index;
         _mandateIdOf[index] = mandateId;
-        _config[index] = MandateConfig(payer, uint64(maxAmount), terms.interval, MandateStatus.Active, deferred);
+        _config[index] =
+            MandateConfig(payer, uint64(maxAmount), terms.interval, MandateStatus.Active, deferred);
         _usage[index] = MandateUsage(terms.token, 0, 0);
         if (n != 0) _payeesHash[index] = payeesHash;
         if (terms.agent != address(0)) _agentOf[index] = terms.agent;
@@ -196,7 +199,10 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     }
 
     /// @inheritdoc IAllowanceStateMachine
-    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees) external returns (bytes32 keyId) {
+    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees)
+        external
+        returns (bytes32 keyId)
+    {
         uint32 index = _mandateIndex[terms.mandateId];
         if (index == 0) revert UnknownMandate(terms.mandateId);
         keyId = keyIdOf(terms.mandateId, terms.salt);
@@ -206,7 +212,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             if (msg.sender != _operator() && msg.sender != cfg.payer) revert UnauthorizedCaller(msg.sender);
             if (cfg.status != MandateStatus.Active) revert MandateNotActive(terms.mandateId);
             if (terms.expiresAt <= block.timestamp) revert ExpiryNotInFuture(terms.expiresAt);
-            if (terms.maxAmount > cfg.maxAmount) revert KeyCeilingAboveMandate(terms.maxAmount, cfg.maxAmount);
+            if (terms.maxAmount > cfg.maxAmount) {
+                revert KeyCeilingAboveMandate(terms.maxAmount, cfg.maxAmount);
+            }
             address agent = _agentOf[index];
             if (agent != address(0) && terms.signer != agent) revert SignerNotAgent(agent, terms.signer);
         }
@@ -304,7 +312,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 }
             }
             _store(p);
-            if (!p.deferred && !_tryMove(p.token, p.payer, destination, amount)) revert TransferFailed(keyId);
+            if (!p.deferred && !_tryMove(p.token, p.payer, destination, amount)) {
+                revert TransferFailed(keyId);
+            }
         }
         emit DebitPulled(keyId, destination, amount);
     }
@@ -417,7 +427,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         }
         _unspend(p.keyUseSlot, p.useSlot, item.amount);
         if (nonceBit != 0) _pullNonces[item.keyId][item.nonce >> 8] &= ~nonceBit;
-        emit DebitPullDeclined(item.keyId, item.index, abi.encodeWithSelector(TransferFailed.selector, item.keyId));
+        emit DebitPullDeclined(
+            item.keyId, item.index, abi.encodeWithSelector(TransferFailed.selector, item.keyId)
+        );
         return false;
     }
 
@@ -651,7 +663,10 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 ),
                 and(
                     and(
-                        and(lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)), or(iszero(only), eq(only, destination))),
+                        and(
+                            lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)),
+                            or(iszero(only), eq(only, destination))
+                        ),
                         eq(and(shr(C_STATUS, cw), 0xffff), 1)
                     ),
                     and(
@@ -677,8 +692,13 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                 keyUseSlot := keccak256(0x00, 0x40)
                 let ku := sload(keyUseSlot)
                 let keySpent := add(shr(KU_SPENT, ku), amount)
-                ok := and(gt(and(shr(KU_EPOCH, ku), MASK32), div(timestamp(), DAY)), iszero(gt(keySpent, and(ku, MASK64))))
-                if ok { sstore(keyUseSlot, or(and(ku, sub(shl(KU_SPENT, 1), 1)), shl(KU_SPENT, keySpent))) }
+                ok := and(
+                    gt(and(shr(KU_EPOCH, ku), MASK32), div(timestamp(), DAY)),
+                    iszero(gt(keySpent, and(ku, MASK64)))
+                )
+                if ok {
+                    sstore(keyUseSlot, or(and(ku, sub(shl(KU_SPENT, 1), 1)), shl(KU_SPENT, keySpent)))
+                }
             }
             if (!ok) return FAST_NOT_TAKEN;
         }
@@ -802,7 +822,9 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint256 keySpent = (ku >> KU_EPOCH) & MASK32 > today ? (ku >> KU_SPENT) & MASK64 : 0;
         uint256 ceiling = ku & MASK64;
         if (keySpent + amount > ceiling) {
-            return abi.encodeWithSelector(KeyCeilingExceeded.selector, keyId, ceiling - keySpent, uint64(endDay * DAY));
+            return abi.encodeWithSelector(
+                KeyCeilingExceeded.selector, keyId, ceiling - keySpent, uint64(endDay * DAY)
+            );
         }
         p.keyUseSlot = slot;
         // Amounts fit in uint64 (checked by the caller) and the sum stays within the ceiling.

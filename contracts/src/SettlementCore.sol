@@ -241,7 +241,9 @@ abstract contract SettlementCore is ISettlementRouter, Ownable2Step, EIP712 {
 
     /// @inheritdoc ISettlementRouter
     function acceptTreasury() external {
-        if (msg.sender != _pendingTreasury || msg.sender == address(0)) revert UnauthorizedCaller(msg.sender);
+        if (msg.sender != _pendingTreasury || msg.sender == address(0)) {
+            revert UnauthorizedCaller(msg.sender);
+        }
         emit TreasuryChanged(_treasury, msg.sender);
         _treasury = msg.sender;
         _pendingTreasury = address(0);

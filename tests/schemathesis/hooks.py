@@ -20,6 +20,12 @@ signer (`SessionKeyCreate`; the mandate lives on the server): a positive case's
 `signer` set to the mandate's agent, read with the run's API key
 (`OPENRAIL_API_URL`, `OPENRAIL_API_KEY`, exported by scripts/start-dev.sh).
 
+A bank account holds one currency, and a mandate or payment it pays (or a payment it
+receives) must be in it (said in `MandateCreate` and `PaymentCreate`; the account lives on
+the server): a positive case naming a `ba_…` gets that account's currency, read with the
+run's API key. The stateful phase's links carry it, but links schemathesis infers (an id
+only) do not.
+
 A generated valid `Idempotency-Key` of a positive case gets a unique suffix (still 1 to 255 visible ASCII
 characters): hypothesis draws the same short keys ("0", "!") for many different requests,
 which the server rightly answers 422 `idempotency_key_reused` without running them, so the
@@ -87,8 +93,15 @@ def before_call(context, case, kwargs):
         if isinstance(body, dict) and case.method.upper() == "POST":
             if case.path == "/v1/mandates":
                 _signed_payees(body)
+                _in_bank_currency(body, [body.get("payer_account_id")])
             elif case.path == "/v1/session-keys":
                 _within_mandate(body)
+            elif case.path == "/v1/payments":
+                legs = [body.get("source"), body.get("destination")]
+                _in_bank_currency(
+                    body,
+                    [leg.get("id") or leg.get("address") for leg in legs if isinstance(leg, dict)],
+                )
         case.body = body
 
 
@@ -108,13 +121,13 @@ def _signed_payees(body):
     body["payees"] = kept
 
 
-def _mandate(mandate_id):
-    """The mandate `mandate_id` as the API shows it, or None."""
+def _read(collection, prefix, object_id):
+    """The object `object_id` of `collection` as the API shows it, or None."""
     url, key = os.environ.get("OPENRAIL_API_URL"), os.environ.get("OPENRAIL_API_KEY")
-    if not url or not key or not isinstance(mandate_id, str) or not mandate_id.startswith("man_"):
+    if not url or not key or not isinstance(object_id, str) or not object_id.startswith(prefix):
         return None
     req = urllib.request.Request(
-        f"{url}/v1/mandates/{urllib.parse.quote(mandate_id, safe='')}",
+        f"{url}/v1/{collection}/{urllib.parse.quote(object_id, safe='')}",
         headers={"Authorization": f"Bearer {key}"},
     )
     try:
@@ -122,6 +135,20 @@ def _mandate(mandate_id):
             return json.load(r)
     except Exception:
         return None
+
+
+def _mandate(mandate_id):
+    """The mandate `mandate_id` as the API shows it, or None."""
+    return _read("mandates", "man_", mandate_id)
+
+
+def _in_bank_currency(body, parties):
+    """The body's currency set to that of the first bank account among `parties`."""
+    for party in parties:
+        account = _read("bank-accounts", "ba_", party)
+        if account and isinstance(account.get("currency"), str) and "currency" in body:
+            body["currency"] = account["currency"]
+            return
 
 
 def _within_mandate(body):

@@ -12,7 +12,7 @@ VENV=${1:-.venv-schemathesis}
 MAX_EXAMPLES=${ST_MAX_EXAMPLES:-100}
 # Schemathesis sends thousands of requests without or with wrong credentials by design
 # (ignored_auth, missing_required_header): the per-address limit of failed
-# authentications (20 in a burst, then 429; tested in tests/tests/hostile_input.rs) is
+# authentications (20 in a burst, then 429; tested in tests/tests/e2e/hostile_input.rs) is
 # raised so that those answer 401 as they would one at a time.
 DEV_FLAGS=(--auth-failure-burst 1000000)
 source scripts/start-dev.sh

@@ -213,7 +213,9 @@ interface IAllowanceStateMachine is ISettlementRouter {
     /// @param payees The mandate's signed payees, checked against its stored hash
     ///        (`PayeesMismatch`); ignored (pass none) when the mandate names none.
     /// @return keyId `keyIdOf(terms.mandateId, terms.salt)`.
-    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees) external returns (bytes32 keyId);
+    function issueSessionKey(KeyTerms calldata terms, address[] calldata payees)
+        external
+        returns (bytes32 keyId);
     /// @notice Revokes a session key (works while paused). The operator or the mandate's payer.
     /// @param keyId The key.
     function revokeSessionKey(bytes32 keyId) external;

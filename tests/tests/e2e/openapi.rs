@@ -188,7 +188,7 @@ async fn document_matches_router_and_responses() -> anyhow::Result<()> {
     assert_eq!(doc.status, StatusCode::OK);
     let doc = doc.body;
     assert_eq!(doc["openapi"], "3.1.0");
-    let committed: Value = serde_json::from_str(include_str!("../../docs/openapi.json"))?;
+    let committed: Value = serde_json::from_str(include_str!("../../../docs/openapi.json"))?;
     assert!(
         doc == committed,
         "the served document differs from docs/openapi.json: run `make openapi`"

@@ -346,7 +346,7 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
 
 /// The README's Rust quickstart, compiled from the example it shows and run as written.
 #[allow(dead_code)]
-#[path = "../../sdk/examples/quickstart.rs"]
+#[path = "../../../sdk/examples/quickstart.rs"]
 mod quickstart;
 
 /// The code between the example's `// readme-start` and `// readme-end`, unindented once.
@@ -436,7 +436,7 @@ async fn the_readme_quickstart_runs_against_a_server() -> anyhow::Result<()> {
 /// The runnable agent example (`sdk/examples/agent.rs`) against a server: it pulls within
 /// its key's ceiling with nothing but the key's secret, until the chain declines.
 #[allow(dead_code)]
-#[path = "../../sdk/examples/agent.rs"]
+#[path = "../../../sdk/examples/agent.rs"]
 mod agent_example;
 
 #[tokio::test]
