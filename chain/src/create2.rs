@@ -76,7 +76,7 @@ pub async fn place<P: Provider>(
     let tx = TransactionRequest::default()
         .to(DEPLOYER)
         .input(Bytes::from(input).into());
-    let receipt = crate::deploy::mined(provider.send_transaction(tx).await?).await?;
+    let receipt = mined(provider.send_transaction(tx).await?).await?;
     if provider.get_code_at(address).await?.is_empty() {
         return Err(ChainError::Deployment(format!(
             "{name}: the CREATE2 deployment in {} left no code at {address} (a constructor reverted?)",
@@ -84,6 +84,18 @@ pub async fn place<P: Provider>(
         )));
     }
     Ok(placed(Some(receipt.transaction_hash)))
+}
+
+/// Waits for a sent transaction's receipt and fails when it reverted.
+pub async fn mined(
+    pending: alloy::providers::PendingTransactionBuilder<alloy::network::Ethereum>,
+) -> Result<alloy::rpc::types::TransactionReceipt, ChainError> {
+    let receipt = pending.get_receipt().await?;
+    if receipt.status() {
+        Ok(receipt)
+    } else {
+        Err(ChainError::Reverted(receipt.transaction_hash))
+    }
 }
 
 #[cfg(test)]

@@ -10,11 +10,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use alloy::network::Ethereum;
 use alloy::primitives::{Address, U256};
 use alloy::providers::fillers::{ChainIdFiller, GasFiller, NonceFiller, SimpleNonceManager};
-use alloy::providers::{DynProvider, PendingTransactionBuilder, Provider, ProviderBuilder};
-use alloy::rpc::types::TransactionReceipt;
+use alloy::providers::{DynProvider, Provider, ProviderBuilder};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::transports::http::reqwest::Url;
 use serde::{Deserialize, Serialize};
@@ -134,17 +132,9 @@ pub fn signer_provider(rpc_url: &Url, signer: PrivateKeySigner) -> DynProvider {
         .erased()
 }
 
-/// Waits for a sent transaction's receipt and fails when it reverted.
-pub async fn mined(
-    pending: PendingTransactionBuilder<Ethereum>,
-) -> Result<TransactionReceipt, ChainError> {
-    let receipt = pending.get_receipt().await?;
-    if receipt.status() {
-        Ok(receipt)
-    } else {
-        Err(ChainError::Reverted(receipt.transaction_hash))
-    }
-}
+/// Waits for a sent transaction's receipt and fails when it reverted (defined beside the
+/// CREATE2 placement, the lowest layer that sends).
+pub use crate::create2::mined;
 
 /// The treasury approves the router (the state machine on the settlement chain) for an
 /// unlimited amount of each of the deployment's stablecoins, so bank legs, refunds and

@@ -287,6 +287,15 @@ async fn run_real(
         api.transactions,
         n as f64 / api.transactions.max(1) as f64
     );
+    if let Some(f) = api.block_fill {
+        println!(
+            "blocks carrying the run: {}; the {} between the first and the last used {} of their gas limit (the first and last hold the run's start and end)",
+            f.blocks,
+            f.inner,
+            f.inner_fill
+                .map_or("—".to_string(), |x| format!("{:.0} %", x * 100.0))
+        );
+    }
     for f in failures().lock().expect("failures lock").iter() {
         println!("not authorized: {f}");
     }
@@ -352,6 +361,8 @@ struct ApiFigures {
     /// Context switches of this process's threads per pull in the end-to-end phase (each
     /// hand-off between threads — a database worker, a runtime thread — costs one or two).
     switches_per_pull: f64,
+    /// On a chain with a block time: how full the run kept its blocks.
+    block_fill: Option<BlockFill>,
 }
 
 /// CPU time (seconds) of this process's threads alive now, summed by kind of thread: the
@@ -793,6 +804,7 @@ async fn measure(
     );
     let switches_before = context_switches();
     let threads_before = cpu_by_thread();
+    let block_before = op.get_block_number().await?;
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for c in 0..concurrency {
@@ -863,6 +875,10 @@ async fn measure(
         engine.abort();
     }
     let transactions = op.get_transaction_count(a.operator).await? - tx_before;
+    let block_fill = match real {
+        Some(_) => Some(block_fill(&op, block_before).await?),
+        None => None,
+    };
     let (staged, stages) = clock.report();
     let groups = clock.groups();
     let authorized = samples.iter().filter(|(_, ok)| *ok).count();
@@ -885,6 +901,46 @@ async fn measure(
             cpu_per_pull,
             cpu_by_thread,
             switches_per_pull,
+            block_fill,
         }),
     ))
+}
+
+/// How full the run kept the chain: the blocks after `before` that carry gas, and the
+/// share of the gas limit used by those between the first and the last of them (the run
+/// starts and ends inside those two; the ones between show what the engine keeps the
+/// chain at once it runs).
+async fn block_fill<P: Provider>(op: &P, before: u64) -> anyhow::Result<BlockFill> {
+    let head = op.get_block_number().await?;
+    let mut used = Vec::new();
+    for number in before + 1..=head {
+        let block = op
+            .get_block_by_number(alloy::eips::BlockNumberOrTag::Number(number))
+            .await?
+            .with_context(|| format!("block {number}"))?;
+        used.push((block.header.gas_used, block.header.gas_limit));
+    }
+    let carrying: Vec<(u64, u64)> = used.into_iter().filter(|(g, _)| *g > 0).collect();
+    let inner = carrying
+        .get(1..carrying.len().saturating_sub(1))
+        .unwrap_or_default();
+    let (gas, limit) = inner.iter().fold((0u128, 0u128), |(g, l), (bg, bl)| {
+        (g + u128::from(*bg), l + u128::from(*bl))
+    });
+    Ok(BlockFill {
+        blocks: carrying.len(),
+        inner: inner.len(),
+        inner_fill: (limit > 0).then(|| gas as f64 / limit as f64),
+    })
+}
+
+/// See [`block_fill`].
+#[derive(Debug, Clone, Copy)]
+struct BlockFill {
+    /// Blocks that carried the run's transactions.
+    blocks: usize,
+    /// Those between the first and the last.
+    inner: usize,
+    /// Their gas used over their gas limit.
+    inner_fill: Option<f64>,
 }

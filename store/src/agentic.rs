@@ -14,36 +14,7 @@ use crate::ids::{AccountId, BankAccountId, MandateId, Mode, PullId, SessionKeyId
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
-
-string_enum!(
-    /// Lifecycle of a mandate.
-    MandateStatus {
-        /// Waiting for the payer's signature (wallet payers); nothing is on chain.
-        RequiresAuthorization = "requires_authorization",
-        /// Created, its transaction not yet mined.
-        Pending = "pending",
-        /// On chain; keys may be issued and pull.
-        Active = "active",
-        /// Canceled; its keys can no longer pull.
-        Canceled = "canceled",
-        /// Its transaction failed.
-        Failed = "failed",
-    }
-);
-
-string_enum!(
-    /// Stored lifecycle of a session key (`expired` is computed from time).
-    KeyStatus {
-        /// Issued, its transaction not yet mined.
-        Pending = "pending",
-        /// On chain.
-        Active = "active",
-        /// Revoked.
-        Revoked = "revoked",
-        /// Its transaction failed.
-        Failed = "failed",
-    }
-);
+pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
 
 string_enum!(
     /// A session key's status as lists filter it: the stored [`KeyStatus`], with `active`
@@ -77,22 +48,6 @@ impl KeyFilter {
 }
 
 string_enum!(
-    /// Lifecycle of a debit pull.
-    PullStatus {
-        /// Submitted, outcome unknown.
-        Pending = "pending",
-        /// Allowance consumed on chain, tokens moved.
-        Authorized = "authorized",
-        /// Any bank leg done.
-        Settled = "settled",
-        /// An on-chain rule refused it.
-        Declined = "declined",
-        /// A bank leg failed after authorization, or the transaction failed.
-        Failed = "failed",
-    }
-);
-
-string_enum!(
     /// Why a pull (or a request) was declined: one set of reasons for the chain's custom
     /// errors, the stored `decline_code`, and the API's 422 `code`.
     DeclineReason {
@@ -124,31 +79,6 @@ string_enum!(
         NonceUsed = "nonce_used",
     }
 );
-
-impl MandateStatus {
-    /// The statuses a mandate may move to `self` from (none: only a new mandate has it).
-    pub fn sources(self) -> &'static [MandateStatus] {
-        use MandateStatus::*;
-        match self {
-            RequiresAuthorization => &[],
-            Pending => &[RequiresAuthorization],
-            Active | Failed => &[Pending],
-            Canceled => &[RequiresAuthorization, Pending, Active],
-        }
-    }
-}
-
-impl KeyStatus {
-    /// The statuses a key may move to `self` from (none: only a new key has it).
-    pub fn sources(self) -> &'static [KeyStatus] {
-        use KeyStatus::*;
-        match self {
-            Pending => &[],
-            Active | Failed => &[Pending],
-            Revoked => &[Pending, Active],
-        }
-    }
-}
 
 /// `'a', 'b'` of statuses, for a conditional `UPDATE` (`IN (…)`; never empty: `NULL`
 /// matches nothing).

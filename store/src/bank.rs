@@ -10,6 +10,7 @@ use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::ids::{AccountId, BankAccountId, BankTransferId, Mode};
 use crate::money::Currency;
+pub use openrail_domain::status::TransferStatus;
 
 string_enum!(
     /// How a simulated account behaves.
@@ -44,18 +45,6 @@ string_enum!(
         Debit = "debit",
         /// Into the account.
         Credit = "credit",
-    }
-);
-
-string_enum!(
-    /// Lifecycle of a bank transfer.
-    TransferStatus {
-        /// Not yet due.
-        Pending = "pending",
-        /// Money moved (a `fails_late` debit may still be returned).
-        Settled = "settled",
-        /// Did not move, or was returned.
-        Failed = "failed",
     }
 );
 

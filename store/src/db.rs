@@ -40,6 +40,10 @@ pub enum StoreError {
     /// A list's `starting_after` names no object of that list (for this account and mode).
     #[error("starting_after names no object of this list")]
     UnknownCursor,
+    /// A status change the object's lifecycle does not allow (a bug: callers move objects
+    /// only along `openrail_domain::status`).
+    #[error("transition not allowed: {0}")]
+    Transition(String),
 }
 
 impl StoreError {
@@ -66,6 +70,7 @@ impl StoreError {
             | StoreError::Migrate(_)
             | StoreError::NotFound
             | StoreError::UnknownCursor
+            | StoreError::Transition(_)
             | StoreError::Corrupt(_) => false,
         }
     }

@@ -9,37 +9,7 @@ use crate::events::{self, EventType};
 use crate::ids::{AccountId, Mode, PaymentId};
 use crate::journal::TxStatus;
 use crate::money::Currency;
-
-string_enum!(
-    /// Lifecycle of a payment.
-    PaymentStatus {
-        /// Waiting for the payer's signature (wallet sources); nothing moves until then.
-        RequiresAuthorization = "requires_authorization",
-        /// Accepted, nothing sent yet.
-        Pending = "pending",
-        /// Its transaction (or bank transfer) is under way.
-        Processing = "processing",
-        /// Money arrived.
-        Succeeded = "succeeded",
-        /// It did not; `failure_reason` says why.
-        Failed = "failed",
-        /// Withdrawn by the developer while it waited for its payer's signature; nothing
-        /// moved, and its authorization can no longer be given.
-        Canceled = "canceled",
-    }
-);
-
-string_enum!(
-    /// A refund owed to a payment's source after its destination leg failed.
-    RefundStatus {
-        /// Owed, not yet back at the source.
-        Pending = "pending",
-        /// Back at the source.
-        Succeeded = "succeeded",
-        /// The refund itself failed: an operator must act (logged as an error).
-        Failed = "failed",
-    }
-);
+pub use openrail_domain::status::{PaymentStatus, RefundStatus};
 
 string_enum!(
     /// What a payment's source or destination is.
@@ -279,8 +249,10 @@ impl Store {
         Ok(moved)
     }
 
-    /// Moves a payment from `from` to `to` at `now` (unix ms; never backwards from a final
-    /// status). Returns whether it moved.
+    /// Moves a payment from `from` to `to` at `now` (unix ms), as its lifecycle allows
+    /// ([`PaymentStatus::sources`]; `to == from` records a transaction hash learnt later,
+    /// no state change). Returns whether it moved; a move the lifecycle does not allow is
+    /// [`StoreError::Transition`] and writes nothing.
     pub async fn set_payment_status(
         &self,
         id: &PaymentId,
@@ -290,6 +262,13 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
+        if from != to && !to.sources().contains(&from) {
+            return Err(StoreError::Transition(format!(
+                "payment {id}: {} → {}",
+                from.as_str(),
+                to.as_str()
+            )));
+        }
         let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \

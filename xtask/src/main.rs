@@ -31,6 +31,9 @@ const CONTRACTS: [&str; 5] = [
     "PasskeyWallet",
 ];
 
+#[cfg(test)]
+mod module_graph;
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
