@@ -184,7 +184,7 @@ def test_a_key_an_agent_signs_for_pulls_carry_its_debit_pull_signature(server: S
                 lambda: client.agentic.debit_pulls.create(session_key_id=key["id"], amount="1")
             )
             assert unsigned.code == "signature_required"
-            # Another amount than signed: the signature no longer matches.
+            # Signed for another key id: the signature does not match this key's.
             tampered = await araises(
                 lambda: client.agentic.debit_pulls.create_signed(
                     session_key={**key, "onchain": {**key["onchain"], "id": "0x" + "22" * 32}},

@@ -95,9 +95,6 @@ def test_a_payment_waiting_for_its_payer_is_withdrawn_a_paid_one_cannot_be(serve
         with pytest.raises(OpenrailError) as e:
             client.payments.cancel(paid["id"])
         assert (e.value.status, e.value.code) == (409, "payment_not_cancelable")
-        # Authorized already: nothing left to sign.
-        with pytest.raises(ValueError):
-            client.payments.sign_and_authorize(paid, payer)
 
 
 def test_the_account_says_which_chain_settles_its_payments(server: Server) -> None:
