@@ -4,7 +4,7 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate
+.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate python-sdk python-sdk-generate
 
 # The one build every test step reuses: the whole workspace, every target. Cargo resolves
 # features per selection of packages, so `cargo run -p xtask`, `cargo build -p
@@ -19,9 +19,9 @@ dev: setup
 	cargo run -p openrail-cli -- dev
 
 ## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests,
-## schemathesis against `openrail dev`, the TypeScript SDK's tests against `openrail dev`,
-## the dashboard's browser tests against `openrail dev`.
-test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk browser-test
+## schemathesis against `openrail dev`, the TypeScript and Python SDKs' tests against
+## `openrail dev`, the dashboard's browser tests against `openrail dev`.
+test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk python-sdk browser-test
 pr: test
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
@@ -61,6 +61,30 @@ ts-sdk: setup contracts build
 	cd $(TS_SDK) && node scripts/check-generated.mjs
 	cd $(TS_SDK) && rm -rf dist && ./node_modules/.bin/tsc -p tsconfig.json
 	$(TS_SDK)/scripts/test-against-dev.sh
+
+## The Python SDK (clients/python, package `openrail`): a venv from its pinned
+## requirements-dev.txt (PyPI) with the package installed editable, its generated models up
+## to date with docs/openapi.json, `mypy --strict` on the package, its examples, tests and
+## scripts, and pytest (unit and end-to-end, the README's quickstart example included)
+## against a freshly started `openrail dev` (clients/python/scripts/test-against-dev.sh).
+PY_SDK := clients/python
+PY_SDK_VENV := .venv-python-sdk
+$(PY_SDK_VENV)/.installed: $(PY_SDK)/requirements-dev.txt $(PY_SDK)/pyproject.toml
+	python3 -m venv $(PY_SDK_VENV)
+	@# Ignored by git from inside (as Python 3.13's venv does itself).
+	@echo '*' > $(PY_SDK_VENV)/.gitignore
+	$(PY_SDK_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(PY_SDK)/requirements-dev.txt
+	$(PY_SDK_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e $(PY_SDK)
+	@touch $@
+python-sdk: setup contracts build $(PY_SDK_VENV)/.installed
+	$(PY_SDK_VENV)/bin/python $(PY_SDK)/scripts/generate_models.py --check
+	cd $(PY_SDK) && ../../$(PY_SDK_VENV)/bin/mypy --strict src/openrail examples tests scripts
+	PYTHON=$(CURDIR)/$(PY_SDK_VENV)/bin/python $(PY_SDK)/scripts/test-against-dev.sh
+
+## Regenerate the Python SDK's models (clients/python/src/openrail/models.py) from
+## docs/openapi.json (after `make openapi`).
+python-sdk-generate:
+	python3 $(PY_SDK)/scripts/generate_models.py
 
 ## The dashboard and the hosted consent page in Debian's chromium (installed here when
 ## missing; never a downloaded browser), driven by playwright-core with axe-core (npm, pinned
