@@ -71,8 +71,6 @@ PY_SDK := clients/python
 PY_SDK_VENV := .venv-python-sdk
 $(PY_SDK_VENV)/.installed: $(PY_SDK)/requirements-dev.txt $(PY_SDK)/pyproject.toml
 	python3 -m venv $(PY_SDK_VENV)
-	@# Ignored by git from inside (as Python 3.13's venv does itself).
-	@echo '*' > $(PY_SDK_VENV)/.gitignore
 	$(PY_SDK_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(PY_SDK)/requirements-dev.txt
 	$(PY_SDK_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e $(PY_SDK)
 	@touch $@
