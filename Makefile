@@ -117,7 +117,7 @@ artifacts: setup
 build:
 	cargo build --workspace --all-targets --locked
 
-check-artifacts: setup build
+check-artifacts: setup contracts build
 	$(BIN)/xtask artifacts --check
 
 fmt: setup

@@ -1,11 +1,13 @@
-//! `cargo xtask artifacts [--check]`: compiles the deployable contracts with
-//! `foundry-compilers`, through the same solc wrapper forge uses (`scripts/solc`, the
-//! pinned npm solcjs) and with the settings of `foundry.toml`, and writes the ABI and
-//! bytecode the Rust `sol!` bindings read to `chain/artifacts/`, and beside them, in
-//! `chain/artifacts/standard-json/`, each contract's solc standard-JSON input (sources by
-//! path from the repository's root, settings, remappings): what a block explorer
-//! recompiles to verify a deployment (`openrail deploy --verify`). `--check` writes
-//! nothing and fails when the committed files differ from the sources.
+//! `cargo xtask artifacts [--check]`, the project's own tasks.
+//!
+//! `artifacts` regenerates `chain/artifacts/` with `foundry-compilers` (see `compile`; the
+//! `cargo xtask` alias turns its `compile` feature on). `artifacts --check` compiles
+//! nothing: it compares the committed files with what forge built from the same sources
+//! (`contracts/out`, `make contracts`) — the same solc and `foundry.toml` settings — so the
+//! workspace's own build and CI never compile a Solidity front end (foundry-compilers and
+//! solar took 135 s of CPU in a cold build of the workspace): ABI and both bytecodes equal
+//! forge's, and each standard-JSON input holds exactly the sources forge's metadata lists,
+//! each equal to the file on disk, with forge's settings.
 //!
 //! `cargo build` never runs this: the artifacts are committed, so building the workspace
 //! needs neither node nor solc.
@@ -13,17 +15,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use foundry_compilers::artifacts::remappings::Remapping;
-use foundry_compilers::artifacts::{
-    BytecodeHash, EvmVersion, Optimizer, Settings, SettingsMetadata,
-    output_selection::OutputSelection,
-};
-use foundry_compilers::solc::{Solc, SolcCompiler, SolcSettings};
-use foundry_compilers::{Artifact, ConfigurableArtifacts, ProjectBuilder, ProjectPathsConfig};
-use serde::Serialize;
+use serde_json::Value;
 
 /// The contracts the bindings read (`chain/artifacts/<name>.json`).
-const CONTRACTS: [&str; 5] = [
+pub(crate) const CONTRACTS: [&str; 5] = [
     "AllowanceStateMachine",
     "SettlementRouter",
     "AttestationVerifier",
@@ -31,6 +26,8 @@ const CONTRACTS: [&str; 5] = [
     "PasskeyWallet",
 ];
 
+#[cfg(feature = "compile")]
+mod compile;
 #[cfg(test)]
 mod module_graph;
 
@@ -42,237 +39,203 @@ fn main() -> anyhow::Result<()> {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["artifacts"] => artifacts(false),
-        ["artifacts", "--check"] => artifacts(true),
+        #[cfg(feature = "compile")]
+        ["artifacts"] => compile::artifacts(false),
+        #[cfg(not(feature = "compile"))]
+        ["artifacts"] => bail!(
+            "regenerating compiles the contracts: run `cargo xtask artifacts` (the alias turns on the `compile` feature) or `make artifacts`"
+        ),
+        ["artifacts", "--check"] => check(&root(), &CONTRACTS),
         _ => bail!("usage: cargo xtask artifacts [--check]"),
     }
 }
 
 /// The repository's root (this crate's parent).
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives in the repository")
         .to_path_buf()
 }
 
-/// `foundry.toml`'s compiler settings, as solc's standard JSON settings.
-fn settings() -> SolcSettings {
-    let mut settings = Settings::new(OutputSelection::default_output_selection());
-    settings.optimizer = Optimizer {
-        enabled: Some(true),
-        runs: Some(2_000),
-        details: None,
+/// Compares the committed artifacts with forge's build of the same sources (see the module
+/// docs); fails naming every file that drifted.
+fn check(root: &Path, contracts: &[&str]) -> anyhow::Result<()> {
+    let read = |path: &Path| -> anyhow::Result<Value> {
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "{} (run `make contracts` first: forge builds contracts/out)",
+                path.display()
+            )
+        })?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
     };
-    settings.evm_version = Some(EvmVersion::Prague);
-    settings.via_ir = Some(false);
-    // Deterministic bytecode: no metadata hash, no CBOR trailer.
-    settings.metadata = Some(SettingsMetadata::new(BytecodeHash::None, false));
-    SolcSettings {
-        settings,
-        ..Default::default()
-    }
-}
-
-/// What the bindings read of one contract: ABI, creation and runtime bytecode.
-#[derive(Serialize)]
-struct Slim<'a, A> {
-    abi: &'a A,
-    bytecode: Object,
-    #[serde(rename = "deployedBytecode")]
-    deployed_bytecode: Object,
-}
-
-#[derive(Serialize)]
-struct Object {
-    object: String,
-}
-
-/// serde_json with one space of indentation, the committed files' format.
-fn to_text(value: &impl Serialize) -> anyhow::Result<String> {
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    value.serialize(&mut ser)?;
-    out.push(b'\n');
-    Ok(String::from_utf8(out)?)
-}
-
-fn artifacts(check: bool) -> anyhow::Result<()> {
-    let root = root();
-    let solc = Solc::new(root.join("scripts/solc"))
-        .context("running scripts/solc --version (run `make setup` first: it installs solcjs)")?;
-    let paths = ProjectPathsConfig::builder()
-        .root(&root)
-        .sources(root.join("contracts/src"))
-        .lib(root.join("node_modules"))
-        .remapping(Remapping {
-            context: None,
-            name: "@openzeppelin/contracts/".into(),
-            path: root
-                .join("node_modules/@openzeppelin/contracts")
-                .display()
-                .to_string()
-                + "/",
-        })
-        .build()?;
-    let project = ProjectBuilder::<SolcCompiler, _>::new(ConfigurableArtifacts::default())
-        .paths(paths)
-        .settings(settings())
-        .ephemeral()
-        .no_artifacts()
-        .offline()
-        .build(SolcCompiler::Specific(solc))?;
-    let files: Vec<PathBuf> = CONTRACTS
-        .iter()
-        .map(|name| root.join(format!("contracts/src/{name}.sol")))
-        .collect();
-    let output = project.compile_files(files)?;
-    if output.has_compiler_errors() {
-        bail!("solc failed:\n{output}");
-    }
-
-    let mut rendered: Vec<(String, String)> = Vec::with_capacity(2 * CONTRACTS.len());
-    for name in CONTRACTS {
-        let input = project
-            .standard_json_input(&root.join(format!("contracts/src/{name}.sol")))
-            .with_context(|| format!("the standard-JSON input of {name}"))?;
-        rendered.push((format!("standard-json/{name}"), to_text(&input)?));
-        let artifact = output
-            .find_first(name)
-            .with_context(|| format!("{name} is not in the compiler's output"))?;
-        let missing = || format!("{name} has unlinked or no bytecode");
-        let slim = Slim {
-            abi: artifact
-                .abi
-                .as_ref()
-                .with_context(|| format!("{name} has no ABI"))?,
-            bytecode: Object {
-                object: artifact
-                    .get_bytecode_bytes()
-                    .with_context(missing)?
-                    .to_string(),
-            },
-            deployed_bytecode: Object {
-                object: artifact
-                    .get_deployed_bytecode_bytes()
-                    .with_context(missing)?
-                    .to_string(),
-            },
-        };
-        rendered.push((name.to_string(), to_text(&slim)?));
-    }
-    let dir = root.join("chain/artifacts");
-    if check {
-        check_against(&dir, &rendered)?;
-    } else {
-        std::fs::create_dir_all(dir.join("standard-json"))?;
-        for (name, text) in &rendered {
-            let dst = dir.join(format!("{name}.json"));
-            std::fs::write(&dst, text).with_context(|| format!("writing {}", dst.display()))?;
+    let mut drift = Vec::new();
+    for name in contracts {
+        let forge = read(&root.join(format!("contracts/out/{name}.sol/{name}.json")))?;
+        let artifact = format!("chain/artifacts/{name}.json");
+        match read(&root.join(&artifact)) {
+            Ok(committed)
+                if ["abi", "bytecode", "deployedBytecode"].iter().all(|k| {
+                    let object = |v: &Value| match *k {
+                        "abi" => v[k].clone(),
+                        _ => v[k]["object"].clone(),
+                    };
+                    object(&committed) == object(&forge) && !object(&forge).is_null()
+                }) => {}
+            _ => drift.push(artifact),
+        }
+        let standard = format!("chain/artifacts/standard-json/{name}.json");
+        let fresh = read(&root.join(&standard))
+            .map(|input| standard_json_current(root, &input, &forge["metadata"]))
+            .unwrap_or(false);
+        if !fresh {
+            drift.push(standard);
         }
     }
-    if check {
-        println!("chain/artifacts match contracts/src");
-    } else {
-        println!(
-            "wrote {} artifacts and their standard-JSON inputs to chain/artifacts",
-            CONTRACTS.len()
-        );
-    }
-    Ok(())
-}
-
-/// Fails, naming each file, when a file of `dir` is missing or differs from what the
-/// sources compile to (`rendered`: contract name, file text).
-fn check_against(dir: &Path, rendered: &[(String, String)]) -> anyhow::Result<()> {
-    let drift: Vec<String> = rendered
-        .iter()
-        .map(|(name, text)| (dir.join(format!("{name}.json")), text))
-        .filter(|(dst, text)| std::fs::read_to_string(dst).ok().as_deref() != Some(text.as_str()))
-        .map(|(dst, _)| dst.display().to_string())
-        .collect();
     if !drift.is_empty() {
         bail!(
             "chain/artifacts out of date with contracts/src: {}\nrun `make artifacts` (cargo xtask artifacts) and commit",
             drift.join(", ")
         );
     }
+    println!("chain/artifacts match contracts/src (forge's build of them)");
     Ok(())
+}
+
+/// Whether a standard-JSON `input` holds exactly the sources forge's `metadata` lists, each
+/// as the file on disk under `root`, and forge's compiler settings.
+fn standard_json_current(root: &Path, input: &Value, metadata: &Value) -> bool {
+    let (Some(sources), Some(listed)) = (
+        input["sources"].as_object(),
+        metadata["sources"].as_object(),
+    ) else {
+        return false;
+    };
+    let same_set = sources.len() == listed.len() && listed.keys().all(|k| sources.contains_key(k));
+    let same_text = sources.iter().all(|(path, source)| {
+        std::fs::read_to_string(root.join(path))
+            .is_ok_and(|disk| source["content"].as_str() == Some(disk.as_str()))
+    });
+    let settings = &input["settings"];
+    let same_settings = [
+        "remappings",
+        "optimizer",
+        "metadata",
+        "evmVersion",
+        "libraries",
+    ]
+    .iter()
+    .all(|k| settings[k] == metadata["settings"][k])
+        && settings["viaIR"].as_bool()
+            == Some(metadata["settings"]["viaIR"].as_bool().unwrap_or(false));
+    same_set && same_text && same_settings
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    #[test]
-    fn artifacts_are_json_with_one_space_of_indentation_and_a_final_newline() {
-        let slim = Slim {
-            abi: &serde_json::json!([{"type": "constructor", "inputs": []}]),
-            bytecode: Object {
-                object: "0x60".into(),
-            },
-            deployed_bytecode: Object {
-                object: "0x".into(),
-            },
-        };
-        assert_eq!(
-            to_text(&slim).unwrap(),
-            "{\n \"abi\": [\n  {\n   \"inputs\": [],\n   \"type\": \"constructor\"\n  }\n ],\n \"bytecode\": {\n  \"object\": \"0x60\"\n },\n \"deployedBytecode\": {\n  \"object\": \"0x\"\n }\n}\n"
-        );
-    }
-
-    /// `--check` fails on a changed file and on a missing one, naming each, and passes
-    /// when every file is what the sources compile to.
-    #[test]
-    fn the_check_names_every_artifact_that_drifted() {
+    /// A repository with one contract `C` importing `I`, forge's output for it, and
+    /// committed artifacts equal to it.
+    fn repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        let rendered = [
-            ("Same".to_string(), "{\n \"abi\": []\n}\n".to_string()),
-            ("Changed".to_string(), "{\n \"abi\": [1]\n}\n".to_string()),
-            ("Missing".to_string(), "{}\n".to_string()),
-        ];
-        std::fs::write(dir.path().join("Same.json"), &rendered[0].1).unwrap();
-        std::fs::write(dir.path().join("Changed.json"), "{\n \"abi\": []\n}\n").unwrap();
-        let err = check_against(dir.path(), &rendered)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("Changed.json"), "{err}");
-        assert!(err.contains("Missing.json"), "{err}");
-        assert!(!err.contains("Same.json"), "{err}");
-        assert!(err.contains("make artifacts"), "{err}");
-        std::fs::write(dir.path().join("Changed.json"), &rendered[1].1).unwrap();
-        std::fs::write(dir.path().join("Missing.json"), &rendered[2].1).unwrap();
-        check_against(dir.path(), &rendered).unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("contracts/src/C.sol", "import \"./I.sol\"; contract C {}");
+        write("contracts/src/I.sol", "interface I {}");
+        let settings = json!({"remappings": [], "optimizer": {"enabled": true, "runs": 2000},
+            "metadata": {"bytecodeHash": "none", "appendCBOR": false}, "evmVersion": "prague", "libraries": {}});
+        let forge = json!({"abi": [{"type": "constructor"}], "bytecode": {"object": "0x60"},
+            "deployedBytecode": {"object": "0x61"}, "metadata": {"settings": settings,
+            "sources": {"contracts/src/C.sol": {}, "contracts/src/I.sol": {}}}});
+        write("contracts/out/C.sol/C.json", &forge.to_string());
+        write(
+            "chain/artifacts/C.json",
+            &json!({"abi": [{"type": "constructor"}],
+            "bytecode": {"object": "0x60"}, "deployedBytecode": {"object": "0x61"}})
+            .to_string(),
+        );
+        let mut std_settings = settings.clone();
+        std_settings["viaIR"] = json!(false);
+        write(
+            "chain/artifacts/standard-json/C.json",
+            &json!({"language": "Solidity", "settings": std_settings,
+            "sources": {"contracts/src/C.sol": {"content": "import \"./I.sol\"; contract C {}"},
+                        "contracts/src/I.sol": {"content": "interface I {}"}}})
+            .to_string(),
+        );
+        dir
     }
 
-    /// `key = value` of foundry.toml's default profile, unquoted.
-    fn foundry(key: &str) -> String {
-        let toml = std::fs::read_to_string(root().join("foundry.toml")).unwrap();
-        toml.lines()
-            .find_map(|l| {
-                let (k, v) = l.split_once('=')?;
-                (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
-            })
-            .unwrap_or_else(|| panic!("foundry.toml has no {key}"))
+    fn check_one(root: &Path) -> anyhow::Result<()> {
+        check(root, &["C"])
     }
 
     #[test]
-    fn the_settings_are_foundry_tomls() {
-        let s = settings().settings;
-        assert_eq!(s.optimizer.enabled, Some(foundry("optimizer") == "true"));
-        assert_eq!(
-            s.optimizer.runs.map(|r| r.to_string()),
-            Some(foundry("optimizer_runs"))
+    fn the_check_passes_on_current_files_and_sees_each_kind_of_drift() {
+        let dir = repo();
+        let root = dir.path();
+        check_one(root).unwrap();
+        // A source edited after the standard-JSON input was written.
+        std::fs::write(
+            root.join("contracts/src/I.sol"),
+            "interface I { function f() external; }",
+        )
+        .unwrap();
+        assert!(
+            check_one(root)
+                .unwrap_err()
+                .to_string()
+                .contains("standard-json/C.json")
         );
-        assert_eq!(
-            s.evm_version.map(|v| v.as_str().to_string()),
-            Some(foundry("evm_version"))
+        let dir = repo();
+        let root = dir.path();
+        // A new import forge compiled that the input does not carry.
+        let path = root.join("contracts/out/C.sol/C.json");
+        let mut forge: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        forge["metadata"]["sources"]["contracts/src/J.sol"] = json!({});
+        std::fs::write(&path, forge.to_string()).unwrap();
+        assert!(
+            check_one(root)
+                .unwrap_err()
+                .to_string()
+                .contains("standard-json/C.json")
         );
-        assert_eq!(s.via_ir, Some(foundry("via_ir") == "true"));
-        let meta = s.metadata.expect("metadata settings");
-        assert_eq!(meta.cbor_metadata, Some(foundry("cbor_metadata") == "true"));
-        assert_eq!(foundry("bytecode_hash"), "none");
-        assert_eq!(meta.bytecode_hash, Some(BytecodeHash::None));
+        // Other settings (forge's optimizer runs changed).
+        forge["metadata"]["sources"]
+            .as_object_mut()
+            .unwrap()
+            .remove("contracts/src/J.sol");
+        forge["metadata"]["settings"]["optimizer"]["runs"] = json!(200);
+        std::fs::write(&path, forge.to_string()).unwrap();
+        assert!(
+            check_one(root)
+                .unwrap_err()
+                .to_string()
+                .contains("standard-json/C.json")
+        );
+        // Bytecode that differs.
+        let dir = repo();
+        let root = dir.path();
+        std::fs::write(
+            root.join("chain/artifacts/C.json"),
+            json!({"abi": [{"type": "constructor"}],
+            "bytecode": {"object": "0x6000"}, "deployedBytecode": {"object": "0x61"}})
+            .to_string(),
+        )
+        .unwrap();
+        let err = check_one(root).unwrap_err().to_string();
+        assert!(
+            err.contains("chain/artifacts/C.json") && !err.contains("standard-json/C.json"),
+            "{err}"
+        );
+        assert!(err.contains("make artifacts"), "{err}");
     }
 }
