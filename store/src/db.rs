@@ -167,18 +167,14 @@ impl Store {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        match self.backend {
-            Backend::Sqlite => {
-                sqlx::migrate!("../migrations/sqlite")
-                    .run(&self.writer)
-                    .await?
-            }
-            Backend::Postgres => {
-                sqlx::migrate!("../migrations/postgres")
-                    .run(&self.writer)
-                    .await?
-            }
-        }
+        use crate::migrations::{Folder, migrator};
+        migrator(match self.backend {
+            Backend::Sqlite => Folder::Sqlite,
+            Backend::Postgres => Folder::Postgres,
+        })
+        .await?
+        .run(&self.writer)
+        .await?;
         Ok(())
     }
 

@@ -21,6 +21,7 @@ pub mod ids;
 mod inline;
 pub mod journal;
 pub mod lease;
+mod migrations;
 pub use openrail_domain::money;
 pub mod outbox;
 pub mod payments;
