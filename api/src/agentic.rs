@@ -1,9 +1,10 @@
-//! Mandates, session keys and debit pulls.
-//!
-//! Writes become transactions on the settlement chain through the submitter. The chain
-//! work runs in a spawned task that records the outcome in the store whatever happens to
-//! the HTTP request; the handler waits for it up to a bound (`Prefer: wait=N`, default
-//! 10 s) and answers 201 when it is done, 202 while it is still pending.
+//! Mandates, session keys and debit pulls: the HTTP side. A handler parses the request,
+//! asks its service (`openrail_engine::{mandates, session_keys, pulls}`), which writes the
+//! object, its events and its work (the outbox) in one database transaction and sends
+//! nothing; the engine of the settlement chain's lease holder sends the work and records
+//! the outcome, whatever happens to the HTTP request. The handler waits for it up to a
+//! bound (`Prefer: wait=N`, default 10 s) and answers 201 when it is done, 202 while it is
+//! still pending.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,6 +1,8 @@
-//! The `openrail` command line: `dev` (local chains, contracts, and from the API issue on
-//! the server) and `bench gas`. Thin: it parses arguments, sets up logging and calls into
-//! the library crates.
+//! The `openrail` command line: `dev` (two local chains, the contracts and the server),
+//! `serve` (the server on deployed chains, from `openrail.toml`), `deploy`, `bench`,
+//! `accounts`, `keys`, `listen` and `openapi`. Thin: it parses arguments, sets up logging
+//! and calls into the library crates; the one composition root of a serving process is
+//! `node`.
 
 use std::path::PathBuf;
 
