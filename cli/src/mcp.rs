@@ -168,7 +168,12 @@ pub async fn handle_message(server: &Server, msg: Value, version: &Mutex<String>
         ));
     };
     let id = obj.get("id").cloned();
-    let id_ok = matches!(&id, Some(Value::String(_))) || id.as_ref().is_some_and(Value::is_i64);
+    // MCP ids are strings or integers (JSON-RPC's null and fractions are not).
+    let id_ok = match &id {
+        Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
+    };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Some(error(
             if id_ok {
