@@ -4,7 +4,7 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate python-sdk python-sdk-generate
+.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate python-sdk python-sdk-generate mcp-test
 
 # The one build every test step reuses: the whole workspace, every target. Cargo resolves
 # features per selection of packages, so `cargo run -p xtask`, `cargo build -p
@@ -20,8 +20,9 @@ dev: setup
 
 ## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests,
 ## schemathesis against `openrail dev`, the TypeScript and Python SDKs' tests against
-## `openrail dev`, the dashboard's browser tests against `openrail dev`.
-test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk python-sdk browser-test
+## `openrail dev`, `openrail mcp` driven by the MCP Python client against `openrail dev`,
+## the dashboard's browser tests against `openrail dev`.
+test: setup check-artifacts lint forge-test cargo-test schemathesis ts-sdk python-sdk mcp-test browser-test
 pr: test
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
@@ -78,6 +79,22 @@ python-sdk: setup contracts build $(PY_SDK_VENV)/.installed
 	$(PY_SDK_VENV)/bin/python $(PY_SDK)/scripts/generate_models.py --check
 	cd $(PY_SDK) && ../../$(PY_SDK_VENV)/bin/mypy --strict src/openrail examples tests scripts
 	PYTHON=$(CURDIR)/$(PY_SDK_VENV)/bin/python $(PY_SDK)/scripts/test-against-dev.sh
+
+## `openrail mcp` (the MCP server for agents, cli/src/mcp.rs) driven by the official MCP
+## Python client (PyPI `mcp`, pinned in tests/mcp/requirements.txt, in a venv with the
+## Python SDK installed editable for the setup's signing) against a freshly started
+## `openrail dev` (tests/mcp/run.sh): stdio and streamable HTTP, pulls until
+## allowance_exceeded, a revoked key, a key an agent signs for; and the OpenAI Agents SDK
+## example's tools (clients/python/examples/openai_agents_tools.py, no model call).
+MCP_VENV := .venv-mcp
+$(MCP_VENV)/.installed: tests/mcp/requirements.txt $(PY_SDK)/requirements-dev.txt $(PY_SDK)/pyproject.toml
+	python3 -m venv $(MCP_VENV)
+	@echo '*' > $(MCP_VENV)/.gitignore
+	$(MCP_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/mcp/requirements.txt -r $(PY_SDK)/requirements-dev.txt
+	$(MCP_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e $(PY_SDK)
+	@touch $@
+mcp-test: setup contracts build $(MCP_VENV)/.installed
+	OPENRAIL_BIN=$(BIN)/openrail tests/mcp/run.sh $(MCP_VENV)
 
 ## Regenerate the Python SDK's models (clients/python/src/openrail/models.py) from
 ## docs/openapi.json (after `make openapi`).

@@ -17,6 +17,7 @@ pub mod config;
 mod deploy;
 mod dev;
 mod listen;
+pub mod mcp;
 pub mod node;
 
 /// Openrail: one API for bank rails and EVM chains.
@@ -51,6 +52,11 @@ enum Command {
     /// Receive the account's webhooks here: a temporary endpoint on 127.0.0.1, each event
     /// printed and forwarded signed to --forward-to (like `stripe listen`).
     Listen(listen::ListenArgs),
+    /// A Model Context Protocol server for an agent: its tools read the session key's
+    /// allowance and make and read its debit pulls. Holds only the key's secret
+    /// (OPENRAIL_API_KEY=sks_…) and, for keys with a signer, the agent's key
+    /// (OPENRAIL_AGENT_KEY); stdio unless --http. See docs/agents.md.
+    Mcp(mcp::McpArgs),
     /// Print the OpenAPI 3.1 document (what `/v1/openapi.json` serves; `make openapi`
     /// writes it to docs/openapi.json).
     Openapi,
@@ -147,6 +153,7 @@ pub fn main() -> anyhow::Result<()> {
             Command::Accounts(cmd) => admin::accounts(cmd).await,
             Command::Keys(cmd) => admin::keys(cmd).await,
             Command::Listen(args) => listen::run(args).await,
+            Command::Mcp(args) => mcp::run(args).await,
             Command::Openapi => {
                 print!("{}", openrail_api::openapi::document_text());
                 Ok(())
