@@ -89,7 +89,6 @@ python-sdk: setup contracts build $(PY_SDK_VENV)/.installed
 MCP_VENV := .venv-mcp
 $(MCP_VENV)/.installed: tests/mcp/requirements.txt $(PY_SDK)/requirements-dev.txt $(PY_SDK)/pyproject.toml
 	python3 -m venv $(MCP_VENV)
-	@echo '*' > $(MCP_VENV)/.gitignore
 	$(MCP_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/mcp/requirements.txt -r $(PY_SDK)/requirements-dev.txt
 	$(MCP_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e $(PY_SDK)
 	@touch $@
@@ -115,8 +114,8 @@ ts-sdk-generate:
 	cd $(TS_SDK) && npm ci --no-audit --no-fund --loglevel=error && npm run generate
 
 ## Regenerate docs/openapi.json from the Rust request/response types (a test checks it).
-openapi:
-	cargo run -q -p openrail-cli --locked -- openapi > docs/openapi.json
+openapi: build
+	$(BIN)/openrail openapi > docs/openapi.json
 
 ## Refresh the Redoc bundle `/docs` serves (npm `redoc`, pinned in the script).
 vendor-redoc:

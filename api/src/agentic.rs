@@ -468,16 +468,40 @@ pub async fn get_session_key(
     Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?))
 }
 
-/// `GET /v1/session-keys`
+/// `GET /v1/session-keys`: the account's keys; a session key's secret sees its own key
+/// only (how an agent holding nothing but its secret learns its key's id and limits).
 pub async fn list_session_keys(
     State(state): State<AppState>,
     Extension(p): Extension<Principal>,
     Query(mut q): Query<HashMap<String, String>>,
 ) -> ApiResult {
-    account_only(&p)?;
     let (limit, after) = paging(&mut q)?;
     let mandate_id = q.remove("mandate_id");
     no_more_query(q)?;
+    if let Principal::Agent { session_key_id, .. } = &p {
+        let k = state.store.session_key(p.scope(), session_key_id).await?;
+        // One key: it is on the first page, and nothing follows it; a cursor that is not
+        // that key names nothing of this list.
+        match after.as_deref() {
+            Some(a) if a != session_key_id.as_str() => {
+                return Err(ApiError::Store(StoreError::UnknownCursor));
+            }
+            _ => {}
+        }
+        let mut data = Vec::new();
+        if after.is_none()
+            && mandate_id
+                .as_deref()
+                .is_none_or(|m| m == k.mandate_id.as_str())
+        {
+            let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+            data.push(render_key(&state, &k, &m).await?);
+        }
+        return Ok(json(
+            StatusCode::OK,
+            types::SessionKeyList::new(types::ListTag, "/v1/session-keys".into(), data, false),
+        ));
+    }
     let page = state
         .store
         .list_session_keys(p.scope(), mandate_id.as_deref(), limit, after.as_deref())

@@ -406,7 +406,7 @@ impl Op {
                     ("CreateDebitPull", Op::CreateDebitPull, LinkArg::Body(&[("session_key_id", "$response.body#/id")])),
                     ("ListDebitPulls", Op::ListDebitPulls, LinkArg::Query("session_key_id")),
                 ]),
-            Op::ListSessionKeys => d("List session keys", "Newest first; `mandate_id` filters by mandate.")
+            Op::ListSessionKeys => d("List session keys", "Newest first; `mandate_id` filters by mandate. With a session key's secret (`sks_…`): that key alone, so an agent holding only its secret learns its key's id, ceiling and expiry.")
                 .ok(200, name::<t::SessionKeyList>)
                 .errors(R)
                 .query(&[Query::Limit, Query::StartingAfter, Query::MandateId]),

@@ -44,8 +44,8 @@ pub struct McpArgs {
         default_value = "http://127.0.0.1:8080"
     )]
     base_url: String,
-    /// The session key's id (`sk_…`). A key's secret cannot list keys, so without it the
-    /// id is learnt from the key's pulls (none yet: set this).
+    /// The session key's id (`sk_…`); without it the server asks the API (a key's secret
+    /// lists its own key alone).
     #[arg(long, env = "OPENRAIL_SESSION_KEY_ID")]
     session_key_id: Option<String>,
     /// Serve streamable HTTP on this loopback address (`127.0.0.1:PORT`, port 0: any free
@@ -93,7 +93,7 @@ pub async fn run(args: McpArgs) -> anyhow::Result<()> {
     tracing::info!(
         api = %args.base_url,
         secret = %format!("{}…", &secret[..secret.len().min(12)]),
-        session_key_id = args.session_key_id.as_deref().unwrap_or("(learnt from its pulls)"),
+        session_key_id = args.session_key_id.as_deref().unwrap_or("(asked of the API)"),
         agent = %agent.as_ref().map(|a| a.address().to_string()).unwrap_or_else(|| "none".into()),
         transport = if args.http.is_some() { "http" } else { "stdio" },
         "openrail mcp starting"
@@ -544,26 +544,26 @@ impl Server {
         outcome
     }
 
-    /// The key's id: given, or learnt from its pulls.
+    /// The key's id: given, or asked of the API (a key's secret lists its own key alone).
     async fn key_id(&self) -> Result<String, Outcome> {
         let mut id = self.key_id.lock().await;
         if let Some(id) = &*id {
             return Ok(id.clone());
         }
-        let mut pages = self.client.agentic().pulls(ListParams::default().limit(1));
+        let mut pages = self
+            .client
+            .agentic()
+            .session_keys(ListParams::default().limit(1));
         match pages.next().await {
-            Some(Ok(p)) => {
-                tracing::info!(session_key_id = %p.session_key_id, "learnt the key's id from its pulls");
-                *id = Some(p.session_key_id.clone());
-                Ok(p.session_key_id)
+            Some(Ok(k)) => {
+                tracing::info!(session_key_id = %k.id, "the API named the key of this secret");
+                *id = Some(k.id.clone());
+                Ok(k.id)
             }
             Some(Err(e)) => Err(Outcome::from_error(e)),
             None => Err(Outcome::refused_code(
                 "session_key_id_unknown",
-                "this server does not know its session key's id (sk_…): a key's secret cannot \
-                 list keys and this key has no pull yet to learn it from. Whoever runs the server \
-                 must set OPENRAIL_SESSION_KEY_ID."
-                    .into(),
+                "the API lists no session key for this secret".into(),
             )),
         }
     }

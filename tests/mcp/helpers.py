@@ -67,7 +67,7 @@ def dev() -> Dev:
     return Dev(*(os.environ[n] for n in names))
 
 
-def server_env(dev: Dev, key: dict[str, Any], *, key_id: bool = True, agent_key: str | None = None) -> dict[str, str]:
+def server_env(dev: Dev, key: dict[str, Any], *, key_id: bool = False, agent_key: str | None = None) -> dict[str, str]:
     """The MCP server's whole environment: the agent's credential only (the test's own
     OPENRAIL_API_KEY, the account's, is not passed on)."""
     env = {"OPENRAIL_API_KEY": key["secret"], "OPENRAIL_BASE_URL": dev.url, "RUST_LOG": "openrail=debug,warn"}

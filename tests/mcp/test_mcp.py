@@ -98,8 +98,8 @@ def test_pulls_until_allowance_exceeded_then_reads_them(dev: Dev) -> None:
             after = (await s.call_tool("get_allowance", {})).structured_content
             assert after and (after["remaining"], after["spent"]) == ("2.00", "8.00")
 
-        # Without OPENRAIL_SESSION_KEY_ID the server learns the id from the key's pulls.
-        async with mcp_session(server_env(dev, key, key_id=False)) as s:
+        # With OPENRAIL_SESSION_KEY_ID given, the same key.
+        async with mcp_session(server_env(dev, key, key_id=True)) as s:
             learnt = await s.call_tool("get_allowance", {})
             assert not learnt.is_error and learnt.structured_content
             assert learnt.structured_content["session_key_id"] == key["id"]
@@ -107,13 +107,16 @@ def test_pulls_until_allowance_exceeded_then_reads_them(dev: Dev) -> None:
     run(go())
 
 
-def test_a_key_with_no_pull_and_no_id_says_what_to_set(dev: Dev) -> None:
+def test_a_fresh_key_needs_only_its_secret(dev: Dev) -> None:
+    """No pull yet and no OPENRAIL_SESSION_KEY_ID: the server asks the API which key its
+    secret is, and the first pull goes through."""
     key = dev.session_key(dev.mandate()["id"])
 
     async def go() -> None:
         async with mcp_session(server_env(dev, key, key_id=False)) as s:
             r = await s.call_tool("create_debit_pull", {"amount": "1"})
-            assert r.is_error and "OPENRAIL_SESSION_KEY_ID" in text(r)
+            assert not r.is_error, text(r)
+            assert r.structured_content and r.structured_content["session_key_id"] == key["id"]
 
     run(go())
 

@@ -230,6 +230,41 @@ async fn agent_secret_is_scoped_to_its_key() -> anyhow::Result<()> {
     );
     let l = as_agent(Method::GET, "/v1/debit-pulls".into(), None).await?;
     assert_eq!(l.body["data"].as_array().unwrap().len(), 1);
+    // Its keys: its own alone (how an agent holding only its secret learns its key's id),
+    // whatever else the account has; a cursor that is not its key names nothing.
+    let keys = as_agent(Method::GET, "/v1/session-keys".into(), None).await?;
+    assert_eq!(keys.status, StatusCode::OK, "{}", keys.body);
+    let ids: Vec<&str> = keys.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["id"].as_str().unwrap())
+        .collect();
+    assert_eq!((ids, &keys.body["has_more"]), (vec![id1], &json!(false)));
+    let after = as_agent(
+        Method::GET,
+        format!("/v1/session-keys?starting_after={id1}"),
+        None,
+    )
+    .await?;
+    assert_eq!(after.body["data"], json!([]));
+    let other = as_agent(
+        Method::GET,
+        format!("/v1/session-keys?starting_after={id2}"),
+        None,
+    )
+    .await?;
+    assert_eq!(
+        (other.status, other.str("code")),
+        (StatusCode::BAD_REQUEST, "parameter_invalid")
+    );
+    let filtered = as_agent(
+        Method::GET,
+        format!("/v1/session-keys?mandate_id={mandate}"),
+        None,
+    )
+    .await?;
+    assert_eq!(filtered.body["data"].as_array().unwrap().len(), 1);
     for (m, path, body) in [
         (
             Method::POST,

@@ -366,7 +366,7 @@ export interface paths {
         };
         /**
          * List session keys
-         * @description Newest first; `mandate_id` filters by mandate.
+         * @description Newest first; `mandate_id` filters by mandate. With a session key's secret (`sks_…`): that key alone, so an agent holding only its secret learns its key's id, ceiling and expiry.
          */
         get: operations["listSessionKeys"];
         put?: never;
