@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::http::HasId;
-use crate::{Client, Error, ListParams, Pages, RequestOptions};
+use crate::{Client, Error, RequestOptions};
 
 /// A simulated bank account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,10 +70,5 @@ impl BankAccounts<'_> {
     /// A bank account, with its transfers.
     pub async fn get(&self, id: &str) -> Result<BankAccount, Error> {
         self.0.get(&format!("/v1/bank-accounts/{id}")).await
-    }
-
-    /// The bank accounts, newest first.
-    pub fn list(&self, params: ListParams) -> Pages<BankAccount> {
-        self.0.pages("/v1/bank-accounts", params)
     }
 }
