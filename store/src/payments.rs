@@ -262,7 +262,8 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        if from != to && !to.sources().contains(&from) {
+        use openrail_domain::status::Lifecycle;
+        if from != to && !to.reachable_from(from) {
             return Err(StoreError::Transition(format!(
                 "payment {id}: {} → {}",
                 from.as_str(),

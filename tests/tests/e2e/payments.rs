@@ -601,6 +601,61 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
     Ok(())
 }
 
+/// A server without an attestation chain for the mode: choosing it is 400, and an account
+/// that chose it under another configuration gets 503 `chain_unavailable` (nothing written).
+#[tokio::test]
+async fn a_chain_the_server_does_not_serve_is_refused() -> anyhow::Result<()> {
+    // The stand-in mainnet takes the second local chain, so testnet has no attestation chain.
+    let h = Harness::start_with_mainnet().await?;
+    let a = h.get("/v1/account").await?;
+    assert_eq!(
+        a.body["chains"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        a.body
+    );
+    let r = h
+        .post("/v1/account", json!({"payments_chain": "attestation"}))
+        .await?;
+    assert_eq!(
+        (r.status, r.body["code"].as_str(), r.body["param"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("parameter_invalid"),
+            Some("payments_chain")
+        ),
+        "{}",
+        r.body
+    );
+    // Chosen while the server had the chain (written directly: this server never did).
+    let server = h.server();
+    server
+        .store
+        .set_payments_chain(
+            &server.account_id,
+            openrail_store::Mode::Testnet,
+            openrail_store::accounts::PaymentsChain::Attestation,
+            openrail_store::now_ms(),
+        )
+        .await?;
+    let r = h
+        .post(
+            "/v1/payments",
+            json!({"amount": "1", "currency": "USD", "source": {"type": "wallet", "id": dev_demo_payer().address().to_string()},
+                   "destination": {"type": "wallet", "address": dev_spare().address().to_string()}}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.body["code"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, Some("chain_unavailable")),
+        "{}",
+        r.body
+    );
+    assert_eq!(h.get("/v1/payments").await?.body["data"], json!([]));
+    h.stop().await;
+    Ok(())
+}
+
 /// The account chooses where its one-time payments settle (`POST /v1/account`); the
 /// request never names a chain. On the attestation chain every kind of payment settles
 /// there, with that chain's router, tokens and treasury, and nothing moves on the
