@@ -994,14 +994,20 @@ pub(crate) enum Guard {
 }
 
 impl Guard {
-    fn sql(self) -> &'static str {
+    /// The guard's condition, for a statement whose first parameter is the object's id.
+    fn sql(self) -> String {
+        self.sql_for("$1")
+    }
+
+    /// The guard's condition, the object's id read from `id` (an expression).
+    fn sql_for(self, id: &str) -> String {
         match self {
-            Guard::None => "",
-            Guard::NoLiveTransaction => {
+            Guard::None => String::new(),
+            Guard::NoLiveTransaction => format!(
                 " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-                 WHERE i.intent = $1 AND t.status IN ('signed', 'succeeded'))"
-            }
-            Guard::Unauthorized => " AND status = 'requires_authorization'",
+                 WHERE i.intent = {id} AND t.status IN ('signed', 'succeeded'))"
+            ),
+            Guard::Unauthorized => " AND status = 'requires_authorization'".into(),
         }
     }
 }
@@ -1066,165 +1072,203 @@ pub(crate) async fn move_key_in(
 }
 
 /// Records how pending pull `id` ended, inside the caller's transaction (see
-/// [`resolve_pulls_guarded_in`]); returns whether it moved.
+/// [`change_pulls_in`]); returns whether it moved.
 pub(crate) async fn resolve_pull_in(
     conn: &mut impl Exec,
     id: &str,
     r: &PullResolution,
     now: i64,
 ) -> Result<bool, StoreError> {
-    resolve_pull_guarded_in(conn, id, r, Guard::None, now).await
+    let (moved, _) =
+        change_pulls_in(conn, &[(id, PullChange::Resolve(r))], Guard::None, now).await?;
+    Ok(moved[0])
 }
 
-/// [`resolve_pulls_guarded_in`] for one pull.
-async fn resolve_pull_guarded_in(
-    conn: &mut impl Exec,
-    id: &str,
-    r: &PullResolution,
-    guard: Guard,
-    now: i64,
-) -> Result<bool, StoreError> {
-    let moved = resolve_pulls_guarded_in(conn, &[(id, r)], guard, now).await?;
-    Ok(moved.first().copied().unwrap_or(false))
+/// What moves a debit pull's status: the one vocabulary of [`change_pulls_in`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PullChange<'a> {
+    /// `pending` → `authorized`, `declined` or `failed`: its outcome on chain, or that no
+    /// transaction can carry it any more.
+    Resolve(&'a PullResolution),
+    /// `authorized` → `settled` or `failed`: the bank leg of a bank-funded pull ended.
+    BankLeg {
+        status: PullStatus,
+        failure_reason: Option<&'a str>,
+    },
+    /// `authorized` or `declined` → `pending`: the block that resolved it left the chain
+    /// (it is resolved again from the new chain).
+    Reorg,
 }
 
-/// **The one place a pending pull is resolved** (`authorized`, `declined`, `failed`), under
-/// `guard`, with its event; closes its work, and queues the payout of an authorized pull
-/// on a bank-funded mandate. Many pulls at once: one update each, then a few statements for
-/// all of their events and work. Returns, per item, whether it moved.
-async fn resolve_pulls_guarded_in(
-    conn: &mut impl Exec,
-    items: &[(&str, &PullResolution)],
-    guard: Guard,
-    now: i64,
-) -> Result<Vec<bool>, StoreError> {
-    let (moved, resolved) = update_outcomes_in(conn, items, guard, now).await?;
-    if resolved.is_empty() {
-        return Ok(moved);
+impl PullChange<'_> {
+    /// The status it moves a pull to.
+    fn to(&self) -> PullStatus {
+        match self {
+            PullChange::Resolve(r) => r.status,
+            PullChange::BankLeg { status, .. } => *status,
+            PullChange::Reorg => PullStatus::Pending,
+        }
     }
-    let mandate_ids: Vec<&str> = resolved.iter().map(|p| p.mandate_id.as_str()).collect();
-    let chains = mandate_chains_in(conn, &mandate_ids).await?;
-    let mut events = Vec::with_capacity(resolved.len());
-    let mut payouts = Vec::new();
-    outcome_effects(&resolved, &chains, now, &mut events, &mut payouts)?;
-    events::insert_all(conn, &events).await?;
-    let ids: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
-    outbox::close_all(conn, &ids, WorkKind::PullBatch, now).await?;
-    outbox::enqueue_all(conn, &payouts).await?;
-    Ok(moved)
+
+    /// The statuses it moves a pull from (one or two).
+    fn from(&self) -> &'static [PullStatus] {
+        match self {
+            PullChange::Resolve(_) => &[PullStatus::Pending],
+            PullChange::BankLeg { .. } => &[PullStatus::Authorized],
+            PullChange::Reorg => &[PullStatus::Authorized, PullStatus::Declined],
+        }
+    }
 }
 
-/// The status changes of [`resolve_pulls_guarded_in`] alone: returns, per item, whether
-/// its pull moved, and the moved pulls' new rows in the items' order (their events and
-/// work are [`outcome_effects`]).
-pub(crate) async fn update_outcomes_in(
+/// **The one place a debit pull's status changes after creation**, inside the caller's
+/// transaction: each `(id, change)` moves its pull when it is in one of the change's
+/// source statuses and the move is allowed by [`PullStatus::sources`] (otherwise
+/// [`StoreError::Transition`], nothing written), under `guard`; then each moved pull's
+/// event, and for a resolution its closed `pull_batch` work and, authorized on a
+/// bank-funded mandate, its payout work. Many pulls at once: one statement per chunk of
+/// distinct ids (a repeated id, or a guarded change, in a statement of its own). Returns,
+/// per item, whether it moved, and the moved pulls' new rows in the items' order.
+pub(crate) async fn change_pulls_in(
     conn: &mut impl Exec,
-    items: &[(&str, &PullResolution)],
+    items: &[(&str, PullChange<'_>)],
     guard: Guard,
     now: i64,
 ) -> Result<(Vec<bool>, Vec<DebitPull>), StoreError> {
-    // `remaining` is kept in minor units, the same for every supported currency.
-    let scale = 10i64.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
-    let remaining = |r: &PullResolution| {
-        r.remaining_token_units
-            .map(|u| i64::try_from(u / scale as u128).unwrap_or(i64::MAX))
-    };
-    fn bind<'a>(
-        q: &mut Stmt<'a>,
-        id: &'a str,
-        r: &'a PullResolution,
-        remaining: Option<i64>,
-        now: i64,
-    ) {
-        q.text(Some(id))
-            .text(Some(r.status.as_str()))
-            .text(r.decline_code.map(DeclineReason::as_str))
-            .int(remaining)
-            .int(r.resets_at_s.map(|s| s.saturating_mul(1000)))
-            .text(r.tx_hash.as_deref())
-            .int(r.authorized_at)
-            .int(now);
+    use openrail_domain::status::Lifecycle;
+    for (id, c) in items {
+        let to = c.to();
+        if let Some(from) = c.from().iter().find(|f| !to.reachable_from(**f)) {
+            return Err(StoreError::Transition(format!(
+                "debit pull {id}: {} to {}",
+                from.as_str(),
+                to.as_str()
+            )));
+        }
     }
+    // `remaining` is kept in minor units, the same for every supported currency.
+    let scale = 10u128.pow(crate::money::TOKEN_DECIMALS - crate::money::MINOR_DECIMALS);
+    let returning = PULL_COLS
+        .split(", ")
+        .map(|c| format!("debit_pulls.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut moved = vec![false; items.len()];
     let mut resolved: Vec<(usize, DebitPull)> = Vec::with_capacity(items.len());
-    // Without a guard, the first item of each pull is resolved with the others in a few
-    // statements (`UPDATE … FROM (VALUES …)`); a guarded or repeated item, alone.
-    let mut seen = std::collections::HashSet::new();
-    let (together, alone): (Vec<usize>, Vec<usize>) =
-        (0..items.len()).partition(|&i| guard == Guard::None && seen.insert(items[i].0));
-    for chunk in together.chunks(PULLS_PER_INSERT) {
+    // Rounds of distinct ids (a repeated id waits for the next round); a guarded change
+    // alone (its guard reads the row's own id).
+    let mut rounds: Vec<Vec<usize>> = Vec::new();
+    let mut round_of: HashMap<&str, usize> = HashMap::new();
+    for (i, (id, _)) in items.iter().enumerate() {
+        let r = round_of.entry(id).and_modify(|r| *r += 1).or_insert(0);
+        if rounds.len() <= *r {
+            rounds.push(Vec::new());
+        }
+        rounds[*r].push(i);
+    }
+    let per_statement = if guard == Guard::None {
+        PULLS_PER_INSERT
+    } else {
+        1
+    };
+    for chunk in rounds.iter().flat_map(|r| r.chunks(per_statement)) {
         let mut q = Stmt::new(
             conn.backend(),
             format!(
-                "UPDATE debit_pulls SET status = v.column2, decline_code = v.column3, remaining = v.column4, \
-                 resets_at = v.column5, tx_hash = v.column6, authorized_at = v.column7, updated_at = v.column8 \
-                 FROM (VALUES {}) AS v WHERE debit_pulls.id = v.column1 AND debit_pulls.status = 'pending' \
-                 RETURNING {}",
-                crate::db::placeholders(chunk.len(), 8),
-                PULL_COLS
-                    .split(", ")
-                    .map(|c| format!("debit_pulls.{}", c.trim()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "UPDATE debit_pulls SET status = v.column2, \
+                 decline_code = CASE WHEN v.column5 = 1 THEN v.column6 ELSE debit_pulls.decline_code END, \
+                 remaining = CASE WHEN v.column5 = 1 THEN v.column7 ELSE debit_pulls.remaining END, \
+                 resets_at = CASE WHEN v.column5 = 1 THEN v.column8 ELSE debit_pulls.resets_at END, \
+                 tx_hash = CASE WHEN v.column5 = 1 THEN v.column9 ELSE debit_pulls.tx_hash END, \
+                 authorized_at = CASE WHEN v.column5 = 1 THEN v.column10 ELSE debit_pulls.authorized_at END, \
+                 failure_reason = COALESCE(v.column11, debit_pulls.failure_reason), updated_at = v.column12 \
+                 FROM (VALUES {}) AS v WHERE debit_pulls.id = v.column1 \
+                 AND debit_pulls.status IN (v.column3, v.column4){} RETURNING {returning}",
+                crate::db::placeholders(chunk.len(), 12),
+                guard.sql_for("debit_pulls.id")
             ),
         );
         for &i in chunk {
-            let (id, r) = items[i];
-            bind(&mut q, id, r, remaining(r), now);
+            let (id, c) = &items[i];
+            let from = c.from();
+            q.text(Some(id))
+                .text(Some(c.to().as_str()))
+                .text(Some(from[0].as_str()))
+                .text(Some(from[from.len() - 1].as_str()));
+            match c {
+                PullChange::Resolve(r) => {
+                    q.int(1)
+                        .text(r.decline_code.map(DeclineReason::as_str))
+                        .int(
+                            r.remaining_token_units
+                                .map(|u| i64::try_from(u / scale).unwrap_or(i64::MAX)),
+                        )
+                        .int(r.resets_at_s.map(|s| s.saturating_mul(1000)))
+                        .text(r.tx_hash.as_deref())
+                        .int(r.authorized_at)
+                        .text(None);
+                }
+                PullChange::BankLeg { failure_reason, .. } => {
+                    q.int(0)
+                        .text(None)
+                        .int(None)
+                        .int(None)
+                        .text(None)
+                        .int(None)
+                        .text(*failure_reason);
+                }
+                // The outcome read from the lost block goes with it.
+                PullChange::Reorg => {
+                    q.int(1)
+                        .text(None)
+                        .int(None)
+                        .int(None)
+                        .text(None)
+                        .int(None)
+                        .text(None);
+                }
+            }
+            q.int(now);
         }
         let mut at: HashMap<&str, usize> = chunk.iter().map(|&i| (items[i].0, i)).collect();
         for row in conn.fetch(&q).await? {
             let p = pull_of(&row)?;
             let i = at
                 .remove(p.id.as_str())
-                .ok_or_else(|| StoreError::Corrupt(format!("pull {} resolved twice", p.id)))?;
+                .ok_or_else(|| StoreError::Corrupt(format!("pull {} changed twice", p.id)))?;
             moved[i] = true;
             resolved.push((i, p));
         }
     }
-    let sql = format!(
-        "UPDATE debit_pulls SET status = $2, decline_code = $3, remaining = $4, resets_at = $5, tx_hash = $6, \
-         authorized_at = $7, updated_at = $8 WHERE id = $1 AND status = 'pending'{} RETURNING {PULL_COLS}",
-        guard.sql()
-    );
-    for i in alone {
-        let (id, r) = items[i];
-        let mut q = Stmt::new(conn.backend(), sql.clone());
-        bind(&mut q, id, r, remaining(r), now);
-        if let Some(row) = conn.fetch(&q).await?.first() {
-            moved[i] = true;
-            resolved.push((i, pull_of(row)?));
-        }
-    }
-    // Events in the order of the items.
+    // Effects in the order of the items.
     resolved.sort_by_key(|(i, _)| *i);
+    let changes: Vec<PullChange<'_>> = resolved.iter().map(|(i, _)| items[*i].1).collect();
     let resolved: Vec<DebitPull> = resolved.into_iter().map(|(_, p)| p).collect();
-    Ok((moved, resolved))
-}
-
-/// What resolved pulls bring: each its event and, authorized on a bank-funded mandate, its
-/// payout work (its bank leg and payout follow: it moved nothing yet). Their `pull_batch`
-/// work is closed by the caller.
-pub(crate) fn outcome_effects<'a>(
-    resolved: &'a [DebitPull],
-    chains: &MandateChains,
-    now: i64,
-    events: &mut Vec<NewEvent<'a>>,
-    payouts: &mut Vec<NewWork<'a>>,
-) -> Result<(), StoreError> {
-    for p in resolved {
-        let (chain_id, bank_funded) = chain_of(chains, p)?;
-        events.push(NewEvent::of_pull(
-            EventType::of_pull(p.status),
-            p,
-            chain_id,
-            now,
-        ));
-        if p.status == PullStatus::Authorized && bank_funded {
-            payouts.push((p.id.as_str(), WorkKind::Payout, chain_id, p.mode, now));
+    if !resolved.is_empty() {
+        let mandate_ids: Vec<&str> = resolved.iter().map(|p| p.mandate_id.as_str()).collect();
+        let chains = mandate_chains_in(conn, &mandate_ids).await?;
+        let mut events = Vec::with_capacity(resolved.len());
+        let mut payouts = Vec::new();
+        let mut closed = Vec::new();
+        for (p, c) in resolved.iter().zip(&changes) {
+            let (chain_id, bank_funded) = chain_of(&chains, p)?;
+            events.push(NewEvent::of_pull(
+                EventType::of_pull(p.status),
+                p,
+                chain_id,
+                now,
+            ));
+            if let PullChange::Resolve(_) = c {
+                closed.push(p.id.as_str());
+                if p.status == PullStatus::Authorized && bank_funded {
+                    payouts.push((p.id.as_str(), WorkKind::Payout, chain_id, p.mode, now));
+                }
+            }
         }
+        events::insert_all(conn, &events).await?;
+        outbox::close_all(conn, &closed, WorkKind::PullBatch, now).await?;
+        outbox::enqueue_all(conn, &payouts).await?;
     }
-    Ok(())
+    Ok((moved, resolved))
 }
 
 impl Store {
@@ -1234,10 +1278,12 @@ impl Store {
         items: &[(PullId, PullResolution)],
         now: i64,
     ) -> Result<Vec<bool>, StoreError> {
-        let items: Vec<(&str, &PullResolution)> =
-            items.iter().map(|(id, r)| (id.as_str(), r)).collect();
+        let items: Vec<(&str, PullChange<'_>)> = items
+            .iter()
+            .map(|(id, r)| (id.as_str(), PullChange::Resolve(r)))
+            .collect();
         let mut tx = self.write_tx().await?;
-        let moved = resolve_pulls_guarded_in(&mut tx, &items, Guard::None, now).await?;
+        let (moved, _) = change_pulls_in(&mut tx, &items, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -1556,23 +1602,15 @@ impl Store {
         failure_reason: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let change = PullChange::BankLeg {
+            status,
+            failure_reason,
+        };
         let mut tx = self.write_tx().await?;
-        let done = sqlx::query(
-            "UPDATE debit_pulls SET status = $2, failure_reason = $3, updated_at = $4 \
-             WHERE id = $1 AND status = 'authorized'",
-        )
-        .bind(id)
-        .bind(status.as_str())
-        .bind(failure_reason)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let moved = done.rows_affected() == 1;
-        if moved {
-            events::record(&mut tx, EventType::of_pull(status), id, now).await?;
-        }
+        let (moved, _) =
+            change_pulls_in(&mut tx, &[(id.as_str(), change)], Guard::None, now).await?;
         tx.commit().await?;
-        Ok(moved)
+        Ok(moved[0])
     }
 }
 
@@ -1641,7 +1679,9 @@ pub(crate) async fn fate_effect_in(
             move_key_in(conn, intent, KeyStatus::Failed, None, live, now).await?
         }
         TxKind::PullBatch if failed => {
-            resolve_pull_guarded_in(conn, intent, &PullResolution::failed(), live, now).await?
+            let failed = PullResolution::failed();
+            let change = [(intent, PullChange::Resolve(&failed))];
+            change_pulls_in(conn, &change, live, now).await?.0[0]
         }
         // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
         // the engine's payment driver (which reads their fates); a cancel or revoke that

@@ -1,7 +1,7 @@
 //! Testnet's simulated bank: accounts with a chosen behaviour and their transfers. The rules
 //! that move transfers live in `openrail-relayer` (sans-IO); this module stores them.
 
-use crate::exec::Record;
+use crate::exec::{Exec, Record, Stmt};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -265,15 +265,9 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             if held.rows_affected() == 0 {
-                sqlx::query(
-                    "UPDATE bank_transfers SET status = 'failed', failure_reason = 'insufficient_funds', \
-                     due_at = $2 WHERE id = $1",
-                )
-                .bind(&id)
-                .bind(i64::MAX)
-                .execute(&mut *tx)
-                .await?;
-                events::record(&mut tx, EventType::BankTransferFailed, &id, now).await?;
+                let (from, due) = (TransferStatus::Pending, now + delay);
+                let change = (TransferStatus::Failed, Some("insufficient_funds"), i64::MAX);
+                move_transfer_in(&mut *tx, &id, (from, due), change, now).await?;
             }
         }
         tx.commit().await?;
@@ -327,20 +321,8 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved = sqlx::query(
-            "UPDATE bank_transfers SET status = $2, failure_reason = $3, due_at = $4, updated_at = $5 \
-             WHERE id = $1 AND status = $6 AND due_at = $7",
-        )
-        .bind(&t.id)
-        .bind(status.as_str())
-        .bind(failure_reason)
-        .bind(next_due)
-        .bind(now)
-        .bind(t.status.as_str())
-        .bind(t.due_at)
-        .execute(&mut *tx)
-        .await?;
-        if moved.rows_affected() == 0 {
+        let change = (status, failure_reason, next_due);
+        if !move_transfer_in(&mut *tx, &t.id, (t.status, t.due_at), change, now).await? {
             return Ok(false);
         }
         sqlx::query(
@@ -351,9 +333,6 @@ impl Store {
         .bind(held_delta)
         .execute(&mut *tx)
         .await?;
-        if status != t.status {
-            events::record(&mut tx, EventType::of_transfer(status), &t.id, now).await?;
-        }
         tx.commit().await?;
         Ok(true)
     }
@@ -373,4 +352,45 @@ impl Store {
         .await?;
         row.as_ref().map(transfer_of).transpose()
     }
+}
+
+/// **The one place a bank transfer's status changes after creation**, inside the caller's
+/// transaction: moves transfer `id`, still in the status and due time it was read in
+/// (`from`), to `(status, failure_reason, next due time)`, as its lifecycle allows
+/// ([`TransferStatus::sources`]; otherwise [`StoreError::Transition`], nothing written).
+/// Records its event when the status changed. Returns false when another worker moved it
+/// first.
+pub(crate) async fn move_transfer_in(
+    conn: &mut impl Exec,
+    id: &str,
+    (from, due_at): (TransferStatus, i64),
+    (to, failure_reason, next_due): (TransferStatus, Option<&str>, i64),
+    now: i64,
+) -> Result<bool, StoreError> {
+    use openrail_domain::status::Lifecycle;
+    if from != to && !to.reachable_from(from) {
+        return Err(StoreError::Transition(format!(
+            "bank transfer {id}: {} → {}",
+            from.as_str(),
+            to.as_str()
+        )));
+    }
+    let mut q = Stmt::new(
+        conn.backend(),
+        "UPDATE bank_transfers SET status = $2, failure_reason = $3, due_at = $4, updated_at = $5 \
+         WHERE id = $1 AND status = $6 AND due_at = $7"
+            .into(),
+    );
+    q.text(Some(id))
+        .text(Some(to.as_str()))
+        .text(failure_reason)
+        .int(next_due)
+        .int(now)
+        .text(Some(from.as_str()))
+        .int(due_at);
+    let moved = conn.execute(&q).await? == 1;
+    if moved && from != to {
+        events::record(conn, EventType::of_transfer(to), id, now).await?;
+    }
+    Ok(moved)
 }

@@ -7,9 +7,9 @@ use sqlx::AnyConnection;
 
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
-use crate::events::{self, EventType};
 use crate::exec::{Exec, Record, Stmt};
 use crate::outbox::WorkKind;
+use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
 
 /// A requested (and perhaps given) authorization.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -86,19 +86,9 @@ impl Store {
                 .await?
             }
             Authorizable::Payment => {
-                let moved = sqlx::query(
-                    "UPDATE payments SET status = 'pending' WHERE id = $1 AND status = 'requires_authorization'",
-                )
-                .bind(object_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                    == 1;
-                if moved {
-                    events::record(&mut tx, EventType::PaymentAuthorized, object_id, now_ms)
-                        .await?;
-                }
-                moved
+                let change = PaymentChange::to(PaymentStatus::Pending);
+                let from = PaymentStatus::RequiresAuthorization;
+                move_payment_in(&mut *tx, object_id, from, &change, now_ms).await?
             }
         };
         if !moved {

@@ -340,7 +340,7 @@ impl Store {
 async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, StoreError> {
     use crate::agentic::{self, Guard};
     let mut inserts = Vec::new();
-    let mut outcomes: Vec<(&str, &PullResolution)> = Vec::new();
+    let mut outcomes: Vec<(&str, agentic::PullChange<'_>)> = Vec::new();
     let mut fates = Vec::new();
     let mut signed = Vec::new();
     let mut now = 0;
@@ -354,7 +354,7 @@ async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, 
                 now: at,
                 ..
             } => {
-                outcomes.push((id.as_str(), resolution));
+                outcomes.push((id.as_str(), agentic::PullChange::Resolve(resolution)));
                 now = now.max(*at);
             }
             Job::Fate {
@@ -365,7 +365,7 @@ async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, 
                 now: at,
                 ..
             } => {
-                fates.push((*chain_id, hash.as_str(), *status, *block));
+                fates.push((*chain_id, hash.as_str(), *status, *block, None));
                 now = now.max(*at);
             }
         }
@@ -375,12 +375,8 @@ async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, 
         recorded.push(crate::journal::record_tx_in(conn, row).await?);
     }
     agentic::insert_pull_rows_in(conn, &inserts).await?;
-    let (moved, resolved) = agentic::update_outcomes_in(conn, &outcomes, Guard::None, now).await?;
-    let mandate_ids: Vec<&str> = inserts
-        .iter()
-        .chain(&resolved)
-        .map(|p| p.mandate_id.as_str())
-        .collect();
+    let (moved, resolved) = agentic::change_pulls_in(conn, &outcomes, Guard::None, now).await?;
+    let mandate_ids: Vec<&str> = inserts.iter().map(|p| p.mandate_id.as_str()).collect();
     let chains = if mandate_ids.is_empty() {
         Default::default()
     } else {
@@ -389,11 +385,8 @@ async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, 
     let mut events = Vec::new();
     let mut work = Vec::new();
     agentic::created_effects(&inserts, &chains, &mut events, &mut work)?;
-    agentic::outcome_effects(&resolved, &chains, now, &mut events, &mut work)?;
     crate::events::insert_all(conn, &events).await?;
     crate::outbox::enqueue_all(conn, &work).await?;
-    let closed: Vec<&str> = resolved.iter().map(|p| p.id.as_str()).collect();
-    crate::outbox::close_all(conn, &closed, crate::outbox::WorkKind::PullBatch, now).await?;
     crate::journal::mark_txs_in(conn, &fates).await?;
     let hashes: Vec<&str> = fates.iter().map(|f| f.1).collect();
     crate::journal::apply_fates_in(conn, &hashes, now).await?;

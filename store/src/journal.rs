@@ -2,9 +2,10 @@
 
 use sqlx::Row;
 
-use crate::agentic::{Guard, KeyStatus, MandateStatus, move_key_in, move_mandate_in};
+use crate::agentic::{
+    Guard, KeyStatus, MandateStatus, PullChange, change_pulls_in, move_key_in, move_mandate_in,
+};
 use crate::db::{Store, StoreError};
-use crate::events::{self, EventType};
 
 string_enum!(
     /// What a journaled operator transaction does.
@@ -515,25 +516,33 @@ impl Store {
         }
         // Transactions seen emitting events succeeded in that block; this settles journal
         // entries whose fate nobody else is waiting for (rebroadcast after a reorg).
+        let signed = Some(TxStatus::Signed);
         for (hash, block) in mined {
-            sqlx::query(
-                "UPDATE chain_txs SET status = 'succeeded', block_number = $3 \
-                 WHERE chain_id = $1 AND hash = $2 AND status = 'signed'",
-            )
-            .bind(chain_id as i64)
-            .bind(hash)
-            .bind(*block as i64)
-            .execute(&mut *tx)
-            .await?;
             // Its nonce's other variants (other fees, same work) can never be mined.
-            sqlx::query(
-                "UPDATE chain_txs SET status = 'replaced' WHERE chain_id = $1 AND status = 'signed' \
-                 AND hash <> $2 AND nonce = (SELECT nonce FROM chain_txs WHERE chain_id = $1 AND hash = $2)",
+            let others: Vec<String> = sqlx::query(
+                "SELECT hash FROM chain_txs WHERE chain_id = $1 AND status = 'signed' AND hash <> $2 \
+                 AND nonce = (SELECT nonce FROM chain_txs WHERE chain_id = $1 AND hash = $2)",
             )
             .bind(chain_id as i64)
             .bind(hash)
-            .execute(&mut *tx)
-            .await?;
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| r.try_get("hash"))
+            .collect::<Result<_, _>>()?;
+            let mut marks = vec![(
+                chain_id,
+                hash.as_str(),
+                TxStatus::Succeeded,
+                Some(*block),
+                signed,
+            )];
+            marks.extend(
+                others
+                    .iter()
+                    .map(|h| (chain_id, h.as_str(), TxStatus::Replaced, None, signed)),
+            );
+            mark_txs_in(&mut *tx, &marks).await?;
         }
         let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
         apply_fates_in(&mut tx, &hashes, now).await?;
@@ -627,49 +636,54 @@ async fn unmine_in(
     hash: &str,
     now: i64,
 ) -> Result<usize, StoreError> {
-    sqlx::query(
-        "UPDATE chain_txs SET status = 'signed', block_number = NULL, applied = 0 WHERE chain_id = $1 AND hash = $2",
-    )
-    .bind(chain_id as i64)
-    .bind(hash)
-    .execute(&mut **tx)
-    .await?;
-    let reset = sqlx::query(
-        "UPDATE debit_pulls SET status = 'pending', decline_code = NULL, remaining = NULL, \
-         resets_at = NULL, tx_hash = NULL, authorized_at = NULL, updated_at = $2 \
-         WHERE tx_hash = $1 AND status IN ('authorized', 'declined') RETURNING id",
+    mark_txs_in(&mut **tx, &[(chain_id, hash, TxStatus::Signed, None, None)]).await?;
+    let ids: Vec<String> = sqlx::query(
+        "SELECT id FROM debit_pulls WHERE tx_hash = $1 AND status IN ('authorized', 'declined')",
     )
     .bind(hash)
-    .bind(now)
     .fetch_all(&mut **tx)
-    .await?;
-    for r in &reset {
-        let id: String = r.try_get("id")?;
-        events::record(tx, EventType::DebitPullReorged, &id, now).await?;
-    }
-    Ok(reset.len())
+    .await?
+    .iter()
+    .map(|r| r.try_get("id"))
+    .collect::<Result<_, _>>()?;
+    let changes: Vec<(&str, PullChange<'_>)> = ids
+        .iter()
+        .map(|id| (id.as_str(), PullChange::Reorg))
+        .collect();
+    let (moved, _) = change_pulls_in(&mut **tx, &changes, Guard::None, now).await?;
+    Ok(moved.into_iter().filter(|m| *m).count())
 }
 
-/// Sets the status (and block) of several journaled transactions, inside the caller's
-/// transaction: `(chain_id, hash, status, block)`, in one statement.
+/// A journaled transaction's new status: `(chain_id, hash, status, block, only_from)`;
+/// with `only_from`, only a transaction still in that status moves.
+pub(crate) type TxMark<'a> = (u64, &'a str, TxStatus, Option<u64>, Option<TxStatus>);
+
+/// **The one place a journaled transaction's status changes after it was recorded**,
+/// inside the caller's transaction: each mark sets its status and block (back to `signed`:
+/// its fate unknown again and not yet applied), a few statements for many. Unlike an
+/// object's, a transaction's status follows what the chain says, in any order (a receipt,
+/// a reorganisation, a variant mined after a reorg): no transition table.
 pub(crate) async fn mark_txs_in(
     conn: &mut impl crate::exec::Exec,
-    fates: &[(u64, &str, TxStatus, Option<u64>)],
+    marks: &[TxMark<'_>],
 ) -> Result<(), StoreError> {
-    for chunk in fates.chunks(500) {
+    for chunk in marks.chunks(400) {
         let mut q = crate::exec::Stmt::new(
             conn.backend(),
             format!(
-                "UPDATE chain_txs SET status = v.column3, block_number = v.column4 FROM (VALUES {}) AS v \
-                 WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2",
-                crate::db::placeholders(chunk.len(), 4)
+                "UPDATE chain_txs SET status = v.column3, block_number = v.column4, \
+                 applied = CASE WHEN v.column3 = 'signed' THEN 0 ELSE chain_txs.applied END \
+                 FROM (VALUES {}) AS v WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2 \
+                 AND (v.column5 IS NULL OR chain_txs.status = v.column5)",
+                crate::db::placeholders(chunk.len(), 5)
             ),
         );
-        for (chain_id, hash, status, block) in chunk {
+        for (chain_id, hash, status, block, only_from) in chunk {
             q.int(*chain_id as i64)
                 .text(Some(hash))
                 .text(Some(status.as_str()))
-                .int(block.map(|b| b as i64));
+                .int(block.map(|b| b as i64))
+                .text(only_from.map(TxStatus::as_str));
         }
         conn.execute(&q).await?;
     }

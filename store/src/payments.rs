@@ -1,6 +1,6 @@
 //! One-time payments: rows and queries.
 
-use crate::exec::Record;
+use crate::exec::{Exec, Record, Stmt};
 use sqlx::Row;
 
 use crate::agentic::{Page, Scope};
@@ -105,6 +105,90 @@ pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
     })
 }
 
+/// A payment's move: its new status and what it sets with it (`None`: left as it is).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PaymentChange<'a> {
+    pub to: PaymentStatus,
+    pub failure_reason: Option<&'a str>,
+    pub tx_hash: Option<&'a str>,
+    /// Its refund's move `(from, to)`: `(None, pending)` a refund now owed to its
+    /// source, `(Some(pending), end)` that refund's end (only from `from`).
+    pub refund: Option<(Option<RefundStatus>, RefundStatus)>,
+}
+
+impl PaymentChange<'_> {
+    /// A move to `to` that sets nothing else.
+    pub(crate) fn to(to: PaymentStatus) -> Self {
+        PaymentChange {
+            to,
+            failure_reason: None,
+            tx_hash: None,
+            refund: None,
+        }
+    }
+}
+
+/// **The one place a payment's status changes after creation**, inside the caller's
+/// transaction: moves payment `id` from `from` as `change` says, when it is still in `from`
+/// and its lifecycle allows it ([`PaymentStatus::sources`]; `to == from` only records a
+/// transaction hash learnt later, or moves its refund), and records its events (the
+/// payment's, its refund's).
+/// Returns whether it moved; a move the lifecycle does not allow is
+/// [`StoreError::Transition`] and writes nothing.
+pub(crate) async fn move_payment_in(
+    conn: &mut impl Exec,
+    id: &str,
+    from: PaymentStatus,
+    change: &PaymentChange<'_>,
+    now: i64,
+) -> Result<bool, StoreError> {
+    use openrail_domain::status::Lifecycle;
+    let to = change.to;
+    if from != to && !to.reachable_from(from) {
+        return Err(StoreError::Transition(format!(
+            "payment {id}: {} → {}",
+            from.as_str(),
+            to.as_str()
+        )));
+    }
+    if let Some((Some(from), to)) = change.refund
+        && !to.reachable_from(from)
+    {
+        return Err(StoreError::Transition(format!(
+            "refund of payment {id}: {} → {}",
+            from.as_str(),
+            to.as_str()
+        )));
+    }
+    let (refund_from, refund_to) = match change.refund {
+        Some((from, to)) => (from, Some(to)),
+        None => (None, None),
+    };
+    let mut q = Stmt::new(
+        conn.backend(),
+        "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
+         tx_hash = COALESCE($5, tx_hash), refund_status = COALESCE($6, refund_status), updated_at = $7 \
+         WHERE id = $1 AND status = $2 AND ($8 IS NULL OR refund_status = $8)"
+            .into(),
+    );
+    q.text(Some(id))
+        .text(Some(from.as_str()))
+        .text(Some(to.as_str()))
+        .text(change.failure_reason)
+        .text(change.tx_hash)
+        .text(refund_to.map(RefundStatus::as_str))
+        .int(now)
+        .text(refund_from.map(RefundStatus::as_str));
+    let moved = conn.execute(&q).await? == 1;
+    if moved && from != to {
+        events::record(conn, EventType::of_payment(to), id, now).await?;
+    }
+    if let (true, Some(kind)) = (moved, refund_to.and_then(EventType::of_refund)) {
+        events::record(conn, kind, id, now).await?;
+    }
+    Ok(moved)
+}
+
 impl Store {
     /// Inserts a new payment with its `payment.created` event (and
     /// `payment.requires_authorization` when the payer must sign).
@@ -179,20 +263,16 @@ impl Store {
         id: &PaymentId,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let change = PaymentChange::to(PaymentStatus::Canceled);
         let mut tx = self.write_tx().await?;
-        let moved = sqlx::query(
-            "UPDATE payments SET status = 'canceled', updated_at = $2 \
-             WHERE id = $1 AND status = 'requires_authorization'",
+        let moved = move_payment_in(
+            &mut *tx,
+            id,
+            PaymentStatus::RequiresAuthorization,
+            &change,
+            now,
         )
-        .bind(id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-        if moved {
-            events::record(&mut tx, EventType::PaymentCanceled, id, now).await?;
-        }
+        .await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -206,21 +286,14 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
+        let change = PaymentChange {
+            failure_reason: Some(failure_reason),
+            tx_hash,
+            refund: Some((None, RefundStatus::Pending)),
+            ..PaymentChange::to(PaymentStatus::Failed)
+        };
         let mut tx = self.write_tx().await?;
-        let done = sqlx::query(
-            "UPDATE payments SET status = 'failed', failure_reason = $2, refund_status = 'pending', \
-             tx_hash = COALESCE($3, tx_hash), updated_at = $4 WHERE id = $1 AND status = 'processing'",
-        )
-        .bind(id)
-        .bind(failure_reason)
-        .bind(tx_hash)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let moved = done.rows_affected() == 1;
-        if moved {
-            events::record(&mut tx, EventType::PaymentFailed, id, now).await?;
-        }
+        let moved = move_payment_in(&mut *tx, id, PaymentStatus::Processing, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -232,19 +305,13 @@ impl Store {
         to: RefundStatus,
         now: i64,
     ) -> Result<bool, StoreError> {
+        // A refund is owed only by a payment that failed.
+        let change = PaymentChange {
+            refund: Some((Some(RefundStatus::Pending), to)),
+            ..PaymentChange::to(PaymentStatus::Failed)
+        };
         let mut tx = self.write_tx().await?;
-        let done = sqlx::query(
-            "UPDATE payments SET refund_status = $2, updated_at = $3 WHERE id = $1 AND refund_status = 'pending'",
-        )
-        .bind(id)
-        .bind(to.as_str())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let moved = done.rows_affected() == 1;
-        if let (true, Some(kind)) = (moved, EventType::of_refund(to)) {
-            events::record(&mut tx, kind, id, now).await?;
-        }
+        let moved = move_payment_in(&mut *tx, id, PaymentStatus::Failed, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -262,32 +329,13 @@ impl Store {
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        use openrail_domain::status::Lifecycle;
-        if from != to && !to.reachable_from(from) {
-            return Err(StoreError::Transition(format!(
-                "payment {id}: {} → {}",
-                from.as_str(),
-                to.as_str()
-            )));
-        }
+        let change = PaymentChange {
+            failure_reason,
+            tx_hash,
+            ..PaymentChange::to(to)
+        };
         let mut tx = self.write_tx().await?;
-        let done = sqlx::query(
-            "UPDATE payments SET status = $3, failure_reason = COALESCE($4, failure_reason), \
-             tx_hash = COALESCE($5, tx_hash), updated_at = $6 WHERE id = $1 AND status = $2",
-        )
-        .bind(id)
-        .bind(from.as_str())
-        .bind(to.as_str())
-        .bind(failure_reason)
-        .bind(tx_hash)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        // Same status again (a tx hash learnt later) is no state change: no event.
-        let moved = done.rows_affected() == 1;
-        if moved && from != to {
-            events::record(&mut tx, EventType::of_payment(to), id, now).await?;
-        }
+        let moved = move_payment_in(&mut *tx, id, from, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }

@@ -497,39 +497,35 @@ impl Store {
         if let Some(d) = &change.description {
             e.description = d.clone();
         }
-        match change.enabled {
-            Some(true) => {
-                e.status = EndpointStatus::Enabled;
-                e.disabled_reason = None;
-                e.failing_since = None;
-            }
-            Some(false) => {
-                e.status = EndpointStatus::Disabled;
-                e.disabled_reason = None;
-            }
-            None => {}
-        }
         e.updated_at = now;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
-            "UPDATE webhook_endpoints SET url = $1, enabled_events = $2, description = $3, \
-             status = $4, disabled_reason = $5, failing_since = $6, updated_at = $7 \
-             WHERE id = $8 AND account_id = $9 AND mode = $10",
+            "UPDATE webhook_endpoints SET url = $1, enabled_events = $2, description = $3, updated_at = $4 \
+             WHERE id = $5 AND account_id = $6 AND mode = $7",
         )
         .bind(&e.url)
         .bind(events_json(&e.enabled_events))
         .bind(&e.description)
-        .bind(e.status.as_str())
-        .bind(&e.disabled_reason)
-        .bind(e.failing_since)
         .bind(now)
         .bind(id)
         .bind(scope.account_id)
         .bind(scope.mode.as_str())
-        .execute(self.writer())
+        .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound);
         }
+        if let Some(enabled) = change.enabled {
+            move_endpoint_in(&mut *tx, id, EndpointMove::Owner { enabled }, now).await?;
+            if enabled {
+                e.status = EndpointStatus::Enabled;
+                e.failing_since = None;
+            } else {
+                e.status = EndpointStatus::Disabled;
+            }
+            e.disabled_reason = None;
+        }
+        tx.commit().await?;
         Ok(e)
     }
 
@@ -829,22 +825,9 @@ impl Store {
             .bind(&endpoint)
             .execute(&mut *tx)
             .await?;
-            let off = sqlx::query(
-                "UPDATE webhook_endpoints SET status = $1, disabled_reason = $2, updated_at = $3 \
-                 WHERE id = $4 AND status = $5 AND failing_since <= $6",
-            )
-            .bind(EndpointStatus::Disabled.as_str())
-            .bind(DISABLED_FAILING)
-            .bind(now)
-            .bind(&endpoint)
-            .bind(EndpointStatus::Enabled.as_str())
-            .bind(now.saturating_sub(disable_after_ms))
-            .execute(&mut *tx)
-            .await?;
-            if off.rows_affected() == 1 {
-                events::record(&mut tx, EventType::WebhookEndpointDisabled, &endpoint, now).await?;
-                disabled = true;
-            }
+            let cutoff = now.saturating_sub(disable_after_ms);
+            disabled = move_endpoint_in(&mut *tx, &endpoint, EndpointMove::Failing { cutoff }, now)
+                .await?;
         }
         tx.commit().await?;
         Ok(Recorded {
@@ -1020,4 +1003,53 @@ mod tests {
             prop_assert_eq!(f.cursor(), 40);
         }
     }
+}
+
+/// Why an endpoint's status changes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum EndpointMove {
+    /// Its owner enabled it (its failure record cleared) or disabled it.
+    Owner { enabled: bool },
+    /// It failed every delivery since `cutoff` (unix ms) or earlier: disabled, with a
+    /// `webhook_endpoint.disabled` event.
+    Failing { cutoff: i64 },
+}
+
+/// **The one place a webhook endpoint's status changes after creation**, inside the
+/// caller's transaction. Returns whether it moved (an enabled endpoint failing since
+/// after the cutoff, or gone, does not).
+pub(crate) async fn move_endpoint_in(
+    conn: &mut impl Exec,
+    id: &str,
+    m: EndpointMove,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let (to, reason, only_from, cutoff) = match m {
+        EndpointMove::Owner { enabled: true } => (EndpointStatus::Enabled, None, None, None),
+        EndpointMove::Owner { enabled: false } => (EndpointStatus::Disabled, None, None, None),
+        EndpointMove::Failing { cutoff } => (
+            EndpointStatus::Disabled,
+            Some(DISABLED_FAILING),
+            Some(EndpointStatus::Enabled),
+            Some(cutoff),
+        ),
+    };
+    let mut q = Stmt::new(
+        conn.backend(),
+        "UPDATE webhook_endpoints SET status = $1, disabled_reason = $2, \
+         failing_since = CASE WHEN $1 = 'enabled' THEN NULL ELSE failing_since END, updated_at = $3 \
+         WHERE id = $4 AND ($5 IS NULL OR status = $5) AND ($6 IS NULL OR failing_since <= $6)"
+            .into(),
+    );
+    q.text(Some(to.as_str()))
+        .text(reason)
+        .int(now)
+        .text(Some(id))
+        .text(only_from.map(EndpointStatus::as_str))
+        .int(cutoff);
+    let moved = conn.execute(&q).await? == 1;
+    if moved && matches!(m, EndpointMove::Failing { .. }) {
+        events::record(conn, EventType::WebhookEndpointDisabled, id, now).await?;
+    }
+    Ok(moved)
 }

@@ -30,6 +30,8 @@ pub(crate) const CONTRACTS: [&str; 5] = [
 mod compile;
 #[cfg(test)]
 mod module_graph;
+#[cfg(test)]
+mod status_writes;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
