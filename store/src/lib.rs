@@ -17,6 +17,7 @@ pub use openrail_domain::epoch;
 pub mod events;
 mod exec;
 mod group;
+pub mod identity;
 pub mod ids;
 mod inline;
 pub mod journal;

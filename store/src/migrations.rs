@@ -104,6 +104,10 @@ const SQLITE: &[(&str, &str)] = &[
         "0021_account_settings.sql",
         include_str!("../../migrations/sqlite/0021_account_settings.sql"),
     ),
+    (
+        "0022_identity.sql",
+        include_str!("../../migrations/sqlite/0022_identity.sql"),
+    ),
 ];
 
 /// `migrations/postgres`, by file name.
@@ -191,6 +195,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0021_account_settings.sql",
         include_str!("../../migrations/postgres/0021_account_settings.sql"),
+    ),
+    (
+        "0022_identity.sql",
+        include_str!("../../migrations/postgres/0022_identity.sql"),
     ),
 ];
 
