@@ -210,12 +210,12 @@ fn resolve_in_document(
             "{vm_id} is not listed under {purpose} in the document of {did}"
         ))
     })?;
-    if let Some(controller) = method.get("controller").and_then(Value::as_str) {
-        if controller != did {
-            return Err(KeyError::NotAuthorized(format!(
-                "{vm_id} is controlled by {controller}, not {did}"
-            )));
-        }
+    if let Some(controller) = method.get("controller").and_then(Value::as_str)
+        && controller != did
+    {
+        return Err(KeyError::NotAuthorized(format!(
+            "{vm_id} is controlled by {controller}, not {did}"
+        )));
     }
     let multibase = method
         .get("publicKeyMultibase")

@@ -416,14 +416,14 @@ fn verify_one(
             return Err(fail("Proof expired", format!("proof expired at {raw}")));
         }
     }
-    if let Some(expected) = challenge {
-        if proof.get("challenge").and_then(Value::as_str) != Some(expected) {
-            return Err(ProblemDetail::new(
-                ProblemType::InvalidChallengeError,
-                "Invalid challenge",
-                "the proof's challenge is not the expected one",
-            ));
-        }
+    if let Some(expected) = challenge
+        && proof.get("challenge").and_then(Value::as_str) != Some(expected)
+    {
+        return Err(ProblemDetail::new(
+            ProblemType::InvalidChallengeError,
+            "Invalid challenge",
+            "the proof's challenge is not the expected one",
+        ));
     }
     if let Some(expected) = domain {
         let ok = match proof.get("domain") {
