@@ -104,6 +104,30 @@ impl Fields {
         self.map.remove(name).filter(|v| v.get() != "null")
     }
 
+    /// An optional JSON object taken as it is (`null` counts as absent): documents whose
+    /// members are not this API's to check, such as a Verifiable Credential.
+    pub fn opt_json_object(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<serde_json::Map<String, serde_json::Value>>, ApiError> {
+        self.take(name)
+            .map(|raw| {
+                serde_json::from_str(raw.get())
+                    .map_err(|_| invalid(&self.p(name), "must be a JSON object"))
+            })
+            .transpose()
+    }
+
+    /// An optional boolean (`null` counts as absent).
+    pub fn opt_bool(&mut self, name: &str) -> Result<Option<bool>, ApiError> {
+        self.take(name)
+            .map(|raw| {
+                serde_json::from_str::<bool>(raw.get())
+                    .map_err(|_| invalid(&self.p(name), "must be true or false"))
+            })
+            .transpose()
+    }
+
     /// A required string.
     pub fn string(&mut self, name: &str) -> Result<String, ApiError> {
         self.opt_string(name)?

@@ -14,6 +14,7 @@ pub mod delivery;
 pub mod docs;
 pub mod error;
 pub mod events;
+pub mod identity;
 mod middleware;
 pub mod openapi;
 pub mod payments;
@@ -60,6 +61,11 @@ pub struct ApiConfig {
     pub auth_failures_per_sec: f64,
     /// Failed authentications a client address may make in a burst; then 429.
     pub auth_failure_burst: f64,
+    /// Requests without a key a client address may make per second, sustained, to the
+    /// operations open to anyone (credential verification).
+    pub anonymous_per_sec: f64,
+    /// Requests without a key a client address may make in a burst; then 429.
+    pub anonymous_burst: f64,
     /// How long a payer has to sign a mandate or payment (the signature's on-chain
     /// deadline), whole seconds.
     pub authorization_ttl: Duration,
@@ -80,6 +86,8 @@ impl Default for ApiConfig {
             authorization_ttl: Duration::from_secs(3600),
             auth_failures_per_sec: 1.0,
             auth_failure_burst: 20.0,
+            anonymous_per_sec: 5.0,
+            anonymous_burst: 50.0,
             bind: std::net::IpAddr::from([127, 0, 0, 1]),
             advertise_url: None,
             explorer_tx_url: None,
@@ -101,6 +109,8 @@ pub struct AppState {
     limiter: Arc<middleware::RateLimiter>,
     /// Failed authentications per client address.
     auth_failures: Arc<middleware::RateLimiter>,
+    /// Requests without a key to operations open to anyone, per client address.
+    anonymous: Arc<middleware::RateLimiter>,
 }
 
 impl AppState {
@@ -119,6 +129,10 @@ impl AppState {
             config.auth_failures_per_sec,
             config.auth_failure_burst,
         ));
+        let anonymous = Arc::new(middleware::RateLimiter::new(
+            config.anonymous_per_sec,
+            config.anonymous_burst,
+        ));
         Self {
             store,
             testnet,
@@ -126,6 +140,7 @@ impl AppState {
             config,
             limiter,
             auth_failures,
+            anonymous,
         }
     }
 }
@@ -136,7 +151,7 @@ pub fn router(state: AppState) -> Router {
     let mut v1 = Router::new();
     let mut paths: Vec<&str> = Vec::new();
     for route in openapi::ROUTES {
-        if route.op != openapi::Op::OpenApi && !paths.contains(&route.path) {
+        if !route.op.public() && !paths.contains(&route.path) {
             paths.push(route.path);
         }
     }
@@ -162,6 +177,10 @@ pub fn router(state: AppState) -> Router {
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
         )
         .route("/v1/openapi.json", openapi::Op::OpenApi.handler())
+        .route(
+            "/v1/identity/status-lists/{id}",
+            openapi::Op::GetStatusList.handler(),
+        )
         .route("/docs", get(docs::page))
         .route("/docs/redoc.standalone.js", get(docs::redoc))
         .merge(v1)

@@ -133,6 +133,18 @@ pub async fn authenticate(
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0.ip().to_string())
         .unwrap_or_else(|| "unknown".to_string());
+    // An operation open to anonymous callers (verifying a credential, as public verifiers
+    // are) runs without a key when none is sent, rate-limited per client address.
+    if !req.headers().contains_key(header::AUTHORIZATION)
+        && crate::openapi::route_of(req.method().as_str(), req.uri().path())
+            .is_some_and(|r| r.op.anonymous())
+    {
+        state
+            .anonymous
+            .check(&client)
+            .map_err(|retry_after_secs| ApiError::RateLimited { retry_after_secs })?;
+        return Ok(next.run(req).await);
+    }
     if let Some(retry_after_secs) = state.auth_failures.blocked(&client) {
         return Err(ApiError::RateLimited { retry_after_secs });
     }
@@ -233,11 +245,10 @@ pub async fn idempotency(
     let (Some(key), true) = (key, matches!(*req.method(), Method::POST | Method::DELETE)) else {
         return Ok(next.run(req).await);
     };
-    let principal = req
-        .extensions()
-        .get::<Principal>()
-        .cloned()
-        .ok_or(ApiError::Unauthenticated)?;
+    // No principal: an anonymous operation (read-only), nothing to replay.
+    let Some(principal) = req.extensions().get::<Principal>().cloned() else {
+        return Ok(next.run(req).await);
+    };
     let (parts, body) = req.into_parts();
     let bytes = to_bytes(body, MAX_BODY_BYTES)
         .await

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use crate::{AppState, account, agentic, bank, events, payments, webhooks};
+use crate::{AppState, account, agentic, bank, events, identity, payments, webhooks};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +80,18 @@ pub enum Op {
     GetAccount,
     /// `POST /v1/account`
     UpdateAccount,
+    /// `POST /v1/identity/credentials/verify`
+    VerifyCredential,
+    /// `POST /v1/identity/presentations/verify`
+    VerifyPresentation,
+    /// `POST /v1/identity/challenges`
+    CreateChallenge,
+    /// `POST /v1/identity/credentials/issue`
+    IssueCredential,
+    /// `POST /v1/identity/credentials/status`
+    UpdateCredentialStatus,
+    /// `GET /v1/identity/status-lists/{id}`
+    GetStatusList,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -253,6 +265,36 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/account",
     },
     Route {
+        op: Op::VerifyCredential,
+        method: "post",
+        path: "/v1/identity/credentials/verify",
+    },
+    Route {
+        op: Op::VerifyPresentation,
+        method: "post",
+        path: "/v1/identity/presentations/verify",
+    },
+    Route {
+        op: Op::CreateChallenge,
+        method: "post",
+        path: "/v1/identity/challenges",
+    },
+    Route {
+        op: Op::IssueCredential,
+        method: "post",
+        path: "/v1/identity/credentials/issue",
+    },
+    Route {
+        op: Op::UpdateCredentialStatus,
+        method: "post",
+        path: "/v1/identity/credentials/status",
+    },
+    Route {
+        op: Op::GetStatusList,
+        method: "get",
+        path: "/v1/identity/status-lists/{id}",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -310,6 +352,12 @@ impl Op {
             Op::ListWebhookDeliveries => get(webhooks::list_webhook_deliveries),
             Op::GetAccount => get(account::get_account),
             Op::UpdateAccount => post(account::update_account),
+            Op::VerifyCredential => post(identity::verify_credential),
+            Op::VerifyPresentation => post(identity::verify_presentation),
+            Op::CreateChallenge => post(identity::create_challenge),
+            Op::IssueCredential => post(identity::issue_credential),
+            Op::UpdateCredentialStatus => post(identity::update_credential_status),
+            Op::GetStatusList => get(identity::get_status_list),
             Op::OpenApi => get(|| async { axum::Json(served()) }),
         }
     }
@@ -348,8 +396,25 @@ impl Op {
             Op::ListWebhookDeliveries => "listWebhookDeliveries",
             Op::GetAccount => "getAccount",
             Op::UpdateAccount => "updateAccount",
+            Op::VerifyCredential => "verifyCredential",
+            Op::VerifyPresentation => "verifyPresentation",
+            Op::CreateChallenge => "createChallenge",
+            Op::IssueCredential => "issueCredential",
+            Op::UpdateCredentialStatus => "updateCredentialStatus",
+            Op::GetStatusList => "getStatusList",
             Op::OpenApi => "getOpenApi",
         }
+    }
+
+    /// Served without a key, outside the authenticated `/v1` router (no rate limit per
+    /// credential, no idempotency).
+    pub fn public(self) -> bool {
+        matches!(self, Op::OpenApi | Op::GetStatusList)
+    }
+
+    /// Served with a key, or without one (rate-limited per client address).
+    pub fn anonymous(self) -> bool {
+        matches!(self, Op::VerifyCredential)
     }
 
     /// What the document says of this operation.
@@ -357,6 +422,7 @@ impl Op {
         use crate::types as t;
         const W: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
         const R: &[u16] = &[400, 401, 403, 404, 429, 503];
+        const V: &[u16] = &[400, 401, 403, 413, 415, 429, 503];
         const LIST: &[Query] = &[Query::Limit, Query::StartingAfter];
         let d = Doc::new;
         match self {
@@ -538,6 +604,34 @@ impl Op {
                 .body(name::<t::AccountUpdate>)
                 .ok(200, name::<t::Account>)
                 .errors(W),
+            Op::VerifyCredential => d("Verify a credential", "A W3C Verifiable Credential (VC Data Model 1.1 or 2.0) secured with Data Integrity proofs — `eddsa-rdfc-2022`, `eddsa-jcs-2022`, `ecdsa-rdfc-2019` and `ecdsa-jcs-2019` (P-256, P-384), proof sets and chains — with `did:key` verification methods; its validity period; its Bitstring Status List entries when the list is one this server publishes (any other list: not verified). Nothing is fetched from the network: JSON-LD contexts are built in, and a term no context defines is a failure. 200 `verified: true`; 422 `verified: false` with `problemDetails` (VC Data Model error types). Whether the issuer is trusted is your policy, not part of verification. `options` is accepted and ignored. May be called without a key (rate-limited per address).")
+                .body(|| "CredentialVerifyRequest".into())
+                .ok(200, || "VerificationResult".into())
+                .ok(422, || "VerificationResult".into())
+                .errors(V)
+                .anonymous(),
+            Op::VerifyPresentation => d("Verify a presentation", "A Verifiable Presentation whose proof (purpose `authentication`) carries a challenge this server gave (`POST /v1/identity/challenges`): the challenge is used up here (a replay is 422 `INVALID_CHALLENGE_ERROR`), and `options.domain`, or the challenge's own domain, must match the proof's. Every embedded credential is verified as `verifyCredential` does. 200 verified, 422 not.")
+                .body(|| "PresentationVerifyRequest".into())
+                .ok(200, || "VerificationResult".into())
+                .ok(422, || "VerificationResult".into())
+                .errors(V),
+            Op::CreateChallenge => d("Create a presentation challenge", "A single-use challenge, valid ten minutes, for a holder to sign into a presentation (optionally bound to a `domain`).")
+                .body(|| "ChallengeCreate".into())
+                .ok(201, || "IdentityChallenge".into())
+                .errors(V),
+            Op::IssueCredential => d("Issue a credential", "Openrail signs a VC 2.0 credential as the issuer of the key's mode (`did:key`, Ed25519, `eddsa-rdfc-2022`, purpose `assertionMethod`): it adds `issuer` (or checks it is its own), `id` (`urn:uuid:…`) and `validFrom` when absent, and a revocation entry in one of its Bitstring Status Lists. `proof` and `credentialStatus` may not be given. A term no JSON-LD context defines cannot be signed (400). An `id` issued before is 409 `credential_exists`.")
+                .body(|| "CredentialIssueRequest".into())
+                .ok(201, || "IssuedCredential".into())
+                .errors(W),
+            Op::UpdateCredentialStatus => d("Revoke a credential", "Sets the revocation bit of a credential this account issued (`status: true`, the default): final, and its status list says so within a minute. `status: false` for a revoked credential is 409 `credential_revoked`.")
+                .body(|| "CredentialStatusUpdate".into())
+                .ok(200, || "IdentityCredential".into())
+                .errors(W),
+            Op::GetStatusList => d("Retrieve a status list", "A Bitstring Status List this server publishes, as a `BitstringStatusListCredential` signed by the issuer of its mode (131,072 entries, GZIP-compressed and multibase-encoded in `encodedList`). No authentication; cacheable for 60 seconds.")
+                .ok(200, || "StatusListCredential".into())
+                .errors(&[404])
+                .path_id("sl_")
+                .public(),
             Op::OpenApi => d("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
                 .ok(200, || "OpenApiDocument".into())
                 .public(),
@@ -644,6 +738,7 @@ struct Doc {
     path_id: Option<&'static str>,
     waits: bool,
     public: bool,
+    anonymous: bool,
     links: &'static [(&'static str, Op, LinkArg)],
 }
 
@@ -659,6 +754,7 @@ impl Doc {
             path_id: None,
             waits: false,
             public: false,
+            anonymous: false,
             links: &[],
         }
     }
@@ -688,6 +784,10 @@ impl Doc {
     }
     fn public(mut self) -> Self {
         self.public = true;
+        self
+    }
+    fn anonymous(mut self) -> Self {
+        self.anonymous = true;
         self
     }
     fn links(mut self, links: &'static [(&'static str, Op, LinkArg)]) -> Self {
@@ -829,6 +929,16 @@ fn components() -> Map<String, Value> {
     add::<t::TypedData>(&mut all);
     add::<t::Eip712Domain>(&mut all);
     add::<t::Address>(&mut all);
+    add::<t::CredentialVerifyRequest>(&mut all);
+    add::<t::PresentationVerifyRequest>(&mut all);
+    add::<t::ChallengeCreate>(&mut all);
+    add::<t::CredentialIssueRequest>(&mut all);
+    add::<t::CredentialStatusUpdate>(&mut all);
+    add::<t::VerificationResult>(&mut all);
+    add::<t::IdentityChallenge>(&mut all);
+    add::<t::IssuedCredential>(&mut all);
+    add::<t::IdentityCredential>(&mut all);
+    add::<t::StatusListCredential>(&mut all);
     let mut out = Map::new();
     for (name, schema) in all {
         let v = serde_json::to_value(schema).expect("schemas serialize");
@@ -885,6 +995,8 @@ const RESPONSE_TYPES: &[&str] = &[
     "PaymentDestinationView",
     "Account",
     "AccountChain",
+    "IdentityChallenge",
+    "IdentityCredential",
 ];
 
 /// Members of responses that appear only sometimes.
@@ -971,6 +1083,7 @@ pub fn document() -> Value {
                     "Accepted ({name}): the chain has not answered within the wait (`Prefer: wait=N`); the object exists, read it again later"
                 ),
                 201 => format!("Created ({name}); any chain work it needed is done"),
+                422 => format!("Not verified ({name}): `problemDetails` say why"),
                 _ => format!("OK ({name})"),
             };
             let mut response = json!({
@@ -1040,6 +1153,9 @@ pub fn document() -> Value {
         if doc.public {
             o["security"] = json!([]);
         }
+        if doc.anonymous {
+            o["security"] = json!([{}, { "bearer": [] }]);
+        }
         if let Some(req) = doc.request {
             o["requestBody"] = json!({
                 "required": true,
@@ -1069,6 +1185,7 @@ pub fn document() -> Value {
             { "name": "Events", "description": "Every state change, newest first" },
             { "name": "Webhook endpoints", "description": "Where events are delivered" },
             { "name": "Account", "description": "Your account's settings: where its one-time payments settle" },
+            { "name": "Identity", "description": "W3C Verifiable Credentials: verification, presentation challenges, Openrail as an issuer, status lists" },
             { "name": "Meta", "description": "This document" },
         ],
         "components": {
@@ -1237,6 +1354,7 @@ fn tag(path: &str) -> &'static str {
         "events" => "Events",
         "webhook-endpoints" => "Webhook endpoints",
         "account" => "Account",
+        "identity" => "Identity",
         _ => "Meta",
     }
 }

@@ -90,18 +90,28 @@ pub enum Conflict {
     PaymentNotCancelable,
     /// A canceled payment cannot be authorized: its link was withdrawn.
     PaymentCanceled,
+    /// A credential with this `id` was already issued.
+    CredentialExists,
+    /// A revoked credential stays revoked.
+    CredentialRevoked,
 }
 
 impl Conflict {
     /// Every conflict.
-    pub const ALL: &'static [Conflict] =
-        &[Conflict::PaymentNotCancelable, Conflict::PaymentCanceled];
+    pub const ALL: &'static [Conflict] = &[
+        Conflict::PaymentNotCancelable,
+        Conflict::PaymentCanceled,
+        Conflict::CredentialExists,
+        Conflict::CredentialRevoked,
+    ];
 
     /// The API's `code`.
     pub fn as_str(self) -> &'static str {
         match self {
             Conflict::PaymentNotCancelable => "payment_not_cancelable",
             Conflict::PaymentCanceled => "payment_canceled",
+            Conflict::CredentialExists => "credential_exists",
+            Conflict::CredentialRevoked => "credential_revoked",
         }
     }
 }

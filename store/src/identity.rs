@@ -145,14 +145,22 @@ impl Store {
 
     /// Reserves a status slot for a new credential of `scope` and records it (digest
     /// empty until [`Store::seal_credential`]): a random free index of the mode's current
-    /// revocation list, a new list when that one is half used. Returns the record.
+    /// revocation list, a new list when that one is half used. Returns the record, or
+    /// `None` when a credential with this id exists already (of any account).
     pub async fn reserve_credential(
         &self,
         scope: Scope<'_>,
         c: &NewCredential<'_>,
         now: i64,
-    ) -> Result<IssuedCredential, StoreError> {
+    ) -> Result<Option<IssuedCredential>, StoreError> {
         let mut tx = self.write_tx().await?;
+        let taken = sqlx::query("SELECT 1 AS one FROM identity_credentials WHERE id = $1")
+            .bind(c.id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if taken.is_some() {
+            return Ok(None);
+        }
         let current = sqlx::query(
             "SELECT l.id, (SELECT COUNT(*) FROM identity_credentials c WHERE c.status_list_id = l.id) AS used \
              FROM identity_status_lists l WHERE l.mode = $1 AND l.purpose = 'revocation' \
@@ -202,7 +210,7 @@ impl Store {
             .await?;
             if inserted.rows_affected() == 1 {
                 tx.commit().await?;
-                return self.issued_credential(scope, c.id).await;
+                return self.issued_credential(scope, c.id).await.map(Some);
             }
         }
         Err(StoreError::Corrupt(format!(

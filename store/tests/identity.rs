@@ -50,7 +50,8 @@ async fn identity(store: Store) {
                 now,
             )
             .await
-            .unwrap();
+            .unwrap()
+            .expect("a new id");
         assert!(c.status_index < STATUS_LIST_LENGTH);
         assert!(indexes.insert(c.status_index), "an index given twice");
         assert_eq!(c.digest, "");
@@ -62,6 +63,17 @@ async fn identity(store: Store) {
         );
     }
     let list = list.unwrap();
+    // An id is issued once, whoever asks.
+    let again = NewCredential {
+        id: "urn:uuid:3",
+        credential_type: "AgentCredential",
+        subject: None,
+        valid_until: None,
+    };
+    assert_eq!(
+        store.reserve_credential(scope, &again, now).await.unwrap(),
+        None
+    );
     store.seal_credential("urn:uuid:3", "abcd").await.unwrap();
     // Sealed once: a second digest does not replace it.
     store.seal_credential("urn:uuid:3", "ffff").await.unwrap();
