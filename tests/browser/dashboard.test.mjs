@@ -20,6 +20,13 @@ async function signUp(page, email) {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
+  // Sign-up answers alike whether the email was new or not (it reveals no account):
+  // the owner then signs in.
+  await page.waitForURL(`${BASE}/login?signed_up`);
+  await page.getByText("Account request received").waitFor();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${BASE}/dashboard`);
 }
 
@@ -51,6 +58,11 @@ test("sign up, create a key, use it, see the mandate and pull, revoke it: 401", 
   assert.equal(await page.getByRole("button", { name: "Create a mainnet key" }).isDisabled(), true);
   await page.getByText("Mainnet keys are disabled").waitFor();
   await checkPage(page, "key-created");
+  // Post/redirect/get: a reload shows the list without the secret and mints no key.
+  const rows = await page.locator("tbody tr").count();
+  await page.reload();
+  assert.equal(await page.locator("#new-secret").count(), 0);
+  assert.equal(await page.locator("tbody tr").count(), rows);
 
   // The key works against the API: a wallet mandate the demo payer signs, a session key, a pull.
   let r = await api(secret, "POST", "/v1/mandates", {
