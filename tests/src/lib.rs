@@ -393,6 +393,9 @@ impl Harness {
             .env("OPENRAIL_WEBHOOK_RETRY_SCHEDULE", TEST_RETRY_SCHEDULE)
             // Metrics on a free port (the `serving metrics on …` line names it).
             .env("OPENRAIL_METRICS_ADDR", "127.0.0.1:0")
+            // The tests' webhook receivers listen on loopback, which `serve` refuses
+            // unless told.
+            .env("OPENRAIL_ALLOW_INTERNAL_WEBHOOK_TARGETS", "true")
             .env("RUST_LOG", "openrail=debug,info")
             .env_remove("OPENRAIL_CRASH_AT")
             .stdin(std::process::Stdio::null())
