@@ -6,7 +6,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import {
-  BASE, PAYER, api, checkPage, launch, newEmail, payer, signTypedData,
+  BASE, PAYER, api, checkPage, cspViolations, launch, newEmail, payer, signTypedData,
 } from "./lib.mjs";
 
 let browser;
@@ -281,7 +281,11 @@ test("a forged cross-site form post is refused, and so is a post without the tok
   r = await page.request.post(`${BASE}/dashboard/keys`, {
     form: { mode: "testnet", csrf: token }, headers: { Origin: BASE }, maxRedirects: 0,
   });
-  assert.equal(r.status(), 201);
+  // Post/redirect/get: the new key's page is the redirect's target.
+  assert.equal(r.status(), 303);
+  assert.equal(r.headers()["location"], "/dashboard");
+  await page.goto(`${BASE}/dashboard`);
+  assert.equal(await page.locator("tbody tr").count(), keysBefore + 1, "one key was created");
   await context.close();
 });
 
@@ -332,5 +336,20 @@ test("sessions: cookie flags, sign out ends the session server-side, failed sign
   await page2.getByLabel("Password").fill(PASSWORD);
   await page2.getByRole("button", { name: "Sign in" }).click();
   await page2.waitForURL(`${BASE}/dashboard`);
+  await context.close();
+});
+
+test("the API reference renders under its Content-Security-Policy", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const refused = cspViolations(page);
+  const res = await page.goto(`${BASE}/docs`);
+  assert.match(res.headers()["content-security-policy"], /frame-ancestors 'none'/);
+  // Redoc, started by /docs/init.js, renders the document's operations.
+  await page.getByText("/v1/debit-pulls").first().waitFor({ timeout: 30_000 });
+  // Refused on purpose, and only that: the "powered by Redoc" badge's image from its CDN
+  // (the page loads nothing from another origin).
+  const others = refused.filter((m) => !m.includes("https://cdn.redoc.ly/redoc/logo-mini.svg"));
+  assert.deepEqual(others, [], "nothing of the page's own refused by the policy");
   await context.close();
 });
