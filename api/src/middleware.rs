@@ -82,7 +82,15 @@ pub async fn request_id(req: Request, next: Next) -> Response {
                 if uri_len > MAX_URI_BYTES {
                     return ApiError::UriTooLong.into_response();
                 }
-                problem_for_plain_errors(next.run(req).await).await
+                let started = std::time::Instant::now();
+                let res = problem_for_plain_errors(next.run(req).await).await;
+                // The access log, at debug level (`RUST_LOG=openrail=debug`).
+                tracing::debug!(
+                    status = res.status().as_u16(),
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "answered"
+                );
+                res
             }
             .instrument(span),
         )

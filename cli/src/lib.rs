@@ -141,6 +141,8 @@ pub fn main() -> anyhow::Result<()> {
             Some(
                 tracing_subscriber::fmt::layer()
                     .with_writer(std::io::stderr)
+                    // Colours only on a terminal: a log file or collector gets plain text.
+                    .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                     .with_filter(filter()),
             ),
             None,

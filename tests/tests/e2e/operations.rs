@@ -87,12 +87,15 @@ async fn sigterm_during_a_burst_answers_every_request_and_loses_no_pull() -> any
     let (code, took) = a.terminate(Duration::from_secs(40)).await?;
     let stopped = a.line("stopped: ", Duration::from_secs(1)).await.ok();
     eprintln!("SIGTERM to exit: {} ms ({stopped:?})", took.as_millis());
-    assert_eq!(
-        code,
-        Some(0),
-        "a graceful stop exits 0; log:\n{}",
-        a.log_tail()
-    );
+    let log = a.log_tail();
+    assert_eq!(code, Some(0), "a graceful stop exits 0; log:\n{log}");
+    // The access log's lines (debug level, as the harness runs servers) carry the
+    // request's id.
+    let answered: Vec<&str> = log.lines().filter(|l| l.contains("answered")).collect();
+    assert!(!answered.is_empty(), "{log}");
+    for line in answered {
+        assert!(line.contains("request_id=req_"), "{line}");
+    }
     assert!(took < Duration::from_secs(30), "bounded stop: {took:?}");
 
     let mut accepted = Vec::new();
