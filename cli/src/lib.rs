@@ -449,9 +449,12 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
         }
     );
     // A clean stop hands the chains over at once instead of after the leases expire.
-    for d in std::iter::once(&testnet).chain(mainnet.as_ref()) {
-        let lease = openrail_store::lease::chain_lease(d.deployment.chain_id);
-        store.release_lease(&lease, &node_id).await?;
+    // Each mode's settlement chain and its attestation chain.
+    for m in std::iter::once(&testnet).chain(mainnet.as_ref()) {
+        for d in std::iter::once(m).chain(m.attestation.as_deref()) {
+            let lease = openrail_store::lease::chain_lease(d.deployment.chain_id);
+            store.release_lease(&lease, &node_id).await?;
+        }
     }
     Ok(())
 }

@@ -128,7 +128,17 @@ async fn sigterm_during_a_burst_answers_every_request_and_loses_no_pull() -> any
     let stored = store.list_pulls(scope, None, 100, None).await?.data;
     assert_eq!(stored.len(), accepted.len());
 
-    // The lease was released: a new process leads at once, not after the lease expires.
+    // The chain's lease was released (not left to expire): the next process leads at once.
+    // (`serve --manifest` serves the settlement chain only.)
+    let chain_id = h.settlement_deployment().chain_id;
+    let lease = store
+        .lease(&openrail_store::lease::chain_lease(chain_id))
+        .await?
+        .expect("the lease row");
+    assert_eq!(
+        (lease.holder.as_str(), lease.expires_at),
+        (a.node_id.as_str(), 0)
+    );
     let mut b = h.spawn_server(None).await?;
     b.leading(Duration::from_secs(30)).await?;
     let done = audit::wait_all_final(&store, scope, &[], &mut b).await?;
