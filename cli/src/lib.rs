@@ -256,8 +256,9 @@ pub struct ServeArgs {
     wait_budget_secs: u64,
     /// The reverse proxies in front of this server, comma-separated addresses or CIDR
     /// blocks (e.g. `10.0.0.0/8`): only their `Forwarded` / `X-Forwarded-For` name the
-    /// client's address (for the failed-authentication and sign-up limits) and only their
-    /// `X-Forwarded-Proto` marks cookies `Secure`. Default: none — the peer is the client.
+    /// client's address (for the failed-authentication and sign-up limits), and
+    /// `X-Forwarded-Proto: https` marks cookies `Secure` only when some are configured.
+    /// Default: none — the peer is the client.
     #[arg(long, default_value = "", env = "OPENRAIL_TRUSTED_PROXIES")]
     trusted_proxies: String,
     /// Let webhook endpoints name loopback, private, link-local, unique-local and

@@ -7,14 +7,20 @@
 //! - Sessions: the cookie `openrail_session` holds 32 random characters; the database keeps
 //!   their SHA-256 with the account, the session's CSRF token and its end (7 days).
 //!   `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when the server is reached over https
-//!   (its advertised URL, or `X-Forwarded-Proto: https` from a proxy in front).
+//!   (its advertised URL, or `X-Forwarded-Proto: https` when trusted proxies are
+//!   configured).
 //! - CSRF: every POST carries a `csrf` field equal to the session's token (a synchronizer
 //!   token); the sign-in and sign-up forms, which have no session yet, carry one equal to
 //!   the `openrail_csrf` cookie (double submit). A request whose `Origin` names another
 //!   host is refused too.
 //! - Failed sign-ins are counted in the database (so every process of one deployment
 //!   shares the count): at most 5 per email and 20 per client address in 15 minutes, then
-//!   429 until the window passes. A successful sign-in clears the email's count.
+//!   429 until the window passes. A successful sign-in clears the email's count. The client
+//!   address is the peer's, or what a trusted proxy forwarded
+//!   ([`crate::hardening::client_ip`]).
+//! - Sign-up answers the same redirect to `/login?signed_up` whether the email was new or
+//!   taken (the owner then signs in), refuses the most common passwords, and is limited
+//!   per client address (counted with the failed sign-ins, same window).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
