@@ -44,6 +44,12 @@ pub enum DashError {
         /// Seconds until another try.
         retry_after_secs: u64,
     },
+    /// Too many sign-ups from one client address.
+    #[error("too many sign-ups")]
+    TooManySignUps {
+        /// Seconds until another try.
+        retry_after_secs: u64,
+    },
     /// A form field is missing or wrong.
     #[error("{0}")]
     Form(String),
@@ -72,6 +78,12 @@ impl IntoResponse for DashError {
                 StatusCode::TOO_MANY_REQUESTS,
                 "Too many attempts",
                 "Too many failed sign-ins. Wait a few minutes and try again.".to_string(),
+            ),
+            DashError::TooManySignUps { .. } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many attempts",
+                "Too many accounts were requested from this network. Wait a few minutes and try again."
+                    .to_string(),
             ),
             DashError::Form(m) => (StatusCode::BAD_REQUEST, "Check the form", m.clone()),
             DashError::Store(_) | DashError::Hash(_) => {
@@ -104,7 +116,9 @@ impl IntoResponse for DashError {
             ),
         );
         let mut res = (status, body).into_response();
-        if let DashError::TooManyAttempts { retry_after_secs } = self {
+        if let DashError::TooManyAttempts { retry_after_secs }
+        | DashError::TooManySignUps { retry_after_secs } = self
+        {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
@@ -181,10 +195,18 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 /// `no-referrer` a browser sends `Origin: null` on a form post, which the CSRF check
 /// (rightly) refuses. (The consent page's post is a `fetch`, whose `Origin` is always
 /// sent.)
+///
+/// Every page but the static assets is `Cache-Control: no-store`: signed-in pages show an
+/// account's data (and, once, a key's secret), the forms carry CSRF tokens, and the
+/// consent page is reached by a bearer link.
 async fn page_headers(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let consent = req.uri().path().starts_with("/authorize/");
+    let asset = req.uri().path().starts_with("/assets/");
     let mut res = next.run(req).await;
     let h = res.headers_mut();
+    if !asset {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     h.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),

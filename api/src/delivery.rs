@@ -351,12 +351,39 @@ pub fn classify(ip: IpAddr) -> IpClass {
     }
 }
 
-/// Whether webhooks of `mode` may be sent to `ip`: mainnet only to public addresses,
-/// testnet also to loopback (a developer's machine).
-pub fn ip_allowed(mode: Mode, ip: IpAddr) -> Result<(), String> {
-    match (classify(ip), mode) {
-        (IpClass::Public, _) | (IpClass::Loopback, Mode::Testnet) => Ok(()),
-        (class, _) => Err(format!(
+/// Which addresses besides public ones webhooks may reach: a process-wide choice of its
+/// operator (`openrail serve` refuses every non-public address unless told; `openrail dev`
+/// lets testnet endpoints reach loopback, a developer's machine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Targets {
+    /// Public addresses only, in every mode (`serve`'s default: a hosted server must be
+    /// neither a proxy into its own network nor a port scanner of its own host).
+    Public,
+    /// Also loopback for testnet endpoints, `http` allowed to it (`dev`, the test harness;
+    /// the library's default).
+    #[default]
+    LoopbackOnTestnet,
+    /// Also loopback, private, link-local, unique-local and carrier-grade NAT addresses,
+    /// in every mode (`serve --allow-internal-webhook-targets`: receivers on the
+    /// deployment's own network). The cloud metadata address stays refused.
+    Internal,
+}
+
+/// Whether webhooks of `mode` may be sent to `ip` under `targets` (see [`Targets`]).
+pub fn ip_allowed(targets: Targets, mode: Mode, ip: IpAddr) -> Result<(), String> {
+    match (classify(ip), mode, targets) {
+        (IpClass::Public, _, _)
+        | (IpClass::Loopback, Mode::Testnet, Targets::LoopbackOnTestnet)
+        | (
+            IpClass::Loopback
+            | IpClass::Private
+            | IpClass::LinkLocal
+            | IpClass::UniqueLocal
+            | IpClass::Cgnat,
+            _,
+            Targets::Internal,
+        ) => Ok(()),
+        (class, _, _) => Err(format!(
             "{ip} is {}; {} endpoints must be public",
             class.describe(),
             mode.as_str()
@@ -365,9 +392,11 @@ pub fn ip_allowed(mode: Mode, ip: IpAddr) -> Result<(), String> {
 }
 
 /// Checks an endpoint URL's form for `mode` (no DNS): mainnet `https` only; testnet also
-/// `http` to `localhost` or a loopback address; no credentials; an address written in
-/// the URL must be allowed ([`ip_allowed`]). Returns the parsed URL.
-pub fn check_url(mode: Mode, url: &str) -> Result<Url, DeliveryError> {
+/// `http` to `localhost` or a loopback address (when `targets` lets testnet reach
+/// loopback); no credentials; an address written in the URL must be allowed
+/// ([`ip_allowed`]). Returns the parsed URL, normalized (scheme and host lowercased, the
+/// default port dropped, an empty path as `/`): the form endpoints are stored in.
+pub fn check_url(targets: Targets, mode: Mode, url: &str) -> Result<Url, DeliveryError> {
     let refuse = |why: &str| DeliveryError::UrlRefused(why.to_string());
     if url.len() > 2048 {
         return Err(refuse("url is longer than 2048 characters"));
@@ -391,7 +420,7 @@ pub fn check_url(mode: Mode, url: &str) -> Result<Url, DeliveryError> {
     };
     match (parsed.scheme(), mode) {
         ("https", _) => {}
-        ("http", Mode::Testnet) if loopback_host => {}
+        ("http", Mode::Testnet) if loopback_host && targets != Targets::Public => {}
         ("http", Mode::Testnet) => {
             return Err(refuse(
                 "testnet endpoints must be https, or http to localhost or 127.0.0.1",
@@ -401,18 +430,22 @@ pub fn check_url(mode: Mode, url: &str) -> Result<Url, DeliveryError> {
         (_, Mode::Testnet) => return Err(refuse("url must be https (or http to localhost)")),
     }
     if let Some(ip) = literal {
-        ip_allowed(mode, ip).map_err(DeliveryError::UrlRefused)?;
+        ip_allowed(targets, mode, ip).map_err(DeliveryError::UrlRefused)?;
     }
     Ok(parsed)
 }
 
 /// The addresses among `addrs` that webhooks of `mode` may reach; an error naming the
 /// first refused one when none may.
-pub fn allowed_addrs(mode: Mode, addrs: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, String> {
+pub fn allowed_addrs(
+    targets: Targets,
+    mode: Mode,
+    addrs: Vec<SocketAddr>,
+) -> Result<Vec<SocketAddr>, String> {
     let mut refused = None;
     let ok: Vec<SocketAddr> = addrs
         .into_iter()
-        .filter(|a| match ip_allowed(mode, a.ip()) {
+        .filter(|a| match ip_allowed(targets, mode, a.ip()) {
             Ok(()) => true,
             Err(why) => {
                 refused.get_or_insert(why);
@@ -430,8 +463,8 @@ pub fn allowed_addrs(mode: Mode, addrs: Vec<SocketAddr>) -> Result<Vec<SocketAdd
 /// Checks an endpoint URL for `mode` now, DNS included: its form ([`check_url`]), and
 /// every address its host resolves to must be allowed (at creation and update; sending
 /// checks again through [`SafeResolver`]).
-pub async fn check_endpoint(mode: Mode, url: &str) -> Result<Url, DeliveryError> {
-    let parsed = check_url(mode, url)?;
+pub async fn check_endpoint(targets: Targets, mode: Mode, url: &str) -> Result<Url, DeliveryError> {
+    let parsed = check_url(targets, mode, url)?;
     if let Some(url::Host::Domain(d)) = parsed.host() {
         let port = parsed.port_or_known_default().unwrap_or(443);
         let addrs: Vec<SocketAddr> = tokio::net::lookup_host((d, port))
@@ -439,7 +472,7 @@ pub async fn check_endpoint(mode: Mode, url: &str) -> Result<Url, DeliveryError>
             .map_err(|e| DeliveryError::UrlRefused(format!("url's host does not resolve ({e})")))?
             .collect();
         for a in &addrs {
-            ip_allowed(mode, a.ip()).map_err(|why| {
+            ip_allowed(targets, mode, a.ip()).map_err(|why| {
                 DeliveryError::UrlRefused(format!("url's host {d} resolves to {why}"))
             })?;
         }
@@ -459,6 +492,8 @@ pub async fn check_endpoint(mode: Mode, url: &str) -> Result<Url, DeliveryError>
 pub struct SafeResolver {
     /// Whose rules apply.
     pub mode: Mode,
+    /// Which non-public addresses may be reached.
+    pub targets: Targets,
 }
 
 impl SafeResolver {
@@ -468,7 +503,8 @@ impl SafeResolver {
             .await
             .map_err(|e| format!("{host} does not resolve ({e})"))?
             .collect();
-        allowed_addrs(self.mode, addrs).map_err(|why| format!("{host} resolves to {why}"))
+        allowed_addrs(self.targets, self.mode, addrs)
+            .map_err(|why| format!("{host} resolves to {why}"))
     }
 }
 
@@ -516,6 +552,8 @@ pub struct DeliveryOptions {
     /// How long the fan-out waits for a missing event number to commit (see
     /// [`Fanout`]).
     pub gap_grace: Duration,
+    /// Which non-public addresses deliveries may reach (checked again at each send).
+    pub targets: Targets,
 }
 
 impl Default for DeliveryOptions {
@@ -529,6 +567,7 @@ impl Default for DeliveryOptions {
             concurrency: 32,
             per_endpoint: 8,
             gap_grace: Duration::from_secs(300),
+            targets: Targets::default(),
         }
     }
 }
@@ -599,11 +638,11 @@ impl std::fmt::Debug for Deliverer {
 
 /// The HTTP client of webhooks of `mode`: no proxy, no redirects, addresses checked by
 /// [`SafeResolver`], `timeout` per attempt.
-pub fn client(mode: Mode, timeout: Duration) -> reqwest::Client {
+pub fn client(targets: Targets, mode: Mode, timeout: Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
-        .dns_resolver(Arc::new(SafeResolver { mode }))
+        .dns_resolver(Arc::new(SafeResolver { mode, targets }))
         .timeout(timeout)
         .connect_timeout(timeout)
         .user_agent("Openrail-Webhooks/1")
@@ -614,13 +653,14 @@ pub fn client(mode: Mode, timeout: Duration) -> reqwest::Client {
 /// The answer of one POST: its status, or why none came.
 pub async fn post(
     client: &reqwest::Client,
+    targets: Targets,
     mode: Mode,
     url: &str,
     headers: &[(&str, String)],
     body: Vec<u8>,
 ) -> Result<u16, String> {
     // Addresses written in the URL do not go through the resolver: checked here.
-    check_url(mode, url).map_err(|e| e.to_string())?;
+    check_url(targets, mode, url).map_err(|e| e.to_string())?;
     let mut req = client
         .post(url)
         .header("content-type", "application/json")
@@ -659,7 +699,7 @@ impl Deliverer {
         options: DeliveryOptions,
     ) -> Self {
         let state = AppState::new(store, testnet, mainnet, ApiConfig::default());
-        let client = client(mode, options.timeout);
+        let client = client(options.targets, mode, options.timeout);
         let slots = Arc::new(tokio::sync::Semaphore::new(options.concurrency.max(1)));
         Self {
             state,
@@ -809,7 +849,15 @@ impl Deliverer {
             ("webhook-signature", signature),
         ];
         let started = Instant::now();
-        let answer = post(&self.client, self.mode, &d.url, &headers, body).await;
+        let answer = post(
+            &self.client,
+            self.options.targets,
+            self.mode,
+            &d.url,
+            &headers,
+            body,
+        )
+        .await;
         let latency_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         let delivered = matches!(answer, Ok(code) if (200..300).contains(&code));
         let failed = d.attempts + 1;
@@ -1013,7 +1061,7 @@ mod tests {
 
     #[test]
     fn urls_follow_the_mode() {
-        let ok = |m, u| check_url(m, u).is_ok();
+        let ok = |m, u| check_url(Targets::LoopbackOnTestnet, m, u).is_ok();
         assert!(ok(Mode::Testnet, "http://127.0.0.1:3000/hook"));
         assert!(ok(Mode::Testnet, "http://localhost:3000/hook"));
         assert!(ok(Mode::Testnet, "http://[::1]:3000/hook"));
@@ -1031,6 +1079,80 @@ mod tests {
         assert!(!ok(Mode::Mainnet, "not a url"));
     }
 
+    /// `serve`'s default ([`Targets::Public`]) refuses loopback, private and link-local
+    /// targets in every mode, testnet included; the operator's flag
+    /// ([`Targets::Internal`]) allows them (never the metadata address).
+    #[test]
+    fn non_public_targets_follow_the_process_choice() {
+        let ok = |t, m, u| check_url(t, m, u).is_ok();
+        for url in [
+            "http://127.0.0.1:3000/hook",
+            "http://localhost:3000/hook",
+            "https://127.0.0.1/hook",
+            "https://10.0.0.1/hook",
+            "https://192.168.1.1/hook",
+            "https://169.254.1.1/hook",
+            "https://[fe80::1]/hook",
+            "https://[::ffff:127.0.0.1]/hook",
+        ] {
+            for mode in [Mode::Testnet, Mode::Mainnet] {
+                assert!(!ok(Targets::Public, mode, url), "{url} {mode:?}");
+            }
+        }
+        assert!(ok(Targets::Public, Mode::Testnet, "https://example.com/h"));
+        for url in [
+            "https://127.0.0.1/hook",
+            "https://10.0.0.1/hook",
+            "https://169.254.1.1/hook",
+        ] {
+            assert!(ok(Targets::Internal, Mode::Mainnet, url), "{url}");
+        }
+        assert!(!ok(
+            Targets::Internal,
+            Mode::Mainnet,
+            "https://169.254.169.254/latest"
+        ));
+        let ip = "127.0.0.1".parse().unwrap();
+        assert!(ip_allowed(Targets::Public, Mode::Testnet, ip).is_err());
+        assert!(ip_allowed(Targets::LoopbackOnTestnet, Mode::Testnet, ip).is_ok());
+        assert!(ip_allowed(Targets::LoopbackOnTestnet, Mode::Mainnet, ip).is_err());
+    }
+
+    /// The resolver of `serve`'s default refuses a name that resolves to loopback, testnet
+    /// or not.
+    #[tokio::test]
+    async fn the_public_only_resolver_refuses_localhost() {
+        let r = SafeResolver {
+            mode: Mode::Testnet,
+            targets: Targets::Public,
+        };
+        let err = r.resolve_checked("localhost").await.unwrap_err();
+        assert!(err.contains("loopback"), "{err}");
+    }
+
+    /// Endpoints are stored as the parsed URL prints: one spelling per target.
+    #[test]
+    fn urls_are_normalized() {
+        let n = |u| {
+            check_url(Targets::LoopbackOnTestnet, Mode::Testnet, u)
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(n("HTTPS://Example.COM:443"), "https://example.com/");
+        assert_eq!(
+            n("https://example.com/a/../b?x=1"),
+            "https://example.com/b?x=1"
+        );
+        assert_eq!(
+            n("http://LOCALHOST:3000/hook"),
+            "http://localhost:3000/hook"
+        );
+        assert_eq!(
+            n("https://bücher.example/"),
+            "https://xn--bcher-kva.example/"
+        );
+    }
+
     /// The send-time check: a name resolving to loopback is refused for mainnet by the
     /// resolver the client connects through, and a request to such a name fails before
     /// any connection (a listener on that port would see nothing).
@@ -1038,11 +1160,13 @@ mod tests {
     async fn sending_rechecks_what_a_name_resolves_to() {
         let mainnet = SafeResolver {
             mode: Mode::Mainnet,
+            targets: Targets::LoopbackOnTestnet,
         };
         let err = mainnet.resolve_checked("localhost").await.unwrap_err();
         assert!(err.contains("loopback"), "{err}");
         let testnet = SafeResolver {
             mode: Mode::Testnet,
+            targets: Targets::LoopbackOnTestnet,
         };
         assert!(testnet.resolve_checked("localhost").await.is_ok());
 
@@ -1053,10 +1177,15 @@ mod tests {
                 .await
                 .is_ok()
         });
-        let c = client(Mode::Mainnet, Duration::from_secs(2));
+        let c = client(
+            Targets::LoopbackOnTestnet,
+            Mode::Mainnet,
+            Duration::from_secs(2),
+        );
         // The form check alone would pass an https name; the resolver refuses it.
         let answer = post(
             &c,
+            Targets::LoopbackOnTestnet,
             Mode::Mainnet,
             &format!("https://localhost:{port}/hook"),
             &[],
@@ -1070,6 +1199,7 @@ mod tests {
         );
         let answer = post(
             &c,
+            Targets::LoopbackOnTestnet,
             Mode::Mainnet,
             &format!("https://127.0.0.1:{port}/hook"),
             &[],
@@ -1093,9 +1223,14 @@ mod tests {
                 .write_all(b"HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:1/elsewhere\r\ncontent-length: 0\r\n\r\n")
                 .await;
         });
-        let c = client(Mode::Testnet, Duration::from_secs(2));
+        let c = client(
+            Targets::LoopbackOnTestnet,
+            Mode::Testnet,
+            Duration::from_secs(2),
+        );
         let answer = post(
             &c,
+            Targets::LoopbackOnTestnet,
             Mode::Testnet,
             &format!("http://127.0.0.1:{port}/hook"),
             &[],

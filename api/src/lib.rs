@@ -14,7 +14,10 @@ pub mod delivery;
 pub mod docs;
 pub mod error;
 pub mod events;
+pub mod hardening;
+pub mod health;
 pub mod identity;
+pub mod metrics;
 mod middleware;
 pub mod openapi;
 pub mod payments;
@@ -72,6 +75,19 @@ pub struct ApiConfig {
     /// A block explorer's transaction page with `{tx}` where the hash goes, for the
     /// dashboard's links (none: hashes are shown without links).
     pub explorer_tx_url: Option<String>,
+    /// The reverse proxies whose `Forwarded` / `X-Forwarded-For` (and
+    /// `X-Forwarded-Proto`) are believed (none by default: the peer is the client).
+    pub trusted_proxies: hardening::TrustedProxies,
+    /// Which non-public addresses webhook endpoints may name (`serve`: none unless told).
+    pub webhook_targets: delivery::Targets,
+    /// Sign-ups allowed per client address in the dashboard's failure window (15 minutes;
+    /// counted in the database, so shared by every process).
+    pub max_signups_per_address: i64,
+    /// How long `/readyz` waits for the database and for each chain's RPC.
+    pub ready_timeout: Duration,
+    /// When set, `/readyz` also wants each chain's head block no older than this (off by
+    /// default: local chains mine only when sent a transaction).
+    pub ready_max_head_age: Option<Duration>,
 }
 
 impl Default for ApiConfig {
@@ -91,6 +107,11 @@ impl Default for ApiConfig {
             bind: std::net::IpAddr::from([127, 0, 0, 1]),
             advertise_url: None,
             explorer_tx_url: None,
+            trusted_proxies: hardening::TrustedProxies::default(),
+            webhook_targets: delivery::Targets::default(),
+            max_signups_per_address: 10,
+            ready_timeout: Duration::from_secs(2),
+            ready_max_head_age: None,
         }
     }
 }
@@ -111,6 +132,8 @@ pub struct AppState {
     auth_failures: Arc<middleware::RateLimiter>,
     /// Requests without a key to operations open to anyone, per client address.
     anonymous: Arc<middleware::RateLimiter>,
+    /// Whether this process is shutting down (see [`health::Lifecycle`]).
+    pub lifecycle: Arc<health::Lifecycle>,
 }
 
 impl AppState {
@@ -141,6 +164,7 @@ impl AppState {
             limiter,
             auth_failures,
             anonymous,
+            lifecycle: Arc::default(),
         }
     }
 }
@@ -148,6 +172,8 @@ impl AppState {
 /// The whole HTTP application. The `/v1` routes come from [`openapi::ROUTES`], the same
 /// table the OpenAPI document is generated from.
 pub fn router(state: AppState) -> Router {
+    // The recorder exists before the first request is counted.
+    let _ = metrics::handle();
     let mut v1 = Router::new();
     let mut paths: Vec<&str> = Vec::new();
     for route in openapi::ROUTES {
@@ -172,10 +198,8 @@ pub fn router(state: AppState) -> Router {
             middleware::authenticate,
         ));
     Router::new()
-        .route(
-            "/healthz",
-            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
-        )
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
         .route("/v1/openapi.json", openapi::Op::OpenApi.handler())
         .route(
             "/v1/identity/status-lists/{id}",
@@ -183,10 +207,17 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/docs", get(docs::page))
         .route("/docs/redoc.standalone.js", get(docs::redoc))
+        .route("/docs/init.js", get(docs::init))
         .merge(v1)
         .merge(dashboard::routes())
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            health::refuse_while_draining,
+        ))
         .layer(axum::middleware::from_fn(middleware::request_id))
+        .layer(axum::middleware::from_fn(hardening::security_headers))
+        .layer(axum::middleware::from_fn(metrics::http))
         .with_state(state)
 }

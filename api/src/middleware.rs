@@ -62,17 +62,38 @@ async fn current_object(
     }
 }
 
-/// Gives every request an id, returned as `Request-Id` (and in problem bodies).
+/// Gives every request an id, returned as `Request-Id` (and in problem bodies); every log
+/// line written while the request is handled carries it (the `request` span, with the
+/// method and path).
 pub async fn request_id(req: Request, next: Next) -> Response {
+    use tracing::Instrument;
     let id = random_id("req_", 20);
     let uri_len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        method = %req.method(),
+        path = %req.uri().path(),
+    );
     let mut res = REQUEST_ID
-        .scope(id.clone(), async move {
-            if uri_len > MAX_URI_BYTES {
-                return ApiError::UriTooLong.into_response();
+        .scope(
+            id.clone(),
+            async move {
+                if uri_len > MAX_URI_BYTES {
+                    return ApiError::UriTooLong.into_response();
+                }
+                let started = std::time::Instant::now();
+                let res = problem_for_plain_errors(next.run(req).await).await;
+                // The access log, at debug level (`RUST_LOG=openrail=debug`).
+                tracing::debug!(
+                    status = res.status().as_u16(),
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "answered"
+                );
+                res
             }
-            problem_for_plain_errors(next.run(req).await).await
-        })
+            .instrument(span),
+        )
         .await;
     res.headers_mut().insert(
         "request-id",
@@ -125,14 +146,17 @@ pub async fn authenticate(
     req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    // Failed attempts are limited per client address: once its failures run out, the
-    // address gets 429 without any credential being checked (so guessing keys is slow),
-    // while requests with a valid key are never counted.
-    let client = req
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|c| c.0.ip().to_string())
-        .unwrap_or_else(|| "unknown".to_string());
+    // Failed attempts are limited per client address: a request whose credential fails
+    // takes a token; once the address's tokens run out its failures get 429 instead of
+    // 401. A valid credential is never refused by this limit — every customer behind one
+    // load balancer shares an address, and one client sending a stale key must not lock
+    // the others out. (Guessing a key stays hopeless: 128 random bits.)
+    let client = crate::hardening::client_address(
+        req.extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>(),
+        req.headers(),
+        &state.config.trusted_proxies,
+    );
     // An operation open to anonymous callers (verifying a credential, as public verifiers
     // are) runs without a key when none is sent, rate-limited per client address.
     if !req.headers().contains_key(header::AUTHORIZATION)
@@ -145,14 +169,11 @@ pub async fn authenticate(
             .map_err(|retry_after_secs| ApiError::RateLimited { retry_after_secs })?;
         return Ok(next.run(req).await);
     }
-    if let Some(retry_after_secs) = state.auth_failures.blocked(&client) {
-        return Err(ApiError::RateLimited { retry_after_secs });
-    }
     match authenticate_inner(&state, req, next).await {
-        Err(ApiError::Unauthenticated) => {
-            let _ = state.auth_failures.check(&client);
-            Err(ApiError::Unauthenticated)
-        }
+        Err(ApiError::Unauthenticated) => match state.auth_failures.check(&client) {
+            Ok(()) => Err(ApiError::Unauthenticated),
+            Err(retry_after_secs) => Err(ApiError::RateLimited { retry_after_secs }),
+        },
         other => other,
     }
 }
@@ -366,15 +387,6 @@ impl RateLimiter {
             burst,
             buckets: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// Without taking a token: `None` when one is available, else the seconds until one is.
-    pub fn blocked(&self, key: &str) -> Option<u64> {
-        let now = Instant::now();
-        let buckets = self.buckets.lock().expect("rate limiter lock");
-        let (tokens, last) = buckets.get(key)?;
-        let tokens = (tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.burst);
-        (tokens < 1.0).then(|| ((1.0 - tokens) / self.rate).ceil().max(1.0) as u64)
     }
 
     /// Takes a token, or says how many seconds until one is available.

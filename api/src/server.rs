@@ -20,6 +20,49 @@ pub struct Running {
     pub testnet: Option<Arc<Network>>,
     /// The engine's task, when this server leads (abort it with the serving task).
     pub engine: Option<tokio::task::AbortHandle>,
+    /// Starts a graceful stop of the HTTP server (see [`Stopper`]).
+    pub stopper: Stopper,
+}
+
+/// Stops a server gracefully: `/readyz` turns 503 at once and new requests get 503 (see
+/// [`crate::health::refuse_while_draining`]); then the listener stops accepting, idle
+/// connections close, and the requests in flight get their answers; the serving task
+/// ([`Running::task`]) ends when the last one is answered.
+#[derive(Debug, Clone)]
+pub struct Stopper {
+    lifecycle: Arc<crate::health::Lifecycle>,
+    stop: Arc<tokio::sync::Notify>,
+}
+
+impl Stopper {
+    /// The process's lifecycle (whether it drains).
+    pub fn lifecycle(&self) -> Arc<crate::health::Lifecycle> {
+        self.lifecycle.clone()
+    }
+
+    /// Begins the stop: `/readyz` 503, new requests answered 503 (idempotent).
+    pub fn drain(&self) {
+        self.lifecycle.drain();
+    }
+
+    /// Closes the listener: no new connection; idle ones close; the serving task ends
+    /// when the requests in flight are answered.
+    pub fn close(&self) {
+        self.lifecycle.drain();
+        self.stop.notify_one();
+    }
+
+    /// [`Stopper::drain`], then [`Stopper::close`] once no request has started for
+    /// `quiet` (so connections are not closed under requests still arriving), or after
+    /// `bound` at the latest.
+    pub async fn drain_then_close(&self, quiet: std::time::Duration, bound: std::time::Duration) {
+        self.drain();
+        let started = std::time::Instant::now();
+        while self.lifecycle.quiet_for() < quiet && started.elapsed() < bound {
+            tokio::time::sleep(quiet / 4).await;
+        }
+        self.close();
+    }
 }
 
 /// Serves the API for testnet keys on the settlement chain of `deployment`, on
@@ -67,6 +110,11 @@ pub async fn serve(
     let heartbeat_store = store.clone();
     let (bind, advertise) = (config.bind, config.advertise_url.clone());
     let state = crate::AppState::new(store, testnet.clone(), mainnet, config);
+    let stopper = Stopper {
+        lifecycle: state.lifecycle.clone(),
+        stop: Arc::new(tokio::sync::Notify::new()),
+    };
+    let stop = stopper.stop.clone();
     let listener = tokio::net::TcpListener::bind((bind, port))
         .await
         .map_err(ServeError::Bind)?;
@@ -104,7 +152,8 @@ pub async fn serve(
             served = axum::serve(
                 listener,
                 app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            ) => {
+            )
+            .with_graceful_shutdown(async move { stop.notified().await }) => {
                 if let Err(e) = served {
                     tracing::error!(error = %e, "the API server stopped");
                 }
@@ -117,6 +166,7 @@ pub async fn serve(
         task,
         testnet,
         engine: None,
+        stopper,
     })
 }
 

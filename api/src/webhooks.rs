@@ -68,10 +68,12 @@ fn enabled_events(types: Vec<String>) -> Result<Vec<String>, ApiError> {
     Ok(out)
 }
 
-async fn checked_url(mode: Mode, url: &str) -> Result<String, ApiError> {
-    delivery::check_endpoint(mode, url)
+/// The endpoint URL as stored: checked for `mode` under the process's webhook targets,
+/// normalized (see [`delivery::check_url`]).
+async fn checked_url(state: &AppState, mode: Mode, url: &str) -> Result<String, ApiError> {
+    delivery::check_endpoint(state.config.webhook_targets, mode, url)
         .await
-        .map(|_| url.to_string())
+        .map(|u| u.to_string())
         .map_err(|e| match e {
             delivery::DeliveryError::UrlRefused(detail) => ApiError::WebhookUrlRefused { detail },
             delivery::DeliveryError::Store(e) => ApiError::Store(e),
@@ -93,7 +95,7 @@ pub async fn create_webhook_endpoint(
     } = WebhookEndpointCreate::read(fields)?;
     let text = description.map(|Text(t)| t);
     let events = enabled_events(events)?;
-    let url = checked_url(p.mode(), &url).await?;
+    let url = checked_url(&state, p.mode(), &url).await?;
     let now = now_ms();
     let endpoint = WebhookEndpoint::new(p.account_id(), p.mode(), url, text, events, now);
     let secret = new_secret();
@@ -175,7 +177,7 @@ pub async fn update_webhook_endpoint(
     };
     let change = EndpointChange {
         url: match url {
-            Some(u) => Some(checked_url(p.mode(), &u).await?),
+            Some(u) => Some(checked_url(&state, p.mode(), &u).await?),
             None => None,
         },
         enabled_events: events.map(enabled_events).transpose()?,

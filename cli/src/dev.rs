@@ -130,16 +130,18 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         println!("\nWebhooks: receive this account's events on a local server, signed (Standard Webhooks):");
         println!("  openrail listen --api-key {api_key} --api-url {base_url} --forward-to http://localhost:3000/webhooks");
         println!("\nPress Ctrl-C to stop everything.");
-        anyhow::Ok(())
+        anyhow::Ok(server)
     }
     .await;
 
-    if result.is_ok() {
+    if let Ok(server) = &result {
         crate::stop_signal().await.context("waiting for Ctrl-C")?;
         eprintln!("\nstopping…");
+        // Gracefully, as `serve` does: the requests in flight answered, the journal settled.
+        server.shutdown(std::time::Duration::from_secs(10)).await;
     }
     devnet.stop().await;
-    result
+    result.map(|_| ())
 }
 
 /// The demo payer's private key, 0x hex (anvil's account 2: public knowledge).

@@ -26,6 +26,19 @@ pub mod node;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How log lines (stderr) are written: `text` for people, `json` (one object a line,
+    /// with the request's id and the span fields) for a log pipeline.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "OPENRAIL_LOG_FORMAT")]
+    log_format: LogFormat,
+}
+
+/// See [`Cli::log_format`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -119,12 +132,33 @@ pub fn main() -> anyhow::Result<()> {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    let log = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "openrail=info,warn".into()),
-        );
+    let filter = || {
+        tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| "openrail=info,warn".into())
+    };
+    let (text, json) = match cli.log_format {
+        LogFormat::Text => (
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    // Colours only on a terminal: a log file or collector gets plain text.
+                    .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                    .with_filter(filter()),
+            ),
+            None,
+        ),
+        LogFormat::Json => (
+            None,
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_current_span(false)
+                    .with_span_list(true)
+                    .with_writer(std::io::stderr)
+                    .with_filter(filter()),
+            ),
+        ),
+    };
     // `bench pulls` times the stages a pull passes (nothing else records them).
     let clock = matches!(
         cli.command,
@@ -139,7 +173,11 @@ pub fn main() -> anyhow::Result<()> {
                 .with_target(openrail_store::stages::GROUP_TARGET, tracing::Level::TRACE),
         )
     });
-    tracing_subscriber::registry().with(log).with(clock).init();
+    tracing_subscriber::registry()
+        .with(text)
+        .with(json)
+        .with(clock)
+        .init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -216,6 +254,27 @@ pub struct ServeArgs {
     /// lower it so requests do not hold a connection for a block time.
     #[arg(long, default_value_t = 10, env = "OPENRAIL_WAIT_BUDGET_SECS")]
     wait_budget_secs: u64,
+    /// The reverse proxies in front of this server, comma-separated addresses or CIDR
+    /// blocks (e.g. `10.0.0.0/8`): only their `Forwarded` / `X-Forwarded-For` name the
+    /// client's address (for the failed-authentication and sign-up limits), and
+    /// `X-Forwarded-Proto: https` marks cookies `Secure` only when some are configured.
+    /// Default: none — the peer is the client.
+    #[arg(long, default_value = "", env = "OPENRAIL_TRUSTED_PROXIES")]
+    trusted_proxies: String,
+    /// Let webhook endpoints name loopback, private, link-local, unique-local and
+    /// carrier-grade NAT addresses, in every mode (receivers on the deployment's own
+    /// network). Off by default: a hosted server refuses them, so that no account can
+    /// make it a proxy into its network or a port scanner of its own host.
+    #[arg(long, env = "OPENRAIL_ALLOW_INTERNAL_WEBHOOK_TARGETS")]
+    allow_internal_webhook_targets: bool,
+    /// On SIGTERM or Ctrl-C, how long the graceful stop may take (answering the requests
+    /// in flight, letting the journal settle) before what is left is aborted, seconds.
+    #[arg(long, default_value_t = 30, env = "OPENRAIL_SHUTDOWN_TIMEOUT_SECS")]
+    shutdown_timeout_secs: u64,
+    /// Serve Prometheus metrics at `http://ADDR/metrics` (its own listener, never the
+    /// API's port; e.g. `127.0.0.1:9464`, port 0 picks a free one). Off unless given.
+    #[arg(long, env = "OPENRAIL_METRICS_ADDR")]
+    metrics_addr: Option<std::net::SocketAddr>,
     #[command(flatten)]
     webhooks: WebhookArgs,
     #[command(flatten)]
@@ -237,6 +296,18 @@ pub struct WebhookArgs {
     /// Timeout of one webhook attempt.
     #[arg(long, default_value = "10s", env = "OPENRAIL_WEBHOOK_TIMEOUT")]
     webhook_timeout: String,
+}
+
+impl ServeArgs {
+    /// Which non-public addresses webhooks may reach: none, unless the operator allows
+    /// internal ones (`openrail dev` allows loopback for testnet instead).
+    fn webhook_targets(&self) -> openrail_api::delivery::Targets {
+        if self.allow_internal_webhook_targets {
+            openrail_api::delivery::Targets::Internal
+        } else {
+            openrail_api::delivery::Targets::Public
+        }
+    }
 }
 
 impl WebhookArgs {
@@ -295,6 +366,7 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
         args.db.database_url = config_db;
     }
     let store = args.db.open().await?;
+    let targets = args.webhook_targets();
     let mut config = openrail_api::ApiConfig::default();
     if let Some(id) = args.node_id {
         config.node_id = id;
@@ -307,13 +379,19 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
     config.explorer_tx_url = args.explorer_tx_url;
     config.default_wait =
         std::time::Duration::from_secs(args.wait_budget_secs).min(config.max_wait);
+    config.trusted_proxies = openrail_api::hardening::TrustedProxies::parse(&args.trusted_proxies)
+        .map_err(anyhow::Error::msg)
+        .context("OPENRAIL_TRUSTED_PROXIES")?;
+    config.webhook_targets = targets;
     let node_id = config.node_id.clone();
+    let mut webhooks = args.webhooks.options()?;
+    webhooks.targets = targets;
     let options = node::NodeOptions {
         lease_ttl: std::time::Duration::from_millis(args.lease_ttl_ms),
         announce_lead: true,
         confirmations: testnet.confirmations,
         depth_tag: testnet.depth_tag,
-        webhooks: args.webhooks.options()?,
+        webhooks,
         ..Default::default()
     };
     fn chain(m: &config::ModeConfig) -> node::ModeChain<'_> {
@@ -336,6 +414,14 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
         options,
     )
     .await?;
+    if let Some(addr) = args.metrics_addr {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("binding the metrics address {addr}"))?;
+        let bound = listener.local_addr()?;
+        openrail_api::metrics::serve(listener, node.metrics_sources());
+        println!("serving metrics on http://{bound}/metrics");
+    }
     println!(
         "serving the API on {} ({})",
         node.base_url,
@@ -348,11 +434,28 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
         }
     );
     stop_signal().await?;
-    node.abort();
+    // Graceful: readiness 503, no new connections, the requests in flight answered, the
+    // journal of each chain led settled; bounded.
+    let stopped = node
+        .shutdown(std::time::Duration::from_secs(args.shutdown_timeout_secs))
+        .await;
+    println!(
+        "stopped: HTTP drained in {} ms, journal settled in {} ms{}",
+        stopped.http_drained.as_millis(),
+        stopped.journal_settled.as_millis(),
+        if stopped.timed_out {
+            " (the bound ran out: the next holder recovers the rest)"
+        } else {
+            ""
+        }
+    );
     // A clean stop hands the chains over at once instead of after the leases expire.
-    for d in std::iter::once(&testnet).chain(mainnet.as_ref()) {
-        let lease = openrail_store::lease::chain_lease(d.deployment.chain_id);
-        store.release_lease(&lease, &node_id).await?;
+    // Each mode's settlement chain and its attestation chain.
+    for m in std::iter::once(&testnet).chain(mainnet.as_ref()) {
+        for d in std::iter::once(m).chain(m.attestation.as_deref()) {
+            let lease = openrail_store::lease::chain_lease(d.deployment.chain_id);
+            store.release_lease(&lease, &node_id).await?;
+        }
     }
     Ok(())
 }
@@ -364,5 +467,35 @@ pub(crate) async fn stop_signal() -> std::io::Result<()> {
     tokio::select! {
         r = tokio::signal::ctrl_c() => r,
         _ = term.recv() => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve_args(extra: &[&str]) -> ServeArgs {
+        let mut argv = vec!["openrail", "serve", "--manifest", "m.json"];
+        argv.extend_from_slice(extra);
+        match Cli::try_parse_from(argv).expect("parses").command {
+            Command::Serve(a) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `serve` refuses every non-public webhook target unless the operator allows
+    /// internal ones; `dev` (the library default) keeps loopback for testnet.
+    #[test]
+    fn serve_refuses_internal_webhook_targets_unless_told() {
+        use openrail_api::delivery::Targets;
+        assert_eq!(serve_args(&[]).webhook_targets(), Targets::Public);
+        assert_eq!(
+            serve_args(&["--allow-internal-webhook-targets"]).webhook_targets(),
+            Targets::Internal
+        );
+        assert_eq!(
+            openrail_api::ApiConfig::default().webhook_targets,
+            Targets::LoopbackOnTestnet
+        );
     }
 }

@@ -76,6 +76,21 @@ pub struct Node {
     /// The mainnet settlement network, when one is configured.
     pub mainnet: Option<Arc<Network>>,
     tasks: Arc<Mutex<Vec<AbortHandle>>>,
+    store: Store,
+    stopper: openrail_api::server::Stopper,
+    http: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// What a graceful stop did (see [`Node::shutdown`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Stopped {
+    /// From the signal to the HTTP server's last answer.
+    pub http_drained: Duration,
+    /// From the signal to the journal of every chain this process led being settled.
+    pub journal_settled: Duration,
+    /// Whether the bound ran out first (what was left is the next holder's: the journal
+    /// is recovered by whoever takes the lease).
+    pub timed_out: bool,
 }
 
 impl Node {
@@ -84,6 +99,81 @@ impl Node {
     pub fn abort(&self) {
         for t in self.tasks.lock().expect("tasks lock").drain(..) {
             t.abort();
+        }
+    }
+
+    /// Stops gracefully within `bound`: `/readyz` turns 503 and new requests get 503
+    /// `temporarily_unavailable` (definite: nothing was done); once requests stop arriving
+    /// (300 ms without one) the HTTP server stops accepting; the requests in flight get
+    /// their answers; then, for each chain this
+    /// process leads, it waits until every transaction its submitter journaled is settled
+    /// (mined or replaced and recorded), and stops every task. The caller releases the
+    /// leases. Past `bound`, whatever is left is aborted (as a crash would: the journal is
+    /// recovered by the next holder).
+    pub async fn shutdown(&self, bound: Duration) -> Stopped {
+        let started = Instant::now();
+        tracing::info!(bound = ?bound, "shutting down: readiness 503, new requests 503, answering the requests in flight");
+        // Requests still arriving get a definite 503; the listener closes once they stop
+        // (a quarter of the bound at most).
+        self.stopper
+            .drain_then_close(Duration::from_millis(300), bound / 4)
+            .await;
+        let http = self.http.lock().expect("http lock").take();
+        let mut timed_out = false;
+        if let Some(http) = http {
+            let abort = http.abort_handle();
+            let left = bound.saturating_sub(started.elapsed());
+            if tokio::time::timeout(left, http).await.is_err() {
+                timed_out = true;
+                abort.abort();
+            }
+        }
+        let http_drained = started.elapsed();
+        let led: Vec<u64> = std::iter::once(&self.network)
+            .chain(&self.mainnet)
+            .flat_map(|n| n.chains())
+            .filter(|c| c.is_leader())
+            .map(|c| c.chain_id)
+            .collect();
+        for chain_id in led {
+            loop {
+                match self.store.unsettled_txs(chain_id).await {
+                    Ok(txs) if txs.is_empty() => break,
+                    Ok(txs) => {
+                        tracing::debug!(
+                            chain_id,
+                            unsettled = txs.len(),
+                            "waiting for the journal to settle"
+                        )
+                    }
+                    Err(e) => tracing::warn!(error = %e, chain_id, "reading the journal failed"),
+                }
+                if started.elapsed() >= bound {
+                    timed_out = true;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        let journal_settled = started.elapsed();
+        self.abort();
+        let stopped = Stopped {
+            http_drained,
+            journal_settled,
+            timed_out,
+        };
+        tracing::info!(?stopped, "stopped");
+        stopped
+    }
+
+    /// What this process's metrics endpoint reads (see [`openrail_api::metrics`]).
+    pub fn metrics_sources(&self) -> openrail_api::metrics::Sources {
+        openrail_api::metrics::Sources {
+            store: self.store.clone(),
+            networks: std::iter::once(self.network.clone())
+                .chain(self.mainnet.clone())
+                .collect(),
+            lifecycle: self.stopper.lifecycle(),
         }
     }
 
@@ -173,6 +263,7 @@ pub async fn start_networks(
     .await
     .with_context(|| format!("starting the API on port {port}"))?;
     let tasks = Arc::new(Mutex::new(vec![running.task.abort_handle()]));
+    let (stopper, http) = (running.stopper.clone(), running.task);
     let mut networks = vec![(network.clone(), testnet, Mode::Testnet)];
     if let (Some(net), Some(m)) = (&main, mainnet) {
         networks.push((net.clone(), m, Mode::Mainnet));
@@ -216,6 +307,9 @@ pub async fn start_networks(
         network,
         mainnet: main,
         tasks,
+        store,
+        stopper,
+        http: Mutex::new(Some(http)),
     })
 }
 

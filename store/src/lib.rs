@@ -23,6 +23,7 @@ mod inline;
 pub mod journal;
 pub mod lease;
 mod migrations;
+pub mod ops_metrics;
 pub use openrail_domain::money;
 pub mod outbox;
 pub mod payments;

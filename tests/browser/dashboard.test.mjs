@@ -6,7 +6,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import {
-  BASE, PAYER, api, checkPage, launch, newEmail, payer, signTypedData,
+  BASE, PAYER, api, checkPage, cspViolations, launch, newEmail, payer, signTypedData,
 } from "./lib.mjs";
 
 let browser;
@@ -20,6 +20,13 @@ async function signUp(page, email) {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
+  // Sign-up answers alike whether the email was new or not (it reveals no account):
+  // the owner then signs in.
+  await page.waitForURL(`${BASE}/login?signed_up`);
+  await page.getByText("Account request received").waitFor();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(`${BASE}/dashboard`);
 }
 
@@ -51,6 +58,11 @@ test("sign up, create a key, use it, see the mandate and pull, revoke it: 401", 
   assert.equal(await page.getByRole("button", { name: "Create a mainnet key" }).isDisabled(), true);
   await page.getByText("Mainnet keys are disabled").waitFor();
   await checkPage(page, "key-created");
+  // Post/redirect/get: a reload shows the list without the secret and mints no key.
+  const rows = await page.locator("tbody tr").count();
+  await page.reload();
+  assert.equal(await page.locator("#new-secret").count(), 0);
+  assert.equal(await page.locator("tbody tr").count(), rows);
 
   // The key works against the API: a wallet mandate the demo payer signs, a session key, a pull.
   let r = await api(secret, "POST", "/v1/mandates", {
@@ -269,7 +281,11 @@ test("a forged cross-site form post is refused, and so is a post without the tok
   r = await page.request.post(`${BASE}/dashboard/keys`, {
     form: { mode: "testnet", csrf: token }, headers: { Origin: BASE }, maxRedirects: 0,
   });
-  assert.equal(r.status(), 201);
+  // Post/redirect/get: the new key's page is the redirect's target.
+  assert.equal(r.status(), 303);
+  assert.equal(r.headers()["location"], "/dashboard");
+  await page.goto(`${BASE}/dashboard`);
+  assert.equal(await page.locator("tbody tr").count(), keysBefore + 1, "one key was created");
   await context.close();
 });
 
@@ -320,5 +336,20 @@ test("sessions: cookie flags, sign out ends the session server-side, failed sign
   await page2.getByLabel("Password").fill(PASSWORD);
   await page2.getByRole("button", { name: "Sign in" }).click();
   await page2.waitForURL(`${BASE}/dashboard`);
+  await context.close();
+});
+
+test("the API reference renders under its Content-Security-Policy", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const refused = cspViolations(page);
+  const res = await page.goto(`${BASE}/docs`);
+  assert.match(res.headers()["content-security-policy"], /frame-ancestors 'none'/);
+  // Redoc, started by /docs/init.js, renders the document's operations.
+  await page.getByText("/v1/debit-pulls").first().waitFor({ timeout: 30_000 });
+  // Refused on purpose, and only that: the "powered by Redoc" badge's image from its CDN
+  // (the page loads nothing from another origin).
+  const others = refused.filter((m) => !m.includes("https://cdn.redoc.ly/redoc/logo-mini.svg"));
+  assert.deepEqual(others, [], "nothing of the page's own refused by the policy");
   await context.close();
 });

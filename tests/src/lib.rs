@@ -123,6 +123,31 @@ impl ServerProcess {
         }
     }
 
+    /// Sends `SIGTERM` (a graceful stop) and waits up to `within` for the process to
+    /// exit; returns its exit code (`None`: ended by a signal) and how long it took.
+    pub async fn terminate(&mut self, within: Duration) -> anyhow::Result<(Option<i32>, Duration)> {
+        let pid = self.child.id().context("the process has exited")?;
+        let started = std::time::Instant::now();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()?;
+        anyhow::ensure!(sent.success(), "kill -TERM {pid} failed");
+        let status = tokio::time::timeout(within, self.child.wait())
+            .await
+            .with_context(|| {
+                format!(
+                    "no exit within {within:?} of SIGTERM; log:\n{}",
+                    self.log_tail()
+                )
+            })??;
+        Ok((status.code(), started.elapsed()))
+    }
+
+    /// The rest of the first stdout line that starts with `prefix`, waiting up to `within`.
+    pub async fn line(&mut self, prefix: &str, within: Duration) -> anyhow::Result<String> {
+        self.line_after(prefix, within).await
+    }
+
     /// Kills the process with `SIGKILL` and reaps it; returns the signal that ended it.
     pub async fn kill(&mut self) -> anyhow::Result<Option<i32>> {
         use std::os::unix::process::ExitStatusExt;
@@ -366,6 +391,11 @@ impl Harness {
             .env("OPENRAIL_LEASE_TTL_MS", "1500")
             .env("OPENRAIL_NODE_ID", format!("server-{}", self.spawned))
             .env("OPENRAIL_WEBHOOK_RETRY_SCHEDULE", TEST_RETRY_SCHEDULE)
+            // Metrics on a free port (the `serving metrics on …` line names it).
+            .env("OPENRAIL_METRICS_ADDR", "127.0.0.1:0")
+            // The tests' webhook receivers listen on loopback, which `serve` refuses
+            // unless told.
+            .env("OPENRAIL_ALLOW_INTERNAL_WEBHOOK_TARGETS", "true")
             .env("RUST_LOG", "openrail=debug,info")
             .env_remove("OPENRAIL_CRASH_AT")
             .stdin(std::process::Stdio::null())
@@ -817,6 +847,25 @@ impl Harness {
             "sign-up answered {}",
             res.status()
         );
+        // Sign-up answers alike for new and taken emails: the owner then signs in.
+        let form = http.get(format!("{base}/login")).send().await?;
+        let csrf = set_cookie(form.headers(), "openrail_csrf").context("no CSRF cookie")?;
+        let res = http
+            .post(format!("{base}/login"))
+            .header("cookie", format!("openrail_csrf={csrf}"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form_body(&[
+                ("csrf", csrf.as_str()),
+                ("email", email),
+                ("password", "correct horse battery"),
+            ]))
+            .send()
+            .await?;
+        anyhow::ensure!(
+            res.status() == StatusCode::SEE_OTHER,
+            "sign-in answered {}",
+            res.status()
+        );
         let session = set_cookie(res.headers(), "openrail_session").context("no session")?;
         let user = self
             .server()
@@ -867,6 +916,11 @@ impl Page {
         })
     }
 
+    /// The value of cookie `name` this answer sets (`""` when it clears it).
+    pub fn set_cookie(&self, name: &str) -> Option<String> {
+        set_cookie(&self.headers, name)
+    }
+
     /// A header's value (`""` when absent).
     pub fn header(&self, name: &str) -> &str {
         self.headers
@@ -894,6 +948,17 @@ impl DashboardSession {
             .http
             .get(format!("{}{path}", self.base))
             .header("cookie", &self.cookie)
+            .send()
+            .await?;
+        Page::read(res).await
+    }
+
+    /// `GET` a dashboard page as this session, sending cookie `extra` (`name=value`) too.
+    pub async fn get_with_cookie(&self, path: &str, extra: &str) -> anyhow::Result<Page> {
+        let res = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("cookie", format!("{}; {extra}", self.cookie))
             .send()
             .await?;
         Page::read(res).await

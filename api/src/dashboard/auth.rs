@@ -7,14 +7,20 @@
 //! - Sessions: the cookie `openrail_session` holds 32 random characters; the database keeps
 //!   their SHA-256 with the account, the session's CSRF token and its end (7 days).
 //!   `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when the server is reached over https
-//!   (its advertised URL, or `X-Forwarded-Proto: https` from a proxy in front).
+//!   (its advertised URL, or `X-Forwarded-Proto: https` when trusted proxies are
+//!   configured).
 //! - CSRF: every POST carries a `csrf` field equal to the session's token (a synchronizer
 //!   token); the sign-in and sign-up forms, which have no session yet, carry one equal to
 //!   the `openrail_csrf` cookie (double submit). A request whose `Origin` names another
 //!   host is refused too.
 //! - Failed sign-ins are counted in the database (so every process of one deployment
 //!   shares the count): at most 5 per email and 20 per client address in 15 minutes, then
-//!   429 until the window passes. A successful sign-in clears the email's count.
+//!   429 until the window passes. A successful sign-in clears the email's count. The client
+//!   address is the peer's, or what a trusted proxy forwarded
+//!   ([`crate::hardening::client_ip`]).
+//! - Sign-up answers the same redirect to `/login?signed_up` whether the email was new or
+//!   taken (the owner then signs in), refuses the most common passwords, and is limited
+//!   per client address (counted with the failed sign-ins, same window).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -80,23 +86,28 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.trim().to_string())
 }
 
-/// Whether the browser reached this server over https.
-fn over_https(advertise_url: Option<&str>, headers: &HeaderMap) -> bool {
+/// Whether the browser reached this server over https: its advertised URL says so, or a
+/// trusted proxy in front (`from_proxy`) sent `X-Forwarded-Proto: https`.
+fn over_https(advertise_url: Option<&str>, from_proxy: bool, headers: &HeaderMap) -> bool {
     advertise_url.is_some_and(|u| u.starts_with("https://"))
-        || headers
-            .get("x-forwarded-proto")
-            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"))
+        || (from_proxy
+            && headers
+                .get("x-forwarded-proto")
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https")))
 }
 
 /// A `Set-Cookie` value: HttpOnly, SameSite=Lax, Path=/, Secure over https.
-fn set_cookie(
+pub(crate) fn set_cookie(
     state: &AppState,
     headers: &HeaderMap,
     name: &str,
     value: &str,
     max_age_s: i64,
 ) -> HeaderValue {
-    let secure = if over_https(state.config.advertise_url.as_deref(), headers) {
+    // Without connection info (an in-process call) a forwarded proto is believed only
+    // when proxies are configured at all.
+    let from_proxy = !state.config.trusted_proxies.is_empty();
+    let secure = if over_https(state.config.advertise_url.as_deref(), from_proxy, headers) {
         "; Secure"
     } else {
         ""
@@ -147,9 +158,12 @@ pub fn check_session_post(
     check_post(headers, form, &session.0.csrf_token)
 }
 
-fn client_address(conn: Option<&ConnectInfo<std::net::SocketAddr>>) -> String {
-    conn.map(|c| c.0.ip().to_string())
-        .unwrap_or_else(|| "unknown".to_string())
+fn client_address(
+    state: &AppState,
+    conn: Option<&ConnectInfo<std::net::SocketAddr>>,
+    headers: &HeaderMap,
+) -> String {
+    crate::hardening::client_address(conn, headers, &state.config.trusted_proxies)
 }
 
 fn normalize_email(s: &str) -> String {
@@ -237,6 +251,15 @@ async fn dummy_hash() -> Result<String, DashError> {
     Ok(DUMMY.get_or_init(|| h).clone())
 }
 
+/// What a form page says on top.
+#[derive(Debug, Clone, Copy)]
+enum Msg<'a> {
+    /// What to fix.
+    Error(&'a str),
+    /// What happened.
+    Notice(&'a str),
+}
+
 /// The page of a sign-in or sign-up form; sets the pre-session CSRF cookie when missing.
 fn form_page(
     state: &AppState,
@@ -245,7 +268,7 @@ fn form_page(
     signup: bool,
     email: &str,
     business_name: &str,
-    error: Option<&str>,
+    message: Option<Msg<'_>>,
 ) -> Response {
     let token = cookie(headers, CSRF_COOKIE)
         .filter(|t| t.len() == 32 && t.bytes().all(|b| b.is_ascii_alphanumeric()))
@@ -270,9 +293,13 @@ fn form_page(
     } else {
         "Sign in to your Openrail account."
     };
-    let error = error
-        .map(|e| format!("<div class=\"notice bad\" role=\"alert\">{}</div>", esc(e)))
-        .unwrap_or_default();
+    let error = match message {
+        Some(Msg::Error(e)) => format!("<div class=\"notice bad\" role=\"alert\">{}</div>", esc(e)),
+        Some(Msg::Notice(n)) => {
+            format!("<div class=\"notice ok\" role=\"status\">{}</div>", esc(n))
+        }
+        None => String::new(),
+    };
     let (autocomplete, hint) = if signup {
         (
             "new-password",
@@ -324,9 +351,20 @@ pub async fn signup_page(State(state): State<AppState>, headers: HeaderMap) -> R
     form_page(&state, &headers, StatusCode::OK, true, "", "", None)
 }
 
-/// `GET /login`
-pub async fn login_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    form_page(&state, &headers, StatusCode::OK, false, "", "", None)
+/// What `/login?signed_up` says: the same whether the email was new or not.
+pub const SIGNED_UP_NOTICE: &str = "Account request received. Sign in with the email and password you chose (if that email already had an account, its own password signs in).";
+
+/// `GET /login` (`?signed_up` after a sign-up: the notice above).
+pub async fn login_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Response {
+    let signed_up = query
+        .as_deref()
+        .is_some_and(|q| q.split('&').any(|p| p == "signed_up"));
+    let notice = signed_up.then_some(Msg::Notice(SIGNED_UP_NOTICE));
+    form_page(&state, &headers, StatusCode::OK, false, "", "", notice)
 }
 
 /// Starts a session of `account_id` and sends the browser to the dashboard.
@@ -376,9 +414,16 @@ fn credentials(
     Ok((email, form.get("password").cloned().unwrap_or_default()))
 }
 
-/// `POST /signup`: a new testnet account and its first session.
+/// `POST /signup`: a new testnet account. Whether the email was new or already had an
+/// account, the answer is the same redirect to `/login?signed_up` (and takes about as
+/// long: the password is hashed either way), so sign-up tells no one which emails have
+/// accounts; the new account's owner then signs in. At most
+/// [`crate::ApiConfig::max_signups_per_address`] attempts per client address in
+/// [`FAILURE_WINDOW_MS`], then 429. Common passwords ([`crate::hardening::is_common_password`])
+/// are refused.
 pub async fn signup(
     State(state): State<AppState>,
+    conn: Option<axum::Extension<ConnectInfo<std::net::SocketAddr>>>,
     headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, DashError> {
@@ -392,7 +437,7 @@ pub async fn signup(
             true,
             &email,
             business_raw,
-            Some(msg),
+            Some(Msg::Error(msg)),
         ))
     };
     if !plausible_email(&email) {
@@ -403,18 +448,41 @@ pub async fn signup(
             "Choose a password of at least {MIN_PASSWORD_CHARS} characters."
         ));
     }
+    if crate::hardening::is_common_password(&password) {
+        return refuse(
+            "That password is on the list of the most common passwords: choose another.",
+        );
+    }
     let business_name = match business_name_of(business_raw) {
         Ok(b) => b,
         Err(msg) => return refuse(&msg),
     };
+    let now = now_ms();
+    let since = now - FAILURE_WINDOW_MS;
+    let by_address = format!(
+        "signup:{}",
+        client_address(&state, conn.as_ref().map(|c| &c.0), &headers)
+    );
+    if state.store.login_failures(&by_address, since).await? >= state.config.max_signups_per_address
+    {
+        return Err(DashError::TooManySignUps {
+            retry_after_secs: (FAILURE_WINDOW_MS / 1000) as u64,
+        });
+    }
+    // Counted with the failed sign-ins (one table, one window), before the costly hash.
+    state
+        .store
+        .record_login_failure(&[&by_address], now, since)
+        .await?;
     let hash = hash_password(password).await?;
     match state
         .store
-        .sign_up(&email, &hash, business_name.as_deref(), now_ms())
+        .sign_up(&email, &hash, business_name.as_deref(), now)
         .await?
     {
-        SignUp::Created(account) => start_session(&state, &headers, &account.id).await,
-        SignUp::EmailTaken => refuse("That email already has an account: sign in instead."),
+        SignUp::Created(_) | SignUp::EmailTaken => {
+            Ok(Redirect::to("/login?signed_up").into_response())
+        }
     }
 }
 
@@ -428,7 +496,10 @@ pub async fn login(
     let (email, password) = credentials(&headers, &form)?;
     let now = now_ms();
     let by_email = format!("email:{email}");
-    let by_address = format!("ip:{}", client_address(conn.as_ref().map(|c| &c.0)));
+    let by_address = format!(
+        "ip:{}",
+        client_address(&state, conn.as_ref().map(|c| &c.0), &headers)
+    );
     let since = now - FAILURE_WINDOW_MS;
     if state.store.login_failures(&by_email, since).await? >= MAX_FAILURES_PER_EMAIL
         || state.store.login_failures(&by_address, since).await? >= MAX_FAILURES_PER_ADDRESS
@@ -460,7 +531,9 @@ pub async fn login(
                 false,
                 &email,
                 "",
-                Some("That email and password do not match an account."),
+                Some(Msg::Error(
+                    "That email and password do not match an account.",
+                )),
             ))
         }
     }
@@ -530,13 +603,23 @@ mod tests {
 
     #[test]
     fn cookies_are_secure_over_https_only() {
-        assert!(!over_https(None, &headers(&[])));
-        assert!(!over_https(Some("http://10.0.0.1:8080"), &headers(&[])));
-        assert!(over_https(Some("https://pay.example"), &headers(&[])));
-        assert!(over_https(
-            None,
-            &headers(&[("x-forwarded-proto", "HTTPS")])
+        assert!(!over_https(None, true, &headers(&[])));
+        assert!(!over_https(
+            Some("http://10.0.0.1:8080"),
+            true,
+            &headers(&[])
         ));
+        assert!(over_https(
+            Some("https://pay.example"),
+            false,
+            &headers(&[])
+        ));
+        let forwarded = headers(&[("x-forwarded-proto", "HTTPS")]);
+        assert!(over_https(None, true, &forwarded));
+        assert!(
+            !over_https(None, false, &forwarded),
+            "believed only from a trusted proxy"
+        );
     }
 
     #[test]

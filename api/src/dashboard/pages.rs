@@ -6,15 +6,15 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use openrail_store::accounts::ApiKey;
 use openrail_store::{ApiKeyId, Mode, now_ms};
 use serde_json::Value;
 
 use super::DashError;
-use super::auth::{Session, check_session_post};
+use super::auth::{self, Session, check_session_post};
 use super::html::{Chrome, csrf_field, esc, page};
 use crate::AppState;
 use crate::context::Principal;
+use crate::hardening::{NEW_KEY_COOKIE, open_new_key, seal_new_key};
 
 /// The signed-in account as an API caller: its testnet scope. Dashboard actions call the
 /// `/v1` handlers and services with it, so they do exactly what the API does.
@@ -53,7 +53,7 @@ async fn keys_page(
     state: &AppState,
     s: &Session,
     headers: &HeaderMap,
-    created: Option<(&ApiKey, &str)>,
+    created: Option<(&str, &str)>,
 ) -> Result<Html<String>, DashError> {
     let keys = state.store.list_api_keys(Some(&s.0.account_id)).await?;
     let csrf = csrf_field(&s.0.csrf_token);
@@ -69,7 +69,7 @@ async fn keys_page(
 <button type="button" class="secondary" data-copy="new-secret">Copy</button></div>
 <p id="new-secret-status" aria-live="polite"></p>
 <p>Try it: <code>curl -s {base}/v1/mandates -H "Authorization: Bearer {secret}"</code></p></div>"#,
-            id = esc(&key.id),
+            id = esc(key),
             secret = esc(secret),
             base = esc(&base_url(state, headers)),
         ));
@@ -154,11 +154,35 @@ pub async fn keys(
     State(state): State<AppState>,
     s: Session,
     headers: HeaderMap,
-) -> Result<Html<String>, DashError> {
-    keys_page(&state, &s, &headers, None).await
+) -> Result<Response, DashError> {
+    // A key just created (post/redirect/get): its secret, sealed for this session, comes
+    // in a cookie this answer clears — a reload shows the list without it.
+    let sealed = auth::cookie(&headers, NEW_KEY_COOKIE);
+    let created = match (&sealed, auth::cookie(&headers, auth::SESSION_COOKIE)) {
+        (Some(sealed), Some(session)) => open_new_key(&session, sealed, now_ms()),
+        _ => None,
+    };
+    let page = keys_page(
+        &state,
+        &s,
+        &headers,
+        created
+            .as_ref()
+            .map(|(id, secret)| (id.as_str(), secret.as_str())),
+    )
+    .await?;
+    let mut res = page.into_response();
+    if sealed.is_some() {
+        res.headers_mut().append(
+            axum::http::header::SET_COOKIE,
+            auth::set_cookie(&state, &headers, NEW_KEY_COOKIE, "", 0),
+        );
+    }
+    Ok(res)
 }
 
-/// `POST /dashboard/keys`: a new key, its secret shown once.
+/// `POST /dashboard/keys`: a new key; redirects (303) to `/dashboard`, which shows its
+/// secret this once (see [`keys`]): reloading that page never mints a second key.
 pub async fn create_key(
     State(state): State<AppState>,
     s: Session,
@@ -176,19 +200,17 @@ pub async fn create_key(
         }
         Some(_) => return Err(DashError::Form("Choose testnet or mainnet.".into())),
     };
+    let session = auth::cookie(&headers, auth::SESSION_COOKIE).ok_or(DashError::SignedOut)?;
+    let now = now_ms();
     let (key, secret) = state
         .store
-        .create_api_key(&s.0.account_id, mode, now_ms())
+        .create_api_key(&s.0.account_id, mode, now)
         .await?;
-    let mut res = (
-        StatusCode::CREATED,
-        keys_page(&state, &s, &headers, Some((&key, &secret))).await?,
-    )
-        .into_response();
-    // The secret must not linger in a cache.
-    res.headers_mut().insert(
-        axum::http::header::CACHE_CONTROL,
-        axum::http::HeaderValue::from_static("no-store"),
+    let sealed = seal_new_key(&session, &key.id, &secret, now + 60_000);
+    let mut res = Redirect::to("/dashboard").into_response();
+    res.headers_mut().append(
+        axum::http::header::SET_COOKIE,
+        auth::set_cookie(&state, &headers, NEW_KEY_COOKIE, &sealed, 60),
     );
     Ok(res)
 }

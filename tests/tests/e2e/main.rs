@@ -15,6 +15,7 @@ mod events;
 mod hostile_input;
 mod intake;
 mod openapi;
+mod operations;
 mod payments;
 mod recovery;
 mod relayer;
