@@ -112,10 +112,12 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// framework's message as `detail`).
 async fn problem_for_plain_errors(res: Response) -> Response {
     let status = res.status();
-    // Problems pass, and so do the dashboard's HTML error pages (they are for people).
+    // Problems pass, and so do the dashboard's HTML error pages (they are for people) and
+    // the JSON verdicts of the identity verifiers (422 `verified: false`, the VC API's shape).
     let is_problem = res.headers().get(header::CONTENT_TYPE).is_some_and(|v| {
         v.as_bytes().starts_with(b"application/problem+json")
             || v.as_bytes().starts_with(b"text/html")
+            || v.as_bytes() == b"application/json"
     });
     if !(status.is_client_error() || status.is_server_error()) || is_problem {
         return res;

@@ -13,6 +13,7 @@ mod conservation_property;
 mod crash;
 mod events;
 mod hostile_input;
+mod identity;
 mod intake;
 mod openapi;
 mod operations;

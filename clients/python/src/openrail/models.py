@@ -491,6 +491,49 @@ class BankAccountCreate(TypedDict):
     """The holder's name: 1 to 200 characters, not only spaces."""
 
 
+class ChallengeCreate(TypedDict):
+    """ChallengeCreate"""
+
+    domain: NotRequired[Union[str, None]]
+    """Binds the challenge to this domain (the proof's `domain`)"""
+
+
+class CredentialIssueRequest(TypedDict):
+    """CredentialIssueRequest"""
+
+    credential: dict[str, Any]
+    """An unsigned VC 2.0 credential: `@context` starting with https://www.w3.org/ns/credentials/v2, `type` with VerifiableCredential, one `credentialSubject` object; no `proof` or `credentialStatus`"""
+    options: NotRequired[dict[str, Any]]
+    """Accepted and ignored"""
+
+
+class CredentialStatusUpdateCredentialStatus(TypedDict):
+    """CredentialStatusUpdateCredentialStatus"""
+
+    statusPurpose: NotRequired[Literal["revocation"]]
+    type: NotRequired[str]
+    """BitstringStatusListEntry"""
+
+
+class CredentialStatusUpdate(TypedDict):
+    """CredentialStatusUpdate"""
+
+    credentialId: str
+    """The `id` of a credential this account issued"""
+    credentialStatus: NotRequired[CredentialStatusUpdateCredentialStatus]
+    status: NotRequired[bool]
+    """true (the default): revoke. Revocation is final"""
+
+
+class CredentialVerifyRequest(TypedDict):
+    """CredentialVerifyRequest"""
+
+    options: NotRequired[dict[str, Any]]
+    """Accepted and ignored (the legacy `checks` too): every check always runs"""
+    verifiableCredential: dict[str, Any]
+    """A Verifiable Credential (VC Data Model 1.1 or 2.0) with one or more Data Integrity proofs"""
+
+
 FreeText = str
 """Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field."""
 
@@ -591,6 +634,45 @@ class EventList(TypedDict):
     """Always `list`."""
     url: str
     """The list's path."""
+
+
+class IdentityChallenge(TypedDict):
+    """IdentityChallenge"""
+
+    challenge: str
+    domain: Union[str, None]
+    expires_at: int
+    """Unix seconds"""
+    livemode: bool
+    object: Literal["identity_challenge"]
+
+
+class IdentityCredential(TypedDict):
+    """IdentityCredential"""
+
+    created: int
+    """Unix seconds"""
+    id: str
+    livemode: bool
+    object: Literal["identity_credential"]
+    revoked_at: Union[int, None]
+    """Unix seconds"""
+    status: Literal["active", "revoked"]
+    status_list_id: str
+    status_list_index: int
+    subject: Union[str, None]
+    """`credentialSubject.id`"""
+    type: str
+    """Its most specific type"""
+    valid_until: Union[int, None]
+    """Unix seconds"""
+
+
+class IssuedCredential(TypedDict):
+    """IssuedCredential"""
+
+    verifiableCredential: dict[str, Any]
+    """The signed credential"""
 
 
 class ListDebitPullsParams(TypedDict):
@@ -769,6 +851,23 @@ class PaymentList(TypedDict):
     """The list's path."""
 
 
+class PresentationVerifyRequestOptions(TypedDict):
+    """PresentationVerifyRequestOptions"""
+
+    challenge: str
+    """A challenge from `POST /v1/identity/challenges` (used up here)"""
+    domain: NotRequired[str]
+    """The domain the proof must carry (default: the challenge's)"""
+
+
+class PresentationVerifyRequest(TypedDict):
+    """PresentationVerifyRequest"""
+
+    options: PresentationVerifyRequestOptions
+    verifiablePresentation: dict[str, Any]
+    """A Verifiable Presentation with a Data Integrity proof of purpose `authentication`"""
+
+
 class Problem(TypedDict):
     """RFC 9457 problem details with a stable `code`"""
 
@@ -821,6 +920,28 @@ class SessionKeyList(TypedDict):
     """Always `list`."""
     url: str
     """The list's path."""
+
+
+StatusListCredential = TypedDict("StatusListCredential", {"@context": "list[str]", "credentialSubject": "dict[str, Any]", "id": "str", "issuer": "str", "proof": "dict[str, Any]", "type": "list[str]", "validFrom": "str"})
+
+
+class VerificationResultProblemDetailsItem(TypedDict):
+    """VerificationResultProblemDetailsItem"""
+
+    code: int
+    detail: str
+    title: str
+    type: str
+    """https://www.w3.org/TR/vc-data-model#PROOF_VERIFICATION_ERROR, …"""
+
+
+class VerificationResult(TypedDict):
+    """VerificationResult"""
+
+    problemDetails: list[VerificationResultProblemDetailsItem]
+    results: dict[str, Any]
+    """Each check's outcome: `proofs` (per proof), `validity`, `status` (per status entry), and for a presentation `credentials`"""
+    verified: bool
 
 
 WebhookDeliveryTag = Literal["webhook_delivery"]
@@ -925,9 +1046,14 @@ __all__ = [
     "BankBehavior",
     "BankTransfer",
     "BankTransferTag",
+    "ChallengeCreate",
     "Consent",
     "ConsentBankMandate",
     "ConsentPayerSignature",
+    "CredentialIssueRequest",
+    "CredentialStatusUpdate",
+    "CredentialStatusUpdateCredentialStatus",
+    "CredentialVerifyRequest",
     "CurrencyCode",
     "CurrencyInput",
     "DebitPull",
@@ -950,7 +1076,10 @@ __all__ = [
     "EventTag",
     "EventType",
     "FreeText",
+    "IdentityChallenge",
+    "IdentityCredential",
     "IntervalName",
+    "IssuedCredential",
     "ListDebitPullsParams",
     "ListEventsParams",
     "ListMandatesParams",
@@ -984,6 +1113,8 @@ __all__ = [
     "PaymentStatus",
     "PaymentTag",
     "PaymentsChainName",
+    "PresentationVerifyRequest",
+    "PresentationVerifyRequestOptions",
     "Problem",
     "PullStatus",
     "RedeliverCreate",
@@ -994,12 +1125,15 @@ __all__ = [
     "SessionKeyStatus",
     "SessionKeyTag",
     "Signature",
+    "StatusListCredential",
     "Timestamp",
     "TransferDirection",
     "TransferStatus",
     "TxHash",
     "TypedData",
     "TypedDataField",
+    "VerificationResult",
+    "VerificationResultProblemDetailsItem",
     "WebhookDelivery",
     "WebhookDeliveryList",
     "WebhookDeliveryTag",

@@ -169,6 +169,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identity/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a presentation challenge
+         * @description A single-use challenge, valid ten minutes, for a holder to sign into a presentation (optionally bound to a `domain`).
+         */
+        post: operations["createChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/credentials/issue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a credential
+         * @description Openrail signs a VC 2.0 credential as the issuer of the key's mode (`did:key`, Ed25519, `eddsa-rdfc-2022`, purpose `assertionMethod`): it adds `issuer` (or checks it is its own), `id` (`urn:uuid:…`) and `validFrom` when absent, and a revocation entry in one of its Bitstring Status Lists. `proof` and `credentialStatus` may not be given. A term no JSON-LD context defines cannot be signed (400). An `id` issued before is 409 `credential_exists`.
+         */
+        post: operations["issueCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/credentials/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a credential
+         * @description Sets the revocation bit of a credential this account issued (`status: true`, the default): final, and its status list says so within a minute. `status: false` for a revoked credential is 409 `credential_revoked`.
+         */
+        post: operations["updateCredentialStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/credentials/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a credential
+         * @description A W3C Verifiable Credential (VC Data Model 1.1 or 2.0) secured with Data Integrity proofs — `eddsa-rdfc-2022`, `eddsa-jcs-2022`, `ecdsa-rdfc-2019` and `ecdsa-jcs-2019` (P-256, P-384), proof sets and chains — with `did:key` verification methods; its validity period; its Bitstring Status List entries when the list is one this server publishes (any other list: not verified). Nothing is fetched from the network: JSON-LD contexts are built in, and a term no context defines is a failure. 200 `verified: true`; 422 `verified: false` with `problemDetails` (VC Data Model error types). Whether the issuer is trusted is your policy, not part of verification. `options` is accepted and ignored. May be called without a key (rate-limited per address).
+         */
+        post: operations["verifyCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/presentations/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a presentation
+         * @description A Verifiable Presentation whose proof (purpose `authentication`) carries a challenge this server gave (`POST /v1/identity/challenges`): the challenge is used up here (a replay is 422 `INVALID_CHALLENGE_ERROR`), and `options.domain`, or the challenge's own domain, must match the proof's. Every embedded credential is verified as `verifyCredential` does. 200 verified, 422 not.
+         */
+        post: operations["verifyPresentation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/status-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a status list
+         * @description A Bitstring Status List this server publishes, as a `BitstringStatusListCredential` signed by the issuer of its mode (131,072 entries, GZIP-compressed and multibase-encoded in `encodedList`). No authentication; cacheable for 60 seconds.
+         */
+        get: operations["getStatusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mandates": {
         parameters: {
             query?: never;
@@ -645,6 +765,15 @@ export interface components {
         };
         /** @constant */
         BankTransferTag: "bank_transfer";
+        /**
+         * @example {
+         *       "domain": "shop.example"
+         *     }
+         */
+        ChallengeCreate: {
+            /** @description Binds the challenge to this domain (the proof's `domain`) */
+            domain?: string | null;
+        };
         /** @description How the payer consented. */
         Consent: {
             authorized_at: null | components["schemas"]["Timestamp"];
@@ -660,6 +789,89 @@ export interface components {
         } | {
             /** @enum {string} */
             method: "bank_mandate";
+        };
+        /**
+         * @example {
+         *       "credential": {
+         *         "@context": [
+         *           "https://www.w3.org/ns/credentials/v2",
+         *           "https://www.w3.org/ns/credentials/examples/v2"
+         *         ],
+         *         "credentialSubject": {
+         *           "alumniOf": "Example University",
+         *           "id": "did:example:alice"
+         *         },
+         *         "type": [
+         *           "VerifiableCredential",
+         *           "ExampleAlumniCredential"
+         *         ]
+         *       }
+         *     }
+         */
+        CredentialIssueRequest: {
+            /** @description An unsigned VC 2.0 credential: `@context` starting with https://www.w3.org/ns/credentials/v2, `type` with VerifiableCredential, one `credentialSubject` object; no `proof` or `credentialStatus` */
+            credential: {
+                [key: string]: unknown;
+            };
+            /** @description Accepted and ignored */
+            options?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "credentialId": "urn:uuid:…",
+         *       "credentialStatus": {
+         *         "statusPurpose": "revocation",
+         *         "type": "BitstringStatusListEntry"
+         *       },
+         *       "status": true
+         *     }
+         */
+        CredentialStatusUpdate: {
+            /** @description The `id` of a credential this account issued */
+            credentialId: string;
+            credentialStatus?: {
+                /** @enum {string} */
+                statusPurpose?: "revocation";
+                /** @description BitstringStatusListEntry */
+                type?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description true (the default): revoke. Revocation is final */
+            status?: boolean;
+        };
+        /**
+         * @example {
+         *       "verifiableCredential": {
+         *         "@context": [
+         *           "https://www.w3.org/ns/credentials/v2"
+         *         ],
+         *         "credentialSubject": {
+         *           "id": "did:example:alice"
+         *         },
+         *         "issuer": "did:key:z6Mk…",
+         *         "proof": {
+         *           "cryptosuite": "eddsa-rdfc-2022",
+         *           "type": "DataIntegrityProof",
+         *           "…": "…"
+         *         },
+         *         "type": [
+         *           "VerifiableCredential"
+         *         ]
+         *       }
+         *     }
+         */
+        CredentialVerifyRequest: {
+            /** @description Accepted and ignored (the legacy `checks` too): every check always runs */
+            options?: {
+                [key: string]: unknown;
+            };
+            /** @description A Verifiable Credential (VC Data Model 1.1 or 2.0) with one or more Data Integrity proofs */
+            verifiableCredential: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description ISO 4217, uppercase
@@ -824,11 +1036,46 @@ export interface components {
         EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
         /** @description Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field. */
         FreeText: string;
+        IdentityChallenge: {
+            challenge: string;
+            domain: string | null;
+            /** @description Unix seconds */
+            expires_at: number;
+            livemode: boolean;
+            /** @constant */
+            object: "identity_challenge";
+        };
+        IdentityCredential: {
+            /** @description Unix seconds */
+            created: number;
+            id: string;
+            livemode: boolean;
+            /** @constant */
+            object: "identity_credential";
+            /** @description Unix seconds */
+            revoked_at: number | null;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            status_list_id: string;
+            status_list_index: number;
+            /** @description `credentialSubject.id` */
+            subject: string | null;
+            /** @description Its most specific type */
+            type: string;
+            /** @description Unix seconds */
+            valid_until: number | null;
+        };
         /**
          * @description The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC. The ceiling resets at the calendar boundary — `daily` at 00:00 UTC, `weekly` on Monday 00:00 UTC, `monthly` on the 1st at 00:00 UTC, `yearly` on 1 January 00:00 UTC — not a full period after the last pull, so up to twice `max_amount` can be taken within a short time around a boundary (the whole ceiling just before it and again just after).
          * @enum {string}
          */
         IntervalName: "daily" | "weekly" | "monthly" | "yearly";
+        IssuedCredential: {
+            /** @description The signed credential */
+            verifiableCredential: {
+                [key: string]: unknown;
+            };
+        };
         /** @constant */
         ListTag: "list";
         /** @description A mandate: at most `max_amount` per `interval`, enforced on chain. */
@@ -1052,6 +1299,20 @@ export interface components {
          * @enum {string}
          */
         PaymentsChainName: "settlement" | "attestation";
+        PresentationVerifyRequest: {
+            options: {
+                /** @description A challenge from `POST /v1/identity/challenges` (used up here) */
+                challenge: string;
+                /** @description The domain the proof must carry (default: the challenge's) */
+                domain?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description A Verifiable Presentation with a Data Integrity proof of purpose `authentication` */
+            verifiablePresentation: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * @description RFC 9457 problem details with a stable `code`
          * @example {
@@ -1183,6 +1444,21 @@ export interface components {
         SessionKeyTag: "session_key";
         /** @description A 65-byte signature as 0x and 130 hex digits (what eth_signTypedData_v4 and `cast wallet sign --data` print) */
         Signature: string;
+        StatusListCredential: {
+            "@context": string[];
+            credentialSubject: {
+                [key: string]: unknown;
+            };
+            id: string;
+            issuer: string;
+            proof: {
+                [key: string]: unknown;
+            };
+            type: string[];
+            validFrom: string;
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * Format: date-time
          * @description RFC 3339, UTC
@@ -1206,6 +1482,20 @@ export interface components {
                     type: string;
                 }[];
             };
+        };
+        VerificationResult: {
+            problemDetails: {
+                code: number;
+                detail: string;
+                title: string;
+                /** @description https://www.w3.org/TR/vc-data-model#PROOF_VERIFICATION_ERROR, … */
+                type: string;
+            }[];
+            /** @description Each check's outcome: `proofs` (per proof), `validity`, `status` (per status entry), and for a presentation `credentials` */
+            results: {
+                [key: string]: unknown;
+            };
+            verified: boolean;
         };
         /** @description One delivery of an event to an endpoint, with its last attempt. */
         WebhookDelivery: {
@@ -2685,6 +2975,792 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChallengeCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (IdentityChallenge); any chain work it needed is done */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityChallenge"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    issueCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialIssueRequest"];
+            };
+        };
+        responses: {
+            /** @description Created (IssuedCredential); any chain work it needed is done */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateCredentialStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialStatusUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK (IdentityCredential) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityCredential"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    verifyCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description OK (VerificationResult) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationResult"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Not verified (VerificationResult): `problemDetails` say why */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationResult"];
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    verifyPresentation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PresentationVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description OK (VerificationResult) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationResult"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Not verified (VerificationResult): `problemDetails` say why */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationResult"];
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (`sl_…`)
+                 * @example sl_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (StatusListCredential) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusListCredential"];
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
                     };
                 };
             };
