@@ -198,6 +198,8 @@ pub const ERROR_CODES: &[&str] = &[
     "session_key_outside_mandate",
     "payment_not_cancelable",
     "payment_canceled",
+    "credential_exists",
+    "credential_revoked",
     "idempotency_key_invalid",
     "idempotency_key_reused",
     "idempotency_in_progress",

@@ -818,6 +818,8 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             match op {
                 Op::CancelPayment => c.push("payment_not_cancelable"),
                 Op::AuthorizePayment => c.push("payment_canceled"),
+                Op::IssueCredential => c.push("credential_exists"),
+                Op::UpdateCredentialStatus => c.push("credential_revoked"),
                 _ => {}
             }
             c
@@ -868,6 +870,12 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             }
             Op::AuthorizePayment => {
                 "A request with this Idempotency-Key is still running (retry later), or the payment was canceled"
+            }
+            Op::IssueCredential => {
+                "A request with this Idempotency-Key is still running (retry later), or a credential with this id was issued before"
+            }
+            Op::UpdateCredentialStatus => {
+                "A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final)"
             }
             _ => "A request with this Idempotency-Key is still running; retry later",
         },

@@ -998,7 +998,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
+        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -3191,7 +3191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            /** @description A request with this Idempotency-Key is still running (retry later), or a credential with this id was issued before. Codes: `idempotency_in_progress`, `credential_exists`. */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3201,7 +3201,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "idempotency_in_progress";
+                        code?: "idempotency_in_progress" | "credential_exists";
                     };
                 };
             };
@@ -3361,7 +3361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            /** @description A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final). Codes: `idempotency_in_progress`, `credential_revoked`. */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3371,7 +3371,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "idempotency_in_progress";
+                        code?: "idempotency_in_progress" | "credential_revoked";
                     };
                 };
             };
