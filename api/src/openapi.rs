@@ -422,7 +422,7 @@ impl Op {
         use crate::types as t;
         const W: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
         const R: &[u16] = &[400, 401, 403, 404, 429, 503];
-        const V: &[u16] = &[400, 401, 403, 413, 415, 429, 503];
+        const V: &[u16] = &[400, 401, 403, 413, 415, 422, 429, 503];
         const LIST: &[Query] = &[Query::Limit, Query::StartingAfter];
         let d = Doc::new;
         match self {
@@ -1127,6 +1127,14 @@ pub fn document() -> Value {
             });
             if let Some(example) = problem_example(op, *status) {
                 response["content"]["application/problem+json"]["examples"] = example;
+            }
+            // A status that is also an answer (a verifier's 422 verdict): both contents.
+            if let Some(answer) = responses.get_mut(&status.to_string()) {
+                answer["content"]["application/problem+json"] =
+                    response["content"]["application/problem+json"].take();
+                let said = answer["description"].as_str().unwrap_or_default().to_string();
+                answer["description"] = json!(format!("{said}; or a problem: {description}"));
+                continue;
             }
             responses.insert(status.to_string(), response);
         }

@@ -3077,6 +3077,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
             /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -3545,7 +3559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not verified (VerificationResult): `problemDetails` say why */
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or a problem: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3554,6 +3568,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerificationResult"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
             /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
@@ -3684,7 +3702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not verified (VerificationResult): `problemDetails` say why */
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or a problem: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3693,6 +3711,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerificationResult"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
             /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
