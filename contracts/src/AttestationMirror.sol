@@ -41,25 +41,31 @@ contract AttestationMirror is IAttestationMirror, Ownable2Step, EIP712 {
     }
 
     /// @inheritdoc IAttestationMirror
-    function record(Receipt calldata r, bytes calldata signature) external {
-        if (!_trusted[r.attester]) revert UntrustedAttester(r.attester);
-        if (r.recipient == address(0)) revert ZeroAddress();
-        if (r.uid == 0) revert ZeroUid();
-        if (!SignatureChecker.isValidSignatureNow(r.attester, _hash(r), signature)) {
+    function record(Receipt calldata receipt, bytes calldata signature) external {
+        if (!_trusted[receipt.attester]) revert UntrustedAttester(receipt.attester);
+        if (receipt.recipient == address(0)) revert ZeroAddress();
+        if (receipt.uid == 0) revert ZeroUid();
+        if (!SignatureChecker.isValidSignatureNow(receipt.attester, _hash(receipt), signature)) {
             revert InvalidSignature();
         }
-        Slot storage slot = _slots[r.attester][r.recipient][r.schema];
+        Slot storage slot = _slots[receipt.attester][receipt.recipient][receipt.schema];
         uint64 current = slot.sequence;
-        if (r.sequence <= current) revert StaleReceipt(r.sequence, current);
-        bytes32 key = keccak256(abi.encode(r.attester, r.recipient, r.schema, r.uid));
-        if (r.revoked) _revoked[key] = true;
-        else if (_revoked[key]) revert RevokedUid(r.uid);
-        slot.expirationTime = r.expirationTime;
-        slot.sequence = r.sequence;
-        slot.revoked = r.revoked;
-        slot.uid = r.uid;
+        if (receipt.sequence <= current) revert StaleReceipt(receipt.sequence, current);
+        bytes32 key = keccak256(abi.encode(receipt.attester, receipt.recipient, receipt.schema, receipt.uid));
+        if (receipt.revoked) _revoked[key] = true;
+        else if (_revoked[key]) revert RevokedUid(receipt.uid);
+        slot.expirationTime = receipt.expirationTime;
+        slot.sequence = receipt.sequence;
+        slot.revoked = receipt.revoked;
+        slot.uid = receipt.uid;
         emit ReceiptRecorded(
-            r.attester, r.recipient, r.schema, r.uid, r.expirationTime, r.revoked, r.sequence
+            receipt.attester,
+            receipt.recipient,
+            receipt.schema,
+            receipt.uid,
+            receipt.expirationTime,
+            receipt.revoked,
+            receipt.sequence
         );
     }
 

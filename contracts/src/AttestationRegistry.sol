@@ -93,12 +93,13 @@ contract AttestationRegistry is IAttestationRegistry, EIP712 {
     /// @inheritdoc IAttestationRegistry
     function isAttestationValid(bytes32 uid) external view returns (bool) {
         Attestation storage a = _attestations[uid];
-        return a.uid != 0 && _live(a);
+        return a.attester != address(0) && _live(a);
     }
 
     /// @inheritdoc IAttestationRegistry
-    function getAttestation(bytes32 uid) external view returns (Attestation memory) {
-        return _attestations[uid];
+    function getAttestation(bytes32 uid) external view returns (Attestation memory a) {
+        a = _attestations[uid];
+        if (a.attester != address(0)) a.uid = uid; // the key, not stored twice
     }
 
     /// @inheritdoc IAttestationRegistry
@@ -140,7 +141,9 @@ contract AttestationRegistry is IAttestationRegistry, EIP712 {
             revert InvalidExpirationTime(r.expirationTime);
         }
         if (r.revocable && !schema.revocable) revert Irrevocable();
-        if (r.refUID != 0 && _attestations[r.refUID].uid == 0) revert UnknownAttestation(r.refUID);
+        if (r.refUID != 0 && _attestations[r.refUID].attester == address(0)) {
+            revert UnknownAttestation(r.refUID);
+        }
         // EAS's uid, bumped in the rare case of an identical attestation in the same second.
         uint32 bump;
         while (true) {
@@ -157,13 +160,12 @@ contract AttestationRegistry is IAttestationRegistry, EIP712 {
                     bump
                 )
             );
-            if (_attestations[uid].uid == 0) break;
+            if (_attestations[uid].attester == address(0)) break;
             unchecked {
                 ++bump;
             }
         }
         Attestation storage a = _attestations[uid];
-        a.uid = uid;
         a.schema = r.schema;
         a.time = time;
         a.expirationTime = r.expirationTime;
@@ -178,21 +180,34 @@ contract AttestationRegistry is IAttestationRegistry, EIP712 {
         if (newest) slots[r.schema] = uid;
         emit Attested(r.recipient, attester, r.schema, uid, time, r.expirationTime, newest);
         ISchemaResolver resolver = schema.resolver;
-        if (address(resolver) != address(0) && !resolver.onAttest(a)) revert ResolverRejected(resolver);
+        if (address(resolver) != address(0) && !resolver.onAttest(_copy(a, uid))) {
+            revert ResolverRejected(resolver);
+        }
     }
 
     /// @dev Revokes `uid` of `schema` on behalf of `revoker`, who must be its attester.
     function _revoke(bytes32 schema, bytes32 uid, address revoker) private {
         Attestation storage a = _attestations[uid];
-        if (a.uid == 0) revert UnknownAttestation(uid);
+        if (a.attester == address(0)) revert UnknownAttestation(uid);
         if (a.schema != schema) revert WrongSchema(uid, schema);
         if (a.attester != revoker) revert NotAttester(revoker, a.attester);
         if (!a.revocable) revert Irrevocable();
         if (a.revocationTime != 0) revert AlreadyRevoked(uid);
         a.revocationTime = uint64(block.timestamp);
-        emit Revoked(a.recipient, revoker, schema, uid, uint64(block.timestamp));
+        address recipient = a.recipient;
+        bool held = _slots[revoker][recipient][schema] == uid;
+        emit Revoked(recipient, revoker, schema, uid, uint64(block.timestamp), held);
         ISchemaResolver resolver = _schemas[schema].resolver;
-        if (address(resolver) != address(0) && !resolver.onRevoke(a)) revert ResolverRejected(resolver);
+        if (address(resolver) != address(0) && !resolver.onRevoke(_copy(a, uid))) {
+            revert ResolverRejected(resolver);
+        }
+    }
+
+    /// @dev `a` in memory with its uid (the mapping's key: the stored `uid` field stays zero,
+    ///      an attestation exists when its attester is set).
+    function _copy(Attestation storage a, bytes32 uid) private view returns (Attestation memory m) {
+        m = a;
+        m.uid = uid;
     }
 
     /// @dev The time below which an attestation cannot replace `a` in its slot: its issue time,

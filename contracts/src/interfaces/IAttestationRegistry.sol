@@ -125,12 +125,16 @@ interface IAttestationRegistry {
     /// @param schema Its schema's uid.
     /// @param uid Its uid.
     /// @param revocationTime When.
+    /// @param latest Whether its (attester, recipient, schema) slot holds it (the slot is now
+    ///        invalid until a newer attestation); false for an older attestation the slot
+    ///        had already moved past.
     event Revoked(
         address indexed recipient,
         address indexed attester,
         bytes32 indexed schema,
         bytes32 uid,
-        uint64 revocationTime
+        uint64 revocationTime,
+        bool latest
     );
 
     /// @notice A signer's nonce was used (by a delegated request or `invalidateNonce`).

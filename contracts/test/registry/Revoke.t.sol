@@ -10,7 +10,7 @@ contract RegistryRevokeTest is RegistryBase {
         bytes32 uid = _attestAs(alice, _req());
         vm.warp(NOW + 5);
         vm.expectEmit(address(registry));
-        emit R.Revoked(subject, alice, schema, uid, NOW + 5);
+        emit R.Revoked(subject, alice, schema, uid, NOW + 5, true);
         vm.prank(alice);
         registry.revoke(schema, uid);
         assertEq(registry.getAttestation(uid).revocationTime, NOW + 5);
@@ -38,6 +38,8 @@ contract RegistryRevokeTest is RegistryBase {
         bytes32 current = _attestAs(alice, _req());
         bytes32 stale = registry.attestByDelegation(_delegated(ALICE_KEY, _req(), NOW - 5, 2));
         assertTrue(stale != older);
+        vm.expectEmit(address(registry));
+        emit R.Revoked(subject, alice, schema, stale, NOW + 1, false);
         vm.prank(alice);
         registry.revoke(schema, stale);
         assertEq(registry.latest(alice, subject, schema), current);

@@ -11,7 +11,7 @@ contract RegistryRevokeByDelegationTest is RegistryBase {
         R.DelegatedRevocationRequest memory d = _delegatedRevoke(ALICE_KEY, schema, uid, 3);
         assertEq(registry.revokeDigest(d), _revokeDigest(d));
         vm.expectEmit(address(registry));
-        emit R.Revoked(subject, alice, schema, uid, NOW);
+        emit R.Revoked(subject, alice, schema, uid, NOW, true);
         vm.prank(relayer);
         registry.revokeByDelegation(d);
         assertFalse(registry.isValid(alice, subject, schema));
