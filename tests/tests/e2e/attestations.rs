@@ -17,8 +17,7 @@ use openrail_tests::Harness;
 /// The receipt of the registry log in `tx` (the one slot change it made), with its sequence
 /// from the log's position on the attestation chain.
 fn receipt_of(registry: Address, tx: &TransactionReceipt) -> AttestationReceipt {
-    let log = tx
-        .inner
+    tx.inner
         .logs()
         .iter()
         .find_map(|l| {
@@ -26,8 +25,7 @@ fn receipt_of(registry: Address, tx: &TransactionReceipt) -> AttestationReceipt 
             let sequence = receipt_sequence(l.block_number?, l.log_index?)?;
             receipt_of_log(&decoded, sequence)
         })
-        .expect("the transaction changed a slot");
-    log
+        .expect("the transaction changed a slot")
 }
 
 #[tokio::test]
