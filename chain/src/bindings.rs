@@ -22,8 +22,15 @@ sol!(
 sol!(
     #[sol(rpc)]
     #[derive(Debug, PartialEq, Eq)]
-    AttestationVerifier,
-    "artifacts/AttestationVerifier.json"
+    AttestationRegistry,
+    "artifacts/AttestationRegistry.json"
+);
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    AttestationMirror,
+    "artifacts/AttestationMirror.json"
 );
 
 sol!(

@@ -4,8 +4,10 @@
 //! deploy` and `openrail dev`): every contract through the canonical CREATE2 deployer
 //! ([`crate::create2`]), so the same salt and constructor arguments give the same
 //! addresses everywhere and a rerun sends nothing. The settlement chain gets the
-//! `AllowanceStateMachine` (which is its router); the attestation chain a
-//! `SettlementRouter` and the `AttestationVerifier`; testnets the test stablecoins.
+//! `AllowanceStateMachine` (which is its router) and the `AttestationMirror` (the attestation
+//! chain's slots, from attester-signed receipts; the operator is its first trusted
+//! attester); the attestation chain a `SettlementRouter` and the `AttestationRegistry`;
+//! testnets the test stablecoins.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ChainError;
 use crate::bindings::{
-    AllowanceStateMachine, AttestationVerifier, SettlementRouter, TestStablecoin,
+    AllowanceStateMachine, AttestationMirror, AttestationRegistry, SettlementRouter, TestStablecoin,
 };
 
 /// Currencies that get a test stablecoin (6 decimals) on every testnet chain.
@@ -31,9 +33,9 @@ pub const TOKEN_DECIMALS: u8 = openrail_store::money::TOKEN_DECIMALS as u8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChainRole {
-    /// Chain A: settlement router and allowance state machine.
+    /// Chain A: settlement router and allowance state machine, attestation mirror.
     Settlement,
-    /// Chain B: settlement router and attestation verifier.
+    /// Chain B: settlement router and attestation registry.
     Attestation,
 }
 
@@ -57,8 +59,10 @@ pub struct ChainDeployment {
     pub router: Address,
     /// The `AllowanceStateMachine` (settlement chain only).
     pub allowance_state_machine: Option<Address>,
-    /// The `AttestationVerifier` (attestation chain only).
-    pub attestation_verifier: Option<Address>,
+    /// The `AttestationRegistry` (attestation chain only).
+    pub attestation_registry: Option<Address>,
+    /// The `AttestationMirror` (settlement chain only).
+    pub attestation_mirror: Option<Address>,
     /// Stablecoin per ISO 4217 currency code.
     pub tokens: BTreeMap<String, Address>,
     /// Block number of the last deployment transaction (where event watching may start).
@@ -245,8 +249,10 @@ pub const COMPILER: &str =
 /// deployer: `owner` (a key apart from the operator's) sends and pays, owns the router or
 /// state machine (and the test tokens), and names `operator` and `treasury`. The same
 /// `salt`, owner, operator and treasury give the same addresses on every chain; contracts
-/// already there are left alone, so a rerun sends nothing. On the attestation chain the
-/// operator is made an attester (once). Test tokens are minted to the treasury only when
+/// already there are left alone, so a rerun sends nothing. On the settlement chain the
+/// operator is made a trusted attester of the mirror (once): it signs the attestation
+/// chain's attestations and their receipts (another attester is the owner's `addAttester`).
+/// The registry has no owner and no setup. Test tokens are minted to the treasury only when
 /// first deployed.
 pub async fn deploy_deterministic(
     rpc_url: &Url,
@@ -307,7 +313,7 @@ pub async fn deploy_deterministic(
         Tokens::Existing(t) => token_addresses = t,
     }
     let (o, op, tr) = (owner_addr, operator, treasury);
-    let (router, asm, verifier) = match role {
+    let (router, asm, registry, mirror) = match role {
         ChainRole::Settlement => {
             let args = AllowanceStateMachine::constructorCall {
                 owner_: o,
@@ -325,7 +331,22 @@ pub async fn deploy_deterministic(
             .await?;
             let a = placed.address;
             contracts.push(placed);
-            (a, Some(a), None)
+            let args = AttestationMirror::constructorCall { owner_: o }.abi_encode();
+            let mirror = place(
+                &p,
+                "AttestationMirror",
+                salt,
+                &AttestationMirror::BYTECODE,
+                args,
+            )
+            .await?;
+            let m = AttestationMirror::new(mirror.address, &p);
+            if !m.isTrusted(operator).call().await? {
+                mined(m.addAttester(operator).send().await?).await?;
+            }
+            let addresses = (a, Some(a), None, Some(mirror.address));
+            contracts.push(mirror);
+            addresses
         }
         ChainRole::Attestation => {
             let args = SettlementRouter::constructorCall {
@@ -342,22 +363,17 @@ pub async fn deploy_deterministic(
                 args,
             )
             .await?;
-            let args = AttestationVerifier::constructorCall { owner_: o }.abi_encode();
-            let verifier = place(
+            let registry = place(
                 &p,
-                "AttestationVerifier",
+                "AttestationRegistry",
                 salt,
-                &AttestationVerifier::BYTECODE,
-                args,
+                &AttestationRegistry::BYTECODE,
+                Vec::new(),
             )
             .await?;
-            let v = AttestationVerifier::new(verifier.address, &p);
-            if !v.isAttester(operator).call().await? {
-                mined(v.addAttester(operator).send().await?).await?;
-            }
-            let addresses = (router.address, None, Some(verifier.address));
+            let addresses = (router.address, None, Some(registry.address), None);
             contracts.push(router);
-            contracts.push(verifier);
+            contracts.push(registry);
             addresses
         }
     };
@@ -372,7 +388,8 @@ pub async fn deploy_deterministic(
             treasury,
             router,
             allowance_state_machine: asm,
-            attestation_verifier: verifier,
+            attestation_registry: registry,
+            attestation_mirror: mirror,
             tokens: token_addresses,
             deployed_at_block,
         },

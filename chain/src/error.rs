@@ -42,6 +42,9 @@ pub enum ChainError {
     /// Building, signing or matching a transaction failed.
     #[error("submit: {0}")]
     Submit(String),
+    /// A signer refused or failed to sign a message (an attestation receipt).
+    #[error("signing failed: {0}")]
+    Signing(String),
     /// The journal could not persist a transaction before broadcast.
     #[error("journal: {0}")]
     Journal(String),
@@ -139,6 +142,7 @@ impl ChainError {
             | ChainError::Submit(_)
             | ChainError::LeaseLost
             | ChainError::Refused(_)
+            | ChainError::Signing(_)
             | ChainError::Canceled(_) => false,
             ChainError::AnvilNotFound
             | ChainError::AnvilStart(_)

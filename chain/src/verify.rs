@@ -23,9 +23,10 @@ pub fn standard_json_input(name: &str) -> Option<&'static str> {
             include_str!("../artifacts/standard-json/AllowanceStateMachine.json")
         }
         "SettlementRouter" => include_str!("../artifacts/standard-json/SettlementRouter.json"),
-        "AttestationVerifier" => {
-            include_str!("../artifacts/standard-json/AttestationVerifier.json")
+        "AttestationRegistry" => {
+            include_str!("../artifacts/standard-json/AttestationRegistry.json")
         }
+        "AttestationMirror" => include_str!("../artifacts/standard-json/AttestationMirror.json"),
         "TestStablecoin" => include_str!("../artifacts/standard-json/TestStablecoin.json"),
         "PasskeyWallet" => include_str!("../artifacts/standard-json/PasskeyWallet.json"),
         _ => return None,

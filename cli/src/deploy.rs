@@ -24,7 +24,8 @@ pub struct DeployArgs {
     #[arg(long, env = "OPENRAIL_RPC_URL")]
     pub rpc_url: Url,
     /// What the chain is for: `settlement` (the allowance state machine, which is also
-    /// its router) or `attestation` (a router and the attestation verifier).
+    /// its router, and the attestation mirror) or `attestation` (a router and the
+    /// attestation registry).
     #[arg(long, default_value = "settlement")]
     pub role: String,
     /// The treasury wallet (pays bank-funded legs, receives bank-bound ones).

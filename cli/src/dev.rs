@@ -95,11 +95,12 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
         println!("Relayer             watching the settlement chain in this process\n");
         println!("Settlement chain (A)   chain id {}   {}", a.chain_id, a.rpc_url);
         println!("  AllowanceStateMachine  {asm}   (also this chain's settlement router)");
+        println!("  AttestationMirror      {}", a.attestation_mirror.expect("settlement chain has a mirror"));
         for (code, token) in &a.tokens {
             println!("  {code} test token         {token}");
         }
         println!("Attestation chain (B)  chain id {}   {}", b.chain_id, b.rpc_url);
-        println!("  AttestationVerifier    {}", b.attestation_verifier.expect("attestation chain has a verifier"));
+        println!("  AttestationRegistry    {}", b.attestation_registry.expect("attestation chain has a registry"));
         println!("  SettlementRouter       {}", b.router);
         for (code, token) in &b.tokens {
             println!("  {code} test token         {token}");

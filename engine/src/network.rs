@@ -2,7 +2,7 @@
 //! and, in the process that holds the chain's lease, its submitter. A mode has its
 //! settlement chain (the allowance state machine and a settlement router: agentic debits,
 //! and one-time payments by default) and may have an attestation chain (a settlement router
-//! and the attestation verifier: one-time payments of the accounts that choose it).
+//! and the attestation registry: one-time payments of the accounts that choose it).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

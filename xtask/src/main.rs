@@ -18,10 +18,11 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 /// The contracts the bindings read (`chain/artifacts/<name>.json`).
-pub(crate) const CONTRACTS: [&str; 5] = [
+pub(crate) const CONTRACTS: [&str; 6] = [
     "AllowanceStateMachine",
     "SettlementRouter",
-    "AttestationVerifier",
+    "AttestationRegistry",
+    "AttestationMirror",
     "TestStablecoin",
     "PasskeyWallet",
 ];

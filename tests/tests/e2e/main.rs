@@ -5,6 +5,7 @@
 
 mod agentic_api;
 mod allowance_onchain;
+mod attestations;
 mod bank_accounts;
 mod confirmations;
 mod consent;
