@@ -1698,7 +1698,7 @@ leaf_schema!(
     ChallengeCreate = json!({
         "type": "object",
         "properties": {
-            "domain": { "type": ["string", "null"], "minLength": 1, "maxLength": 253, "pattern": "^[^\\u0000-\\u001f\\u007f]+$", "description": "Binds the challenge to this domain (the proof's `domain`)" },
+            "domain": { "type": ["string", "null"], "minLength": 1, "maxLength": 253, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]+$", "description": "Binds the challenge to this domain (the proof's `domain`)" },
         },
         "example": {"domain": "shop.example"},
     })
