@@ -43,17 +43,17 @@ pub const STATUS_LIST_MAX_AGE_S: u64 = 60;
 /// Where this server's status lists are published (under the URL it is known by).
 const STATUS_LISTS_PATH: &str = "/v1/identity/status-lists/";
 
-/// The URL this server is known by: its configured public URL, else the request's `Host`
-/// (what the client reached), else its bound address.
-fn public_base(state: &AppState, headers: &HeaderMap) -> String {
+/// The URL this server is known by: its configured public URL, else the address it
+/// listens on. Never the request's `Host` (a client could make Openrail sign a URL of its
+/// choosing into a credential); only an app built without `serve` (no address yet) falls
+/// back to its bound address.
+fn public_base(state: &AppState, _headers: &HeaderMap) -> String {
     if let Some(url) = &state.config.advertise_url {
         return url.trim_end_matches('/').to_string();
     }
-    match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
-        Some(host) if !host.is_empty() && host.is_ascii() && !host.contains(['/', ' ']) => {
-            format!("http://{host}")
-        }
-        _ => format!("http://{}", state.config.bind),
+    match state.public_url.get() {
+        Some(url) => url.trim_end_matches('/').to_string(),
+        None => format!("http://{}", state.config.bind),
     }
 }
 

@@ -134,6 +134,10 @@ pub struct AppState {
     anonymous: Arc<middleware::RateLimiter>,
     /// Whether this process is shutting down (see [`health::Lifecycle`]).
     pub lifecycle: Arc<health::Lifecycle>,
+    /// The URL this process is known by once it listens (the configured `advertise_url`,
+    /// else its bound address): what it signs into URLs it publishes, such as its status
+    /// lists, never what a request's `Host` says.
+    pub public_url: Arc<std::sync::OnceLock<String>>,
 }
 
 impl AppState {
@@ -165,6 +169,7 @@ impl AppState {
             auth_failures,
             anonymous,
             lifecycle: Arc::default(),
+            public_url: Arc::default(),
         }
     }
 }

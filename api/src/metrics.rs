@@ -148,6 +148,14 @@ pub async fn collect(sources: &Sources) {
         metrics::gauge!("openrail_webhook_deliveries", "mode" => mode, "status" => status)
             .set(n as f64);
     }
+    for (chain, n, p50, p90, p99) in snapshot.inclusion {
+        let id = chain.to_string();
+        for (q, ms) in [("0.5", p50), ("0.9", p90), ("0.99", p99)] {
+            metrics::gauge!("openrail_tx_inclusion_seconds", "chain_id" => id.clone(), "quantile" => q)
+                .set(ms as f64 / 1000.0);
+        }
+        metrics::gauge!("openrail_tx_inclusion_sample", "chain_id" => id).set(n as f64);
+    }
     for (direction, status, n) in snapshot.bank_transfers {
         metrics::gauge!("openrail_bank_transfers", "direction" => direction, "status" => status)
             .set(n as f64);

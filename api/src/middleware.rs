@@ -315,7 +315,12 @@ pub async fn idempotency(
         IdempotencyBegin::Replay { status, body } => {
             let mut res = Response::new(Body::from(body.clone()));
             *res.status_mut() = axum::http::StatusCode::from_u16(status).unwrap_or_default();
-            let ct = if status >= 400 {
+            // A problem has a `code` and a `status`; a 4xx that is an answer (a verifier's
+            // 422 verdict) is replayed as the JSON it was.
+            let problem = status >= 400
+                && serde_json::from_slice::<serde_json::Value>(body.as_ref())
+                    .is_ok_and(|v| v.get("code").is_some() && v.get("status").is_some());
+            let ct = if problem {
                 "application/problem+json"
             } else {
                 "application/json"

@@ -1132,7 +1132,10 @@ pub fn document() -> Value {
             if let Some(answer) = responses.get_mut(&status.to_string()) {
                 answer["content"]["application/problem+json"] =
                     response["content"]["application/problem+json"].take();
-                let said = answer["description"].as_str().unwrap_or_default().to_string();
+                let said = answer["description"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 answer["description"] = json!(format!("{said}; or a problem: {description}"));
                 continue;
             }

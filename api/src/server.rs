@@ -129,6 +129,7 @@ pub async fn serve(
         };
         format!("http://{}", std::net::SocketAddr::new(ip, local.port()))
     });
+    let _ = state.public_url.set(base_url.clone());
     let app = crate::router(state);
     heartbeat_store
         .acquire_lease(&node_lease, &node_id, &base_url, node_ttl, now_ms())

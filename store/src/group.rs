@@ -387,7 +387,7 @@ async fn write_group_in(conn: &mut impl Exec, group: &[Job]) -> Result<Written, 
     agentic::created_effects(&inserts, &chains, &mut events, &mut work)?;
     crate::events::insert_all(conn, &events).await?;
     crate::outbox::enqueue_all(conn, &work).await?;
-    crate::journal::mark_txs_in(conn, &fates).await?;
+    crate::journal::mark_txs_in(conn, &fates, now).await?;
     let hashes: Vec<&str> = fates.iter().map(|f| f.1).collect();
     crate::journal::apply_fates_in(conn, &hashes, now).await?;
     // `resolved` holds the pulls that moved, in the order of the outcomes.

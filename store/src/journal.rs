@@ -542,7 +542,7 @@ impl Store {
                     .iter()
                     .map(|h| (chain_id, h.as_str(), TxStatus::Replaced, None, signed)),
             );
-            mark_txs_in(&mut *tx, &marks).await?;
+            mark_txs_in(&mut *tx, &marks, now).await?;
         }
         let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
         apply_fates_in(&mut tx, &hashes, now).await?;
@@ -636,7 +636,12 @@ async fn unmine_in(
     hash: &str,
     now: i64,
 ) -> Result<usize, StoreError> {
-    mark_txs_in(&mut **tx, &[(chain_id, hash, TxStatus::Signed, None, None)]).await?;
+    mark_txs_in(
+        &mut **tx,
+        &[(chain_id, hash, TxStatus::Signed, None, None)],
+        now,
+    )
+    .await?;
     let ids: Vec<String> = sqlx::query(
         "SELECT id FROM debit_pulls WHERE tx_hash = $1 AND status IN ('authorized', 'declined')",
     )
@@ -666,16 +671,19 @@ pub(crate) type TxMark<'a> = (u64, &'a str, TxStatus, Option<u64>, Option<TxStat
 pub(crate) async fn mark_txs_in(
     conn: &mut impl crate::exec::Exec,
     marks: &[TxMark<'_>],
+    now: i64,
 ) -> Result<(), StoreError> {
     for chunk in marks.chunks(400) {
         let mut q = crate::exec::Stmt::new(
             conn.backend(),
             format!(
                 "UPDATE chain_txs SET status = v.column3, block_number = v.column4, \
-                 applied = CASE WHEN v.column3 = 'signed' THEN 0 ELSE chain_txs.applied END \
+                 applied = CASE WHEN v.column3 = 'signed' THEN 0 ELSE chain_txs.applied END, \
+                 mined_at = CASE WHEN v.column3 IN ('succeeded', 'reverted') \
+                 THEN COALESCE(chain_txs.mined_at, v.column6) ELSE NULL END \
                  FROM (VALUES {}) AS v WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2 \
                  AND (v.column5 IS NULL OR chain_txs.status = v.column5)",
-                crate::db::placeholders(chunk.len(), 5)
+                crate::db::placeholders(chunk.len(), 6)
             ),
         );
         for (chain_id, hash, status, block, only_from) in chunk {
@@ -683,7 +691,8 @@ pub(crate) async fn mark_txs_in(
                 .text(Some(hash))
                 .text(Some(status.as_str()))
                 .int(block.map(|b| b as i64))
-                .text(only_from.map(TxStatus::as_str));
+                .text(only_from.map(TxStatus::as_str))
+                .int(now);
         }
         conn.execute(&q).await?;
     }

@@ -108,6 +108,10 @@ const SQLITE: &[(&str, &str)] = &[
         "0022_identity.sql",
         include_str!("../../migrations/sqlite/0022_identity.sql"),
     ),
+    (
+        "0025_tx_mined_at.sql",
+        include_str!("../../migrations/sqlite/0025_tx_mined_at.sql"),
+    ),
 ];
 
 /// `migrations/postgres`, by file name.
@@ -199,6 +203,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0022_identity.sql",
         include_str!("../../migrations/postgres/0022_identity.sql"),
+    ),
+    (
+        "0025_tx_mined_at.sql",
+        include_str!("../../migrations/postgres/0025_tx_mined_at.sql"),
     ),
 ];
 

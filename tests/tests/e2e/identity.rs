@@ -192,6 +192,31 @@ async fn issued_credentials_verify_until_revoked_through_the_public_status_list(
         );
     }
 
+    // The URL signed into the credential is the server's own, whatever `Host` a client
+    // sends (else a client could make Openrail sign a list URL of its choosing).
+    let base = h.server().base_url.clone();
+    assert!(
+        vc["credentialStatus"]["statusListCredential"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{base}/v1/identity/status-lists/sl_")),
+        "{}",
+        vc["credentialStatus"]
+    );
+    let spoofed: Value = reqwest::Client::new()
+        .post(format!("{base}/v1/identity/credentials/issue"))
+        .bearer_auth(&h.server().api_key)
+        .header("host", "evil.example")
+        .json(&json!({ "credential": { "@context": ["https://www.w3.org/ns/credentials/v2"], "type": ["VerifiableCredential"], "credentialSubject": { "id": "did:example:carol" } } }))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let url = spoofed["verifiableCredential"]["credentialStatus"]["statusListCredential"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(url.starts_with(&base), "{url}");
+
     let verify = |vc: Value| {
         let h = &h;
         async move {

@@ -609,5 +609,17 @@ async fn scrape_and_check(url: &str, chain_id: u64) -> anyhow::Result<()> {
         .is_some()
     );
     assert!(find("openrail_draining", &[]).is_some());
+    // The mandate's and the key's transactions were mined: their time to inclusion.
+    match find("openrail_tx_inclusion_sample", &[("chain_id", &chain)]) {
+        Some(Sample::Gauge(n)) => assert!(n >= 2.0, "{n}\n{text}"),
+        other => panic!("no inclusion sample: {other:?}\n{text}"),
+    }
+    match find(
+        "openrail_tx_inclusion_seconds",
+        &[("chain_id", &chain), ("quantile", "0.99")],
+    ) {
+        Some(Sample::Gauge(s)) => assert!((0.0..60.0).contains(&s), "{s}"),
+        other => panic!("no time to inclusion: {other:?}\n{text}"),
+    }
     Ok(())
 }
