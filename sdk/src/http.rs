@@ -75,6 +75,21 @@ impl Client {
         body: Option<&serde_json::Value>,
         options: &RequestOptions,
     ) -> Result<T, Error> {
+        self.call_accepting(method, path, query, body, options, false)
+            .await
+    }
+
+    /// [`Client::call`], where a 422 whose body is a `T` (a verification's verdict, not a
+    /// problem) is an answer when `verdict_422` is set.
+    async fn call_accepting<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&serde_json::Value>,
+        options: &RequestOptions,
+        verdict_422: bool,
+    ) -> Result<T, Error> {
         let writes = method == Method::POST || method == Method::DELETE;
         let key = writes.then(|| {
             options
@@ -87,8 +102,10 @@ impl Client {
             let mut req = self
                 .http
                 .request(method.clone(), format!("{}{path}", self.base))
-                .bearer_auth(&self.key)
                 .query(query);
+            if !self.key.is_empty() {
+                req = req.bearer_auth(&self.key);
+            }
             if let Some(key) = &key {
                 req = req.header("Idempotency-Key", key);
             }
@@ -120,6 +137,12 @@ impl Client {
             if status.is_success() {
                 return serde_json::from_str(&text)
                     .map_err(|e| Error::Decode(format!("{e}: {}", truncate(&text))));
+            }
+            if verdict_422
+                && status == StatusCode::UNPROCESSABLE_ENTITY
+                && let Some(verdict) = verdict::<T>(&text)
+            {
+                return Ok(verdict);
             }
             let mut problem: Problem = serde_json::from_str(&text).map_err(|e| {
                 Error::Decode(format!(
@@ -153,6 +176,17 @@ impl Client {
             .await
     }
 
+    /// A POST whose 422 may be a verdict (`{"verified": false, …}`) rather than a problem.
+    pub(crate) async fn post_verdict<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+        options: &RequestOptions,
+    ) -> Result<T, Error> {
+        self.call_accepting(Method::POST, path, &[], Some(body), options, true)
+            .await
+    }
+
     pub(crate) async fn delete<T: DeserializeOwned>(
         &self,
         path: &str,
@@ -171,6 +205,28 @@ impl Client {
             done: false,
         }
     }
+}
+
+/// A 422 body that is a verdict: JSON with `verified` and no problem `code`, decoding as `T`.
+fn verdict<T: DeserializeOwned>(text: &str) -> Option<T> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    if v.get("verified").is_none() || v.get("code").is_some() {
+        return None;
+    }
+    serde_json::from_value(v).ok()
+}
+
+/// One path segment, percent-encoded (ids never need it; hostile input might).
+pub(crate) fn seg(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn truncate(s: &str) -> &str {
@@ -279,6 +335,27 @@ mod tests {
         assert!(first >= Duration::from_millis(500) && first <= Duration::from_millis(625));
         assert!(backoff(3, None) >= Duration::from_secs(4));
         assert!(backoff(20, None) <= Duration::from_millis(37_500));
+    }
+
+    #[test]
+    fn a_verdict_is_told_from_a_problem() {
+        #[derive(serde::Deserialize)]
+        struct V {
+            verified: bool,
+        }
+        let v: Option<V> = verdict(r#"{"verified": false, "problemDetails": [], "results": {}}"#);
+        assert_eq!(v.map(|v| v.verified), Some(false));
+        let p: Option<V> = verdict(r#"{"code": "idempotency_key_reused", "status": 422}"#);
+        assert!(p.is_none());
+        let both: Option<V> = verdict(r#"{"code": "x", "verified": false}"#);
+        assert!(both.is_none());
+        assert!(verdict::<V>("not json").is_none());
+    }
+
+    #[test]
+    fn path_segments_are_encoded() {
+        assert_eq!(seg("sl_AbC-1"), "sl_AbC-1");
+        assert_eq!(seg("../x y"), "..%2Fx%20y");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Rust client of Openrail's `/v1` HTTP API, with the modules [`payments`] and [`agentic`]
-//! (plus [`bank_accounts`], [`events`] and [`webhooks`]), as the API splits its routes.
+//! (plus [`bank_accounts`], [`events`], [`identity`] and [`webhooks`]), as the API splits its
+//! routes.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), openrail_client::Error> {
@@ -23,6 +24,7 @@ pub mod agentic;
 pub mod bank_accounts;
 pub mod events;
 mod http;
+pub mod identity;
 pub mod payments;
 pub mod signing;
 pub mod webhooks;
@@ -99,6 +101,12 @@ impl Client {
         }
     }
 
+    /// A client without a key: only what the API serves anonymously works (verifying a
+    /// credential, rate-limited per address; reading a status list).
+    pub fn anonymous() -> Self {
+        Self::new("")
+    }
+
     /// The API's base URL (no trailing `/v1`).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
         self.base = url.into().trim_end_matches('/').to_string();
@@ -137,6 +145,12 @@ impl Client {
     /// Your account's settings (where its one-time payments settle).
     pub fn account(&self) -> account::AccountSettings<'_> {
         account::AccountSettings(self)
+    }
+
+    /// W3C Verifiable Credentials: verify credentials and presentations, challenges,
+    /// issuing, revoking, status lists.
+    pub fn identity(&self) -> identity::Identity<'_> {
+        identity::Identity(self)
     }
 
     /// Events.

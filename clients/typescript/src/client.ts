@@ -23,6 +23,18 @@ export type DeletedWebhookEndpoint = S["DeletedWebhookEndpoint"];
 export type RedeliverCreate = S["RedeliverCreate"];
 export type Account = S["Account"];
 export type AccountUpdate = S["AccountUpdate"];
+export type VerificationResult = S["VerificationResult"];
+export type VerificationProblem = VerificationResult["problemDetails"][number];
+export type IdentityChallenge = S["IdentityChallenge"];
+export type ChallengeCreate = S["ChallengeCreate"];
+export type IdentityCredential = S["IdentityCredential"];
+export type StatusListCredential = S["StatusListCredential"];
+/** A Verifiable Credential (VC 1.1 or 2.0) as JSON, with its Data Integrity proofs. */
+export type VerifiableCredential = S["CredentialVerifyRequest"]["verifiableCredential"];
+/** A Verifiable Presentation as JSON, with a proof of purpose `authentication`. */
+export type VerifiablePresentation = S["PresentationVerifyRequest"]["verifiablePresentation"];
+/** An unsigned VC 2.0 credential for Openrail to issue. */
+export type UnsignedCredential = S["CredentialIssueRequest"]["credential"];
 
 type QueryOf<Op extends keyof operations> = operations[Op]["parameters"] extends { query?: infer Q } ? NonNullable<Q> : never;
 /** Filters of a list, without the paging members (the iterator pages itself). */
@@ -207,6 +219,69 @@ export class AccountSettings {
   }
 }
 
+/**
+ * W3C Verifiable Credentials (`/v1/identity`). A verification that ran is an answer, never
+ * an exception: a credential that does not verify (HTTP 422) resolves with
+ * `{ verified: false, problemDetails }`. A document that is no credential at all throws
+ * `OpenrailError` 400 `parameter_invalid`. Whether the issuer is trusted is your policy's
+ * call: verification says the proofs, validity and status hold, whoever signed.
+ */
+export class Identity {
+  constructor(private readonly http: HttpClient) {}
+  /** Verifies a credential: proofs, validity, status. Works on a client without a key too (`apiKey: null`). */
+  verifyCredential(credential: VerifiableCredential, options?: RequestOptions): Promise<VerificationResult> {
+    return this.http.request("POST", "/v1/identity/credentials/verify", {
+      body: { verifiableCredential: credential } satisfies S["CredentialVerifyRequest"],
+      options,
+      verdict: true,
+    });
+  }
+  /**
+   * Verifies a presentation signed for `challenge` (from `createChallenge`; used up by this
+   * call, so a replay fails) and `domain` (default: the challenge's).
+   */
+  verifyPresentation(
+    presentation: VerifiablePresentation,
+    params: { challenge: string; domain?: string },
+    options?: RequestOptions,
+  ): Promise<VerificationResult> {
+    const body: S["PresentationVerifyRequest"] = { verifiablePresentation: presentation, options: params };
+    return this.http.request("POST", "/v1/identity/presentations/verify", { body, options, verdict: true });
+  }
+  /** A single-use challenge (ten minutes) for a holder to sign into a presentation, bound to `domain` when given. */
+  createChallenge(params: ChallengeCreate = {}, options?: RequestOptions): Promise<IdentityChallenge> {
+    return this.http.request("POST", "/v1/identity/challenges", { body: params, options });
+  }
+  /**
+   * Signs `credential` as Openrail's issuer (`did:key`, `eddsa-rdfc-2022`), adding its `id`
+   * (when absent), `issuer`, `validFrom` (when absent) and a revocation entry of a Bitstring
+   * Status List; resolves with the signed credential.
+   */
+  async issueCredential(credential: UnsignedCredential, options?: RequestOptions): Promise<VerifiableCredential> {
+    const body: S["CredentialIssueRequest"] = { credential };
+    const issued = await this.http.request<S["IssuedCredential"]>("POST", "/v1/identity/credentials/issue", { body, options });
+    return issued.verifiableCredential;
+  }
+  /** Revokes a credential this account issued (final); resolves with its record (`status: "revoked"`). */
+  revokeCredential(id: string, options?: RequestOptions): Promise<IdentityCredential> {
+    const body: S["CredentialStatusUpdate"] = {
+      credentialId: id,
+      credentialStatus: { type: "BitstringStatusListEntry", statusPurpose: "revocation" },
+      status: true,
+    };
+    return this.http.request("POST", "/v1/identity/credentials/status", { body, options });
+  }
+  /** A status list (`sl_…`) as its public URL serves it: a signed `BitstringStatusListCredential`. */
+  statusList(id: string, options?: RequestOptions): Promise<StatusListCredential> {
+    return this.http.request("GET", `/v1/identity/status-lists/${enc(id)}`, { options });
+  }
+}
+
+/** The name of a verification problem's type: `RANGE_ERROR` of `https://www.w3.org/TR/vc-data-model#RANGE_ERROR`. */
+export function problemName(problem: VerificationProblem): string {
+  return problem.type.slice(problem.type.lastIndexOf("#") + 1);
+}
+
 /** Events (`evt_…`): every state change. */
 export class Events {
   constructor(private readonly http: HttpClient) {}
@@ -266,6 +341,8 @@ export class Openrail {
   readonly account: AccountSettings;
   readonly events: Events;
   readonly webhookEndpoints: WebhookEndpoints;
+  /** W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists. */
+  readonly identity: Identity;
 
   constructor(options: ClientOptions) {
     this.http = new HttpClient(options);
@@ -279,5 +356,6 @@ export class Openrail {
     this.account = new AccountSettings(this.http);
     this.events = new Events(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
+    this.identity = new Identity(this.http);
   }
 }

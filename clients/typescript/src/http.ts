@@ -1,8 +1,12 @@
 import { OpenrailConnectionError, OpenrailError } from "./errors.js";
 
 export interface ClientOptions {
-  /** An API key (`sk_testnet_…`, `sk_mainnet_…`) or a session key's secret (`sks_…`). */
-  apiKey: string;
+  /**
+   * An API key (`sk_testnet_…`, `sk_mainnet_…`) or a session key's secret (`sks_…`); `null`
+   * for a client without a key, which may only do what the API serves anonymously
+   * (verifying a credential, rate-limited per address; reading a status list).
+   */
+  apiKey: string | null;
   /** Default `http://127.0.0.1:8080` (what `openrail dev` serves). */
   baseUrl?: string;
   /** Retries after the first attempt (network errors, 409 `idempotency_in_progress`, 429, 502, 503, 504). Default 3. */
@@ -43,14 +47,14 @@ function retryable(error: OpenrailError): boolean {
 
 export class HttpClient {
   readonly baseUrl: string;
-  private readonly apiKey: string;
+  private readonly apiKey: string | null;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly maxDelay: number;
   private readonly fetchImpl: typeof fetch;
 
   constructor(options: ClientOptions) {
-    if (!options.apiKey) throw new TypeError("apiKey is required");
+    if (options.apiKey !== null && !options.apiKey) throw new TypeError("apiKey is required (null: no key)");
     this.apiKey = options.apiKey;
     this.baseUrl = (options.baseUrl ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
     this.maxRetries = options.maxRetries ?? 3;
@@ -62,17 +66,21 @@ export class HttpClient {
   async request<T>(
     method: "GET" | "POST" | "DELETE",
     path: string,
-    init: { query?: Query; body?: unknown; options?: RequestOptions } = {},
+    init: {
+      query?: Query;
+      body?: unknown;
+      options?: RequestOptions;
+      /** A 422 whose body is a verification's verdict (`verified`, no `code`) is an answer, not an error. */
+      verdict?: boolean;
+    } = {},
   ): Promise<T> {
     const { query, body, options = {} } = init;
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     }
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.apiKey}`,
-      accept: "application/json",
-    };
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (this.apiKey !== null) headers["authorization"] = `Bearer ${this.apiKey}`;
     if (method !== "GET") headers["idempotency-key"] = options.idempotencyKey ?? `orc_${globalThis.crypto.randomUUID()}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     if (options.wait !== undefined) headers["prefer"] = `wait=${options.wait}`;
@@ -103,6 +111,7 @@ export class HttpClient {
         }
       }
       if (res.ok) return json as T;
+      if (init.verdict && res.status === 422 && isVerdict(json)) return json as T;
       const error = new OpenrailError(res.status, json, res.headers);
       if (retryable(error) && attempt < maxRetries) {
         await sleep(this.backoff(attempt, error.retryAfter), options.signal);
@@ -118,6 +127,11 @@ export class HttpClient {
       retryAfter !== undefined ? retryAfter : Math.min(0.25 * 2 ** attempt, 8) * (0.75 + Math.random() * 0.5);
     return Math.min(seconds, this.maxDelay) * 1000;
   }
+}
+
+/** A verification's verdict (VC API): `verified` and no problem `code`. */
+export function isVerdict(body: unknown): boolean {
+  return typeof body === "object" && body !== null && "verified" in body && !("code" in body);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -184,3 +184,29 @@ test("lists: await gives one page; for await follows starting_after while has_mo
     await s.close();
   }
 });
+
+test("identity: a 422 verdict resolves, a 422 problem throws; a client without a key sends no Authorization", async () => {
+  const verdict = { verified: false, problemDetails: [{ type: "https://www.w3.org/TR/vc-data-model#RANGE_ERROR", code: -67, title: "t", detail: "d" }], results: {} };
+  const s = await serve((req, res, n) => {
+    if (n === 1 || n === 3) {
+      res.writeHead(422, { "content-type": "application/json" });
+      return res.end(JSON.stringify(verdict));
+    }
+    problem(res, 422, "idempotency_key_reused");
+  });
+  try {
+    const openrail = new Openrail({ apiKey: "sk_testnet_x", baseUrl: s.baseUrl, maxRetries: 0 });
+    assert.deepEqual(await openrail.identity.verifyCredential({ type: "VerifiableCredential" }), verdict);
+    assert.equal(s.seen[0]!.headers["authorization"], "Bearer sk_testnet_x");
+    assert.deepEqual(JSON.parse(s.seen[0]!.body), { verifiableCredential: { type: "VerifiableCredential" } });
+    await assert.rejects(openrail.identity.verifyCredential({}, { idempotencyKey: "k" }), (e: unknown) => e instanceof OpenrailError && e.code === "idempotency_key_reused");
+    const anonymous = new Openrail({ apiKey: null, baseUrl: s.baseUrl, maxRetries: 0 });
+    assert.equal((await anonymous.identity.verifyCredential({})).verified, false);
+    assert.equal(s.seen[2]!.headers["authorization"], undefined);
+    // Elsewhere a 422 stays an error, even with a body that looks like a verdict.
+    await assert.rejects(openrail.identity.createChallenge({}), (e: unknown) => e instanceof OpenrailError && e.status === 422);
+    assert.throws(() => new Openrail({ apiKey: "", baseUrl: s.baseUrl }), TypeError);
+  } finally {
+    await s.close();
+  }
+});

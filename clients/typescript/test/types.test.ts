@@ -15,6 +15,17 @@ test("request and response types come from docs/openapi.json (checked by tsc)", 
     void o.agentic.debitPulls.create({ amount: "1" });
     // @ts-expect-error statuses are the document's
     if (m.status === "approved") return;
+    // @ts-expect-error a challenge's domain is a string
+    void o.identity.createChallenge({ domain: 5 });
+    // @ts-expect-error a presentation is verified against a challenge
+    void o.identity.verifyPresentation({}, {});
+    const v = await o.identity.verifyCredential({});
+    // @ts-expect-error problemDetails carry a numeric code
+    const problemCode: string = v.problemDetails[0]!.code;
+    void problemCode;
+    const record = await o.identity.revokeCredential("urn:uuid:x");
+    // @ts-expect-error a record's status is active | revoked
+    if (record.status === "suspended") return;
     const code: "allowance_exceeded" | (string & {}) = e.code;
     const page = await o.events.list({ type: "payment.*", limit: 5 });
     const first: string | undefined = page.data[0]?.type;

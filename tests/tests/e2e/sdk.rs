@@ -472,3 +472,121 @@ async fn the_example_agent_pulls_until_its_ceiling() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+/// Identity through the SDK: Openrail issues a credential, which verifies (also without a
+/// key) until revoked; a verdict of "not verified" is an answer (`Ok`), a document that is
+/// no credential an error; the public status list shows the revocation; a presentation
+/// verifies once for a challenge of this server.
+#[tokio::test]
+async fn identity_through_the_sdk() -> anyhow::Result<()> {
+    use openrail_identity::ed25519_dalek::SigningKey;
+    use openrail_identity::{did_key_from_ed25519_public, did_key_verification_method};
+    use serde_json::json;
+
+    let h = Harness::start().await?;
+    let c = client(&h);
+    let id = c.identity();
+    let vc = id
+        .issue_credential(&json!({
+            "@context": ["https://www.w3.org/ns/credentials/v2", "https://www.w3.org/ns/credentials/examples/v2"],
+            "type": ["VerifiableCredential", "ExampleAlumniCredential"],
+            "credentialSubject": { "id": "did:example:alice", "alumniOf": "Example University" },
+        }))
+        .await?;
+    assert!(vc["issuer"].as_str().unwrap().starts_with("did:key:z6Mk"));
+    assert_eq!(vc["proof"]["cryptosuite"], "eddsa-rdfc-2022");
+    let vc_id = vc["id"].as_str().unwrap().to_string();
+
+    let ok = id.verify_credential(&vc).await?;
+    assert!(ok.verified, "{ok:?}");
+    assert!(ok.problem_details.is_empty());
+    assert_eq!(ok.results["status"][0]["status"], false, "{:?}", ok.results);
+    // Verified without a key as well.
+    let anon = Client::anonymous().base_url(h.server().base_url.clone());
+    assert!(anon.identity().verify_credential(&vc).await?.verified);
+    // A key is still needed for anything else.
+    let e = anon.identity().create_challenge(None).await.unwrap_err();
+    assert_eq!(e.code(), Some("unauthenticated"));
+
+    // A changed claim: a verdict (Ok, not verified), not an error.
+    let mut changed = vc.clone();
+    changed["credentialSubject"]["alumniOf"] = json!("Another University");
+    let bad = id.verify_credential(&changed).await?;
+    assert!(!bad.verified);
+    assert!(!bad.problem_names().is_empty(), "{bad:?}");
+    // No credential at all: 400, an error naming the parameter.
+    let e = id
+        .verify_credential(&json!({ "hello": 1 }))
+        .await
+        .unwrap_err();
+    let p = e.problem().expect("a problem");
+    assert_eq!(
+        (p.status, p.code.as_str(), p.param.as_deref()),
+        (400, "parameter_invalid", Some("verifiableCredential"))
+    );
+
+    // The public status list: signed by the same issuer; it verifies too.
+    let list_url = vc["credentialStatus"]["statusListCredential"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let list_id = list_url.rsplit('/').next().unwrap();
+    assert!(list_id.starts_with("sl_"), "{list_url}");
+    let list = id.status_list(list_id).await?;
+    assert_eq!(list["issuer"], vc["issuer"]);
+    assert_eq!(list["credentialSubject"]["statusPurpose"], "revocation");
+    assert!(id.verify_credential(&list).await?.verified);
+    let e = id.status_list("sl_nope").await.unwrap_err();
+    assert_eq!(e.code(), Some("resource_missing"));
+
+    // Revoked: the record says so, the list's bit is set, and the credential fails.
+    let record = id.revoke_credential(&vc_id).await?;
+    assert_eq!(
+        (record.id.as_str(), record.status.as_str()),
+        (vc_id.as_str(), "revoked")
+    );
+    assert_eq!(record.type_, "ExampleAlumniCredential");
+    assert_eq!(record.subject.as_deref(), Some("did:example:alice"));
+    assert_eq!(record.status_list_id, list_id);
+    assert!(record.revoked_at.is_some());
+    let bits = openrail_identity::StatusList::decode(
+        id.status_list(list_id).await?["credentialSubject"]["encodedList"]
+            .as_str()
+            .unwrap(),
+    )?;
+    assert!(bits.get(record.status_list_index)?);
+    let revoked = id.verify_credential(&vc).await?;
+    assert!(!revoked.verified);
+    assert_eq!(revoked.problem_names(), ["RANGE_ERROR"]);
+    let e = id.revoke_credential("urn:uuid:nobody").await.unwrap_err();
+    assert_eq!(e.code(), Some("resource_missing"));
+
+    // A presentation for a challenge of this server: verified once, then used up.
+    let holder = SigningKey::from_bytes(&[9u8; 32]);
+    let did = did_key_from_ed25519_public(&holder.verifying_key());
+    let ch = id.create_challenge(Some("shop.example")).await?;
+    assert!(ch.challenge.starts_with("chl_"));
+    assert_eq!(ch.domain.as_deref(), Some("shop.example"));
+    assert!(!ch.livemode);
+    let vp = openrail_identity::sign_presentation(
+        json!({
+            "@context": ["https://www.w3.org/ns/credentials/v2"],
+            "type": ["VerifiablePresentation"],
+            "holder": did,
+        }),
+        &holder,
+        &did_key_verification_method(&did),
+        time::OffsetDateTime::now_utc() - time::Duration::seconds(5),
+        &ch.challenge,
+        "shop.example",
+    )?;
+    let ok = id.verify_presentation(&vp, &ch.challenge, None).await?;
+    assert!(ok.verified, "{ok:?}");
+    let replay = id
+        .verify_presentation(&vp, &ch.challenge, Some("shop.example"))
+        .await?;
+    assert!(!replay.verified);
+    assert_eq!(replay.problem_names(), ["INVALID_CHALLENGE_ERROR"]);
+    h.stop().await;
+    Ok(())
+}

@@ -10,13 +10,14 @@
     mandate = client.agentic.mandates.sign_and_authorize(mandate, payer)
 
 See ``docs/python-sdk.md``. Modules: :mod:`openrail.agentic`, :mod:`openrail.payments`,
-:mod:`openrail.resources`, :mod:`openrail.signing`, :mod:`openrail.webhooks`,
+:mod:`openrail.resources`, :mod:`openrail.identity`, :mod:`openrail.signing`, :mod:`openrail.webhooks`,
 :mod:`openrail.errors`, :mod:`openrail.paging`, :mod:`openrail.models` (generated types).
 """
 
 from ._client import AsyncOpenrail, Openrail
 from ._version import __version__
 from .errors import OpenrailConnectionError, OpenrailError, WebhookVerificationError
+from .identity import problem_names
 from .paging import AsyncPager, ListPage, Pager
 from .signing import (
     DEBIT_PULL_TYPES,
@@ -49,6 +50,7 @@ __all__ = [
     "account_from_private_key",
     "consent_typed_data",
     "debit_pull_typed_data",
+    "problem_names",
     "recover_typed_data_signer",
     "sign_debit_pull",
     "sign_typed_data",

@@ -8,6 +8,7 @@ import httpx
 
 from ._http import AsyncTransport, SyncTransport
 from .agentic import Agentic, AsyncAgentic
+from .identity import AsyncIdentity, Identity
 from .payments import AsyncPayments, Payments
 from .resources import (
     AccountSettings,
@@ -37,7 +38,9 @@ class Openrail:
 
     Args:
         api_key: an API key (``sk_testnet_…``, ``sk_mainnet_…``) or a session key's secret
-            (``sks_…``, which may only pull on its key and read it).
+            (``sks_…``, which may only pull on its key and read it); ``None`` for a client
+            without a key, which may only do what the API serves anonymously (verifying a
+            credential, rate-limited per address; reading a status list).
         base_url: default ``http://127.0.0.1:8080`` (what ``openrail dev`` serves).
         max_retries: retries after the first attempt of a call (network errors, 409
             ``idempotency_in_progress``, 429, 502, 503, 504), every one with the call's
@@ -48,12 +51,12 @@ class Openrail:
         http_client: an ``httpx.Client`` of your own (proxies, transports); you close it.
 
     Resources: ``agentic`` (``mandates``, ``session_keys``, ``debit_pulls``), ``payments``,
-    ``bank_accounts``, ``account``, ``events``, ``webhook_endpoints``.
+    ``bank_accounts``, ``account``, ``events``, ``webhook_endpoints``, ``identity``.
     """
 
     def __init__(
         self,
-        api_key: str,
+        api_key: str | None,
         *,
         base_url: str | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -77,6 +80,8 @@ class Openrail:
         """Events."""
         self.webhook_endpoints = WebhookEndpoints(self._http)
         """Webhook endpoints and deliveries."""
+        self.identity = Identity(self._http)
+        """W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists."""
 
     def close(self) -> None:
         """Closes the connection pool (unless you passed your own ``http_client``)."""
@@ -106,7 +111,7 @@ class AsyncOpenrail:
 
     def __init__(
         self,
-        api_key: str,
+        api_key: str | None,
         *,
         base_url: str | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -130,6 +135,8 @@ class AsyncOpenrail:
         """Events."""
         self.webhook_endpoints = AsyncWebhookEndpoints(self._http)
         """Webhook endpoints and deliveries."""
+        self.identity = AsyncIdentity(self._http)
+        """W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists."""
 
     async def aclose(self) -> None:
         """Closes the connection pool (unless you passed your own ``http_client``)."""

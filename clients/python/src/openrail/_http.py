@@ -37,6 +37,11 @@ def retryable(error: OpenrailError) -> bool:
     )
 
 
+def is_verdict(data: object) -> bool:
+    """Whether a body is a verification's verdict (VC API): ``verified`` and no ``code``."""
+    return isinstance(data, dict) and "verified" in data and "code" not in data
+
+
 def seg(value: str) -> str:
     """One path segment, percent-encoded (ids never need it; hostile input might)."""
     return quote(value, safe="")
@@ -68,14 +73,14 @@ class BaseTransport:
 
     def __init__(
         self,
-        api_key: str,
+        api_key: str | None,
         base_url: str | None,
         max_retries: int,
         timeout: float,
         max_retry_delay: float,
     ) -> None:
-        if not api_key:
-            raise ValueError("api_key is required")
+        if api_key is not None and not api_key:
+            raise ValueError("api_key is required (None: a client without a key)")
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self.api_key = api_key
@@ -94,10 +99,11 @@ class BaseTransport:
         wait: int | None,
     ) -> Prepared:
         headers = {
-            "Authorization": f"Bearer {self.api_key}",
             "Accept": "application/json",
             "User-Agent": f"openrail-python/{__version__}",
         }
+        if self.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.api_key}"
         if method != "GET":
             # One key per call: every retry of this call below sends the same one.
             headers["Idempotency-Key"] = idempotency_key or new_idempotency_key()
@@ -117,8 +123,9 @@ class BaseTransport:
             )
         return Prepared(method, path, params, headers, content)
 
-    def read(self, response: httpx.Response) -> Any:
-        """The answer's JSON, or raises ``OpenrailError`` for 4xx/5xx."""
+    def read(self, response: httpx.Response, verdict: bool = False) -> Any:
+        """The answer's JSON, or raises ``OpenrailError`` for 4xx/5xx; with ``verdict``, a
+        422 whose body is a verification's verdict (``verified``, no ``code``) is an answer."""
         text = response.text
         data: Any = None
         if text:
@@ -127,6 +134,8 @@ class BaseTransport:
             except ValueError:
                 data = None
         if response.is_success:
+            return data
+        if verdict and response.status_code == 422 and is_verdict(data):
             return data
         problem = data if isinstance(data, dict) else None
         raise OpenrailError(response.status_code, problem, dict(response.headers), text)
@@ -146,7 +155,7 @@ class SyncTransport(BaseTransport):
 
     def __init__(
         self,
-        api_key: str,
+        api_key: str | None,
         base_url: str | None,
         max_retries: int,
         timeout: float,
@@ -171,6 +180,7 @@ class SyncTransport(BaseTransport):
         idempotency_key: str | None = None,
         wait: int | None = None,
         max_retries: int | None = None,
+        verdict: bool = False,
     ) -> Any:
         p = self.prepare(method, path, query, body, idempotency_key, wait)
         retries = self.max_retries if max_retries is None else max_retries
@@ -192,7 +202,7 @@ class SyncTransport(BaseTransport):
                 attempt += 1
                 continue
             try:
-                return self.read(response)
+                return self.read(response, verdict)
             except OpenrailError as e:
                 if not retryable(e) or attempt >= retries:
                     raise
@@ -205,7 +215,7 @@ class AsyncTransport(BaseTransport):
 
     def __init__(
         self,
-        api_key: str,
+        api_key: str | None,
         base_url: str | None,
         max_retries: int,
         timeout: float,
@@ -230,6 +240,7 @@ class AsyncTransport(BaseTransport):
         idempotency_key: str | None = None,
         wait: int | None = None,
         max_retries: int | None = None,
+        verdict: bool = False,
     ) -> Any:
         p = self.prepare(method, path, query, body, idempotency_key, wait)
         retries = self.max_retries if max_retries is None else max_retries
@@ -251,7 +262,7 @@ class AsyncTransport(BaseTransport):
                 attempt += 1
                 continue
             try:
-                return self.read(response)
+                return self.read(response, verdict)
             except OpenrailError as e:
                 if not retryable(e) or attempt >= retries:
                     raise

@@ -15,7 +15,13 @@ from typing import Any
 import httpx
 import pytest
 
-from openrail import AsyncOpenrail, Openrail, OpenrailConnectionError, OpenrailError
+from openrail import (
+    AsyncOpenrail,
+    Openrail,
+    OpenrailConnectionError,
+    OpenrailError,
+    problem_names,
+)
 from openrail.errors import parse_retry_after
 
 
@@ -341,6 +347,64 @@ def test_a_key_is_required() -> None:
         Openrail("")
 
 
+VERDICT = {
+    "verified": False,
+    "problemDetails": [
+        {
+            "type": "https://www.w3.org/TR/vc-data-model#RANGE_ERROR",
+            "code": -67,
+            "title": "t",
+            "detail": "d",
+        }
+    ],
+    "results": {},
+}
+
+
+def test_identity_a_422_verdict_is_returned_a_422_problem_raised() -> None:
+    def handler(s: Seen, n: int) -> httpx.Response:
+        if n in (1, 3):
+            return httpx.Response(422, json=VERDICT)
+        return problem(422, "idempotency_key_reused")
+
+    script = Script(handler)
+    client = script.sync(max_retries=0)
+    v = client.identity.verify_credential({"type": "VerifiableCredential"})
+    assert v == VERDICT and problem_names(v) == ["RANGE_ERROR"]
+    assert script.seen[0].headers["authorization"] == "Bearer sk_testnet_x"
+    assert json.loads(script.seen[0].body) == {
+        "verifiableCredential": {"type": "VerifiableCredential"}
+    }
+    with pytest.raises(OpenrailError) as e:
+        client.identity.verify_credential({}, idempotency_key="k")
+    assert e.value.code == "idempotency_key_reused"
+    # A client without a key sends no Authorization header.
+    anonymous = script.sync(api_key=None, max_retries=0)
+    assert anonymous.identity.verify_credential({})["verified"] is False
+    assert "authorization" not in script.seen[2].headers
+    # Elsewhere a 422 stays an error, even with a body that looks like a verdict.
+    with pytest.raises(OpenrailError) as e:
+        client.identity.create_challenge()
+    assert e.value.status == 422
+
+
+def test_identity_async_verdicts_and_the_presentation_body() -> None:
+    script = Script(lambda s, n: httpx.Response(422, json=VERDICT))
+
+    async def run() -> None:
+        async with script.async_(max_retries=0) as client:
+            v = await client.identity.verify_presentation(
+                {"type": ["VerifiablePresentation"]}, challenge="chl_1"
+            )
+            assert v["verified"] is False
+
+    asyncio.run(run())
+    assert json.loads(script.seen[0].body) == {
+        "verifiablePresentation": {"type": ["VerifiablePresentation"]},
+        "options": {"challenge": "chl_1"},
+    }
+
+
 def _public_methods(obj: object) -> dict[str, inspect.Signature]:
     out: dict[str, inspect.Signature] = {}
     for name, member in inspect.getmembers(obj):
@@ -362,6 +426,7 @@ def test_the_async_client_has_every_method_of_the_sync_one_with_the_same_paramet
         ("account", sync.account, async_.account),
         ("events", sync.events, async_.events),
         ("webhook_endpoints", sync.webhook_endpoints, async_.webhook_endpoints),
+        ("identity", sync.identity, async_.identity),
     ]
     for name, s, a in groups:
         ms, ma = _public_methods(s), _public_methods(a)
