@@ -179,7 +179,7 @@ pub struct Harness {
     pub settlement: DynProvider,
     /// The server, unless started with [`Harness::chains_only`].
     pub server: Option<Server>,
-    /// The stand-in mainnet deployment, when started with [`Harness::start_with_mainnet`].
+    /// The stand-in mainnet deployment, when started with [`HarnessBuilder::mainnet`].
     pub mainnet: Option<ChainDeployment>,
     http: reqwest::Client,
     /// The command line that [`Harness::spawn_server`] runs.
@@ -198,7 +198,7 @@ pub struct Harness {
     /// [`test_webhook_options`]).
     webhooks: Option<openrail_api::delivery::DeliveryOptions>,
     /// How the in-process server's submitter replaces transactions (see
-    /// [`Harness::start_with_chain`]).
+    /// [`HarnessBuilder::chain`]).
     submitter: openrail_chain::submitter::SubmitterOptions,
     /// The URLs the in-process server reaches the settlement chain by, when not the
     /// chain's own (an RPC proxy that injects faults).
@@ -230,30 +230,97 @@ impl Reply {
     }
 }
 
-impl Harness {
-    /// Chains, contracts, database and server.
-    pub async fn start() -> anyhow::Result<Self> {
-        Self::start_with(ApiConfig::default()).await
+/// What [`Harness::builder`] sets before the harness starts; unset, the defaults of
+/// [`Harness::start`].
+#[derive(Default)]
+pub struct HarnessBuilder {
+    config: ApiConfig,
+    mainnet: bool,
+    confirmations: Option<u64>,
+    webhooks: Option<openrail_api::delivery::DeliveryOptions>,
+    chain: Option<(
+        openrail_chain::submitter::SubmitterOptions,
+        Option<openrail_chain::rpc::Endpoint>,
+    )>,
+}
+
+impl HarnessBuilder {
+    /// The API's tunables.
+    pub fn config(mut self, config: ApiConfig) -> Self {
+        self.config = config;
+        self
     }
 
-    /// As [`Harness::start`], with API tunables.
-    pub async fn start_with(config: ApiConfig) -> anyhow::Result<Self> {
-        Self::start_inner(config, false).await
+    /// "Mainnet" configured too: a second settlement contract set on the other local chain
+    /// stands in for it, so mode isolation can be tested.
+    pub fn mainnet(mut self) -> Self {
+        self.mainnet = true;
+        self
     }
 
-    /// As [`Harness::start`], with "mainnet" configured too: a second settlement contract
-    /// set on the other local chain stands in for it, so mode isolation can be tested.
-    pub async fn start_with_mainnet() -> anyhow::Result<Self> {
-        Self::start_inner(ApiConfig::default(), true).await
+    /// The relayer applies the settlement chain `depth` blocks below its head (local
+    /// chains otherwise use 0).
+    pub fn confirmations(mut self, depth: u64) -> Self {
+        self.confirmations = Some(depth);
+        self
     }
 
-    /// As [`Harness::start`], with the relayer applying the settlement chain `depth`
-    /// blocks below its head (local chains otherwise use 0).
-    pub async fn start_with_confirmations(depth: u64) -> anyhow::Result<Self> {
-        let mut h = Self::chains_only().await?;
-        h.confirmations = depth;
-        h.serve(ApiConfig::default()).await?;
+    /// These webhook delivery options for the server.
+    pub fn webhooks(mut self, options: openrail_api::delivery::DeliveryOptions) -> Self {
+        self.webhooks = Some(options);
+        self
+    }
+
+    /// The server's submitter replaces transactions as `submitter` says and, when given,
+    /// reaches the settlement chain through `endpoint` (an RPC proxy) rather than directly.
+    /// The chain's mining is the test's to set.
+    pub fn chain(
+        mut self,
+        submitter: openrail_chain::submitter::SubmitterOptions,
+        endpoint: Option<openrail_chain::rpc::Endpoint>,
+    ) -> Self {
+        self.chain = Some((submitter, endpoint));
+        self
+    }
+
+    /// Chains, contracts, database and server, as set.
+    pub async fn start(self) -> anyhow::Result<Harness> {
+        let mut h = Harness::chains_only().await?;
+        if self.mainnet {
+            // A second contract set on the other local chain, with its own salt (its own
+            // tokens and state machine).
+            let fake = openrail_chain::devnet::dev_deployment(
+                h.devnet.attestation.rpc_url().clone(),
+                openrail_chain::deploy::ChainRole::Settlement,
+                alloy::primitives::keccak256("openrail-test-mainnet"),
+            )
+            .await?;
+            h.mainnet = Some(fake);
+        }
+        if let Some(depth) = self.confirmations {
+            h.confirmations = depth;
+        }
+        h.webhooks = self.webhooks;
+        if let Some((submitter, endpoint)) = self.chain {
+            h.submitter = submitter;
+            h.endpoint = endpoint;
+        }
+        h.serve(self.config).await?;
         Ok(h)
+    }
+}
+
+impl Harness {
+    /// Chains, contracts, database and server (as [`Harness::builder`] with nothing set).
+    pub async fn start() -> anyhow::Result<Self> {
+        Self::builder().start().await
+    }
+
+    /// A harness to set up before it starts: API tunables, a stand-in mainnet, the
+    /// settlement chain's confirmation depth, webhook delivery options, the submitter's
+    /// options and RPC endpoint.
+    pub fn builder() -> HarnessBuilder {
+        HarnessBuilder::default()
     }
 
     /// Before [`Harness::serve_with_chain`]: the settlement chain's confirmation depth.
@@ -267,20 +334,9 @@ impl Harness {
         self.depth_tag = Some(tag);
     }
 
-    /// As [`Harness::start`], with the server's submitter replacing transactions as
-    /// `submitter` says and, when given, reaching the settlement chain through `endpoint`
-    /// (an RPC proxy) rather than directly. The chain's mining is the test's to set.
-    pub async fn start_with_chain(
-        submitter: openrail_chain::submitter::SubmitterOptions,
-        endpoint: Option<openrail_chain::rpc::Endpoint>,
-    ) -> anyhow::Result<Self> {
-        let mut h = Self::chains_only().await?;
-        h.serve_with_chain(submitter, endpoint).await?;
-        Ok(h)
-    }
-
     /// On a harness of [`Harness::chains_only`]: a fresh database and the in-process
-    /// server, as [`Harness::start_with_chain`] starts it.
+    /// server, with the submitter replacing transactions as `submitter` says and, when
+    /// given, reaching the settlement chain through `endpoint`.
     pub async fn serve_with_chain(
         &mut self,
         submitter: openrail_chain::submitter::SubmitterOptions,
@@ -289,33 +345,6 @@ impl Harness {
         self.submitter = submitter;
         self.endpoint = endpoint;
         self.serve(ApiConfig::default()).await
-    }
-
-    /// As [`Harness::start`], with these webhook delivery options for the server.
-    pub async fn start_with_webhooks(
-        options: openrail_api::delivery::DeliveryOptions,
-    ) -> anyhow::Result<Self> {
-        let mut h = Self::chains_only().await?;
-        h.webhooks = Some(options);
-        h.serve(ApiConfig::default()).await?;
-        Ok(h)
-    }
-
-    async fn start_inner(config: ApiConfig, with_mainnet: bool) -> anyhow::Result<Self> {
-        let mut h = Self::chains_only().await?;
-        if with_mainnet {
-            // A second contract set on the other local chain, with its own salt (its own
-            // tokens and state machine).
-            let fake = openrail_chain::devnet::dev_deployment(
-                h.devnet.attestation.rpc_url().clone(),
-                openrail_chain::deploy::ChainRole::Settlement,
-                alloy::primitives::keccak256("openrail-test-mainnet"),
-            )
-            .await?;
-            h.mainnet = Some(fake);
-        }
-        h.serve(config).await?;
-        Ok(h)
     }
 
     /// A fresh database and the in-process server on it.

@@ -755,7 +755,7 @@ async fn rate_limit_answers_429_with_retry_after() -> anyhow::Result<()> {
         rate_burst: 2.0,
         ..Default::default()
     };
-    let h = Harness::start_with(config).await?;
+    let h = Harness::builder().config(config).start().await?;
     assert_eq!(h.get("/v1/mandates").await?.status, StatusCode::OK);
     assert_eq!(h.get("/v1/mandates").await?.status, StatusCode::OK);
     let r = h.get("/v1/mandates").await?;
@@ -881,7 +881,7 @@ async fn expired_key_is_declined_on_chain() -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn modes_are_isolated() -> anyhow::Result<()> {
-    let h = Harness::start_with_mainnet().await?;
+    let h = Harness::builder().mainnet().start().await?;
     let s = h.server();
     let (_, live) = s
         .store

@@ -12,7 +12,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn bank_legs_wait_for_confirmations() -> anyhow::Result<()> {
-    let h = Harness::start_with_confirmations(3).await?;
+    let h = Harness::builder().confirmations(3).start().await?;
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 100).await?;
     let payer_bank = audit::bank_account(&h, "100.00", 0).await?;

@@ -415,11 +415,13 @@ async fn cast_signs_the_typed_data_as_served() -> anyhow::Result<()> {
 /// it too: it is the signature's deadline), and the mandate stays unsigned.
 #[tokio::test]
 async fn an_authorization_expires() -> anyhow::Result<()> {
-    let h = Harness::start_with(openrail_api::ApiConfig {
-        authorization_ttl: std::time::Duration::from_secs(1),
-        ..Default::default()
-    })
-    .await?;
+    let h = Harness::builder()
+        .config(openrail_api::ApiConfig {
+            authorization_ttl: std::time::Duration::from_secs(1),
+            ..Default::default()
+        })
+        .start()
+        .await?;
     let payer = dev_demo_payer();
     h.fund(payer.clone(), 100).await?;
     let created = h
@@ -1206,11 +1208,13 @@ async fn pages_cannot_be_framed_and_send_no_referrer() -> anyhow::Result<()> {
 /// button, no typed data, no script.
 #[tokio::test]
 async fn an_expired_link_says_so_and_offers_nothing_to_sign() -> anyhow::Result<()> {
-    let h = Harness::start_with(openrail_api::ApiConfig {
-        authorization_ttl: std::time::Duration::from_secs(1),
-        ..Default::default()
-    })
-    .await?;
+    let h = Harness::builder()
+        .config(openrail_api::ApiConfig {
+            authorization_ttl: std::time::Duration::from_secs(1),
+            ..Default::default()
+        })
+        .start()
+        .await?;
     let payer = dev_demo_payer();
     let mandate = h
         .post("/v1/mandates", mandate_body(payer.address()))

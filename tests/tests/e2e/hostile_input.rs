@@ -212,12 +212,14 @@ async fn bad_paths_long_urls_and_unknown_cursors_answer_problems() -> anyhow::Re
 
 #[tokio::test]
 async fn failed_authentication_is_rate_limited_per_address() -> anyhow::Result<()> {
-    let h = Harness::start_with(openrail_api::ApiConfig {
-        auth_failure_burst: 5.0,
-        auth_failures_per_sec: 0.5,
-        ..Default::default()
-    })
-    .await?;
+    let h = Harness::builder()
+        .config(openrail_api::ApiConfig {
+            auth_failure_burst: 5.0,
+            auth_failures_per_sec: 0.5,
+            ..Default::default()
+        })
+        .start()
+        .await?;
     let mut statuses = Vec::new();
     for i in 0..8 {
         let r = h

@@ -307,12 +307,14 @@ async fn answers_carry_the_security_headers() -> anyhow::Result<()> {
 /// valid key from the same address still works.
 #[tokio::test]
 async fn failed_attempts_never_lock_out_a_valid_key() -> anyhow::Result<()> {
-    let h = Harness::start_with(ApiConfig {
-        auth_failure_burst: 3.0,
-        auth_failures_per_sec: 0.01,
-        ..ApiConfig::default()
-    })
-    .await?;
+    let h = Harness::builder()
+        .config(ApiConfig {
+            auth_failure_burst: 3.0,
+            auth_failures_per_sec: 0.01,
+            ..ApiConfig::default()
+        })
+        .start()
+        .await?;
     let stale = "sk_testnet_0000000000000000000000000000stale";
     let mut statuses = Vec::new();
     for _ in 0..5 {
@@ -338,7 +340,7 @@ async fn forwarded_addresses_count_only_from_trusted_proxies() -> anyhow::Result
         auth_failures_per_sec: 0.01,
         ..ApiConfig::default()
     };
-    let h = Harness::start_with(limited.clone()).await?;
+    let h = Harness::builder().config(limited.clone()).start().await?;
     let mut statuses = Vec::new();
     for i in 0..4 {
         let spoof = format!("203.0.113.{i}");
@@ -360,11 +362,13 @@ async fn forwarded_addresses_count_only_from_trusted_proxies() -> anyhow::Result
     );
     h.stop().await;
 
-    let h = Harness::start_with(ApiConfig {
-        trusted_proxies: TrustedProxies::parse("127.0.0.1").map_err(anyhow::Error::msg)?,
-        ..limited
-    })
-    .await?;
+    let h = Harness::builder()
+        .config(ApiConfig {
+            trusted_proxies: TrustedProxies::parse("127.0.0.1").map_err(anyhow::Error::msg)?,
+            ..limited
+        })
+        .start()
+        .await?;
     let mut statuses = Vec::new();
     for client in ["203.0.113.1", "203.0.113.1", "203.0.113.1", "203.0.113.2"] {
         let r = h
@@ -390,11 +394,13 @@ async fn forwarded_addresses_count_only_from_trusted_proxies() -> anyhow::Result
 /// passwords refused, a limit per address.
 #[tokio::test]
 async fn sign_up_reveals_no_email_and_is_limited() -> anyhow::Result<()> {
-    let h = Harness::start_with(ApiConfig {
-        max_signups_per_address: 3,
-        ..ApiConfig::default()
-    })
-    .await?;
+    let h = Harness::builder()
+        .config(ApiConfig {
+            max_signups_per_address: 3,
+            ..ApiConfig::default()
+        })
+        .start()
+        .await?;
     let base = h.server().base_url.clone();
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())

@@ -606,7 +606,7 @@ async fn a_payment_waiting_for_its_payer_can_be_canceled() -> anyhow::Result<()>
 #[tokio::test]
 async fn a_chain_the_server_does_not_serve_is_refused() -> anyhow::Result<()> {
     // The stand-in mainnet takes the second local chain, so testnet has no attestation chain.
-    let h = Harness::start_with_mainnet().await?;
+    let h = Harness::builder().mainnet().start().await?;
     let a = h.get("/v1/account").await?;
     assert_eq!(
         a.body["chains"].as_array().map(Vec::len),

@@ -619,7 +619,7 @@ async fn during_a_rotation_deliveries_verify_with_either_secret() -> anyhow::Res
 
 #[tokio::test]
 async fn endpoints_are_checked_and_scoped() -> anyhow::Result<()> {
-    let h = Harness::start_with_mainnet().await?;
+    let h = Harness::builder().mainnet().start().await?;
     let s = h.server();
     let (_, mainnet_key) = s
         .store
@@ -755,7 +755,7 @@ async fn an_endpoint_failing_for_too_long_is_disabled_with_an_event() -> anyhow:
     };
     let mut options = openrail_tests::test_webhook_options();
     options.disable_after = Duration::from_secs(1);
-    let h = Harness::start_with_webhooks(options).await?;
+    let h = Harness::builder().webhooks(options).start().await?;
     let secrets = Secrets::new()?;
     let mut rx = Receiver::start(&python, &secrets, 0, 0).await?;
     // One endpoint that works, one whose port refuses every connection.

@@ -83,7 +83,7 @@ async fn one_waiting_pull(
     options: SubmitterOptions,
     amount: &str,
 ) -> anyhow::Result<(Harness, U256, String)> {
-    let h = Harness::start_with_chain(options, None).await?;
+    let h = Harness::builder().chain(options, None).start().await?;
     let key = key(&h).await?;
     let before = h.balance("USD", dev_spare().address()).await?;
     h.settlement.anvil_set_auto_mine(false).await?;
@@ -234,7 +234,7 @@ async fn a_transaction_dropped_from_the_pool_is_broadcast_again() -> anyhow::Res
 #[tokio::test]
 async fn blocks_that_stop_and_resume_see_replacements_and_one_of_them_mined() -> anyhow::Result<()>
 {
-    let h = Harness::start_with_chain(quick(), None).await?;
+    let h = Harness::builder().chain(quick(), None).start().await?;
     let key = key(&h).await?;
     let before = h.balance("USD", dev_spare().address()).await?;
     h.settlement.anvil_set_auto_mine(false).await?;
@@ -314,7 +314,7 @@ async fn past_the_fee_cap_the_transaction_is_cancelled_and_the_pull_fails() -> a
 #[tokio::test]
 async fn an_outside_transaction_taking_the_next_nonce_does_not_jam_the_submitter()
 -> anyhow::Result<()> {
-    let h = Harness::start_with_chain(quick(), None).await?;
+    let h = Harness::builder().chain(quick(), None).start().await?;
     let key = key(&h).await?;
     let before = h.balance("USD", dev_spare().address()).await?;
     let operator = dev_operator().address();
@@ -372,7 +372,7 @@ async fn an_outside_transaction_taking_the_next_nonce_does_not_jam_the_submitter
 
 #[tokio::test]
 async fn a_restart_with_replacements_pending_settles_each_pull_once() -> anyhow::Result<()> {
-    let mut h = Harness::start_with_chain(quick(), None).await?;
+    let mut h = Harness::builder().chain(quick(), None).start().await?;
     let key = key(&h).await?;
     let before = h.balance("USD", dev_spare().address()).await?;
     h.settlement.anvil_set_auto_mine(false).await?;
