@@ -986,6 +986,14 @@ impl Sender {
                     if let Some(r) = refusal {
                         tracing::warn!(chain_id = self.core.chain_id, nonce, hash = %variant.hash, refusal = ?r, "broadcast not confirmed; the tracker looks again");
                     }
+                    tracing::info!(
+                        chain_id = self.core.chain_id,
+                        nonce,
+                        hash = %variant.hash,
+                        objects = payload.intents.len(),
+                        object_ids = %object_ids(&payload.intents),
+                        "sent"
+                    );
                     openrail_store::stages::mark(
                         "broadcast",
                         payload.intents.iter().map(String::as_str),
@@ -1330,6 +1338,16 @@ async fn settle(
     settle_siblings(core, &flight.variants, winner).await;
     let fate = fate_of(&receipt);
     let (hash, block) = (flight.variants[winner].hash, receipt.block_number);
+    tracing::info!(
+        chain_id = core.chain_id,
+        nonce = flight.nonce,
+        %hash,
+        block,
+        ?fate,
+        objects = flight.payload.intents.len(),
+        object_ids = %object_ids(&flight.payload.intents),
+        "mined"
+    );
     let waiters = std::mem::replace(&mut flight.waiters, Waiters::Nobody);
     if flight.variants[winner].cancel {
         core.finished(hash, fate, block).await;
@@ -1625,5 +1643,32 @@ fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {
                 let _ = r.send(Ok(o));
             }
         }
+    }
+}
+
+/// The object ids a transaction carries, for a log line: the first ten, then how many more.
+fn object_ids(intents: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut out = intents
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(",");
+    if intents.len() > SHOWN {
+        out.push_str(&format!(",… ({} more)", intents.len() - SHOWN));
+    }
+    out
+}
+
+#[cfg(test)]
+mod log_tests {
+    #[test]
+    fn object_ids_show_the_first_ten_then_a_count() {
+        let ids: Vec<String> = (0..12).map(|i| format!("pull_{i}")).collect();
+        assert_eq!(super::object_ids(&ids[..2]), "pull_0,pull_1");
+        let line = super::object_ids(&ids);
+        assert!(line.starts_with("pull_0,pull_1,"), "{line}");
+        assert!(line.ends_with("pull_9,… (2 more)"), "{line}");
     }
 }
