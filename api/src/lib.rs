@@ -10,7 +10,6 @@ pub mod body;
 pub mod consent;
 pub mod context;
 pub mod dashboard;
-pub mod delivery;
 pub mod docs;
 pub mod error;
 pub mod events;
@@ -37,6 +36,7 @@ use openrail_store::Store;
 
 pub use error::ApiError;
 pub use openrail_engine::network::Network;
+use openrail_webhooks as delivery;
 
 /// Tunables of the API.
 #[derive(Debug, Clone)]
@@ -225,4 +225,18 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(hardening::security_headers))
         .layer(axum::middleware::from_fn(metrics::http))
         .with_state(state)
+}
+
+/// How the webhook deliverer (`openrail-webhooks`) renders an event: as
+/// `GET /v1/events/{id}` answers it, with the networks of the mode.
+pub fn webhook_renderer(
+    store: Store,
+    testnet: Option<Arc<Network>>,
+    mainnet: Option<Arc<Network>>,
+) -> openrail_webhooks::Render {
+    let state = AppState::new(store, testnet, mainnet, ApiConfig::default());
+    Arc::new(move |e| {
+        let v = events::render(&state, e).map_err(|e| e.to_string())?;
+        serde_json::to_vec(&v).map_err(|e| e.to_string())
+    })
 }

@@ -1,6 +1,6 @@
 //! `/v1/webhook-endpoints` (where an account's events of one mode are delivered), their
 //! deliveries, and `POST /v1/events/{id}/redeliver`. Delivery itself is the lease
-//! holder's ([`crate::delivery`]); these handlers only read and write rows.
+//! holder's (`openrail-webhooks`); these handlers only read and write rows.
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -11,10 +11,10 @@ use anyhow::Context;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use openrail_api::delivery::{Deliverer, DeliveryOptions, verify};
 use openrail_store::testing::active_mandate_row;
 use openrail_store::webhooks::{WebhookEndpoint, new_secret};
 use openrail_store::{MandateId, Mode, Store, now_ms};
+use openrail_webhooks::{Deliverer, DeliveryOptions, verify};
 
 struct Receiver {
     secret: String,
@@ -97,7 +97,8 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         poll: Duration::from_millis(20),
         ..Default::default()
     };
-    let deliverer = Deliverer::new(store.clone(), None, None, Mode::Testnet, options);
+    let render = openrail_api::webhook_renderer(store.clone(), None, None);
+    let deliverer = Deliverer::new(store.clone(), render, Mode::Testnet, options);
     let started = Instant::now();
     let task = tokio::spawn(deliverer.run());
     let deadline = started + Duration::from_secs(600);

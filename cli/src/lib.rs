@@ -301,20 +301,20 @@ pub struct WebhookArgs {
 impl ServeArgs {
     /// Which non-public addresses webhooks may reach: none, unless the operator allows
     /// internal ones (`openrail dev` allows loopback for testnet instead).
-    fn webhook_targets(&self) -> openrail_api::delivery::Targets {
+    fn webhook_targets(&self) -> openrail_webhooks::Targets {
         if self.allow_internal_webhook_targets {
-            openrail_api::delivery::Targets::Internal
+            openrail_webhooks::Targets::Internal
         } else {
-            openrail_api::delivery::Targets::Public
+            openrail_webhooks::Targets::Public
         }
     }
 }
 
 impl WebhookArgs {
     /// The delivery options these arguments describe.
-    pub fn options(&self) -> anyhow::Result<openrail_api::delivery::DeliveryOptions> {
-        use openrail_api::delivery::{RetrySchedule, parse_duration};
-        let mut o = openrail_api::delivery::DeliveryOptions::default();
+    pub fn options(&self) -> anyhow::Result<openrail_webhooks::DeliveryOptions> {
+        use openrail_webhooks::{RetrySchedule, parse_duration};
+        let mut o = openrail_webhooks::DeliveryOptions::default();
         if let Some(s) = &self.webhook_retry_schedule {
             o.schedule = RetrySchedule::parse(s)
                 .map_err(anyhow::Error::msg)
@@ -487,7 +487,7 @@ mod tests {
     /// internal ones; `dev` (the library default) keeps loopback for testnet.
     #[test]
     fn serve_refuses_internal_webhook_targets_unless_told() {
-        use openrail_api::delivery::Targets;
+        use openrail_webhooks::Targets;
         assert_eq!(serve_args(&[]).webhook_targets(), Targets::Public);
         assert_eq!(
             serve_args(&["--allow-internal-webhook-targets"]).webhook_targets(),

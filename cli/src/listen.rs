@@ -133,7 +133,7 @@ async fn receive(State(l): State<Arc<Listener>>, headers: HeaderMap, body: Bytes
     let time = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
-    if let Err(e) = openrail_api::delivery::verify(&l.secret, id, ts, sig, &body, now, 300) {
+    if let Err(e) = openrail_webhooks::verify(&l.secret, id, ts, sig, &body, now, 300) {
         println!("{time}  REJECTED {id}: {e}");
         return StatusCode::BAD_REQUEST;
     }

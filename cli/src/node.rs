@@ -49,7 +49,7 @@ pub struct NodeOptions {
     /// that run it as a child process wait for that line).
     pub announce_lead: bool,
     /// Webhook delivery (retry schedule, disabling, timeouts), run by the lease holder.
-    pub webhooks: openrail_api::delivery::DeliveryOptions,
+    pub webhooks: openrail_webhooks::DeliveryOptions,
 }
 
 impl Default for NodeOptions {
@@ -440,10 +440,10 @@ impl Leadership {
             Mode::Testnet => (Some(self.network.clone()), None),
             Mode::Mainnet => (None, Some(self.network.clone())),
         };
-        let deliverer = openrail_api::delivery::Deliverer::new(
+        let render = openrail_api::webhook_renderer(self.store.clone(), testnet, mainnet);
+        let deliverer = openrail_webhooks::Deliverer::new(
             self.store.clone(),
-            testnet,
-            mainnet,
+            render,
             self.mode,
             self.options.webhooks.clone(),
         );

@@ -31,9 +31,9 @@ use serde_json::Value;
 pub const TEST_RETRY_SCHEDULE: &str = "300ms,500ms,700ms,1s,1s,2s,2s,3s,3s,5s,5s,5s,5s,5s";
 
 /// The webhook delivery options of the in-process server (see [`TEST_RETRY_SCHEDULE`]).
-pub fn test_webhook_options() -> openrail_api::delivery::DeliveryOptions {
-    openrail_api::delivery::DeliveryOptions {
-        schedule: openrail_api::delivery::RetrySchedule::parse(TEST_RETRY_SCHEDULE)
+pub fn test_webhook_options() -> openrail_webhooks::DeliveryOptions {
+    openrail_webhooks::DeliveryOptions {
+        schedule: openrail_webhooks::RetrySchedule::parse(TEST_RETRY_SCHEDULE)
             .expect("the test schedule parses"),
         poll: Duration::from_millis(50),
         timeout: Duration::from_secs(5),
@@ -196,7 +196,7 @@ pub struct Harness {
     depth_tag: Option<openrail_chain::rpc::DepthTag>,
     /// The in-process server's webhook delivery options (default:
     /// [`test_webhook_options`]).
-    webhooks: Option<openrail_api::delivery::DeliveryOptions>,
+    webhooks: Option<openrail_webhooks::DeliveryOptions>,
     /// How the in-process server's submitter replaces transactions (see
     /// [`HarnessBuilder::chain`]).
     submitter: openrail_chain::submitter::SubmitterOptions,
@@ -237,7 +237,7 @@ pub struct HarnessBuilder {
     config: ApiConfig,
     mainnet: bool,
     confirmations: Option<u64>,
-    webhooks: Option<openrail_api::delivery::DeliveryOptions>,
+    webhooks: Option<openrail_webhooks::DeliveryOptions>,
     chain: Option<(
         openrail_chain::submitter::SubmitterOptions,
         Option<openrail_chain::rpc::Endpoint>,
@@ -266,7 +266,7 @@ impl HarnessBuilder {
     }
 
     /// These webhook delivery options for the server.
-    pub fn webhooks(mut self, options: openrail_api::delivery::DeliveryOptions) -> Self {
+    pub fn webhooks(mut self, options: openrail_webhooks::DeliveryOptions) -> Self {
         self.webhooks = Some(options);
         self
     }

@@ -32,8 +32,6 @@ use rand::Rng;
 use reqwest::Url;
 use sha2::Sha256;
 
-use crate::{ApiConfig, AppState, Network};
-
 /// Largest part of an endpoint's answer that is read; the rest is dropped.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 
@@ -617,10 +615,17 @@ impl Claims {
     }
 }
 
+/// Renders an event as its webhook body: the JSON `GET /v1/events/{id}` answers (the API
+/// renders it; this crate knows no HTTP representation). An error is logged and the
+/// delivery skipped.
+pub type Render =
+    Arc<dyn Fn(&openrail_store::events::Event) -> Result<Vec<u8>, String> + Send + Sync>;
+
 /// Delivers the webhooks of one mode. Runs in the lease holder of that mode's chain.
 #[derive(Clone)]
 pub struct Deliverer {
-    state: AppState,
+    store: Store,
+    render: Render,
     mode: Mode,
     options: DeliveryOptions,
     client: reqwest::Client,
@@ -689,20 +694,13 @@ pub async fn post(
 }
 
 impl Deliverer {
-    /// A deliverer of `mode`'s webhooks on `store`; events are rendered with the networks
-    /// as the API renders them.
-    pub fn new(
-        store: Store,
-        testnet: Option<Arc<Network>>,
-        mainnet: Option<Arc<Network>>,
-        mode: Mode,
-        options: DeliveryOptions,
-    ) -> Self {
-        let state = AppState::new(store, testnet, mainnet, ApiConfig::default());
+    /// A deliverer of `mode`'s webhooks on `store`, its bodies made by `render`.
+    pub fn new(store: Store, render: Render, mode: Mode, options: DeliveryOptions) -> Self {
         let client = client(options.targets, mode, options.timeout);
         let slots = Arc::new(tokio::sync::Semaphore::new(options.concurrency.max(1)));
         Self {
-            state,
+            store,
+            render,
             mode,
             options,
             client,
@@ -755,7 +753,7 @@ impl Deliverer {
         grace: i64,
         cursor_written: &mut Instant,
     ) -> Result<usize, StoreError> {
-        let store = &self.state.store;
+        let store = &self.store;
         if state.is_none() {
             *state = Some(Fanout::new(store.webhook_cursor(self.mode).await?, grace));
         }
@@ -796,7 +794,6 @@ impl Deliverer {
         };
         let limit = u32::try_from(free + busy).unwrap_or(256);
         let due = self
-            .state
             .store
             .due_webhook_deliveries(self.mode, now_ms(), limit, self.options.per_endpoint)
             .await?;
@@ -826,14 +823,14 @@ impl Deliverer {
 
     /// One attempt of `d`, recorded.
     async fn attempt(&self, d: DueDelivery) -> Result<(), DeliveryError> {
-        let store = &self.state.store;
+        let store = &self.store;
         let scope = Scope {
             account_id: &d.account_id,
             mode: self.mode,
         };
         let event = store.event(scope, &d.event_id).await?;
-        let body = match crate::events::render(&self.state, &event) {
-            Ok(v) => serde_json::to_vec(&v).expect("JSON serializes"),
+        let body = match (self.render)(&event) {
+            Ok(body) => body,
             Err(e) => {
                 tracing::error!(error = %e, event = %d.event_id, "webhook event could not be rendered");
                 return Ok(());
