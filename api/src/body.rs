@@ -100,6 +100,15 @@ impl Fields {
         })
     }
 
+    /// An optional nested object (absent or `null`: none), read with [`Fields::object`].
+    pub fn opt_object(&mut self, name: &str) -> Result<Option<Fields>, ApiError> {
+        if self.map.get(name).is_none_or(|v| v.get() == "null") {
+            self.map.remove(name);
+            return Ok(None);
+        }
+        self.object(name).map(Some)
+    }
+
     fn take(&mut self, name: &str) -> Option<Box<RawValue>> {
         self.map.remove(name).filter(|v| v.get() != "null")
     }
