@@ -271,6 +271,41 @@ pub fn credential_id_of(id: &IdentityVerificationId) -> String {
     )
 }
 
+/// Where the terms of the credential types sessions issue are defined.
+pub const TYPES_VOCABULARY: &str = "https://docs.openrail.dev/identity/vocab#";
+
+/// The inline JSON-LD context naming those types (the VC 2.0 context defines no
+/// `@vocab`, so every term must be defined; inline, so verification fetches nothing).
+fn credential_context() -> Value {
+    let mut terms = serde_json::Map::new();
+    for kind in VerificationType::ALL {
+        let t = kind.credential_type();
+        terms.insert(t.into(), json!(format!("{TYPES_VOCABULARY}{t}")));
+    }
+    Value::Object(terms)
+}
+
+/// The credential a verified session issues, before its status entry and proof.
+fn unsigned_credential(
+    id: &str,
+    credential_type: &str,
+    issuer: &str,
+    subject: &str,
+    issued_at: i64,
+    valid_until: i64,
+) -> serde_json::Map<String, Value> {
+    let c = json!({
+        "@context": [vc::CREDENTIALS_V2, credential_context()],
+        "id": id,
+        "type": ["VerifiableCredential", credential_type],
+        "issuer": issuer,
+        "validFrom": rfc3339(issued_at),
+        "validUntil": rfc3339(valid_until),
+        "credentialSubject": { "id": subject },
+    });
+    c.as_object().cloned().unwrap_or_default()
+}
+
 /// Testnet's simulated identity provider: answers the sessions whose check is due, as
 /// their scenario says ([`Verification::simulated_answer`]), and issues the credential of
 /// those that pass. Run by the holder of the testnet settlement chain's lease.
@@ -291,22 +326,30 @@ impl SimulatedProvider {
     pub async fn process_due(&self, now: i64) -> Result<usize, ApiError> {
         let mut moved = 0;
         for v in self.store.due_verifications(Mode::Testnet, now, 50).await? {
-            let done = match v.simulated_answer() {
-                SimulatedAnswer::Failed { code, reason } => {
-                    self.store
-                        .fail_verification(&v, (code, reason), now)
-                        .await?
+            // One session's failure (logged, retried at the next step) holds up no other.
+            match self.answer(&v, now).await {
+                Ok(done) => moved += usize::from(done),
+                Err(e) => {
+                    tracing::warn!(error = %e, session = %v.id, "simulated identity check failed to record")
                 }
-                SimulatedAnswer::Verified => {
-                    let (credential_id, credential) = self.issue(&v).await?;
-                    self.store
-                        .complete_verification(&v, &credential_id, &credential, now)
-                        .await?
-                }
-            };
-            moved += usize::from(done);
+            }
         }
         Ok(moved)
+    }
+
+    /// Answers one due session; false when another worker answered it first.
+    async fn answer(&self, v: &Verification, now: i64) -> Result<bool, ApiError> {
+        Ok(match v.simulated_answer() {
+            SimulatedAnswer::Failed { code, reason } => {
+                self.store.fail_verification(v, (code, reason), now).await?
+            }
+            SimulatedAnswer::Verified => {
+                let (credential_id, credential) = self.issue(v).await?;
+                self.store
+                    .complete_verification(v, &credential_id, &credential, now)
+                    .await?
+            }
+        })
     }
 
     /// Issues the credential of session `v` (again, byte for byte, if a previous answer
@@ -337,16 +380,7 @@ impl SimulatedProvider {
             None => self.store.issued_credential(scope, &id).await?,
         };
         let (key, did, vm) = issuer_of(&self.store, v.mode).await?;
-        let unsigned = json!({
-            "@context": [vc::CREDENTIALS_V2],
-            "id": id,
-            "type": ["VerifiableCredential", ctype],
-            "issuer": did,
-            "validFrom": rfc3339(issued_at),
-            "validUntil": rfc3339(valid_until),
-            "credentialSubject": { "id": subject },
-        });
-        let unsigned = unsigned.as_object().cloned().unwrap_or_default();
+        let unsigned = unsigned_credential(&id, ctype, &did, &subject, issued_at, valid_until);
         let signed = sign_reserved(
             &self.store,
             &v.issuer_base,
@@ -373,6 +407,33 @@ impl SimulatedProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_credentials_of_sessions_sign_and_verify() {
+        use openrail_identity::ed25519_dalek::SigningKey;
+        let key = SigningKey::from_bytes(&[7u8; 32]);
+        let did = vc::did_key_from_ed25519_public(&key.verifying_key());
+        let vm = vc::did_key_verification_method(&did);
+        let now = 1_780_000_000_000;
+        for kind in VerificationType::ALL {
+            let c = unsigned_credential(
+                "urn:uuid:00000000-0000-8000-8000-000000000000",
+                kind.credential_type(),
+                &did,
+                "did:pkh:eip155:31337:0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+                now,
+                now + CREDENTIAL_VALIDITY_MS,
+            );
+            let created = time::OffsetDateTime::from_unix_timestamp(now / 1000).unwrap();
+            let signed =
+                vc::issue_credential(Value::Object(c.clone()), &key, &vm, created).expect("signs");
+            let again = vc::issue_credential(Value::Object(c), &key, &vm, created).expect("signs");
+            assert_eq!(signed, again, "the same inputs sign the same bytes");
+            let at = time::OffsetDateTime::from_unix_timestamp(now / 1000 + 60).unwrap();
+            let v = vc::verify_credential(&signed, &vc::VerifyOptions::new(at));
+            assert!(v.verified, "{kind:?}: {:?}", v.problem_details);
+        }
+    }
 
     #[test]
     fn a_session_names_one_credential_id_a_uuid() {

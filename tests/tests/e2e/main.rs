@@ -22,4 +22,5 @@ mod recovery;
 mod relayer;
 mod sdk;
 mod takeover;
+mod verifications;
 mod webhooks;
