@@ -906,6 +906,11 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             match op {
                 Op::CancelPayment => c.push("payment_not_cancelable"),
                 Op::AuthorizePayment => c.push("payment_canceled"),
+                Op::IssueCredential => c.push("credential_exists"),
+                Op::UpdateCredentialStatus => c.push("credential_revoked"),
+                Op::SubmitIdentityVerification => c.push("verification_not_submittable"),
+                Op::CancelIdentityVerification => c.push("verification_not_cancelable"),
+                Op::GetIdentityVerificationCredential => c = vec!["verification_not_verified"],
                 _ => {}
             }
             c
@@ -956,6 +961,18 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             }
             Op::AuthorizePayment => {
                 "A request with this Idempotency-Key is still running (retry later), or the payment was canceled"
+            }
+            Op::IssueCredential => {
+                "A request with this Idempotency-Key is still running (retry later), or a credential with this id was already issued"
+            }
+            Op::UpdateCredentialStatus => {
+                "A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final)"
+            }
+            Op::SubmitIdentityVerification | Op::CancelIdentityVerification => {
+                "A request with this Idempotency-Key is still running (retry later), or the session is not waiting for input (`requires_input`)"
+            }
+            Op::GetIdentityVerificationCredential => {
+                "The session is not verified: it has issued no credential"
             }
             _ => "A request with this Idempotency-Key is still running; retry later",
         },

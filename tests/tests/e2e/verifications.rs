@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use openrail_store::Mode;
 use openrail_tests::Harness;
+
+use crate::openapi::assert_documented;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -112,6 +114,7 @@ async fn credential(h: &Harness, v: &Value) -> anyhow::Result<Value> {
 async fn each_scenario_ends_as_it_says_with_its_events_and_a_credential_that_verifies()
 -> anyhow::Result<()> {
     let h = Harness::start().await?;
+    let doc = h.get("/v1/openapi.json").await?.body;
 
     // verified (the default): requires_input → processing → verified, the subject kept
     // checksummed even when sent in lowercase.
@@ -158,6 +161,13 @@ async fn each_scenario_ends_as_it_says_with_its_events_and_a_credential_that_ver
     let (done, took) = settled(&h, &id).await?;
     assert_eq!(done["status"], "verified", "{done}");
     assert!(took < Duration::from_secs(3), "{took:?}");
+    for path in ["", "/credential"] {
+        let r = h
+            .get(&format!("/v1/identity/verifications/{id}{path}"))
+            .await?;
+        let documented = format!("/v1/identity/verifications/{{id}}{path}");
+        assert_documented(&doc, "get", &documented, &r);
+    }
     let credential_id = done["credential_id"].as_str().expect("a credential id");
     assert!(credential_id.starts_with("urn:uuid:"), "{done}");
     let vc = credential(&h, &done).await?;
@@ -271,6 +281,7 @@ async fn each_scenario_ends_as_it_says_with_its_events_and_a_credential_that_ver
         .await?;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["data"].as_array().unwrap().len(), 3 + 5 + 3);
+    assert_documented(&doc, "get", "/v1/events", &r);
     h.stop().await;
     Ok(())
 }
@@ -278,10 +289,17 @@ async fn each_scenario_ends_as_it_says_with_its_events_and_a_credential_that_ver
 #[tokio::test]
 async fn sessions_cancel_page_refuse_bad_input_and_mainnet_is_unavailable() -> anyhow::Result<()> {
     let h = Harness::start().await?;
+    let doc = h.get("/v1/openapi.json").await?.body;
 
     // Cancel: only waiting for input; a second cancel answers it as it is; then final.
-    let v = create(&h, json!({ "type": "personhood", "subject": SUBJECT })).await?;
-    let id = v["id"].as_str().unwrap().to_string();
+    let r = h
+        .post(
+            "/v1/identity/verifications",
+            json!({ "type": "personhood", "subject": SUBJECT }),
+        )
+        .await?;
+    assert_documented(&doc, "post", "/v1/identity/verifications", &r);
+    let id = r.str("id").to_string();
     for _ in 0..2 {
         let r = h
             .post(
@@ -291,6 +309,7 @@ async fn sessions_cancel_page_refuse_bad_input_and_mainnet_is_unavailable() -> a
             .await?;
         assert_eq!(r.status, StatusCode::OK, "{}", r.body);
         assert_eq!(r.body["status"], "canceled");
+        assert_documented(&doc, "post", "/v1/identity/verifications/{id}/cancel", &r);
     }
     let r = h
         .post(
@@ -301,6 +320,16 @@ async fn sessions_cancel_page_refuse_bad_input_and_mainnet_is_unavailable() -> a
     assert_eq!(
         (r.status, r.code()),
         (StatusCode::CONFLICT, "verification_not_submittable")
+    );
+    assert_documented(&doc, "post", "/v1/identity/verifications/{id}/submit", &r);
+    let r = h
+        .get(&format!("/v1/identity/verifications/{id}/credential"))
+        .await?;
+    assert_documented(
+        &doc,
+        "get",
+        "/v1/identity/verifications/{id}/credential",
+        &r,
     );
     assert_eq!(
         events(&h, &id).await?,
@@ -321,6 +350,7 @@ async fn sessions_cancel_page_refuse_bad_input_and_mainnet_is_unavailable() -> a
     assert_eq!(page.body["object"], "list");
     assert_eq!(page.body["has_more"], true);
     assert_eq!(page.body["data"][0]["id"], second["id"]);
+    assert_documented(&doc, "get", "/v1/identity/verifications", &page);
     let next = h
         .get(&format!(
             "/v1/identity/verifications?limit=1&starting_after={}",
