@@ -85,6 +85,12 @@ impl Fields {
         format!("{}{name}", self.prefix)
     }
 
+    /// Field `name`'s full name as problems name it (`simulate.failure_reason` inside
+    /// `simulate`).
+    pub fn param(&self, name: &str) -> String {
+        self.p(name)
+    }
+
     /// A required nested object, read with the same strictness (`source.type`, …).
     pub fn object(&mut self, name: &str) -> Result<Fields, ApiError> {
         let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing {

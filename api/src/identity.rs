@@ -285,7 +285,7 @@ pub async fn create_challenge(
     let domain = fields.opt_string("domain")?;
     fields.finish()?;
     if let Some(d) = &domain
-        && (d.is_empty() || d.len() > 253 || d.chars().any(char::is_control))
+        && (d.is_empty() || d.chars().count() > 253 || d.chars().any(char::is_control))
     {
         return Err(invalid(
             "domain",

@@ -480,7 +480,7 @@ impl Op {
         use crate::types as t;
         const W: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
         const R: &[u16] = &[400, 401, 403, 404, 429, 503];
-        const V: &[u16] = &[400, 401, 403, 413, 415, 429, 503];
+        const V: &[u16] = &[400, 401, 403, 413, 415, 422, 429, 503];
         const LIST: &[Query] = &[Query::Limit, Query::StartingAfter];
         let d = Doc::new;
         match self {
@@ -1231,6 +1231,18 @@ pub fn document() -> Value {
             });
             if let Some(example) = problem_example(op, *status) {
                 response["content"]["application/problem+json"]["examples"] = example;
+            }
+            // A status that also answers a result (a credential that does not verify is
+            // 422 `verified: false`): both bodies, told apart by their media type.
+            if let Some(result) = responses.get_mut(&status.to_string()) {
+                let problem = response["content"]["application/problem+json"].take();
+                result["content"]["application/problem+json"] = problem;
+                let both = format!(
+                    "{}; or, as application/problem+json: {description}",
+                    result["description"].as_str().unwrap_or_default()
+                );
+                result["description"] = json!(both);
+                continue;
             }
             responses.insert(status.to_string(), response);
         }

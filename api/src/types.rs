@@ -544,7 +544,7 @@ impl FromField for Option<Text> {
         match f.opt_string(name)? {
             Some(t) => match Text::check(&t) {
                 Ok(()) => Ok(Some(Text(t))),
-                Err(detail) => Err(invalid(name, &detail)),
+                Err(detail) => Err(invalid(&f.param(name), &detail)),
             },
             None => Ok(None),
         }
@@ -868,7 +868,7 @@ request_body!(
         /// `verified` (about half a second after submission), `failed` (the first check fails with `failure_reason`; a later submission passes) or `slow` (verified after about five seconds). Default `verified`.
         #[schema(value_type = Option<SimulatedOutcome>)]
         pub outcome: Option<String>,
-        /// `failed`: the `last_error.reason` of the failed check. Free text, up to 500 characters, without control or bidirectional formatting characters.
+        /// The `last_error.reason` of the failed check (used by `failed` only). Free text, up to 500 characters, without control or bidirectional formatting characters.
         #[schema(value_type = Option<FreeText>)]
         pub failure_reason: Option<Text>,
     }
@@ -1835,7 +1835,7 @@ leaf_schema!(
     ChallengeCreate = json!({
         "type": "object",
         "properties": {
-            "domain": { "type": ["string", "null"], "minLength": 1, "maxLength": 253, "pattern": "^[^\\u0000-\\u001f\\u007f]+$", "description": "Binds the challenge to this domain (the proof's `domain`)" },
+            "domain": { "type": ["string", "null"], "minLength": 1, "maxLength": 253, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]+$", "description": "Binds the challenge to this domain (the proof's `domain`)" },
         },
         "example": {"domain": "shop.example"},
     })

@@ -114,14 +114,8 @@ pub async fn create_verification(
                     invalid("simulate.outcome", "must be one of verified, failed, slow")
                 })?,
             };
-            let reason = s.failure_reason.map(|t| t.0);
-            if reason.is_some() && outcome != Scenario::Failed {
-                return Err(invalid(
-                    "simulate.failure_reason",
-                    "is only for the outcome failed",
-                ));
-            }
-            (outcome, reason)
+            // Kept whatever the outcome (shown in `simulate`); only `failed` uses it.
+            (outcome, s.failure_reason.map(|t| t.0))
         }
     };
     let subject = address.to_checksum(None);

@@ -376,7 +376,7 @@ async fn sessions_cancel_page_refuse_bad_input_and_mainnet_is_unavailable() -> a
             "simulate.outcome",
         ),
         (
-            json!({ "type": "agent", "subject": SUBJECT, "simulate": { "failure_reason": "x" } }),
+            json!({ "type": "agent", "subject": SUBJECT, "simulate": { "failure_reason": "a\u{7}" } }),
             "simulate.failure_reason",
         ),
         (

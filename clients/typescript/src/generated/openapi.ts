@@ -3261,6 +3261,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
             /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -3729,7 +3743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not verified (VerificationResult): `problemDetails` say why */
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or, as application/problem+json: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3738,6 +3752,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerificationResult"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
             /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
@@ -3868,7 +3886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not verified (VerificationResult): `problemDetails` say why */
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or, as application/problem+json: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3877,6 +3895,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerificationResult"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
             /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
