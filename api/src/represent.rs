@@ -117,7 +117,7 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiO
         }
         Snapshot::IdentityVerification {
             identity_verification,
-        } => ApiObject::IdentityVerification(crate::verifications::view(identity_verification)),
+        } => ApiObject::IdentityVerification(views::identity_verification(identity_verification)),
     })
 }
 

@@ -38,36 +38,13 @@ use crate::context::Principal;
 use crate::error::{ApiError, Conflict};
 use crate::identity::{issuer_of, public_base, rfc3339, sign_reserved};
 use crate::types::{self, IdentityVerificationCreate, RequestBody};
-use crate::views::rfc3339_ms;
+use crate::views;
 
 /// How long a credential issued by a verified session is valid.
 pub const CREDENTIAL_VALIDITY_MS: i64 = 365 * 24 * 60 * 60 * 1000;
 
-/// A session as the API shows it.
-pub(crate) fn view(v: &Verification) -> types::IdentityVerification {
-    types::IdentityVerification {
-        id: v.id.to_string(),
-        object: types::IdentityVerificationTag,
-        livemode: v.mode.livemode(),
-        created_at: rfc3339_ms(v.created_at),
-        kind: v.kind.as_str(),
-        credential_type: v.kind.credential_type(),
-        subject: v.subject.clone(),
-        status: v.status.as_str(),
-        last_error: v.last_error.as_ref().map(|e| types::VerificationError {
-            code: e.code.clone(),
-            reason: e.reason.clone(),
-        }),
-        credential_id: v.credential_id.clone(),
-        simulate: types::VerificationSimulation {
-            outcome: v.scenario.as_str(),
-            failure_reason: v.failure_reason.clone(),
-        },
-    }
-}
-
 fn answer(status: StatusCode, v: &Verification) -> Response {
-    (status, axum::Json(view(v))).into_response()
+    (status, axum::Json(views::identity_verification(v))).into_response()
 }
 
 /// A refused move of the session's lifecycle is the request's conflict `code`; not found
@@ -168,7 +145,7 @@ pub async fn list_verifications(
     let list = types::IdentityVerificationList::new(
         types::ListTag,
         "/v1/identity/verifications".into(),
-        page.data.iter().map(view).collect(),
+        page.data.iter().map(views::identity_verification).collect(),
         page.has_more,
     );
     Ok((StatusCode::OK, axum::Json(list)).into_response())

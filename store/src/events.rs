@@ -27,7 +27,7 @@ use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
-use crate::verifications::{self, Verification, VerificationStatus};
+use crate::verification::{Verification, VerificationStatus};
 
 string_enum!(
     /// What happened. The part before the last dot names the object.
@@ -459,15 +459,11 @@ async fn snapshot_in(
             };
             (snap, account, mode)
         }
+        // Written with their snapshot by `store::verifications`, which reads the row.
         ObjectKind::IdentityVerification => {
-            let v = verifications::verification_of(
-                &row_in(conn, "identity_verifications", verifications::COLS, id).await?,
-            )?;
-            let (account, mode) = (v.account_id.clone(), v.mode);
-            let snap = Snapshot::IdentityVerification {
-                identity_verification: v,
-            };
-            (snap, account, mode)
+            return Err(StoreError::Corrupt(format!(
+                "identity verification {id}: its events are written with their snapshot"
+            )));
         }
     })
 }
