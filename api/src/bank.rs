@@ -20,7 +20,7 @@ use openrail_engine::bank_accounts;
 /// Longest delay a simulated account may ask for, seconds.
 pub use openrail_engine::bank_accounts::MAX_DELAY_SECONDS;
 
-fn testnet_only(p: &Principal) -> Result<(), ApiError> {
+pub(crate) fn testnet_only(p: &Principal) -> Result<(), ApiError> {
     match p {
         Principal::Agent { .. } => Err(ApiError::Forbidden(
             "a session key's secret may only create pulls on its key and read that key and its pulls".into(),

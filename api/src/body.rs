@@ -85,6 +85,12 @@ impl Fields {
         format!("{}{name}", self.prefix)
     }
 
+    /// Field `name`'s full name as problems name it (`simulate.failure_reason` inside
+    /// `simulate`).
+    pub fn param(&self, name: &str) -> String {
+        self.p(name)
+    }
+
     /// A required nested object, read with the same strictness (`source.type`, …).
     pub fn object(&mut self, name: &str) -> Result<Fields, ApiError> {
         let raw = self.take(name).ok_or_else(|| ApiError::ParameterMissing {
@@ -98,6 +104,15 @@ impl Fields {
             map: entries.into_map(&prefix)?,
             prefix,
         })
+    }
+
+    /// An optional nested object (absent or `null`: none), read with [`Fields::object`].
+    pub fn opt_object(&mut self, name: &str) -> Result<Option<Fields>, ApiError> {
+        if self.map.get(name).is_none_or(|v| v.get() == "null") {
+            self.map.remove(name);
+            return Ok(None);
+        }
+        self.object(name).map(Some)
     }
 
     fn take(&mut self, name: &str) -> Option<Box<RawValue>> {

@@ -37,13 +37,14 @@ pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiErr
 }
 
 /// The wildcards of `type=`: every type of one object.
-pub const TYPE_WILDCARDS: [&str; 6] = [
+pub const TYPE_WILDCARDS: [&str; 7] = [
     "mandate.*",
     "session_key.*",
     "debit_pull.*",
     "payment.*",
     "bank_account.transfer.*",
     "webhook_endpoint.*",
+    "identity.verification.*",
 ];
 
 /// `type=`: one type, or every type of one object (`debit_pull.*`).
@@ -58,11 +59,12 @@ fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
         Some(3) => Some(ObjectKind::Payment),
         Some(4) => Some(ObjectKind::BankTransfer),
         Some(5) => Some(ObjectKind::WebhookEndpoint),
+        Some(6) => Some(ObjectKind::IdentityVerification),
         _ => None,
     };
     object
         .map(TypeFilter::Object)
-        .ok_or_else(|| invalid("type", "must be an event type, or mandate.*, session_key.*, debit_pull.*, payment.* or bank_account.transfer.*"))
+        .ok_or_else(|| invalid("type", "must be an event type, or mandate.*, session_key.*, debit_pull.*, payment.*, bank_account.transfer.*, webhook_endpoint.* or identity.verification.*"))
 }
 
 /// `created[gte]=`: unix seconds or RFC 3339, as unix ms.

@@ -20,8 +20,8 @@ use openrail_identity::{
     self as vc, StatusListSource, Verification, VerifyOptions, did_key_from_ed25519_public,
     did_key_verification_method,
 };
-use openrail_store::identity::{Issuer, NewCredential};
-use openrail_store::{Mode, now_ms};
+use openrail_store::identity::{IssuedCredential, Issuer, NewCredential};
+use openrail_store::{Mode, Store, now_ms};
 use rand::RngCore;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -47,7 +47,7 @@ const STATUS_LISTS_PATH: &str = "/v1/identity/status-lists/";
 /// listens on. Never the request's `Host` (a client could make Openrail sign a URL of its
 /// choosing into a credential); only an app built without `serve` (no address yet) falls
 /// back to its bound address.
-fn public_base(state: &AppState, _headers: &HeaderMap) -> String {
+pub(crate) fn public_base(state: &AppState, _headers: &HeaderMap) -> String {
     if let Some(url) = &state.config.advertise_url {
         return url.trim_end_matches('/').to_string();
     }
@@ -60,6 +60,14 @@ fn public_base(state: &AppState, _headers: &HeaderMap) -> String {
 /// Openrail's issuer of `mode`: its signing key, DID and verification method (made and
 /// stored the first time).
 async fn issuer(state: &AppState, mode: Mode) -> Result<(SigningKey, String, String), ApiError> {
+    issuer_of(&state.store, mode).await
+}
+
+/// [`issuer`] from the store alone (for work outside a request: verification sessions).
+pub(crate) async fn issuer_of(
+    store: &Store,
+    mode: Mode,
+) -> Result<(SigningKey, String, String), ApiError> {
     let make = || {
         let mut seed = [0u8; 32];
         rand::thread_rng().fill_bytes(&mut seed);
@@ -69,7 +77,7 @@ async fn issuer(state: &AppState, mode: Mode) -> Result<(SigningKey, String, Str
             did: did_key_from_ed25519_public(&key.verifying_key()),
         }
     };
-    let stored = state.store.identity_issuer(mode, make, now_ms()).await?;
+    let stored = store.identity_issuer(mode, make, now_ms()).await?;
     let seed: [u8; 32] = hex::decode(&stored.secret_key)
         .ok()
         .and_then(|b| b.try_into().ok())
@@ -301,7 +309,7 @@ pub async fn create_challenge(
 }
 
 /// RFC 3339 of unix milliseconds, whole seconds, UTC.
-fn rfc3339(ms: i64) -> String {
+pub(crate) fn rfc3339(ms: i64) -> String {
     OffsetDateTime::from_unix_timestamp(ms / 1000)
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
         .format(&Rfc3339)
@@ -457,11 +465,29 @@ pub async fn issue_credential(
             code: Conflict::CredentialExists,
             detail: "a credential with this id was already issued".into(),
         })?;
-    let list_url = format!(
-        "{}{STATUS_LISTS_PATH}{}",
-        public_base(&state, &headers),
-        record.status_list_id
-    );
+    let base = public_base(&state, &headers);
+    let signed = sign_reserved(&state.store, &base, &record, c, (key, vm), now).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({ "verifiableCredential": signed })),
+    )
+        .into_response())
+}
+
+/// Finishes a credential whose status slot `record` holds (the one signing path of the
+/// credentials Openrail issues: `issue_credential` and verified sessions): adds its
+/// revocation entry in the list published under `base`, signs it with the issuer's
+/// `(key, verification method)` at `created_ms` (whole seconds: the same inputs sign the
+/// same bytes, Ed25519 being deterministic) and records its digest.
+pub(crate) async fn sign_reserved(
+    store: &Store,
+    base: &str,
+    record: &IssuedCredential,
+    mut c: Map<String, Value>,
+    (key, vm): (SigningKey, String),
+    created_ms: i64,
+) -> Result<Value, ApiError> {
+    let list_url = format!("{base}{STATUS_LISTS_PATH}{}", record.status_list_id);
     c.insert(
         "credentialStatus".into(),
         json!({
@@ -472,8 +498,8 @@ pub async fn issue_credential(
             "statusListCredential": list_url,
         }),
     );
-    let created =
-        OffsetDateTime::from_unix_timestamp(now / 1000).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    let created = OffsetDateTime::from_unix_timestamp(created_ms / 1000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
     let signed = tokio::task::spawn_blocking(move || {
         vc::issue_credential(Value::Object(c), &key, &vm, created)
     })
@@ -482,12 +508,8 @@ pub async fn issue_credential(
     .map_err(|e| invalid("credential", &format!("cannot be signed: {e}")))?;
     let jcs = serde_json::to_vec(&signed).map_err(|e| ApiError::Internal(e.to_string()))?;
     let digest = hex::encode(Sha256::digest(&jcs));
-    state.store.seal_credential(&id, &digest).await?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(json!({ "verifiableCredential": signed })),
-    )
-        .into_response())
+    store.seal_credential(&record.id, &digest).await?;
+    Ok(signed)
 }
 
 /// `POST /v1/identity/credentials/status` (VC API): `{"credentialId": "urn:uuid:…",

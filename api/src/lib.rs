@@ -24,6 +24,7 @@ mod represent;
 mod rfc3339;
 pub mod server;
 pub mod types;
+pub mod verifications;
 mod views;
 pub mod webhooks;
 

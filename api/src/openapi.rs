@@ -13,7 +13,9 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use crate::{AppState, account, agentic, bank, events, identity, payments, webhooks};
+use crate::{
+    AppState, account, agentic, bank, events, identity, payments, verifications, webhooks,
+};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +94,18 @@ pub enum Op {
     UpdateCredentialStatus,
     /// `GET /v1/identity/status-lists/{id}`
     GetStatusList,
+    /// `POST /v1/identity/verifications`
+    CreateIdentityVerification,
+    /// `GET /v1/identity/verifications`
+    ListIdentityVerifications,
+    /// `GET /v1/identity/verifications/{id}`
+    GetIdentityVerification,
+    /// `POST /v1/identity/verifications/{id}/submit`
+    SubmitIdentityVerification,
+    /// `POST /v1/identity/verifications/{id}/cancel`
+    CancelIdentityVerification,
+    /// `GET /v1/identity/verifications/{id}/credential`
+    GetIdentityVerificationCredential,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -295,6 +309,36 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/identity/status-lists/{id}",
     },
     Route {
+        op: Op::CreateIdentityVerification,
+        method: "post",
+        path: "/v1/identity/verifications",
+    },
+    Route {
+        op: Op::ListIdentityVerifications,
+        method: "get",
+        path: "/v1/identity/verifications",
+    },
+    Route {
+        op: Op::GetIdentityVerification,
+        method: "get",
+        path: "/v1/identity/verifications/{id}",
+    },
+    Route {
+        op: Op::SubmitIdentityVerification,
+        method: "post",
+        path: "/v1/identity/verifications/{id}/submit",
+    },
+    Route {
+        op: Op::CancelIdentityVerification,
+        method: "post",
+        path: "/v1/identity/verifications/{id}/cancel",
+    },
+    Route {
+        op: Op::GetIdentityVerificationCredential,
+        method: "get",
+        path: "/v1/identity/verifications/{id}/credential",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -358,6 +402,14 @@ impl Op {
             Op::IssueCredential => post(identity::issue_credential),
             Op::UpdateCredentialStatus => post(identity::update_credential_status),
             Op::GetStatusList => get(identity::get_status_list),
+            Op::CreateIdentityVerification => post(verifications::create_verification),
+            Op::ListIdentityVerifications => get(verifications::list_verifications),
+            Op::GetIdentityVerification => get(verifications::get_verification),
+            Op::SubmitIdentityVerification => post(verifications::submit_verification),
+            Op::CancelIdentityVerification => post(verifications::cancel_verification),
+            Op::GetIdentityVerificationCredential => {
+                get(verifications::get_verification_credential)
+            }
             Op::OpenApi => get(|| async { axum::Json(served()) }),
         }
     }
@@ -402,6 +454,12 @@ impl Op {
             Op::IssueCredential => "issueCredential",
             Op::UpdateCredentialStatus => "updateCredentialStatus",
             Op::GetStatusList => "getStatusList",
+            Op::CreateIdentityVerification => "createIdentityVerification",
+            Op::ListIdentityVerifications => "listIdentityVerifications",
+            Op::GetIdentityVerification => "getIdentityVerification",
+            Op::SubmitIdentityVerification => "submitIdentityVerification",
+            Op::CancelIdentityVerification => "cancelIdentityVerification",
+            Op::GetIdentityVerificationCredential => "getIdentityVerificationCredential",
             Op::OpenApi => "getOpenApi",
         }
     }
@@ -632,6 +690,36 @@ impl Op {
                 .errors(&[404])
                 .path_id("sl_")
                 .public(),
+            Op::CreateIdentityVerification => d("Create an identity verification session", "Asks whether a wallet (`subject`) is a person (`personhood`), is financially healthy (`financial_health`) or is an agent (`agent`). The session starts in `requires_input` (the person goes through the provider's flow), then `POST …/submit` hands it to the provider (`processing`): a passed check makes it `verified` and Openrail issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`; subject `did:pkh:eip155:<settlement chain>:<subject>`, signed as the mode's issuer with a revocation entry; `GET …/credential`); a failed check returns it to `requires_input` with `last_error`. Testnet only: the provider is simulated, answering as `simulate` says (mainnet keys: 503 `mainnet_unavailable`, no real provider is connected). Events: `identity.verification.created`, `.processing`, `.verified`, `.requires_input`, `.canceled`.")
+                .body(name::<t::IdentityVerificationCreate>)
+                .ok(201, name::<t::IdentityVerification>)
+                .errors(W)
+                .links(&[
+                    ("GetIdentityVerification", Op::GetIdentityVerification, LinkArg::Id),
+                    ("SubmitIdentityVerification", Op::SubmitIdentityVerification, LinkArg::Id),
+                    ("CancelIdentityVerification", Op::CancelIdentityVerification, LinkArg::Id),
+                    ("GetIdentityVerificationCredential", Op::GetIdentityVerificationCredential, LinkArg::Id),
+                ]),
+            Op::ListIdentityVerifications => d("List identity verification sessions", "Newest first.")
+                .ok(200, name::<t::IdentityVerificationList>)
+                .errors(R)
+                .query(LIST),
+            Op::GetIdentityVerification => d("Retrieve an identity verification session", "")
+                .ok(200, name::<t::IdentityVerification>)
+                .errors(R)
+                .path_id("idv_"),
+            Op::SubmitIdentityVerification => d("Submit an identity verification session", "The flow is finished: `requires_input` → `processing`, and the provider checks (the simulated one answers in about half a second, `slow` in about five). Clears `last_error`. Any other status is 409 `verification_not_submittable`.")
+                .ok(200, name::<t::IdentityVerification>)
+                .errors(W)
+                .path_id("idv_"),
+            Op::CancelIdentityVerification => d("Cancel an identity verification session", "Withdraws a session waiting for input (`requires_input` → `canceled`). Canceling a canceled session answers it as it is; a session being checked or verified is 409 `verification_not_cancelable`.")
+                .ok(200, name::<t::IdentityVerification>)
+                .errors(W)
+                .path_id("idv_"),
+            Op::GetIdentityVerificationCredential => d("Retrieve a verified session's credential", "The W3C credential the session issued, signed (`{\"verifiableCredential\": {…}}`), to hand to its holder; `POST /v1/identity/credentials/verify` verifies it and `POST /v1/identity/credentials/status` revokes it. Before the session is verified: 409 `verification_not_verified`.")
+                .ok(200, || "IssuedCredential".into())
+                .errors(&[400, 401, 403, 404, 409, 429, 503])
+                .path_id("idv_"),
             Op::OpenApi => d("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
                 .ok(200, || "OpenApiDocument".into())
                 .public(),
@@ -820,6 +908,9 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
                 Op::AuthorizePayment => c.push("payment_canceled"),
                 Op::IssueCredential => c.push("credential_exists"),
                 Op::UpdateCredentialStatus => c.push("credential_revoked"),
+                Op::SubmitIdentityVerification => c.push("verification_not_submittable"),
+                Op::CancelIdentityVerification => c.push("verification_not_cancelable"),
+                Op::GetIdentityVerificationCredential => c = vec!["verification_not_verified"],
                 _ => {}
             }
             c
@@ -876,6 +967,12 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             }
             Op::UpdateCredentialStatus => {
                 "A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final)"
+            }
+            Op::SubmitIdentityVerification | Op::CancelIdentityVerification => {
+                "A request with this Idempotency-Key is still running (retry later), or the session is not waiting for input (`requires_input`)"
+            }
+            Op::GetIdentityVerificationCredential => {
+                "The session is not verified: it has issued no credential"
             }
             _ => "A request with this Idempotency-Key is still running; retry later",
         },
@@ -947,6 +1044,9 @@ fn components() -> Map<String, Value> {
     add::<t::IssuedCredential>(&mut all);
     add::<t::IdentityCredential>(&mut all);
     add::<t::StatusListCredential>(&mut all);
+    add::<t::IdentityVerificationCreate>(&mut all);
+    add::<t::IdentityVerification>(&mut all);
+    add::<t::IdentityVerificationList>(&mut all);
     let mut out = Map::new();
     for (name, schema) in all {
         let v = serde_json::to_value(schema).expect("schemas serialize");
@@ -1005,6 +1105,10 @@ const RESPONSE_TYPES: &[&str] = &[
     "AccountChain",
     "IdentityChallenge",
     "IdentityCredential",
+    "IdentityVerification",
+    "IdentityVerificationList",
+    "VerificationError",
+    "VerificationSimulation",
 ];
 
 /// Members of responses that appear only sometimes.
@@ -1128,15 +1232,16 @@ pub fn document() -> Value {
             if let Some(example) = problem_example(op, *status) {
                 response["content"]["application/problem+json"]["examples"] = example;
             }
-            // A status that is also an answer (a verifier's 422 verdict): both contents.
-            if let Some(answer) = responses.get_mut(&status.to_string()) {
-                answer["content"]["application/problem+json"] =
-                    response["content"]["application/problem+json"].take();
-                let said = answer["description"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                answer["description"] = json!(format!("{said}; or a problem: {description}"));
+            // A status that also answers a result (a credential that does not verify is
+            // 422 `verified: false`): both bodies, told apart by their media type.
+            if let Some(result) = responses.get_mut(&status.to_string()) {
+                let problem = response["content"]["application/problem+json"].take();
+                result["content"]["application/problem+json"] = problem;
+                let both = format!(
+                    "{}; or, as application/problem+json: {description}",
+                    result["description"].as_str().unwrap_or_default()
+                );
+                result["description"] = json!(both);
                 continue;
             }
             responses.insert(status.to_string(), response);

@@ -115,6 +115,9 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiO
         Snapshot::WebhookEndpoint { webhook_endpoint } => {
             ApiObject::WebhookEndpoint(views::webhook_endpoint(webhook_endpoint))
         }
+        Snapshot::IdentityVerification {
+            identity_verification,
+        } => ApiObject::IdentityVerification(views::identity_verification(identity_verification)),
     })
 }
 

@@ -431,7 +431,7 @@ impl Leadership {
     }
 
     /// What the holder of a mode's settlement chain runs for the whole mode: the
-    /// simulated bank and the webhooks.
+    /// simulated bank, the webhooks and (testnet) the simulated identity provider.
     fn lead_mode(&self) -> anyhow::Result<()> {
         let bank = openrail_relayer::bank::SimulatedBank::new(self.store.clone());
         let bank = tokio::spawn(bank.run(self.options.drive_poll));
@@ -451,6 +451,15 @@ impl Leadership {
         let mut tasks = self.tasks.lock().expect("tasks lock");
         tasks.push(bank.abort_handle());
         tasks.push(webhooks.abort_handle());
+        // Testnet's simulated identity provider (identity verification sessions).
+        if self.mode == Mode::Testnet {
+            let provider = openrail_api::verifications::SimulatedProvider::new(
+                self.store.clone(),
+                self.deployment.chain_id,
+            );
+            let provider = tokio::spawn(provider.run(self.options.drive_poll));
+            tasks.push(provider.abort_handle());
+        }
         Ok(())
     }
 

@@ -187,6 +187,36 @@ impl TransferStatus {
     }
 }
 
+string_enum!(
+    /// Lifecycle of an identity verification session (Stripe Identity's shape).
+    VerificationStatus {
+        /// Waiting for the person (or agent) to finish the provider's flow; also where a
+        /// failed check returns, with its `last_error`.
+        RequiresInput = "requires_input",
+        /// The flow was finished; the provider is checking.
+        Processing = "processing",
+        /// The check passed; Openrail issued the credential.
+        Verified = "verified",
+        /// Withdrawn by the developer before it was submitted.
+        Canceled = "canceled",
+    }
+);
+
+impl VerificationStatus {
+    /// The statuses a session may move to `self` from: `requires_input` again from
+    /// `processing` when the check failed; `canceled` only from `requires_input` (a check
+    /// under way runs to its end).
+    pub fn sources(self) -> &'static [VerificationStatus] {
+        use VerificationStatus::*;
+        match self {
+            RequiresInput => &[Processing],
+            Processing => &[RequiresInput],
+            Verified => &[Processing],
+            Canceled => &[RequiresInput],
+        }
+    }
+}
+
 macro_rules! lifecycle {
     ($($name:ident),+) => {$(
         impl Lifecycle for $name {
@@ -205,7 +235,8 @@ lifecycle!(
     PullStatus,
     PaymentStatus,
     RefundStatus,
-    TransferStatus
+    TransferStatus,
+    VerificationStatus
 );
 
 #[cfg(test)]
@@ -247,6 +278,20 @@ mod tests {
         well_formed(&[PaymentStatus::RequiresAuthorization, PaymentStatus::Pending]);
         well_formed(&[RefundStatus::Pending]);
         well_formed(&[TransferStatus::Pending]);
+        well_formed(&[VerificationStatus::RequiresInput]);
+    }
+
+    #[test]
+    fn a_verification_ends_verified_or_canceled_and_retries_only_through_processing() {
+        use VerificationStatus as V;
+        assert!(V::Verified.is_final() && V::Canceled.is_final());
+        assert!(!V::RequiresInput.is_final() && !V::Processing.is_final());
+        // A failed check goes back to requires_input; nothing skips the check.
+        assert!(V::RequiresInput.reachable_from(V::Processing));
+        assert!(!V::Verified.reachable_from(V::RequiresInput));
+        // A check under way cannot be canceled.
+        assert!(!V::Canceled.reachable_from(V::Processing));
+        assert!(!V::Canceled.reachable_from(V::Verified));
     }
 
     #[test]

@@ -94,6 +94,12 @@ pub enum Conflict {
     CredentialExists,
     /// A revoked credential stays revoked.
     CredentialRevoked,
+    /// Only a verification session waiting for input may be submitted.
+    VerificationNotSubmittable,
+    /// Only a verification session waiting for input may be canceled.
+    VerificationNotCancelable,
+    /// A verification session issues its credential only once verified.
+    VerificationNotVerified,
 }
 
 impl Conflict {
@@ -103,6 +109,9 @@ impl Conflict {
         Conflict::PaymentCanceled,
         Conflict::CredentialExists,
         Conflict::CredentialRevoked,
+        Conflict::VerificationNotSubmittable,
+        Conflict::VerificationNotCancelable,
+        Conflict::VerificationNotVerified,
     ];
 
     /// The API's `code`.
@@ -112,6 +121,9 @@ impl Conflict {
             Conflict::PaymentCanceled => "payment_canceled",
             Conflict::CredentialExists => "credential_exists",
             Conflict::CredentialRevoked => "credential_revoked",
+            Conflict::VerificationNotSubmittable => "verification_not_submittable",
+            Conflict::VerificationNotCancelable => "verification_not_cancelable",
+            Conflict::VerificationNotVerified => "verification_not_verified",
         }
     }
 }

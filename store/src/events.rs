@@ -27,6 +27,7 @@ use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
+use crate::verification::{Verification, VerificationStatus};
 
 string_enum!(
     /// What happened. The part before the last dot names the object.
@@ -92,6 +93,16 @@ string_enum!(
         BankTransferFailed = "bank_account.transfer.failed",
         /// A webhook endpoint failed for too long and was disabled.
         WebhookEndpointDisabled = "webhook_endpoint.disabled",
+        /// An identity verification session was created (it waits for input).
+        IdentityVerificationCreated = "identity.verification.created",
+        /// The session was submitted; the provider is checking.
+        IdentityVerificationProcessing = "identity.verification.processing",
+        /// The check passed and the credential was issued (`credential_id`).
+        IdentityVerificationVerified = "identity.verification.verified",
+        /// The check failed (`last_error`); the session waits for input again.
+        IdentityVerificationRequiresInput = "identity.verification.requires_input",
+        /// The session was canceled before it was submitted.
+        IdentityVerificationCanceled = "identity.verification.canceled",
     }
 );
 
@@ -110,6 +121,8 @@ pub enum ObjectKind {
     BankTransfer,
     /// `we_…`
     WebhookEndpoint,
+    /// `idv_…`
+    IdentityVerification,
 }
 
 impl EventType {
@@ -175,6 +188,16 @@ impl EventType {
         }
     }
 
+    /// The event of a verification session moving to `s`.
+    pub fn of_verification(s: VerificationStatus) -> EventType {
+        match s {
+            VerificationStatus::RequiresInput => EventType::IdentityVerificationRequiresInput,
+            VerificationStatus::Processing => EventType::IdentityVerificationProcessing,
+            VerificationStatus::Verified => EventType::IdentityVerificationVerified,
+            VerificationStatus::Canceled => EventType::IdentityVerificationCanceled,
+        }
+    }
+
     /// The kind of object the event is about.
     pub fn object(self) -> ObjectKind {
         match self {
@@ -208,6 +231,11 @@ impl EventType {
             | EventType::BankTransferSettled
             | EventType::BankTransferFailed => ObjectKind::BankTransfer,
             EventType::WebhookEndpointDisabled => ObjectKind::WebhookEndpoint,
+            EventType::IdentityVerificationCreated
+            | EventType::IdentityVerificationProcessing
+            | EventType::IdentityVerificationVerified
+            | EventType::IdentityVerificationRequiresInput
+            | EventType::IdentityVerificationCanceled => ObjectKind::IdentityVerification,
         }
     }
 }
@@ -260,6 +288,11 @@ pub enum Snapshot {
     WebhookEndpoint {
         /// The row.
         webhook_endpoint: crate::webhooks::WebhookEndpoint,
+    },
+    /// An identity verification session.
+    IdentityVerification {
+        /// The row.
+        identity_verification: Verification,
     },
 }
 
@@ -426,6 +459,12 @@ async fn snapshot_in(
             };
             (snap, account, mode)
         }
+        // Written with their snapshot by `store::verifications`, which reads the row.
+        ObjectKind::IdentityVerification => {
+            return Err(StoreError::Corrupt(format!(
+                "identity verification {id}: its events are written with their snapshot"
+            )));
+        }
     })
 }
 
@@ -555,6 +594,7 @@ impl Store {
                     ObjectKind::Payment => "payment.%",
                     ObjectKind::BankTransfer => "bank\\_account.transfer.%",
                     ObjectKind::WebhookEndpoint => "webhook\\_endpoint.%",
+                    ObjectKind::IdentityVerification => "identity.verification.%",
                 };
                 ("type LIKE $4 ESCAPE '\\'", Some(prefix.to_string()))
             }
@@ -634,7 +674,7 @@ mod tests {
 
     #[test]
     fn every_type_round_trips() {
-        assert_eq!(EventType::ALL.len(), 30);
+        assert_eq!(EventType::ALL.len(), 35);
         for t in EventType::ALL {
             assert_eq!(EventType::parse(t.as_str()), Some(*t));
         }
@@ -660,6 +700,12 @@ mod tests {
             assert_eq!(
                 EventType::of_transfer(*s).object(),
                 ObjectKind::BankTransfer
+            );
+        }
+        for s in VerificationStatus::ALL {
+            assert_eq!(
+                EventType::of_verification(*s).object(),
+                ObjectKind::IdentityVerification
             );
         }
     }

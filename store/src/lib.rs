@@ -29,6 +29,8 @@ pub mod outbox;
 pub mod payments;
 pub mod stages;
 pub mod testing;
+pub mod verification;
+pub mod verifications;
 pub mod webhooks;
 
 pub use db::{Backend, Store, StoreError};

@@ -109,6 +109,10 @@ const SQLITE: &[(&str, &str)] = &[
         include_str!("../../migrations/sqlite/0022_identity.sql"),
     ),
     (
+        "0023_identity_verifications.sql",
+        include_str!("../../migrations/sqlite/0023_identity_verifications.sql"),
+    ),
+    (
         "0025_tx_mined_at.sql",
         include_str!("../../migrations/sqlite/0025_tx_mined_at.sql"),
     ),
@@ -203,6 +207,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0022_identity.sql",
         include_str!("../../migrations/postgres/0022_identity.sql"),
+    ),
+    (
+        "0023_identity_verifications.sql",
+        include_str!("../../migrations/postgres/0023_identity_verifications.sql"),
     ),
     (
         "0025_tx_mined_at.sql",

@@ -23,4 +23,5 @@ mod recovery;
 mod relayer;
 mod sdk;
 mod takeover;
+mod verifications;
 mod webhooks;

@@ -163,7 +163,7 @@ fn check(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String>
     Ok(())
 }
 
-fn assert_documented(doc: &Value, method: &str, path: &str, r: &Reply) {
+pub(crate) fn assert_documented(doc: &Value, method: &str, path: &str, r: &Reply) {
     let status = r.status.as_u16().to_string();
     let content = &doc["paths"][path][method]["responses"][&status]["content"];
     let media = if r.status.is_success() {

@@ -158,6 +158,63 @@ class DebitPull(TypedDict):
     """Lifecycle."""
 
 
+IdentityVerificationTag = Literal["identity_verification"]
+
+
+class VerificationError(TypedDict):
+    """Why a verification's check failed."""
+
+    code: str
+    """A stable code (`verification_failed`)."""
+    reason: str
+    """Said for a person."""
+
+
+SimulatedOutcome = Literal["verified", "failed", "slow"]
+
+
+class VerificationSimulation(TypedDict):
+    """What the simulated provider answers a session."""
+
+    failure_reason: Union[str, None]
+    """The reason a failed check gives."""
+    outcome: SimulatedOutcome
+    """The scenario."""
+
+
+VerificationStatusName = Literal["requires_input", "processing", "verified", "canceled"]
+"""requires_input: waiting for the flow (again, with `last_error`, after a failed check); processing: submitted, the provider is checking; verified: passed, the credential is issued (`credential_id`); canceled: withdrawn before submission"""
+
+
+VerificationTypeName = Literal["personhood", "financial_health", "agent"]
+
+
+class IdentityVerification(TypedDict):
+    """An identity verification session."""
+
+    created_at: Timestamp
+    """Creation time."""
+    credential_id: Union[str, None]
+    """Verified: the issued credential's `id` (`urn:uuid:…`); the credential itself is at `GET /v1/identity/verifications/{id}/credential`."""
+    credential_type: str
+    """The credential type a verified session issues."""
+    id: str
+    """`idv_…`"""
+    last_error: Union[VerificationError, None]
+    livemode: bool
+    """Always false (testnet only)."""
+    object: IdentityVerificationTag
+    """Always `identity_verification`."""
+    simulate: VerificationSimulation
+    """What the simulated provider answers."""
+    status: VerificationStatusName
+    """Lifecycle."""
+    subject: Address
+    """The wallet verified (EIP-55)."""
+    type: VerificationTypeName
+    """What it verifies."""
+
+
 class ConsentBankMandate(TypedDict):
     """A bank-account payer: its bank mandate is the consent; the treasury funds the chain side."""
 
@@ -387,7 +444,7 @@ class SessionKey(TypedDict):
 DisabledReason = Literal["failing"]
 
 
-EnabledEvent = Literal["*", "mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled"]
+EnabledEvent = Literal["*", "mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled"]
 """An event type, or "*" (alone) for every type"""
 
 
@@ -425,7 +482,7 @@ class WebhookEndpoint(TypedDict):
     """Where deliveries go."""
 
 
-ApiObject = Union[Mandate, SessionKey, DebitPull, Payment, BankTransfer, WebhookEndpoint]
+ApiObject = Union[Mandate, SessionKey, DebitPull, Payment, BankTransfer, WebhookEndpoint, IdentityVerification]
 """An event's object: exactly what a GET of it answered at the moment of the event."""
 
 
@@ -589,7 +646,7 @@ class DeletedWebhookEndpoint(TypedDict):
 DeliveryStatus = Literal["pending", "succeeded", "failed"]
 
 
-ErrorCode = Literal["invalid_json", "unsupported_media_type", "parameter_missing", "parameter_duplicated", "parameter_unknown", "parameter_invalid", "amount_invalid", "unauthenticated", "forbidden", "resource_missing", "payload_too_large", "not_found", "invalid_request", "uri_too_long", "method_not_allowed", "session_key_ceiling_exceeds_mandate", "session_key_outside_mandate", "payment_not_cancelable", "payment_canceled", "credential_exists", "credential_revoked", "idempotency_key_invalid", "idempotency_key_reused", "idempotency_in_progress", "rate_limited", "url_not_allowed", "mainnet_unavailable", "chain_unavailable", "temporarily_unavailable", "internal_error", "session_key_revoked", "session_key_expired", "mandate_not_active", "allowance_exceeded", "destination_not_allowed", "insufficient_funds", "allowance_insufficient", "transfer_failed", "session_key_not_active", "signature_required", "signature_invalid", "authorization_expired", "nonce_used"]
+ErrorCode = Literal["invalid_json", "unsupported_media_type", "parameter_missing", "parameter_duplicated", "parameter_unknown", "parameter_invalid", "amount_invalid", "unauthenticated", "forbidden", "resource_missing", "payload_too_large", "not_found", "invalid_request", "uri_too_long", "method_not_allowed", "session_key_ceiling_exceeds_mandate", "session_key_outside_mandate", "payment_not_cancelable", "payment_canceled", "credential_exists", "credential_revoked", "verification_not_submittable", "verification_not_cancelable", "verification_not_verified", "idempotency_key_invalid", "idempotency_key_reused", "idempotency_in_progress", "rate_limited", "url_not_allowed", "mainnet_unavailable", "chain_unavailable", "temporarily_unavailable", "internal_error", "session_key_revoked", "session_key_expired", "mandate_not_active", "allowance_exceeded", "destination_not_allowed", "insufficient_funds", "allowance_insufficient", "transfer_failed", "session_key_not_active", "signature_required", "signature_invalid", "authorization_expired", "nonce_used"]
 """Stable snake_case code of a problem; see each response's description for the codes of its status"""
 
 
@@ -603,7 +660,7 @@ class EventData(TypedDict):
 EventTag = Literal["event"]
 
 
-EventType = Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled"]
+EventType = Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled"]
 
 
 class Event(TypedDict):
@@ -668,6 +725,36 @@ class IdentityCredential(TypedDict):
     """Unix seconds"""
 
 
+class VerificationSimulateInput(TypedDict):
+    """VerificationSimulateInput"""
+
+    failure_reason: NotRequired[FreeText]
+    outcome: NotRequired[SimulatedOutcome]
+
+
+class IdentityVerificationCreate(TypedDict):
+    """`POST /v1/identity/verifications`: a verification session about a wallet (testnet: answered by a simulated provider)."""
+
+    simulate: NotRequired[Union[VerificationSimulateInput, None]]
+    subject: Address
+    """The wallet verified: the credential's subject is its `did:pkh` on the settlement chain."""
+    type: VerificationTypeName
+    """What to verify; a verified session issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`)."""
+
+
+class IdentityVerificationList(TypedDict):
+    """A page of identity verification sessions."""
+
+    data: list[IdentityVerification]
+    """The page, newest first."""
+    has_more: bool
+    """Whether more follow: ask again with `starting_after` = the last id."""
+    object: ListTag
+    """Always `list`."""
+    url: str
+    """The list's path."""
+
+
 class IssuedCredential(TypedDict):
     """IssuedCredential"""
 
@@ -697,8 +784,17 @@ class ListEventsParams(TypedDict):
     """Only this object's events"""
     starting_after: NotRequired[str]
     """The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end"""
-    type: NotRequired[Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "mandate.*", "session_key.*", "debit_pull.*", "payment.*", "bank_account.transfer.*", "webhook_endpoint.*"]]
+    type: NotRequired[Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled", "mandate.*", "session_key.*", "debit_pull.*", "payment.*", "bank_account.transfer.*", "webhook_endpoint.*", "identity.verification.*"]]
     """One event type, or every type of one object (`debit_pull.*`)"""
+
+
+class ListIdentityVerificationsParams(TypedDict):
+    """Query of ``GET /v1/identity/verifications``."""
+
+    limit: NotRequired[int]
+    """Page size, 1 to 100 (default 10)"""
+    starting_after: NotRequired[str]
+    """The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end"""
 
 
 class ListMandatesParams(TypedDict):
@@ -1078,10 +1174,15 @@ __all__ = [
     "FreeText",
     "IdentityChallenge",
     "IdentityCredential",
+    "IdentityVerification",
+    "IdentityVerificationCreate",
+    "IdentityVerificationList",
+    "IdentityVerificationTag",
     "IntervalName",
     "IssuedCredential",
     "ListDebitPullsParams",
     "ListEventsParams",
+    "ListIdentityVerificationsParams",
     "ListMandatesParams",
     "ListPaymentsParams",
     "ListSessionKeysParams",
@@ -1125,6 +1226,7 @@ __all__ = [
     "SessionKeyStatus",
     "SessionKeyTag",
     "Signature",
+    "SimulatedOutcome",
     "StatusListCredential",
     "Timestamp",
     "TransferDirection",
@@ -1132,8 +1234,13 @@ __all__ = [
     "TxHash",
     "TypedData",
     "TypedDataField",
+    "VerificationError",
     "VerificationResult",
     "VerificationResultProblemDetailsItem",
+    "VerificationSimulateInput",
+    "VerificationSimulation",
+    "VerificationStatusName",
+    "VerificationTypeName",
     "WebhookDelivery",
     "WebhookDeliveryList",
     "WebhookDeliveryTag",

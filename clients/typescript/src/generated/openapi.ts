@@ -289,6 +289,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identity/verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List identity verification sessions
+         * @description Newest first.
+         */
+        get: operations["listIdentityVerifications"];
+        put?: never;
+        /**
+         * Create an identity verification session
+         * @description Asks whether a wallet (`subject`) is a person (`personhood`), is financially healthy (`financial_health`) or is an agent (`agent`). The session starts in `requires_input` (the person goes through the provider's flow), then `POST …/submit` hands it to the provider (`processing`): a passed check makes it `verified` and Openrail issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`; subject `did:pkh:eip155:<settlement chain>:<subject>`, signed as the mode's issuer with a revocation entry; `GET …/credential`); a failed check returns it to `requires_input` with `last_error`. Testnet only: the provider is simulated, answering as `simulate` says (mainnet keys: 503 `mainnet_unavailable`, no real provider is connected). Events: `identity.verification.created`, `.processing`, `.verified`, `.requires_input`, `.canceled`.
+         */
+        post: operations["createIdentityVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/verifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an identity verification session */
+        get: operations["getIdentityVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/verifications/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an identity verification session
+         * @description Withdraws a session waiting for input (`requires_input` → `canceled`). Canceling a canceled session answers it as it is; a session being checked or verified is 409 `verification_not_cancelable`.
+         */
+        post: operations["cancelIdentityVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/verifications/{id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a verified session's credential
+         * @description The W3C credential the session issued, signed (`{"verifiableCredential": {…}}`), to hand to its holder; `POST /v1/identity/credentials/verify` verifies it and `POST /v1/identity/credentials/status` revokes it. Before the session is verified: 409 `verification_not_verified`.
+         */
+        get: operations["getIdentityVerificationCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/verifications/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit an identity verification session
+         * @description The flow is finished: `requires_input` → `processing`, and the provider checks (the simulated one answers in about half a second, `slow` in about five). Clears `last_error`. Any other status is 409 `verification_not_submittable`.
+         */
+        post: operations["submitIdentityVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mandates": {
         parameters: {
             query?: never;
@@ -671,7 +772,7 @@ export interface components {
          */
         AmountString: string;
         /** @description An event's object: exactly what a GET of it answered at the moment of the event. */
-        ApiObject: components["schemas"]["Mandate"] | components["schemas"]["SessionKey"] | components["schemas"]["DebitPull"] | components["schemas"]["Payment"] | components["schemas"]["BankTransfer"] | components["schemas"]["WebhookEndpoint"];
+        ApiObject: components["schemas"]["Mandate"] | components["schemas"]["SessionKey"] | components["schemas"]["DebitPull"] | components["schemas"]["Payment"] | components["schemas"]["BankTransfer"] | components["schemas"]["WebhookEndpoint"] | components["schemas"]["IdentityVerification"];
         /**
          * @description `POST /v1/mandates/{id}/authorize` and `POST /v1/payments/{id}/authorize`.
          * @example {
@@ -980,7 +1081,7 @@ export interface components {
          * @description An event type, or "*" (alone) for every type
          * @enum {string}
          */
-        EnabledEvent: "*" | "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
+        EnabledEvent: "*" | "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled";
         /** @enum {string} */
         EndpointStatus: "enabled" | "disabled";
         /** @description The epoch a mandate's or key's ceiling currently counts in. */
@@ -998,7 +1099,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
+        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -1033,7 +1134,7 @@ export interface components {
         /** @constant */
         EventTag: "event";
         /** @enum {string} */
-        EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled";
+        EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled";
         /** @description Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field. */
         FreeText: string;
         IdentityChallenge: {
@@ -1065,6 +1166,62 @@ export interface components {
             /** @description Unix seconds */
             valid_until: number | null;
         };
+        /** @description An identity verification session. */
+        IdentityVerification: {
+            /** @description Creation time. */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Verified: the issued credential's `id` (`urn:uuid:…`); the credential itself is at `GET /v1/identity/verifications/{id}/credential`. */
+            credential_id: string | null;
+            /** @description The credential type a verified session issues. */
+            credential_type: string;
+            /** @description `idv_…` */
+            id: string;
+            last_error: null | components["schemas"]["VerificationError"];
+            /** @description Always false (testnet only). */
+            livemode: boolean;
+            /** @description Always `identity_verification`. */
+            object: components["schemas"]["IdentityVerificationTag"];
+            /** @description What the simulated provider answers. */
+            simulate: components["schemas"]["VerificationSimulation"];
+            /** @description Lifecycle. */
+            status: components["schemas"]["VerificationStatusName"];
+            /** @description The wallet verified (EIP-55). */
+            subject: components["schemas"]["Address"];
+            /** @description What it verifies. */
+            type: components["schemas"]["VerificationTypeName"];
+        };
+        /**
+         * @description `POST /v1/identity/verifications`: a verification session about a wallet (testnet:
+         *     answered by a simulated provider).
+         * @example {
+         *       "simulate": {
+         *         "failure_reason": "the document had expired",
+         *         "outcome": "failed"
+         *       },
+         *       "subject": "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+         *       "type": "personhood"
+         *     }
+         */
+        IdentityVerificationCreate: {
+            simulate?: null | components["schemas"]["VerificationSimulateInput"];
+            /** @description The wallet verified: the credential's subject is its `did:pkh` on the settlement chain. */
+            subject: components["schemas"]["Address"];
+            /** @description What to verify; a verified session issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`). */
+            type: components["schemas"]["VerificationTypeName"];
+        };
+        /** @description A page of identity verification sessions. */
+        IdentityVerificationList: {
+            /** @description The page, newest first. */
+            data: components["schemas"]["IdentityVerification"][];
+            /** @description Whether more follow: ask again with `starting_after` = the last id. */
+            has_more: boolean;
+            /** @description Always `list`. */
+            object: components["schemas"]["ListTag"];
+            /** @description The list's path. */
+            url: string;
+        };
+        /** @constant */
+        IdentityVerificationTag: "identity_verification";
         /**
          * @description The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC. The ceiling resets at the calendar boundary — `daily` at 00:00 UTC, `weekly` on Monday 00:00 UTC, `monthly` on the 1st at 00:00 UTC, `yearly` on 1 January 00:00 UTC — not a full period after the last pull, so up to twice `max_amount` can be taken within a short time around a boundary (the whole ceiling just before it and again just after).
          * @enum {string}
@@ -1444,6 +1601,8 @@ export interface components {
         SessionKeyTag: "session_key";
         /** @description A 65-byte signature as 0x and 130 hex digits (what eth_signTypedData_v4 and `cast wallet sign --data` print) */
         Signature: string;
+        /** @enum {string} */
+        SimulatedOutcome: "verified" | "failed" | "slow";
         StatusListCredential: {
             "@context": string[];
             credentialSubject: {
@@ -1483,6 +1642,13 @@ export interface components {
                 }[];
             };
         };
+        /** @description Why a verification's check failed. */
+        VerificationError: {
+            /** @description A stable code (`verification_failed`). */
+            code: string;
+            /** @description Said for a person. */
+            reason: string;
+        };
         VerificationResult: {
             problemDetails: {
                 code: number;
@@ -1497,6 +1663,24 @@ export interface components {
             };
             verified: boolean;
         };
+        VerificationSimulateInput: {
+            failure_reason?: components["schemas"]["FreeText"];
+            outcome?: components["schemas"]["SimulatedOutcome"];
+        };
+        /** @description What the simulated provider answers a session. */
+        VerificationSimulation: {
+            /** @description The reason a failed check gives. */
+            failure_reason: string | null;
+            /** @description The scenario. */
+            outcome: components["schemas"]["SimulatedOutcome"];
+        };
+        /**
+         * @description requires_input: waiting for the flow (again, with `last_error`, after a failed check); processing: submitted, the provider is checking; verified: passed, the credential is issued (`credential_id`); canceled: withdrawn before submission
+         * @enum {string}
+         */
+        VerificationStatusName: "requires_input" | "processing" | "verified" | "canceled";
+        /** @enum {string} */
+        VerificationTypeName: "personhood" | "financial_health" | "agent";
         /** @description One delivery of an event to an endpoint, with its last attempt. */
         WebhookDelivery: {
             /**
@@ -2595,7 +2779,7 @@ export interface operations {
                 /** @description The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end */
                 starting_after?: string;
                 /** @description One event type, or every type of one object (`debit_pull.*`) */
-                type?: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "mandate.*" | "session_key.*" | "debit_pull.*" | "payment.*" | "bank_account.transfer.*" | "webhook_endpoint.*";
+                type?: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled" | "mandate.*" | "session_key.*" | "debit_pull.*" | "payment.*" | "bank_account.transfer.*" | "webhook_endpoint.*" | "identity.verification.*";
                 /** @description Only this object's events */
                 object_id?: string;
                 /** @description Only events created at or after: unix seconds or RFC 3339 */
@@ -3559,7 +3743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not verified (VerificationResult): `problemDetails` say why; or a problem: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or, as application/problem+json: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3702,7 +3886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not verified (VerificationResult): `problemDetails` say why; or a problem: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or, as application/problem+json: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3783,6 +3967,850 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "resource_missing";
+                    };
+                };
+            };
+        };
+    };
+    listIdentityVerifications: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityVerificationList) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityVerificationList"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createIdentityVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityVerificationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (IdentityVerification); any chain work it needed is done */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityVerification"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getIdentityVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (`idv_…`)
+                 * @example idv_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityVerification) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityVerification"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    cancelIdentityVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description The object's id (`idv_…`)
+                 * @example idv_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityVerification) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityVerification"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry later), or the session is not waiting for input (`requires_input`). Codes: `idempotency_in_progress`, `verification_not_cancelable`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress" | "verification_not_cancelable";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getIdentityVerificationCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (`idv_…`)
+                 * @example idv_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IssuedCredential) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description The session is not verified: it has issued no credential. Codes: `verification_not_verified`. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "verification_not_verified";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    submitIdentityVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description The object's id (`idv_…`)
+                 * @example idv_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityVerification) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityVerification"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry later), or the session is not waiting for input (`requires_input`). Codes: `idempotency_in_progress`, `verification_not_submittable`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress" | "verification_not_submittable";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
                     };
                 };
             };

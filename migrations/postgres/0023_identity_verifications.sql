@@ -1,0 +1,1 @@
+../shared/0023_identity_verifications.sql
