@@ -52,6 +52,17 @@ pub enum BenchCommand {
         #[arg(long, value_name = "SERVER_URL")]
         postgres: Option<String>,
     },
+    /// Latency of `POST /v1/identity/credentials/verify` on the W3C eddsa-rdfc-2022 vector
+    /// from concurrent HTTP clients (SQLite, no chain), against the same verifications on
+    /// the library from as many threads.
+    Verify {
+        /// Verifications in the measurement.
+        #[arg(long, default_value_t = 5000)]
+        n: usize,
+        /// Concurrent clients (HTTP clients, and threads for the library baseline).
+        #[arg(long, default_value_t = 16)]
+        concurrency: usize,
+    },
 }
 
 pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
@@ -77,6 +88,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             concurrency,
             postgres,
         } => crate::bench_webhooks::run(n, concurrency, postgres).await,
+        BenchCommand::Verify { n, concurrency } => crate::bench_verify::run(n, concurrency).await,
     }
 }
 

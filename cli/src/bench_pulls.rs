@@ -415,7 +415,7 @@ fn context_switches() -> u64 {
 
 /// CPU time (user and system, all threads) process `pid` (or `self`) used so far, seconds,
 /// from `/proc/<pid>/stat`; `None` where there is no such file.
-fn cpu_seconds(pid: &str) -> Option<f64> {
+pub(crate) fn cpu_seconds(pid: &str) -> Option<f64> {
     static TICKS: OnceLock<f64> = OnceLock::new();
     let ticks = *TICKS.get_or_init(|| {
         std::process::Command::new("getconf")

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod bench;
 mod bench_pulls;
+mod bench_verify;
 mod bench_webhooks;
 pub mod config;
 mod deploy;
