@@ -37,13 +37,14 @@ pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiErr
 }
 
 /// The wildcards of `type=`: every type of one object.
-pub const TYPE_WILDCARDS: [&str; 6] = [
+pub const TYPE_WILDCARDS: [&str; 7] = [
     "mandate.*",
     "session_key.*",
     "debit_pull.*",
     "payment.*",
     "bank_account.transfer.*",
     "webhook_endpoint.*",
+    "identity.attestation.*",
 ];
 
 /// `type=`: one type, or every type of one object (`debit_pull.*`).
@@ -58,6 +59,7 @@ fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
         Some(3) => Some(ObjectKind::Payment),
         Some(4) => Some(ObjectKind::BankTransfer),
         Some(5) => Some(ObjectKind::WebhookEndpoint),
+        Some(6) => Some(ObjectKind::Attestation),
         _ => None,
     };
     object

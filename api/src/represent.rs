@@ -115,6 +115,9 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiO
         Snapshot::WebhookEndpoint { webhook_endpoint } => {
             ApiObject::WebhookEndpoint(views::webhook_endpoint(webhook_endpoint))
         }
+        Snapshot::IdentityAttestation { attestation } => {
+            ApiObject::IdentityAttestation(views::attestation(attestation, now))
+        }
     })
 }
 

@@ -27,6 +27,7 @@ use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
+use openrail_domain::status::AttestationStatus;
 
 string_enum!(
     /// What happened. The part before the last dot names the object.
@@ -92,6 +93,14 @@ string_enum!(
         BankTransferFailed = "bank_account.transfer.failed",
         /// A webhook endpoint failed for too long and was disabled.
         WebhookEndpointDisabled = "webhook_endpoint.disabled",
+        /// An identity attestation was accepted; its transaction is on its way.
+        IdentityAttestationPending = "identity.attestation.pending",
+        /// The attestation is on the attestation chain.
+        IdentityAttestationActive = "identity.attestation.active",
+        /// The attestation was revoked on the attestation chain.
+        IdentityAttestationRevoked = "identity.attestation.revoked",
+        /// The attestation's transaction failed.
+        IdentityAttestationFailed = "identity.attestation.failed",
     }
 );
 
@@ -110,6 +119,8 @@ pub enum ObjectKind {
     BankTransfer,
     /// `we_…`
     WebhookEndpoint,
+    /// `att_…`
+    Attestation,
 }
 
 impl EventType {
@@ -131,6 +142,16 @@ impl EventType {
             KeyStatus::Active => Some(EventType::SessionKeyActivated),
             KeyStatus::Revoked => Some(EventType::SessionKeyRevoked),
             KeyStatus::Failed => Some(EventType::SessionKeyFailed),
+        }
+    }
+
+    /// The event of an identity attestation reaching `s`.
+    pub fn of_attestation(s: AttestationStatus) -> EventType {
+        match s {
+            AttestationStatus::Pending => EventType::IdentityAttestationPending,
+            AttestationStatus::Active => EventType::IdentityAttestationActive,
+            AttestationStatus::Revoked => EventType::IdentityAttestationRevoked,
+            AttestationStatus::Failed => EventType::IdentityAttestationFailed,
         }
     }
 
@@ -208,6 +229,10 @@ impl EventType {
             | EventType::BankTransferSettled
             | EventType::BankTransferFailed => ObjectKind::BankTransfer,
             EventType::WebhookEndpointDisabled => ObjectKind::WebhookEndpoint,
+            EventType::IdentityAttestationPending
+            | EventType::IdentityAttestationActive
+            | EventType::IdentityAttestationRevoked
+            | EventType::IdentityAttestationFailed => ObjectKind::Attestation,
         }
     }
 }
@@ -260,6 +285,11 @@ pub enum Snapshot {
     WebhookEndpoint {
         /// The row.
         webhook_endpoint: crate::webhooks::WebhookEndpoint,
+    },
+    /// An identity attestation.
+    IdentityAttestation {
+        /// The row.
+        attestation: crate::attestations::Attestation,
     },
 }
 
@@ -426,6 +456,19 @@ async fn snapshot_in(
             };
             (snap, account, mode)
         }
+        ObjectKind::Attestation => {
+            let a = crate::attestations::attestation_of(
+                &row_in(
+                    conn,
+                    "identity_attestations",
+                    crate::attestations::COLS,
+                    id,
+                )
+                .await?,
+            )?;
+            let (account, mode) = (a.account_id.clone(), a.mode);
+            (Snapshot::IdentityAttestation { attestation: a }, account, mode)
+        }
     })
 }
 
@@ -555,6 +598,7 @@ impl Store {
                     ObjectKind::Payment => "payment.%",
                     ObjectKind::BankTransfer => "bank\\_account.transfer.%",
                     ObjectKind::WebhookEndpoint => "webhook\\_endpoint.%",
+                    ObjectKind::Attestation => "identity.attestation.%",
                 };
                 ("type LIKE $4 ESCAPE '\\'", Some(prefix.to_string()))
             }
@@ -634,7 +678,7 @@ mod tests {
 
     #[test]
     fn every_type_round_trips() {
-        assert_eq!(EventType::ALL.len(), 30);
+        assert_eq!(EventType::ALL.len(), 34);
         for t in EventType::ALL {
             assert_eq!(EventType::parse(t.as_str()), Some(*t));
         }

@@ -201,6 +201,10 @@ typed_id!(
     /// One delivery of an event to a webhook endpoint (`whd_…`).
     WebhookDeliveryId = "whd_"
 );
+typed_id!(
+    /// An identity attestation on the attestation chain (`att_…`).
+    AttestationId = "att_"
+);
 
 /// SHA-256 of a secret, hex. Secrets are random with ≥ 190 bits, so a plain hash is
 /// enough; only the hash is stored.

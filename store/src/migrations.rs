@@ -108,6 +108,10 @@ const SQLITE: &[(&str, &str)] = &[
         "0022_identity.sql",
         include_str!("../../migrations/sqlite/0022_identity.sql"),
     ),
+    (
+        "0024_identity_attestations.sql",
+        include_str!("../../migrations/sqlite/0024_identity_attestations.sql"),
+    ),
 ];
 
 /// `migrations/postgres`, by file name.
@@ -199,6 +203,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0022_identity.sql",
         include_str!("../../migrations/postgres/0022_identity.sql"),
+    ),
+    (
+        "0024_identity_attestations.sql",
+        include_str!("../../migrations/postgres/0024_identity_attestations.sql"),
     ),
 ];
 
