@@ -3,7 +3,9 @@
 //! this account issued (`credential_id`, not revoked) or one posted whole
 //! (`verifiableCredential`, verified first as `POST /v1/identity/credentials/verify` does:
 //! 422 with the verification when it does not verify). Its subject must be a wallet
-//! (`did:pkh:eip155:<chain>:0x…` or a 0x address), or the request names one (`recipient`).
+//! (`did:pkh:eip155:<chain>:0x…`; a bare 0x address only in Openrail's own record, since in
+//! a posted credential it is no IRI and its proof does not cover it), or the request names
+//! one (`recipient`).
 //!
 //! The record, and the attestation's `data` on chain (schema
 //! [`openrail_chain::attestations::CREDENTIAL_SCHEMA`]), hold the credential's digest, type
@@ -93,6 +95,16 @@ fn time_of(c: &Map<String, Value>, member: &str) -> Result<Option<i64>, ApiError
     }
 }
 
+/// The wallet a posted credential's subject id names: only `did:pkh:eip155:<chain>:0x…`. A
+/// bare 0x address is no IRI: JSON-LD drops it from the signed graph (an `…-rdfc-…` proof
+/// does not cover it), so it could be swapped after signing without breaking the proof.
+fn signed_wallet_of(subject: &str) -> Option<Address> {
+    subject
+        .starts_with("did:pkh:eip155:")
+        .then(|| wallet_of(subject))
+        .flatten()
+}
+
 /// The facts of a posted, verified credential.
 fn facts_of_posted(c: &Map<String, Value>) -> Result<Facts, ApiError> {
     let issuer = match c.get("issuer") {
@@ -179,6 +191,7 @@ pub async fn create_attestation(
             chain: "attestation",
         })?;
     let now = now_ms();
+    let posted_whole = posted.is_some();
     let facts = match (credential_id, posted) {
         (Some(_), Some(_)) => {
             return Err(invalid(
@@ -204,7 +217,10 @@ pub async fn create_attestation(
                 });
             }
             if c.digest.is_empty() {
-                return Err(invalid("credential_id", "names a credential not yet signed"));
+                return Err(invalid(
+                    "credential_id",
+                    "names a credential not yet signed",
+                ));
             }
             let (_, did, _) = issuer(&state, p.mode()).await?;
             Facts {
@@ -253,9 +269,17 @@ pub async fn create_attestation(
         }
     };
     if facts.expires_at.is_some_and(|t| t <= now + 1000) {
-        return Err(invalid("credential_id", "names a credential that has expired"));
+        return Err(invalid(
+            "credential_id",
+            "names a credential that has expired",
+        ));
     }
-    let subject_wallet = facts.subject.as_deref().and_then(wallet_of);
+    // Openrail's own record names the subject it signed; a posted credential's subject
+    // counts only when its proof covers it (see `signed_wallet_of`).
+    let subject_wallet = match facts.credential_id.is_some() && !posted_whole {
+        true => facts.subject.as_deref().and_then(wallet_of),
+        false => facts.subject.as_deref().and_then(signed_wallet_of),
+    };
     let wallet = match (subject_wallet, recipient) {
         (Some(s), Some(r)) if s != r => {
             return Err(invalid(
@@ -401,11 +425,9 @@ pub async fn revoke_attestation(
     if !openrail_store::attestations::revocable(a.status) {
         return Ok((StatusCode::OK, axum::Json(views::attestation(&a, now_ms()))).into_response());
     }
-    let chain = net
-        .on_chain(a.chain_id)
-        .ok_or(ApiError::ChainUnavailable {
-            chain: "attestation",
-        })?;
+    let chain = net.on_chain(a.chain_id).ok_or(ApiError::ChainUnavailable {
+        chain: "attestation",
+    })?;
     let waiter = openrail_engine::waiter(chain, &id);
     state
         .store
@@ -445,5 +467,8 @@ mod tests {
         assert_eq!(wallet_of("did:key:z6Mk"), None);
         assert_eq!(wallet_of("0x1234"), None);
         assert_eq!(wallet_of(&format!("did:pkh:solana:1:{a}")), None);
+        // A posted credential's bare address is not covered by its proof: not a wallet.
+        assert_eq!(signed_wallet_of(a), None);
+        assert_eq!(signed_wallet_of(&format!("did:pkh:eip155:1:{a}")), Some(w));
     }
 }

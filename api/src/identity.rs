@@ -59,7 +59,10 @@ pub(crate) fn public_base(state: &AppState, headers: &HeaderMap) -> String {
 
 /// Openrail's issuer of `mode`: its signing key, DID and verification method (made and
 /// stored the first time).
-pub(crate) async fn issuer(state: &AppState, mode: Mode) -> Result<(SigningKey, String, String), ApiError> {
+pub(crate) async fn issuer(
+    state: &AppState,
+    mode: Mode,
+) -> Result<(SigningKey, String, String), ApiError> {
     let make = || {
         let mut seed = [0u8; 32];
         rand::thread_rng().fill_bytes(&mut seed);

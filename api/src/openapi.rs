@@ -13,9 +13,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use crate::{
-    AppState, account, agentic, attestations, bank, events, identity, payments, webhooks,
-};
+use crate::{AppState, account, agentic, attestations, bank, events, identity, payments, webhooks};
 
 /// Every operation of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -670,7 +668,7 @@ impl Op {
                 .errors(&[404])
                 .path_id("sl_")
                 .public(),
-            Op::CreateAttestation => d("Attest a credential on chain", "Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…` or a 0x address) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.")
+            Op::CreateAttestation => d("Attest a credential on chain", "Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…`, or a bare 0x address in a credential named by `credential_id`; in a posted credential a bare address is no IRI, so its proof does not cover it) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.")
                 .body(|| "AttestationCreate".into())
                 .ok(201, name::<t::IdentityAttestation>)
                 .ok(202, name::<t::IdentityAttestation>)
@@ -888,9 +886,7 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
                 Op::CancelPayment => c.push("payment_not_cancelable"),
                 Op::AuthorizePayment => c.push("payment_canceled"),
                 Op::IssueCredential => c.push("credential_exists"),
-                Op::UpdateCredentialStatus | Op::CreateAttestation => {
-                    c.push("credential_revoked")
-                }
+                Op::UpdateCredentialStatus | Op::CreateAttestation => c.push("credential_revoked"),
                 _ => {}
             }
             c
@@ -1208,7 +1204,10 @@ pub fn document() -> Value {
             if let Some(answer) = responses.get_mut(&status.to_string()) {
                 answer["content"]["application/problem+json"] =
                     response["content"]["application/problem+json"].take();
-                let said = answer["description"].as_str().unwrap_or_default().to_string();
+                let said = answer["description"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 answer["description"] = json!(format!("{said}; or a problem: {description}"));
                 continue;
             }

@@ -990,7 +990,7 @@ leaf_schema!(
         "properties": {
             "credential_id": { "type": "string", "description": "A credential this account issued (`POST /v1/identity/credentials/issue`), not revoked" },
             "verifiableCredential": { "type": "object", "description": "A credential to verify and attest (any issuer; it must verify)", "additionalProperties": true },
-            "recipient": { "type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "The wallet to attest about, when the credential's subject is not one (`did:pkh:eip155:…:0x…` or a 0x address); when both are given they must agree" },
+            "recipient": { "type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "The wallet to attest about, when the credential's subject is not one (`did:pkh:eip155:…:0x…`; a bare 0x address only for a credential named by `credential_id`: in a posted credential it is no IRI, so its proof does not cover it); when both are given they must agree" },
         },
         "example": {"credential_id": "urn:uuid:…"},
     })

@@ -195,7 +195,10 @@ pub fn webhook_delivery(d: &Delivery) -> types::WebhookDelivery {
 }
 
 /// An identity attestation at `now` (`expired` once its expiry passed).
-pub fn attestation(a: &openrail_store::attestations::Attestation, now: i64) -> types::IdentityAttestation {
+pub fn attestation(
+    a: &openrail_store::attestations::Attestation,
+    now: i64,
+) -> types::IdentityAttestation {
     types::IdentityAttestation {
         id: a.id.to_string(),
         object: types::IdentityAttestationTag,

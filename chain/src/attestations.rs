@@ -225,11 +225,15 @@ pub fn credential_data(
 
 /// The uid of the attestation an `attest` transaction made, from its receipt's logs: the
 /// `Attested` log of `registry`.
-pub fn attested_uid<'a>(registry: Address, logs: impl IntoIterator<Item = &'a Log>) -> Option<B256> {
-    logs.into_iter().find_map(|l| match decode_registry_log(registry, l)? {
-        RegistryLog::Attested(e) => Some(e.uid),
-        RegistryLog::Revoked(_) => None,
-    })
+pub fn attested_uid<'a>(
+    registry: Address,
+    logs: impl IntoIterator<Item = &'a Log>,
+) -> Option<B256> {
+    logs.into_iter()
+        .find_map(|l| match decode_registry_log(registry, l)? {
+            RegistryLog::Attested(e) => Some(e.uid),
+            RegistryLog::Revoked(_) => None,
+        })
 }
 
 #[cfg(test)]

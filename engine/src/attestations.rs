@@ -40,7 +40,12 @@ pub(crate) fn attest_input(a: &Attestation) -> Option<Bytes> {
 }
 
 /// Runs `attest` or `revoke_attestation` work to its next resting point.
-pub(crate) async fn run(store: &Store, net: &Network, w: &Work, revoke: bool) -> Result<Next, Left> {
+pub(crate) async fn run(
+    store: &Store,
+    net: &Network,
+    w: &Work,
+    revoke: bool,
+) -> Result<Next, Left> {
     let logged = |e: StoreError| {
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording an attestation failed");
         Left

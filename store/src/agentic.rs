@@ -14,8 +14,8 @@ use crate::ids::{AccountId, BankAccountId, MandateId, Mode, PullId, SessionKeyId
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
-pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
 use openrail_domain::status::AttestationStatus;
+pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
 
 string_enum!(
     /// A session key's status as lists filter it: the stored [`KeyStatus`], with `active`

@@ -187,14 +187,7 @@ pub(crate) async fn revoke_for_credential_in(
     .map(|r| r.try_get("id"))
     .collect::<Result<_, _>>()?;
     for id in ids {
-        outbox::enqueue_for(
-            conn,
-            OF_ATTESTATION,
-            &id,
-            WorkKind::RevokeAttestation,
-            now,
-        )
-        .await?;
+        outbox::enqueue_for(conn, OF_ATTESTATION, &id, WorkKind::RevokeAttestation, now).await?;
     }
     Ok(())
 }
@@ -271,7 +264,10 @@ impl Store {
     }
 
     /// An attestation, whoever owns it (the engine's read).
-    pub async fn attestation_unscoped(&self, id: &AttestationId) -> Result<Attestation, StoreError> {
+    pub async fn attestation_unscoped(
+        &self,
+        id: &AttestationId,
+    ) -> Result<Attestation, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {COLS} FROM identity_attestations WHERE id = $1"
         ))

@@ -458,16 +458,14 @@ async fn snapshot_in(
         }
         ObjectKind::Attestation => {
             let a = crate::attestations::attestation_of(
-                &row_in(
-                    conn,
-                    "identity_attestations",
-                    crate::attestations::COLS,
-                    id,
-                )
-                .await?,
+                &row_in(conn, "identity_attestations", crate::attestations::COLS, id).await?,
             )?;
             let (account, mode) = (a.account_id.clone(), a.mode);
-            (Snapshot::IdentityAttestation { attestation: a }, account, mode)
+            (
+                Snapshot::IdentityAttestation { attestation: a },
+                account,
+                mode,
+            )
         }
     })
 }

@@ -35,8 +35,8 @@ pub mod webhooks;
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
 pub use ids::{
-    AccountId, ApiKeyId, AttestationId, BankAccountId, BankTransferId, EventId, MandateId, Mode, PaymentId,
-    PullId, SessionKeyId, WebhookDeliveryId, WebhookEndpointId,
+    AccountId, ApiKeyId, AttestationId, BankAccountId, BankTransferId, EventId, MandateId, Mode,
+    PaymentId, PullId, SessionKeyId, WebhookDeliveryId, WebhookEndpointId,
 };
 pub use money::{Amount, AmountError, Currency};
 

@@ -48,13 +48,26 @@ async fn attestations(store: Store) {
 
     // Created pending, with its event and its work on chain B.
     let a = AttestationId::new();
-    store.insert_attestation(&row(&a, scope, None, now)).await.unwrap();
+    store
+        .insert_attestation(&row(&a, scope, None, now))
+        .await
+        .unwrap();
     assert!(store.work_open(&a, WorkKind::Attest).await.unwrap());
     assert_eq!(
-        store.queued_work(CHAIN_B, Mode::Testnet, now, 10).await.unwrap()[0].intent,
+        store
+            .queued_work(CHAIN_B, Mode::Testnet, now, 10)
+            .await
+            .unwrap()[0]
+            .intent,
         a.as_str()
     );
-    assert!(store.queued_work(31337, Mode::Testnet, now, 10).await.unwrap().is_empty());
+    assert!(
+        store
+            .queued_work(31337, Mode::Testnet, now, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
     // Illegal moves are refused and write nothing: pending → revoked, and nothing is
     // reached back to pending.
@@ -73,7 +86,16 @@ async fn attestations(store: Store) {
     let hash = format!("0x{}", "a".repeat(64));
     assert!(
         store
-            .record_tx(CHAIN_B, 0, &hash, "0x00", TxKind::Attest, &[a.to_string()], None, now)
+            .record_tx(
+                CHAIN_B,
+                0,
+                &hash,
+                "0x00",
+                TxKind::Attest,
+                &[a.to_string()],
+                None,
+                now
+            )
             .await
             .unwrap()
     );
@@ -93,16 +115,35 @@ async fn attestations(store: Store) {
     );
     // Active → failed is not in the table.
     assert!(matches!(
-        store.move_attestation(&a, AttestationStatus::Failed, now).await,
+        store
+            .move_attestation(&a, AttestationStatus::Failed, now)
+            .await,
         Err(StoreError::Transition(_))
     ));
 
     // Revoke: queued, its transaction's success revokes it (once, however often recorded).
-    store.request_attestation_revoke(scope, &a, now).await.unwrap();
-    assert!(store.work_open(&a, WorkKind::RevokeAttestation).await.unwrap());
+    store
+        .request_attestation_revoke(scope, &a, now)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .work_open(&a, WorkKind::RevokeAttestation)
+            .await
+            .unwrap()
+    );
     let revoke = format!("0x{}", "b".repeat(64));
     store
-        .record_tx(CHAIN_B, 1, &revoke, "0x01", TxKind::RevokeAttestation, &[a.to_string()], None, now)
+        .record_tx(
+            CHAIN_B,
+            1,
+            &revoke,
+            "0x01",
+            TxKind::RevokeAttestation,
+            &[a.to_string()],
+            None,
+            now,
+        )
         .await
         .unwrap();
     for _ in 0..2 {
@@ -114,18 +155,37 @@ async fn attestations(store: Store) {
     let got = store.attestation(scope, &a).await.unwrap();
     assert_eq!(got.status, AttestationStatus::Revoked);
     assert_eq!(got.revoked_at, Some(now + 2));
-    assert!(!store.work_open(&a, WorkKind::RevokeAttestation).await.unwrap());
+    assert!(
+        !store
+            .work_open(&a, WorkKind::RevokeAttestation)
+            .await
+            .unwrap()
+    );
     assert!(matches!(
-        store.move_attestation(&a, AttestationStatus::Active, now).await,
+        store
+            .move_attestation(&a, AttestationStatus::Active, now)
+            .await,
         Err(StoreError::Transition(_))
     ));
 
     // A reverted `attest` fails it (no other transaction live).
     let f = AttestationId::new();
-    store.insert_attestation(&row(&f, scope, None, now)).await.unwrap();
+    store
+        .insert_attestation(&row(&f, scope, None, now))
+        .await
+        .unwrap();
     let reverted = format!("0x{}", "c".repeat(64));
     store
-        .record_tx(CHAIN_B, 2, &reverted, "0x02", TxKind::Attest, &[f.to_string()], None, now)
+        .record_tx(
+            CHAIN_B,
+            2,
+            &reverted,
+            "0x02",
+            TxKind::Attest,
+            &[f.to_string()],
+            None,
+            now,
+        )
         .await
         .unwrap();
     store
@@ -157,9 +217,22 @@ async fn attestations(store: Store) {
         .insert_attestation(&row(&c, scope, Some("urn:uuid:att"), now))
         .await
         .unwrap();
-    assert!(!store.work_open(&c, WorkKind::RevokeAttestation).await.unwrap());
-    store.revoke_credential(scope, "urn:uuid:att", now).await.unwrap();
-    assert!(store.work_open(&c, WorkKind::RevokeAttestation).await.unwrap());
+    assert!(
+        !store
+            .work_open(&c, WorkKind::RevokeAttestation)
+            .await
+            .unwrap()
+    );
+    store
+        .revoke_credential(scope, "urn:uuid:att", now)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .work_open(&c, WorkKind::RevokeAttestation)
+            .await
+            .unwrap()
+    );
 
     // Events, in order, per object.
     let events = store
@@ -195,7 +268,12 @@ async fn attestations(store: Store) {
         .unwrap();
     assert_eq!(page.data.len(), 3);
     let none = store
-        .list_attestations(scope, Some("0x0000000000000000000000000000000000000000"), 10, None)
+        .list_attestations(
+            scope,
+            Some("0x0000000000000000000000000000000000000000"),
+            10,
+            None,
+        )
         .await
         .unwrap();
     assert!(none.data.is_empty());

@@ -134,12 +134,12 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
         .getAttestation(uid)
         .call()
         .await?;
-    assert_eq!(
-        (onchain.recipient, onchain.attester),
-        (alice, operator)
-    );
+    assert_eq!((onchain.recipient, onchain.attester), (alice, operator));
     // Nothing was sent on the settlement chain.
-    assert_eq!(h.settlement.get_transaction_count(operator).await?, sent_on_a);
+    assert_eq!(
+        h.settlement.get_transaction_count(operator).await?,
+        sent_on_a
+    );
 
     // Retrieve, list by subject (both spellings), paginate.
     let got = h.get(&format!("/v1/identity/attestations/{id}")).await?;
@@ -154,7 +154,9 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
         .get("/v1/identity/attestations?subject=0x00000000000000000000000000000000000b0b00")
         .await?;
     assert_eq!(other.body["data"], json!([]));
-    let bad = h.get("/v1/identity/attestations?subject=did:key:z6Mk").await?;
+    let bad = h
+        .get("/v1/identity/attestations?subject=did:key:z6Mk")
+        .await?;
     assert_eq!(
         (bad.status, bad.body["param"].as_str()),
         (StatusCode::BAD_REQUEST, Some("subject"))
@@ -188,7 +190,7 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
     // From a posted credential: verified first, then attested; revoking the credential
     // (Openrail issued it, so the attestation is linked) revokes the attestation.
     let bob: Address = "0x0000000000000000000000000000000000000b0b".parse()?;
-    let vc = issue(&h, &bob.to_string()).await?;
+    let vc = issue(&h, &format!("did:pkh:eip155:1:{bob}")).await?;
     let r = h
         .post(
             "/v1/identity/attestations",
@@ -218,7 +220,10 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert!(revoked, "the credential's revocation revokes its attestation");
+    assert!(
+        revoked,
+        "the credential's revocation revokes its attestation"
+    );
     assert!(!is_valid(&h, bob).await?);
     // A revoked credential is not attested again.
     let again = h
@@ -232,11 +237,11 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
         (StatusCode::CONFLICT, "credential_revoked")
     );
 
-    // A credential that does not verify (changed after signing): 422 with the
+    // A credential that does not verify (its subject changed after signing): 422 with the
     // verification, nothing written or sent.
-    let carol = "0x0000000000000000000000000000000000Ca201";
-    let mut forged = issue(&h, &format!("0x{}", "c".repeat(40))).await?;
-    forged["credentialSubject"]["id"] = json!(carol.to_lowercase());
+    let carol = format!("did:pkh:eip155:1:0x{}", "c".repeat(40));
+    let mut forged = issue(&h, &carol).await?;
+    forged["credentialSubject"]["id"] = json!(format!("did:pkh:eip155:1:0x{}", "d".repeat(40)));
     let r = h
         .post(
             "/v1/identity/attestations",
@@ -245,6 +250,22 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
         .await?;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert_eq!(r.body["verified"], false);
+    // A posted credential whose subject is a bare address: the address is no IRI, so its
+    // proof does not cover it (it verifies even when swapped); it does not name the wallet.
+    let mut swapped = issue(&h, &format!("0x{}", "e".repeat(40))).await?;
+    swapped["credentialSubject"]["id"] = json!(format!("0x{}", "f".repeat(40)));
+    let r = h
+        .post(
+            "/v1/identity/attestations",
+            json!({ "verifiableCredential": swapped }),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.body["param"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("recipient")),
+        "{}",
+        r.body
+    );
     // A subject that is no wallet, and no recipient named: 400.
     let vc = issue(&h, "did:example:dave").await?;
     let r = h
@@ -278,6 +299,9 @@ async fn credentials_are_attested_on_the_second_chain_and_revoked_there() -> any
     assert_eq!(listed.body["data"].as_array().unwrap().len(), 2);
 
     // Still nothing sent on the settlement chain.
-    assert_eq!(h.settlement.get_transaction_count(operator).await?, sent_on_a);
+    assert_eq!(
+        h.settlement.get_transaction_count(operator).await?,
+        sent_on_a
+    );
     Ok(())
 }
