@@ -68,7 +68,7 @@ pub(crate) async fn run(
         // Its fate is recorded: on success, the uid from the receipt.
         let a = store.attestation_unscoped(&id).await.map_err(logged)?;
         if a.status == AttestationStatus::Active {
-            uid_of(store, net, &a).await;
+            uid_of(store, net, &a, false).await;
         }
         return Ok(Next::Close);
     }
@@ -78,7 +78,9 @@ pub(crate) async fn run(
         // Revoked once it is on chain.
         AttestationStatus::Pending => Ok(Next::Later),
         AttestationStatus::Active => {
-            let Some(uid) = uid_of(store, net, &a).await else {
+            // Read from the receipt again: a reorganisation that mined the same `attest` in
+            // another block changed its uid (the registry's uid includes the block's time).
+            let Some(uid) = uid_of(store, net, &a, true).await else {
                 return Ok(Next::Later);
             };
             let input = a
@@ -94,10 +96,12 @@ pub(crate) async fn run(
     }
 }
 
-/// The on-chain uid of active attestation `a`: its row's, else read from its `attest`
-/// transaction's receipt and recorded. `None` (logged) when it cannot be read now.
-async fn uid_of(store: &Store, net: &Network, a: &Attestation) -> Option<B256> {
-    if let Some(uid) = a.uid.as_deref().and_then(|u| u.parse().ok()) {
+/// The on-chain uid of active attestation `a`: its row's (unless `fresh`), else read from
+/// its `attest` transaction's receipt and recorded when it differs. `None` (logged) when it
+/// cannot be read now.
+async fn uid_of(store: &Store, net: &Network, a: &Attestation, fresh: bool) -> Option<B256> {
+    let stored: Option<B256> = a.uid.as_deref().and_then(|u| u.parse().ok());
+    if let (Some(uid), false) = (stored, fresh) {
         return Some(uid);
     }
     let hash: B256 = a.tx_hash.as_deref()?.parse().ok()?;
@@ -114,6 +118,9 @@ async fn uid_of(store: &Store, net: &Network, a: &Attestation) -> Option<B256> {
         }
     };
     let uid = attested_uid(registry, receipt.inner.logs().iter().map(|l| &l.inner))?;
+    if stored == Some(uid) {
+        return Some(uid);
+    }
     if let Err(e) = store.record_attestation_uid(&a.id, &uid.to_string()).await {
         tracing::error!(attestation = %a.id, error = %e, "recording the attestation uid failed");
     }

