@@ -37,7 +37,7 @@ pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiErr
 }
 
 /// The wildcards of `type=`: every type of one object.
-pub const TYPE_WILDCARDS: [&str; 7] = [
+pub const TYPE_WILDCARDS: [&str; 8] = [
     "mandate.*",
     "session_key.*",
     "debit_pull.*",
@@ -45,6 +45,7 @@ pub const TYPE_WILDCARDS: [&str; 7] = [
     "bank_account.transfer.*",
     "webhook_endpoint.*",
     "identity.verification.*",
+    "identity.attestation.*",
 ];
 
 /// `type=`: one type, or every type of one object (`debit_pull.*`).
@@ -60,11 +61,12 @@ fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
         Some(4) => Some(ObjectKind::BankTransfer),
         Some(5) => Some(ObjectKind::WebhookEndpoint),
         Some(6) => Some(ObjectKind::IdentityVerification),
+        Some(7) => Some(ObjectKind::Attestation),
         _ => None,
     };
     object
         .map(TypeFilter::Object)
-        .ok_or_else(|| invalid("type", "must be an event type, or mandate.*, session_key.*, debit_pull.*, payment.*, bank_account.transfer.*, webhook_endpoint.* or identity.verification.*"))
+        .ok_or_else(|| invalid("type", "must be an event type, or mandate.*, session_key.*, debit_pull.*, payment.*, bank_account.transfer.*, webhook_endpoint.*, identity.verification.* or identity.attestation.*"))
 }
 
 /// `created[gte]=`: unix seconds or RFC 3339, as unix ms.

@@ -41,7 +41,7 @@ pub const CHALLENGE_TTL_MS: i64 = 10 * 60 * 1000;
 pub const STATUS_LIST_MAX_AGE_S: u64 = 60;
 
 /// Where this server's status lists are published (under the URL it is known by).
-const STATUS_LISTS_PATH: &str = "/v1/identity/status-lists/";
+pub(crate) const STATUS_LISTS_PATH: &str = "/v1/identity/status-lists/";
 
 /// The URL this server is known by: its configured public URL, else the address it
 /// listens on. Never the request's `Host` (a client could make Openrail sign a URL of its
@@ -59,7 +59,10 @@ pub(crate) fn public_base(state: &AppState, _headers: &HeaderMap) -> String {
 
 /// Openrail's issuer of `mode`: its signing key, DID and verification method (made and
 /// stored the first time).
-async fn issuer(state: &AppState, mode: Mode) -> Result<(SigningKey, String, String), ApiError> {
+pub(crate) async fn issuer(
+    state: &AppState,
+    mode: Mode,
+) -> Result<(SigningKey, String, String), ApiError> {
     issuer_of(&state.store, mode).await
 }
 
@@ -114,7 +117,7 @@ fn status_urls(doc: &Value, out: &mut Vec<String>) {
 
 /// This server's own status lists that `doc` refers to, read from the database (lists of
 /// other issuers are unknown: no network at verification time).
-async fn own_lists(
+pub(crate) async fn own_lists(
     state: &AppState,
     headers: &HeaderMap,
     doc: &Value,
@@ -171,7 +174,7 @@ fn answer(v: Verification, param: &str) -> Result<Response, ApiError> {
 
 /// Runs a verification off the async workers (canonicalization and signature checks are
 /// CPU work).
-async fn verify_off_thread(
+pub(crate) async fn verify_off_thread(
     doc: Value,
     lists: HashMap<String, StatusListSource>,
     challenge: Option<String>,
@@ -317,7 +320,7 @@ pub(crate) fn rfc3339(ms: i64) -> String {
 }
 
 /// The most specific type of a credential (its last that is not `VerifiableCredential`).
-fn credential_type(c: &Map<String, Value>) -> String {
+pub(crate) fn credential_type(c: &Map<String, Value>) -> String {
     let types: Vec<&str> = match c.get("type") {
         Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
         Some(Value::String(s)) => vec![s.as_str()],

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod agentic;
+pub mod attestations;
 pub mod bank;
 pub mod body;
 pub mod consent;

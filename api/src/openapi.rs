@@ -14,7 +14,8 @@ use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
 use crate::{
-    AppState, account, agentic, bank, events, identity, payments, verifications, webhooks,
+    AppState, account, agentic, attestations, bank, events, identity, payments, verifications,
+    webhooks,
 };
 
 /// Every operation of the API.
@@ -106,6 +107,14 @@ pub enum Op {
     CancelIdentityVerification,
     /// `GET /v1/identity/verifications/{id}/credential`
     GetIdentityVerificationCredential,
+    /// `POST /v1/identity/attestations`
+    CreateAttestation,
+    /// `GET /v1/identity/attestations`
+    ListAttestations,
+    /// `GET /v1/identity/attestations/{id}`
+    GetAttestation,
+    /// `POST /v1/identity/attestations/{id}/revoke`
+    RevokeAttestation,
     /// `GET /v1/openapi.json`
     OpenApi,
 }
@@ -339,6 +348,26 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/identity/verifications/{id}/credential",
     },
     Route {
+        op: Op::CreateAttestation,
+        method: "post",
+        path: "/v1/identity/attestations",
+    },
+    Route {
+        op: Op::ListAttestations,
+        method: "get",
+        path: "/v1/identity/attestations",
+    },
+    Route {
+        op: Op::GetAttestation,
+        method: "get",
+        path: "/v1/identity/attestations/{id}",
+    },
+    Route {
+        op: Op::RevokeAttestation,
+        method: "post",
+        path: "/v1/identity/attestations/{id}/revoke",
+    },
+    Route {
         op: Op::OpenApi,
         method: "get",
         path: "/v1/openapi.json",
@@ -410,6 +439,10 @@ impl Op {
             Op::GetIdentityVerificationCredential => {
                 get(verifications::get_verification_credential)
             }
+            Op::CreateAttestation => post(attestations::create_attestation),
+            Op::ListAttestations => get(attestations::list_attestations),
+            Op::GetAttestation => get(attestations::get_attestation),
+            Op::RevokeAttestation => post(attestations::revoke_attestation),
             Op::OpenApi => get(|| async { axum::Json(served()) }),
         }
     }
@@ -460,6 +493,10 @@ impl Op {
             Op::SubmitIdentityVerification => "submitIdentityVerification",
             Op::CancelIdentityVerification => "cancelIdentityVerification",
             Op::GetIdentityVerificationCredential => "getIdentityVerificationCredential",
+            Op::CreateAttestation => "createAttestation",
+            Op::ListAttestations => "listAttestations",
+            Op::GetAttestation => "getAttestation",
+            Op::RevokeAttestation => "revokeAttestation",
             Op::OpenApi => "getOpenApi",
         }
     }
@@ -720,6 +757,31 @@ impl Op {
                 .ok(200, || "IssuedCredential".into())
                 .errors(&[400, 401, 403, 404, 409, 429, 503])
                 .path_id("idv_"),
+            Op::CreateAttestation => d("Attest a credential on chain", "Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…`, or a bare 0x address in a credential named by `credential_id`; in a posted credential a bare address is no IRI, so its proof does not cover it) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.")
+                .body(|| "AttestationCreate".into())
+                .ok(201, name::<t::IdentityAttestation>)
+                .ok(202, name::<t::IdentityAttestation>)
+                .ok(422, || "VerificationResult".into())
+                .errors(W)
+                .waits()
+                .links(&[
+                    ("GetAttestation", Op::GetAttestation, LinkArg::Id),
+                    ("RevokeAttestation", Op::RevokeAttestation, LinkArg::Id),
+                ]),
+            Op::ListAttestations => d("List attestations", "Newest first; `subject` keeps those about one wallet.")
+                .ok(200, name::<t::IdentityAttestationList>)
+                .errors(R)
+                .query(&[Query::Limit, Query::StartingAfter, Query::Subject]),
+            Op::GetAttestation => d("Retrieve an attestation", "`expired` once its credential's `validUntil` passed.")
+                .ok(200, name::<t::IdentityAttestation>)
+                .errors(R)
+                .path_id("att_"),
+            Op::RevokeAttestation => d("Revoke an attestation", "Revokes it on the attestation chain (final; event `identity.attestation.revoked`): 200 once mined, 202 while the chain has not answered (a pending attestation is revoked once it is on chain). Revoking its credential (`POST /v1/identity/credentials/status`) does the same. A revoked or failed attestation is answered as it is.")
+                .ok(200, name::<t::IdentityAttestation>)
+                .ok(202, name::<t::IdentityAttestation>)
+                .errors(W)
+                .path_id("att_")
+                .waits(),
             Op::OpenApi => d("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
                 .ok(200, || "OpenApiDocument".into())
                 .public(),
@@ -742,6 +804,7 @@ enum Query {
     EventType,
     ObjectId,
     CreatedGte,
+    Subject,
 }
 
 impl Query {
@@ -771,6 +834,11 @@ impl Query {
                 "type",
                 "One event type, or every type of one object (`debit_pull.*`)",
                 json!({ "type": "string", "enum": event_type_filters() }),
+            ),
+            Query::Subject => (
+                "subject",
+                "Only attestations about this wallet (0x… or did:pkh:eip155:…:0x…)",
+                json!({ "type": "string" }),
             ),
             Query::ObjectId => (
                 "object_id",
@@ -907,7 +975,7 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
                 Op::CancelPayment => c.push("payment_not_cancelable"),
                 Op::AuthorizePayment => c.push("payment_canceled"),
                 Op::IssueCredential => c.push("credential_exists"),
-                Op::UpdateCredentialStatus => c.push("credential_revoked"),
+                Op::UpdateCredentialStatus | Op::CreateAttestation => c.push("credential_revoked"),
                 Op::SubmitIdentityVerification => c.push("verification_not_submittable"),
                 Op::CancelIdentityVerification => c.push("verification_not_cancelable"),
                 Op::GetIdentityVerificationCredential => c = vec!["verification_not_verified"],
@@ -939,7 +1007,7 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
         }
         429 => vec!["rate_limited"],
         503 => match op {
-            Op::CreatePayment => vec![
+            Op::CreatePayment | Op::CreateAttestation => vec![
                 "mainnet_unavailable",
                 "chain_unavailable",
                 "temporarily_unavailable",
@@ -965,7 +1033,7 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             Op::IssueCredential => {
                 "A request with this Idempotency-Key is still running (retry later), or a credential with this id was issued before"
             }
-            Op::UpdateCredentialStatus => {
+            Op::UpdateCredentialStatus | Op::CreateAttestation => {
                 "A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final)"
             }
             Op::SubmitIdentityVerification | Op::CancelIdentityVerification => {
@@ -1047,6 +1115,9 @@ fn components() -> Map<String, Value> {
     add::<t::IdentityVerificationCreate>(&mut all);
     add::<t::IdentityVerification>(&mut all);
     add::<t::IdentityVerificationList>(&mut all);
+    add::<t::AttestationCreate>(&mut all);
+    add::<t::IdentityAttestation>(&mut all);
+    add::<t::IdentityAttestationList>(&mut all);
     let mut out = Map::new();
     for (name, schema) in all {
         let v = serde_json::to_value(schema).expect("schemas serialize");
@@ -1109,6 +1180,8 @@ const RESPONSE_TYPES: &[&str] = &[
     "IdentityVerificationList",
     "VerificationError",
     "VerificationSimulation",
+    "IdentityAttestation",
+    "IdentityAttestationList",
 ];
 
 /// Members of responses that appear only sometimes.

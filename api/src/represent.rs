@@ -118,6 +118,9 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiO
         Snapshot::IdentityVerification {
             identity_verification,
         } => ApiObject::IdentityVerification(views::identity_verification(identity_verification)),
+        Snapshot::IdentityAttestation { attestation } => {
+            ApiObject::IdentityAttestation(views::attestation(attestation, now))
+        }
     })
 }
 

@@ -187,6 +187,55 @@ pub fn record_call(
     }
 }
 
+/// The registry schema of Openrail's credential attestations: what an attestation's `data`
+/// holds (ABI-encoded, [`credential_data`]) — the credential's digest, its type and its
+/// revocation status reference; never its claims. Registered once per registry, without a
+/// resolver and revocable, when the attestation chain is deployed (`deploy`, idempotent).
+pub const CREDENTIAL_SCHEMA: &str = "bytes32 credentialDigest,string credentialType,string statusListCredential,uint256 statusListIndex";
+
+/// The uid of [`CREDENTIAL_SCHEMA`] on any registry: `keccak256(schema ‖ resolver ‖
+/// revocable)` with no resolver and revocable, as `AttestationRegistry.registerSchema`
+/// computes it.
+pub fn credential_schema_uid() -> B256 {
+    let mut packed = CREDENTIAL_SCHEMA.as_bytes().to_vec();
+    packed.extend_from_slice(Address::ZERO.as_slice());
+    packed.push(1);
+    alloy::primitives::keccak256(packed)
+}
+
+/// The `data` of a credential attestation under [`CREDENTIAL_SCHEMA`]: `abi.encode(digest,
+/// credentialType, statusListCredential, statusListIndex)` (an empty reference and index 0
+/// for a credential without a status entry).
+pub fn credential_data(
+    digest: B256,
+    credential_type: &str,
+    status_list_credential: &str,
+    status_list_index: u64,
+) -> Bytes {
+    use alloy::sol_types::SolValue;
+    (
+        digest,
+        credential_type.to_string(),
+        status_list_credential.to_string(),
+        alloy::primitives::U256::from(status_list_index),
+    )
+        .abi_encode_params()
+        .into()
+}
+
+/// The uid of the attestation an `attest` transaction made, from its receipt's logs: the
+/// `Attested` log of `registry`.
+pub fn attested_uid<'a>(
+    registry: Address,
+    logs: impl IntoIterator<Item = &'a Log>,
+) -> Option<B256> {
+    logs.into_iter()
+        .find_map(|l| match decode_registry_log(registry, l)? {
+            RegistryLog::Attested(e) => Some(e.uid),
+            RegistryLog::Revoked(_) => None,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

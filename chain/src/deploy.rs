@@ -371,6 +371,22 @@ pub async fn deploy_deterministic(
                 Vec::new(),
             )
             .await?;
+            // Openrail's credential schema, once per registry (its uid is derived, so a
+            // second deployment finds it registered).
+            let r = AttestationRegistry::new(registry.address, &p);
+            let schema = crate::attestations::credential_schema_uid();
+            if r.getSchema(schema).call().await?.uid.is_zero() {
+                mined(
+                    r.registerSchema(
+                        crate::attestations::CREDENTIAL_SCHEMA.to_string(),
+                        Address::ZERO,
+                        true,
+                    )
+                    .send()
+                    .await?,
+                )
+                .await?;
+            }
             let addresses = (router.address, None, Some(registry.address), None);
             contracts.push(router);
             contracts.push(registry);

@@ -217,6 +217,35 @@ impl VerificationStatus {
     }
 }
 
+string_enum!(
+    /// Stored lifecycle of an identity attestation on the attestation chain (`expired` is
+    /// computed from its expiration time, as a session key's).
+    AttestationStatus {
+        /// Accepted, its `attest` transaction not yet mined.
+        Pending = "pending",
+        /// On the attestation chain.
+        Active = "active",
+        /// Revoked on the attestation chain (for good).
+        Revoked = "revoked",
+        /// Its `attest` transaction failed; nothing is on chain.
+        Failed = "failed",
+    }
+);
+
+impl AttestationStatus {
+    /// The statuses an attestation may move to `self` from (none: only a new one has it).
+    /// Only an attestation on chain can be revoked: a revoke asked for a pending one waits
+    /// for it.
+    pub fn sources(self) -> &'static [AttestationStatus] {
+        use AttestationStatus::*;
+        match self {
+            Pending => &[],
+            Active | Failed => &[Pending],
+            Revoked => &[Active],
+        }
+    }
+}
+
 macro_rules! lifecycle {
     ($($name:ident),+) => {$(
         impl Lifecycle for $name {
@@ -236,7 +265,8 @@ lifecycle!(
     PaymentStatus,
     RefundStatus,
     TransferStatus,
-    VerificationStatus
+    VerificationStatus,
+    AttestationStatus
 );
 
 #[cfg(test)]
@@ -278,6 +308,7 @@ mod tests {
         well_formed(&[PaymentStatus::RequiresAuthorization, PaymentStatus::Pending]);
         well_formed(&[RefundStatus::Pending]);
         well_formed(&[TransferStatus::Pending]);
+        well_formed(&[AttestationStatus::Pending]);
         well_formed(&[VerificationStatus::RequiresInput]);
     }
 
@@ -312,6 +343,9 @@ mod tests {
         assert!(!PullStatus::Authorized.is_final());
         assert!(RefundStatus::Succeeded.is_final() && RefundStatus::Failed.is_final());
         assert!(TransferStatus::Failed.is_final() && !TransferStatus::Settled.is_final());
+        use AttestationStatus as A;
+        assert!(A::Revoked.is_final() && A::Failed.is_final() && !A::Active.is_final());
+        assert!(!A::Revoked.reachable_from(A::Pending) && !A::Active.reachable_from(A::Revoked));
     }
 
     #[test]

@@ -40,6 +40,7 @@ use crate::network::Network;
 use crate::outcomes::Wake;
 use crate::payments::{Drive, PaymentDriver, PaymentError};
 
+pub mod attestations;
 pub mod bank_accounts;
 pub mod consent;
 mod journal;
@@ -330,6 +331,9 @@ async fn run_work(ctx: Ctx, w: Work, prefetched: (Option<DebitPull>, Option<bool
         (WorkKind::Payment | WorkKind::Payout, None) => Ok(Next::Later),
         // A resolved pull's work is closed with its status, in one transaction; the rest
         // is closed here.
+        (WorkKind::Attest | WorkKind::RevokeAttestation, _) => {
+            attestations::run(&store, &net, &w, w.kind == WorkKind::RevokeAttestation).await
+        }
         (WorkKind::PullBatch, _) => deliver(&store, &net, &w, prefetched).await.map(|recorded| {
             pull = recorded;
             Next::Kept
@@ -585,6 +589,10 @@ async fn deliver(
             };
             return submit_and_record(store, net, &p.id, request).await;
         }
+        WorkKind::Attest | WorkKind::RevokeAttestation => {
+            // Run by `attestations::run` from the engine's loop, never sent from here.
+            tracing::error!(intent = %w.intent, "attestation work delivered as a send; ignored");
+        }
         WorkKind::Payment | WorkKind::Payout => {
             // Driven step by step by the engine's loop, never sent from here.
             tracing::error!(intent = %w.intent, "driving work delivered as a send; ignored");
@@ -605,13 +613,20 @@ enum Sent {
     Unsent,
 }
 
-/// Sends an operator call to the allowance state machine.
+/// Sends an operator call to the allowance state machine (or, for an attestation's work,
+/// to the attestation registry).
 async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> Result<Sent, Left> {
     let (Some(input), Some(kind)) = (input, w.kind.tx_kind()) else {
         tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "rows make no usable call");
         return Ok(Sent::Unsent);
     };
-    let sent = match (net.submitter(), net.state_machine()) {
+    // Identity attestations go to the attestation chain's registry; the rest to the
+    // allowance state machine.
+    let to = match kind {
+        TxKind::Attest | TxKind::RevokeAttestation => net.registry(),
+        _ => net.state_machine(),
+    };
+    let sent = match (net.submitter(), to) {
         (Some(s), Ok(asm)) => s.call_raw(asm, input, kind, &w.intent).await,
         (None, _) => Err(ChainError::LeaseLost),
         (_, Err(e)) => Err(e),

@@ -34,6 +34,8 @@ pub struct Network {
     pub allowance_state_machine: Option<Address>,
     /// The settlement router (one-time payments).
     pub router: Address,
+    /// The attestation registry (the attestation chain's; identity attestations).
+    pub attestation_registry: Option<Address>,
     /// The treasury wallet: pays bank-funded pulls on chain, holds bank legs in transit.
     pub treasury: Address,
     /// Stablecoin per currency.
@@ -57,6 +59,17 @@ impl Network {
         self.allowance_state_machine.ok_or_else(|| {
             ChainError::Deployment(format!(
                 "chain {} has no allowance state machine",
+                self.chain_id
+            ))
+        })
+    }
+
+    /// The attestation registry, on the attestation chain; elsewhere an error (attestation
+    /// work never goes there).
+    pub fn registry(&self) -> Result<Address, ChainError> {
+        self.attestation_registry.ok_or_else(|| {
+            ChainError::Deployment(format!(
+                "chain {} has no attestation registry",
                 self.chain_id
             ))
         })
@@ -177,6 +190,7 @@ impl Network {
             chain_id: deployment.chain_id,
             allowance_state_machine: deployment.allowance_state_machine,
             router: deployment.router,
+            attestation_registry: deployment.attestation_registry,
             treasury: deployment.treasury,
             tokens,
             default_destination: deployment.treasury,

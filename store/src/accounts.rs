@@ -65,7 +65,7 @@ pub enum PaymentsChain {
     /// Chain A: the settlement router beside the allowance state machine (the default).
     #[default]
     Settlement,
-    /// Chain B: the settlement router beside the attestation verifier.
+    /// Chain B: the settlement router beside the attestation registry.
     Attestation,
 }
 

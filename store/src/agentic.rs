@@ -14,6 +14,7 @@ use crate::ids::{AccountId, BankAccountId, MandateId, Mode, PullId, SessionKeyId
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
+use openrail_domain::status::AttestationStatus;
 pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
 
 string_enum!(
@@ -1683,6 +1684,39 @@ pub(crate) async fn fate_effect_in(
             let change = [(intent, PullChange::Resolve(&failed))];
             change_pulls_in(conn, &change, live, now).await?.0[0]
         }
+        TxKind::Attest if succeeded => {
+            crate::attestations::move_attestation_in(
+                conn,
+                intent,
+                AttestationStatus::Active,
+                Some(hash),
+                "",
+                now,
+            )
+            .await?
+        }
+        TxKind::Attest if failed => {
+            crate::attestations::move_attestation_in(
+                conn,
+                intent,
+                AttestationStatus::Failed,
+                None,
+                crate::attestations::NO_LIVE_TRANSACTION,
+                now,
+            )
+            .await?
+        }
+        TxKind::RevokeAttestation if succeeded => {
+            crate::attestations::move_attestation_in(
+                conn,
+                intent,
+                AttestationStatus::Revoked,
+                None,
+                "",
+                now,
+            )
+            .await?
+        }
         // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
         // the engine's payment driver (which reads their fates); a cancel or revoke that
         // failed changed nothing.
@@ -1692,6 +1726,8 @@ pub(crate) async fn fate_effect_in(
         | TxKind::RevokeSessionKey
         | TxKind::PullBatch
         | TxKind::Settle
+        | TxKind::Attest
+        | TxKind::RevokeAttestation
         | TxKind::CancelNonce => false,
     };
     Ok(())

@@ -28,6 +28,7 @@ use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
 use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
 use crate::verification::{Verification, VerificationStatus};
+use openrail_domain::status::AttestationStatus;
 
 string_enum!(
     /// What happened. The part before the last dot names the object.
@@ -103,6 +104,14 @@ string_enum!(
         IdentityVerificationRequiresInput = "identity.verification.requires_input",
         /// The session was canceled before it was submitted.
         IdentityVerificationCanceled = "identity.verification.canceled",
+        /// An identity attestation was accepted; its transaction is on its way.
+        IdentityAttestationPending = "identity.attestation.pending",
+        /// The attestation is on the attestation chain.
+        IdentityAttestationActive = "identity.attestation.active",
+        /// The attestation was revoked on the attestation chain.
+        IdentityAttestationRevoked = "identity.attestation.revoked",
+        /// The attestation's transaction failed.
+        IdentityAttestationFailed = "identity.attestation.failed",
     }
 );
 
@@ -123,6 +132,8 @@ pub enum ObjectKind {
     WebhookEndpoint,
     /// `idv_…`
     IdentityVerification,
+    /// `att_…`
+    Attestation,
 }
 
 impl EventType {
@@ -144,6 +155,16 @@ impl EventType {
             KeyStatus::Active => Some(EventType::SessionKeyActivated),
             KeyStatus::Revoked => Some(EventType::SessionKeyRevoked),
             KeyStatus::Failed => Some(EventType::SessionKeyFailed),
+        }
+    }
+
+    /// The event of an identity attestation reaching `s`.
+    pub fn of_attestation(s: AttestationStatus) -> EventType {
+        match s {
+            AttestationStatus::Pending => EventType::IdentityAttestationPending,
+            AttestationStatus::Active => EventType::IdentityAttestationActive,
+            AttestationStatus::Revoked => EventType::IdentityAttestationRevoked,
+            AttestationStatus::Failed => EventType::IdentityAttestationFailed,
         }
     }
 
@@ -236,6 +257,10 @@ impl EventType {
             | EventType::IdentityVerificationVerified
             | EventType::IdentityVerificationRequiresInput
             | EventType::IdentityVerificationCanceled => ObjectKind::IdentityVerification,
+            EventType::IdentityAttestationPending
+            | EventType::IdentityAttestationActive
+            | EventType::IdentityAttestationRevoked
+            | EventType::IdentityAttestationFailed => ObjectKind::Attestation,
         }
     }
 }
@@ -293,6 +318,11 @@ pub enum Snapshot {
     IdentityVerification {
         /// The row.
         identity_verification: Verification,
+    },
+    /// An identity attestation.
+    IdentityAttestation {
+        /// The row.
+        attestation: crate::attestations::Attestation,
     },
 }
 
@@ -465,6 +495,17 @@ async fn snapshot_in(
                 "identity verification {id}: its events are written with their snapshot"
             )));
         }
+        ObjectKind::Attestation => {
+            let a = crate::attestations::attestation_of(
+                &row_in(conn, "identity_attestations", crate::attestations::COLS, id).await?,
+            )?;
+            let (account, mode) = (a.account_id.clone(), a.mode);
+            (
+                Snapshot::IdentityAttestation { attestation: a },
+                account,
+                mode,
+            )
+        }
     })
 }
 
@@ -595,6 +636,7 @@ impl Store {
                     ObjectKind::BankTransfer => "bank\\_account.transfer.%",
                     ObjectKind::WebhookEndpoint => "webhook\\_endpoint.%",
                     ObjectKind::IdentityVerification => "identity.verification.%",
+                    ObjectKind::Attestation => "identity.attestation.%",
                 };
                 ("type LIKE $4 ESCAPE '\\'", Some(prefix.to_string()))
             }
@@ -674,7 +716,7 @@ mod tests {
 
     #[test]
     fn every_type_round_trips() {
-        assert_eq!(EventType::ALL.len(), 35);
+        assert_eq!(EventType::ALL.len(), 39);
         for t in EventType::ALL {
             assert_eq!(EventType::parse(t.as_str()), Some(*t));
         }

@@ -247,14 +247,16 @@ impl Store {
     }
 
     /// Revokes credential `id` of this account and mode at `now` (final: its status bit
-    /// is set for good). Returns the record; revoking again changes nothing.
+    /// is set for good), and queues the revoke of its attestations on the attestation chain
+    /// in the same transaction. Returns the record; revoking again changes nothing.
     pub async fn revoke_credential(
         &self,
         scope: Scope<'_>,
         id: &str,
         now: i64,
     ) -> Result<IssuedCredential, StoreError> {
-        sqlx::query(
+        let mut tx = self.write_tx().await?;
+        let revoked = sqlx::query(
             "UPDATE identity_credentials SET revoked_at = $4 \
              WHERE id = $1 AND account_id = $2 AND mode = $3 AND revoked_at IS NULL",
         )
@@ -262,8 +264,12 @@ impl Store {
         .bind(scope.account_id)
         .bind(scope.mode.as_str())
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *tx)
         .await?;
+        if revoked.rows_affected() == 1 {
+            crate::attestations::revoke_for_credential_in(&mut tx, id, now).await?;
+        }
+        tx.commit().await?;
         self.issued_credential(scope, id).await
     }
 

@@ -205,6 +205,10 @@ typed_id!(
     /// An identity verification session (`idv_…`).
     IdentityVerificationId = "idv_"
 );
+typed_id!(
+    /// An identity attestation on the attestation chain (`att_…`).
+    AttestationId = "att_"
+);
 
 /// SHA-256 of a secret, hex. Secrets are random with ≥ 190 bits, so a plain hash is
 /// enough; only the hash is stored.

@@ -25,6 +25,10 @@ string_enum!(
         /// A zero-value self-send that takes the nonce of a transaction the submitter gave
         /// up on (past its fee cap or deadline); carries no intent.
         CancelNonce = "cancel_nonce",
+        /// `AttestationRegistry.attest` (intent: the identity attestation).
+        Attest = "attest",
+        /// `AttestationRegistry.revoke` (intent: the identity attestation).
+        RevokeAttestation = "revoke_attestation",
     }
 );
 /// What an `Idempotency-Key` lookup found.

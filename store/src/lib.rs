@@ -8,6 +8,7 @@ extern crate openrail_domain;
 
 pub mod accounts;
 pub mod agentic;
+pub mod attestations;
 pub mod bank;
 pub mod consent;
 pub mod crash;
@@ -36,8 +37,8 @@ pub mod webhooks;
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
 pub use ids::{
-    AccountId, ApiKeyId, BankAccountId, BankTransferId, EventId, MandateId, Mode, PaymentId,
-    PullId, SessionKeyId, WebhookDeliveryId, WebhookEndpointId,
+    AccountId, ApiKeyId, AttestationId, BankAccountId, BankTransferId, EventId, MandateId, Mode,
+    PaymentId, PullId, SessionKeyId, WebhookDeliveryId, WebhookEndpointId,
 };
 pub use money::{Amount, AmountError, Currency};
 

@@ -113,6 +113,10 @@ const SQLITE: &[(&str, &str)] = &[
         include_str!("../../migrations/sqlite/0023_identity_verifications.sql"),
     ),
     (
+        "0024_identity_attestations.sql",
+        include_str!("../../migrations/sqlite/0024_identity_attestations.sql"),
+    ),
+    (
         "0025_tx_mined_at.sql",
         include_str!("../../migrations/sqlite/0025_tx_mined_at.sql"),
     ),
@@ -211,6 +215,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0023_identity_verifications.sql",
         include_str!("../../migrations/postgres/0023_identity_verifications.sql"),
+    ),
+    (
+        "0024_identity_attestations.sql",
+        include_str!("../../migrations/postgres/0024_identity_attestations.sql"),
     ),
     (
         "0025_tx_mined_at.sql",

@@ -38,6 +38,10 @@ string_enum!(
         Payment = "payment",
         /// Drive the bank leg and payout of an authorized pull on a bank-funded mandate.
         Payout = "payout",
+        /// Attest an identity attestation on the attestation chain's registry.
+        Attest = "attest",
+        /// Revoke an identity attestation on the attestation chain's registry.
+        RevokeAttestation = "revoke_attestation",
     }
 );
 
@@ -51,6 +55,8 @@ impl WorkKind {
             WorkKind::CancelMandate => Some(TxKind::CancelMandate),
             WorkKind::RevokeSessionKey => Some(TxKind::RevokeSessionKey),
             WorkKind::PullBatch => Some(TxKind::PullBatch),
+            WorkKind::Attest => Some(TxKind::Attest),
+            WorkKind::RevokeAttestation => Some(TxKind::RevokeAttestation),
             WorkKind::Payment | WorkKind::Payout => None,
         }
     }

@@ -83,6 +83,7 @@ fn each_status_is_written_by_one_statement() {
         "mandates",
         "session_keys",
         "bank_transfers",
+        "identity_attestations",
     ];
     for table in objects {
         assert!(

@@ -15,6 +15,7 @@ mod crash;
 mod events;
 mod hostile_input;
 mod identity;
+mod identity_attestations;
 mod intake;
 mod openapi;
 mod operations;

@@ -11,7 +11,7 @@ from typing_extensions import NotRequired, TypedDict
 
 
 PaymentsChainName = Literal["settlement", "attestation"]
-"""settlement: the chain with the allowance state machine (agentic debits) and a settlement router; attestation: the second chain, with a settlement router and the attestation verifier"""
+"""settlement: the chain with the allowance state machine (agentic debits) and a settlement router; attestation: the second chain, with a settlement router and the attestation registry"""
 
 
 class AccountChain(TypedDict):
@@ -156,6 +156,55 @@ class DebitPull(TypedDict):
     """The key it pulled on."""
     status: PullStatus
     """Lifecycle."""
+
+
+AttestationStatus = Literal["pending", "active", "revoked", "failed", "expired"]
+
+
+IdentityAttestationTag = Literal["identity_attestation"]
+
+
+class IdentityAttestation(TypedDict):
+    """A verified credential attested on the mode's attestation chain: what the chain holds — the credential's digest, issuer, type, expiry and status reference, and the wallet it is about — never its claims."""
+
+    chain_id: int
+    """The chain it is attested on (the mode's attestation chain)."""
+    created_at: Timestamp
+    """Creation time."""
+    credential_digest: str
+    """SHA-256 of the credential (hex, 64 digits)."""
+    credential_id: Union[str, None]
+    """The credential Openrail issued, when attested from one."""
+    credential_type: str
+    """The credential's most specific type."""
+    expires_at: Union[Timestamp, None]
+    id: str
+    """`att_…`"""
+    issuer: str
+    """The credential's issuer (a DID)."""
+    livemode: bool
+    """Whether it is a mainnet object."""
+    object: IdentityAttestationTag
+    """Always `identity_attestation`."""
+    recipient: Address
+    """The wallet the credential is about (its subject)."""
+    registry: Address
+    """The attestation registry."""
+    revoked_at: Union[Timestamp, None]
+    schema: str
+    """The registry schema (0x, 32 bytes)."""
+    status: AttestationStatus
+    """`pending` → `active` → `revoked` (or `expired` once its expiry passed); `failed` when its transaction failed."""
+    status_list_credential: Union[str, None]
+    """The credential's revocation status list."""
+    status_list_index: Union[int, None]
+    """Its index in that list."""
+    tx_hash: Union[str, None]
+    """Its `attest` transaction."""
+    uid: Union[str, None]
+    """The attestation's uid on chain, once mined."""
+    updated_at: Timestamp
+    """Last change."""
 
 
 IdentityVerificationTag = Literal["identity_verification"]
@@ -444,7 +493,7 @@ class SessionKey(TypedDict):
 DisabledReason = Literal["failing"]
 
 
-EnabledEvent = Literal["*", "mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled"]
+EnabledEvent = Literal["*", "mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled", "identity.attestation.pending", "identity.attestation.active", "identity.attestation.revoked", "identity.attestation.failed"]
 """An event type, or "*" (alone) for every type"""
 
 
@@ -482,8 +531,19 @@ class WebhookEndpoint(TypedDict):
     """Where deliveries go."""
 
 
-ApiObject = Union[Mandate, SessionKey, DebitPull, Payment, BankTransfer, WebhookEndpoint, IdentityVerification]
+ApiObject = Union[Mandate, SessionKey, DebitPull, Payment, BankTransfer, WebhookEndpoint, IdentityVerification, IdentityAttestation]
 """An event's object: exactly what a GET of it answered at the moment of the event."""
+
+
+class AttestationCreate(TypedDict):
+    """AttestationCreate"""
+
+    credential_id: NotRequired[str]
+    """A credential this account issued (`POST /v1/identity/credentials/issue`), not revoked"""
+    recipient: NotRequired[str]
+    """The wallet to attest about, when the credential's subject is not one (`did:pkh:eip155:…:0x…`; a bare 0x address only for a credential named by `credential_id`: in a posted credential it is no IRI, so its proof does not cover it); when both are given they must agree"""
+    verifiableCredential: NotRequired[dict[str, Any]]
+    """A credential to verify and attest (any issuer; it must verify)"""
 
 
 class AuthorizationCreate(TypedDict):
@@ -660,7 +720,7 @@ class EventData(TypedDict):
 EventTag = Literal["event"]
 
 
-EventType = Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled"]
+EventType = Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled", "identity.attestation.pending", "identity.attestation.active", "identity.attestation.revoked", "identity.attestation.failed"]
 
 
 class Event(TypedDict):
@@ -684,6 +744,19 @@ class EventList(TypedDict):
     """A page of events."""
 
     data: list[Event]
+    """The page, newest first."""
+    has_more: bool
+    """Whether more follow: ask again with `starting_after` = the last id."""
+    object: ListTag
+    """Always `list`."""
+    url: str
+    """The list's path."""
+
+
+class IdentityAttestationList(TypedDict):
+    """A page of identity attestations."""
+
+    data: list[IdentityAttestation]
     """The page, newest first."""
     has_more: bool
     """Whether more follow: ask again with `starting_after` = the last id."""
@@ -762,6 +835,17 @@ class IssuedCredential(TypedDict):
     """The signed credential"""
 
 
+class ListAttestationsParams(TypedDict):
+    """Query of ``GET /v1/identity/attestations``."""
+
+    limit: NotRequired[int]
+    """Page size, 1 to 100 (default 10)"""
+    starting_after: NotRequired[str]
+    """The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end"""
+    subject: NotRequired[str]
+    """Only attestations about this wallet (0x… or did:pkh:eip155:…:0x…)"""
+
+
 class ListDebitPullsParams(TypedDict):
     """Query of ``GET /v1/debit-pulls``."""
 
@@ -784,7 +868,7 @@ class ListEventsParams(TypedDict):
     """Only this object's events"""
     starting_after: NotRequired[str]
     """The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end"""
-    type: NotRequired[Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled", "mandate.*", "session_key.*", "debit_pull.*", "payment.*", "bank_account.transfer.*", "webhook_endpoint.*", "identity.verification.*"]]
+    type: NotRequired[Literal["mandate.created", "mandate.requires_authorization", "mandate.authorized", "mandate.activated", "mandate.canceled", "mandate.failed", "session_key.created", "session_key.activated", "session_key.revoked", "session_key.expired", "session_key.failed", "debit_pull.created", "debit_pull.authorized", "debit_pull.declined", "debit_pull.settled", "debit_pull.failed", "debit_pull.reorged", "payment.created", "payment.requires_authorization", "payment.authorized", "payment.processing", "payment.succeeded", "payment.failed", "payment.canceled", "payment.refund_succeeded", "payment.refund_failed", "bank_account.transfer.created", "bank_account.transfer.settled", "bank_account.transfer.failed", "webhook_endpoint.disabled", "identity.verification.created", "identity.verification.processing", "identity.verification.verified", "identity.verification.requires_input", "identity.verification.canceled", "identity.attestation.pending", "identity.attestation.active", "identity.attestation.revoked", "identity.attestation.failed", "mandate.*", "session_key.*", "debit_pull.*", "payment.*", "bank_account.transfer.*", "webhook_endpoint.*", "identity.verification.*", "identity.attestation.*"]]
     """One event type, or every type of one object (`debit_pull.*`)"""
 
 
@@ -1134,6 +1218,8 @@ __all__ = [
     "AmountInput",
     "AmountString",
     "ApiObject",
+    "AttestationCreate",
+    "AttestationStatus",
     "AuthorizationCreate",
     "BalanceInput",
     "BankAccount",
@@ -1172,6 +1258,9 @@ __all__ = [
     "EventTag",
     "EventType",
     "FreeText",
+    "IdentityAttestation",
+    "IdentityAttestationList",
+    "IdentityAttestationTag",
     "IdentityChallenge",
     "IdentityCredential",
     "IdentityVerification",
@@ -1180,6 +1269,7 @@ __all__ = [
     "IdentityVerificationTag",
     "IntervalName",
     "IssuedCredential",
+    "ListAttestationsParams",
     "ListDebitPullsParams",
     "ListEventsParams",
     "ListIdentityVerificationsParams",

@@ -169,6 +169,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identity/attestations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attestations
+         * @description Newest first; `subject` keeps those about one wallet.
+         */
+        get: operations["listAttestations"];
+        put?: never;
+        /**
+         * Attest a credential on chain
+         * @description Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…`, or a bare 0x address in a credential named by `credential_id`; in a posted credential a bare address is no IRI, so its proof does not cover it) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.
+         */
+        post: operations["createAttestation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/attestations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an attestation
+         * @description `expired` once its credential's `validUntil` passed.
+         */
+        get: operations["getAttestation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/attestations/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an attestation
+         * @description Revokes it on the attestation chain (final; event `identity.attestation.revoked`): 200 once mined, 202 while the chain has not answered (a pending attestation is revoked once it is on chain). Revoking its credential (`POST /v1/identity/credentials/status`) does the same. A revoked or failed attestation is answered as it is.
+         */
+        post: operations["revokeAttestation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identity/challenges": {
         parameters: {
             query?: never;
@@ -772,7 +836,24 @@ export interface components {
          */
         AmountString: string;
         /** @description An event's object: exactly what a GET of it answered at the moment of the event. */
-        ApiObject: components["schemas"]["Mandate"] | components["schemas"]["SessionKey"] | components["schemas"]["DebitPull"] | components["schemas"]["Payment"] | components["schemas"]["BankTransfer"] | components["schemas"]["WebhookEndpoint"] | components["schemas"]["IdentityVerification"];
+        ApiObject: components["schemas"]["Mandate"] | components["schemas"]["SessionKey"] | components["schemas"]["DebitPull"] | components["schemas"]["Payment"] | components["schemas"]["BankTransfer"] | components["schemas"]["WebhookEndpoint"] | components["schemas"]["IdentityVerification"] | components["schemas"]["IdentityAttestation"];
+        /**
+         * @example {
+         *       "credential_id": "urn:uuid:…"
+         *     }
+         */
+        AttestationCreate: {
+            /** @description A credential this account issued (`POST /v1/identity/credentials/issue`), not revoked */
+            credential_id?: string;
+            /** @description The wallet to attest about, when the credential's subject is not one (`did:pkh:eip155:…:0x…`; a bare 0x address only for a credential named by `credential_id`: in a posted credential it is no IRI, so its proof does not cover it); when both are given they must agree */
+            recipient?: string;
+            /** @description A credential to verify and attest (any issuer; it must verify) */
+            verifiableCredential?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @enum {string} */
+        AttestationStatus: "pending" | "active" | "revoked" | "failed" | "expired";
         /**
          * @description `POST /v1/mandates/{id}/authorize` and `POST /v1/payments/{id}/authorize`.
          * @example {
@@ -1081,7 +1162,7 @@ export interface components {
          * @description An event type, or "*" (alone) for every type
          * @enum {string}
          */
-        EnabledEvent: "*" | "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled";
+        EnabledEvent: "*" | "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled" | "identity.attestation.pending" | "identity.attestation.active" | "identity.attestation.revoked" | "identity.attestation.failed";
         /** @enum {string} */
         EndpointStatus: "enabled" | "disabled";
         /** @description The epoch a mandate's or key's ceiling currently counts in. */
@@ -1134,9 +1215,76 @@ export interface components {
         /** @constant */
         EventTag: "event";
         /** @enum {string} */
-        EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled";
+        EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled" | "identity.attestation.pending" | "identity.attestation.active" | "identity.attestation.revoked" | "identity.attestation.failed";
         /** @description Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field. */
         FreeText: string;
+        /**
+         * @description A verified credential attested on the mode's attestation chain: what the chain holds —
+         *     the credential's digest, issuer, type, expiry and status reference, and the wallet it is
+         *     about — never its claims.
+         */
+        IdentityAttestation: {
+            /**
+             * Format: int64
+             * @description The chain it is attested on (the mode's attestation chain).
+             */
+            chain_id: number;
+            /** @description Creation time. */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description SHA-256 of the credential (hex, 64 digits). */
+            credential_digest: string;
+            /** @description The credential Openrail issued, when attested from one. */
+            credential_id: string | null;
+            /** @description The credential's most specific type. */
+            credential_type: string;
+            expires_at: null | components["schemas"]["Timestamp"];
+            /** @description `att_…` */
+            id: string;
+            /** @description The credential's issuer (a DID). */
+            issuer: string;
+            /** @description Whether it is a mainnet object. */
+            livemode: boolean;
+            /** @description Always `identity_attestation`. */
+            object: components["schemas"]["IdentityAttestationTag"];
+            /** @description The wallet the credential is about (its subject). */
+            recipient: components["schemas"]["Address"];
+            /** @description The attestation registry. */
+            registry: components["schemas"]["Address"];
+            revoked_at: null | components["schemas"]["Timestamp"];
+            /** @description The registry schema (0x, 32 bytes). */
+            schema: string;
+            /**
+             * @description `pending` → `active` → `revoked` (or `expired` once its expiry passed); `failed`
+             *     when its transaction failed.
+             */
+            status: components["schemas"]["AttestationStatus"];
+            /** @description The credential's revocation status list. */
+            status_list_credential: string | null;
+            /**
+             * Format: int64
+             * @description Its index in that list.
+             */
+            status_list_index: number | null;
+            /** @description Its `attest` transaction. */
+            tx_hash: string | null;
+            /** @description The attestation's uid on chain, once mined. */
+            uid: string | null;
+            /** @description Last change. */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of identity attestations. */
+        IdentityAttestationList: {
+            /** @description The page, newest first. */
+            data: components["schemas"]["IdentityAttestation"][];
+            /** @description Whether more follow: ask again with `starting_after` = the last id. */
+            has_more: boolean;
+            /** @description Always `list`. */
+            object: components["schemas"]["ListTag"];
+            /** @description The list's path. */
+            url: string;
+        };
+        /** @constant */
+        IdentityAttestationTag: "identity_attestation";
         IdentityChallenge: {
             challenge: string;
             domain: string | null;
@@ -1452,7 +1600,7 @@ export interface components {
         /** @constant */
         PaymentTag: "payment";
         /**
-         * @description settlement: the chain with the allowance state machine (agentic debits) and a settlement router; attestation: the second chain, with a settlement router and the attestation verifier
+         * @description settlement: the chain with the allowance state machine (agentic debits) and a settlement router; attestation: the second chain, with a settlement router and the attestation registry
          * @enum {string}
          */
         PaymentsChainName: "settlement" | "attestation";
@@ -2779,7 +2927,7 @@ export interface operations {
                 /** @description The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end */
                 starting_after?: string;
                 /** @description One event type, or every type of one object (`debit_pull.*`) */
-                type?: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled" | "mandate.*" | "session_key.*" | "debit_pull.*" | "payment.*" | "bank_account.transfer.*" | "webhook_endpoint.*" | "identity.verification.*";
+                type?: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled" | "identity.attestation.pending" | "identity.attestation.active" | "identity.attestation.revoked" | "identity.attestation.failed" | "mandate.*" | "session_key.*" | "debit_pull.*" | "payment.*" | "bank_account.transfer.*" | "webhook_endpoint.*" | "identity.verification.*" | "identity.attestation.*";
                 /** @description Only this object's events */
                 object_id?: string;
                 /** @description Only events created at or after: unix seconds or RFC 3339 */
@@ -3019,6 +3167,594 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running; retry later. Codes: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listAttestations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end */
+                starting_after?: string;
+                /** @description Only attestations about this wallet (0x… or did:pkh:eip155:…:0x…) */
+                subject?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityAttestationList) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityAttestationList"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createAttestation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /**
+                 * @description `wait=N`: how many seconds to wait for the chain before answering 202 (default 10, at most 60). Other preferences are ignored.
+                 * @example wait=30
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttestationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (IdentityAttestation); any chain work it needed is done */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityAttestation"];
+                };
+            };
+            /** @description Accepted (IdentityAttestation): the chain has not answered within the wait (`Prefer: wait=N`); the object exists, read it again later */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityAttestation"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final). Codes: `idempotency_in_progress`, `credential_revoked`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress" | "credential_revoked";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Not verified (VerificationResult): `problemDetails` say why; or, as application/problem+json: Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationResult"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `chain_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getAttestation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (`att_…`)
+                 * @example att_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityAttestation) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityAttestation"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    revokeAttestation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /**
+                 * @description `wait=N`: how many seconds to wait for the chain before answering 202 (default 10, at most 60). Other preferences are ignored.
+                 * @example wait=30
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /**
+                 * @description The object's id (`att_…`)
+                 * @example att_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IdentityAttestation) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityAttestation"];
+                };
+            };
+            /** @description Accepted (IdentityAttestation): the chain has not answered within the wait (`Prefer: wait=N`); the object exists, read it again later */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityAttestation"];
                 };
             };
             /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */

@@ -1,0 +1,133 @@
+//! Identity attestations on the attestation chain: the engine's side. `attest` work sends
+//! the registry's `attest` for a pending attestation, built from its row (so a request and
+//! a takeover after a crash send the same); its journaled fate moves the attestation
+//! (`active`/`failed`, `openrail_store::journal::apply_fates_in`), and the engine then
+//! reads the receipt's `Attested` log for the on-chain uid. `revoke_attestation` work sends
+//! `revoke(schema, uid)` once the attestation is on chain (a pending one waits), and its
+//! fate moves it to `revoked`.
+//!
+//! The attester is the attestation chain's operator (the submitter's key): issuers never
+//! share a slot, and the registry's slot of (operator, wallet, schema) moves only forward.
+
+use alloy::primitives::{Address, B256, Bytes};
+use alloy::providers::Provider;
+use alloy::sol_types::SolCall;
+use openrail_chain::attestations::{
+    attest_call, attested_uid, credential_data, credential_schema_uid, revoke_call,
+};
+use openrail_store::attestations::{Attestation, AttestationStatus};
+use openrail_store::outbox::Work;
+use openrail_store::{AttestationId, Store, StoreError, now_ms};
+
+use crate::network::Network;
+use crate::{Left, Next, Sent, send, target};
+
+/// The `attest` call of attestation `a`, from its row; `None` when the row makes no usable
+/// call (never written so).
+pub(crate) fn attest_input(a: &Attestation) -> Option<Bytes> {
+    let recipient: Address = a.recipient.parse().ok()?;
+    let schema: B256 = a.schema_uid.parse().ok()?;
+    let digest: B256 = format!("0x{}", a.credential_digest).parse().ok()?;
+    let data = credential_data(
+        digest,
+        &a.credential_type,
+        a.status_list_credential.as_deref().unwrap_or(""),
+        a.status_list_index.unwrap_or(0),
+    );
+    let expiration = a.expires_at.map_or(0, |ms| (ms / 1000).max(1) as u64);
+    let call = attest_call(schema, recipient, expiration, true, B256::ZERO, data);
+    Some(call.abi_encode().into())
+}
+
+/// Runs `attest` or `revoke_attestation` work to its next resting point.
+pub(crate) async fn run(
+    store: &Store,
+    net: &Network,
+    w: &Work,
+    revoke: bool,
+) -> Result<Next, Left> {
+    let logged = |e: StoreError| {
+        tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording an attestation failed");
+        Left
+    };
+    let Some(id) = target(store, w, AttestationId::parse).await else {
+        return Ok(Next::Kept);
+    };
+    let a = store.attestation_unscoped(&id).await.map_err(logged)?;
+    if !revoke {
+        if a.status != AttestationStatus::Pending {
+            return Ok(Next::Close);
+        }
+        if send(store, net, attest_input(&a), w).await? == Sent::Unsent {
+            store
+                .fail_unsent_attestation(&id, now_ms())
+                .await
+                .map_err(logged)?;
+            return Ok(Next::Close);
+        }
+        // Its fate is recorded: on success, the uid from the receipt.
+        let a = store.attestation_unscoped(&id).await.map_err(logged)?;
+        if a.status == AttestationStatus::Active {
+            uid_of(store, net, &a, false).await;
+        }
+        return Ok(Next::Close);
+    }
+    match a.status {
+        // Revoked already, or never on chain: nothing to revoke.
+        AttestationStatus::Revoked | AttestationStatus::Failed => Ok(Next::Close),
+        // Revoked once it is on chain.
+        AttestationStatus::Pending => Ok(Next::Later),
+        AttestationStatus::Active => {
+            // Read from the receipt again: a reorganisation that mined the same `attest` in
+            // another block changed its uid (the registry's uid includes the block's time).
+            let Some(uid) = uid_of(store, net, &a, true).await else {
+                return Ok(Next::Later);
+            };
+            let input = a
+                .schema_uid
+                .parse::<B256>()
+                .ok()
+                .map(|schema| revoke_call(schema, uid).abi_encode().into());
+            // Its fate, applied as the journal records it, revokes the attestation; a
+            // revoke that failed changed nothing.
+            send(store, net, input, w).await?;
+            Ok(Next::Close)
+        }
+    }
+}
+
+/// The on-chain uid of active attestation `a`: its row's (unless `fresh`), else read from
+/// its `attest` transaction's receipt and recorded when it differs. `None` (logged) when it
+/// cannot be read now.
+async fn uid_of(store: &Store, net: &Network, a: &Attestation, fresh: bool) -> Option<B256> {
+    let stored: Option<B256> = a.uid.as_deref().and_then(|u| u.parse().ok());
+    if let (Some(uid), false) = (stored, fresh) {
+        return Some(uid);
+    }
+    let hash: B256 = a.tx_hash.as_deref()?.parse().ok()?;
+    let registry = net.registry().ok()?;
+    let receipt = match net.reader.get_transaction_receipt(hash).await {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            tracing::warn!(attestation = %a.id, tx = %hash, "attest receipt not found");
+            return None;
+        }
+        Err(e) => {
+            tracing::warn!(attestation = %a.id, tx = %hash, error = %e, "reading the attest receipt failed");
+            return None;
+        }
+    };
+    let uid = attested_uid(registry, receipt.inner.logs().iter().map(|l| &l.inner))?;
+    if stored == Some(uid) {
+        return Some(uid);
+    }
+    if let Err(e) = store.record_attestation_uid(&a.id, &uid.to_string()).await {
+        tracing::error!(attestation = %a.id, error = %e, "recording the attestation uid failed");
+    }
+    Some(uid)
+}
+
+/// The registry schema every Openrail credential attestation uses.
+pub fn schema_uid() -> B256 {
+    credential_schema_uid()
+}
