@@ -6,11 +6,12 @@ use sqlx::AnyConnection;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
+use crate::attestation::Attestation;
 use crate::db::{Store, StoreError};
 use crate::epoch::Interval;
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, BankAccountId, MandateId, Mode, PullId, SessionKeyId};
+use crate::ids::{AccountId, AttestationId, BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::journal::{TxKind, TxStatus};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
@@ -1685,37 +1686,22 @@ pub(crate) async fn fate_effect_in(
             change_pulls_in(conn, &change, live, now).await?.0[0]
         }
         TxKind::Attest if succeeded => {
-            crate::attestations::move_attestation_in(
-                conn,
-                intent,
-                AttestationStatus::Active,
-                Some(hash),
-                "",
-                now,
-            )
-            .await?
+            move_attestation_in(conn, intent, AttestationStatus::Active, Some(hash), "", now)
+                .await?
         }
         TxKind::Attest if failed => {
-            crate::attestations::move_attestation_in(
+            move_attestation_in(
                 conn,
                 intent,
                 AttestationStatus::Failed,
                 None,
-                crate::attestations::NO_LIVE_TRANSACTION,
+                NO_LIVE_TRANSACTION,
                 now,
             )
             .await?
         }
         TxKind::RevokeAttestation if succeeded => {
-            crate::attestations::move_attestation_in(
-                conn,
-                intent,
-                AttestationStatus::Revoked,
-                None,
-                "",
-                now,
-            )
-            .await?
+            move_attestation_in(conn, intent, AttestationStatus::Revoked, None, "", now).await?
         }
         // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
         // the engine's payment driver (which reads their fates); a cancel or revoke that
@@ -1732,3 +1718,88 @@ pub(crate) async fn fate_effect_in(
     };
     Ok(())
 }
+
+// Identity attestations' rows and their one status writer live here, with the other
+// objects whose status a journaled transaction's fate moves (`fate_effect_in`): the fate's
+// dispatch is inside the store's known module circle, and a module it calls that records
+// events would join it.
+
+/// The columns [`attestation_of`] reads.
+pub(crate) const ATTESTATION_COLS: &str = "id, account_id, mode, chain_id, registry, schema_uid, recipient, \
+     credential_id, credential_digest, issuer, credential_type, expires_at, status_list_credential, \
+     status_list_index, status, uid, tx_hash, revoked_at, created_at, updated_at";
+
+/// An attestation from its row (columns [`ATTESTATION_COLS`]).
+pub(crate) fn attestation_of(r: &impl crate::exec::Record) -> Result<Attestation, StoreError> {
+    let mode = r.string("mode")?;
+    let status = r.string("status")?;
+    Ok(Attestation {
+        id: AttestationId::from_row(r.string("id")?),
+        account_id: AccountId::from_row(r.string("account_id")?),
+        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+        chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
+        registry: r.string("registry")?,
+        schema_uid: r.string("schema_uid")?,
+        recipient: r.string("recipient")?,
+        credential_id: r.text("credential_id")?,
+        credential_digest: r.string("credential_digest")?,
+        issuer: r.string("issuer")?,
+        credential_type: r.string("credential_type")?,
+        expires_at: r.int("expires_at")?,
+        status_list_credential: r.text("status_list_credential")?,
+        status_list_index: r.int("status_list_index")?.map(|i| i as u64),
+        status: AttestationStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
+        uid: r.text("uid")?,
+        tx_hash: r.text("tx_hash")?,
+        revoked_at: r.int("revoked_at")?,
+        created_at: r.integer("created_at")?,
+        updated_at: r.integer("updated_at")?,
+    })
+}
+
+/// **The one place an attestation's status changes after creation.** Moves attestation `id`
+/// to `to` from a status it may move from ([`AttestationStatus::sources`]), under `guard`
+/// (an extra SQL condition, `""` for none), sets its transaction when given and its
+/// revocation time on `revoked`, and records the event — inside the caller's transaction.
+/// Returns whether it moved; a move outside the table is [`StoreError::Transition`].
+pub(crate) async fn move_attestation_in(
+    conn: &mut impl Exec,
+    id: &str,
+    to: AttestationStatus,
+    tx_hash: Option<&str>,
+    guard: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    if to.sources().is_empty() {
+        return Err(StoreError::Transition(format!(
+            "attestation {id}: nothing moves to {}",
+            to.as_str()
+        )));
+    }
+    let revoked_at = (to == AttestationStatus::Revoked).then_some(now);
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "UPDATE identity_attestations SET status = $2, tx_hash = COALESCE(tx_hash, $3), \
+             revoked_at = COALESCE(revoked_at, $4), updated_at = $5 \
+             WHERE id = $1 AND status IN ({}){guard}",
+            in_list(to.sources().iter().map(|s| s.as_str()))
+        ),
+    );
+    q.text(Some(id))
+        .text(Some(to.as_str()))
+        .text(tx_hash)
+        .int(revoked_at)
+        .int(Some(now));
+    let moved = conn.execute(&q).await? == 1;
+    if moved {
+        events::record(conn, EventType::of_attestation(to), id, now).await?;
+    }
+    Ok(moved)
+}
+
+/// No other transaction carrying the attestation (`$1`) is still live: a failed `attest`
+/// fails it only if nothing else may still carry it.
+pub(crate) const NO_LIVE_TRANSACTION: &str = " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
+     JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 AND t.status IN ('signed', 'succeeded') \
+     AND t.kind = 'attest')";

@@ -16,155 +16,18 @@ use sqlx::any::AnyRow;
 
 pub use openrail_domain::status::AttestationStatus;
 
-use crate::agentic::{Page, Scope, in_list};
+use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::exec::{Exec, Stmt};
-use crate::ids::{AccountId, AttestationId, Mode};
+use crate::ids::AttestationId;
 use crate::outbox::{self, WorkKind};
 
-/// One identity attestation.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Attestation {
-    /// `att_…`
-    pub id: AttestationId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// Mode.
-    pub mode: Mode,
-    /// The attestation chain.
-    pub chain_id: u64,
-    /// The registry attested on (0x, checksummed).
-    pub registry: String,
-    /// The registry schema's uid (0x bytes32).
-    pub schema_uid: String,
-    /// The wallet it is about (0x, checksummed): the credential's subject.
-    pub recipient: String,
-    /// The credential Openrail issued, when attested from one (`credential_id`).
-    pub credential_id: Option<String>,
-    /// SHA-256 of the credential's JSON (JCS form for Openrail's), hex.
-    pub credential_digest: String,
-    /// The credential's issuer (a DID).
-    pub issuer: String,
-    /// The credential's most specific type.
-    pub credential_type: String,
-    /// The credential's `validUntil` (unix ms), the attestation's expiration.
-    pub expires_at: Option<i64>,
-    /// Its revocation status list (`statusListCredential`), when it has one.
-    pub status_list_credential: Option<String>,
-    /// Its index in that list.
-    pub status_list_index: Option<u64>,
-    /// Stored status.
-    pub status: AttestationStatus,
-    /// The on-chain uid (0x bytes32), once mined and read.
-    pub uid: Option<String>,
-    /// Its `attest` transaction.
-    pub tx_hash: Option<String>,
-    /// When its revocation was mined (unix ms).
-    pub revoked_at: Option<i64>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
-
-impl Attestation {
-    /// The status as the API shows it at `now`: `expired` once an active attestation's
-    /// expiry passed.
-    pub fn status_at(&self, now: i64) -> &'static str {
-        match (self.status, self.expires_at) {
-            (AttestationStatus::Active, Some(t)) if t <= now => "expired",
-            (s, _) => s.as_str(),
-        }
-    }
-}
-
-pub(crate) const COLS: &str = "id, account_id, mode, chain_id, registry, schema_uid, recipient, \
-     credential_id, credential_digest, issuer, credential_type, expires_at, status_list_credential, \
-     status_list_index, status, uid, tx_hash, revoked_at, created_at, updated_at";
-
-fn corrupt(what: &str, v: &str) -> StoreError {
-    StoreError::Corrupt(format!("{what} {v:?}"))
-}
-
-/// An attestation from its row (columns [`COLS`]).
-pub(crate) fn attestation_of(r: &impl crate::exec::Record) -> Result<Attestation, StoreError> {
-    let mode = r.string("mode")?;
-    let status = r.string("status")?;
-    Ok(Attestation {
-        id: AttestationId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
-        registry: r.string("registry")?,
-        schema_uid: r.string("schema_uid")?,
-        recipient: r.string("recipient")?,
-        credential_id: r.text("credential_id")?,
-        credential_digest: r.string("credential_digest")?,
-        issuer: r.string("issuer")?,
-        credential_type: r.string("credential_type")?,
-        expires_at: r.int("expires_at")?,
-        status_list_credential: r.text("status_list_credential")?,
-        status_list_index: r.int("status_list_index")?.map(|i| i as u64),
-        status: AttestationStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
-        uid: r.text("uid")?,
-        tx_hash: r.text("tx_hash")?,
-        revoked_at: r.int("revoked_at")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-    })
-}
+pub(crate) use crate::agentic::{ATTESTATION_COLS as COLS, attestation_of, move_attestation_in};
+pub use crate::attestation::Attestation;
 
 fn of_any(r: &AnyRow) -> Result<Attestation, StoreError> {
     attestation_of(r)
 }
-
-/// **The one place an attestation's status changes after creation.** Moves attestation `id`
-/// to `to` from a status it may move from ([`AttestationStatus::sources`]), under `guard`
-/// (an extra SQL condition, `""` for none), sets its transaction when given and its
-/// revocation time on `revoked`, and records the event — inside the caller's transaction.
-/// Returns whether it moved; a move outside the table is [`StoreError::Transition`].
-pub(crate) async fn move_attestation_in(
-    conn: &mut impl Exec,
-    id: &str,
-    to: AttestationStatus,
-    tx_hash: Option<&str>,
-    guard: &str,
-    now: i64,
-) -> Result<bool, StoreError> {
-    if to.sources().is_empty() {
-        return Err(StoreError::Transition(format!(
-            "attestation {id}: nothing moves to {}",
-            to.as_str()
-        )));
-    }
-    let revoked_at = (to == AttestationStatus::Revoked).then_some(now);
-    let mut q = Stmt::new(
-        conn.backend(),
-        format!(
-            "UPDATE identity_attestations SET status = $2, tx_hash = COALESCE(tx_hash, $3), \
-             revoked_at = COALESCE(revoked_at, $4), updated_at = $5 \
-             WHERE id = $1 AND status IN ({}){guard}",
-            in_list(to.sources().iter().map(|s| s.as_str()))
-        ),
-    );
-    q.text(Some(id))
-        .text(Some(to.as_str()))
-        .text(tx_hash)
-        .int(revoked_at)
-        .int(Some(now));
-    let moved = conn.execute(&q).await? == 1;
-    if moved {
-        events::record(conn, EventType::of_attestation(to), id, now).await?;
-    }
-    Ok(moved)
-}
-
-/// No other transaction carrying the attestation (`$1`) is still live: a failed `attest`
-/// fails it only if nothing else may still carry it.
-pub(crate) const NO_LIVE_TRANSACTION: &str = " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
-     JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 AND t.status IN ('signed', 'succeeded') \
-     AND t.kind = 'attest')";
 
 /// The chain and mode of an attestation (`$1`: its id), for [`outbox::enqueue_for`].
 const OF_ATTESTATION: &str = "SELECT chain_id, mode FROM identity_attestations WHERE id = $1";
@@ -379,7 +242,8 @@ impl Store {
             .await?
             .ok_or(StoreError::NotFound)?;
         let from: String = row.try_get("status")?;
-        let from = AttestationStatus::parse(&from).ok_or_else(|| corrupt("status", &from))?;
+        let from = AttestationStatus::parse(&from)
+            .ok_or_else(|| StoreError::Corrupt(format!("status {from:?}")))?;
         if !to.reachable_from(from) {
             return Err(StoreError::Transition(format!(
                 "attestation {id}: {} → {}",

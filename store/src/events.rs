@@ -322,7 +322,7 @@ pub enum Snapshot {
     /// An identity attestation.
     IdentityAttestation {
         /// The row.
-        attestation: crate::attestations::Attestation,
+        attestation: crate::attestation::Attestation,
     },
 }
 
@@ -496,8 +496,14 @@ async fn snapshot_in(
             )));
         }
         ObjectKind::Attestation => {
-            let a = crate::attestations::attestation_of(
-                &row_in(conn, "identity_attestations", crate::attestations::COLS, id).await?,
+            let a = crate::agentic::attestation_of(
+                &row_in(
+                    conn,
+                    "identity_attestations",
+                    crate::agentic::ATTESTATION_COLS,
+                    id,
+                )
+                .await?,
             )?;
             let (account, mode) = (a.account_id.clone(), a.mode);
             (

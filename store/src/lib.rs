@@ -8,6 +8,7 @@ extern crate openrail_domain;
 
 pub mod accounts;
 pub mod agentic;
+pub mod attestation;
 pub mod attestations;
 pub mod bank;
 pub mod consent;
