@@ -411,10 +411,8 @@ pub async fn revoke_attestation(
     Extension(p): Extension<Principal>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    fields: Fields,
 ) -> Result<Response, ApiError> {
     account_only(&p)?;
-    fields.finish()?;
     let id = id_of("identity_attestation", &id, AttestationId::parse)?;
     let net = network(&state, &p)?;
     let a = state
