@@ -19,6 +19,7 @@ use openrail_store::agentic::{DebitPull, Mandate, PullStatus, SessionKey};
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
 use openrail_store::stages;
+use openrail_store::verification::VerificationType;
 use openrail_store::{
     BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, StoreError, now_ms,
 };
@@ -207,6 +208,7 @@ pub async fn create_mandate(
         purpose,
         payees,
         agent,
+        requirements,
     } = MandateCreate::read(fields)?;
     let currency = currency_of(&currency)?;
     let max_amount = max_amount.amount("max_amount", currency)?;
@@ -231,6 +233,20 @@ pub async fn create_mandate(
         .map(|d| parse_address("payees", &d).map(|a| (d, a)))
         .collect::<Result<Vec<_>, _>>()?;
     let agent = agent.map(|a| parse_address("agent", &a)).transpose()?;
+    let kind = |param: &str, v: Option<String>| {
+        v.map(|v| {
+            VerificationType::parse(&v)
+                .ok_or_else(|| invalid(param, "must be one of personhood, financial_health, agent"))
+        })
+        .transpose()
+    };
+    let (payer_requirement, agent_requirement) = match requirements {
+        Some(r) => (
+            kind("requirements.payer", r.payer)?,
+            kind("requirements.agent", r.agent)?,
+        ),
+        None => (None, None),
+    };
     let request = mandates::NewMandate {
         payer,
         max_amount,
@@ -238,6 +254,8 @@ pub async fn create_mandate(
         purpose,
         payees,
         agent,
+        payer_requirement,
+        agent_requirement,
     };
     // Service: judge it, link the idempotency key to it, write it.
     let prepared = mandates::prepare(
@@ -682,6 +700,11 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
                 }
                 DeclineReason::NonceUsed => {
                     "the agent's nonce was used on chain already".to_string()
+                }
+                DeclineReason::IdentityRequirementUnmet => {
+                    "the chain found an attestation the mandate requires revoked, expired or \
+                     not recorded"
+                        .to_string()
                 }
             };
             Err(ApiError::Declined {

@@ -298,6 +298,13 @@ pub async fn create_attestation(
     let wallet = chain
         .usable_wallet(wallet)
         .map_err(|why| invalid("recipient", why))?;
+    // A credential type Openrail issues, signed by this mode's own issuer, takes that
+    // type's schema (what mandates require); any other credential the generic one.
+    let (_, own_did, _) = issuer(&state, p.mode()).await?;
+    let schema = match openrail_chain::attestations::typed_schema_uid(&facts.credential_type) {
+        Some(uid) if facts.issuer == own_did => uid,
+        _ => openrail_engine::attestations::schema_uid(),
+    };
     let a = Attestation {
         id: AttestationId::new(),
         account_id: p.account_id().clone(),
@@ -307,7 +314,7 @@ pub async fn create_attestation(
             .registry()
             .map_err(|e| ApiError::Internal(e.to_string()))?
             .to_checksum(None),
-        schema_uid: openrail_engine::attestations::schema_uid().to_string(),
+        schema_uid: schema.to_string(),
         recipient: wallet.to_checksum(None),
         credential_id: facts.credential_id,
         credential_digest: facts.digest,
@@ -320,6 +327,7 @@ pub async fn create_attestation(
         uid: None,
         tx_hash: None,
         revoked_at: None,
+        mirrored_sequence: None,
         created_at: now,
         updated_at: now,
     };

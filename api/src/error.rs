@@ -100,6 +100,15 @@ pub enum ApiError {
         /// Said for a person.
         detail: String,
     },
+    /// The payer or a key's signer lacks an attestation its mandate requires (403): refused
+    /// before anything is written or sent.
+    #[error("{detail}")]
+    IdentityRequirementUnmet {
+        /// `payer` or `signer`.
+        holder: &'static str,
+        /// Said for a person: who lacks which kind.
+        detail: String,
+    },
     /// A session key's ceiling above its mandate's.
     #[error("max_amount {key} is above the mandate's max_amount {mandate}")]
     SessionKeyCeilingExceedsMandate {
@@ -304,6 +313,12 @@ impl ApiError {
                     None,
                 ),
                 E::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
+                E::IdentityRequirementUnmet { holder, .. } => (
+                    StatusCode::FORBIDDEN,
+                    "identity_requirement_unmet",
+                    "Identity requirement unmet",
+                    Some((*holder).into()),
+                ),
                 E::ResourceMissing { .. } => (
                     StatusCode::NOT_FOUND,
                     "resource_missing",
@@ -362,7 +377,8 @@ impl ApiError {
                         | DeclineReason::InsufficientFunds
                         | DeclineReason::AllowanceInsufficient
                         | DeclineReason::TransferFailed
-                        | DeclineReason::SessionKeyNotActive => None,
+                        | DeclineReason::SessionKeyNotActive
+                        | DeclineReason::IdentityRequirementUnmet => None,
                     };
                     (
                         StatusCode::UNPROCESSABLE_ENTITY,
@@ -529,6 +545,10 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
             P::KeyOutsideMandate { param, detail } => {
                 ApiError::SessionKeyOutsideMandate { param, detail }
             }
+            P::IdentityRequirementUnmet { holder, .. } => ApiError::IdentityRequirementUnmet {
+                holder,
+                detail: e.to_string(),
+            },
             P::Declined { reason, detail } => ApiError::Declined {
                 reason,
                 detail,
@@ -578,6 +598,10 @@ mod tests {
             },
             ApiError::Unauthenticated,
             ApiError::Forbidden(s()),
+            ApiError::IdentityRequirementUnmet {
+                holder: "payer",
+                detail: s(),
+            },
             ApiError::ResourceMissing { kind: "x", id: s() },
             ApiError::PayloadTooLarge { limit: 1 },
             ApiError::Rejected {
@@ -611,7 +635,13 @@ mod tests {
         ];
         for e in all {
             let code = e.problem().code;
-            assert!(ERROR_CODES.contains(&code), "{code} is not in ERROR_CODES");
+            // The document's `ErrorCode` enum is both lists (`identity_requirement_unmet`
+            // is a decline reason too: the chain's, when a requirement lapses in flight).
+            assert!(
+                ERROR_CODES.contains(&code)
+                    || DeclineReason::ALL.iter().any(|r| r.as_str() == code),
+                "{code} is not in ERROR_CODES"
+            );
         }
         for code in Conflict::ALL {
             let e = ApiError::Conflict {

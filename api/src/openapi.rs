@@ -967,7 +967,12 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             "invalid_request",
         ],
         401 => vec!["unauthenticated"],
-        403 => vec!["forbidden"],
+        403 => match op {
+            Op::CreateMandate | Op::CreateSessionKey | Op::CreateDebitPull => {
+                vec!["forbidden", "identity_requirement_unmet"]
+            }
+            _ => vec!["forbidden"],
+        },
         404 => vec!["resource_missing"],
         409 => {
             let mut c = vec!["idempotency_in_progress"];
@@ -1021,7 +1026,12 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             "The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it)"
         }
         401 => "No valid credential",
-        403 => "The credential may not do this (a session key's secret outside its key)",
+        403 => match op {
+            Op::CreateMandate | Op::CreateSessionKey | Op::CreateDebitPull => {
+                "The credential may not do this (a session key's secret outside its key), or the payer or the key's signer lacks an attestation the mandate requires (`identity_requirement_unmet`, `param` names which)"
+            }
+            _ => "The credential may not do this (a session key's secret outside its key)",
+        },
         404 => "No such object for this account and mode (an id of another kind or mode too)",
         409 => match op {
             Op::CancelPayment => {
@@ -1431,11 +1441,11 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
     let typed_data = json!({
         "types": {
             "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "version", "type": "string" }, { "name": "chainId", "type": "uint256" }, { "name": "verifyingContract", "type": "address" }],
-            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "payees", "type": "address[]" }, { "name": "agent", "type": "address" }, { "name": "purpose", "type": "string" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
+            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "payees", "type": "address[]" }, { "name": "agent", "type": "address" }, { "name": "purpose", "type": "string" }, { "name": "identityAttester", "type": "address" }, { "name": "payerSchema", "type": "bytes32" }, { "name": "agentSchema", "type": "bytes32" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
         },
         "primaryType": "Mandate",
         "domain": { "name": "Openrail", "version": "1", "chainId": 31337, "verifyingContract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" },
-        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": "0x0000000000000000000000000000000000000000", "purpose": "", "nonce": "3527900121251115019", "deadline": "1795588669" },
+        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": "0x0000000000000000000000000000000000000000", "purpose": "", "identityAttester": "0x0000000000000000000000000000000000000000", "payerSchema": "0x0000000000000000000000000000000000000000000000000000000000000000", "agentSchema": "0x0000000000000000000000000000000000000000000000000000000000000000", "nonce": "3527900121251115019", "deadline": "1795588669" },
     });
     let value = match (op, status) {
         (Op::CreateMandate, 201) => json!({
@@ -1443,7 +1453,7 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
             "created_at": "2026-11-25T05:37:49.257Z",
             "payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
             "max_amount": "100.00", "currency": "USD", "interval": "daily", "purpose": null,
-            "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": null,
+            "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": null, "requirements": null,
             "status": "requires_authorization", "current_epoch": epoch, "onchain": onchain,
             "authorization": {
                 "method": "payer_signature", "signer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",

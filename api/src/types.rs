@@ -632,7 +632,42 @@ request_body!(
         /// The one agent whose keys may pull: a wallet payer signs it, and every session key of the mandate must have it as its `signer` (each pull then needs the agent's signature). None: keys may have any signer, or none.
         #[schema(value_type = Option<Address>)]
         pub agent: Option<String>,
+        /// Identity the mandate requires, enforced on chain: the payer (`payer`) and every session key's signer (`agent`) must hold an active attestation of that kind (`POST /v1/identity/attestations` of a credential Openrail issued, recorded on the settlement chain). Checked when the mandate and each key are created and on every pull: a pull whose requirement no longer holds (revoked, expired) is refused 403 `identity_requirement_unmet`. A wallet payer signs the requirements with the mandate. None: no identity required.
+        #[schema(value_type = Option<MandateRequirementsInput>)]
+        pub requirements: Option<MandateRequirements>,
     }
+);
+
+request_body!(
+    /// What a mandate requires of identity.
+    pub struct MandateRequirements {
+        /// The kind of credential the payer must hold (not for a bank-account payer).
+        #[schema(value_type = Option<VerificationTypeName>)]
+        pub payer: Option<String>,
+        /// The kind of credential every session key's signer must hold (keys then need a `signer`).
+        #[schema(value_type = Option<VerificationTypeName>)]
+        pub agent: Option<String>,
+    }
+);
+
+impl FromField for Option<MandateRequirements> {
+    fn from_field(f: &mut Fields, name: &str) -> Result<Self, ApiError> {
+        f.opt_object(name)?
+            .map(<MandateRequirements as RequestBody>::read)
+            .transpose()
+    }
+}
+
+leaf_schema!(
+    /// `requirements` of a mandate, as a request gives them.
+    MandateRequirementsInput = json!({
+        "type": "object",
+        "properties": {
+            "payer": { "$ref": "#/components/schemas/VerificationTypeName" },
+            "agent": { "$ref": "#/components/schemas/VerificationTypeName" },
+        },
+        "additionalProperties": false,
+    })
 );
 
 request_body!(
@@ -1051,6 +1086,8 @@ pub struct IdentityAttestation {
     /// When its revocation was mined.
     #[schema(value_type = Option<Timestamp>)]
     pub revoked_at: Option<String>,
+    /// Whether the settlement chain's attestation mirror has recorded it: only then does an active attestation meet a mandate's identity requirement, which the chain checks against the mirror. Set a moment after `active` (the attestation chain's operator signs a receipt and the settlement chain's operator records it); a revocation reaches the mirror the same way, and the API refuses a revoked attestation at once.
+    pub settlement_recorded: bool,
     /// Whether it is a mainnet object.
     pub livemode: bool,
     /// Creation time.
@@ -1178,6 +1215,8 @@ pub struct Mandate {
     /// The one agent whose keys may pull (every key's `signer`), when named.
     #[schema(value_type = Option<Address>)]
     pub agent: Option<String>,
+    /// The identity it requires (signed by a wallet payer, enforced on chain on every pull), when any.
+    pub requirements: Option<MandateRequirementsView>,
     /// Lifecycle.
     #[schema(value_type = MandateStatus)]
     pub status: &'static str,
@@ -1188,6 +1227,20 @@ pub struct Mandate {
     /// The payer's consent: the typed data a wallet signs (and the signature once given),
     /// or the bank mandate of a bank-account payer.
     pub authorization: Option<Consent>,
+}
+
+/// What a mandate requires of identity.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MandateRequirementsView {
+    /// The kind of credential the payer must hold, when any.
+    #[schema(value_type = Option<VerificationTypeName>)]
+    pub payer: Option<&'static str>,
+    /// The kind of credential every session key's signer must hold, when any.
+    #[schema(value_type = Option<VerificationTypeName>)]
+    pub agent: Option<&'static str>,
+    /// Whose attestations count: the mode's attestation chain operator (the attester the settlement chain's mirror trusts).
+    #[schema(value_type = Address)]
+    pub attester: String,
 }
 
 /// Status of a session key as shown (`expired` from the moment its time passes).

@@ -33,6 +33,14 @@ pub fn mandate(m: &Mandate, e: EpochUse) -> types::Mandate {
         purpose: m.purpose.clone(),
         payees: m.payees.clone(),
         agent: m.agent.clone(),
+        requirements: m
+            .requirements
+            .as_ref()
+            .map(|r| types::MandateRequirementsView {
+                payer: r.payer.map(|k| k.as_str()),
+                agent: r.agent.map(|k| k.as_str()),
+                attester: r.attester.clone(),
+            }),
         status: m.status.as_str(),
         current_epoch: epoch(e, m.currency),
         onchain: types::OnChainObject {
@@ -242,6 +250,7 @@ pub fn attestation(
         uid: a.uid.clone(),
         tx_hash: a.tx_hash.clone(),
         revoked_at: a.revoked_at.map(rfc3339_ms),
+        settlement_recorded: a.mirrored_sequence.is_some(),
         livemode: a.mode.livemode(),
         created_at: rfc3339_ms(a.created_at),
         updated_at: rfc3339_ms(a.updated_at),

@@ -168,6 +168,91 @@ pub async fn sign_receipt<S: Signer + Sync + ?Sized>(
     Ok(Bytes::from(sig.as_bytes().to_vec()))
 }
 
+/// A receipt and its attester's signature, as stored until the mirror records it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedReceipt {
+    /// The attester (the signer).
+    pub attester: Address,
+    /// The wallet the attestation is about.
+    pub recipient: Address,
+    /// The schema.
+    pub schema: B256,
+    /// The attestation now in the slot.
+    pub uid: B256,
+    /// Its expiration (unix seconds, 0: never).
+    pub expiration_time: u64,
+    /// Whether it is revoked.
+    pub revoked: bool,
+    /// Its order ([`receipt_sequence`]).
+    pub sequence: u64,
+    /// The attester's EIP-712 signature for the mirror.
+    pub signature: Bytes,
+}
+
+impl SignedReceipt {
+    /// `receipt` with `signature`.
+    pub fn new(receipt: &AttestationReceipt, signature: Bytes) -> Self {
+        SignedReceipt {
+            attester: receipt.attester,
+            recipient: receipt.recipient,
+            schema: receipt.schema,
+            uid: receipt.uid,
+            expiration_time: receipt.expirationTime,
+            revoked: receipt.revoked,
+            sequence: receipt.sequence,
+            signature,
+        }
+    }
+
+    /// The receipt signed.
+    pub fn receipt(&self) -> AttestationReceipt {
+        AttestationReceipt {
+            attester: self.attester,
+            recipient: self.recipient,
+            schema: self.schema,
+            uid: self.uid,
+            expirationTime: self.expiration_time,
+            revoked: self.revoked,
+            sequence: self.sequence,
+        }
+    }
+
+    /// As stored (JSON).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a receipt serializes")
+    }
+
+    /// From its stored JSON; `None` when it is not one.
+    pub fn from_json(json: &str) -> Option<Self> {
+        serde_json::from_str(json).ok()
+    }
+
+    /// The mirror's `record` call that carries it.
+    pub fn record_call(&self) -> AttestationMirror::recordCall {
+        record_call(&self.receipt(), self.signature.clone())
+    }
+}
+
+/// The registry log of `registry` that transaction logs `logs` hold for attestation `uid`
+/// (its `Attested` when `revoked` is false, its `Revoked` otherwise), with its position
+/// (block number and log index) when the logs carry it.
+pub fn registry_log_of<'a>(
+    registry: Address,
+    uid: B256,
+    revoked: bool,
+    logs: impl IntoIterator<Item = (&'a Log, Option<u64>, Option<u64>)>,
+) -> Option<(RegistryLog, Option<u64>, Option<u64>)> {
+    logs.into_iter().find_map(|(l, block, index)| {
+        let log = decode_registry_log(registry, l)?;
+        let matches = match &log {
+            RegistryLog::Attested(e) => !revoked && e.uid == uid,
+            RegistryLog::Revoked(e) => revoked && e.uid == uid,
+        };
+        matches.then_some((log, block, index))
+    })
+}
+
 /// The mirror's `record` call for a signed `receipt`.
 pub fn record_call(
     receipt: &AttestationReceipt,
@@ -193,14 +278,67 @@ pub fn record_call(
 /// resolver and revocable, when the attestation chain is deployed (`deploy`, idempotent).
 pub const CREDENTIAL_SCHEMA: &str = "bytes32 credentialDigest,string credentialType,string statusListCredential,uint256 statusListIndex";
 
-/// The uid of [`CREDENTIAL_SCHEMA`] on any registry: `keccak256(schema ‖ resolver ‖
-/// revocable)` with no resolver and revocable, as `AttestationRegistry.registerSchema`
-/// computes it.
+/// The uid of [`CREDENTIAL_SCHEMA`] on any registry.
 pub fn credential_schema_uid() -> B256 {
-    let mut packed = CREDENTIAL_SCHEMA.as_bytes().to_vec();
+    schema_uid(CREDENTIAL_SCHEMA)
+}
+
+/// The uid of `schema` on any registry: `keccak256(schema ‖ resolver ‖ revocable)` with no
+/// resolver and revocable, as `AttestationRegistry.registerSchema` computes it.
+pub fn schema_uid(schema: &str) -> B256 {
+    let mut packed = schema.as_bytes().to_vec();
     packed.extend_from_slice(Address::ZERO.as_slice());
     packed.push(1);
     alloy::primitives::keccak256(packed)
+}
+
+/// The registry schemas of the credential types Openrail issues, one per type: `(credential
+/// type, schema)`. A registry slot is (attester, recipient, schema), so a wallet's
+/// personhood and its agent credential each keep their own slot (under the generic
+/// [`CREDENTIAL_SCHEMA`] a newer credential of any type would take the slot), and a mandate
+/// can require one of them by its schema. Only credentials Openrail's own issuer signed are
+/// attested under them (whether another issuer is trusted for a type is a policy Openrail
+/// does not have); their `data` is [`typed_credential_data`]. Registered with the generic
+/// one when the attestation chain is deployed.
+pub const TYPED_SCHEMAS: [(&str, &str); 3] = [
+    (
+        "PersonhoodCredential",
+        "bytes32 personhoodCredentialDigest,string statusListCredential,uint256 statusListIndex",
+    ),
+    (
+        "FinancialHealthCredential",
+        "bytes32 financialHealthCredentialDigest,string statusListCredential,uint256 statusListIndex",
+    ),
+    (
+        "AgentCredential",
+        "bytes32 agentCredentialDigest,string statusListCredential,uint256 statusListIndex",
+    ),
+];
+
+/// The uid of the registry schema of credential type `credential_type`, when Openrail has
+/// one ([`TYPED_SCHEMAS`]).
+pub fn typed_schema_uid(credential_type: &str) -> Option<B256> {
+    TYPED_SCHEMAS
+        .iter()
+        .find(|(t, _)| *t == credential_type)
+        .map(|(_, schema)| schema_uid(schema))
+}
+
+/// The `data` of an attestation under one of [`TYPED_SCHEMAS`]: `abi.encode(digest,
+/// statusListCredential, statusListIndex)`.
+pub fn typed_credential_data(
+    digest: B256,
+    status_list_credential: &str,
+    status_list_index: u64,
+) -> Bytes {
+    use alloy::sol_types::SolValue;
+    (
+        digest,
+        status_list_credential.to_string(),
+        alloy::primitives::U256::from(status_list_index),
+    )
+        .abi_encode_params()
+        .into()
 }
 
 /// The `data` of a credential attestation under [`CREDENTIAL_SCHEMA`]: `abi.encode(digest,

@@ -30,6 +30,9 @@ sol! {
         address[] payees;
         address agent;
         string purpose;
+        address identityAttester;
+        bytes32 payerSchema;
+        bytes32 agentSchema;
         uint256 nonce;
         uint256 deadline;
     }
@@ -96,7 +99,21 @@ impl Mandate {
             payees: self.payees.clone(),
             agent: self.agent,
             purposeHash: alloy::primitives::keccak256(self.purpose.as_bytes()),
+            requirements: crate::bindings::IAllowanceStateMachine::Requirements {
+                attester: self.identityAttester,
+                payerSchema: self.payerSchema,
+                agentSchema: self.agentSchema,
+            },
         }
+    }
+}
+
+/// The requirements of a mandate that requires no identity (all zero).
+pub fn no_requirements() -> crate::bindings::IAllowanceStateMachine::Requirements {
+    crate::bindings::IAllowanceStateMachine::Requirements {
+        attester: Address::ZERO,
+        payerSchema: B256::ZERO,
+        agentSchema: B256::ZERO,
     }
 }
 
@@ -119,6 +136,7 @@ pub fn own_mandate_terms(
         payees,
         agent: Address::ZERO,
         purposeHash: alloy::primitives::keccak256(""),
+        requirements: no_requirements(),
     }
 }
 
@@ -213,6 +231,17 @@ impl TypedMessage for Mandate {
             ),
             ("agent", "address", addr(self.agent)),
             ("purpose", "string", Value::String(self.purpose.clone())),
+            ("identityAttester", "address", addr(self.identityAttester)),
+            (
+                "payerSchema",
+                "bytes32",
+                Value::String(self.payerSchema.to_string()),
+            ),
+            (
+                "agentSchema",
+                "bytes32",
+                Value::String(self.agentSchema.to_string()),
+            ),
             ("nonce", "uint256", uint(self.nonce)),
             ("deadline", "uint256", uint(self.deadline)),
         ]
@@ -410,6 +439,9 @@ mod tests {
             payees: vec![address!("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")],
             agent: Address::ZERO,
             purpose: "agent budget".into(),
+            identityAttester: address!("0x90F79bf6EB2c4f870365E785982E1f101E93b906"),
+            payerSchema: keccak256("personhood"),
+            agentSchema: B256::ZERO,
             nonce: U256::from(7u64) << 200,
             deadline: U256::from(1_795_435_200u64),
         }
@@ -420,7 +452,7 @@ mod tests {
     fn type_strings_are_the_contracts() {
         assert_eq!(
             Mandate::eip712_encode_type(),
-            "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
+            "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,address identityAttester,bytes32 payerSchema,bytes32 agentSchema,uint256 nonce,uint256 deadline)"
         );
         assert_eq!(
             Payment::eip712_encode_type(),

@@ -315,22 +315,8 @@ pub async fn deploy_deterministic(
     let (o, op, tr) = (owner_addr, operator, treasury);
     let (router, asm, registry, mirror) = match role {
         ChainRole::Settlement => {
-            let args = AllowanceStateMachine::constructorCall {
-                owner_: o,
-                operator_: op,
-                treasury_: tr,
-            }
-            .abi_encode();
-            let placed = place(
-                &p,
-                "AllowanceStateMachine",
-                salt,
-                &AllowanceStateMachine::BYTECODE,
-                args,
-            )
-            .await?;
-            let a = placed.address;
-            contracts.push(placed);
+            // The mirror first: the state machine names it (identity requirements are
+            // checked against it) and is immutable.
             let args = AttestationMirror::constructorCall { owner_: o }.abi_encode();
             let mirror = place(
                 &p,
@@ -344,8 +330,25 @@ pub async fn deploy_deterministic(
             if !m.isTrusted(operator).call().await? {
                 mined(m.addAttester(operator).send().await?).await?;
             }
+            let args = AllowanceStateMachine::constructorCall {
+                owner_: o,
+                operator_: op,
+                treasury_: tr,
+                mirror_: mirror.address,
+            }
+            .abi_encode();
+            let placed = place(
+                &p,
+                "AllowanceStateMachine",
+                salt,
+                &AllowanceStateMachine::BYTECODE,
+                args,
+            )
+            .await?;
+            let a = placed.address;
             let addresses = (a, Some(a), None, Some(mirror.address));
             contracts.push(mirror);
+            contracts.push(placed);
             addresses
         }
         ChainRole::Attestation => {
@@ -371,21 +374,21 @@ pub async fn deploy_deterministic(
                 Vec::new(),
             )
             .await?;
-            // Openrail's credential schema, once per registry (its uid is derived, so a
-            // second deployment finds it registered).
+            // Openrail's credential schemas, once per registry (their uids are derived, so a
+            // second deployment finds them registered).
             let r = AttestationRegistry::new(registry.address, &p);
-            let schema = crate::attestations::credential_schema_uid();
-            if r.getSchema(schema).call().await?.uid.is_zero() {
-                mined(
-                    r.registerSchema(
-                        crate::attestations::CREDENTIAL_SCHEMA.to_string(),
-                        Address::ZERO,
-                        true,
+            let schemas = std::iter::once(crate::attestations::CREDENTIAL_SCHEMA)
+                .chain(crate::attestations::TYPED_SCHEMAS.iter().map(|(_, s)| *s));
+            for schema in schemas {
+                let uid = crate::attestations::schema_uid(schema);
+                if r.getSchema(uid).call().await?.uid.is_zero() {
+                    mined(
+                        r.registerSchema(schema.to_string(), Address::ZERO, true)
+                            .send()
+                            .await?,
                     )
-                    .send()
-                    .await?,
-                )
-                .await?;
+                    .await?;
+                }
             }
             let addresses = (router.address, None, Some(registry.address), None);
             contracts.push(router);

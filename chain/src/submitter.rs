@@ -243,6 +243,12 @@ pub enum Decline {
     NonceUsed,
     /// The destination is the zero address or the contract itself.
     InvalidDestination,
+    /// The payer or the key's signer (`subject`) holds no valid attestation the mandate
+    /// requires.
+    IdentityRequirementUnmet {
+        /// Who lacks it.
+        subject: Address,
+    },
     /// A reason this version does not know (raw revert data).
     Other(Bytes),
 }
@@ -274,6 +280,9 @@ impl Decline {
             Ok(AsmError::SignatureExpired(_)) => Decline::SignatureExpired,
             Ok(AsmError::NonceAlreadyUsed(_)) => Decline::NonceUsed,
             Ok(AsmError::InvalidDestination(_)) => Decline::InvalidDestination,
+            Ok(AsmError::IdentityRequirementUnmet(e)) => {
+                Decline::IdentityRequirementUnmet { subject: e.subject }
+            }
             _ => Decline::Other(Bytes::copy_from_slice(reason)),
         }
     }
@@ -293,6 +302,7 @@ impl Decline {
             Decline::SignatureInvalid => DeclineReason::SignatureInvalid,
             Decline::SignatureExpired => DeclineReason::AuthorizationExpired,
             Decline::NonceUsed => DeclineReason::NonceUsed,
+            Decline::IdentityRequirementUnmet { .. } => DeclineReason::IdentityRequirementUnmet,
             Decline::KeyCeilingExceeded { .. } | Decline::MandateCeilingExceeded { .. } => {
                 DeclineReason::AllowanceExceeded
             }
@@ -534,6 +544,9 @@ pub struct Submitter {
     jobs: mpsc::Sender<Job>,
     asm: Address,
     chain_id: u64,
+    /// The operator's key, for what the operator signs besides its transactions (an
+    /// attester's receipts for the settlement chain's attestation mirror).
+    signer: PrivateKeySigner,
     balance: Arc<std::sync::Mutex<Option<U256>>>,
 }
 
@@ -576,6 +589,7 @@ impl Submitter {
     ) -> Result<Self, ChainError> {
         let chain_id = provider.get_chain_id().await?;
         let from = operator.address();
+        let signer = operator.clone();
         let (jobs_tx, jobs_rx) = mpsc::channel(4096);
         let (flight_tx, flight_rx) = mpsc::unbounded_channel();
         let core = Arc::new(Core {
@@ -608,6 +622,7 @@ impl Submitter {
             jobs: jobs_tx,
             asm,
             chain_id,
+            signer,
             balance,
         })
     }
@@ -621,6 +636,22 @@ impl Submitter {
     /// The chain id.
     pub fn chain_id(&self) -> u64 {
         self.chain_id
+    }
+
+    /// The operator's address.
+    pub fn operator(&self) -> Address {
+        self.signer.address()
+    }
+
+    /// The operator's signature of `receipt` for the attestation mirror at `mirror` on chain
+    /// `mirror_chain_id` (the operator is the attester of the attestations it sends).
+    pub async fn sign_receipt(
+        &self,
+        receipt: &crate::attestations::AttestationReceipt,
+        mirror_chain_id: u64,
+        mirror: Address,
+    ) -> Result<Bytes, ChainError> {
+        crate::attestations::sign_receipt(&self.signer, receipt, mirror_chain_id, mirror).await
     }
 
     /// Submits a pull and waits for its own outcome (batched with concurrent pulls).

@@ -200,6 +200,9 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
         payees: vec![destination],
         agent: Address::ZERO,
         purpose: "bench".into(),
+        identityAttester: Address::ZERO,
+        payerSchema: B256::ZERO,
+        agentSchema: B256::ZERO,
         nonce: U256::from(1u64),
         deadline: U256::from(noon + 86_400),
     };

@@ -181,6 +181,9 @@ async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate
         payees: vec![a.treasury],
         agent: Address::ZERO,
         purpose: "openrail dev demo".into(),
+        identityAttester: Address::ZERO,
+        payerSchema: B256::ZERO,
+        agentSchema: B256::ZERO,
         nonce: U256::ZERO,
         deadline: U256::from(u64::MAX),
     };

@@ -318,7 +318,14 @@ fn mode_network(chain: &ModeChain<'_>) -> anyhow::Result<Network> {
     let attestation = chain
         .attestation
         .as_ref()
-        .map(|a| Network::attestation_on(a.deployment, &a.endpoint).map(Arc::new))
+        .map(|a| {
+            Network::attestation_on(a.deployment, &a.endpoint).map(|n| {
+                Arc::new(n.relaying_to(
+                    chain.deployment.chain_id,
+                    chain.deployment.attestation_mirror,
+                ))
+            })
+        })
         .transpose()?;
     Ok(Network::on(chain.deployment, &chain.endpoint)?.with_attestation(attestation))
 }

@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {IAllowanceStateMachine} from "./interfaces/IAllowanceStateMachine.sol";
 import {SettlementCore} from "./SettlementCore.sol";
+import {IAttestationMirror} from "./interfaces/IAttestationMirror.sol";
 
 /// @title AllowanceStateMachine
 /// @notice Enforces agentic recurring debits on chain: mandates with a ceiling per calendar epoch,
@@ -25,6 +26,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         Interval interval;
         MandateStatus status;
         bool deferred; // payer is the treasury: pulls authorize only, payout by `settle`
+        bool identity; // requires identity (`_requirements`): every pull checks the mirror
     }
 
     /// @dev Slot B of a mandate: the token and the usage of the current epoch.
@@ -52,7 +54,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
 
     /// @notice EIP-712 type of the mandate a payer signs.
     bytes32 public constant MANDATE_TYPEHASH = keccak256(
-        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
+        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,address identityAttester,bytes32 payerSchema,bytes32 agentSchema,uint256 nonce,uint256 deadline)"
     );
     /// @notice EIP-712 type of the pull a key's agent signs.
     bytes32 public constant DEBIT_PULL_TYPEHASH = keccak256(
@@ -75,14 +77,23 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     mapping(uint32 index => bytes32) private _payeesHash;
     /// @dev The agent a mandate's payer named (0: none): every key on it has this signer.
     mapping(uint32 index => address) private _agentOf;
+    /// @dev The identity a mandate requires (only for mandates with `MandateConfig.identity`).
+    mapping(uint32 index => Requirements) private _requirements;
+
+    /// @dev The attestation mirror identity requirements are checked against (0: none).
+    IAttestationMirror private immutable _mirror;
 
     /// @notice Deploys the state machine, which is also the settlement chain's router.
     /// @param owner_ Owner (may pause and change the operator and treasury).
     /// @param operator_ The service's signer: the only account that may write and move tokens.
     /// @param treasury_ The treasury wallet.
-    constructor(address owner_, address operator_, address treasury_)
+    /// @param mirror_ The settlement chain's attestation mirror (0: mandates cannot require
+    ///        identity).
+    constructor(address owner_, address operator_, address treasury_, IAttestationMirror mirror_)
         SettlementCore(owner_, operator_, treasury_)
-    {}
+    {
+        _mirror = mirror_;
+    }
 
     // ------------------------------------------------------------------ writes
 
@@ -123,8 +134,15 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         bytes memory head = abi.encode(
             MANDATE_TYPEHASH, mandateId, terms.payer, terms.token, terms.maxAmount, uint8(terms.interval)
         );
+        Requirements calldata r = terms.requirements;
         return keccak256(
-            abi.encodePacked(head, abi.encode(payeesHash, terms.agent, terms.purposeHash, nonce, deadline))
+            abi.encodePacked(
+                head,
+                abi.encode(
+                    payeesHash, terms.agent, terms.purposeHash, r.attester, r.payerSchema, r.agentSchema
+                ),
+                abi.encode(nonce, deadline)
+            )
         );
     }
 
@@ -164,12 +182,38 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         uint32 index = ++_mandateCount;
         _mandateIndex[mandateId] = index;
         _mandateIdOf[index] = mandateId;
+        bool identity = _requireIdentity(index, terms.requirements, payer);
         _config[index] =
-            MandateConfig(payer, uint64(maxAmount), terms.interval, MandateStatus.Active, deferred);
+            MandateConfig(payer, uint64(maxAmount), terms.interval, MandateStatus.Active, deferred, identity);
         _usage[index] = MandateUsage(terms.token, 0, 0);
         if (n != 0) _payeesHash[index] = payeesHash;
         if (terms.agent != address(0)) _agentOf[index] = terms.agent;
         _emitMandateCreated(mandateId, terms);
+        if (identity) {
+            Requirements calldata r = terms.requirements;
+            emit MandateRequirements(mandateId, r.attester, r.payerSchema, r.agentSchema);
+        }
+    }
+
+    /// @dev Stores the identity requirements `r` of mandate `index` (when it has any) after
+    ///      checking the payer meets its own; returns whether it has any.
+    function _requireIdentity(uint32 index, Requirements calldata r, address payer) private returns (bool) {
+        if (r.payerSchema == 0 && r.agentSchema == 0) {
+            if (r.attester != address(0)) revert IdentityUnsupported();
+            return false;
+        }
+        if (r.attester == address(0) || address(_mirror) == address(0)) revert IdentityUnsupported();
+        _checkHolds(r.attester, payer, r.payerSchema);
+        _requirements[index] = r;
+        return true;
+    }
+
+    /// @dev Reverts `IdentityRequirementUnmet` unless `subject` holds a valid attestation of
+    ///      `schema` by `attester` in the mirror (a zero schema requires nothing).
+    function _checkHolds(address attester, address subject, bytes32 schema) private view {
+        if (schema != 0 && !_mirror.isValid(attester, subject, schema)) {
+            revert IdentityRequirementUnmet(subject, schema);
+        }
     }
 
     /// @dev Emits `MandateCreated` (its own frame: the caller's stack is full).
@@ -217,6 +261,12 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             }
             address agent = _agentOf[index];
             if (agent != address(0) && terms.signer != agent) revert SignerNotAgent(agent, terms.signer);
+            if (cfg.identity) {
+                Requirements memory r = _requirements[index];
+                if (r.agentSchema != 0 && terms.signer == address(0)) revert SignerRequired();
+                _checkHolds(r.attester, cfg.payer, r.payerSchema);
+                _checkHolds(r.attester, terms.signer, r.agentSchema);
+            }
         }
         address[] calldata list = _allowList(index, terms.allowedDestinations, payees);
         uint40 expiry = terms.expiresAt > type(uint40).max ? type(uint40).max : uint40(terms.expiresAt);
@@ -481,8 +531,14 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             epochEnd: uint64(endDay * DAY),
             deferred: cfg.deferred,
             payeesHash: _payeesHash[index],
-            agent: _agentOf[index]
+            agent: _agentOf[index],
+            requirements: _requirements[index]
         });
+    }
+
+    /// @inheritdoc IAllowanceStateMachine
+    function attestationMirror() external view returns (address) {
+        return address(_mirror);
     }
 
     /// @inheritdoc IAllowanceStateMachine
@@ -584,6 +640,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
     uint256 private constant C_INTERVAL = 224;
     uint256 private constant C_STATUS = 232;
     uint256 private constant C_DEFERRED = 240;
+    uint256 private constant C_IDENTITY = 248;
     uint256 private constant MASK32 = 0xffffffff;
     uint256 private constant MASK40 = 0xffffffffff;
     uint256 private constant MASK64 = 0xffffffffffffffff;
@@ -648,8 +705,8 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
             useSlot := keccak256(0x00, 0x40)
             uw := sload(useSlot)
             // exists (a zero mandate index has a zero config word, so status is not Active),
-            // no signer, not revoked, not expired, mandate active and not deferred (status and
-            // deferred bytes read as one 16-bit word), a destination other than zero and this
+            // no signer, not revoked, not expired, mandate active, not deferred and requiring
+            // no identity (the status, deferred and identity bytes are the word's top 24 bits), a destination other than zero and this
             // contract and, for a key with one destination, that one; the mandate's usage of
             // this epoch and within its ceiling.
             let only := and(shr(K_DEST, kw), MASK160)
@@ -667,7 +724,7 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
                             lt(timestamp(), and(shr(K_EXPIRES, kw), MASK40)),
                             or(iszero(only), eq(only, destination))
                         ),
-                        eq(and(shr(C_STATUS, cw), 0xffff), 1)
+                        eq(shr(C_STATUS, cw), 1)
                     ),
                     and(
                         gt(and(shr(U_EPOCH, uw), MASK32), div(timestamp(), DAY)),
@@ -752,6 +809,10 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         if ((cw >> C_STATUS) & 0xff != uint256(MandateStatus.Active)) {
             return (abi.encodeWithSelector(MandateNotActive.selector, _mandateIdOf[index]), p);
         }
+        if ((cw >> C_IDENTITY) & 0xff != 0) {
+            err = _identityDecline(index, address(uint160(cw)), keyId);
+            if (err.length != 0) return (err, p);
+        }
         {
             address only = address(uint160(kw >> K_DEST));
             if (
@@ -802,6 +863,27 @@ contract AllowanceStateMachine is IAllowanceStateMachine, SettlementCore {
         if (p.deferred && destination == p.payer) {
             return (abi.encodeWithSelector(InvalidDestination.selector, destination), p);
         }
+    }
+
+    /// @dev The `IdentityRequirementUnmet` decline of a pull of key `keyId` on mandate `index`
+    ///      (payer `payer`) whose required attestations no longer hold (revoked, expired, the
+    ///      attester distrusted), or none.
+    function _identityDecline(uint32 index, address payer, bytes32 keyId)
+        private
+        view
+        returns (bytes memory)
+    {
+        Requirements memory r = _requirements[index];
+        if (r.payerSchema != 0 && !_mirror.isValid(r.attester, payer, r.payerSchema)) {
+            return abi.encodeWithSelector(IdentityRequirementUnmet.selector, payer, r.payerSchema);
+        }
+        if (r.agentSchema != 0) {
+            address signer = _signerOf[keyId];
+            if (!_mirror.isValid(r.attester, signer, r.agentSchema)) {
+                return abi.encodeWithSelector(IdentityRequirementUnmet.selector, signer, r.agentSchema);
+            }
+        }
+        return "";
     }
 
     /// @dev The own ceiling of key `keyId` for a pull of `amount` on day `today` in the epoch

@@ -14,6 +14,7 @@ use alloy::providers::Provider;
 use alloy::sol_types::SolCall;
 use openrail_chain::attestations::{
     attest_call, attested_uid, credential_data, credential_schema_uid, revoke_call,
+    typed_credential_data,
 };
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::outbox::Work;
@@ -28,12 +29,13 @@ pub(crate) fn attest_input(a: &Attestation) -> Option<Bytes> {
     let recipient: Address = a.recipient.parse().ok()?;
     let schema: B256 = a.schema_uid.parse().ok()?;
     let digest: B256 = format!("0x{}", a.credential_digest).parse().ok()?;
-    let data = credential_data(
-        digest,
-        &a.credential_type,
-        a.status_list_credential.as_deref().unwrap_or(""),
-        a.status_list_index.unwrap_or(0),
-    );
+    let list = a.status_list_credential.as_deref().unwrap_or("");
+    let index = a.status_list_index.unwrap_or(0);
+    let data = if schema == credential_schema_uid() {
+        credential_data(digest, &a.credential_type, list, index)
+    } else {
+        typed_credential_data(digest, list, index)
+    };
     let expiration = a.expires_at.map_or(0, |ms| (ms / 1000).max(1) as u64);
     let call = attest_call(schema, recipient, expiration, true, B256::ZERO, data);
     Some(call.abi_encode().into())
@@ -130,4 +132,113 @@ async fn uid_of(store: &Store, net: &Network, a: &Attestation, fresh: bool) -> O
 /// The registry schema every Openrail credential attestation uses.
 pub fn schema_uid() -> B256 {
     credential_schema_uid()
+}
+
+/// Relays the receipts of this attestation chain's attestations to its mode's settlement
+/// chain (run by its engine while it holds the lease): for each attestation whose next
+/// step (its `attest`, its `revoke`) is final here and not yet relayed, the registry log
+/// its transaction left becomes an `AttestationReceipt` (sequence: the log's position on
+/// this chain), signed by the operator (the attester), stored with `mirror_*` work for the
+/// settlement chain's engine, which records it in the mirror. A log that left the slot as
+/// it was (an older attestation beside a newer one) needs no receipt. Whatever fails here
+/// (an RPC, a read) is tried again at the next pass: the rows say what is left.
+pub(crate) async fn relay(store: &Store, net: &Network) {
+    use openrail_chain::attestations::{
+        SignedReceipt, receipt_of_log, receipt_sequence, registry_log_of,
+    };
+    use openrail_store::attestations::RelayStep;
+    use openrail_store::journal::TxKind;
+    let (Some((settlement_chain, mirror)), Some(submitter), Ok(registry)) =
+        (net.settlement_mirror, net.submitter(), net.registry())
+    else {
+        return;
+    };
+    // Only the schemas a mandate can require: the settlement chain needs no other.
+    let schemas: Vec<String> = openrail_chain::attestations::TYPED_SCHEMAS
+        .iter()
+        .map(|(_, s)| openrail_chain::attestations::schema_uid(s).to_string())
+        .collect();
+    let todo = match store
+        .attestations_to_relay(net.chain_id, &schemas, 50)
+        .await
+    {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::warn!(chain_id = net.chain_id, error = %e, "reading attestations to relay failed");
+            return;
+        }
+    };
+    for (a, step) in todo {
+        let Some(uid) = a.uid.as_deref().and_then(|u| u.parse::<B256>().ok()) else {
+            continue;
+        };
+        let hash = match step {
+            RelayStep::Attested => a.tx_hash.clone(),
+            RelayStep::Revoked => {
+                match store.succeeded_tx(&a.id, TxKind::RevokeAttestation).await {
+                    Ok(h) => h,
+                    Err(e) => {
+                        tracing::warn!(attestation = %a.id, error = %e, "reading the revoke transaction failed");
+                        continue;
+                    }
+                }
+            }
+        };
+        let Some(hash) = hash.and_then(|h| h.parse::<B256>().ok()) else {
+            tracing::warn!(attestation = %a.id, "no transaction to relay the attestation's receipt from");
+            continue;
+        };
+        let receipt = match net.reader.get_transaction_receipt(hash).await {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(attestation = %a.id, tx = %hash, error = %e, "reading a receipt to relay failed");
+                continue;
+            }
+        };
+        let logs = receipt
+            .inner
+            .logs()
+            .iter()
+            .map(|l| (&l.inner, l.block_number, l.log_index));
+        let revoked = step == RelayStep::Revoked;
+        let Some((log, Some(block), Some(index))) = registry_log_of(registry, uid, revoked, logs)
+        else {
+            tracing::warn!(attestation = %a.id, tx = %hash, "the transaction has no registry log of the attestation (yet)");
+            continue;
+        };
+        let Some(sequence) = receipt_sequence(block, index) else {
+            tracing::error!(attestation = %a.id, block, index, "registry log position out of range");
+            continue;
+        };
+        let signed = match receipt_of_log(&log, sequence) {
+            Some(r) => match submitter.sign_receipt(&r, settlement_chain, mirror).await {
+                Ok(signature) => Some(SignedReceipt::new(&r, signature)),
+                Err(e) => {
+                    tracing::error!(attestation = %a.id, error = %e, "signing the attestation receipt failed");
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let json = signed.as_ref().map(|s| (s.to_json(), s.sequence));
+        let queued = store
+            .queue_receipt(
+                &a.id,
+                step,
+                json.as_ref().map(|(j, s)| (j.as_str(), *s)),
+                settlement_chain,
+                now_ms(),
+            )
+            .await;
+        match queued {
+            Ok(true) => {
+                tracing::info!(attestation = %a.id, ?step, sequence, relayed = signed.is_some(), "attestation receipt queued for the settlement chain");
+            }
+            Ok(false) => {}
+            Err(e) => {
+                tracing::warn!(attestation = %a.id, error = %e, "queueing the attestation receipt failed");
+            }
+        }
+    }
 }

@@ -37,6 +37,7 @@ pub fn mandate_message(
     net: &Network,
     a: &Authorization,
 ) -> Option<c::Mandate> {
+    let requirements = crate::identity::onchain(m.requirements.as_ref())?;
     Some(c::Mandate {
         mandateId: m.onchain_id.parse().ok()?,
         payer: m.payer_address.parse().ok()?,
@@ -53,6 +54,9 @@ pub fn mandate_message(
             None => Address::ZERO,
         },
         purpose: m.purpose.clone().unwrap_or_default(),
+        identityAttester: requirements.attester,
+        payerSchema: requirements.payerSchema,
+        agentSchema: requirements.agentSchema,
         nonce: nonce_of(a)?,
         deadline: U256::from(u64::try_from(a.deadline).ok()?),
     })

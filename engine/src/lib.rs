@@ -33,7 +33,8 @@ use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::{Work, WorkKind};
 use openrail_store::stages;
 use openrail_store::{
-    Amount, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError, now_ms,
+    Amount, AttestationId, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError,
+    now_ms,
 };
 
 use crate::network::Network;
@@ -43,6 +44,7 @@ use crate::payments::{Drive, PaymentDriver, PaymentError};
 pub mod attestations;
 pub mod bank_accounts;
 pub mod consent;
+pub mod identity;
 mod journal;
 pub mod mandates;
 pub mod network;
@@ -61,6 +63,10 @@ pub const POLL: Duration = Duration::from_millis(25);
 /// How often a waiting request re-reads the database: the fallback for work done by
 /// another process (this process's engine wakes its own requests at once).
 pub const WAIT_POLL: Duration = Duration::from_millis(200);
+
+/// How often an attestation chain's engine looks for attestation receipts to relay to its
+/// mode's settlement chain.
+const RELAY_POLL: Duration = Duration::from_millis(250);
 
 /// Most work claimed in one pass.
 const CLAIM: u32 = 1000;
@@ -229,10 +235,15 @@ pub fn start(
             drive_poll,
         };
         let mut next_poll = tokio::time::Instant::now();
+        let mut next_relay = tokio::time::Instant::now();
         loop {
             if tokio::time::Instant::now() >= next_poll {
                 poll_queued(&ctx, mode).await;
                 next_poll = tokio::time::Instant::now() + POLL;
+            }
+            if ctx.net.settlement_mirror.is_some() && tokio::time::Instant::now() >= next_relay {
+                attestations::relay(&ctx.store, &ctx.net).await;
+                next_relay = tokio::time::Instant::now() + RELAY_POLL;
             }
             tokio::select! {
                 biased;
@@ -589,6 +600,21 @@ async fn deliver(
             };
             return submit_and_record(store, net, &p.id, request).await;
         }
+        WorkKind::MirrorAttested | WorkKind::MirrorRevoked => {
+            let Some(id) = target(store, w, AttestationId::parse).await else {
+                return Ok(None);
+            };
+            // The receipt the attestation chain's operator signed for this mirror; none
+            // left to record when the mirror has it (or a later one) already.
+            let Some(json) = store.receipt_to_record(&id).await.map_err(logged)? else {
+                return Ok(None);
+            };
+            let call = openrail_chain::attestations::SignedReceipt::from_json(&json)
+                .map(|r| r.record_call().abi_encode().into());
+            // Its fate, applied as the journal records it, marks the receipt recorded; a
+            // receipt the mirror refused (a later one was there first) changes nothing.
+            send(store, net, call, w).await?;
+        }
         WorkKind::Attest | WorkKind::RevokeAttestation => {
             // Run by `attestations::run` from the engine's loop, never sent from here.
             tracing::error!(intent = %w.intent, "attestation work delivered as a send; ignored");
@@ -624,6 +650,7 @@ async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> R
     // allowance state machine.
     let to = match kind {
         TxKind::Attest | TxKind::RevokeAttestation => net.registry(),
+        TxKind::MirrorAttested | TxKind::MirrorRevoked => net.mirror(),
         _ => net.state_machine(),
     };
     let sent = match (net.submitter(), to) {
@@ -715,6 +742,7 @@ pub(crate) fn create_mandate_call(
         payees,
         agent,
         purposeHash: keccak256(m.purpose.as_deref().unwrap_or_default().as_bytes()),
+        requirements: identity::onchain(m.requirements.as_ref())?,
     };
     if m.is_bank_funded() {
         return Some(

@@ -10,6 +10,7 @@ use std::time::Duration;
 use alloy::primitives::Address;
 use openrail_store::agentic::{Mandate, MandateStatus, Scope};
 use openrail_store::consent::Authorization;
+use openrail_store::verification::VerificationType;
 use openrail_store::{Amount, BankAccountId, Interval, MandateId, Store};
 
 use crate::network::Network;
@@ -44,6 +45,10 @@ pub struct NewMandate {
     pub payees: Vec<(String, Address)>,
     /// The only agent whose keys may pull (every key's signer), when named.
     pub agent: Option<Address>,
+    /// The kind of credential the payer must hold, when any.
+    pub payer_requirement: Option<VerificationType>,
+    /// The kind of credential every key's signer must hold, when any.
+    pub agent_requirement: Option<VerificationType>,
 }
 
 /// Most payees a mandate may name.
@@ -111,6 +116,26 @@ pub async fn prepare(
             param: "agent",
             detail: detail.into(),
         })?;
+    let requirements =
+        crate::identity::requirements_for(net, req.payer_requirement, req.agent_requirement)?;
+    if let Some(r) = &requirements {
+        if r.payer.is_some() && !wallet {
+            return Err(ServiceError::Invalid {
+                param: "requirements.payer",
+                detail: "cannot be asked of a bank account (its pulls are paid by the treasury                          on chain)"
+                    .into(),
+            });
+        }
+        use crate::identity::{Holder, check};
+        crate::identity::check_attester(net, r).await?;
+        let payer = payer_address.to_checksum(None);
+        check(store, scope.mode, Holder::Payer, &payer, r.payer, now).await?;
+        if let Some(agent) = agent {
+            // The named agent is every key's signer: it must hold its credential now.
+            let agent = agent.to_checksum(None);
+            check(store, scope.mode, Holder::Signer, &agent, r.agent, now).await?;
+        }
+    }
     let id = MandateId::new();
     let salt = openrail_chain::consent::salt(id.as_str());
     let mandate = Mandate {
@@ -126,6 +151,7 @@ pub async fn prepare(
         purpose: req.purpose,
         payees: payees.iter().map(|a| a.to_checksum(None)).collect(),
         agent: agent.map(|a| a.to_checksum(None)),
+        requirements,
         status: if wallet {
             MandateStatus::RequiresAuthorization
         } else {

@@ -36,6 +36,11 @@ pub struct Network {
     pub router: Address,
     /// The attestation registry (the attestation chain's; identity attestations).
     pub attestation_registry: Option<Address>,
+    /// The attestation mirror (the settlement chain's; identity requirements).
+    pub attestation_mirror: Option<Address>,
+    /// The operator's address (the chain's submitter signs as it; on the attestation chain,
+    /// the attester of Openrail's attestations).
+    pub operator: Address,
     /// The treasury wallet: pays bank-funded pulls on chain, holds bank legs in transit.
     pub treasury: Address,
     /// Stablecoin per currency.
@@ -50,6 +55,9 @@ pub struct Network {
     key_ids: std::sync::Mutex<std::collections::HashMap<SessionKeyId, B256>>,
     /// The mode's attestation chain, when it has one (on the settlement chain only).
     pub attestation: Option<std::sync::Arc<Network>>,
+    /// On an attestation chain: its mode's settlement chain (chain id) and attestation
+    /// mirror there, where the receipts of its attestations go.
+    pub settlement_mirror: Option<(u64, Address)>,
 }
 
 impl Network {
@@ -72,6 +80,13 @@ impl Network {
                 "chain {} has no attestation registry",
                 self.chain_id
             ))
+        })
+    }
+
+    /// The attestation mirror, on the settlement chain; an error elsewhere.
+    pub fn mirror(&self) -> Result<Address, ChainError> {
+        self.attestation_mirror.ok_or_else(|| {
+            ChainError::Deployment(format!("chain {} has no attestation mirror", self.chain_id))
         })
     }
 
@@ -173,6 +188,13 @@ impl Network {
         Self::any(deployment, endpoint)
     }
 
+    /// This attestation network relaying its attestations' receipts to the mirror `mirror`
+    /// of settlement chain `chain_id` (none: nothing relayed).
+    pub fn relaying_to(mut self, chain_id: u64, mirror: Option<Address>) -> Self {
+        self.settlement_mirror = mirror.map(|m| (chain_id, m));
+        self
+    }
+
     /// This network with `attestation` as its mode's attestation chain.
     pub fn with_attestation(mut self, attestation: Option<std::sync::Arc<Network>>) -> Self {
         self.attestation = attestation;
@@ -191,12 +213,15 @@ impl Network {
             allowance_state_machine: deployment.allowance_state_machine,
             router: deployment.router,
             attestation_registry: deployment.attestation_registry,
+            attestation_mirror: deployment.attestation_mirror,
+            operator: deployment.operator,
             treasury: deployment.treasury,
             tokens,
             default_destination: deployment.treasury,
             outcomes: crate::outcomes::Outcomes::default(),
             key_ids: Default::default(),
             attestation: None,
+            settlement_mirror: None,
         })
     }
 

@@ -124,6 +124,19 @@ pub async fn prepare(
         });
     }
     let dead = dead_reason(&key, &mandate, now);
+    if let (None, Some(r)) = (&dead, &mandate.requirements) {
+        // Refused before any transaction when a required attestation no longer holds
+        // (revoked, expired): the chain would decline it for the same reason.
+        crate::identity::check_all(
+            store,
+            scope.mode,
+            r,
+            &mandate.payer_address,
+            key.signer.as_deref(),
+            now,
+        )
+        .await?;
+    }
     let agent = if dead.is_some() {
         None
     } else {

@@ -71,6 +71,17 @@ pub enum ServiceError {
         /// Said for a person.
         detail: String,
     },
+    /// A wallet lacks the identity a mandate requires (HTTP 403): no active, unexpired
+    /// attestation of the kind recorded on the settlement chain.
+    #[error("the {holder} {wallet} holds no active {kind} attestation the mandate requires")]
+    IdentityRequirementUnmet {
+        /// `payer` or `signer`.
+        holder: &'static str,
+        /// The wallet (checksummed; zero for a key without a signer).
+        wallet: String,
+        /// The kind of credential required.
+        kind: &'static str,
+    },
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),

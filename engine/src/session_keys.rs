@@ -112,6 +112,27 @@ pub async fn prepare(
             detail: format!("mandate {} is {}", mandate.id, mandate.status.as_str()),
         });
     }
+    if let Some(r) = &mandate.requirements {
+        // The chain refuses the key unless the payer and the key's signer hold what the
+        // mandate requires; so does the API, before anything is written.
+        if r.agent.is_some() && signer.is_none() {
+            return Err(ServiceError::Invalid {
+                param: "signer",
+                detail: "is required: the mandate requires an agent credential of every key's                          signer"
+                    .into(),
+            });
+        }
+        let signer = signer.map(|a| a.to_checksum(None));
+        crate::identity::check_all(
+            store,
+            scope.mode,
+            r,
+            &mandate.payer_address,
+            signer.as_deref(),
+            now,
+        )
+        .await?;
+    }
     let expires_at_s = now / 1000 + i64::try_from(req.expires_in).unwrap_or(i64::MAX / 2);
     let id = SessionKeyId::new();
     let mandate_onchain = mandate.onchain_id.parse().map_err(|_| {

@@ -79,6 +79,9 @@ string_enum!(
         AuthorizationExpired = "authorization_expired",
         /// The agent's nonce was used already.
         NonceUsed = "nonce_used",
+        /// The payer or the key's signer no longer holds an attestation the mandate requires
+        /// (the chain's attestation mirror says it is revoked, expired or never recorded).
+        IdentityRequirementUnmet = "identity_requirement_unmet",
     }
 );
 
@@ -119,6 +122,8 @@ pub struct Mandate {
     pub payees: Vec<String>,
     /// The agent every key must have as its signer (checksummed), when the payer named one.
     pub agent: Option<String>,
+    /// The identity it requires (signed by the payer, enforced on chain), when any.
+    pub requirements: Option<IdentityRequirements>,
     /// Lifecycle.
     pub status: MandateStatus,
     /// Chain holding it.
@@ -131,6 +136,21 @@ pub struct Mandate {
     pub tx_hash: Option<String>,
     /// Unix ms.
     pub created_at: i64,
+}
+
+/// The identity a mandate requires: the payer holds an active attestation of the `payer`
+/// kind, and every key's signer one of the `agent` kind, attested by `attester` (the mode's
+/// attestation chain operator) and recorded in the settlement chain's attestation mirror.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct IdentityRequirements {
+    /// Whose attestations count (checksummed).
+    pub attester: String,
+    /// The kind of credential the payer must hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payer: Option<crate::verification::VerificationType>,
+    /// The kind of credential every key's signer must hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<crate::verification::VerificationType>,
 }
 
 impl Mandate {
@@ -307,7 +327,7 @@ fn i64_of(v: u64) -> i64 {
 }
 
 pub(crate) const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
-    purpose, status, chain_id, contract, onchain_id, tx_hash, created_at, payees, agent";
+    purpose, status, chain_id, contract, onchain_id, tx_hash, created_at, payees, agent, requirements";
 pub(crate) const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
     onchain_id, tx_hash, created_at, signer";
 pub(crate) const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
@@ -342,6 +362,10 @@ fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
     let interval = r.string(&c("interval"))?;
     let status = r.string(&c("status"))?;
     let payees = r.string(&c("payees"))?;
+    let requirements = match r.text(&c("requirements"))? {
+        Some(j) => Some(serde_json::from_str(&j).map_err(|_| corrupt("requirements", &j))?),
+        None => None,
+    };
     Ok(Mandate {
         id: MandateId::from_row(r.string(&c("id"))?),
         account_id: AccountId::from_row(r.string(&c("account_id"))?),
@@ -354,6 +378,7 @@ fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
         purpose: r.text(&c("purpose"))?,
         payees: serde_json::from_str(&payees).map_err(|_| corrupt("payees", &payees))?,
         agent: r.text(&c("agent"))?,
+        requirements,
         status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
         chain_id: u64_of(r.integer(&c("chain_id"))?),
         contract: r.string(&c("contract"))?,
@@ -552,7 +577,7 @@ impl Store {
             crate::consent::insert_authorization_in(&mut tx, a).await?;
         }
         sqlx::query(&format!(
-            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)"
+            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
         ))
         .bind(&m.id)
         .bind(&m.account_id)
@@ -571,6 +596,11 @@ impl Store {
         .bind(m.created_at)
         .bind(serde_json::to_string(&m.payees).expect("strings serialize"))
         .bind(&m.agent)
+        .bind(
+            m.requirements
+                .as_ref()
+                .map(|r| serde_json::to_string(r).expect("requirements serialize")),
+        )
         .execute(&mut *tx)
         .await?;
         events::record(&mut tx, EventType::MandateCreated, &m.id, m.created_at).await?;
@@ -1703,6 +1733,19 @@ pub(crate) async fn fate_effect_in(
         TxKind::RevokeAttestation if succeeded => {
             move_attestation_in(conn, intent, AttestationStatus::Revoked, None, "", now).await?
         }
+        // The mirror recorded the attestation's latest receipt (not a status: the
+        // settlement chain's view, which the API's identity checks require).
+        TxKind::MirrorAttested | TxKind::MirrorRevoked if succeeded => {
+            let mut q = Stmt::new(
+                conn.backend(),
+                "UPDATE identity_attestations SET mirrored_sequence = receipt_sequence \
+                 WHERE id = $1 AND receipt_sequence IS NOT NULL \
+                 AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)"
+                    .to_string(),
+            );
+            q.text(Some(intent));
+            conn.execute(&q).await? == 1
+        }
         // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
         // the engine's payment driver (which reads their fates); a cancel or revoke that
         // failed changed nothing.
@@ -1714,6 +1757,8 @@ pub(crate) async fn fate_effect_in(
         | TxKind::Settle
         | TxKind::Attest
         | TxKind::RevokeAttestation
+        | TxKind::MirrorAttested
+        | TxKind::MirrorRevoked
         | TxKind::CancelNonce => false,
     };
     Ok(())
@@ -1727,7 +1772,7 @@ pub(crate) async fn fate_effect_in(
 /// The columns [`attestation_of`] reads.
 pub(crate) const ATTESTATION_COLS: &str = "id, account_id, mode, chain_id, registry, schema_uid, recipient, \
      credential_id, credential_digest, issuer, credential_type, expires_at, status_list_credential, \
-     status_list_index, status, uid, tx_hash, revoked_at, created_at, updated_at";
+     status_list_index, status, uid, tx_hash, revoked_at, created_at, updated_at, mirrored_sequence";
 
 /// An attestation from its row (columns [`ATTESTATION_COLS`]).
 pub(crate) fn attestation_of(r: &impl crate::exec::Record) -> Result<Attestation, StoreError> {
@@ -1752,6 +1797,7 @@ pub(crate) fn attestation_of(r: &impl crate::exec::Record) -> Result<Attestation
         uid: r.text("uid")?,
         tx_hash: r.text("tx_hash")?,
         revoked_at: r.int("revoked_at")?,
+        mirrored_sequence: r.int("mirrored_sequence")?,
         created_at: r.integer("created_at")?,
         updated_at: r.integer("updated_at")?,
     })

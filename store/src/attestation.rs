@@ -45,6 +45,9 @@ pub struct Attestation {
     pub tx_hash: Option<String>,
     /// When its revocation was mined (unix ms).
     pub revoked_at: Option<i64>,
+    /// The sequence of its latest receipt the settlement chain's attestation mirror
+    /// recorded (`None`: the settlement chain has not heard of it yet).
+    pub mirrored_sequence: Option<i64>,
     /// Unix ms.
     pub created_at: i64,
     /// Unix ms.

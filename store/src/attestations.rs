@@ -69,7 +69,7 @@ impl Store {
         let mut tx = self.write_tx().await?;
         sqlx::query(&format!(
             "INSERT INTO identity_attestations ({COLS}) VALUES \
-             ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)"
+             ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
         ))
         .bind(&a.id)
         .bind(&a.account_id)
@@ -91,6 +91,7 @@ impl Store {
         .bind(a.revoked_at)
         .bind(a.created_at)
         .bind(a.updated_at)
+        .bind(a.mirrored_sequence)
         .execute(&mut *tx)
         .await?;
         events::record(
@@ -254,6 +255,149 @@ impl Store {
         let moved = move_attestation_in(&mut *tx, id, to, None, "", now).await?;
         tx.commit().await?;
         Ok(moved)
+    }
+}
+
+/// Which receipt of an attestation goes to the settlement chain's attestation mirror.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelayStep {
+    /// The receipt of its `attest` (the slot now holds it).
+    Attested,
+    /// The receipt of its `revoke`.
+    Revoked,
+}
+
+impl RelayStep {
+    /// The `relayed` value once this step is queued.
+    fn level(self) -> i64 {
+        match self {
+            RelayStep::Attested => 1,
+            RelayStep::Revoked => 2,
+        }
+    }
+
+    /// The work that records it on the settlement chain.
+    pub fn work(self) -> WorkKind {
+        match self {
+            RelayStep::Attested => WorkKind::MirrorAttested,
+            RelayStep::Revoked => WorkKind::MirrorRevoked,
+        }
+    }
+}
+
+impl Store {
+    /// Attestations of attestation chain `chain_id` under one of `schemas` whose next
+    /// receipt has not been queued for the settlement chain (at most `limit`, oldest change
+    /// first), with that step: an active one's attestation, a revoked one's revocation (an
+    /// attestation revoked before its first receipt went needs only the second).
+    pub async fn attestations_to_relay(
+        &self,
+        chain_id: u64,
+        schemas: &[String],
+        limit: u32,
+    ) -> Result<Vec<(Attestation, RelayStep)>, StoreError> {
+        if schemas.is_empty() {
+            return Ok(Vec::new());
+        }
+        let listed = crate::agentic::in_list(schemas.iter().map(String::as_str));
+        let rows = sqlx::query(&format!(
+            "SELECT {COLS} FROM identity_attestations WHERE chain_id = $1 AND uid IS NOT NULL \
+             AND schema_uid IN ({listed}) \
+             AND ((status = 'active' AND relayed < 1) OR (status = 'revoked' AND relayed < 2)) \
+             ORDER BY updated_at, id LIMIT $2"
+        ))
+        .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
+        .bind(i64::from(limit))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let a = of_any(r)?;
+                let step = if a.status == AttestationStatus::Revoked {
+                    RelayStep::Revoked
+                } else {
+                    RelayStep::Attested
+                };
+                Ok((a, step))
+            })
+            .collect()
+    }
+
+    /// Records that `step` of attestation `id` is relayed: its signed `receipt` (JSON) and
+    /// sequence, with the work recording it on `settlement_chain_id`, in one transaction;
+    /// `None` when the step changed nothing the mirror must hear of (its log left the slot
+    /// as it was). Returns whether this call recorded it (false: done already).
+    pub async fn queue_receipt(
+        &self,
+        id: &AttestationId,
+        step: RelayStep,
+        receipt: Option<(&str, u64)>,
+        settlement_chain_id: u64,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let updated = sqlx::query(
+            "UPDATE identity_attestations SET relayed = $2, receipt = COALESCE($3, receipt), \
+             receipt_sequence = COALESCE($4, receipt_sequence) WHERE id = $1 AND relayed < $2",
+        )
+        .bind(id)
+        .bind(step.level())
+        .bind(receipt.map(|(json, _)| json))
+        .bind(receipt.map(|(_, seq)| i64::try_from(seq).unwrap_or(i64::MAX)))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if updated && receipt.is_some() {
+            let mode: String = sqlx::query("SELECT mode FROM identity_attestations WHERE id = $1")
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("mode")?;
+            let mode = crate::ids::Mode::parse(&mode)
+                .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
+            outbox::enqueue(&mut tx, id, step.work(), settlement_chain_id, mode, now).await?;
+        }
+        tx.commit().await?;
+        Ok(updated)
+    }
+
+    /// The signed receipt (JSON) attestation `id` has for the mirror, unless the mirror
+    /// recorded it (or a later one) already.
+    pub async fn receipt_to_record(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(
+            "SELECT receipt FROM identity_attestations WHERE id = $1 AND receipt IS NOT NULL \
+             AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| r.try_get("receipt").map_err(StoreError::from))
+            .transpose()
+    }
+
+    /// Whether wallet `recipient` (checksummed) holds, in `mode` at `now`, an active and
+    /// unexpired attestation of schema `schema_uid` whose receipt the settlement chain's
+    /// mirror recorded: what a mandate's identity requirement asks, as the chain will.
+    pub async fn holds_attestation(
+        &self,
+        mode: crate::ids::Mode,
+        recipient: &str,
+        schema_uid: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let row = sqlx::query(
+            "SELECT 1 AS one FROM identity_attestations WHERE mode = $1 AND recipient = $2 \
+             AND schema_uid = $3 AND status = 'active' AND (expires_at IS NULL OR expires_at > $4) \
+             AND mirrored_sequence IS NOT NULL AND mirrored_sequence >= receipt_sequence LIMIT 1",
+        )
+        .bind(mode.as_str())
+        .bind(recipient)
+        .bind(schema_uid)
+        .bind(now)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.is_some())
     }
 }
 

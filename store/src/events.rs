@@ -772,6 +772,7 @@ mod tests {
             purpose: None,
             payees: Vec::new(),
             agent: None,
+            requirements: None,
             status: MandateStatus::Active,
             chain_id: 31337,
             contract: "0x0000000000000000000000000000000000000002".into(),

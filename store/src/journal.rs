@@ -29,6 +29,10 @@ string_enum!(
         Attest = "attest",
         /// `AttestationRegistry.revoke` (intent: the identity attestation).
         RevokeAttestation = "revoke_attestation",
+        /// `AttestationMirror.record` of an attestation's receipt (intent: the attestation).
+        MirrorAttested = "mirror_attested",
+        /// `AttestationMirror.record` of a revocation's receipt (intent: the attestation).
+        MirrorRevoked = "mirror_revoked",
     }
 );
 /// What an `Idempotency-Key` lookup found.

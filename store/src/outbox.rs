@@ -42,6 +42,10 @@ string_enum!(
         Attest = "attest",
         /// Revoke an identity attestation on the attestation chain's registry.
         RevokeAttestation = "revoke_attestation",
+        /// Record an attestation's receipt in the settlement chain's attestation mirror.
+        MirrorAttested = "mirror_attested",
+        /// Record a revocation's receipt in the settlement chain's attestation mirror.
+        MirrorRevoked = "mirror_revoked",
     }
 );
 
@@ -57,6 +61,8 @@ impl WorkKind {
             WorkKind::PullBatch => Some(TxKind::PullBatch),
             WorkKind::Attest => Some(TxKind::Attest),
             WorkKind::RevokeAttestation => Some(TxKind::RevokeAttestation),
+            WorkKind::MirrorAttested => Some(TxKind::MirrorAttested),
+            WorkKind::MirrorRevoked => Some(TxKind::MirrorRevoked),
             WorkKind::Payment | WorkKind::Payout => None,
         }
     }
@@ -287,6 +293,25 @@ impl Store {
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {s:?}")))
         })
         .transpose()
+    }
+
+    /// The hash of the succeeded transaction of `kind` carrying `intent`, when there is one.
+    pub async fn succeeded_tx(
+        &self,
+        intent: &str,
+        kind: TxKind,
+    ) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query(
+            "SELECT t.hash FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+             WHERE i.intent = $1 AND t.kind = $2 AND t.status = 'succeeded' \
+             ORDER BY t.created_at DESC LIMIT 1",
+        )
+        .bind(intent)
+        .bind(kind.as_str())
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| r.try_get("hash").map_err(StoreError::from))
+            .transpose()
     }
 
     /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).

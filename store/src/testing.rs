@@ -92,6 +92,7 @@ pub fn active_mandate_row(
         purpose: None,
         payees: Vec::new(),
         agent: None,
+        requirements: None,
         status: crate::agentic::MandateStatus::Active,
         chain_id,
         contract: "0x0909090909090909090909090909090909090909".into(),

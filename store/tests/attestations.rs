@@ -33,6 +33,7 @@ fn row(id: &AttestationId, scope: Scope<'_>, credential: Option<&str>, now: i64)
         uid: None,
         tx_hash: None,
         revoked_at: None,
+        mirrored_sequence: None,
         created_at: now,
         updated_at: now,
     }

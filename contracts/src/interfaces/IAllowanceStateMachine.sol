@@ -48,6 +48,18 @@ interface IAllowanceStateMachine is ISettlementRouter {
         bool deferred; // paid by the treasury: pulls authorize, the payout is a later `settle`
         bytes32 payeesHash; // EIP-712 hash of the signed payees; 0 = none named (treasury only)
         address agent; // every key's signer must be this agent; 0 = none named
+        Requirements requirements; // identity the mandate requires; all zero = none
+    }
+
+    /// @notice Identity a mandate requires, checked against the attestation mirror
+    ///         (`attestationMirror()`) when the mandate and each key are created and on every
+    ///         pull: the payer must hold a valid attestation of `payerSchema` by `attester`, and
+    ///         each key's signer one of `agentSchema` (a zero schema requires nothing). The payer
+    ///         signs them with the mandate.
+    struct Requirements {
+        address attester; // whose attestations count (a trusted attester of the mirror)
+        bytes32 payerSchema; // the attestation-chain schema the payer must hold; 0 = none
+        bytes32 agentSchema; // the schema every key's signer must hold; 0 = none
     }
 
     /// @notice The terms of a mandate. Its id is `mandateIdOf(payer, salt)`: nobody but the
@@ -61,6 +73,7 @@ interface IAllowanceStateMachine is ISettlementRouter {
         address[] payees; // who may be paid; required unless the payer is the treasury
         address agent; // when not zero, every key on the mandate must have this signer
         bytes32 purposeHash; // keccak256 of the purpose text the payer was shown (signed)
+        Requirements requirements; // identity required of the payer and the keys' signers
     }
 
     /// @notice The terms of a session key. Its id is `keyIdOf(mandateId, salt)`.
@@ -95,6 +108,11 @@ interface IAllowanceStateMachine is ISettlementRouter {
         address[] payees,
         address agent,
         bytes32 purposeHash
+    );
+    /// @notice A mandate requires identity (emitted after its `MandateCreated`, only when it
+    ///         requires any).
+    event MandateRequirements(
+        bytes32 indexed mandateId, address indexed attester, bytes32 payerSchema, bytes32 agentSchema
     );
     /// @notice A mandate was canceled; none of its keys can pull again.
     event MandateCanceled(bytes32 indexed mandateId);
@@ -163,6 +181,14 @@ interface IAllowanceStateMachine is ISettlementRouter {
     error PayeeNotSigned(address destination);
     /// @notice The mandate names an agent and the key's signer is not that agent.
     error SignerNotAgent(address agent, address signer);
+    /// @notice `subject` holds no valid attestation of `schema` by the mandate's attester (none,
+    ///         revoked, expired, or the attester is no longer trusted by the mirror).
+    error IdentityRequirementUnmet(address subject, bytes32 schema);
+    /// @notice The mandate requires identity but names no attester, or this contract has no
+    ///         attestation mirror.
+    error IdentityUnsupported();
+    /// @notice The mandate requires an agent credential of every key's signer; the key has none.
+    error SignerRequired();
     /// @notice Batch item `index` is truncated or of an unknown kind.
     error MalformedBatch(uint256 index);
 
@@ -175,7 +201,7 @@ interface IAllowanceStateMachine is ISettlementRouter {
     /// @return mandateId `mandateIdOf(terms.payer, terms.salt)`.
     function createMandate(MandateTerms calldata terms) external returns (bytes32 mandateId);
     /// @notice Creates a mandate the payer signed: its EIP-712
-    ///         `Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)`
+    ///         `Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,address identityAttester,bytes32 payerSchema,bytes32 agentSchema,uint256 nonce,uint256 deadline)`
     ///         where `mandateId` is `mandateIdOf(payer, salt)` and `purpose` hashes to
     ///         `terms.purposeHash` (ECDSA, or ERC-1271 for a contract wallet with all the gas
     ///         the transaction has; the payer's nonce is used once, shared with its payment
@@ -243,6 +269,9 @@ interface IAllowanceStateMachine is ISettlementRouter {
     /// @return authorized How many were authorized.
     function pullBatch(bytes calldata items) external returns (uint256 authorized);
 
+    /// @notice The settlement chain's attestation mirror that identity requirements are checked
+    ///         against (0: mandates cannot require identity).
+    function attestationMirror() external view returns (address);
     /// @notice A mandate's state.
     function getMandate(bytes32 mandateId) external view returns (MandateView memory);
     /// @notice A session key's state.

@@ -3,8 +3,11 @@ pragma solidity ^0.8.24;
 
 import {Signing} from "../utils/Signing.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 import {IAllowanceStateMachine} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
+import {AttestationMirror} from "../../src/AttestationMirror.sol";
+import {IAttestationMirror as AM} from "../../src/interfaces/IAttestationMirror.sol";
 import {PullCodec} from "../utils/PullCodec.sol";
 
 /// @dev Shared set-up: a token, a state machine (the settlement chain's router) whose operator
@@ -21,6 +24,10 @@ abstract contract AllowanceBase is Signing {
 
     TestStablecoin internal usd;
     AllowanceStateMachine internal asm;
+    /// @dev The settlement chain's attestation mirror, trusting `attester`.
+    AttestationMirror internal mirror;
+    uint256 internal constant ATTESTER_KEY = 0xA77E57;
+    address internal attester = vm.addr(ATTESTER_KEY);
     address internal owner = makeAddr("owner");
     address internal treasury = makeAddr("treasury");
     uint256 internal constant PAYER_KEY = 0xA11CE;
@@ -45,7 +52,10 @@ abstract contract AllowanceBase is Signing {
     function setUp() public virtual {
         vm.warp(NOON);
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
-        asm = new AllowanceStateMachine(owner, address(this), treasury);
+        mirror = new AttestationMirror(owner);
+        vm.prank(owner);
+        mirror.addAttester(attester);
+        asm = new AllowanceStateMachine(owner, address(this), treasury, IAttestationMirror(address(mirror)));
         usd.mint(payer, 1_000_000e6);
         usd.mint(dest, 1);
         vm.prank(payer);
@@ -74,8 +84,48 @@ abstract contract AllowanceBase is Signing {
         returns (IAllowanceStateMachine.MandateTerms memory)
     {
         return IAllowanceStateMachine.MandateTerms(
-            salt, who, address(usd), max, interval, _payees(), address(0), keccak256(bytes(PURPOSE))
+            salt,
+            who,
+            address(usd),
+            max,
+            interval,
+            _payees(),
+            address(0),
+            keccak256(bytes(PURPOSE)),
+            IAllowanceStateMachine.Requirements(address(0), 0, 0)
         );
+    }
+
+    /// @dev Schemas (uids on the attestation chain) a mandate may require.
+    bytes32 internal constant PERSONHOOD = keccak256("personhood schema");
+    bytes32 internal constant AGENT = keccak256("agent schema");
+
+    /// @dev The mirror's state of (`attester`, `subject`, `schema`) becomes attestation `uid`
+    ///      (`revoked` or not, expiring at `expires`, 0: never) by a receipt `attester`
+    ///      signed with `sequence`, submitted by a stranger (anyone may relay one).
+    function _attest(
+        address subject,
+        bytes32 schema,
+        bytes32 uid,
+        uint64 expires,
+        bool revoked,
+        uint64 sequence
+    ) internal {
+        AM.Receipt memory r = AM.Receipt(attester, subject, schema, uid, expires, revoked, sequence);
+        (uint8 v, bytes32 rr, bytes32 ss) = vm.sign(ATTESTER_KEY, mirror.hashReceipt(r));
+        vm.prank(stranger);
+        mirror.record(r, abi.encodePacked(rr, ss, v));
+    }
+
+    /// @dev Terms of `who`'s mandate `salt` requiring `payerSchema` of the payer and
+    ///      `agentSchema` of every key's signer, attested by `attester`.
+    function _identityTerms(bytes32 salt, address who, bytes32 payerSchema, bytes32 agentSchema)
+        internal
+        view
+        returns (IAllowanceStateMachine.MandateTerms memory t)
+    {
+        t = _terms(salt, who, 100e6, IAllowanceStateMachine.Interval.Daily);
+        t.requirements = IAllowanceStateMachine.Requirements(attester, payerSchema, agentSchema);
     }
 
     /// @dev The payer creates its own mandate `M` (no signature needed when it sends it).

@@ -2,6 +2,8 @@
 pragma solidity ^0.8.24;
 
 import {AllowanceBase} from "./Base.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
+import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
@@ -127,5 +129,54 @@ contract CreateMandateTest is AllowanceBase {
         vm.prank(caller);
         vm.expectRevert(abi.encodeWithSelector(R.UnauthorizedCaller.selector, caller));
         asm.createMandate(_terms(M_SALT, payer, 1, I.Interval.Daily));
+    }
+
+    /// A mandate that requires identity exists only while its payer meets its own requirement;
+    /// the requirements are stored, shown and announced.
+    function test_createMandate_success_requiresIdentity() public {
+        _attest(payer, PERSONHOOD, keccak256("uid"), 0, false, 1);
+        I.MandateTerms memory t = _identityTerms(M_SALT, payer, PERSONHOOD, AGENT);
+        vm.expectEmit(address(asm));
+        emit I.MandateRequirements(M, attester, PERSONHOOD, AGENT);
+        vm.prank(payer);
+        asm.createMandate(t);
+        I.Requirements memory r = asm.getMandate(M).requirements;
+        assertEq(r.attester, attester);
+        assertEq(r.payerSchema, PERSONHOOD);
+        assertEq(r.agentSchema, AGENT);
+        assertEq(asm.attestationMirror(), address(mirror));
+    }
+
+    function test_createMandate_revert_payerLacksTheAttestation() public {
+        I.MandateTerms memory t = _identityTerms(M_SALT, payer, PERSONHOOD, 0);
+        vm.prank(payer);
+        vm.expectRevert(abi.encodeWithSelector(I.IdentityRequirementUnmet.selector, payer, PERSONHOOD));
+        asm.createMandate(t);
+        // Another attester's attestation does not count.
+        vm.prank(owner);
+        mirror.addAttester(stranger);
+        _attest(stranger, PERSONHOOD, keccak256("x"), 0, false, 1);
+        vm.prank(payer);
+        vm.expectRevert(abi.encodeWithSelector(I.IdentityRequirementUnmet.selector, payer, PERSONHOOD));
+        asm.createMandate(t);
+    }
+
+    /// Requirements without an attester, an attester without requirements, or any on a state
+    /// machine without a mirror: refused rather than silently requiring nothing.
+    function test_createMandate_revert_identityUnsupported() public {
+        I.MandateTerms memory t = _identityTerms(M_SALT, payer, PERSONHOOD, 0);
+        t.requirements.attester = address(0);
+        vm.prank(payer);
+        vm.expectRevert(I.IdentityUnsupported.selector);
+        asm.createMandate(t);
+        t = _identityTerms(M_SALT, payer, 0, 0);
+        vm.prank(payer);
+        vm.expectRevert(I.IdentityUnsupported.selector);
+        asm.createMandate(t);
+        AllowanceStateMachine bare =
+            new AllowanceStateMachine(owner, address(this), treasury, IAttestationMirror(address(0)));
+        vm.prank(payer);
+        vm.expectRevert(I.IdentityUnsupported.selector);
+        bare.createMandate(_identityTerms(M_SALT, payer, PERSONHOOD, 0));
     }
 }

@@ -5,6 +5,7 @@ import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 import {ERC1271WalletMock} from "../utils/mocks/ERC1271WalletMock.sol";
 import {EchoWallet, MagicGarbageWallet} from "../utils/mocks/EchoWallet.sol";
 
@@ -129,7 +130,8 @@ contract CreateMandateWithSignatureTest is AllowanceBase {
     }
 
     function test_createMandateWithSignature_revert_otherContractsDomain() public {
-        AllowanceStateMachine other = new AllowanceStateMachine(owner, address(this), treasury);
+        AllowanceStateMachine other =
+            new AllowanceStateMachine(owner, address(this), treasury, IAttestationMirror(address(mirror)));
         I.MandateTerms memory t = _daily(payer, 100e6);
         bytes memory sig = _sign(PAYER_KEY, _mandateDigest(address(other), t, 1, DEADLINE));
         vm.expectRevert(abi.encodeWithSelector(R.InvalidSignature.selector));
@@ -203,6 +205,24 @@ contract CreateMandateWithSignatureTest is AllowanceBase {
         asm.createMandateWithSignature(t, nonce, DEADLINE, sig);
         assertEq(uint256(asm.getMandate(M).maxAmount), max);
         assertTrue(asm.nonceUsed(payer, nonce));
+    }
+
+    /// The requirements are part of what the payer signs: the operator cannot drop or change
+    /// them.
+    function test_createMandateWithSignature_revert_requirementsAreSigned() public {
+        _attest(payer, PERSONHOOD, keccak256("p"), 0, false, 1);
+        I.MandateTerms memory t = _identityTerms(M_SALT, payer, PERSONHOOD, AGENT);
+        bytes memory sig = _sig(PAYER_KEY, t, 1, DEADLINE);
+        I.MandateTerms memory dropped = _identityTerms(M_SALT, payer, 0, 0);
+        dropped.requirements.attester = address(0);
+        vm.expectRevert(R.InvalidSignature.selector);
+        asm.createMandateWithSignature(dropped, 1, DEADLINE, sig);
+        t.requirements.agentSchema = 0;
+        vm.expectRevert(R.InvalidSignature.selector);
+        asm.createMandateWithSignature(t, 1, DEADLINE, sig);
+        t.requirements.agentSchema = AGENT;
+        asm.createMandateWithSignature(t, 1, DEADLINE, sig);
+        assertEq(asm.getMandate(M).requirements.agentSchema, AGENT);
     }
 }
 

@@ -189,4 +189,23 @@ contract IssueSessionKeyTest is AllowanceBase {
         assertFalse(asm.getSessionKey(id).hasAllowList);
         assertTrue(asm.isDestinationAllowed(id, stranger));
     }
+
+    /// On a mandate requiring an agent credential, a key needs a signer that holds one, and
+    /// the payer must still hold its own.
+    function test_issueSessionKey_identity() public {
+        _attest(payer, PERSONHOOD, keccak256("p"), 0, false, 1);
+        vm.prank(payer);
+        bytes32 n = asm.createMandate(_identityTerms(keccak256("n"), payer, PERSONHOOD, AGENT));
+        vm.expectRevert(I.SignerRequired.selector);
+        asm.issueSessionKey(_keyTerms(n, K_SALT, 0, new address[](0), address(0)), _payees());
+        vm.expectRevert(abi.encodeWithSelector(I.IdentityRequirementUnmet.selector, agent, AGENT));
+        asm.issueSessionKey(_keyTerms(n, K_SALT, 0, new address[](0), agent), _payees());
+        _attest(agent, AGENT, keccak256("a"), 0, false, 1);
+        _attest(payer, PERSONHOOD, keccak256("p"), 0, true, 2);
+        vm.expectRevert(abi.encodeWithSelector(I.IdentityRequirementUnmet.selector, payer, PERSONHOOD));
+        asm.issueSessionKey(_keyTerms(n, K_SALT, 0, new address[](0), agent), _payees());
+        _attest(payer, PERSONHOOD, keccak256("p2"), 0, false, 3);
+        bytes32 id = asm.issueSessionKey(_keyTerms(n, K_SALT, 0, new address[](0), agent), _payees());
+        assertEq(asm.getSessionKey(id).signer, agent);
+    }
 }

@@ -5,6 +5,7 @@ import {AllowanceBase} from "./Base.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 import {PullCodec} from "../utils/PullCodec.sol";
 import {Vm} from "../utils/Vm.sol";
 
@@ -147,7 +148,8 @@ contract PullTest is AllowanceBase {
     /// same decision, with the same reason, and leave the same usage behind as the reference
     /// path alone on a twin (`_referenceOnly`).
     function testFuzz_fastPathMatchesReferencePath(uint256[12] memory amounts, uint256 choices) public {
-        AllowanceStateMachine twin = new AllowanceStateMachine(owner, address(this), treasury);
+        AllowanceStateMachine twin =
+            new AllowanceStateMachine(owner, address(this), treasury, IAttestationMirror(address(mirror)));
         vm.prank(payer);
         usd.approve(address(twin), type(uint256).max);
         vm.prank(payer);

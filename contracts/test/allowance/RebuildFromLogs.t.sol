@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {AllowanceBase} from "./Base.sol";
 import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 
@@ -238,7 +239,7 @@ contract RebuildFromLogsTest is AllowanceBase {
     function test_rebuildFromLogs_success_everyViewMatches() public {
         // Watch from the deployment on.
         vm.recordLogs();
-        asm = new AllowanceStateMachine(owner, address(this), treasury);
+        asm = new AllowanceStateMachine(owner, address(this), treasury, IAttestationMirror(address(mirror)));
         vm.prank(payer);
         usd.approve(address(asm), type(uint256).max);
         usd.mint(payer2, 1_000e6);

@@ -5,6 +5,7 @@ import {AllowanceBase} from "./Base.sol";
 import {ISettlementRouter as R} from "../../src/interfaces/ISettlementRouter.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 
 /// getMandate, getSessionKey, keyIdOf, isDestinationAllowed, remainingAllowance, and the router views (operator, paused, treasury).
 contract ViewsTest is AllowanceBase {
@@ -77,11 +78,11 @@ contract ViewsTest is AllowanceBase {
 
     function test_constructorRejectsZeroOperatorOrTreasury() public {
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        new AllowanceStateMachine(owner, address(0), treasury);
+        new AllowanceStateMachine(owner, address(0), treasury, IAttestationMirror(address(mirror)));
         vm.expectRevert(abi.encodeWithSelector(R.ZeroAddress.selector));
-        new AllowanceStateMachine(owner, address(this), address(0));
+        new AllowanceStateMachine(owner, address(this), address(0), IAttestationMirror(address(mirror)));
         // Owner and operator may not be one key.
         vm.expectRevert(abi.encodeWithSelector(R.OwnerIsOperator.selector));
-        new AllowanceStateMachine(address(this), address(this), treasury);
+        new AllowanceStateMachine(address(this), address(this), treasury, IAttestationMirror(address(mirror)));
     }
 }

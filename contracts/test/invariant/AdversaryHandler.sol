@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {Signing} from "../utils/Signing.sol";
 import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
 import {PullCodec} from "../utils/PullCodec.sol";
@@ -91,7 +92,7 @@ contract AdversaryHandler is Signing {
         thief = vm.addr(ADVERSARY_KEY);
         operators = [address(this), thief, address(0x0FE2)];
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
-        asm = new AllowanceStateMachine(owner, address(this), treasury);
+        asm = new AllowanceStateMachine(owner, address(this), treasury, IAttestationMirror(address(0)));
         for (uint256 i; i < 3; ++i) {
             payers[i] = vm.addr(payerKeys[i]);
             usd.mint(payers[i], 1_000e6);
@@ -296,7 +297,15 @@ contract AdversaryHandler is Signing {
         returns (I.MandateTerms memory)
     {
         return I.MandateTerms(
-            salt, who, address(usd), max, I.Interval.Daily, payees, agent, keccak256("groceries")
+            salt,
+            who,
+            address(usd),
+            max,
+            I.Interval.Daily,
+            payees,
+            agent,
+            keccak256("groceries"),
+            I.Requirements(address(0), 0, 0)
         );
     }
 

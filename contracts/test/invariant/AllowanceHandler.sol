@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {Test} from "../utils/Test.sol";
 import {Vm} from "../utils/Vm.sol";
 import {AllowanceStateMachine} from "../../src/AllowanceStateMachine.sol";
+import {IAttestationMirror} from "../../src/interfaces/IAttestationMirror.sol";
 import {IAllowanceStateMachine as I} from "../../src/interfaces/IAllowanceStateMachine.sol";
 import {TestStablecoin} from "../../src/TestStablecoin.sol";
 import {PullCodec} from "../utils/PullCodec.sol";
@@ -50,7 +51,9 @@ contract AllowanceHandler is Test {
         usd = new TestStablecoin("Test USD", "tUSD", address(this));
         eur = new TestStablecoin("Test EUR", "tEUR", address(this));
         // This handler is the operator; the owner is another key (they may not be one).
-        asm = new AllowanceStateMachine(address(0x0e0e), address(this), treasury);
+        asm = new AllowanceStateMachine(
+            address(0x0e0e), address(this), treasury, IAttestationMirror(address(0))
+        );
         for (uint256 i; i < 3; ++i) {
             payers[i] = address(uint160(0x1000 + i));
             dests[i] = address(uint160(0x2000 + i));
@@ -106,7 +109,8 @@ contract AllowanceHandler is Test {
                 interval,
                 payees(),
                 address(0),
-                keccak256("invariants")
+                keccak256("invariants"),
+                I.Requirements(address(0), 0, 0)
             )
         );
         mandates.push(M(id, max, interval, false));

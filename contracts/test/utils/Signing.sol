@@ -13,7 +13,7 @@ abstract contract Signing is Test {
         "Payment(address token,address from,address to,uint256 amount,uint256 nonce,uint256 deadline)"
     );
     bytes32 internal constant MANDATE_TYPEHASH = keccak256(
-        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,uint256 nonce,uint256 deadline)"
+        "Mandate(bytes32 mandateId,address payer,address token,uint256 maxAmount,uint8 interval,address[] payees,address agent,string purpose,address identityAttester,bytes32 payerSchema,bytes32 agentSchema,uint256 nonce,uint256 deadline)"
     );
     bytes32 internal constant DEBIT_PULL_TYPEHASH = keccak256(
         "DebitPull(bytes32 keyId,address destination,uint256 amount,uint256 nonce,uint256 deadline)"
@@ -83,10 +83,22 @@ abstract contract Signing is Test {
             uint8(t.interval),
             _addressArrayHash(t.payees)
         );
-        return
-            _digest(
-                verifier, keccak256(bytes.concat(head, abi.encode(t.agent, t.purposeHash, nonce, deadline)))
-            );
+        return _digest(
+            verifier,
+            keccak256(
+                bytes.concat(
+                    head,
+                    abi.encode(
+                        t.agent,
+                        t.purposeHash,
+                        t.requirements.attester,
+                        t.requirements.payerSchema,
+                        t.requirements.agentSchema
+                    ),
+                    abi.encode(nonce, deadline)
+                )
+            )
+        );
     }
 
     function _pullDigest(

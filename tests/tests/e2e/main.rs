@@ -16,6 +16,7 @@ mod events;
 mod hostile_input;
 mod identity;
 mod identity_attestations;
+mod identity_requirements;
 mod intake;
 mod openapi;
 mod operations;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use alloy::primitives::TxHash;
-use alloy::primitives::U256;
+use alloy::primitives::{Address, B256, U256};
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::consent;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
@@ -84,6 +84,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
             purpose: None,
             payees: vec![dev_spare().address().to_checksum(None)],
             agent: None,
+            requirements: None,
             status: MandateStatus::Active,
             chain_id: d.chain_id,
             contract: asm.to_string(),
@@ -121,6 +122,9 @@ async fn fixture() -> anyhow::Result<Fixture> {
         payees: vec![dev_spare().address()],
         agent: alloy::primitives::Address::ZERO,
         purpose: String::new(),
+        identityAttester: Address::ZERO,
+        payerSchema: B256::ZERO,
+        agentSchema: B256::ZERO,
         nonce: U256::from(1u64),
         deadline: U256::from(u64::MAX),
     };
@@ -582,6 +586,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
             purpose: None,
             payees: vec![],
             agent: None,
+            requirements: None,
             status: MandateStatus::Pending,
             chain_id: d.chain_id,
             contract: d.allowance_state_machine.expect("an ASM").to_string(),

@@ -104,7 +104,7 @@ CurrencyCode = Literal["USD", "EUR"]
 DebitPullTag = Literal["debit_pull"]
 
 
-DeclineCode = Union[Literal["session_key_revoked", "session_key_expired", "mandate_not_active", "allowance_exceeded", "destination_not_allowed", "insufficient_funds", "allowance_insufficient", "transfer_failed", "session_key_not_active", "signature_required", "signature_invalid", "authorization_expired", "nonce_used"], None]
+DeclineCode = Union[Literal["session_key_revoked", "session_key_expired", "mandate_not_active", "allowance_exceeded", "destination_not_allowed", "insufficient_funds", "allowance_insufficient", "transfer_failed", "session_key_not_active", "signature_required", "signature_invalid", "authorization_expired", "nonce_used", "identity_requirement_unmet"], None]
 
 
 TxHash = Union[str, None]
@@ -193,6 +193,8 @@ class IdentityAttestation(TypedDict):
     revoked_at: Union[Timestamp, None]
     schema: str
     """The registry schema (0x, 32 bytes)."""
+    settlement_recorded: bool
+    """Whether the settlement chain's attestation mirror has recorded it: only then does an active attestation meet a mandate's identity requirement, which the chain checks against the mirror. Set a moment after `active` (the attestation chain's operator signs a receipt and the settlement chain's operator records it); a revocation reaches the mirror the same way, and the API refuses a revoked attestation at once."""
     status: AttestationStatus
     """`pending` → `active` → `revoked` (or `expired` once its expiry passed); `failed` when its transaction failed."""
     status_list_credential: Union[str, None]
@@ -334,6 +336,15 @@ IntervalName = Literal["daily", "weekly", "monthly", "yearly"]
 """The epoch of a ceiling: calendar days, ISO weeks (from Monday), calendar months or years, UTC. The ceiling resets at the calendar boundary — `daily` at 00:00 UTC, `weekly` on Monday 00:00 UTC, `monthly` on the 1st at 00:00 UTC, `yearly` on 1 January 00:00 UTC — not a full period after the last pull, so up to twice `max_amount` can be taken within a short time around a boundary (the whole ceiling just before it and again just after)."""
 
 
+class MandateRequirementsView(TypedDict):
+    """What a mandate requires of identity."""
+
+    agent: NotRequired[Union[VerificationTypeName, None]]
+    attester: Address
+    """Whose attestations count: the mode's attestation chain operator (the attester the settlement chain's mirror trusts)."""
+    payer: NotRequired[Union[VerificationTypeName, None]]
+
+
 MandateStatus = Literal["requires_authorization", "pending", "active", "canceled", "failed"]
 """requires_authorization (a wallet payer must sign) → pending (sent) → active; canceled; failed (its transaction failed)"""
 
@@ -383,6 +394,7 @@ class Mandate(TypedDict):
     """The payer: a wallet address or `ba_…`."""
     purpose: Union[str, None]
     """Free text; a wallet payer signs it."""
+    requirements: Union[MandateRequirementsView, None]
     status: MandateStatus
     """Lifecycle."""
 
@@ -706,7 +718,7 @@ class DeletedWebhookEndpoint(TypedDict):
 DeliveryStatus = Literal["pending", "succeeded", "failed"]
 
 
-ErrorCode = Literal["invalid_json", "unsupported_media_type", "parameter_missing", "parameter_duplicated", "parameter_unknown", "parameter_invalid", "amount_invalid", "unauthenticated", "forbidden", "resource_missing", "payload_too_large", "not_found", "invalid_request", "uri_too_long", "method_not_allowed", "session_key_ceiling_exceeds_mandate", "session_key_outside_mandate", "payment_not_cancelable", "payment_canceled", "credential_exists", "credential_revoked", "verification_not_submittable", "verification_not_cancelable", "verification_not_verified", "idempotency_key_invalid", "idempotency_key_reused", "idempotency_in_progress", "rate_limited", "url_not_allowed", "mainnet_unavailable", "chain_unavailable", "temporarily_unavailable", "internal_error", "session_key_revoked", "session_key_expired", "mandate_not_active", "allowance_exceeded", "destination_not_allowed", "insufficient_funds", "allowance_insufficient", "transfer_failed", "session_key_not_active", "signature_required", "signature_invalid", "authorization_expired", "nonce_used"]
+ErrorCode = Literal["invalid_json", "unsupported_media_type", "parameter_missing", "parameter_duplicated", "parameter_unknown", "parameter_invalid", "amount_invalid", "unauthenticated", "forbidden", "resource_missing", "payload_too_large", "not_found", "invalid_request", "uri_too_long", "method_not_allowed", "session_key_ceiling_exceeds_mandate", "session_key_outside_mandate", "payment_not_cancelable", "payment_canceled", "credential_exists", "credential_revoked", "verification_not_submittable", "verification_not_cancelable", "verification_not_verified", "idempotency_key_invalid", "idempotency_key_reused", "idempotency_in_progress", "rate_limited", "url_not_allowed", "mainnet_unavailable", "chain_unavailable", "temporarily_unavailable", "internal_error", "session_key_revoked", "session_key_expired", "mandate_not_active", "allowance_exceeded", "destination_not_allowed", "insufficient_funds", "allowance_insufficient", "transfer_failed", "session_key_not_active", "signature_required", "signature_invalid", "authorization_expired", "nonce_used", "identity_requirement_unmet"]
 """Stable snake_case code of a problem; see each response's description for the codes of its status"""
 
 
@@ -928,6 +940,13 @@ class ListWebhookEndpointsParams(TypedDict):
     """The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end"""
 
 
+class MandateRequirementsInput(TypedDict):
+    """MandateRequirementsInput"""
+
+    agent: NotRequired[VerificationTypeName]
+    payer: NotRequired[VerificationTypeName]
+
+
 Party = Union[Address, str]
 
 
@@ -946,6 +965,7 @@ class MandateCreate(TypedDict):
     payer_account_id: Party
     """The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent)."""
     purpose: NotRequired[Union[FreeText, None]]
+    requirements: NotRequired[Union[MandateRequirementsInput, None]]
 
 
 class MandateList(TypedDict):
@@ -1282,6 +1302,8 @@ __all__ = [
     "Mandate",
     "MandateCreate",
     "MandateList",
+    "MandateRequirementsInput",
+    "MandateRequirementsView",
     "MandateStatus",
     "MandateTag",
     "Nonce",

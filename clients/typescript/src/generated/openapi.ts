@@ -1134,7 +1134,7 @@ export interface components {
         /** @constant */
         DebitPullTag: "debit_pull";
         /** @enum {string|null} */
-        DeclineCode: "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | null;
+        DeclineCode: "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | "identity_requirement_unmet" | null;
         /** @constant */
         DeletedTrue: true;
         /** @description A deleted webhook endpoint. */
@@ -1180,7 +1180,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
+        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | "identity_requirement_unmet";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -1253,6 +1253,8 @@ export interface components {
             revoked_at: null | components["schemas"]["Timestamp"];
             /** @description The registry schema (0x, 32 bytes). */
             schema: string;
+            /** @description Whether the settlement chain's attestation mirror has recorded it: only then does an active attestation meet a mandate's identity requirement, which the chain checks against the mirror. Set a moment after `active` (the attestation chain's operator signs a receipt and the settlement chain's operator records it); a revocation reaches the mirror the same way, and the API refuses a revoked attestation at once. */
+            settlement_recorded: boolean;
             /**
              * @description `pending` → `active` → `revoked` (or `expired` once its expiry passed); `failed`
              *     when its transaction failed.
@@ -1411,6 +1413,7 @@ export interface components {
             payer_account_id: string;
             /** @description Free text; a wallet payer signs it. */
             purpose: string | null;
+            requirements: null | components["schemas"]["MandateRequirementsView"];
             /** @description Lifecycle. */
             status: components["schemas"]["MandateStatus"];
         };
@@ -1440,6 +1443,7 @@ export interface components {
             /** @description The payer: a wallet address (the payer then signs the mandate, see `authorization`) or a simulated bank account `ba_…` (its bank mandate is the consent). */
             payer_account_id: components["schemas"]["Party"];
             purpose?: null | components["schemas"]["FreeText"];
+            requirements?: null | components["schemas"]["MandateRequirementsInput"];
         };
         /** @description A page of mandates. */
         MandateList: {
@@ -1451,6 +1455,17 @@ export interface components {
             object: components["schemas"]["ListTag"];
             /** @description The list's path. */
             url: string;
+        };
+        MandateRequirementsInput: {
+            agent?: components["schemas"]["VerificationTypeName"];
+            payer?: components["schemas"]["VerificationTypeName"];
+        };
+        /** @description What a mandate requires of identity. */
+        MandateRequirementsView: {
+            agent?: null | components["schemas"]["VerificationTypeName"];
+            /** @description Whose attestations count: the mode's attestation chain operator (the attester the settlement chain's mirror trusts). */
+            attester: components["schemas"]["Address"];
+            payer?: null | components["schemas"]["VerificationTypeName"];
         };
         /**
          * @description requires_authorization (a wallet payer must sign) → pending (sent) → active; canceled; failed (its transaction failed)
@@ -2698,7 +2713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            /** @description The credential may not do this (a session key's secret outside its key), or the payer or the key's signer lacks an attestation the mandate requires (`identity_requirement_unmet`, `param` names which). Codes: `forbidden`, `identity_requirement_unmet`. */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -2708,7 +2723,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "identity_requirement_unmet";
                     };
                 };
             };
@@ -2768,7 +2783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`, `session_key_revoked`, `session_key_expired`, `mandate_not_active`, `allowance_exceeded`, `destination_not_allowed`, `insufficient_funds`, `allowance_insufficient`, `transfer_failed`, `session_key_not_active`, `signature_required`, `signature_invalid`, `authorization_expired`, `nonce_used`. */
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`, `session_key_revoked`, `session_key_expired`, `mandate_not_active`, `allowance_exceeded`, `destination_not_allowed`, `insufficient_funds`, `allowance_insufficient`, `transfer_failed`, `session_key_not_active`, `signature_required`, `signature_invalid`, `authorization_expired`, `nonce_used`, `identity_requirement_unmet`. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -2778,7 +2793,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "idempotency_key_reused" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
+                        code?: "idempotency_key_reused" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | "identity_requirement_unmet";
                     };
                 };
             };
@@ -5728,7 +5743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            /** @description The credential may not do this (a session key's secret outside its key), or the payer or the key's signer lacks an attestation the mandate requires (`identity_requirement_unmet`, `param` names which). Codes: `forbidden`, `identity_requirement_unmet`. */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5738,7 +5753,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "identity_requirement_unmet";
                     };
                 };
             };
@@ -7289,7 +7304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            /** @description The credential may not do this (a session key's secret outside its key), or the payer or the key's signer lacks an attestation the mandate requires (`identity_requirement_unmet`, `param` names which). Codes: `forbidden`, `identity_requirement_unmet`. */
             403: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7299,7 +7314,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "forbidden";
+                        code?: "forbidden" | "identity_requirement_unmet";
                     };
                 };
             };

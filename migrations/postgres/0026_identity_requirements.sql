@@ -1,0 +1,1 @@
+../shared/0026_identity_requirements.sql
