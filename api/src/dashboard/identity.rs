@@ -480,7 +480,7 @@ async fn issued_credential(
     };
     Ok(format!(
         "<h2>Issued credential</h2>{facts}\
-         <details><summary>The signed credential (JSON)</summary><pre class=\"json\">{json}</pre></details>\
+         <details><summary>The signed credential (JSON)</summary><pre class=\"json\" tabindex=\"0\" aria-label=\"The signed credential\">{json}</pre></details>\
          <h3>Attestations</h3>{attested}{attest}",
         facts = facts(&[
             ("Credential", code(credential_id)),
