@@ -188,7 +188,10 @@ pub fn routes() -> Router<AppState> {
             "/dashboard/identity/attestations/{id}/revoke",
             post(identity::revoke_attestation),
         )
-        .route("/dashboard/identity/credentials", get(identity::credentials))
+        .route(
+            "/dashboard/identity/credentials",
+            get(identity::credentials),
+        )
         .route("/dashboard/events", get(pages::events))
         .route(
             "/dashboard/events/{id}/redeliver",

@@ -21,8 +21,8 @@ use super::DashError;
 use super::auth::{Session, check_session_post};
 use super::html::{csrf_field, esc, page, url_component};
 use super::pages::{
-    ListPage, PAGE, after_action, answered, api_query, chrome, cursor_error, fields_of,
-    list_of, list_query, on_object, principal, status_cell, text, when,
+    ListPage, PAGE, after_action, answered, api_query, chrome, cursor_error, fields_of, list_of,
+    list_query, on_object, principal, status_cell, text, when,
 };
 use crate::AppState;
 
@@ -388,10 +388,7 @@ pub async fn verification(
         id = esc(&id),
     );
     match st {
-        "processing" => body.push_str(&waiting(
-            &path,
-            "The provider is checking this session.",
-        )),
+        "processing" => body.push_str(&waiting(&path, "The provider is checking this session.")),
         "requires_input" if !last_error.is_empty() => body.push_str(&format!(
             "<div class=\"notice bad\" role=\"alert\">The last check failed: {last_error}. \
              Submit the session again to retry.</div>"
@@ -482,10 +479,7 @@ async fn issued_credential(
         "<h2>Issued credential</h2>{facts}\
          <details><summary>The signed credential (JSON)</summary><pre class=\"json\" tabindex=\"0\" aria-label=\"The signed credential\">{json}</pre></details>\
          <h3>Attestations</h3>{attested}{attest}",
-        facts = facts(&[
-            ("Credential", code(credential_id)),
-            ("Type", esc(ctype)),
-        ]),
+        facts = facts(&[("Credential", code(credential_id)), ("Type", esc(ctype)),]),
         json = esc(&pretty),
         attest = attest_form(&s.0.csrf_token, credential_id),
     ))
@@ -607,7 +601,9 @@ pub async fn attestations(
                 status_cell(st),
                 esc(text(a, &["credential_type"])),
                 code(text(a, &["recipient"])),
-                a["chain_id"].as_u64().map_or(String::new(), |c| c.to_string()),
+                a["chain_id"]
+                    .as_u64()
+                    .map_or(String::new(), |c| c.to_string()),
                 short_code(a["uid"].as_str().unwrap_or("")),
                 short_code(a["tx_hash"].as_str().unwrap_or("")),
                 esc(text(a, &["created_at"])),
@@ -717,7 +713,10 @@ pub async fn attestation(
         ("Status", status_cell(st)),
         ("Recipient", code(text(&a, &["recipient"]))),
         ("Credential type", esc(text(&a, &["credential_type"]))),
-        ("Credential", code(a["credential_id"].as_str().unwrap_or(""))),
+        (
+            "Credential",
+            code(a["credential_id"].as_str().unwrap_or("")),
+        ),
         ("Issuer", code(text(&a, &["issuer"]))),
         ("Credential digest", code(text(&a, &["credential_digest"]))),
         ("Expires", esc(a["expires_at"].as_str().unwrap_or("never"))),
@@ -842,12 +841,21 @@ mod tests {
     fn the_subnavigation_marks_the_current_page_only() {
         let n = subnav(ATTESTATIONS);
         assert_eq!(n.matches("aria-current").count(), 1);
-        assert!(n.contains(&format!("<a href=\"{ATTESTATIONS}\" aria-current=\"page\">")));
+        assert!(n.contains(&format!(
+            "<a href=\"{ATTESTATIONS}\" aria-current=\"page\">"
+        )));
     }
 
     #[test]
     fn action_forms_escape_what_they_carry() {
-        let f = action_form("t\"", "/x?a=1&b", "Go", "Go <x>", "danger", Some("Sure \"?\""));
+        let f = action_form(
+            "t\"",
+            "/x?a=1&b",
+            "Go",
+            "Go <x>",
+            "danger",
+            Some("Sure \"?\""),
+        );
         assert!(f.contains("value=\"t&quot;\""));
         assert!(f.contains("action=\"/x?a=1&amp;b\""));
         assert!(f.contains("aria-label=\"Go &lt;x&gt;\""));
