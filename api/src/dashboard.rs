@@ -10,6 +10,8 @@
 //! - [`pages`]: API keys (created through the store's one key creation) and what the
 //!   account's integration did — read through the `/v1` handlers themselves, called
 //!   in-process for the signed-in account, so a page shows exactly what the API answers.
+//! - [`identity`]: verification sessions, attestations and issued credentials, through
+//!   the `/v1/identity` handlers (the credentials through the store's list).
 //! - [`consent`]: `/authorize/{man_…|pay_…}`, the page a payer opens to sign a mandate or
 //!   payment with a browser wallet; the signature goes through the same service call as
 //!   `POST /v1/…/authorize`.
@@ -18,6 +20,7 @@
 pub mod auth;
 pub mod consent;
 pub mod html;
+pub mod identity;
 pub mod pages;
 
 use axum::Router;
@@ -155,6 +158,39 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/dashboard/bank-accounts",
             get(pages::bank_accounts).post(pages::create_bank_account),
+        )
+        .route("/dashboard/identity", get(identity::index))
+        .route(
+            "/dashboard/identity/verifications",
+            get(identity::verifications).post(identity::create_verification),
+        )
+        .route(
+            "/dashboard/identity/verifications/{id}",
+            get(identity::verification),
+        )
+        .route(
+            "/dashboard/identity/verifications/{id}/submit",
+            post(identity::submit_verification),
+        )
+        .route(
+            "/dashboard/identity/verifications/{id}/cancel",
+            post(identity::cancel_verification),
+        )
+        .route(
+            "/dashboard/identity/attestations",
+            get(identity::attestations).post(identity::create_attestation),
+        )
+        .route(
+            "/dashboard/identity/attestations/{id}",
+            get(identity::attestation),
+        )
+        .route(
+            "/dashboard/identity/attestations/{id}/revoke",
+            post(identity::revoke_attestation),
+        )
+        .route(
+            "/dashboard/identity/credentials",
+            get(identity::credentials),
         )
         .route("/dashboard/events", get(pages::events))
         .route(

@@ -7,7 +7,7 @@ use rand::Rng;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::Scope;
+use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::ids::{AccountId, Mode, random_id};
 
@@ -244,6 +244,30 @@ impl Store {
         .await?
         .ok_or(StoreError::NotFound)?;
         credential_of(&row)
+    }
+
+    /// The credentials this account issued in this mode, newest first (the records: type,
+    /// subject, status slot, revocation; never the credentials).
+    pub async fn list_issued_credentials(
+        &self,
+        scope: Scope<'_>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<Page<IssuedCredential>, StoreError> {
+        let (rows, has_more) = self
+            .list_rows(
+                "identity_credentials",
+                CREDENTIAL_COLS,
+                scope,
+                &[],
+                limit,
+                starting_after,
+            )
+            .await?;
+        Ok(Page {
+            data: rows.iter().map(credential_of).collect::<Result<_, _>>()?,
+            has_more,
+        })
     }
 
     /// Revokes credential `id` of this account and mode at `now` (final: its status bit

@@ -6,29 +6,12 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import {
-  BASE, PAYER, api, checkPage, cspViolations, launch, newEmail, payer, signTypedData,
+  BASE, PASSWORD, PAYER, api, checkPage, cspViolations, launch, newEmail, payer, signTypedData, signUp,
 } from "./lib.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-const PASSWORD = "correct horse battery";
-
-async function signUp(page, email) {
-  await page.goto(`${BASE}/signup`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  // Sign-up answers alike whether the email was new or not (it reveals no account):
-  // the owner then signs in.
-  await page.waitForURL(`${BASE}/login?signed_up`);
-  await page.getByText("Account request received").waitFor();
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${BASE}/dashboard`);
-}
 
 test("sign up, create a key, use it, see the mandate and pull, revoke it: 401", async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

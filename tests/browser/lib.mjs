@@ -110,3 +110,21 @@ export async function signTypedData(account, typedData) {
 export function newEmail(tag) {
   return `${tag}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
 }
+
+/** The password every test account signs up with. */
+export const PASSWORD = "correct horse battery";
+
+/** Signs up `email` in `page` and signs in (sign-up answers alike for new and taken
+ *  emails, so the owner then signs in); ends on the dashboard. */
+export async function signUp(page, email) {
+  await page.goto(`${BASE}/signup`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(`${BASE}/login?signed_up`);
+  await page.getByText("Account request received").waitFor();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${BASE}/dashboard`);
+}

@@ -13,5 +13,5 @@ DASHBOARD=$(awk '/^Dashboard/ {print $2}' "$LOG")
 cd tests/browser
 rm -rf screenshots
 start=$(date +%s)
-node --test --test-concurrency=1 dashboard.test.mjs consent.test.mjs
+node --test --test-concurrency=1 dashboard.test.mjs consent.test.mjs identity.test.mjs
 echo "browser tests: $(( $(date +%s) - start )) s against openrail dev at $OPENRAIL_API_URL; screenshots in tests/browser/screenshots/"

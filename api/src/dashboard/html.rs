@@ -57,6 +57,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("/dashboard/pulls", "Pulls"),
     ("/dashboard/payments", "Payments"),
     ("/dashboard/bank-accounts", "Bank accounts"),
+    ("/dashboard/identity", "Identity"),
     ("/dashboard/events", "Events"),
     ("/dashboard/webhooks", "Webhooks"),
     ("/dashboard/settings", "Settings"),

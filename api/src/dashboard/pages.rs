@@ -40,7 +40,7 @@ pub(crate) fn when(ms: i64) -> String {
     )
 }
 
-fn chrome<'a>(s: &'a Session, current: &'a str) -> Chrome<'a> {
+pub(super) fn chrome<'a>(s: &'a Session, current: &'a str) -> Chrome<'a> {
     Chrome {
         email: &s.0.email,
         csrf: &s.0.csrf_token,
@@ -324,10 +324,10 @@ pub async fn save_settings(
 // ------------------------------------------------------------------ what the integration did
 
 /// Rows per page of every list.
-const PAGE: u32 = 20;
+pub(super) const PAGE: u32 = 20;
 
 /// A string member of a JSON object (`""` when absent or not a string).
-fn text<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+pub(super) fn text<'a>(v: &'a Value, path: &[&str]) -> &'a str {
     let mut cur = v;
     for p in path {
         cur = &cur[*p];
@@ -335,7 +335,7 @@ fn text<'a>(v: &'a Value, path: &[&str]) -> &'a str {
     cur.as_str().unwrap_or("")
 }
 
-fn status_cell(status: &str) -> String {
+pub(super) fn status_cell(status: &str) -> String {
     format!(
         "<span class=\"status status-{s}\">{s}</span>",
         s = esc(status)
@@ -383,13 +383,13 @@ async fn blocks_of(state: &AppState, objects: &[Value]) -> Result<HashMap<String
 
 /// The status filter and paging of a list page, from its query.
 #[derive(Debug, Default)]
-struct ListQuery {
-    status: Option<String>,
-    after: Option<String>,
-    kind: Option<String>,
+pub(super) struct ListQuery {
+    pub(super) status: Option<String>,
+    pub(super) after: Option<String>,
+    pub(super) kind: Option<String>,
 }
 
-fn list_query(q: &HashMap<String, String>) -> ListQuery {
+pub(super) fn list_query(q: &HashMap<String, String>) -> ListQuery {
     let nonempty = |k: &str| q.get(k).filter(|v| !v.is_empty()).cloned();
     ListQuery {
         status: nonempty("status"),
@@ -399,7 +399,7 @@ fn list_query(q: &HashMap<String, String>) -> ListQuery {
 }
 
 /// The objects and `has_more` of a `/v1` list handler's answer.
-async fn list_of(res: Response) -> Result<(Vec<Value>, bool), DashError> {
+pub(super) async fn list_of(res: Response) -> Result<(Vec<Value>, bool), DashError> {
     let (_, mut list) = super::json_of(res).await?;
     let data = match list["data"].take() {
         Value::Array(a) => a,
@@ -409,7 +409,7 @@ async fn list_of(res: Response) -> Result<(Vec<Value>, bool), DashError> {
 }
 
 /// The `/v1` list query of a page: its size and cursor.
-fn api_query(q: &ListQuery) -> HashMap<String, String> {
+pub(super) fn api_query(q: &ListQuery) -> HashMap<String, String> {
     let mut query = HashMap::from([("limit".to_string(), PAGE.to_string())]);
     if let Some(a) = &q.after {
         query.insert("starting_after".into(), a.clone());
@@ -510,7 +510,7 @@ fn unknown_status(what: &str) -> DashError {
     DashError::Form(format!("Unknown {what} status."))
 }
 
-fn cursor_error(e: openrail_store::StoreError) -> DashError {
+pub(super) fn cursor_error(e: openrail_store::StoreError) -> DashError {
     match e {
         openrail_store::StoreError::UnknownCursor => {
             DashError::Form("That page no longer exists: start from the newest.".into())
@@ -533,26 +533,26 @@ fn filter_of<T>(
 
 /// The frame every list page shares: its heading (already HTML), an optional filter, the
 /// table of its rows and the pager.
-struct ListPage<'a> {
+pub(super) struct ListPage<'a> {
     /// The page's path: the filter's and the pager's links.
-    path: &'a str,
+    pub(super) path: &'a str,
     /// The navigation entry it sits under.
-    nav: &'a str,
+    pub(super) nav: &'a str,
     /// The document's title.
-    title: &'a str,
+    pub(super) title: &'a str,
     /// What comes before the filter and the table (HTML).
-    heading: String,
+    pub(super) heading: String,
     /// The filter: query parameter (`status` or `type`), label, and its options.
-    filter: Option<(&'a str, &'a str, Vec<&'a str>)>,
+    pub(super) filter: Option<(&'a str, &'a str, Vec<&'a str>)>,
     /// The table's caption (for screen readers) and column headers.
-    caption: &'a str,
-    columns: &'a [&'a str],
+    pub(super) caption: &'a str,
+    pub(super) columns: &'a [&'a str],
 }
 
 impl ListPage<'_> {
     /// The page of `rows` (id, cells already HTML) for query `q`, with an older link when
     /// the list `has_more`.
-    fn render(
+    pub(super) fn render(
         &self,
         s: &Session,
         q: &ListQuery,
@@ -671,13 +671,13 @@ pub async fn mandates(
 }
 
 /// A `/v1` handler's result as a response (its problem when it refused).
-fn answered(r: Result<Response, crate::error::ApiError>) -> Response {
+pub(super) fn answered(r: Result<Response, crate::error::ApiError>) -> Response {
     r.unwrap_or_else(IntoResponse::into_response)
 }
 
 /// A `/v1` handler's answer as the dashboard's result: the redirect back on success, the
 /// API's problem otherwise.
-async fn after_action(res: Response, back: &str) -> Result<Response, DashError> {
+pub(super) async fn after_action(res: Response, back: &str) -> Result<Response, DashError> {
     if res.status().is_success() {
         return Ok(Redirect::to(back).into_response());
     }
@@ -699,7 +699,7 @@ async fn after_action(res: Response, back: &str) -> Result<Response, DashError> 
 
 /// One `/v1` action on object `id` (cancel, revoke) for the signed-in account, then back
 /// to `back` (or the API's problem).
-async fn on_object<F, Fut>(
+pub(super) async fn on_object<F, Fut>(
     state: &AppState,
     s: &Session,
     id: String,
@@ -1017,7 +1017,7 @@ pub async fn payments(
 }
 
 /// Calls a `/v1` create handler in-process with `body` as its JSON request.
-fn fields_of(body: &Value) -> Result<crate::body::Fields, DashError> {
+pub(super) fn fields_of(body: &Value) -> Result<crate::body::Fields, DashError> {
     Ok(crate::body::Fields::parse(axum::body::Bytes::from(
         body.to_string(),
     ))?)

@@ -1173,7 +1173,14 @@ async fn pages_cannot_be_framed_and_send_no_referrer() -> anyhow::Result<()> {
         h.page("/authorize/man_unknown").await?,
     ];
     let mut dashboard = vec![h.page("/login").await?, h.page("/signup").await?];
-    for path in ["/dashboard", "/dashboard/mandates", "/dashboard/settings"] {
+    for path in [
+        "/dashboard",
+        "/dashboard/mandates",
+        "/dashboard/settings",
+        "/dashboard/identity/verifications",
+        "/dashboard/identity/attestations",
+        "/dashboard/identity/credentials",
+    ] {
         dashboard.push(dash.get(path).await?);
     }
     for p in &consent {

@@ -12,6 +12,7 @@ mod consent;
 mod conservation;
 mod conservation_property;
 mod crash;
+mod dashboard_identity;
 mod events;
 mod hostile_input;
 mod identity;
