@@ -37,6 +37,7 @@ pub async fn run(api: &str, key: &str, payer: &PrivateKeySigner) -> anyhow::Resu
             purpose: Some("quickstart".into()),
             payees: Some(vec![merchant.into()]),
             agent: None,
+            requirements: None,
         })
         .await?;
     let typed_data = mandate

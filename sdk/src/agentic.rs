@@ -43,6 +43,9 @@ pub struct Mandate {
     /// The one agent whose keys may pull (every key's `signer`), when named.
     #[serde(default)]
     pub agent: Option<String>,
+    /// The identity it requires (signed by a wallet payer, enforced on chain), when any.
+    #[serde(default)]
+    pub requirements: Option<MandateRequirements>,
     /// The current epoch, once active.
     pub current_epoch: Option<Epoch>,
     /// How the payer consents (the typed data to sign for a wallet).
@@ -78,6 +81,26 @@ pub struct CreateMandate {
     /// mandate must have it as its `signer`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// Identity the mandate requires of its payer and of every key's signer (kinds
+    /// `personhood`, `financial_health`, `agent`): checked when it and its keys are created
+    /// and on every pull, by the API (403 `identity_requirement_unmet`) and on chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requirements: Option<MandateRequirements>,
+}
+
+/// What a mandate requires of identity: the kind of credential (an active attestation of
+/// one Openrail issued) the payer, and every session key's signer, must hold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MandateRequirements {
+    /// Of the payer: `personhood`, `financial_health` or `agent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payer: Option<String>,
+    /// Of every key's signer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The attester whose attestations count (in answers only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attester: Option<String>,
 }
 
 /// A session key: what an agent pulls with, under one mandate.

@@ -46,6 +46,7 @@ async fn signed_mandate(
             purpose: None,
             payees,
             agent: None,
+            requirements: None,
         })
         .await?;
     let typed = created
@@ -76,6 +77,7 @@ async fn the_agentic_flow_through_the_sdk() -> anyhow::Result<()> {
             purpose: Some("sdk test".into()),
             payees: Some(vec![dev_spare().address().to_string()]),
             agent: None,
+            requirements: None,
         })
         .await?;
     assert_eq!(created.status, "requires_authorization");
