@@ -2,9 +2,11 @@
 # The `openrail` command line in a slim image: multi-stage, dependencies built in their own
 # cached layer, a non-root runtime with the contract artifacts.
 #
-# UNTESTED: no Docker daemon was available where this was written. The same topology
-# (PostgreSQL, two `openrail serve` on it, two anvil chains) is tested with processes:
-# tests/tests/e2e/takeover.rs and tests/tests/e2e/operations.rs, run by `make test`.
+# Never built here (no Docker engine where the tests run). `make test` checks it statically
+# (cli/src/container_files.rs: every workspace crate copied, stubbed and touched, every
+# file a crate embeds inside the image, the command line parses) and tests the same
+# topology (PostgreSQL, two `openrail serve` on it, two anvil chains) with processes:
+# tests/tests/e2e/takeover.rs and tests/tests/e2e/operations.rs.
 #
 #   docker build -t openrail .
 #   docker compose up          # compose.yaml: PostgreSQL, two chains, two servers
@@ -22,13 +24,15 @@ COPY domain/Cargo.toml domain/
 COPY store/Cargo.toml store/
 COPY chain/Cargo.toml chain/
 COPY engine/Cargo.toml engine/
+COPY identity/Cargo.toml identity/
+COPY webhooks/Cargo.toml webhooks/
 COPY api/Cargo.toml api/
 COPY relayer/Cargo.toml relayer/
 COPY cli/Cargo.toml cli/
 COPY sdk/Cargo.toml sdk/
 COPY tests/Cargo.toml tests/
 COPY xtask/Cargo.toml xtask/
-RUN for d in domain store chain engine api relayer cli sdk tests xtask; do \
+RUN for d in domain store chain engine identity webhooks api relayer cli sdk tests xtask; do \
         mkdir -p $d/src/bin && echo 'fn main() {}' > $d/src/main.rs && : > $d/src/lib.rs; \
     done \
     && echo 'fn main() {}' > tests/src/bin/openrail-under-test.rs \
@@ -39,6 +43,8 @@ COPY domain domain
 COPY store store
 COPY chain chain
 COPY engine engine
+COPY identity identity
+COPY webhooks webhooks
 COPY api api
 COPY relayer relayer
 COPY cli cli
@@ -47,7 +53,7 @@ COPY tests tests
 COPY xtask xtask
 COPY migrations migrations
 # Touch the sources so cargo rebuilds the workspace crates over the stubs.
-RUN find domain store chain engine api relayer cli sdk tests xtask -name '*.rs' -exec touch {} + \
+RUN find domain store chain engine identity webhooks api relayer cli sdk tests xtask -name '*.rs' -exec touch {} + \
     && cargo build --release --locked -p openrail-cli \
     && cp target/release/openrail /openrail
 

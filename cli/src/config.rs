@@ -84,7 +84,7 @@ fn field(field: impl Into<String>, problem: impl Into<String>) -> ConfigError {
 /// The file as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileConfig {
+pub(crate) struct FileConfig {
     database_url: Option<String>,
     testnet: Option<ModeFile>,
     mainnet: Option<ModeFile>,
@@ -241,7 +241,7 @@ pub fn load(
 }
 
 /// The file's TOML, with a word for the mistake everyone makes once: a key in the file.
-fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
+pub(crate) fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
     toml::from_str(text).map_err(|e| {
         // The reader's message names the line, the field and what it expected.
         let mut message = e.to_string().trim_end().to_string();

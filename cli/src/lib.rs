@@ -15,6 +15,8 @@ mod bench_pulls;
 mod bench_verify;
 mod bench_webhooks;
 pub mod config;
+#[cfg(test)]
+mod container_files;
 mod deploy;
 mod dev;
 mod listen;
