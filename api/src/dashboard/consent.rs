@@ -125,6 +125,33 @@ fn boundary(interval: &str) -> &'static str {
     }
 }
 
+/// What a mandate requires of identity, as a payer reads it (HTML).
+fn identity_html(r: &serde_json::Value) -> String {
+    let kind = |k: &str| match k {
+        "personhood" => "a personhood credential (one human)",
+        "financial_health" => "a financial-health credential",
+        "agent" => "an agent credential",
+        _ => "a credential",
+    };
+    let mut parts = Vec::new();
+    if let Some(k) = r["payer"].as_str() {
+        parts.push(format!("you (the payer) must hold {}", kind(k)));
+    }
+    if let Some(k) = r["agent"].as_str() {
+        parts.push(format!("every key's agent must hold {}", kind(k)));
+    }
+    if parts.is_empty() {
+        return "None required.".into();
+    }
+    format!(
+        "While {}, attested by <code>{}</code> and recorded on chain, pulls can happen; once one \
+         is revoked or expires the contract refuses every pull. <span class=\"empty\">(part of what \
+         you sign)</span>",
+        parts.join(" and "),
+        esc(r["attester"].as_str().unwrap_or(""))
+    )
+}
+
 /// The payees of a mandate as a payer reads them (HTML): each address, the account's
 /// settlement wallet (`settlement`) named as such.
 fn payees_html(payees: &[String], settlement: Option<&str>) -> String {
@@ -261,6 +288,7 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
                  <dt>Paid to</dt><dd id=\"payees\">{payee_list} <span class=\"empty\">(part of what you sign: the contract refuses \
                  to pay anyone else, whoever asks)</span></dd>\
                  <dt>Agent</dt><dd id=\"agent\">{agent}</dd>\
+                 <dt>Identity</dt><dd id=\"identity\">{identity}</dd>\
                  <dt>Purpose</dt><dd>{purpose} <span class=\"empty\">(written by the business and part of what you sign; \
                  not checked by Openrail)</span></dd>\
                  <dt>From</dt><dd><code>{payer}</code></dd>\
@@ -276,6 +304,7 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
                     None => "Not named: the business's keys may pull without an agent's signature."
                         .into(),
                 },
+                identity = identity_html(&v["requirements"]),
                 amount = esc(&amount),
                 period = per.trim_start_matches("per "),
                 boundary = boundary(interval),

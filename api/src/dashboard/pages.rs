@@ -639,9 +639,10 @@ pub async fn mandates(
             };
             let cells = vec![
                 format!(
-                    "<code>{}</code><br>{}",
+                    "<code>{}</code><br>{}{}",
                     esc(&id),
-                    esc(v["purpose"].as_str().unwrap_or(""))
+                    esc(v["purpose"].as_str().unwrap_or("")),
+                    requirements_line(&v["requirements"])
                 ),
                 format!("<code>{}</code>", esc(text(v, &["payer_account_id"]))),
                 format!(
@@ -1438,4 +1439,22 @@ mod tests {
         assert_eq!(when(0), "1970-01-01 00:00 UTC");
         assert_eq!(when(1_795_622_400_000), "2026-11-25 16:00 UTC");
     }
+}
+
+/// A mandate's identity requirements, one line under its id (empty when it has none).
+fn requirements_line(r: &serde_json::Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(k) = r["payer"].as_str() {
+        parts.push(format!("payer: {}", esc(k)));
+    }
+    if let Some(k) = r["agent"].as_str() {
+        parts.push(format!("agent: {}", esc(k)));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<br><span class=\"empty\">requires {}</span>",
+        parts.join(", ")
+    )
 }

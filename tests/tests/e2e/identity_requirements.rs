@@ -176,6 +176,28 @@ async fn mandates_requiring_identity_are_enforced_by_the_api_and_the_chain() -> 
     assert_eq!(k1.status, StatusCode::CREATED, "{}", k1.body);
     let k1_onchain: B256 = k1.body["onchain"]["id"].as_str().unwrap().parse()?;
 
+    // The hosted consent page tells the payer what it signs about identity.
+    let unsigned = h
+        .post(
+            "/v1/mandates",
+            body(json!({"payer": "personhood", "agent": "agent"})),
+        )
+        .await?;
+    assert_eq!(unsigned.status, StatusCode::CREATED, "{}", unsigned.body);
+    let page = h
+        .page(&format!("/authorize/{}", unsigned.str("id")))
+        .await?;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.text
+            .contains("you (the payer) must hold a personhood credential")
+            && page
+                .text
+                .contains("every key's agent must hold an agent credential"),
+        "{}",
+        page.text
+    );
+
     // M2 also requires an agent credential of every key's signer.
     let m2 = h
         .post_authorized(
