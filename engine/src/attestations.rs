@@ -212,6 +212,12 @@ pub(crate) async fn relay(store: &Store, net: &Network) {
             continue;
         };
         let signed = match receipt_of_log(&log, sequence) {
+            // Attested by another key (the operator key was rotated since): only that key
+            // can sign its receipt. Marked relayed, without one, rather than retried forever.
+            Some(r) if r.attester != submitter.operator() => {
+                tracing::warn!(attestation = %a.id, attester = %r.attester, "attested by another operator key; its receipt cannot be signed here and is not relayed");
+                None
+            }
             Some(r) => match submitter.sign_receipt(&r, settlement_chain, mirror).await {
                 Ok(signature) => Some(SignedReceipt::new(&r, signature)),
                 Err(e) => {
