@@ -100,6 +100,8 @@ pub enum Conflict {
     VerificationNotCancelable,
     /// A verification session issues its credential only once verified.
     VerificationNotVerified,
+    /// An agent credential names the key's signer: a key without one has none.
+    SessionKeyWithoutSigner,
 }
 
 impl Conflict {
@@ -112,6 +114,7 @@ impl Conflict {
         Conflict::VerificationNotSubmittable,
         Conflict::VerificationNotCancelable,
         Conflict::VerificationNotVerified,
+        Conflict::SessionKeyWithoutSigner,
     ];
 
     /// The API's `code`.
@@ -124,6 +127,7 @@ impl Conflict {
             Conflict::VerificationNotSubmittable => "verification_not_submittable",
             Conflict::VerificationNotCancelable => "verification_not_cancelable",
             Conflict::VerificationNotVerified => "verification_not_verified",
+            Conflict::SessionKeyWithoutSigner => "session_key_without_signer",
         }
     }
 }

@@ -120,6 +120,10 @@ const SQLITE: &[(&str, &str)] = &[
         "0025_tx_mined_at.sql",
         include_str!("../../migrations/sqlite/0025_tx_mined_at.sql"),
     ),
+    (
+        "0027_agent_credentials.sql",
+        include_str!("../../migrations/sqlite/0027_agent_credentials.sql"),
+    ),
 ];
 
 /// `migrations/postgres`, by file name.
@@ -223,6 +227,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0025_tx_mined_at.sql",
         include_str!("../../migrations/postgres/0025_tx_mined_at.sql"),
+    ),
+    (
+        "0027_agent_credentials.sql",
+        include_str!("../../migrations/postgres/0027_agent_credentials.sql"),
     ),
 ];
 
