@@ -121,7 +121,8 @@ pub struct AgentCredential {
 pub enum AgentCredentialRecord {
     /// Recorded now: the key's first.
     New(AgentCredential),
-    /// The key had one already (another request recorded it first): that one.
+    /// The key had one already (another request recorded it first, or it was recorded
+    /// before the key stopped being live): that one.
     Existing(AgentCredential),
     /// The key is no longer active and unexpired, or its mandate no longer active:
     /// nothing recorded, and the credential's reserved record revoked.
@@ -190,6 +191,17 @@ impl Store {
         let live = key_status == crate::agentic::KeyStatus::Active.as_str()
             && expires_at > now
             && mandate_status == crate::agentic::MandateStatus::Active.as_str();
+        let existing = sqlx::query(
+            "SELECT session_key_id, credential_id, credential, created_at FROM agent_credentials \
+             WHERE session_key_id = $1",
+        )
+        .bind(key)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = existing {
+            tx.commit().await?;
+            return Ok(AgentCredentialRecord::Existing(agent_credential_of(&row)?));
+        }
         if !live {
             sqlx::query(
                 "UPDATE identity_credentials SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL \
