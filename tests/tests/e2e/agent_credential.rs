@@ -287,7 +287,10 @@ async fn canceling_the_mandate_revokes_its_keys_agent_credentials() -> anyhow::R
             vc["credentialSubject"]["allowedDestinations"],
             k["allowed_destinations"]
         );
-        assert_eq!(k["allowed_destinations"], json!([payee().to_checksum(None)]));
+        assert_eq!(
+            k["allowed_destinations"],
+            json!([payee().to_checksum(None)])
+        );
         assert_eq!(verify(&h, &vc).await?.status, StatusCode::OK);
         credentials.push(vc);
     }
