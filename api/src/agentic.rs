@@ -458,7 +458,7 @@ pub async fn create_session_key(
     ))
 }
 
-fn agent_may_read_key(p: &Principal, key_id: &str) -> Result<(), ApiError> {
+pub(crate) fn agent_may_read_key(p: &Principal, key_id: &str) -> Result<(), ApiError> {
     match p {
         Principal::Agent { session_key_id, .. } if session_key_id != key_id => {
             Err(ApiError::Forbidden(

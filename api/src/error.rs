@@ -212,6 +212,7 @@ pub const ERROR_CODES: &[&str] = &[
     "verification_not_submittable",
     "verification_not_cancelable",
     "verification_not_verified",
+    "session_key_without_signer",
     "idempotency_key_invalid",
     "idempotency_key_reused",
     "idempotency_in_progress",

@@ -4,6 +4,7 @@
 //! requests into transactions through `openrail-chain`'s submitter; it holds no SQL.
 
 pub mod account;
+pub mod agent_credentials;
 pub mod agentic;
 pub mod attestations;
 pub mod bank;

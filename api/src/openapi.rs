@@ -14,8 +14,8 @@ use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
 use crate::{
-    AppState, account, agentic, attestations, bank, events, identity, payments, verifications,
-    webhooks,
+    AppState, account, agent_credentials, agentic, attestations, bank, events, identity, payments,
+    verifications, webhooks,
 };
 
 /// Every operation of the API.
@@ -39,6 +39,10 @@ pub enum Op {
     GetSessionKey,
     /// `DELETE /v1/session-keys/{id}`
     RevokeSessionKey,
+    /// `POST /v1/session-keys/{id}/credential`
+    IssueAgentCredential,
+    /// `GET /v1/session-keys/{id}/credential`
+    GetAgentCredential,
     /// `POST /v1/debit-pulls`
     CreateDebitPull,
     /// `GET /v1/debit-pulls`
@@ -176,6 +180,16 @@ pub const ROUTES: &[Route] = &[
         op: Op::RevokeSessionKey,
         method: "delete",
         path: "/v1/session-keys/{id}",
+    },
+    Route {
+        op: Op::IssueAgentCredential,
+        method: "post",
+        path: "/v1/session-keys/{id}/credential",
+    },
+    Route {
+        op: Op::GetAgentCredential,
+        method: "get",
+        path: "/v1/session-keys/{id}/credential",
     },
     Route {
         op: Op::CreateDebitPull,
@@ -403,6 +417,8 @@ impl Op {
             Op::ListSessionKeys => get(agentic::list_session_keys),
             Op::GetSessionKey => get(agentic::get_session_key),
             Op::RevokeSessionKey => delete(agentic::revoke_session_key),
+            Op::IssueAgentCredential => post(agent_credentials::issue_agent_credential),
+            Op::GetAgentCredential => get(agent_credentials::get_agent_credential),
             Op::CreateDebitPull => post(agentic::create_pull),
             Op::ListDebitPulls => get(agentic::list_pulls),
             Op::GetDebitPull => get(agentic::get_pull),
@@ -459,6 +475,8 @@ impl Op {
             Op::ListSessionKeys => "listSessionKeys",
             Op::GetSessionKey => "getSessionKey",
             Op::RevokeSessionKey => "revokeSessionKey",
+            Op::IssueAgentCredential => "issueAgentCredential",
+            Op::GetAgentCredential => "getAgentCredential",
             Op::CreateDebitPull => "createDebitPull",
             Op::ListDebitPulls => "listDebitPulls",
             Op::GetDebitPull => "getDebitPull",
@@ -564,6 +582,7 @@ impl Op {
                 .links(&[
                     ("GetSessionKey", Op::GetSessionKey, LinkArg::Id),
                     ("RevokeSessionKey", Op::RevokeSessionKey, LinkArg::Id),
+                    ("IssueAgentCredential", Op::IssueAgentCredential, LinkArg::Id),
                     ("CreateDebitPull", Op::CreateDebitPull, LinkArg::Body(&[("session_key_id", "$response.body#/id")])),
                     ("ListDebitPulls", Op::ListDebitPulls, LinkArg::Query("session_key_id")),
                 ]),
@@ -581,6 +600,15 @@ impl Op {
                 .errors(W)
                 .path_id("sk_")
                 .waits(),
+            Op::IssueAgentCredential => d("Issue a session key's agent credential", "Openrail, as the issuer of the key's mode (as `issueCredential`: `did:key`, `eddsa-rdfc-2022`, a revocation entry in one of its Bitstring Status Lists), signs a VC 2.0 `AgentCredential` binding the key's agent to what it may pull: `credentialSubject.id` is the key's `signer` as `did:pkh:eip155:<settlement chain>:<signer>`, with the `payer` (`did:pkh`; `payerBankAccount` for a bank-funded mandate), the `mandate` and `sessionKey` ids, the `ceiling` that binds the key (its own `max_amount`, else its mandate's: `amount`, `currency`, `interval`) and its `allowedDestinations` when it has a list; `validUntil` is the key's `expires_at`. Every term is defined in the credential's inline context, so `verifyCredential` verifies it with no network. One per key: 201 the first time, then 200 with the same credential. Revoking the key, or canceling its mandate, revokes it. A key without a `signer` is 409 `session_key_without_signer`; a key that can no longer pull is 422 (`session_key_revoked`, `session_key_expired`, `session_key_not_active`, `mandate_not_active`).")
+                .ok(201, || "IssuedCredential".into())
+                .ok(200, || "IssuedCredential".into())
+                .errors(W)
+                .path_id("sk_"),
+            Op::GetAgentCredential => d("Retrieve a session key's agent credential", "The `AgentCredential` issued for the key (`{\"verifiableCredential\": {…}}`), whatever its status since (`verifyCredential` says whether it is revoked). The key's own secret may read it. 404 `resource_missing` before one was issued.")
+                .ok(200, || "IssuedCredential".into())
+                .errors(R)
+                .path_id("sk_"),
             Op::CreateDebitPull => d("Pull against a session key", "Checked on chain (batched with concurrent pulls into one `pullBatch`). 201 `authorized` when the chain took it, 202 `pending` while it has not answered; a rule that refuses it is 422 with its `code` (`allowance_exceeded` with `remaining` and `resets_at`), and the declined pull stays readable under `pull_id`. A session key's own secret may pull on its key.")
                 .body(name::<t::DebitPullCreate>)
                 .ok(201, name::<t::DebitPull>)
@@ -984,6 +1012,7 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
                 Op::SubmitIdentityVerification => c.push("verification_not_submittable"),
                 Op::CancelIdentityVerification => c.push("verification_not_cancelable"),
                 Op::GetIdentityVerificationCredential => c = vec!["verification_not_verified"],
+                Op::IssueAgentCredential => c.push("session_key_without_signer"),
                 _ => {}
             }
             c
@@ -1006,6 +1035,12 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
                 ]),
                 Op::AuthorizePayment => c.extend(["signature_invalid", "authorization_expired"]),
                 Op::CancelMandate => c.push("mandate_not_active"),
+                Op::IssueAgentCredential => c.extend([
+                    "session_key_revoked",
+                    "session_key_expired",
+                    "session_key_not_active",
+                    "mandate_not_active",
+                ]),
                 _ => {}
             }
             c
@@ -1051,6 +1086,9 @@ fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
             }
             Op::GetIdentityVerificationCredential => {
                 "The session is not verified: it has issued no credential"
+            }
+            Op::IssueAgentCredential => {
+                "A request with this Idempotency-Key is still running (retry later), or the key has no signer"
             }
             _ => "A request with this Idempotency-Key is still running; retry later",
         },

@@ -226,7 +226,12 @@ pub async fn get_verification_credential(
 /// answered twice (a crash between issuing and recording) issues one credential, in the
 /// same status slot, with the same bytes.
 pub fn credential_id_of(id: &IdentityVerificationId) -> String {
-    let d = Sha256::digest(format!("openrail identity verification {id}").as_bytes());
+    derived_uuid(&format!("openrail identity verification {id}"))
+}
+
+/// A `urn:uuid:` (version 8) derived from `seed`: the same seed, the same id.
+pub(crate) fn derived_uuid(seed: &str) -> String {
+    let d = Sha256::digest(seed.as_bytes());
     let mut b = [0u8; 16];
     b.copy_from_slice(&d[..16]);
     b[6] = (b[6] & 0x0f) | 0x80; // version 8: custom

@@ -111,6 +111,8 @@ pub enum Conflict {
     VerificationNotCancelable,
     /// A verification session issues its credential only once verified.
     VerificationNotVerified,
+    /// An agent credential names the key's signer: a key without one has none.
+    SessionKeyWithoutSigner,
 }
 
 impl Conflict {
@@ -123,6 +125,7 @@ impl Conflict {
         Conflict::VerificationNotSubmittable,
         Conflict::VerificationNotCancelable,
         Conflict::VerificationNotVerified,
+        Conflict::SessionKeyWithoutSigner,
     ];
 
     /// The API's `code`.
@@ -135,6 +138,7 @@ impl Conflict {
             Conflict::VerificationNotSubmittable => "verification_not_submittable",
             Conflict::VerificationNotCancelable => "verification_not_cancelable",
             Conflict::VerificationNotVerified => "verification_not_verified",
+            Conflict::SessionKeyWithoutSigner => "session_key_without_signer",
         }
     }
 }

@@ -6,6 +6,13 @@ use serde::{Deserialize, Serialize};
 use crate::http::HasId;
 use crate::{Client, Consent, Error, ListParams, OnChain, Pages, RequestOptions};
 
+/// What the agent credential routes answer.
+#[derive(Deserialize)]
+struct IssuedCredential {
+    #[serde(rename = "verifiableCredential")]
+    verifiable_credential: serde_json::Value,
+}
+
 /// The epoch a ceiling counts in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Epoch {
@@ -308,6 +315,31 @@ impl Agentic<'_> {
                 &RequestOptions::default(),
             )
             .await
+    }
+
+    /// Issues key `id`'s `AgentCredential` (a W3C credential Openrail signs, binding the
+    /// key's `signer` to its payer, mandate and ceiling, valid until the key expires), or
+    /// answers the one issued before. A key without a signer is [`Error::Api`] 409
+    /// `session_key_without_signer`; a key that can no longer pull, 422.
+    pub async fn issue_agent_credential(&self, id: &str) -> Result<serde_json::Value, Error> {
+        let issued: IssuedCredential = self
+            .0
+            .post(
+                &format!("/v1/session-keys/{id}/credential"),
+                &serde_json::json!({}),
+                &RequestOptions::default(),
+            )
+            .await?;
+        Ok(issued.verifiable_credential)
+    }
+
+    /// Key `id`'s `AgentCredential`, once issued (404 before).
+    pub async fn agent_credential(&self, id: &str) -> Result<serde_json::Value, Error> {
+        let issued: IssuedCredential = self
+            .0
+            .get(&format!("/v1/session-keys/{id}/credential"))
+            .await?;
+        Ok(issued.verifiable_credential)
     }
 
     /// Pulls against a key. A decline is [`Error::Api`] with the rule's code

@@ -1068,6 +1068,16 @@ pub(crate) async fn move_mandate_in(
     let moved = conn.execute(&q).await? == 1;
     if moved {
         events::record(conn, EventType::of_mandate(to), id, now).await?;
+        if to == MandateStatus::Canceled {
+            // Its keys can no longer pull: their agent credentials say so too.
+            revoke_agent_credentials_in(
+                conn,
+                "SELECT id FROM session_keys WHERE mandate_id = $1",
+                id,
+                now,
+            )
+            .await?;
+        }
     }
     Ok(moved)
 }
@@ -1100,7 +1110,68 @@ pub(crate) async fn move_key_in(
     if let (true, Some(kind)) = (moved, EventType::of_key(to)) {
         events::record(conn, kind, id, now).await?;
     }
+    if moved && to == KeyStatus::Revoked {
+        revoke_agent_credentials_in(conn, "$1", id, now).await?;
+    }
     Ok(moved)
+}
+
+/// Revokes the agent credentials (`agent_credentials`, issued by
+/// `POST /v1/session-keys/{id}/credential`) of the session keys `keys` selects — an SQL
+/// list or subquery of key ids reading `$1` = `id` — inside the caller's transaction, so a
+/// key's revocation or its mandate's cancellation and its credential's status bit commit
+/// together; and queues the revoke of those credentials' attestations, as
+/// `Store::revoke_credential` does. Written here, beside the two status writers that call
+/// it (`identity` imports this module). A credential recorded concurrently is not missed:
+/// `Store::record_agent_credential` checks the key and its mandate under their row locks.
+async fn revoke_agent_credentials_in(
+    conn: &mut impl Exec,
+    keys: &str,
+    id: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    let of_keys =
+        format!("SELECT credential_id FROM agent_credentials WHERE session_key_id IN ({keys})");
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "UPDATE identity_credentials SET revoked_at = $2 WHERE revoked_at IS NULL AND id IN ({of_keys})"
+        ),
+    );
+    q.text(Some(id)).int(Some(now));
+    if conn.execute(&q).await? == 0 {
+        return Ok(());
+    }
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "SELECT id, chain_id, mode FROM identity_attestations \
+             WHERE status IN ('pending', 'active') AND credential_id IN ({of_keys}) ORDER BY created_at, id"
+        ),
+    );
+    q.text(Some(id));
+    let mut work = Vec::new();
+    for r in conn.fetch(&q).await? {
+        let mode = r.string("mode")?;
+        work.push((
+            r.string("id")?,
+            u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
+            Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+        ));
+    }
+    let work: Vec<_> = work
+        .iter()
+        .map(|(a, chain_id, mode)| {
+            (
+                a.as_str(),
+                WorkKind::RevokeAttestation,
+                *chain_id,
+                *mode,
+                now,
+            )
+        })
+        .collect();
+    outbox::enqueue_all(conn, &work).await
 }
 
 /// Records how pending pull `id` ended, inside the caller's transaction (see

@@ -8,8 +8,8 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use crate::agentic::{Page, Scope};
-use crate::db::{Store, StoreError};
-use crate::ids::{AccountId, Mode, random_id};
+use crate::db::{Backend, Store, StoreError};
+use crate::ids::{AccountId, Mode, SessionKeyId, random_id};
 
 /// How many entries a status list has (the Bitstring Status List minimum, 16 KiB: large
 /// enough that a list says nothing about which credential a verifier asks about).
@@ -103,7 +103,145 @@ pub struct NewCredential<'a> {
     pub valid_until: Option<i64>,
 }
 
+/// The AgentCredential Openrail issued for a session key (`agent_credentials`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentCredential {
+    /// The key it binds.
+    pub session_key_id: SessionKeyId,
+    /// Its record in `identity_credentials` (the credential's `id`).
+    pub credential_id: String,
+    /// The signed credential, JSON.
+    pub credential: String,
+    /// Unix ms.
+    pub created_at: i64,
+}
+
+/// What [`Store::record_agent_credential`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentCredentialRecord {
+    /// Recorded now: the key's first.
+    New(AgentCredential),
+    /// The key had one already (another request recorded it first, or it was recorded
+    /// before the key stopped being live): that one.
+    Existing(AgentCredential),
+    /// The key is no longer active and unexpired, or its mandate no longer active:
+    /// nothing recorded, and the credential's reserved record revoked.
+    KeyNotLive,
+}
+
+fn agent_credential_of(r: &AnyRow) -> Result<AgentCredential, StoreError> {
+    Ok(AgentCredential {
+        session_key_id: r.try_get("session_key_id")?,
+        credential_id: r.try_get("credential_id")?,
+        credential: r.try_get("credential")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
 impl Store {
+    /// The AgentCredential issued for session key `key` of `scope`, if one was.
+    pub async fn agent_credential(
+        &self,
+        scope: Scope<'_>,
+        key: &SessionKeyId,
+    ) -> Result<Option<AgentCredential>, StoreError> {
+        let row = sqlx::query(
+            "SELECT a.session_key_id, a.credential_id, a.credential, a.created_at \
+             FROM agent_credentials a JOIN session_keys k ON k.id = a.session_key_id \
+             WHERE a.session_key_id = $1 AND k.account_id = $2 AND k.mode = $3",
+        )
+        .bind(key)
+        .bind(scope.account_id)
+        .bind(scope.mode.as_str())
+        .fetch_optional(self.writer())
+        .await?;
+        row.as_ref().map(agent_credential_of).transpose()
+    }
+
+    /// Records `credential` (signed JSON, its record `credential_id` reserved by
+    /// [`Store::reserve_credential`]) as the AgentCredential of session key `key`, when the
+    /// key is still `active` and unexpired at `now` and its mandate `active`. Checked under
+    /// the key's and the mandate's row locks (PostgreSQL: `FOR SHARE`; SQLite: the write
+    /// transaction), so a revocation or cancellation either committed first — refused here,
+    /// and the reserved record revoked — or waits for this one and then sees the record
+    /// and revokes it (`store::agentic`, in the status change's transaction).
+    pub async fn record_agent_credential(
+        &self,
+        key: &SessionKeyId,
+        credential_id: &str,
+        credential: &str,
+        now: i64,
+    ) -> Result<AgentCredentialRecord, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let lock = match self.backend() {
+            Backend::Postgres => " FOR SHARE",
+            Backend::Sqlite => "",
+        };
+        let row = sqlx::query(&format!(
+            "SELECT k.status AS key_status, k.expires_at AS expires_at, m.status AS mandate_status \
+             FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1{lock}"
+        ))
+        .bind(key)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        let key_status: String = row.try_get("key_status")?;
+        let mandate_status: String = row.try_get("mandate_status")?;
+        let expires_at: i64 = row.try_get("expires_at")?;
+        let live = key_status == crate::agentic::KeyStatus::Active.as_str()
+            && expires_at > now
+            && mandate_status == crate::agentic::MandateStatus::Active.as_str();
+        let existing = sqlx::query(
+            "SELECT session_key_id, credential_id, credential, created_at FROM agent_credentials \
+             WHERE session_key_id = $1",
+        )
+        .bind(key)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = existing {
+            tx.commit().await?;
+            return Ok(AgentCredentialRecord::Existing(agent_credential_of(&row)?));
+        }
+        if !live {
+            sqlx::query(
+                "UPDATE identity_credentials SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL \
+                 AND NOT EXISTS (SELECT 1 FROM agent_credentials WHERE credential_id = $1)",
+            )
+            .bind(credential_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Ok(AgentCredentialRecord::KeyNotLive);
+        }
+        let inserted = sqlx::query(
+            "INSERT INTO agent_credentials (session_key_id, credential_id, credential, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (session_key_id) DO NOTHING",
+        )
+        .bind(key)
+        .bind(credential_id)
+        .bind(credential)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        let row = sqlx::query(
+            "SELECT session_key_id, credential_id, credential, created_at FROM agent_credentials \
+             WHERE session_key_id = $1",
+        )
+        .bind(key)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let recorded = agent_credential_of(&row)?;
+        Ok(if inserted {
+            AgentCredentialRecord::New(recorded)
+        } else {
+            AgentCredentialRecord::Existing(recorded)
+        })
+    }
+
     /// Openrail's issuer for `mode`, made by `make` the first time it is asked for (two
     /// processes asking at once agree on the one stored first).
     pub async fn identity_issuer(

@@ -124,6 +124,10 @@ const SQLITE: &[(&str, &str)] = &[
         "0026_identity_requirements.sql",
         include_str!("../../migrations/sqlite/0026_identity_requirements.sql"),
     ),
+    (
+        "0027_agent_credentials.sql",
+        include_str!("../../migrations/sqlite/0027_agent_credentials.sql"),
+    ),
 ];
 
 /// `migrations/postgres`, by file name.
@@ -231,6 +235,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0026_identity_requirements.sql",
         include_str!("../../migrations/postgres/0026_identity_requirements.sql"),
+    ),
+    (
+        "0027_agent_credentials.sql",
+        include_str!("../../migrations/postgres/0027_agent_credentials.sql"),
     ),
 ];
 

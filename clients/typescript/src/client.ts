@@ -102,6 +102,20 @@ export class SessionKeys {
   revoke(id: string, options?: RequestOptions): Promise<SessionKey> {
     return this.http.request("DELETE", `/v1/session-keys/${enc(id)}`, { options });
   }
+  /**
+   * Issues the key's `AgentCredential` (a W3C credential Openrail signs, binding the key's
+   * `signer` to its payer, mandate and ceiling, valid until the key expires), or resolves with
+   * the one issued before. A key without a signer throws 409 `session_key_without_signer`.
+   */
+  async issueAgentCredential(id: string, options?: RequestOptions): Promise<VerifiableCredential> {
+    const issued = await this.http.request<S["IssuedCredential"]>("POST", `/v1/session-keys/${enc(id)}/credential`, { options });
+    return issued.verifiableCredential;
+  }
+  /** The key's `AgentCredential`, once issued (404 before). */
+  async agentCredential(id: string, options?: RequestOptions): Promise<VerifiableCredential> {
+    const issued = await this.http.request<S["IssuedCredential"]>("GET", `/v1/session-keys/${enc(id)}/credential`, { options });
+    return issued.verifiableCredential;
+  }
 }
 
 export interface SignedPullParams {

@@ -113,6 +113,17 @@ test("a key an agent signs for: pulls carry its DebitPull signature", { skip: sk
   assert.deepEqual(sessionKey.allowed_destinations, [DEST]);
   assert.ok(sessionKey.eip712_domain);
 
+  // The key's agent credential names its signer; issued once, then the same; it verifies.
+  const credential = await openrail.agentic.sessionKeys.issueAgentCredential(sessionKey.id);
+  assert.deepEqual(credential["type"], ["VerifiableCredential", "AgentCredential"]);
+  const subject = credential["credentialSubject"] as Record<string, unknown>;
+  assert.equal(subject["id"], `did:pkh:eip155:${sessionKey.onchain.chain_id}:${agent.address}`);
+  assert.equal(subject["sessionKey"], sessionKey.id);
+  assert.equal(subject["mandate"], mandate.id);
+  assert.deepEqual(await openrail.agentic.sessionKeys.issueAgentCredential(sessionKey.id), credential);
+  assert.deepEqual(await openrail.agentic.sessionKeys.agentCredential(sessionKey.id), credential);
+  assert.equal((await openrail.identity.verifyCredential(credential)).verified, true);
+
   const pull = await openrail.agentic.debitPulls.createSigned({ sessionKey, amount: "5.00", destination: DEST, signer: agent, nonce: 1n }, { wait: 30 });
   assert.equal(pull.status, "authorized");
   assert.equal(pull.destination, DEST);

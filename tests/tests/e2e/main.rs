@@ -3,6 +3,7 @@
 //! fresh database, two anvil chains on free ports, deployed contracts, a server on port 0.
 //! `OPENRAIL_TEST_DB=postgres` runs the same binary on PostgreSQL.
 
+mod agent_credential;
 mod agentic_api;
 mod allowance_onchain;
 mod attestations;

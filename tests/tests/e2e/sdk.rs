@@ -226,6 +226,21 @@ async fn an_agent_signs_its_pulls_and_a_payment_moves_as_signed() -> anyhow::Res
             ..Default::default()
         })
         .await?;
+    // The key's agent credential: issued once, read back, verified.
+    let vc = c.agentic().issue_agent_credential(&key.id).await?;
+    assert_eq!(vc["type"][1], "AgentCredential", "{vc}");
+    assert_eq!(
+        vc["credentialSubject"]["id"],
+        format!(
+            "did:pkh:eip155:{}:{}",
+            h.settlement_deployment().chain_id,
+            agent.address().to_checksum(None)
+        )
+    );
+    assert_eq!(vc["credentialSubject"]["sessionKey"], key.id);
+    assert_eq!(c.agentic().issue_agent_credential(&key.id).await?, vc);
+    assert_eq!(c.agentic().agent_credential(&key.id).await?, vc);
+    assert!(c.identity().verify_credential(&vc).await?.verified);
     let domain = key
         .eip712_domain
         .clone()

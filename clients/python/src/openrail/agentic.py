@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import cast
+from typing import Any, cast
 
 from typing_extensions import Unpack
 
@@ -224,6 +224,20 @@ class SessionKeys:
                 "DELETE", f"/v1/session-keys/{seg(id)}", idempotency_key=idempotency_key, wait=wait
             ),
         )
+
+    def issue_agent_credential(self, id: str) -> dict[str, Any]:
+        """``POST /v1/session-keys/{id}/credential``: the key's ``AgentCredential`` (a W3C
+        credential Openrail signs, binding the key's ``signer`` to its payer, mandate and
+        ceiling, valid until the key expires), issued now or the one issued before. A key
+        without a signer raises 409 ``session_key_without_signer``."""
+        issued = self._http.request("POST", f"/v1/session-keys/{seg(id)}/credential")
+        return cast(dict[str, Any], issued["verifiableCredential"])
+
+    def agent_credential(self, id: str) -> dict[str, Any]:
+        """``GET /v1/session-keys/{id}/credential``: the key's ``AgentCredential`` once
+        issued (404 before)."""
+        issued = self._http.request("GET", f"/v1/session-keys/{seg(id)}/credential")
+        return cast(dict[str, Any], issued["verifiableCredential"])
 
 
 class DebitPulls:
@@ -445,6 +459,18 @@ class AsyncSessionKeys:
                 "DELETE", f"/v1/session-keys/{seg(id)}", idempotency_key=idempotency_key, wait=wait
             ),
         )
+
+    async def issue_agent_credential(self, id: str) -> dict[str, Any]:
+        """``POST /v1/session-keys/{id}/credential``: the key's ``AgentCredential``, issued
+        now or the one issued before."""
+        issued = await self._http.request("POST", f"/v1/session-keys/{seg(id)}/credential")
+        return cast(dict[str, Any], issued["verifiableCredential"])
+
+    async def agent_credential(self, id: str) -> dict[str, Any]:
+        """``GET /v1/session-keys/{id}/credential``: the key's ``AgentCredential`` once
+        issued (404 before)."""
+        issued = await self._http.request("GET", f"/v1/session-keys/{seg(id)}/credential")
+        return cast(dict[str, Any], issued["verifiableCredential"])
 
 
 class AsyncDebitPulls:

@@ -163,6 +163,17 @@ def test_a_key_an_agent_signs_for_pulls_carry_its_debit_pull_signature(server: S
             assert key["allowed_destinations"] == [DEST]
             assert key["eip712_domain"] is not None
 
+            # The key's agent credential names its signer; issued once, then the same.
+            credential = await client.agentic.session_keys.issue_agent_credential(key["id"])
+            assert credential["type"] == ["VerifiableCredential", "AgentCredential"]
+            subject = credential["credentialSubject"]
+            chain_id = key["onchain"]["chain_id"]
+            assert subject["id"] == f"did:pkh:eip155:{chain_id}:{agent.address}"
+            assert (subject["sessionKey"], subject["mandate"]) == (key["id"], mandate["id"])
+            assert await client.agentic.session_keys.issue_agent_credential(key["id"]) == credential
+            assert await client.agentic.session_keys.agent_credential(key["id"]) == credential
+            assert (await client.identity.verify_credential(credential))["verified"] is True
+
             pull = await client.agentic.debit_pulls.create_signed(
                 session_key=key, amount="5.00", destination=DEST, signer=agent, nonce=1, wait=30
             )

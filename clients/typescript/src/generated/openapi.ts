@@ -690,6 +690,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/session-keys/{id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a session key's agent credential
+         * @description The `AgentCredential` issued for the key (`{"verifiableCredential": {…}}`), whatever its status since (`verifyCredential` says whether it is revoked). The key's own secret may read it. 404 `resource_missing` before one was issued.
+         */
+        get: operations["getAgentCredential"];
+        put?: never;
+        /**
+         * Issue a session key's agent credential
+         * @description Openrail, as the issuer of the key's mode (as `issueCredential`: `did:key`, `eddsa-rdfc-2022`, a revocation entry in one of its Bitstring Status Lists), signs a VC 2.0 `AgentCredential` binding the key's agent to what it may pull: `credentialSubject.id` is the key's `signer` as `did:pkh:eip155:<settlement chain>:<signer>`, with the `payer` (`did:pkh`; `payerBankAccount` for a bank-funded mandate), the `mandate` and `sessionKey` ids, the `ceiling` that binds the key (its own `max_amount`, else its mandate's: `amount`, `currency`, `interval`) and its `allowedDestinations` when it has a list; `validUntil` is the key's `expires_at`. Every term is defined in the credential's inline context, so `verifyCredential` verifies it with no network. One per key: 201 the first time, then 200 with the same credential. Revoking the key, or canceling its mandate, revokes it. A key without a `signer` is 409 `session_key_without_signer`; a key that can no longer pull is 422 (`session_key_revoked`, `session_key_expired`, `session_key_not_active`, `mandate_not_active`).
+         */
+        post: operations["issueAgentCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -1180,7 +1204,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | "identity_requirement_unmet";
+        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "session_key_without_signer" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | "identity_requirement_unmet";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -7679,6 +7703,295 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getAgentCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The object's id (`sk_…`)
+                 * @example sk_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IssuedCredential) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description Too many requests (or failed authentications); wait `Retry-After` seconds. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`. */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "mainnet_unavailable" | "temporarily_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    issueAgentCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`; while the first still runs, 409 `idempotency_in_progress`. Kept 24 hours. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description The object's id (`sk_…`)
+                 * @example sk_…
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (IssuedCredential) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description Created (IssuedCredential); any chain work it needed is done */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it). Codes: `invalid_json`, `parameter_missing`, `parameter_duplicated`, `parameter_unknown`, `parameter_invalid`, `amount_invalid`, `idempotency_key_invalid`, `url_not_allowed`, `invalid_request`. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request";
+                    };
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description The credential may not do this (a session key's secret outside its key). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such object for this account and mode (an id of another kind or mode too). Codes: `resource_missing`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "resource_missing";
+                    };
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry later), or the key has no signer. Codes: `idempotency_in_progress`, `session_key_without_signer`. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_in_progress" | "session_key_without_signer";
+                    };
+                };
+            };
+            /** @description The body is larger than 64 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Send JSON with Content-Type: application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Well-formed, but a business rule declines it (the `code` says which; nothing moved). Codes: `idempotency_key_reused`, `session_key_revoked`, `session_key_expired`, `session_key_not_active`, `mandate_not_active`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_reused" | "session_key_revoked" | "session_key_expired" | "session_key_not_active" | "mandate_not_active";
                     };
                 };
             };

@@ -1,0 +1,1 @@
+../shared/0027_agent_credentials.sql
