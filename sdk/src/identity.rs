@@ -505,3 +505,63 @@ impl Identity<'_> {
             .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_attestation_or_a_verdict_is_told_apart() {
+        let a: Attested = serde_json::from_value(json!({
+            "id": "att_1", "object": "identity_attestation", "status": "pending",
+            "recipient": "0x90F79bf6EB2c4f870365E785982E1f101E93b906", "credential_id": null,
+            "credential_digest": "00", "issuer": "did:key:z6Mk", "credential_type": "X",
+            "expires_at": null, "status_list_credential": null, "status_list_index": null,
+            "chain_id": 31338, "registry": "0x01", "schema": "0x02", "uid": null,
+            "tx_hash": null, "revoked_at": null, "livemode": false,
+            "created_at": "2026-11-27T00:00:00Z", "updated_at": "2026-11-27T00:00:00Z",
+        }))
+        .unwrap();
+        assert!(matches!(a, Attested::Attestation(a) if a.id == "att_1"));
+        let v: Attested = serde_json::from_value(json!({
+            "verified": false, "results": {},
+            "problemDetails": [{"type": "https://www.w3.org/TR/vc-data-model#RANGE_ERROR",
+                "code": -67, "title": "t", "detail": "d"}],
+        }))
+        .unwrap();
+        let Attested::NotVerified(v) = v else {
+            panic!("a verdict read as an attestation")
+        };
+        assert_eq!(v.problem_names(), ["RANGE_ERROR"]);
+        let e = Error::NotVerified(v);
+        assert_eq!(e.code(), None);
+        assert_eq!(e.to_string(), "the credential does not verify: RANGE_ERROR");
+    }
+
+    #[test]
+    fn an_attestation_request_names_one_source() {
+        assert_eq!(
+            CreateAttestation::credential_id("urn:uuid:1").body(),
+            json!({ "credential_id": "urn:uuid:1" })
+        );
+        assert_eq!(
+            CreateAttestation::credential(json!({ "id": "urn:x" }))
+                .recipient("0x1")
+                .body(),
+            json!({ "verifiableCredential": { "id": "urn:x" }, "recipient": "0x1" })
+        );
+        let s = serde_json::to_value(CreateVerification {
+            type_: "agent".into(),
+            subject: "0x1".into(),
+            simulate: Some(Simulate {
+                outcome: Some("slow".into()),
+                failure_reason: None,
+            }),
+        })
+        .unwrap();
+        assert_eq!(
+            s,
+            json!({ "type": "agent", "subject": "0x1", "simulate": { "outcome": "slow" } })
+        );
+    }
+}
