@@ -637,7 +637,11 @@ async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Res
         .await?;
     assert!(s.id.starts_with("idv_"), "{s:?}");
     assert_eq!(
-        (s.status.as_str(), s.type_.as_str(), s.credential_type.as_str()),
+        (
+            s.status.as_str(),
+            s.type_.as_str(),
+            s.credential_type.as_str()
+        ),
         ("requires_input", "personhood", "PersonhoodCredential")
     );
     assert_eq!(s.subject, wallet, "answered EIP-55");
@@ -666,7 +670,10 @@ async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Res
     // Its credential, signed for the holder: it verifies, about the wallet's did:pkh.
     let vc = id.verification_credential(&s.id).await?;
     assert_eq!(vc["id"], credential_id.as_str());
-    assert_eq!(vc["type"], json!(["VerifiableCredential", "PersonhoodCredential"]));
+    assert_eq!(
+        vc["type"],
+        json!(["VerifiableCredential", "PersonhoodCredential"])
+    );
     let did = vc["credentialSubject"]["id"].as_str().unwrap().to_string();
     assert!(
         did.starts_with("did:pkh:eip155:") && did.ends_with(&wallet),
