@@ -12,6 +12,11 @@
 //! Its tools do nothing the secret cannot do over HTTP, and every limit (ceilings per
 //! epoch, expiry, destinations, signatures) is the API's and the chain's to enforce: an
 //! API error comes back as a tool result with `isError: true` carrying the problem.
+//!
+//! Beside paying, it verifies W3C Verifiable Credentials (`verify_credential`: what the
+//! API verifies for any caller). Verification sessions and attestations need the account's
+//! API key (the API refuses a session key's secret: 403), which this server never holds,
+//! so it has no tools for them.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -273,15 +278,18 @@ const INSTRUCTIONS: &str = "Pays with one session key of an Openrail account: mo
 the payer the key's mandate names, within limits the payer and the account set (a ceiling per \
 calendar epoch, an expiry, allowed destinations), enforced by the API and the chain. Read \
 get_allowance before paying; create_debit_pull moves money and cannot be undone; a refused \
-pull's error says why (allowance_exceeded carries what remains and when it resets).";
+pull's error says why (allowance_exceeded carries what remains and when it resets). \
+verify_credential checks a W3C Verifiable Credential someone showed (its proofs, validity and \
+revocation status); whether to trust its issuer is the user's call.";
 
 // ------------------------------------------------------------------ tools
 
-const TOOL_NAMES: [&str; 4] = [
+const TOOL_NAMES: [&str; 5] = [
     "get_allowance",
     "create_debit_pull",
     "list_debit_pulls",
     "get_debit_pull",
+    "verify_credential",
 ];
 
 const AMOUNT_WORDS: &str = "The amount as a decimal string in the key's currency (get_allowance \
@@ -377,6 +385,33 @@ pub fn tools(version: &str) -> Vec<Value> {
                 "additionalProperties": false,
             },
             "annotations": {"title": "Read a pull's status", "readOnlyHint": true, "openWorldHint": false},
+        }),
+        json!({
+            "name": "verify_credential",
+            "title": "Verify a W3C Verifiable Credential",
+            "description": "Verifies a W3C Verifiable Credential (VC 1.1 or 2.0 JSON with Data \
+        Integrity proofs: eddsa-rdfc-2022, eddsa-jcs-2022, ecdsa-rdfc-2019, ecdsa-jcs-2019; \
+        did:key issuers) with Openrail (POST /v1/identity/credentials/verify): every proof, the \
+        validity period (validFrom/validUntil) and the revocation status. Answers `verified` \
+        (true or false, never an error for a credential that does not verify) with `problems`: \
+        the reasons by name — RANGE_ERROR (expired, not yet valid, or revoked), \
+        PROOF_VERIFICATION_ERROR (a signature that does not match: the credential was changed or \
+        forged), MALFORMED_VALUE_ERROR, PARSING_ERROR, CRYPTOGRAPHIC_SECURITY_ERROR — each with \
+        a `detail`, and the credential's `issuer`, `type` and `subject`. A verified credential \
+        says only that its issuer signed it and it stands: whether that issuer is one to trust \
+        is the user's decision, not this tool's. A document that is no credential at all is an \
+        error `parameter_invalid`. Reads only; moves no money.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "credential": {"type": "object", "additionalProperties": true,
+                        "description": "The whole credential as JSON, exactly as received, proof \
+        included (a JSON object, or a string holding one). Any change breaks its proof."},
+                },
+                "required": ["credential"],
+                "additionalProperties": false,
+            },
+            "annotations": {"title": "Verify a W3C Verifiable Credential", "readOnlyHint": true, "openWorldHint": false},
         }),
     ];
     if version != "2025-06-18" {
@@ -533,6 +568,7 @@ impl Server {
             "create_debit_pull" => self.create_pull(args).await,
             "list_debit_pulls" => self.list_pulls(args).await,
             "get_debit_pull" => self.get_pull(args).await,
+            "verify_credential" => self.verify_credential(args).await,
             other => Outcome::refused(format!("unknown tool {other}")),
         };
         tracing::info!(
@@ -820,6 +856,89 @@ impl Server {
     }
 }
 
+impl Server {
+    async fn verify_credential(&self, args: &serde_json::Map<String, Value>) -> Outcome {
+        if let Some(extra) = args.keys().find(|k| k.as_str() != "credential") {
+            return Outcome::refused(format!(
+                "unknown argument {extra:?}: verify_credential takes credential"
+            ));
+        }
+        let credential = match args.get("credential") {
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(v @ Value::Object(_)) => v,
+                _ => {
+                    return Outcome::refused(
+                        "credential must be the credential's JSON object (or a string holding it)",
+                    );
+                }
+            },
+            _ => {
+                return Outcome::refused(
+                    "credential is required: the whole W3C Verifiable Credential as a JSON object",
+                );
+            }
+        };
+        let v = match self.client.identity().verify_credential(&credential).await {
+            Ok(v) => v,
+            Err(e) => return Outcome::from_error(e),
+        };
+        let issuer = match &credential["issuer"] {
+            Value::Object(o) => o.get("id").cloned().unwrap_or(Value::Null),
+            other => other.clone(),
+        };
+        let types = match &credential["type"] {
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect::<Vec<_>>(),
+            Value::String(s) => vec![s.as_str()],
+            _ => Vec::new(),
+        };
+        let kind = types
+            .iter()
+            .rev()
+            .find(|t| **t != "VerifiableCredential")
+            .or(types.first())
+            .copied()
+            .unwrap_or("credential");
+        let subject = match &credential["credentialSubject"] {
+            Value::Array(a) => a.first().map(|s| s["id"].clone()).unwrap_or(Value::Null),
+            s => s["id"].clone(),
+        };
+        let names = v.problem_names();
+        let summary = if v.verified {
+            format!(
+                "verified: {kind} issued by {} about {} (proofs, validity and status hold; \
+                 whether to trust the issuer is the user's call)",
+                issuer.as_str().unwrap_or("?"),
+                subject.as_str().unwrap_or("no subject id")
+            )
+        } else {
+            format!(
+                "NOT verified ({}): {}",
+                names.join(", "),
+                v.problem_details
+                    .iter()
+                    .map(|p| p.detail.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        };
+        Outcome::ok(
+            summary,
+            json!({
+                "verified": v.verified,
+                "problems": v.problem_details.iter().map(|p| json!({
+                    "name": p.name(), "code": p.code, "title": p.title, "detail": p.detail,
+                })).collect::<Vec<_>>(),
+                "issuer": issuer,
+                "type": types,
+                "subject": subject,
+                "valid_from": credential.get("validFrom").or(credential.get("issuanceDate")),
+                "valid_until": credential.get("validUntil").or(credential.get("expirationDate")),
+            }),
+        )
+    }
+}
+
 // ------------------------------------------------------------------ transports
 
 async fn serve_stdio(server: Arc<Server>) -> anyhow::Result<()> {
@@ -1067,6 +1186,14 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .contains("amount is required")
+        );
+        let a = answer(&s, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"verify_credential","arguments":{"credential":"not json"}}}"#, &v).await;
+        assert_eq!(a["result"]["isError"], true);
+        assert!(
+            a["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("credential must be")
         );
     }
 

@@ -176,6 +176,15 @@ impl Client {
             .await
     }
 
+    /// A POST without a body (the action routes: submit, cancel, revoke).
+    pub(crate) async fn post_empty<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        options: &RequestOptions,
+    ) -> Result<T, Error> {
+        self.call(Method::POST, path, &[], None, options).await
+    }
+
     /// A POST whose 422 may be a verdict (`{"verified": false, …}`) rather than a problem.
     pub(crate) async fn post_verdict<T: DeserializeOwned>(
         &self,

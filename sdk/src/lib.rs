@@ -54,6 +54,10 @@ pub enum Error {
     /// A webhook's signature or timestamp did not check out.
     #[error("webhook: {0}")]
     Webhook(&'static str),
+    /// A credential posted to be attested did not verify (the API's 422 with the
+    /// verification): its `problem_details` say why.
+    #[error("the credential does not verify: {}", .0.problem_names().join(", "))]
+    NotVerified(Box<identity::Verification>),
 }
 
 impl Error {
@@ -61,7 +65,11 @@ impl Error {
     pub fn code(&self) -> Option<&str> {
         match self {
             Error::Api(p) => Some(&p.code),
-            Error::Network(_) | Error::Decode(_) | Error::Signing(_) | Error::Webhook(_) => None,
+            Error::Network(_)
+            | Error::Decode(_)
+            | Error::Signing(_)
+            | Error::Webhook(_)
+            | Error::NotVerified(_) => None,
         }
     }
 
@@ -69,7 +77,11 @@ impl Error {
     pub fn problem(&self) -> Option<&Problem> {
         match self {
             Error::Api(p) => Some(p),
-            Error::Network(_) | Error::Decode(_) | Error::Signing(_) | Error::Webhook(_) => None,
+            Error::Network(_)
+            | Error::Decode(_)
+            | Error::Signing(_)
+            | Error::Webhook(_)
+            | Error::NotVerified(_) => None,
         }
     }
 }
@@ -148,7 +160,7 @@ impl Client {
     }
 
     /// W3C Verifiable Credentials: verify credentials and presentations, challenges,
-    /// issuing, revoking, status lists.
+    /// issuing, revoking, status lists; verification sessions and attestations.
     pub fn identity(&self) -> identity::Identity<'_> {
         identity::Identity(self)
     }

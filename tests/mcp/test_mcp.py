@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from helpers import DEST, Dev, http_server, mcp_session, openrail_bin, server_env, text
 
-TOOLS = {"get_allowance", "create_debit_pull", "list_debit_pulls", "get_debit_pull"}
+TOOLS = {"get_allowance", "create_debit_pull", "list_debit_pulls", "get_debit_pull", "verify_credential"}
 
 
 def run(coro: Any) -> Any:
@@ -43,10 +43,14 @@ def test_tools_are_listed_with_schemas_that_state_the_limits(dev: Dev) -> None:
             for words in ("allowance_exceeded", "remaining", "resets_at", "expires_at", "idempotency_key"):
                 assert words in (pull.description or ""), words
             assert pull.annotations is not None and pull.annotations.read_only_hint is False
-            for name in ("get_allowance", "list_debit_pulls", "get_debit_pull"):
+            for name in ("get_allowance", "list_debit_pulls", "get_debit_pull", "verify_credential"):
                 a = tools[name].annotations
                 assert a is not None and a.read_only_hint is True, name
             assert tools["get_debit_pull"].input_schema["required"] == ["pull_id"]
+            verify = tools["verify_credential"]
+            assert verify.input_schema["required"] == ["credential"]
+            for words in ("RANGE_ERROR", "PROOF_VERIFICATION_ERROR", "trust", "parameter_invalid"):
+                assert words in (verify.description or ""), words
 
     run(go())
 
@@ -223,6 +227,57 @@ def test_stdio_answers_2025_03_26_and_json_rpc_errors(dev: Dev) -> None:
     assert call["isError"] is False and "structuredContent" not in call
     assert json.loads(call["content"][0]["text"].split("\n", 1)[1])["session_key_id"] == key["id"]
     assert answers["null"]["error"]["code"] == -32700
+
+
+def test_verify_credential_with_the_agents_secret(dev: Dev) -> None:
+    """The account issues a credential (its API key, in the test); the agent's server, holding
+    only the session key's secret, verifies it, then refuses it changed and once revoked."""
+    key = dev.session_key(dev.mandate()["id"])
+    wallet = Account.create().address
+    with dev.client() as c:
+        vc = c.identity.issue_credential(
+            {
+                "@context": ["https://www.w3.org/ns/credentials/v2", "https://www.w3.org/ns/credentials/examples/v2"],
+                "type": ["VerifiableCredential", "ExampleAlumniCredential"],
+                "credentialSubject": {"id": f"did:pkh:eip155:31337:{wallet}", "alumniOf": "Example University"},
+            }
+        )
+
+    async def go() -> None:
+        async with mcp_session(server_env(dev, key)) as s:
+            ok = await s.call_tool("verify_credential", {"credential": vc})
+            assert not ok.is_error, text(ok)
+            assert text(ok).startswith(f"verified: ExampleAlumniCredential issued by {vc['issuer']} about did:pkh:eip155:31337:{wallet}"), text(ok)
+            sc = ok.structured_content
+            assert sc and sc["verified"] is True and sc["problems"] == []
+            assert (sc["issuer"], sc["subject"]) == (vc["issuer"], f"did:pkh:eip155:31337:{wallet}")
+            assert sc["type"] == ["VerifiableCredential", "ExampleAlumniCredential"]
+            # Passed as a JSON string, as some models do: the same answer.
+            as_text = await s.call_tool("verify_credential", {"credential": json.dumps(vc)})
+            assert as_text.structured_content and as_text.structured_content["verified"] is True
+
+            # A changed claim breaks the proof: an answer (not an error), verified false.
+            changed = {**vc, "credentialSubject": {**vc["credentialSubject"], "alumniOf": "Elsewhere"}}
+            bad = await s.call_tool("verify_credential", {"credential": changed})
+            assert not bad.is_error, text(bad)
+            assert text(bad).startswith("NOT verified (PROOF_VERIFICATION_ERROR"), text(bad)
+            assert bad.structured_content and bad.structured_content["verified"] is False
+            assert bad.structured_content["problems"][0]["name"] == "PROOF_VERIFICATION_ERROR"
+
+            # Revoked by the account: RANGE_ERROR.
+            with dev.client() as c:
+                assert c.identity.revoke_credential(vc["id"])["status"] == "revoked"
+            revoked = await s.call_tool("verify_credential", {"credential": vc})
+            assert revoked.structured_content and revoked.structured_content["verified"] is False
+            assert [p["name"] for p in revoked.structured_content["problems"]] == ["RANGE_ERROR"]
+
+            # No credential at all: the API's 400; no argument: refused before sending.
+            none = await s.call_tool("verify_credential", {"credential": {"hello": 1}})
+            assert none.is_error and text(none).startswith("parameter_invalid (HTTP 400)"), text(none)
+            missing = await s.call_tool("verify_credential", {})
+            assert missing.is_error and "credential is required" in text(missing)
+
+    run(go())
 
 
 def test_streamable_http(dev: Dev) -> None:

@@ -35,6 +35,19 @@ export type VerifiableCredential = S["CredentialVerifyRequest"]["verifiableCrede
 export type VerifiablePresentation = S["PresentationVerifyRequest"]["verifiablePresentation"];
 /** An unsigned VC 2.0 credential for Openrail to issue. */
 export type UnsignedCredential = S["CredentialIssueRequest"]["credential"];
+export type IdentityVerification = S["IdentityVerification"];
+export type IdentityVerificationCreate = S["IdentityVerificationCreate"];
+export type IdentityAttestation = S["IdentityAttestation"];
+/**
+ * `POST /v1/identity/attestations`: exactly one of `credential_id` (a credential this
+ * account issued) and `verifiableCredential` (one posted whole, verified first), and
+ * `recipient` when the credential's subject is no wallet.
+ */
+export type AttestationCreate = (
+  | { credential_id: string; verifiableCredential?: never }
+  | { verifiableCredential: VerifiableCredential; credential_id?: never }
+) &
+  Pick<S["AttestationCreate"], "recipient">;
 
 type QueryOf<Op extends keyof operations> = operations[Op]["parameters"] extends { query?: infer Q } ? NonNullable<Q> : never;
 /** Filters of a list, without the paging members (the iterator pages itself). */
@@ -234,6 +247,69 @@ export class AccountSettings {
 }
 
 /**
+ * Identity verification sessions (`/v1/identity/verifications`; testnet, answered by a
+ * simulated provider chosen with `simulate`): `requires_input` → `submit` → `processing` →
+ * `verified` (the credential issued: `credential`), or back to `requires_input` with
+ * `last_error`; `cancel` withdraws one not yet submitted. A move outside the lifecycle
+ * throws `OpenrailError` 409 (`verification_not_submittable`, `verification_not_cancelable`,
+ * `verification_not_verified`).
+ */
+export class IdentityVerifications {
+  constructor(private readonly http: HttpClient) {}
+  create(params: IdentityVerificationCreate, options?: RequestOptions): Promise<IdentityVerification> {
+    return this.http.request("POST", "/v1/identity/verifications", { body: params, options });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<IdentityVerification> {
+    return this.http.request("GET", `/v1/identity/verifications/${enc(id)}`, { options });
+  }
+  list(params?: ListParams<"listIdentityVerifications">, options?: RequestOptions): PageRequest<IdentityVerification> {
+    return pages(this.http, "/v1/identity/verifications", params, options);
+  }
+  /** The flow is finished: the provider checks (`requires_input` → `processing`). */
+  submit(id: string, options?: RequestOptions): Promise<IdentityVerification> {
+    return this.http.request("POST", `/v1/identity/verifications/${enc(id)}/submit`, { options });
+  }
+  /** Withdraws a session not yet submitted (`canceled`). */
+  cancel(id: string, options?: RequestOptions): Promise<IdentityVerification> {
+    return this.http.request("POST", `/v1/identity/verifications/${enc(id)}/cancel`, { options });
+  }
+  /** The signed credential a verified session issued, for its holder. */
+  async credential(id: string, options?: RequestOptions): Promise<VerifiableCredential> {
+    const issued = await this.http.request<S["IssuedCredential"]>("GET", `/v1/identity/verifications/${enc(id)}/credential`, { options });
+    return issued.verifiableCredential;
+  }
+}
+
+/**
+ * Identity attestations (`/v1/identity/attestations`): a verified credential attested on
+ * the mode's attestation chain. Creating and revoking wait for the chain like every write
+ * (`{ wait }`, default 10 s): `active`/`revoked` when it answered, else the object as it is
+ * (`pending`, or still `active` with its revocation queued) — read it again with `retrieve`.
+ */
+export class IdentityAttestations {
+  constructor(private readonly http: HttpClient) {}
+  /**
+   * Attests a credential. A posted `verifiableCredential` that does not verify throws
+   * `CredentialNotVerifiedError` (an `OpenrailError` 422 with its `verification`); a revoked
+   * one named by `credential_id` throws `OpenrailError` 409 `credential_revoked`.
+   */
+  create(params: AttestationCreate, options?: RequestOptions): Promise<IdentityAttestation> {
+    return this.http.request("POST", "/v1/identity/attestations", { body: params, options, verdict: "error" });
+  }
+  retrieve(id: string, options?: RequestOptions): Promise<IdentityAttestation> {
+    return this.http.request("GET", `/v1/identity/attestations/${enc(id)}`, { options });
+  }
+  /** The account's attestations, newest first; `{ subject: "0x…" }` (or `did:pkh:eip155:…:0x…`): only those about that wallet. */
+  list(params?: ListParams<"listAttestations">, options?: RequestOptions): PageRequest<IdentityAttestation> {
+    return pages(this.http, "/v1/identity/attestations", params, options);
+  }
+  /** Revokes it on chain (final). A revoked or failed one resolves as it is. */
+  revoke(id: string, options?: RequestOptions): Promise<IdentityAttestation> {
+    return this.http.request("POST", `/v1/identity/attestations/${enc(id)}/revoke`, { options });
+  }
+}
+
+/**
  * W3C Verifiable Credentials (`/v1/identity`). A verification that ran is an answer, never
  * an exception: a credential that does not verify (HTTP 422) resolves with
  * `{ verified: false, problemDetails }`. A document that is no credential at all throws
@@ -241,13 +317,20 @@ export class AccountSettings {
  * call: verification says the proofs, validity and status hold, whoever signed.
  */
 export class Identity {
-  constructor(private readonly http: HttpClient) {}
+  /** Verification sessions: is a wallet a person, financially healthy, an agent? (testnet) */
+  readonly verifications: IdentityVerifications;
+  /** Verified credentials attested on the mode's attestation chain. */
+  readonly attestations: IdentityAttestations;
+  constructor(private readonly http: HttpClient) {
+    this.verifications = new IdentityVerifications(http);
+    this.attestations = new IdentityAttestations(http);
+  }
   /** Verifies a credential: proofs, validity, status. Works on a client without a key too (`apiKey: null`). */
   verifyCredential(credential: VerifiableCredential, options?: RequestOptions): Promise<VerificationResult> {
     return this.http.request("POST", "/v1/identity/credentials/verify", {
       body: { verifiableCredential: credential } satisfies S["CredentialVerifyRequest"],
       options,
-      verdict: true,
+      verdict: "answer",
     });
   }
   /**
@@ -260,7 +343,7 @@ export class Identity {
     options?: RequestOptions,
   ): Promise<VerificationResult> {
     const body: S["PresentationVerifyRequest"] = { verifiablePresentation: presentation, options: params };
-    return this.http.request("POST", "/v1/identity/presentations/verify", { body, options, verdict: true });
+    return this.http.request("POST", "/v1/identity/presentations/verify", { body, options, verdict: "answer" });
   }
   /** A single-use challenge (ten minutes) for a holder to sign into a presentation, bound to `domain` when given. */
   createChallenge(params: ChallengeCreate = {}, options?: RequestOptions): Promise<IdentityChallenge> {
@@ -355,7 +438,7 @@ export class Openrail {
   readonly account: AccountSettings;
   readonly events: Events;
   readonly webhookEndpoints: WebhookEndpoints;
-  /** W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists. */
+  /** W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists; `verifications` and `attestations`. */
   readonly identity: Identity;
 
   constructor(options: ClientOptions) {

@@ -49,6 +49,22 @@ export class OpenrailError extends Error {
   }
 }
 
+/**
+ * A credential posted to be attested did not verify: the API's 422 whose body is the
+ * verification (no problem document, so `code` is `http_422` and `raw` is the
+ * verification). `verification.problemDetails` say why.
+ */
+export class CredentialNotVerifiedError extends OpenrailError {
+  readonly verification: components["schemas"]["VerificationResult"];
+  constructor(verification: components["schemas"]["VerificationResult"], headers?: Headers) {
+    super(422, verification, headers);
+    const names = verification.problemDetails.map((p) => p.type.slice(p.type.lastIndexOf("#") + 1));
+    this.name = "CredentialNotVerifiedError";
+    this.message = `422: the credential does not verify (${names.join(", ")})`;
+    this.verification = verification;
+  }
+}
+
 /** The request never got an answer (connection refused or reset, DNS, timeout), after all retries. */
 export class OpenrailConnectionError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

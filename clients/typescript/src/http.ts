@@ -1,4 +1,4 @@
-import { OpenrailConnectionError, OpenrailError } from "./errors.js";
+import { CredentialNotVerifiedError, OpenrailConnectionError, OpenrailError } from "./errors.js";
 
 export interface ClientOptions {
   /**
@@ -70,8 +70,11 @@ export class HttpClient {
       query?: Query;
       body?: unknown;
       options?: RequestOptions;
-      /** A 422 whose body is a verification's verdict (`verified`, no `code`) is an answer, not an error. */
-      verdict?: boolean;
+      /**
+       * A 422 whose body is a verification's verdict (`verified`, no `code`): `"answer"`
+       * resolves with it; `"error"` throws `CredentialNotVerifiedError` carrying it.
+       */
+      verdict?: "answer" | "error";
     } = {},
   ): Promise<T> {
     const { query, body, options = {} } = init;
@@ -111,7 +114,10 @@ export class HttpClient {
         }
       }
       if (res.ok) return json as T;
-      if (init.verdict && res.status === 422 && isVerdict(json)) return json as T;
+      if (init.verdict && res.status === 422 && isVerdict(json)) {
+        if (init.verdict === "answer") return json as T;
+        throw new CredentialNotVerifiedError(json as CredentialNotVerifiedError["verification"], res.headers);
+      }
       const error = new OpenrailError(res.status, json, res.headers);
       if (retryable(error) && attempt < maxRetries) {
         await sleep(this.backoff(attempt, error.retryAfter), options.signal);

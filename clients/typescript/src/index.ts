@@ -1,6 +1,6 @@
 export * from "./client.js";
 export { HttpClient, PageRequest, type ClientOptions, type RequestOptions, type List, type Query } from "./http.js";
-export { OpenrailError, OpenrailConnectionError, WebhookVerificationError, type Problem, type ErrorCode } from "./errors.js";
+export { OpenrailError, OpenrailConnectionError, WebhookVerificationError, CredentialNotVerifiedError, type Problem, type ErrorCode } from "./errors.js";
 export {
   accountFromPrivateKey,
   signAuthorization,

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Openrail, OpenrailConnectionError, OpenrailError } from "../src/index.js";
+import { CredentialNotVerifiedError, Openrail, OpenrailConnectionError, OpenrailError } from "../src/index.js";
 
 interface Seen {
   method: string;
@@ -206,6 +206,54 @@ test("identity: a 422 verdict resolves, a 422 problem throws; a client without a
     // Elsewhere a 422 stays an error, even with a body that looks like a verdict.
     await assert.rejects(openrail.identity.createChallenge({}), (e: unknown) => e instanceof OpenrailError && e.status === 422);
     assert.throws(() => new Openrail({ apiKey: "", baseUrl: s.baseUrl }), TypeError);
+  } finally {
+    await s.close();
+  }
+});
+
+test("attestations: a 422 verdict throws CredentialNotVerifiedError with it; action routes send no body; sessions page", async () => {
+  const verdict = { verified: false, problemDetails: [{ type: "https://www.w3.org/TR/vc-data-model#RANGE_ERROR", code: -67, title: "t", detail: "d" }], results: {} };
+  const s = await serve((req, res, n) => {
+    if (n === 1) {
+      res.writeHead(422, { "content-type": "application/json", "request-id": "req_v" });
+      return res.end(JSON.stringify(verdict));
+    }
+    if (n === 2) return problem(res, 422, "idempotency_key_reused");
+    res.writeHead(200, { "content-type": "application/json" });
+    if (req.url.startsWith("/v1/identity/verifications?")) {
+      const after = new URL(req.url, "http://x").searchParams.get("starting_after");
+      return res.end(JSON.stringify({ object: "list", url: "/v1/identity/verifications", data: [{ id: after ? "idv_1" : "idv_2" }], has_more: !after }));
+    }
+    res.end(JSON.stringify({ id: "att_1", status: "revoked" }));
+  });
+  try {
+    const openrail = new Openrail({ apiKey: "sk_testnet_x", baseUrl: s.baseUrl, maxRetries: 0 });
+    await assert.rejects(openrail.identity.attestations.create({ verifiableCredential: { id: "urn:x" }, recipient: "0x1" }), (e: unknown) => {
+      assert.ok(e instanceof CredentialNotVerifiedError);
+      assert.ok(e instanceof OpenrailError);
+      assert.equal(e.status, 422);
+      assert.equal(e.code, "http_422");
+      assert.equal(e.requestId, "req_v");
+      assert.deepEqual(e.verification, verdict);
+      assert.equal(e.message, "422: the credential does not verify (RANGE_ERROR)");
+      return true;
+    });
+    assert.deepEqual(JSON.parse(s.seen[0]!.body), { verifiableCredential: { id: "urn:x" }, recipient: "0x1" });
+    // A problem stays a plain OpenrailError.
+    await assert.rejects(openrail.identity.attestations.create({ credential_id: "urn:x" }), (e: unknown) => e instanceof OpenrailError && !(e instanceof CredentialNotVerifiedError) && e.code === "idempotency_key_reused");
+    assert.equal((await openrail.identity.attestations.revoke("att_1", { wait: 30 })).status, "revoked");
+    assert.equal(s.seen[2]!.url, "/v1/identity/attestations/att_1/revoke");
+    assert.equal(s.seen[2]!.body, "");
+    assert.equal(s.seen[2]!.headers["prefer"], "wait=30");
+    await openrail.identity.verifications.submit("idv_2");
+    await openrail.identity.verifications.cancel("idv_2");
+    assert.deepEqual(s.seen.slice(3, 5).map((x) => [x.method, x.url, x.body]), [
+      ["POST", "/v1/identity/verifications/idv_2/submit", ""],
+      ["POST", "/v1/identity/verifications/idv_2/cancel", ""],
+    ]);
+    const ids = (await openrail.identity.verifications.list({ limit: 1 }).toArray()).map((v) => v.id);
+    assert.deepEqual(ids, ["idv_2", "idv_1"]);
+    assert.equal(s.seen[6]!.url, "/v1/identity/verifications?limit=1&starting_after=idv_2");
   } finally {
     await s.close();
   }

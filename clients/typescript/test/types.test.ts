@@ -26,6 +26,15 @@ test("request and response types come from docs/openapi.json (checked by tsc)", 
     const record = await o.identity.revokeCredential("urn:uuid:x");
     // @ts-expect-error a record's status is active | revoked
     if (record.status === "suspended") return;
+    // @ts-expect-error a session verifies personhood | financial_health | agent
+    void o.identity.verifications.create({ type: "wizardry", subject: "0x90F79bf6EB2c4f870365E785982E1f101E93b906" });
+    // @ts-expect-error an attestation names exactly one credential: its id or the credential itself
+    void o.identity.attestations.create({ credential_id: "urn:uuid:x", verifiableCredential: {} });
+    // @ts-expect-error an attestation names a credential
+    void o.identity.attestations.create({ recipient: "0x90F79bf6EB2c4f870365E785982E1f101E93b906" });
+    const att = await o.identity.attestations.retrieve("att_1");
+    // @ts-expect-error an attestation's status is pending | active | revoked | failed | expired
+    if (att.status === "suspended") return;
     const code: "allowance_exceeded" | (string & {}) = e.code;
     const page = await o.events.list({ type: "payment.*", limit: 5 });
     const first: string | undefined = page.data[0]?.type;

@@ -607,3 +607,235 @@ async fn identity_through_the_sdk() -> anyhow::Result<()> {
     h.stop().await;
     Ok(())
 }
+
+/// Polls `get` every 100 ms until `done` holds of its answer (at most 30 s).
+async fn until<T: std::fmt::Debug, F, Fut>(
+    what: &str,
+    get: F,
+    done: impl Fn(&T) -> bool,
+) -> anyhow::Result<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, openrail_client::Error>>,
+{
+    let start = std::time::Instant::now();
+    loop {
+        let v = get().await?;
+        if done(&v) {
+            return Ok(v);
+        }
+        anyhow::ensure!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "{what}: still {v:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Result<()> {
+    use openrail_client::Error;
+    use openrail_client::identity::{CreateAttestation, CreateVerification, Simulate};
+    use serde_json::json;
+
+    let h = Harness::start().await?;
+    let c = client(&h);
+    let id = c.identity();
+    // A wallet of this test alone, so that the list by subject holds only its attestations.
+    let wallet = PrivateKeySigner::random().address().to_checksum(None);
+
+    // A session that passes: requires_input → processing → verified, its credential issued.
+    let s = id
+        .create_verification(&CreateVerification {
+            type_: "personhood".into(),
+            subject: wallet.to_lowercase(),
+            simulate: None,
+        })
+        .await?;
+    assert!(s.id.starts_with("idv_"), "{s:?}");
+    assert_eq!(
+        (
+            s.status.as_str(),
+            s.type_.as_str(),
+            s.credential_type.as_str()
+        ),
+        ("requires_input", "personhood", "PersonhoodCredential")
+    );
+    assert_eq!(s.subject, wallet, "answered EIP-55");
+    assert_eq!(s.simulate.outcome.as_deref(), Some("verified"));
+    assert!(!s.livemode);
+    // Not verified yet: no credential (409).
+    let e = id.verification_credential(&s.id).await.unwrap_err();
+    assert_eq!(e.code(), Some("verification_not_verified"), "{e}");
+    let submitted = id.submit_verification(&s.id).await?;
+    assert_eq!(submitted.status, "processing");
+    let e = id.submit_verification(&s.id).await.unwrap_err();
+    assert_eq!(e.code(), Some("verification_not_submittable"), "{e}");
+    let verified = until(
+        "the session",
+        || id.verification(&s.id),
+        |v| v.status != "processing",
+    )
+    .await?;
+    assert_eq!(verified.status, "verified", "{verified:?}");
+    assert_eq!(verified.last_error, None);
+    let credential_id = verified.credential_id.clone().expect("a credential id");
+    assert!(credential_id.starts_with("urn:uuid:"), "{credential_id}");
+    let e = id.cancel_verification(&s.id).await.unwrap_err();
+    assert_eq!(e.code(), Some("verification_not_cancelable"), "{e}");
+
+    // Its credential, signed for the holder: it verifies, about the wallet's did:pkh.
+    let vc = id.verification_credential(&s.id).await?;
+    assert_eq!(vc["id"], credential_id.as_str());
+    assert_eq!(
+        vc["type"],
+        json!(["VerifiableCredential", "PersonhoodCredential"])
+    );
+    let did = vc["credentialSubject"]["id"].as_str().unwrap().to_string();
+    assert!(
+        did.starts_with("did:pkh:eip155:") && did.ends_with(&wallet),
+        "{did}"
+    );
+    assert!(id.verify_credential(&vc).await?.verified);
+
+    // Attested from its id: pending or at once active, then active with a uid on chain.
+    let a = id
+        .create_attestation(&CreateAttestation::credential_id(&credential_id))
+        .await?;
+    assert!(a.id.starts_with("att_"), "{a:?}");
+    assert!(matches!(a.status.as_str(), "pending" | "active"), "{a:?}");
+    assert_eq!(a.recipient, wallet);
+    assert_eq!(a.credential_id.as_deref(), Some(credential_id.as_str()));
+    assert_eq!(a.credential_type, "PersonhoodCredential");
+    assert_eq!(a.issuer, vc["issuer"].as_str().unwrap());
+    // The credential's validUntil (whole seconds in the credential, ms in the record).
+    assert_eq!(
+        a.expires_at.as_deref().map(|t| &t[..19]),
+        vc["validUntil"].as_str().map(|t| &t[..19])
+    );
+    assert!(!a.livemode);
+    let a = until(
+        "the attestation",
+        || id.attestation(&a.id),
+        |a| a.status != "pending",
+    )
+    .await?;
+    assert_eq!(a.status, "active", "{a:?}");
+    assert!(a.uid.as_deref().is_some_and(|u| u.len() == 66), "{a:?}");
+    assert!(a.tx_hash.is_some());
+
+    // The same credential posted whole: verified, attested again (linked to its id).
+    let b = id
+        .create_attestation(&CreateAttestation::credential(vc.clone()).recipient(&wallet))
+        .await?;
+    assert_eq!(b.credential_id.as_deref(), Some(credential_id.as_str()));
+    assert_eq!(b.credential_digest, a.credential_digest);
+    // A changed credential does not verify: an error carrying the verification.
+    let mut changed = vc.clone();
+    changed["validUntil"] = json!("2099-01-01T00:00:00Z");
+    match id
+        .create_attestation(&CreateAttestation::credential(changed))
+        .await
+    {
+        Err(Error::NotVerified(v)) => {
+            assert!(!v.verified);
+            assert!(!v.problem_names().is_empty(), "{v:?}");
+        }
+        other => panic!("a changed credential attested: {other:?}"),
+    }
+    // A recipient that differs from the subject: 400 naming it.
+    let e = id
+        .create_attestation(
+            &CreateAttestation::credential_id(&credential_id)
+                .recipient("0x90F79bf6EB2c4f870365E785982E1f101E93b906"),
+        )
+        .await
+        .unwrap_err();
+    let p = e.problem().expect("a problem");
+    assert_eq!(
+        (p.status, p.code.as_str(), p.param.as_deref()),
+        (400, "parameter_invalid", Some("recipient"))
+    );
+
+    // Listed by subject, newest first, a page of one at a time.
+    let listed = id
+        .attestations(ListParams::default().filter("subject", &wallet).limit(1))
+        .collect()
+        .await?;
+    let ids: Vec<&str> = listed.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(ids, [b.id.as_str(), a.id.as_str()]);
+    let e = id
+        .attestations(ListParams::default().filter("subject", "did:example:x"))
+        .collect()
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Some("parameter_invalid"));
+
+    // Revoked on chain: revoked (at once or after the chain answers), final.
+    id.revoke_attestation(&a.id).await?;
+    let revoked = until(
+        "the revocation",
+        || id.attestation(&a.id),
+        |a| a.status != "active",
+    )
+    .await?;
+    assert_eq!(revoked.status, "revoked", "{revoked:?}");
+    assert!(revoked.revoked_at.is_some());
+    assert_eq!(id.revoke_attestation(&a.id).await?.status, "revoked");
+    let e = id.attestation("att_nope").await.unwrap_err();
+    assert_eq!(e.code(), Some("resource_missing"));
+
+    // A failed check: back to requires_input with the simulated reason; then canceled.
+    let f = id
+        .create_verification(&CreateVerification {
+            type_: "financial_health".into(),
+            subject: wallet.clone(),
+            simulate: Some(Simulate {
+                outcome: Some("failed".into()),
+                failure_reason: Some("the bank statement was unreadable".into()),
+            }),
+        })
+        .await?;
+    id.submit_verification(&f.id).await?;
+    let failed = until(
+        "the failing session",
+        || id.verification(&f.id),
+        |v| v.status != "processing",
+    )
+    .await?;
+    assert_eq!(failed.status, "requires_input", "{failed:?}");
+    let err = failed.last_error.expect("last_error");
+    assert_eq!(
+        (err.code.as_str(), err.reason.as_str()),
+        ("verification_failed", "the bank statement was unreadable")
+    );
+    assert_eq!(failed.credential_id, None);
+    let e = id.verification_credential(&f.id).await.unwrap_err();
+    assert_eq!(e.code(), Some("verification_not_verified"));
+    assert_eq!(id.cancel_verification(&f.id).await?.status, "canceled");
+    let e = id.submit_verification(&f.id).await.unwrap_err();
+    assert_eq!(e.code(), Some("verification_not_submittable"));
+    // Bad input: 400 naming the field.
+    let e = id
+        .create_verification(&CreateVerification {
+            type_: "wizardry".into(),
+            subject: wallet.clone(),
+            simulate: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.problem().map(|p| (p.code.as_str(), p.param.as_deref())),
+        Some(("parameter_invalid", Some("type")))
+    );
+
+    // Both sessions listed, newest first, through pages of one.
+    let sessions = id
+        .verifications(ListParams::default().limit(1))
+        .collect()
+        .await?;
+    let ids: Vec<&str> = sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, [f.id.as_str(), s.id.as_str()]);
+    h.stop().await;
+    Ok(())
+}

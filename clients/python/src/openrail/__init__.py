@@ -16,7 +16,12 @@ See ``docs/python-sdk.md``. Modules: :mod:`openrail.agentic`, :mod:`openrail.pay
 
 from ._client import AsyncOpenrail, Openrail
 from ._version import __version__
-from .errors import OpenrailConnectionError, OpenrailError, WebhookVerificationError
+from .errors import (
+    CredentialNotVerifiedError,
+    OpenrailConnectionError,
+    OpenrailError,
+    WebhookVerificationError,
+)
 from .identity import problem_names
 from .paging import AsyncPager, ListPage, Pager
 from .signing import (
@@ -35,6 +40,7 @@ from .webhooks import Webhook, verify_webhook
 
 __all__ = [
     "AsyncOpenrail",
+    "CredentialNotVerifiedError",
     "AsyncPager",
     "DEBIT_PULL_TYPES",
     "ListPage",

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import httpx
 
 from ._version import __version__
-from .errors import OpenrailConnectionError, OpenrailError
+from .errors import CredentialNotVerifiedError, OpenrailConnectionError, OpenrailError
 from .models import QUERY_NAMES
 
 Method = Literal["GET", "POST", "DELETE"]
@@ -123,9 +123,12 @@ class BaseTransport:
             )
         return Prepared(method, path, params, headers, content)
 
-    def read(self, response: httpx.Response, verdict: bool = False) -> Any:
+    def read(
+        self, response: httpx.Response, verdict: bool = False, not_verified: bool = False
+    ) -> Any:
         """The answer's JSON, or raises ``OpenrailError`` for 4xx/5xx; with ``verdict``, a
-        422 whose body is a verification's verdict (``verified``, no ``code``) is an answer."""
+        422 whose body is a verification's verdict (``verified``, no ``code``) is an answer;
+        with ``not_verified``, it raises :class:`CredentialNotVerifiedError` carrying it."""
         text = response.text
         data: Any = None
         if text:
@@ -137,6 +140,8 @@ class BaseTransport:
             return data
         if verdict and response.status_code == 422 and is_verdict(data):
             return data
+        if not_verified and response.status_code == 422 and is_verdict(data):
+            raise CredentialNotVerifiedError(data, dict(response.headers), text)
         problem = data if isinstance(data, dict) else None
         raise OpenrailError(response.status_code, problem, dict(response.headers), text)
 
@@ -181,6 +186,7 @@ class SyncTransport(BaseTransport):
         wait: int | None = None,
         max_retries: int | None = None,
         verdict: bool = False,
+        not_verified: bool = False,
     ) -> Any:
         p = self.prepare(method, path, query, body, idempotency_key, wait)
         retries = self.max_retries if max_retries is None else max_retries
@@ -202,7 +208,7 @@ class SyncTransport(BaseTransport):
                 attempt += 1
                 continue
             try:
-                return self.read(response, verdict)
+                return self.read(response, verdict, not_verified)
             except OpenrailError as e:
                 if not retryable(e) or attempt >= retries:
                     raise
@@ -241,6 +247,7 @@ class AsyncTransport(BaseTransport):
         wait: int | None = None,
         max_retries: int | None = None,
         verdict: bool = False,
+        not_verified: bool = False,
     ) -> Any:
         p = self.prepare(method, path, query, body, idempotency_key, wait)
         retries = self.max_retries if max_retries is None else max_retries
@@ -262,7 +269,7 @@ class AsyncTransport(BaseTransport):
                 attempt += 1
                 continue
             try:
-                return self.read(response, verdict)
+                return self.read(response, verdict, not_verified)
             except OpenrailError as e:
                 if not retryable(e) or attempt >= retries:
                     raise

@@ -5,10 +5,13 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
+
+from .models import VerificationResult
 
 __all__ = [
     "OpenrailError",
+    "CredentialNotVerifiedError",
     "OpenrailConnectionError",
     "WebhookVerificationError",
     "parse_retry_after",
@@ -81,6 +84,29 @@ class OpenrailError(Exception):
         if self.request_id:
             message += f" ({self.request_id})"
         super().__init__(message)
+
+
+class CredentialNotVerifiedError(OpenrailError):
+    """A credential posted to be attested did not verify: the API's 422 whose body is the
+    verification, not a problem document (so ``code`` is ``http_422``). ``verification``
+    is that ``VerificationResult``: its ``problemDetails`` say why."""
+
+    verification: VerificationResult
+
+    def __init__(
+        self,
+        verification: Mapping[str, Any],
+        headers: Mapping[str, str] | None = None,
+        body: str = "",
+    ) -> None:
+        super().__init__(422, verification, headers, body)
+        self.verification = cast(VerificationResult, dict(verification))
+        names = [
+            str(p.get("type", "")).rsplit("#", 1)[-1]
+            for p in verification.get("problemDetails", [])
+            if isinstance(p, Mapping)
+        ]
+        self.args = (f"422: the credential does not verify ({', '.join(names)})",)
 
 
 class OpenrailConnectionError(Exception):

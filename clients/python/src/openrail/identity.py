@@ -8,6 +8,12 @@ A verification that ran is an answer, never an exception: a credential that does
 document that is no credential at all raises :class:`~openrail.OpenrailError` 400
 ``parameter_invalid``. Whether the issuer is *trusted* is not part of verification: decide
 that from the credential's ``issuer`` with your own policy.
+
+``identity.verifications`` are verification sessions (testnet, answered by a simulated
+provider: ``simulate``): is a wallet a person, financially healthy, an agent? A verified
+session issues the matching credential. ``identity.attestations`` attest a verified
+credential on the mode's attestation chain; posting one that does not verify raises
+:class:`~openrail.CredentialNotVerifiedError` with its verification.
 """
 
 from __future__ import annotations
@@ -15,16 +21,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
+from typing_extensions import Unpack
+
 from ._http import AsyncTransport, SyncTransport, seg
 from .models import (
+    AttestationCreate,
+    IdentityAttestation,
     IdentityChallenge,
     IdentityCredential,
+    IdentityVerification,
+    IdentityVerificationCreate,
+    ListAttestationsParams,
+    ListIdentityVerificationsParams,
     StatusListCredential,
     VerificationResult,
     VerificationResultProblemDetailsItem,
 )
+from .paging import AsyncPager, ListPage, Pager
 
-__all__ = ["Identity", "AsyncIdentity", "problem_names"]
+__all__ = [
+    "Identity",
+    "AsyncIdentity",
+    "IdentityVerifications",
+    "AsyncIdentityVerifications",
+    "Attestations",
+    "AsyncAttestations",
+    "problem_names",
+]
 
 _REVOCATION = {"type": "BitstringStatusListEntry", "statusPurpose": "revocation"}
 
@@ -48,11 +71,156 @@ def _presentation_body(
     return {"verifiablePresentation": presentation, "options": options}
 
 
-class Identity:
-    """W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists."""
+_VERIFICATIONS = "/v1/identity/verifications"
+_ATTESTATIONS = "/v1/identity/attestations"
+
+
+class IdentityVerifications:
+    """Verification sessions (``/v1/identity/verifications``, testnet): ``requires_input``
+    → :meth:`submit` → ``processing`` → ``verified`` (its credential issued:
+    :meth:`credential`), or back to ``requires_input`` with ``last_error``; :meth:`cancel`
+    withdraws one not yet submitted. A move outside the lifecycle raises
+    :class:`~openrail.OpenrailError` 409 (``verification_not_submittable``,
+    ``verification_not_cancelable``, ``verification_not_verified``)."""
 
     def __init__(self, http: SyncTransport) -> None:
         self._http = http
+
+    def create(
+        self, *, idempotency_key: str | None = None, **params: Unpack[IdentityVerificationCreate]
+    ) -> IdentityVerification:
+        """``POST /v1/identity/verifications``: ``type`` (``personhood``,
+        ``financial_health``, ``agent``), ``subject`` (a wallet) and, on testnet,
+        ``simulate={"outcome": "verified" | "failed" | "slow", "failure_reason": …}``."""
+        return cast(
+            IdentityVerification,
+            self._http.request(
+                "POST", _VERIFICATIONS, body=params, idempotency_key=idempotency_key
+            ),
+        )
+
+    def retrieve(self, id: str) -> IdentityVerification:
+        """``GET /v1/identity/verifications/{id}``."""
+        return cast(
+            IdentityVerification, self._http.request("GET", f"{_VERIFICATIONS}/{seg(id)}")
+        )
+
+    def list(self, **params: Unpack[ListIdentityVerificationsParams]) -> Pager[IdentityVerification]:
+        """``GET /v1/identity/verifications``, newest first: iterate for every session of
+        every page."""
+        start = params.pop("starting_after", None)
+        return Pager(
+            lambda after: cast(
+                ListPage[IdentityVerification],
+                self._http.request(
+                    "GET", _VERIFICATIONS, query={**params, "starting_after": after}
+                ),
+            ),
+            start,
+        )
+
+    def submit(self, id: str, *, idempotency_key: str | None = None) -> IdentityVerification:
+        """``POST /v1/identity/verifications/{id}/submit``: the flow is finished, the
+        provider checks (``requires_input`` → ``processing``)."""
+        return cast(
+            IdentityVerification,
+            self._http.request(
+                "POST", f"{_VERIFICATIONS}/{seg(id)}/submit", idempotency_key=idempotency_key
+            ),
+        )
+
+    def cancel(self, id: str, *, idempotency_key: str | None = None) -> IdentityVerification:
+        """``POST /v1/identity/verifications/{id}/cancel``: withdraws a session not yet
+        submitted (``canceled``)."""
+        return cast(
+            IdentityVerification,
+            self._http.request(
+                "POST", f"{_VERIFICATIONS}/{seg(id)}/cancel", idempotency_key=idempotency_key
+            ),
+        )
+
+    def credential(self, id: str) -> dict[str, Any]:
+        """``GET /v1/identity/verifications/{id}/credential``: the signed credential a
+        verified session issued, for its holder."""
+        issued = self._http.request("GET", f"{_VERIFICATIONS}/{seg(id)}/credential")
+        return cast(dict[str, Any], issued["verifiableCredential"])
+
+
+class Attestations:
+    """Attestations (``/v1/identity/attestations``): a verified credential attested on the
+    mode's attestation chain. Creating and revoking wait for the chain (``wait``, ``Prefer:
+    wait=N``, default 10 s): ``active``/``revoked`` when it answered, else the object as it
+    is (``pending``, or still ``active`` with its revocation queued): read it again."""
+
+    def __init__(self, http: SyncTransport) -> None:
+        self._http = http
+
+    def create(
+        self,
+        *,
+        idempotency_key: str | None = None,
+        wait: int | None = None,
+        **params: Unpack[AttestationCreate],
+    ) -> IdentityAttestation:
+        """``POST /v1/identity/attestations`` with exactly one of ``credential_id`` (a
+        credential this account issued) and ``verifiableCredential`` (one posted whole,
+        verified first), and ``recipient`` (0x…) when its subject is no wallet. A posted
+        credential that does not verify raises :class:`~openrail.CredentialNotVerifiedError`;
+        a revoked one named by id raises 409 ``credential_revoked``."""
+        return cast(
+            IdentityAttestation,
+            self._http.request(
+                "POST",
+                _ATTESTATIONS,
+                body=params,
+                idempotency_key=idempotency_key,
+                wait=wait,
+                not_verified=True,
+            ),
+        )
+
+    def retrieve(self, id: str) -> IdentityAttestation:
+        """``GET /v1/identity/attestations/{id}``."""
+        return cast(IdentityAttestation, self._http.request("GET", f"{_ATTESTATIONS}/{seg(id)}"))
+
+    def list(self, **params: Unpack[ListAttestationsParams]) -> Pager[IdentityAttestation]:
+        """``GET /v1/identity/attestations``, newest first; ``subject="0x…"`` (or
+        ``did:pkh:eip155:…:0x…``): only those about that wallet."""
+        start = params.pop("starting_after", None)
+        return Pager(
+            lambda after: cast(
+                ListPage[IdentityAttestation],
+                self._http.request("GET", _ATTESTATIONS, query={**params, "starting_after": after}),
+            ),
+            start,
+        )
+
+    def revoke(
+        self, id: str, *, idempotency_key: str | None = None, wait: int | None = None
+    ) -> IdentityAttestation:
+        """``POST /v1/identity/attestations/{id}/revoke``: revokes it on chain (final); a
+        revoked or failed one is answered as it is."""
+        return cast(
+            IdentityAttestation,
+            self._http.request(
+                "POST",
+                f"{_ATTESTATIONS}/{seg(id)}/revoke",
+                idempotency_key=idempotency_key,
+                wait=wait,
+            ),
+        )
+
+
+class Identity:
+    """W3C Verifiable Credentials: verify, challenges, issue, revoke, status lists;
+    ``verifications`` (sessions) and ``attestations``."""
+
+    def __init__(self, http: SyncTransport) -> None:
+        self._http = http
+        self.verifications = IdentityVerifications(http)
+        """Verification sessions (testnet)."""
+        self.attestations = Attestations(http)
+        """Verified credentials attested on the mode's attestation chain."""
 
     def verify_credential(
         self, credential: Mapping[str, Any], *, idempotency_key: str | None = None
@@ -146,11 +314,145 @@ class Identity:
         )
 
 
+class AsyncIdentityVerifications:
+    """Verification sessions (async): the same methods as :class:`IdentityVerifications`."""
+
+    def __init__(self, http: AsyncTransport) -> None:
+        self._http = http
+
+    async def create(
+        self, *, idempotency_key: str | None = None, **params: Unpack[IdentityVerificationCreate]
+    ) -> IdentityVerification:
+        """``POST /v1/identity/verifications``."""
+        return cast(
+            IdentityVerification,
+            await self._http.request(
+                "POST", _VERIFICATIONS, body=params, idempotency_key=idempotency_key
+            ),
+        )
+
+    async def retrieve(self, id: str) -> IdentityVerification:
+        """``GET /v1/identity/verifications/{id}``."""
+        return cast(
+            IdentityVerification,
+            await self._http.request("GET", f"{_VERIFICATIONS}/{seg(id)}"),
+        )
+
+    def list(
+        self, **params: Unpack[ListIdentityVerificationsParams]
+    ) -> AsyncPager[IdentityVerification]:
+        """``GET /v1/identity/verifications``, newest first: ``async for`` over every
+        session of every page."""
+        start = params.pop("starting_after", None)
+
+        async def fetch(after: str | None) -> ListPage[IdentityVerification]:
+            return cast(
+                ListPage[IdentityVerification],
+                await self._http.request(
+                    "GET", _VERIFICATIONS, query={**params, "starting_after": after}
+                ),
+            )
+
+        return AsyncPager(fetch, start)
+
+    async def submit(
+        self, id: str, *, idempotency_key: str | None = None
+    ) -> IdentityVerification:
+        """``POST /v1/identity/verifications/{id}/submit``."""
+        return cast(
+            IdentityVerification,
+            await self._http.request(
+                "POST", f"{_VERIFICATIONS}/{seg(id)}/submit", idempotency_key=idempotency_key
+            ),
+        )
+
+    async def cancel(
+        self, id: str, *, idempotency_key: str | None = None
+    ) -> IdentityVerification:
+        """``POST /v1/identity/verifications/{id}/cancel``."""
+        return cast(
+            IdentityVerification,
+            await self._http.request(
+                "POST", f"{_VERIFICATIONS}/{seg(id)}/cancel", idempotency_key=idempotency_key
+            ),
+        )
+
+    async def credential(self, id: str) -> dict[str, Any]:
+        """``GET /v1/identity/verifications/{id}/credential``."""
+        issued = await self._http.request("GET", f"{_VERIFICATIONS}/{seg(id)}/credential")
+        return cast(dict[str, Any], issued["verifiableCredential"])
+
+
+class AsyncAttestations:
+    """Attestations (async): the same methods as :class:`Attestations`."""
+
+    def __init__(self, http: AsyncTransport) -> None:
+        self._http = http
+
+    async def create(
+        self,
+        *,
+        idempotency_key: str | None = None,
+        wait: int | None = None,
+        **params: Unpack[AttestationCreate],
+    ) -> IdentityAttestation:
+        """``POST /v1/identity/attestations`` (see :meth:`Attestations.create`)."""
+        return cast(
+            IdentityAttestation,
+            await self._http.request(
+                "POST",
+                _ATTESTATIONS,
+                body=params,
+                idempotency_key=idempotency_key,
+                wait=wait,
+                not_verified=True,
+            ),
+        )
+
+    async def retrieve(self, id: str) -> IdentityAttestation:
+        """``GET /v1/identity/attestations/{id}``."""
+        return cast(
+            IdentityAttestation, await self._http.request("GET", f"{_ATTESTATIONS}/{seg(id)}")
+        )
+
+    def list(self, **params: Unpack[ListAttestationsParams]) -> AsyncPager[IdentityAttestation]:
+        """``GET /v1/identity/attestations``, newest first (``subject`` filters)."""
+        start = params.pop("starting_after", None)
+
+        async def fetch(after: str | None) -> ListPage[IdentityAttestation]:
+            return cast(
+                ListPage[IdentityAttestation],
+                await self._http.request(
+                    "GET", _ATTESTATIONS, query={**params, "starting_after": after}
+                ),
+            )
+
+        return AsyncPager(fetch, start)
+
+    async def revoke(
+        self, id: str, *, idempotency_key: str | None = None, wait: int | None = None
+    ) -> IdentityAttestation:
+        """``POST /v1/identity/attestations/{id}/revoke`` (final)."""
+        return cast(
+            IdentityAttestation,
+            await self._http.request(
+                "POST",
+                f"{_ATTESTATIONS}/{seg(id)}/revoke",
+                idempotency_key=idempotency_key,
+                wait=wait,
+            ),
+        )
+
+
 class AsyncIdentity:
     """W3C Verifiable Credentials (async): the same methods as :class:`Identity`."""
 
     def __init__(self, http: AsyncTransport) -> None:
         self._http = http
+        self.verifications = AsyncIdentityVerifications(http)
+        """Verification sessions (testnet)."""
+        self.attestations = AsyncAttestations(http)
+        """Verified credentials attested on the mode's attestation chain."""
 
     async def verify_credential(
         self, credential: Mapping[str, Any], *, idempotency_key: str | None = None

@@ -17,6 +17,7 @@ import pytest
 
 from openrail import (
     AsyncOpenrail,
+    CredentialNotVerifiedError,
     Openrail,
     OpenrailConnectionError,
     OpenrailError,
@@ -388,6 +389,73 @@ def test_identity_a_422_verdict_is_returned_a_422_problem_raised() -> None:
     assert e.value.status == 422
 
 
+def test_attesting_a_credential_that_does_not_verify_raises_with_its_verification() -> None:
+    def handler(s: Seen, n: int) -> httpx.Response:
+        if n == 1:
+            return httpx.Response(422, json=VERDICT, headers={"request-id": "req_v"})
+        if n == 2:
+            return problem(422, "idempotency_key_reused")
+        return httpx.Response(200, json={"id": "att_1", "status": "revoked"})
+
+    script = Script(handler)
+    client = script.sync(max_retries=0)
+    with pytest.raises(CredentialNotVerifiedError) as nv:
+        client.identity.attestations.create(verifiableCredential={"id": "urn:x"}, recipient="0x1")
+    assert isinstance(nv.value, OpenrailError)
+    assert (nv.value.status, nv.value.code, nv.value.request_id) == (422, "http_422", "req_v")
+    assert nv.value.verification == VERDICT
+    assert problem_names(nv.value.verification) == ["RANGE_ERROR"]
+    assert str(nv.value) == "422: the credential does not verify (RANGE_ERROR)"
+    assert json.loads(script.seen[0].body) == {
+        "verifiableCredential": {"id": "urn:x"},
+        "recipient": "0x1",
+    }
+    # A problem stays a plain OpenrailError.
+    with pytest.raises(OpenrailError) as e:
+        client.identity.attestations.create(credential_id="urn:x")
+    assert not isinstance(e.value, CredentialNotVerifiedError)
+    assert e.value.code == "idempotency_key_reused"
+    # The action routes send no body; waits are `Prefer: wait`.
+    assert client.identity.attestations.revoke("att_1", wait=30)["status"] == "revoked"
+    assert (script.seen[2].method, script.seen[2].path) == ("POST", "/v1/identity/attestations/att_1/revoke")
+    assert script.seen[2].body == "" and script.seen[2].headers["prefer"] == "wait=30"
+
+
+def test_verification_sessions_routes_and_paging_async() -> None:
+    def handler(s: Seen, n: int) -> httpx.Response:
+        if s.method == "GET" and s.path == "/v1/identity/verifications":
+            after = s.query.get("starting_after")
+            data = [{"id": "idv_2"}] if after is None else [{"id": "idv_1"}]
+            return httpx.Response(
+                200, json={"object": "list", "url": s.path, "data": data, "has_more": after is None}
+            )
+        if s.path.endswith("/credential"):
+            return httpx.Response(200, json={"verifiableCredential": {"id": "urn:c"}})
+        return httpx.Response(200, json={"id": "idv_2", "status": "processing"})
+
+    script = Script(handler)
+
+    async def run() -> None:
+        async with script.async_(max_retries=0) as client:
+            v = client.identity.verifications
+            await v.create(type="personhood", subject="0x1", simulate={"outcome": "slow"})
+            await v.submit("idv_2")
+            await v.cancel("idv_2")
+            assert await v.credential("idv_2") == {"id": "urn:c"}
+            assert [s["id"] async for s in v.list(limit=1)] == ["idv_2", "idv_1"]
+
+    asyncio.run(run())
+    sent = [(s.method, s.path, s.body) for s in script.seen[:4]]
+    assert sent[0][:2] == ("POST", "/v1/identity/verifications")
+    assert json.loads(sent[0][2]) == {"type": "personhood", "subject": "0x1", "simulate": {"outcome": "slow"}}
+    assert sent[1:] == [
+        ("POST", "/v1/identity/verifications/idv_2/submit", ""),
+        ("POST", "/v1/identity/verifications/idv_2/cancel", ""),
+        ("GET", "/v1/identity/verifications/idv_2/credential", ""),
+    ]
+    assert script.seen[5].query == {"limit": "1", "starting_after": "idv_2"}
+
+
 def test_identity_async_verdicts_and_the_presentation_body() -> None:
     script = Script(lambda s, n: httpx.Response(422, json=VERDICT))
 
@@ -427,6 +495,8 @@ def test_the_async_client_has_every_method_of_the_sync_one_with_the_same_paramet
         ("events", sync.events, async_.events),
         ("webhook_endpoints", sync.webhook_endpoints, async_.webhook_endpoints),
         ("identity", sync.identity, async_.identity),
+        ("identity.verifications", sync.identity.verifications, async_.identity.verifications),
+        ("identity.attestations", sync.identity.attestations, async_.identity.attestations),
     ]
     for name, s, a in groups:
         ms, ma = _public_methods(s), _public_methods(a)

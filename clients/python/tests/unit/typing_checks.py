@@ -40,6 +40,13 @@ def wrong_requests(client: Openrail) -> None:
     client.events.list(type="payment.nope")  # type: ignore[arg-type]
     # Request options are typed too.
     client.agentic.debit_pulls.create(session_key_id="sk_1", amount="1", wait="30")  # type: ignore[arg-type]
+    # Identity: a session's type and simulated outcome are the document's; lists filter.
+    client.identity.verifications.create(type="wizardry", subject=DEST)  # type: ignore[arg-type]
+    client.identity.verifications.create(
+        type="personhood", subject=DEST, simulate={"outcome": "maybe"}  # type: ignore[arg-type]
+    )
+    client.identity.verifications.list(subject=DEST)  # type: ignore[call-arg]
+    client.identity.attestations.create(credential=DEST)  # type: ignore[call-arg]
 
 
 def wrong_reads(client: Openrail) -> None:
@@ -49,7 +56,11 @@ def wrong_reads(client: Openrail) -> None:
     count: int = mandate["max_amount"]  # type: ignore[assignment]
     for pull in client.agentic.debit_pulls.list():
         amount: float = pull["amount"]  # type: ignore[assignment]
-    del status, count, amount
+    attestation = client.identity.attestations.retrieve("att_1")
+    revoked: Literal["suspended"] = attestation["status"]  # type: ignore[assignment]
+    session = client.identity.verifications.retrieve("idv_1")
+    session["credential"]  # type: ignore[typeddict-item]
+    del status, count, amount, revoked
 
 
 async def wrong_async(client: AsyncOpenrail) -> None:
