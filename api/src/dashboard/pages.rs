@@ -1402,6 +1402,24 @@ pub async fn webhook_deliveries(
     .render(&s, &lq, &rows, has_more))
 }
 
+/// A mandate's identity requirements, one line under its id (empty when it has none).
+fn requirements_line(r: &serde_json::Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(k) = r["payer"].as_str() {
+        parts.push(format!("payer: {}", esc(k)));
+    }
+    if let Some(k) = r["agent"].as_str() {
+        parts.push(format!("agent: {}", esc(k)));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<br><span class=\"empty\">requires {}</span>",
+        parts.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1439,22 +1457,4 @@ mod tests {
         assert_eq!(when(0), "1970-01-01 00:00 UTC");
         assert_eq!(when(1_795_622_400_000), "2026-11-25 16:00 UTC");
     }
-}
-
-/// A mandate's identity requirements, one line under its id (empty when it has none).
-fn requirements_line(r: &serde_json::Value) -> String {
-    let mut parts = Vec::new();
-    if let Some(k) = r["payer"].as_str() {
-        parts.push(format!("payer: {}", esc(k)));
-    }
-    if let Some(k) = r["agent"].as_str() {
-        parts.push(format!("agent: {}", esc(k)));
-    }
-    if parts.is_empty() {
-        return String::new();
-    }
-    format!(
-        "<br><span class=\"empty\">requires {}</span>",
-        parts.join(", ")
-    )
 }
