@@ -635,7 +635,9 @@ where
 #[tokio::test]
 async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Result<()> {
     use openrail_client::Error;
-    use openrail_client::identity::{CreateAttestation, CreateVerification, Simulate};
+    use openrail_client::identity::{
+        Attestation, CreateAttestation, CreateVerification, Simulate, VerificationSession,
+    };
     use serde_json::json;
 
     let h = Harness::start().await?;
@@ -674,7 +676,7 @@ async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Res
     let verified = until(
         "the session",
         || id.verification(&s.id),
-        |v| v.status != "processing",
+        |v: &VerificationSession| v.status != "processing",
     )
     .await?;
     assert_eq!(verified.status, "verified", "{verified:?}");
@@ -717,7 +719,7 @@ async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Res
     let a = until(
         "the attestation",
         || id.attestation(&a.id),
-        |a| a.status != "pending",
+        |a: &Attestation| a.status != "pending",
     )
     .await?;
     assert_eq!(a.status, "active", "{a:?}");
@@ -776,7 +778,7 @@ async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Res
     let revoked = until(
         "the revocation",
         || id.attestation(&a.id),
-        |a| a.status != "active",
+        |a: &Attestation| a.status != "active",
     )
     .await?;
     assert_eq!(revoked.status, "revoked", "{revoked:?}");
@@ -800,7 +802,7 @@ async fn verification_sessions_and_attestations_through_the_sdk() -> anyhow::Res
     let failed = until(
         "the failing session",
         || id.verification(&f.id),
-        |v| v.status != "processing",
+        |v: &VerificationSession| v.status != "processing",
     )
     .await?;
     assert_eq!(failed.status, "requires_input", "{failed:?}");
