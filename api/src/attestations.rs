@@ -320,7 +320,9 @@ pub async fn create_attestation(
         credential_digest: facts.digest,
         issuer: facts.issuer,
         credential_type: facts.credential_type,
-        expires_at: facts.expires_at,
+        // Whole seconds, as the chain keeps it (`expirationTime`) and the credential says
+        // it: the API's identity checks then expire when the chain's do.
+        expires_at: facts.expires_at.map(|ms| ms - ms.rem_euclid(1000)),
         status_list_credential: facts.status_list_credential,
         status_list_index: facts.status_list_index,
         status: AttestationStatus::Pending,
