@@ -16,3 +16,5 @@ ALTER TABLE identity_attestations ADD COLUMN receipt_sequence BIGINT;
 ALTER TABLE identity_attestations ADD COLUMN relayed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE identity_attestations ADD COLUMN mirrored_sequence BIGINT;
 CREATE INDEX identity_attestations_by_subject ON identity_attestations (mode, recipient, schema_uid);
+-- What the attestation chain's engine looks for every quarter second: rows still to relay.
+CREATE INDEX identity_attestations_to_relay ON identity_attestations (chain_id, relayed);

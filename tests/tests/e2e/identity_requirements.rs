@@ -345,6 +345,52 @@ async fn mandates_requiring_identity_are_enforced_by_the_api_and_the_chain() -> 
         )
         .await?;
     assert_eq!(r.code(), "identity_requirement_unmet", "{}", r.body);
+
+    // A bank account's pulls are paid by the treasury on chain: no identity of its payer.
+    let ba = h
+        .post(
+            "/v1/bank-accounts",
+            json!({"owner_name": "Ada Lovelace", "currency": "usd", "balance": "100"}),
+        )
+        .await?;
+    assert_eq!(ba.status, StatusCode::CREATED, "{}", ba.body);
+    let r = h
+        .post(
+            "/v1/mandates",
+            json!({"payer_account_id": ba.str("id"), "max_amount": "10", "currency": "USD",
+                   "interval": "daily", "requirements": {"payer": "personhood"}}),
+        )
+        .await?;
+    assert_eq!(
+        (r.status, r.body["param"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("requirements.payer")),
+        "{}",
+        r.body
+    );
+
+    // The mirror's owner stops trusting the attester: requirements can no longer be
+    // enforced, so a mandate asking for them is refused up front.
+    let mirror = h.settlement_deployment().attestation_mirror.unwrap();
+    let owner = openrail_chain::deploy::signer_provider(
+        &h.settlement_deployment().rpc_url.parse()?,
+        openrail_chain::devnet::dev_owner(),
+    );
+    openrail_chain::deploy::mined(
+        AttestationMirror::new(mirror, &owner)
+            .removeAttester(operator)
+            .send()
+            .await?,
+    )
+    .await?;
+    let r = h
+        .post("/v1/mandates", body(json!({"agent": "agent"})))
+        .await?;
+    assert_eq!(
+        (r.status, r.body["param"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("requirements")),
+        "{}",
+        r.body
+    );
     h.stop().await;
     Ok(())
 }
