@@ -22,6 +22,9 @@ pub enum StoreError {
     /// The database URL is neither `sqlite:` nor `postgres://`.
     #[error("unsupported database url (use sqlite://PATH or postgres://…)")]
     UnsupportedUrl,
+    /// A PostgreSQL URL's `max_connections` is not a whole number from 1 to 1000.
+    #[error("max_connections in the database url must be a whole number from 1 to 1000")]
+    BadPoolSize,
     /// A query failed.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
@@ -55,10 +58,11 @@ impl StoreError {
                 sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed,
             ) => true,
             StoreError::Db(sqlx::Error::Database(e)) => {
-                // 40001 serialization_failure, 40P01 deadlock (Postgres); 5/6 busy/locked (SQLite).
+                // 40001 serialization_failure, 40P01 deadlock, 53300 too_many_connections
+                // (Postgres); 5/6 busy/locked (SQLite).
                 matches!(
                     e.code().as_deref(),
-                    Some("40001" | "40P01" | "5" | "6" | "517")
+                    Some("40001" | "40P01" | "53300" | "5" | "6" | "517")
                 )
             }
             StoreError::Sqlite(e) => matches!(
@@ -67,6 +71,7 @@ impl StoreError {
             ),
             StoreError::Db(_)
             | StoreError::UnsupportedUrl
+            | StoreError::BadPoolSize
             | StoreError::Migrate(_)
             | StoreError::NotFound
             | StoreError::UnknownCursor
@@ -109,6 +114,10 @@ impl Store {
             Backend::Sqlite if !url.contains('?') => format!("{url}?mode=rwc"),
             _ => url.to_string(),
         };
+        let (url, pg_connections) = match backend {
+            Backend::Postgres => pool_size(&url)?,
+            Backend::Sqlite => (url, DEFAULT_PG_CONNECTIONS),
+        };
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
         let sqlite = |connections: u32| {
             AnyPoolOptions::new()
@@ -145,7 +154,7 @@ impl Store {
             }
             Backend::Postgres => {
                 let pool = AnyPoolOptions::new()
-                    .max_connections(16)
+                    .max_connections(pg_connections)
                     .connect_with(options)
                     .await?;
                 (pool.clone(), pool)
@@ -270,6 +279,37 @@ pub(crate) fn positional(backend: Backend, sql: String) -> String {
 }
 
 /// The file a `sqlite:` URL names (`None` for one in memory).
+/// Connections a process keeps to PostgreSQL at most, unless its URL says otherwise.
+const DEFAULT_PG_CONNECTIONS: u32 = 16;
+
+/// A PostgreSQL URL without its `max_connections=N` query parameter (Openrail's, not
+/// libpq's: the pool's size per process, as Prisma's `connection_limit`), and that size
+/// ([`DEFAULT_PG_CONNECTIONS`] when absent). Several servers on one database, or a test
+/// suite starting many, size their pools to the server's `max_connections` with it.
+fn pool_size(url: &str) -> Result<(String, u32), StoreError> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), DEFAULT_PG_CONNECTIONS));
+    };
+    let mut size = DEFAULT_PG_CONNECTIONS;
+    let mut rest = Vec::new();
+    for pair in query.split('&') {
+        match pair.strip_prefix("max_connections=") {
+            Some(v) => {
+                size = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1000).contains(n))
+                    .ok_or(StoreError::BadPoolSize)?
+            }
+            None => rest.push(pair),
+        }
+    }
+    Ok(match rest.is_empty() {
+        true => (base.to_string(), size),
+        false => (format!("{base}?{}", rest.join("&")), size),
+    })
+}
+
 fn sqlite_file(url: &str) -> Option<String> {
     let rest = url.strip_prefix("sqlite:")?;
     let rest = rest.strip_prefix("//").unwrap_or(rest);
@@ -306,6 +346,30 @@ pub(crate) fn numbered(first: usize, n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_postgres_url_may_size_its_pool() {
+        use super::pool_size;
+        let pg = "postgres://u@h:5432/db";
+        assert_eq!(pool_size(pg).unwrap(), (pg.to_string(), 16));
+        assert_eq!(
+            pool_size(&format!("{pg}?max_connections=4")).unwrap(),
+            (pg.to_string(), 4)
+        );
+        assert_eq!(
+            pool_size(&format!(
+                "{pg}?sslmode=require&max_connections=3&application_name=x"
+            ))
+            .unwrap(),
+            (format!("{pg}?sslmode=require&application_name=x"), 3)
+        );
+        for bad in ["0", "1001", "-1", "", "four"] {
+            assert!(matches!(
+                pool_size(&format!("{pg}?max_connections={bad}")),
+                Err(super::StoreError::BadPoolSize)
+            ));
+        }
+    }
+
     #[test]
     fn sqlite_files_are_read_off_their_urls() {
         use super::sqlite_file;

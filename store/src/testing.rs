@@ -28,9 +28,9 @@ pub async fn fresh_sqlite(dir: &std::path::Path) -> Result<Store, StoreError> {
 pub async fn fresh_postgres_url() -> Result<Option<String>, StoreError> {
     sqlx::any::install_default_drivers();
     let server = postgres_server_url();
-    let mut admin = match sqlx::AnyConnection::connect(&server).await {
+    let mut admin = match admin_connection(&server).await {
         Ok(c) => c,
-        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+        Err(e) if std::env::var("CI").as_deref() != Ok("true") && !is_full(&e) => {
             let _ = writeln!(
                 std::io::stderr(),
                 "SKIPPED (PostgreSQL not reachable at {server}: {e}; CI runs it)"
@@ -42,10 +42,30 @@ pub async fn fresh_postgres_url() -> Result<Option<String>, StoreError> {
     create_database(&mut admin, &server).await.map(Some)
 }
 
+/// Whether the server answered but has no connection slot free (SQLSTATE 53300): busy,
+/// not absent, so never a reason to skip.
+fn is_full(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.code().as_deref() == Some("53300"))
+}
+
+/// A connection to `server`, waiting up to 30 s while it has no free slot (a suite running
+/// many servers at once can fill `max_connections` for a moment).
+async fn admin_connection(server: &str) -> Result<sqlx::AnyConnection, sqlx::Error> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match sqlx::AnyConnection::connect(server).await {
+            Err(e) if is_full(&e) && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await
+            }
+            other => return other,
+        }
+    }
+}
+
 /// The URL of a fresh, empty database on the PostgreSQL server at `server`.
 pub async fn fresh_database_on(server: &str) -> Result<String, StoreError> {
     sqlx::any::install_default_drivers();
-    let mut admin = sqlx::AnyConnection::connect(server).await?;
+    let mut admin = admin_connection(server).await?;
     create_database(&mut admin, server).await
 }
 

@@ -1049,6 +1049,12 @@ fn form_body(fields: &[(&str, &str)]) -> String {
         .join("&")
 }
 
+/// The PostgreSQL pool of each server a test starts. The suite runs many tests at once
+/// (`make test`: eight), some with two servers, against one PostgreSQL whose default
+/// `max_connections` is 100; at the production default of 16 a busy moment refused
+/// connections ("too many clients").
+pub const PG_CONNECTIONS_PER_SERVER: u32 = 5;
+
 /// `major` whole units of a test stablecoin, in smallest units.
 pub fn units(major: u64) -> U256 {
     U256::from(major) * U256::from(10u64).pow(U256::from(TOKEN_DECIMALS))
@@ -1060,12 +1066,16 @@ pub async fn fresh_store(dir: &std::path::Path) -> anyhow::Result<Store> {
     Ok(Store::connect(&fresh_database_url(dir).await?).await?)
 }
 
-/// The URL of a fresh database (see [`fresh_store`]), not yet migrated.
+/// The URL of a fresh database (see [`fresh_store`]), not yet migrated. On PostgreSQL each
+/// process the test starts keeps at most [`PG_CONNECTIONS_PER_SERVER`] connections.
 pub async fn fresh_database_url(dir: &std::path::Path) -> anyhow::Result<String> {
     Ok(match std::env::var("OPENRAIL_TEST_DB").as_deref() {
-        Ok("postgres") => openrail_store::testing::fresh_postgres_url()
-            .await?
-            .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?,
+        Ok("postgres") => format!(
+            "{}?max_connections={PG_CONNECTIONS_PER_SERVER}",
+            openrail_store::testing::fresh_postgres_url()
+                .await?
+                .context("OPENRAIL_TEST_DB=postgres but no PostgreSQL server is reachable")?
+        ),
         _ => format!("sqlite://{}", dir.join("openrail.db").display()),
     })
 }
