@@ -126,14 +126,14 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ChainErro
 /// A provider that signs with `signer`. Nonces are asked of the node for every
 /// transaction (alloy's default cache would skip a nonce after a call that fails to
 /// estimate, leaving later transactions stuck behind the gap).
-pub fn signer_provider(rpc_url: &Url, signer: PrivateKeySigner) -> DynProvider {
-    ProviderBuilder::default()
+pub fn signer_provider(rpc_url: &Url, signer: PrivateKeySigner) -> Result<DynProvider, ChainError> {
+    Ok(ProviderBuilder::default()
         .filler(GasFiller::default())
         .filler(NonceFiller::<SimpleNonceManager>::default())
         .filler(ChainIdFiller::default())
         .wallet(signer)
-        .connect_http(rpc_url.clone())
-        .erased()
+        .connect_reqwest(crate::tls::client()?, rpc_url.clone())
+        .erased())
 }
 
 /// Waits for a sent transaction's receipt and fails when it reverted (defined beside the
@@ -152,7 +152,7 @@ pub async fn approve_router(
         .parse()
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let owner = treasury.address();
-    let tre = signer_provider(&url, treasury);
+    let tre = signer_provider(&url, treasury)?;
     for token in deployment.tokens.values() {
         let t = TestStablecoin::new(*token, &tre);
         if t.allowance(owner, deployment.router).call().await? != U256::MAX {
@@ -176,8 +176,8 @@ pub async fn fund_wallet(
         .parse()
         .map_err(|e| ChainError::Deployment(format!("bad rpc url {}: {e}", deployment.rpc_url)))?;
     let wallet_addr = wallet.address();
-    let tre = signer_provider(&url, treasury);
-    let payer = signer_provider(&url, wallet);
+    let tre = signer_provider(&url, treasury)?;
+    let payer = signer_provider(&url, wallet)?;
     for token in deployment.tokens.values() {
         mined(
             TestStablecoin::new(*token, &tre)
@@ -276,7 +276,7 @@ pub async fn deploy_deterministic(
             "the operator and the treasury may not be the zero address".into(),
         ));
     }
-    let p = signer_provider(rpc_url, owner);
+    let p = signer_provider(rpc_url, owner)?;
     let chain_id = p.get_chain_id().await?;
     let mut contracts = Vec::new();
     let mut token_addresses = BTreeMap::new();

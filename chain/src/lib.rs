@@ -15,6 +15,7 @@
 //!   replacement of transactions that are not mined).
 //! - [`fees`]: the fee arithmetic of a replacement (geth's and reth's bump rule).
 //! - [`rpc`]: RPC URLs with retry, jittered back-off and failover.
+//! - [`tls`]: the HTTP clients (TLS through rustls and *ring*, Mozilla's roots).
 //! - [`verify`]: explorer verification (standard-JSON inputs, Etherscan, Sourcify).
 //!
 //! This crate never serves HTTP and never writes SQL.
@@ -32,6 +33,7 @@ mod error;
 pub mod fees;
 pub mod rpc;
 pub mod submitter;
+pub mod tls;
 pub mod verify;
 
 pub use error::{ChainError, Refusal};

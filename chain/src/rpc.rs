@@ -93,7 +93,7 @@ pub fn connect(urls: &[Url], options: &RpcOptions) -> Result<DynProvider, ChainE
     let first = urls
         .first()
         .ok_or_else(|| ChainError::Deployment("no RPC URL".into()))?;
-    let http = Client::builder()
+    let http = crate::tls::client_builder()?
         .timeout(options.timeout)
         .build()
         .map_err(|e| ChainError::Deployment(format!("HTTP client: {e}")))?;

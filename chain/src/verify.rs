@@ -71,6 +71,9 @@ pub enum VerifyError {
         /// What the explorer said.
         message: String,
     },
+    /// The HTTP client could not be made.
+    #[error("{0}")]
+    Client(#[from] crate::ChainError),
     /// No standard-JSON input for this artifact.
     #[error("no standard-JSON input for {0}")]
     UnknownArtifact(String),
@@ -93,7 +96,7 @@ pub async fn verify(
     let name = placed.artifact();
     let input =
         standard_json_input(name).ok_or_else(|| VerifyError::UnknownArtifact(name.into()))?;
-    let http = alloy::transports::http::reqwest::Client::new();
+    let http = crate::tls::client()?;
     let refused = |message: String| VerifyError::Refused {
         contract: placed.name.clone(),
         address: placed.address,

@@ -149,7 +149,7 @@ fn item(key_id: B256, destination: Address, amount: U256) -> batch::Item<'static
 async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     let a = &devnet.manifest.settlement;
     let url: Url = a.rpc_url.parse()?;
-    let op = signer_provider(&url, dev_operator());
+    let op = signer_provider(&url, dev_operator())?;
     let asm_addr = a.allowance_state_machine.context("no state machine")?;
     let asm = AllowanceStateMachine::new(asm_addr, &op);
     let unit = U256::from(10u64).pow(U256::from(TOKEN_DECIMALS));
@@ -165,7 +165,7 @@ async fn gas_scenarios(devnet: &Devnet) -> anyhow::Result<Vec<Row>> {
     .await?;
     // The destination already holds tokens, as in steady state (the test tokens' minter
     // is the contracts' owner).
-    let owner = signer_provider(&url, dev_owner());
+    let owner = signer_provider(&url, dev_owner())?;
     mined(
         TestStablecoin::new(usd, &owner)
             .mint(destination, unit)
@@ -391,9 +391,9 @@ async fn distinct_batches<P: Provider>(
 ) -> anyhow::Result<Vec<Row>> {
     let a = &devnet.manifest.settlement;
     let url: Url = a.rpc_url.parse()?;
-    let op = signer_provider(&url, dev_operator());
+    let op = signer_provider(&url, dev_operator())?;
     let usd = a.tokens["USD"];
-    let owner = signer_provider(&url, dev_owner());
+    let owner = signer_provider(&url, dev_owner())?;
     let mut mandates = Vec::with_capacity(BATCH);
     for i in 0..BATCH {
         let payer = alloy::signers::local::PrivateKeySigner::random();
@@ -415,7 +415,7 @@ async fn distinct_batches<P: Provider>(
         )
         .await?;
         let salt = keccak256(format!("bench-distinct-{i}"));
-        let as_payer = signer_provider(&url, payer.clone());
+        let as_payer = signer_provider(&url, payer.clone())?;
         mined(
             AllowanceStateMachine::new(*asm.address(), &as_payer)
                 .createMandate(consent::own_mandate_terms(

@@ -616,7 +616,7 @@ async fn measure(
     let dest = dev_spare().address();
 
     // Raw ceiling, before the server's submitter owns the operator's nonces.
-    let op = signer_provider(devnet.settlement.rpc_url(), dev_operator());
+    let op = signer_provider(devnet.settlement.rpc_url(), dev_operator())?;
     let asm_addr = a.allowance_state_machine.context("no state machine")?;
     let asm = AllowanceStateMachine::new(asm_addr, &op);
     let (mandate_salt, key_salt) = (keccak256("raw-mandate"), keccak256("raw-key"));
@@ -625,7 +625,7 @@ async fn measure(
     let big = U256::from(1_000_000_000u64) * unit;
     // A mandate on a wallet needs the payer: here the payer sends it itself, naming the
     // destination as its payee.
-    let payer_provider = signer_provider(devnet.settlement.rpc_url(), payer.clone());
+    let payer_provider = signer_provider(devnet.settlement.rpc_url(), payer.clone())?;
     mined(
         AllowanceStateMachine::new(asm_addr, &payer_provider)
             .createMandate(openrail_chain::consent::own_mandate_terms(

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use alloy::primitives::{Address, B256, U256, keccak256};
-use alloy::providers::{Provider, ProviderBuilder};
+use alloy::providers::Provider;
 use alloy::signers::local::PrivateKeySigner;
 use alloy::transports::http::reqwest::Url;
 use anyhow::{Context, bail};
@@ -176,8 +176,7 @@ pub async fn run(args: DeployArgs) -> anyhow::Result<()> {
         (None, Some(k)) => k.address(),
         (None, None) => bail!("name the operator: --operator or OPENRAIL_OPERATOR_KEY"),
     };
-    let chain_id = ProviderBuilder::new()
-        .connect_http(args.rpc_url.clone())
+    let chain_id = openrail_chain::tls::reader(&args.rpc_url)?
         .get_chain_id()
         .await
         .with_context(|| format!("asking {} for its chain id", args.rpc_url))?;

@@ -163,7 +163,7 @@ struct DemoMandate {
 async fn demo_mandate(devnet: &Devnet, unit: U256) -> anyhow::Result<DemoMandate> {
     let a = &devnet.manifest.settlement;
     let url: Url = a.rpc_url.parse()?;
-    let op = signer_provider(&url, dev_operator());
+    let op = signer_provider(&url, dev_operator())?;
     let asm =
         AllowanceStateMachine::new(a.allowance_state_machine.context("no state machine")?, &op);
     let payer: PrivateKeySigner = dev_demo_payer();

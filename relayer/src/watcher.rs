@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use alloy::primitives::{Address, Bytes, TxHash};
-use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::providers::{DynProvider, Provider};
 use alloy::rpc::types::Filter;
 use alloy::sol_types::SolEvent;
 use alloy::transports::http::reqwest::Url;
@@ -50,6 +50,9 @@ pub enum WatcherError {
     /// The node does not know a block it just reported.
     #[error("block {0} not found")]
     MissingBlock(u64),
+    /// The provider could not be made.
+    #[error(transparent)]
+    Chain(#[from] openrail_chain::ChainError),
 }
 
 impl WatcherError {
@@ -58,6 +61,7 @@ impl WatcherError {
         match self {
             WatcherError::Rpc(_) | WatcherError::MissingBlock(_) => true,
             WatcherError::Store(e) => e.is_transient(),
+            WatcherError::Chain(e) => e.is_transient(),
         }
     }
 }
@@ -103,9 +107,7 @@ impl Watcher {
         start_block: u64,
         confirmations: u64,
     ) -> Result<Self, WatcherError> {
-        let provider = ProviderBuilder::new()
-            .connect_http(rpc_url.clone())
-            .erased();
+        let provider = openrail_chain::tls::reader(rpc_url)?;
         Self::on(store, provider, asm, tokens, start_block, confirmations).await
     }
 

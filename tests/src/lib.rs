@@ -598,7 +598,7 @@ impl Harness {
         let devnet = Devnet::start(DevnetConfig::default())
             .await
             .context("starting the devnet")?;
-        let settlement = signer_provider(devnet.settlement.rpc_url(), dev_operator());
+        let settlement = signer_provider(devnet.settlement.rpc_url(), dev_operator())?;
         Ok(Self {
             devnet,
             settlement,
@@ -690,9 +690,7 @@ impl Harness {
         who: Address,
     ) -> anyhow::Result<U256> {
         let b = &self.devnet.manifest.attestation;
-        let provider = alloy::providers::ProviderBuilder::new()
-            .connect_http(b.rpc_url.parse()?)
-            .erased();
+        let provider = openrail_chain::tls::reader(&b.rpc_url.parse()?)?;
         Ok(TestStablecoin::new(b.tokens[currency], provider)
             .balanceOf(who)
             .call()

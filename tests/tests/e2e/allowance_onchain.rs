@@ -32,7 +32,7 @@ async fn ceilings_revocation_and_epoch_reset() -> anyhow::Result<()> {
     let usd = *h.token("USD").address();
     // The payer creates its own mandate (the operator alone cannot, for a wallet), naming
     // its one payee.
-    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
+    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone())?;
     mined(
         AllowanceStateMachine::new(*asm.address(), &as_payer)
             .createMandate(consent::own_mandate_terms(

@@ -45,7 +45,7 @@ async fn an_attestation_reaches_the_settlement_chain_by_a_signed_receipt() -> an
     let subject = Address::repeat_byte(0x5e);
 
     // Chain B: a schema, then the operator's attestation about the subject.
-    let on_b = signer_provider(h.devnet.attestation.rpc_url(), attester.clone());
+    let on_b = signer_provider(h.devnet.attestation.rpc_url(), attester.clone())?;
     let registry = AttestationRegistry::new(registry_addr, &on_b);
     let definition = "bytes32 credentialDigest,uint8 kind".to_string();
     let schema = registry
@@ -81,7 +81,7 @@ async fn an_attestation_reaches_the_settlement_chain_by_a_signed_receipt() -> an
     );
 
     // Chain A: anyone submits the operator's signed receipt; the mirror now says valid.
-    let on_a = signer_provider(h.devnet.settlement.rpc_url(), dev_spare());
+    let on_a = signer_provider(h.devnet.settlement.rpc_url(), dev_spare())?;
     let mirror = AttestationMirror::new(mirror_addr, &on_a);
     assert!(mirror.isTrusted(attester.address()).call().await?);
     assert!(

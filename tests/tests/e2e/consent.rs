@@ -176,7 +176,7 @@ async fn the_payer_cancels_on_chain_alone_and_the_api_follows() -> anyhow::Resul
 
     // The payer's own transaction, no operator.
     let asm_addr = h.settlement_deployment().allowance_state_machine.unwrap();
-    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
+    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone())?;
     let onchain_id = m.body["onchain"]["id"].as_str().unwrap().parse()?;
     mined(
         AllowanceStateMachine::new(asm_addr, &as_payer)
@@ -472,7 +472,7 @@ async fn a_contract_wallet_payer_authorizes_through_erc1271() -> anyhow::Result<
     let owner = PrivateKeySigner::random();
     // Deployed by a funded development account (never the operator: its nonces are the
     // submitter's).
-    let deployer = signer_provider(h.devnet.settlement.rpc_url(), dev_spare());
+    let deployer = signer_provider(h.devnet.settlement.rpc_url(), dev_spare())?;
     let mut input = code.to_vec();
     input.extend(owner.address().abi_encode());
     let receipt = deployer
@@ -831,14 +831,14 @@ async fn a_passkey_wallet_signs_a_mandate_and_a_payment() -> anyhow::Result<()> 
     let (qx, qy) = passkey.public();
     // Deployed by a funded development account (never the operator: its nonces are the
     // submitter's); it approves the state machine (the settlement router) for its USD.
-    let deployer = signer_provider(h.devnet.settlement.rpc_url(), dev_spare());
+    let deployer = signer_provider(h.devnet.settlement.rpc_url(), dev_spare())?;
     let wallet = *PasskeyWallet::deploy(&deployer, qx, qy, usd, asm_addr)
         .await?
         .address();
     let as_treasury = signer_provider(
         h.devnet.settlement.rpc_url(),
         openrail_chain::devnet::dev_treasury(),
-    );
+    )?;
     mined(
         TestStablecoin::new(usd, &as_treasury)
             .transfer(wallet, units(500))

@@ -369,7 +369,7 @@ async fn a_refused_transfer_says_what_stopped_it() -> anyhow::Result<()> {
 
     // The payer withdraws its approval: the allowance stopped it.
     let d = h.settlement_deployment();
-    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone());
+    let as_payer = signer_provider(h.devnet.settlement.rpc_url(), payer.clone())?;
     mined(
         TestStablecoin::new(d.tokens["USD"], &as_payer)
             .approve(d.router, alloy::primitives::U256::ZERO)
@@ -472,7 +472,7 @@ async fn a_refused_payout_credits_the_bank_debit_back() -> anyhow::Result<()> {
         )
         .await?;
     let k = key(&h, m.str("id")).await?;
-    let treasury = signer_provider(h.devnet.settlement.rpc_url(), dev_treasury());
+    let treasury = signer_provider(h.devnet.settlement.rpc_url(), dev_treasury())?;
     TestStablecoin::new(d.tokens["USD"], treasury)
         .approve(d.router, alloy::primitives::U256::ZERO)
         .send()

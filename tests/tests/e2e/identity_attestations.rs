@@ -5,7 +5,7 @@
 //! unverifiable credential refused with its verification.
 
 use alloy::primitives::{Address, B256};
-use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::providers::{DynProvider, Provider};
 use openrail_chain::attestations::{CREDENTIAL_SCHEMA, credential_schema_uid};
 use openrail_chain::bindings::AttestationRegistry;
 use openrail_chain::devnet::dev_operator;
@@ -47,9 +47,7 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 /// The attestation chain, read.
 fn chain_b(h: &Harness) -> anyhow::Result<(DynProvider, Address)> {
     let b = &h.devnet.manifest.attestation;
-    let provider = ProviderBuilder::new()
-        .connect_http(b.rpc_url.parse()?)
-        .erased();
+    let provider = openrail_chain::tls::reader(&b.rpc_url.parse()?)?;
     Ok((provider, b.attestation_registry.expect("a registry")))
 }
 

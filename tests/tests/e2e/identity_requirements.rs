@@ -374,7 +374,7 @@ async fn mandates_requiring_identity_are_enforced_by_the_api_and_the_chain() -> 
     let owner = openrail_chain::deploy::signer_provider(
         &h.settlement_deployment().rpc_url.parse()?,
         openrail_chain::devnet::dev_owner(),
-    );
+    )?;
     openrail_chain::deploy::mined(
         AttestationMirror::new(mirror, &owner)
             .removeAttester(operator)

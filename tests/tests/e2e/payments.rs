@@ -377,7 +377,7 @@ async fn a_refund_that_fails_is_recorded_failed() -> anyhow::Result<()> {
         .to_string();
     // The treasury withdraws the router's allowance: it can still receive, no longer pay.
     let d = h.settlement_deployment();
-    let treasury = signer_provider(h.devnet.settlement.rpc_url(), dev_treasury());
+    let treasury = signer_provider(h.devnet.settlement.rpc_url(), dev_treasury())?;
     TestStablecoin::new(d.tokens["USD"], treasury)
         .approve(d.router, U256::ZERO)
         .send()

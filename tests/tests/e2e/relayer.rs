@@ -266,7 +266,7 @@ async fn watcher_says_what_stopped_a_refused_transfer() -> anyhow::Result<()> {
     use openrail_chain::deploy::{mined, signer_provider};
     let f = fixture().await?;
     let d = f.h.settlement_deployment();
-    let as_payer = signer_provider(f.h.devnet.settlement.rpc_url(), dev_demo_payer());
+    let as_payer = signer_provider(f.h.devnet.settlement.rpc_url(), dev_demo_payer())?;
     mined(
         TestStablecoin::new(d.tokens["USD"], &as_payer)
             .approve(f.asm, U256::ZERO)
@@ -417,7 +417,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
 
 #[tokio::test]
 async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
-    use alloy::providers::{Provider, ProviderBuilder};
+    use alloy::providers::Provider;
     use openrail_chain::submitter::PullOutcome;
 
     let f = fixture().await?;
@@ -425,7 +425,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
         account_id: &f.account_id,
         mode: Mode::Testnet,
     };
-    let node = ProviderBuilder::new().connect_http(f.url.clone());
+    let node = openrail_chain::tls::reader(&f.url)?;
     pending_pull(&f, "pull_reorg", 2_500).await?;
     let req = PullRequest {
         intent: "pull_reorg".into(),

@@ -395,7 +395,7 @@ async fn deploy_then_serve_on_fresh_chains() -> anyhow::Result<()> {
     }
 
     // A rerun sends nothing (the owner's nonce stays) and keeps the record.
-    let reader = alloy::providers::ProviderBuilder::new().connect_http(a.rpc_url().clone());
+    let reader = openrail_chain::tls::reader(a.rpc_url())?;
     let owner = first.deployment.owner;
     let nonce = reader.get_transaction_count(owner).await?;
     let again = run(a.rpc_url().to_string(), record_a.clone()).await?;
@@ -534,8 +534,7 @@ async fn a_configuration_serves_testnet_and_mainnet_apart() -> anyhow::Result<()
     );
     let treasury = openrail_chain::devnet::dev_treasury().address().to_string();
     let main_operator = alloy::signers::local::PrivateKeySigner::random();
-    let provider =
-        |a: &Anvil| alloy::providers::ProviderBuilder::new().connect_http(a.rpc_url().clone());
+    let provider = |a: &Anvil| openrail_chain::tls::reader(a.rpc_url()).expect("a provider");
     provider(&main_chain)
         .anvil_set_balance(
             main_operator.address(),
@@ -734,7 +733,7 @@ async fn the_standard_json_input_recompiles_to_the_deployed_code() -> anyhow::Re
     ])
     .await?;
     let record = DeploymentRecord::read(&record)?;
-    let reader = alloy::providers::ProviderBuilder::new().connect_http(chain.rpc_url().clone());
+    let reader = openrail_chain::tls::reader(chain.rpc_url())?;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     // A record names each placed contract by its artifact, then what it is for
     // ("TestStablecoin USD").
