@@ -185,44 +185,126 @@ pub enum ApiError {
     Internal(String),
 }
 
-/// Every `code` [`ApiError::problem`] answers besides the decline reasons
-/// ([`DeclineReason::ALL`]): the document's `ErrorCode` enum is these and those.
-pub const ERROR_CODES: &[&str] = &[
-    "invalid_json",
-    "unsupported_media_type",
-    "parameter_missing",
-    "parameter_duplicated",
-    "parameter_unknown",
-    "parameter_invalid",
-    "amount_invalid",
-    "unauthenticated",
-    "forbidden",
-    "resource_missing",
-    "payload_too_large",
-    "not_found",
-    "invalid_request",
-    "uri_too_long",
-    "method_not_allowed",
-    "session_key_ceiling_exceeds_mandate",
-    "session_key_outside_mandate",
-    "payment_not_cancelable",
-    "payment_canceled",
-    "credential_exists",
-    "credential_revoked",
-    "verification_not_submittable",
-    "verification_not_cancelable",
-    "verification_not_verified",
-    "session_key_without_signer",
-    "idempotency_key_invalid",
-    "idempotency_key_reused",
-    "idempotency_in_progress",
-    "rate_limited",
-    "url_not_allowed",
-    "mainnet_unavailable",
-    "chain_unavailable",
-    "temporarily_unavailable",
-    "internal_error",
-];
+/// Declares [`ErrorCode`]: one row per code, with its HTTP status, title and where it is
+/// answered.
+macro_rules! error_codes {
+    ($($(#[$m:meta])* $variant:ident = $code:literal, $status:ident, $title:literal, $scope:ident;)+) => {
+        /// Every `code` of a problem that is neither a 409 conflict with an object's state
+        /// ([`Conflict`]) nor a 422 decline ([`DeclineReason`]): the one table of codes, with
+        /// each code's HTTP status, title and scope. [`ApiError::problem`], the OpenAPI
+        /// document (its `ErrorCode` enum and each response's codes) and the table in
+        /// `docs/errors-and-idempotency.md` (a test keeps it equal) are read off it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode { $($(#[$m])* $variant),+ }
+
+        impl ErrorCode {
+            /// Every code, in the table's order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),+];
+
+            /// The stable snake_case `code`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code),+ }
+            }
+
+            /// The HTTP status it answers with.
+            pub fn status(self) -> StatusCode {
+                match self { $(ErrorCode::$variant => StatusCode::$status),+ }
+            }
+
+            /// The problem's `title`.
+            pub fn title(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $title),+ }
+            }
+
+            /// Which requests may answer it.
+            pub fn scope(self) -> Scope {
+                match self { $(ErrorCode::$variant => Scope::$scope),+ }
+            }
+        }
+    };
+}
+
+/// Which requests may answer a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Any operation (the OpenAPI document lists it under every response of its status).
+    Every,
+    /// Some operations, which the document names one by one.
+    Some,
+    /// No operation: the router's own answers (no route, wrong method, a URI too long) and
+    /// the server's failure.
+    Server,
+}
+
+error_codes! {
+    /// The body is not valid JSON, or not a JSON object.
+    InvalidJson = "invalid_json", BAD_REQUEST, "Invalid JSON", Every;
+    /// A required field is absent.
+    ParameterMissing = "parameter_missing", BAD_REQUEST, "Missing parameter", Every;
+    /// A field appears twice in one JSON object.
+    ParameterDuplicated = "parameter_duplicated", BAD_REQUEST, "Duplicated parameter", Every;
+    /// A field is not one the endpoint knows.
+    ParameterUnknown = "parameter_unknown", BAD_REQUEST, "Unknown parameter", Every;
+    /// A field has the wrong type or value.
+    ParameterInvalid = "parameter_invalid", BAD_REQUEST, "Invalid parameter", Every;
+    /// An amount is malformed, zero, negative, too precise or too large.
+    AmountInvalid = "amount_invalid", BAD_REQUEST, "Invalid amount", Every;
+    /// The `Idempotency-Key` header is malformed.
+    IdempotencyKeyInvalid = "idempotency_key_invalid", BAD_REQUEST, "Invalid idempotency key", Every;
+    /// A webhook endpoint's URL may not receive this mode's webhooks.
+    UrlNotAllowed = "url_not_allowed", BAD_REQUEST, "URL not allowed", Every;
+    /// The HTTP framework refused the request before a handler ran (its own 4xx status).
+    InvalidRequest = "invalid_request", BAD_REQUEST, "Invalid request", Every;
+    /// No valid credential.
+    Unauthenticated = "unauthenticated", UNAUTHORIZED, "Unauthenticated", Every;
+    /// The credential may not do this.
+    Forbidden = "forbidden", FORBIDDEN, "Forbidden", Every;
+    /// The payer or a key's signer lacks an attestation its mandate requires.
+    IdentityRequirementUnmet = "identity_requirement_unmet", FORBIDDEN, "Identity requirement unmet", Some;
+    /// No such object for this account and mode.
+    ResourceMissing = "resource_missing", NOT_FOUND, "No such resource", Every;
+    /// No route for this path.
+    NotFound = "not_found", NOT_FOUND, "No such endpoint", Server;
+    /// The route exists, not for this method.
+    MethodNotAllowed = "method_not_allowed", METHOD_NOT_ALLOWED, "Method not allowed", Server;
+    /// The idempotency key's first request is still running.
+    IdempotencyInProgress = "idempotency_in_progress", CONFLICT, "Idempotent request in progress", Every;
+    /// The body is larger than the limit.
+    PayloadTooLarge = "payload_too_large", PAYLOAD_TOO_LARGE, "Request body too large", Every;
+    /// The request URI is longer than the server reads.
+    UriTooLong = "uri_too_long", URI_TOO_LONG, "URI too long", Server;
+    /// The request did not say `Content-Type: application/json`.
+    UnsupportedMediaType = "unsupported_media_type", UNSUPPORTED_MEDIA_TYPE, "Unsupported media type", Every;
+    /// The idempotency key was used with another request.
+    IdempotencyKeyReused = "idempotency_key_reused", UNPROCESSABLE_ENTITY, "Idempotency key reused", Every;
+    /// A session key's ceiling above its mandate's.
+    SessionKeyCeilingExceedsMandate = "session_key_ceiling_exceeds_mandate", UNPROCESSABLE_ENTITY, "Session key ceiling above the mandate's", Some;
+    /// A session key outside what its mandate's payer signed.
+    SessionKeyOutsideMandate = "session_key_outside_mandate", UNPROCESSABLE_ENTITY, "Session key outside what the payer signed", Some;
+    /// Too many requests.
+    RateLimited = "rate_limited", TOO_MANY_REQUESTS, "Too many requests", Every;
+    /// Mainnet keys work only when mainnet chains and bank are configured.
+    MainnetUnavailable = "mainnet_unavailable", SERVICE_UNAVAILABLE, "Mainnet unavailable", Every;
+    /// The account's payments settle on a chain this server does not serve in this mode.
+    ChainUnavailable = "chain_unavailable", SERVICE_UNAVAILABLE, "Chain unavailable", Some;
+    /// Briefly unavailable (the database, a chain, a server stopping): send it again.
+    TemporarilyUnavailable = "temporarily_unavailable", SERVICE_UNAVAILABLE, "Temporarily unavailable", Every;
+    /// A bug, logged.
+    InternalError = "internal_error", INTERNAL_SERVER_ERROR, "Internal error", Server;
+}
+
+/// Every `code` a problem may carry, once each: the table's, the conflicts' and the
+/// declines' (`identity_requirement_unmet` is both a 403 of the service, refused before
+/// anything is written, and a decline of the chain when a requirement lapses in flight).
+pub fn all_codes() -> impl Iterator<Item = &'static str> {
+    let mut seen = std::collections::HashSet::new();
+    ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(Conflict::ALL.iter().map(|c| c.as_str()))
+        .chain(DeclineReason::ALL.iter().map(|r| r.as_str()))
+        .filter(move |c| seen.insert(*c))
+}
 
 /// What a 409 conflict with an object's state is (defined with the services' errors).
 pub use openrail_engine::service::Conflict;
@@ -263,199 +345,88 @@ impl ApiError {
     /// Status, code, title and body members of this error.
     pub fn problem(&self) -> Problem {
         use ApiError as E;
-        let (status, code, title, param): (StatusCode, &'static str, &'static str, Option<String>) =
-            match self {
-                E::InvalidJson(_) => (
-                    StatusCode::BAD_REQUEST,
-                    "invalid_json",
-                    "Invalid JSON",
-                    None,
-                ),
-                E::UnsupportedMediaType => (
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "unsupported_media_type",
-                    "Unsupported media type",
-                    None,
-                ),
-                E::ParameterMissing { param } => (
-                    StatusCode::BAD_REQUEST,
-                    "parameter_missing",
-                    "Missing parameter",
-                    Some(param.clone()),
-                ),
-                E::ParameterDuplicated { param } => (
-                    StatusCode::BAD_REQUEST,
-                    "parameter_duplicated",
-                    "Duplicated parameter",
-                    Some(param.clone()),
-                ),
-                E::ParameterUnknown { param } => (
-                    StatusCode::BAD_REQUEST,
-                    "parameter_unknown",
-                    "Unknown parameter",
-                    Some(param.clone()),
-                ),
-                E::ParameterInvalid { param, .. } => (
-                    StatusCode::BAD_REQUEST,
-                    "parameter_invalid",
-                    "Invalid parameter",
-                    Some(param.clone()),
-                ),
-                E::AmountInvalid { param, .. } => (
-                    StatusCode::BAD_REQUEST,
-                    "amount_invalid",
-                    "Invalid amount",
-                    Some(param.clone()),
-                ),
-                E::Unauthenticated => (
-                    StatusCode::UNAUTHORIZED,
-                    "unauthenticated",
-                    "Unauthenticated",
-                    None,
-                ),
-                E::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
-                E::IdentityRequirementUnmet { holder, .. } => (
-                    StatusCode::FORBIDDEN,
-                    "identity_requirement_unmet",
-                    "Identity requirement unmet",
-                    Some((*holder).into()),
-                ),
-                E::ResourceMissing { .. } => (
-                    StatusCode::NOT_FOUND,
-                    "resource_missing",
-                    "No such resource",
-                    None,
-                ),
-                E::PayloadTooLarge { .. } => (
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "payload_too_large",
-                    "Request body too large",
-                    None,
-                ),
-                E::NotFound => (StatusCode::NOT_FOUND, "not_found", "No such endpoint", None),
-                E::Rejected { status, .. } => (
-                    StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_REQUEST),
-                    "invalid_request",
-                    "Invalid request",
-                    None,
-                ),
-                E::UriTooLong => (
-                    StatusCode::URI_TOO_LONG,
-                    "uri_too_long",
-                    "URI too long",
-                    None,
-                ),
-                E::MethodNotAllowed => (
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    "method_not_allowed",
-                    "Method not allowed",
-                    None,
-                ),
-                E::SessionKeyOutsideMandate { param, .. } => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "session_key_outside_mandate",
-                    "Session key outside what the payer signed",
-                    Some((*param).into()),
-                ),
-                E::SessionKeyCeilingExceedsMandate { .. } => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "session_key_ceiling_exceeds_mandate",
-                    "Session key ceiling above the mandate's",
-                    Some("max_amount".into()),
-                ),
-                E::Declined { reason, .. } => {
-                    let param = match reason {
-                        DeclineReason::DestinationNotAllowed => Some("destination".to_string()),
-                        DeclineReason::AllowanceExceeded => Some("amount".to_string()),
-                        DeclineReason::SignatureRequired | DeclineReason::SignatureInvalid => {
-                            Some("signature".to_string())
-                        }
-                        DeclineReason::NonceUsed => Some("nonce".to_string()),
-                        DeclineReason::AuthorizationExpired => None,
-                        DeclineReason::SessionKeyRevoked
-                        | DeclineReason::SessionKeyExpired
-                        | DeclineReason::MandateNotActive
-                        | DeclineReason::InsufficientFunds
-                        | DeclineReason::AllowanceInsufficient
-                        | DeclineReason::TransferFailed
-                        | DeclineReason::SessionKeyNotActive
-                        | DeclineReason::IdentityRequirementUnmet => None,
-                    };
-                    (
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        reason.as_str(),
-                        "Declined",
-                        param,
-                    )
-                }
-                E::Conflict { code, .. } => (StatusCode::CONFLICT, code.as_str(), "Conflict", None),
-                E::IdempotencyKeyInvalid => (
-                    StatusCode::BAD_REQUEST,
-                    "idempotency_key_invalid",
-                    "Invalid idempotency key",
-                    Some("Idempotency-Key".into()),
-                ),
-                E::IdempotencyKeyReused => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "idempotency_key_reused",
-                    "Idempotency key reused",
-                    Some("Idempotency-Key".into()),
-                ),
-                E::IdempotencyInProgress => (
-                    StatusCode::CONFLICT,
-                    "idempotency_in_progress",
-                    "Idempotent request in progress",
-                    None,
-                ),
-                E::RateLimited { .. } => (
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "rate_limited",
-                    "Too many requests",
-                    None,
-                ),
-                E::WebhookUrlRefused { .. } => (
-                    StatusCode::BAD_REQUEST,
-                    "url_not_allowed",
-                    "URL not allowed",
-                    Some("url".into()),
-                ),
-                E::MainnetUnavailable => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "mainnet_unavailable",
-                    "Mainnet unavailable",
-                    None,
-                ),
-                E::ChainUnavailable { .. } => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "chain_unavailable",
-                    "Chain unavailable",
-                    None,
-                ),
-                E::Store(StoreError::UnknownCursor) => (
-                    StatusCode::BAD_REQUEST,
-                    "parameter_invalid",
-                    "Invalid parameter",
-                    Some("starting_after".into()),
-                ),
-                E::Store(e) if e.is_transient() => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "temporarily_unavailable",
-                    "Temporarily unavailable",
-                    None,
-                ),
-                E::Chain(e) if e.is_transient() => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "temporarily_unavailable",
-                    "Temporarily unavailable",
-                    None,
-                ),
-                E::Store(_) | E::Chain(_) | E::Internal(_) => (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal_error",
-                    "Internal error",
-                    None,
-                ),
-            };
+        /// Where a problem's code comes from.
+        enum Head {
+            Code(ErrorCode),
+            Declined(DeclineReason),
+            Conflict(Conflict),
+        }
+        use ErrorCode as C;
+        let code = |c: ErrorCode| Head::Code(c);
+        let named = |p: &str| Some(p.to_string());
+        let (head, param): (Head, Option<String>) = match self {
+            E::InvalidJson(_) => (code(C::InvalidJson), None),
+            E::UnsupportedMediaType => (code(C::UnsupportedMediaType), None),
+            E::ParameterMissing { param } => (code(C::ParameterMissing), named(param)),
+            E::ParameterDuplicated { param } => (code(C::ParameterDuplicated), named(param)),
+            E::ParameterUnknown { param } => (code(C::ParameterUnknown), named(param)),
+            E::ParameterInvalid { param, .. } => (code(C::ParameterInvalid), named(param)),
+            E::AmountInvalid { param, .. } => (code(C::AmountInvalid), named(param)),
+            E::Unauthenticated => (code(C::Unauthenticated), None),
+            E::Forbidden(_) => (code(C::Forbidden), None),
+            E::IdentityRequirementUnmet { holder, .. } => {
+                (code(C::IdentityRequirementUnmet), named(holder))
+            }
+            E::ResourceMissing { .. } => (code(C::ResourceMissing), None),
+            E::PayloadTooLarge { .. } => (code(C::PayloadTooLarge), None),
+            E::NotFound => (code(C::NotFound), None),
+            E::Rejected { .. } => (code(C::InvalidRequest), None),
+            E::UriTooLong => (code(C::UriTooLong), None),
+            E::MethodNotAllowed => (code(C::MethodNotAllowed), None),
+            E::SessionKeyOutsideMandate { param, .. } => {
+                (code(C::SessionKeyOutsideMandate), named(param))
+            }
+            E::SessionKeyCeilingExceedsMandate { .. } => (
+                code(C::SessionKeyCeilingExceedsMandate),
+                named("max_amount"),
+            ),
+            E::Declined { reason, .. } => {
+                let param = match reason {
+                    DeclineReason::DestinationNotAllowed => named("destination"),
+                    DeclineReason::AllowanceExceeded => named("amount"),
+                    DeclineReason::SignatureRequired | DeclineReason::SignatureInvalid => {
+                        named("signature")
+                    }
+                    DeclineReason::NonceUsed => named("nonce"),
+                    DeclineReason::AuthorizationExpired
+                    | DeclineReason::SessionKeyRevoked
+                    | DeclineReason::SessionKeyExpired
+                    | DeclineReason::MandateNotActive
+                    | DeclineReason::InsufficientFunds
+                    | DeclineReason::AllowanceInsufficient
+                    | DeclineReason::TransferFailed
+                    | DeclineReason::SessionKeyNotActive
+                    | DeclineReason::IdentityRequirementUnmet => None,
+                };
+                (Head::Declined(*reason), param)
+            }
+            E::Conflict { code, .. } => (Head::Conflict(*code), None),
+            E::IdempotencyKeyInvalid => (code(C::IdempotencyKeyInvalid), named("Idempotency-Key")),
+            E::IdempotencyKeyReused => (code(C::IdempotencyKeyReused), named("Idempotency-Key")),
+            E::IdempotencyInProgress => (code(C::IdempotencyInProgress), None),
+            E::RateLimited { .. } => (code(C::RateLimited), None),
+            E::WebhookUrlRefused { .. } => (code(C::UrlNotAllowed), named("url")),
+            E::MainnetUnavailable => (code(C::MainnetUnavailable), None),
+            E::ChainUnavailable { .. } => (code(C::ChainUnavailable), None),
+            E::Store(StoreError::UnknownCursor) => {
+                (code(C::ParameterInvalid), named("starting_after"))
+            }
+            E::Store(e) if e.is_transient() => (code(C::TemporarilyUnavailable), None),
+            E::Chain(e) if e.is_transient() => (code(C::TemporarilyUnavailable), None),
+            E::Store(_) | E::Chain(_) | E::Internal(_) => (code(C::InternalError), None),
+        };
+        let (status, code, title) = match head {
+            Head::Code(c) => (c.status(), c.as_str(), c.title()),
+            Head::Declined(r) => (StatusCode::UNPROCESSABLE_ENTITY, r.as_str(), "Declined"),
+            Head::Conflict(c) => (StatusCode::CONFLICT, c.as_str(), "Conflict"),
+        };
+        // The framework's refusals keep the framework's own 4xx status.
+        let status = match self {
+            E::Rejected { status, .. } => {
+                StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_REQUEST)
+            }
+            _ => status,
+        };
         let detail = if status.is_server_error() {
             match self {
                 E::MainnetUnavailable | E::ChainUnavailable { .. } => self.to_string(),
@@ -575,9 +546,74 @@ impl From<openrail_engine::service::ServiceError> for ApiError {
     }
 }
 
+/// The table of statuses and codes in `docs/errors-and-idempotency.md` (between its
+/// `error-codes` markers), rendered from [`ErrorCode`], [`Conflict`] and [`DeclineReason`]:
+/// a test keeps the document equal to it.
+pub fn codes_table_markdown() -> String {
+    let meaning = |status: u16| match status {
+        400 => "malformed: fix the request",
+        401 => "no valid credential",
+        403 => "the credential may not do this, or an identity the mandate requires is missing",
+        404 => "no such object for this account and mode, or no such endpoint",
+        405 => "the path exists, not with this method",
+        409 => {
+            "the same `Idempotency-Key` is still running (retry); or the object's state rules the request out (final: do not retry)"
+        }
+        413 => "body over 64 KiB",
+        414 => "URI over 8 KiB",
+        415 => "not JSON",
+        422 => "well-formed, but a business rule declines it; nothing moved",
+        429 => "too many requests (with `Retry-After`)",
+        500 => "a bug, logged",
+        503 => "mainnet not configured, or briefly unavailable: send it again",
+        _ => "",
+    };
+    let mut statuses: Vec<u16> = ErrorCode::ALL.iter().map(|c| c.status().as_u16()).collect();
+    statuses.sort_unstable();
+    statuses.dedup();
+    let mut out = String::from("| Status | Meaning | Codes |\n|---|---|---|\n");
+    for status in statuses {
+        let mut codes: Vec<&str> = ErrorCode::ALL
+            .iter()
+            .filter(|c| c.status().as_u16() == status)
+            .map(|c| c.as_str())
+            .collect();
+        match status {
+            409 => codes.extend(Conflict::ALL.iter().map(|c| c.as_str())),
+            422 => codes.extend(DeclineReason::ALL.iter().map(|r| r.as_str())),
+            _ => {}
+        }
+        let codes: Vec<String> = codes.iter().map(|c| format!("`{c}`")).collect();
+        out.push_str(&format!(
+            "| {status} | {} | {} |\n",
+            meaning(status),
+            codes.join(", ")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `docs/errors-and-idempotency.md` lists exactly the codes of the table.
+    #[test]
+    fn the_documented_table_is_the_codes_table() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/errors-and-idempotency.md"
+        );
+        let doc = std::fs::read_to_string(path).unwrap();
+        let (start, end) = ("<!-- error-codes:start -->\n", "<!-- error-codes:end -->");
+        let from = doc.find(start).expect("the start marker") + start.len();
+        let to = doc.find(end).expect("the end marker");
+        let expected = codes_table_markdown();
+        assert!(
+            doc[from..to] == expected,
+            "docs/errors-and-idempotency.md's table differs from api::error's; put this between the markers:\n{expected}"
+        );
+    }
 
     /// Every variant's code is one the document lists.
     #[test]
@@ -632,17 +668,18 @@ mod tests {
                 chain: "attestation",
             },
             ApiError::Store(StoreError::UnknownCursor),
+            ApiError::Chain(ChainError::Journal(s())),
             ApiError::Internal(s()),
         ];
+        let produced: Vec<&str> = all.iter().map(|e| e.problem().code).collect();
+        for c in ErrorCode::ALL {
+            assert!(produced.contains(&c.as_str()), "no error answers {c:?}");
+        }
         for e in all {
             let code = e.problem().code;
             // The document's `ErrorCode` enum is both lists (`identity_requirement_unmet`
             // is a decline reason too: the chain's, when a requirement lapses in flight).
-            assert!(
-                ERROR_CODES.contains(&code)
-                    || DeclineReason::ALL.iter().any(|r| r.as_str() == code),
-                "{code} is not in ERROR_CODES"
-            );
+            assert!(all_codes().any(|c| c == code), "{code} is not a code");
         }
         for code in Conflict::ALL {
             let e = ApiError::Conflict {
@@ -651,7 +688,7 @@ mod tests {
             };
             assert_eq!(e.problem().code, code.as_str());
             assert_eq!(e.problem().status, 409);
-            assert!(ERROR_CODES.contains(&code.as_str()), "{code:?}");
+            assert!(all_codes().any(|c| c == code.as_str()), "{code:?}");
         }
         for reason in DeclineReason::ALL {
             let e = ApiError::Declined {

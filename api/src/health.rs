@@ -84,11 +84,12 @@ pub async fn refuse_while_draining(
     if !state.lifecycle.is_draining() || probe {
         return next.run(req).await;
     }
-    let code = "temporarily_unavailable";
+    let c = crate::error::ErrorCode::TemporarilyUnavailable;
+    let code = c.as_str();
     let problem = crate::error::Problem {
         type_: format!("https://docs.openrail.dev/errors/{code}"),
-        title: "Temporarily unavailable",
-        status: 503,
+        title: c.title(),
+        status: c.status().as_u16(),
         detail: "this server is stopping and took nothing from this request: send it again".into(),
         code,
         param: None,

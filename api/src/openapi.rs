@@ -980,82 +980,71 @@ impl Doc {
     }
 }
 
-/// The codes each error status answers with, for the responses' descriptions.
+/// The codes each error status answers with, for the responses' descriptions: the codes
+/// of that status every operation may answer (`error::ErrorCode`'s table), then those of
+/// this operation.
 fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
-    let codes: Vec<&'static str> = match status {
-        400 => vec![
-            "invalid_json",
-            "parameter_missing",
-            "parameter_duplicated",
-            "parameter_unknown",
-            "parameter_invalid",
-            "amount_invalid",
-            "idempotency_key_invalid",
-            "url_not_allowed",
-            "invalid_request",
-        ],
-        401 => vec!["unauthenticated"],
-        403 => match op {
-            Op::CreateMandate | Op::CreateSessionKey | Op::CreateDebitPull => {
-                vec!["forbidden", "identity_requirement_unmet"]
-            }
-            _ => vec!["forbidden"],
-        },
-        404 => vec!["resource_missing"],
-        409 => {
-            let mut c = vec!["idempotency_in_progress"];
-            match op {
-                Op::CancelPayment => c.push("payment_not_cancelable"),
-                Op::AuthorizePayment => c.push("payment_canceled"),
-                Op::IssueCredential => c.push("credential_exists"),
-                Op::UpdateCredentialStatus | Op::CreateAttestation => c.push("credential_revoked"),
-                Op::SubmitIdentityVerification => c.push("verification_not_submittable"),
-                Op::CancelIdentityVerification => c.push("verification_not_cancelable"),
-                Op::GetIdentityVerificationCredential => c = vec!["verification_not_verified"],
-                Op::IssueAgentCredential => c.push("session_key_without_signer"),
-                _ => {}
-            }
-            c
+    use crate::error::{Conflict as K, ErrorCode as C, Scope};
+    use DeclineReason as D;
+    let mut codes: Vec<&'static str> = C::ALL
+        .iter()
+        .filter(|c| c.status().as_u16() == status && c.scope() == Scope::Every)
+        .map(|c| c.as_str())
+        .collect();
+    let (own, conflicts, declines): (&[C], &[K], &[D]) = match (status, op) {
+        (403, Op::CreateMandate | Op::CreateSessionKey | Op::CreateDebitPull) => {
+            (&[C::IdentityRequirementUnmet], &[], &[])
         }
-        413 => vec!["payload_too_large"],
-        415 => vec!["unsupported_media_type"],
-        422 => {
-            let mut c = vec!["idempotency_key_reused"];
-            match op {
-                Op::CreateDebitPull => c.extend(DeclineReason::ALL.iter().map(|r| r.as_str())),
-                Op::CreateSessionKey => c.extend([
-                    "session_key_ceiling_exceeds_mandate",
-                    "session_key_outside_mandate",
-                    "mandate_not_active",
-                ]),
-                Op::AuthorizeMandate => c.extend([
-                    "signature_invalid",
-                    "authorization_expired",
-                    "mandate_not_active",
-                ]),
-                Op::AuthorizePayment => c.extend(["signature_invalid", "authorization_expired"]),
-                Op::CancelMandate => c.push("mandate_not_active"),
-                Op::IssueAgentCredential => c.extend([
-                    "session_key_revoked",
-                    "session_key_expired",
-                    "session_key_not_active",
-                    "mandate_not_active",
-                ]),
-                _ => {}
-            }
-            c
+        (409, Op::CancelPayment) => (&[], &[K::PaymentNotCancelable], &[]),
+        (409, Op::AuthorizePayment) => (&[], &[K::PaymentCanceled], &[]),
+        (409, Op::IssueCredential) => (&[], &[K::CredentialExists], &[]),
+        (409, Op::UpdateCredentialStatus | Op::CreateAttestation) => {
+            (&[], &[K::CredentialRevoked], &[])
         }
-        429 => vec!["rate_limited"],
-        503 => match op {
-            Op::CreatePayment | Op::CreateAttestation => vec![
-                "mainnet_unavailable",
-                "chain_unavailable",
-                "temporarily_unavailable",
+        (409, Op::SubmitIdentityVerification) => (&[], &[K::VerificationNotSubmittable], &[]),
+        (409, Op::CancelIdentityVerification) => (&[], &[K::VerificationNotCancelable], &[]),
+        (409, Op::GetIdentityVerificationCredential) => {
+            // A read: no Idempotency-Key, so only the session's state.
+            codes.clear();
+            (&[], &[K::VerificationNotVerified], &[])
+        }
+        (409, Op::IssueAgentCredential) => (&[], &[K::SessionKeyWithoutSigner], &[]),
+        (422, Op::CreateDebitPull) => (&[], &[], D::ALL),
+        (422, Op::CreateSessionKey) => (
+            &[
+                C::SessionKeyCeilingExceedsMandate,
+                C::SessionKeyOutsideMandate,
             ],
-            _ => vec!["mainnet_unavailable", "temporarily_unavailable"],
-        },
-        _ => vec![],
+            &[],
+            &[D::MandateNotActive],
+        ),
+        (422, Op::AuthorizeMandate) => (
+            &[],
+            &[],
+            &[
+                D::SignatureInvalid,
+                D::AuthorizationExpired,
+                D::MandateNotActive,
+            ],
+        ),
+        (422, Op::AuthorizePayment) => (&[], &[], &[D::SignatureInvalid, D::AuthorizationExpired]),
+        (422, Op::CancelMandate) => (&[], &[], &[D::MandateNotActive]),
+        (422, Op::IssueAgentCredential) => (
+            &[],
+            &[],
+            &[
+                D::SessionKeyRevoked,
+                D::SessionKeyExpired,
+                D::SessionKeyNotActive,
+                D::MandateNotActive,
+            ],
+        ),
+        (503, Op::CreatePayment | Op::CreateAttestation) => (&[C::ChainUnavailable], &[], &[]),
+        _ => (&[], &[], &[]),
     };
+    codes.extend(own.iter().map(|c| c.as_str()));
+    codes.extend(conflicts.iter().map(|c| c.as_str()));
+    codes.extend(declines.iter().map(|d| d.as_str()));
     let what = match status {
         400 => {
             "The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it)"
@@ -1174,7 +1163,7 @@ fn components() -> Map<String, Value> {
     out.insert("Problem".into(), problem_schema());
     out.insert("ErrorCode".into(), json!({
         "type": "string",
-        "enum": crate::error::ERROR_CODES.iter().copied().chain(DeclineReason::ALL.iter().map(|r| r.as_str())).collect::<Vec<_>>(),
+        "enum": crate::error::all_codes().collect::<Vec<_>>(),
         "description": "Stable snake_case code of a problem; see each response's description for the codes of its status",
     }));
     out.insert(

@@ -1204,7 +1204,7 @@ export interface components {
          * @description Stable snake_case code of a problem; see each response's description for the codes of its status
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unsupported_media_type" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "unauthenticated" | "forbidden" | "resource_missing" | "payload_too_large" | "not_found" | "invalid_request" | "uri_too_long" | "method_not_allowed" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "session_key_without_signer" | "idempotency_key_invalid" | "idempotency_key_reused" | "idempotency_in_progress" | "rate_limited" | "url_not_allowed" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used" | "identity_requirement_unmet";
+        ErrorCode: "invalid_json" | "parameter_missing" | "parameter_duplicated" | "parameter_unknown" | "parameter_invalid" | "amount_invalid" | "idempotency_key_invalid" | "url_not_allowed" | "invalid_request" | "unauthenticated" | "forbidden" | "identity_requirement_unmet" | "resource_missing" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "session_key_ceiling_exceeds_mandate" | "session_key_outside_mandate" | "rate_limited" | "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable" | "internal_error" | "payment_not_cancelable" | "payment_canceled" | "credential_exists" | "credential_revoked" | "verification_not_submittable" | "verification_not_cancelable" | "verification_not_verified" | "session_key_without_signer" | "session_key_revoked" | "session_key_expired" | "mandate_not_active" | "allowance_exceeded" | "destination_not_allowed" | "insufficient_funds" | "allowance_insufficient" | "transfer_failed" | "session_key_not_active" | "signature_required" | "signature_invalid" | "authorization_expired" | "nonce_used";
         /** @description Something that happened to one of the account's objects. */
         Event: {
             /** @description When. */
@@ -3629,7 +3629,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `chain_unavailable`, `temporarily_unavailable`. */
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`, `chain_unavailable`. */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3639,7 +3639,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable";
+                        code?: "mainnet_unavailable" | "temporarily_unavailable" | "chain_unavailable";
                     };
                 };
             };
@@ -6664,7 +6664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `chain_unavailable`, `temporarily_unavailable`. */
+            /** @description Mainnet is not configured, or the database or chain is briefly unavailable. Codes: `mainnet_unavailable`, `temporarily_unavailable`, `chain_unavailable`. */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6674,7 +6674,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "mainnet_unavailable" | "chain_unavailable" | "temporarily_unavailable";
+                        code?: "mainnet_unavailable" | "temporarily_unavailable" | "chain_unavailable";
                     };
                 };
             };
