@@ -1,7 +1,11 @@
-//! The axum HTTP API (`/v1`): authentication, validation, the one mapping from errors to
-//! problem+json ([`error`]), idempotency, rate limits, and the agentic-debit resources
-//! (mandates, session keys, debit pulls). It persists through `openrail-store` and turns
-//! requests into transactions through `openrail-chain`'s submitter; it holds no SQL.
+//! The axum HTTP API (`/v1`, the dashboard, the hosted consent page): authentication,
+//! validation, the one mapping from errors to problem+json ([`error`]), idempotency, rate
+//! limits, and every resource (mandates, session keys, debit pulls, payments, bank
+//! accounts, events, webhook endpoints, identity). A handler parses the request, asks the
+//! engine's services (`openrail-engine`) to judge and write it — the object, its events
+//! and its work in one database transaction — and answers with the object as it is when
+//! the engine has sent the work, or 202 past the request's wait. It sends no transaction
+//! and holds no SQL.
 
 pub mod account;
 pub mod agent_credentials;
