@@ -177,7 +177,7 @@ pub async fn issue_agent_credential(
         .store
         .session_key(p.scope(), &id)
         .await
-        .map_err(missing("session_key", &id))?;
+        .map_err(missing("session_key", id.as_str()))?;
     if let Some(c) = state.store.agent_credential(p.scope(), &id).await? {
         return answer(StatusCode::OK, &c);
     }
@@ -249,7 +249,7 @@ pub async fn get_agent_credential(
         .store
         .session_key(p.scope(), &id)
         .await
-        .map_err(missing("session_key", &id))?;
+        .map_err(missing("session_key", id.as_str()))?;
     match state.store.agent_credential(p.scope(), &id).await? {
         Some(c) => answer(StatusCode::OK, &c),
         None => Err(ApiError::ResourceMissing {

@@ -168,7 +168,7 @@ pub(crate) async fn render_mandate(
     let now = now_ms();
     let snap = Snapshot::Mandate {
         current_epoch: state.store.mandate_use(m, now).await?,
-        authorization: state.store.authorization(&m.id).await?,
+        authorization: state.store.authorization(m.id.as_str()).await?,
         mandate: m.clone(),
     };
     represent::mandate(state, &snap, now)
@@ -349,7 +349,7 @@ pub async fn get_mandate(
         .store
         .mandate(p.scope(), &id)
         .await
-        .map_err(missing("mandate", &id))?;
+        .map_err(missing("mandate", id.as_str()))?;
     Ok(json(StatusCode::OK, render_mandate(&state, &m).await?))
 }
 
@@ -481,7 +481,7 @@ pub async fn get_session_key(
         .store
         .session_key(p.scope(), &id)
         .await
-        .map_err(missing("session_key", &id))?;
+        .map_err(missing("session_key", id.as_str()))?;
     let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
     Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?))
 }
@@ -730,7 +730,7 @@ pub async fn get_pull(
         .store
         .pull(p.scope(), &id)
         .await
-        .map_err(missing("debit_pull", &id))?;
+        .map_err(missing("debit_pull", id.as_str()))?;
     if let Principal::Agent { session_key_id, .. } = &p
         && *session_key_id != pull.session_key_id
     {

@@ -334,7 +334,7 @@ pub async fn create_attestation(
         updated_at: now,
     };
     link_created(&state, &format!("/v1/identity/attestations/{}", a.id)).await?;
-    let waiter = openrail_engine::waiter(&chain, &a.id);
+    let waiter = openrail_engine::waiter(&chain, a.id.as_str());
     state.store.insert_attestation(&a).await?;
     let store = &state.store;
     let id = &a.id;
@@ -369,7 +369,7 @@ pub async fn get_attestation(
         .store
         .attestation(p.scope(), &id)
         .await
-        .map_err(missing("identity_attestation", &id))?;
+        .map_err(missing("identity_attestation", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(views::attestation(&a, now_ms()))).into_response())
 }
 
@@ -429,14 +429,14 @@ pub async fn revoke_attestation(
         .store
         .attestation(p.scope(), &id)
         .await
-        .map_err(missing("identity_attestation", &id))?;
+        .map_err(missing("identity_attestation", id.as_str()))?;
     if !openrail_store::attestations::revocable(a.status) {
         return Ok((StatusCode::OK, axum::Json(views::attestation(&a, now_ms()))).into_response());
     }
     let chain = net.on_chain(a.chain_id).ok_or(ApiError::ChainUnavailable {
         chain: "attestation",
     })?;
-    let waiter = openrail_engine::waiter(chain, &id);
+    let waiter = openrail_engine::waiter(chain, id.as_str());
     state
         .store
         .request_attestation_revoke(p.scope(), &id, now_ms())

@@ -108,7 +108,7 @@ pub async fn get_bank_account(
         .store
         .bank_account(p.scope(), &id)
         .await
-        .map_err(missing("bank_account", &id))?;
+        .map_err(missing("bank_account", id.as_str()))?;
     let transfers = state.store.bank_transfers(&account.id).await?;
     Ok((
         StatusCode::OK,

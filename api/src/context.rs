@@ -81,9 +81,9 @@ impl Principal {
     /// credential's id is an account's).
     pub fn credential_id(&self) -> &str {
         match self {
-            Principal::Account(p) => &p.key_id,
-            Principal::Agent { session_key_id, .. } => session_key_id,
-            Principal::Dashboard { account_id, .. } => account_id,
+            Principal::Account(p) => p.key_id.as_str(),
+            Principal::Agent { session_key_id, .. } => session_key_id.as_str(),
+            Principal::Dashboard { account_id, .. } => account_id.as_str(),
         }
     }
 

@@ -147,6 +147,6 @@ pub async fn get_event(
         .store
         .event(p.scope(), &id)
         .await
-        .map_err(missing("event", &id))?;
+        .map_err(missing("event", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(render(&state, &e)?)).into_response())
 }

@@ -33,7 +33,7 @@ use openrail_store::{BankAccountId, PaymentId, now_ms};
 /// A payment as the API shows it now, with its `authorization`.
 pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
     let snap = Snapshot::Payment {
-        authorization: state.store.authorization(&p.id).await?,
+        authorization: state.store.authorization(p.id.as_str()).await?,
         payment: p.clone(),
     };
     represent::payment(state, &snap, now_ms())
@@ -207,7 +207,7 @@ pub async fn get_payment(
         .store
         .payment(p.scope(), &id)
         .await
-        .map_err(missing("payment", &id))?;
+        .map_err(missing("payment", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response())
 }
 

@@ -125,7 +125,7 @@ pub async fn get_verification(
         .store
         .verification(p.scope(), &id)
         .await
-        .map_err(missing("identity_verification", &id))?;
+        .map_err(missing("identity_verification", id.as_str()))?;
     Ok(answer(StatusCode::OK, &v))
 }
 
@@ -166,7 +166,7 @@ pub async fn submit_verification(
         .await
         .map_err(refused(
             Conflict::VerificationNotSubmittable,
-            &id,
+            id.as_str(),
             "only a session waiting for input (requires_input) may be submitted",
         ))?;
     Ok(answer(StatusCode::OK, &v))
@@ -186,7 +186,7 @@ pub async fn cancel_verification(
         .await
         .map_err(refused(
             Conflict::VerificationNotCancelable,
-            &id,
+            id.as_str(),
             "only a session waiting for input (requires_input) may be canceled",
         ))?;
     Ok(answer(StatusCode::OK, &v))
@@ -206,7 +206,7 @@ pub async fn get_verification_credential(
         .store
         .verification_credential(p.scope(), &id)
         .await
-        .map_err(missing("identity_verification", &id))?;
+        .map_err(missing("identity_verification", id.as_str()))?;
     let Some(text) = stored else {
         return Err(ApiError::Conflict {
             code: Conflict::VerificationNotVerified,

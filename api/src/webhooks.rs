@@ -121,7 +121,7 @@ pub async fn get_webhook_endpoint(
         .store
         .webhook_endpoint(p.scope(), &id)
         .await
-        .map_err(missing("webhook_endpoint", &id))?;
+        .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
 }
 
@@ -188,7 +188,7 @@ pub async fn update_webhook_endpoint(
         .store
         .update_webhook_endpoint(p.scope(), &id, &change, now_ms())
         .await
-        .map_err(missing("webhook_endpoint", &id))?;
+        .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
 }
 
@@ -204,7 +204,7 @@ pub async fn delete_webhook_endpoint(
         .store
         .delete_webhook_endpoint(p.scope(), &id)
         .await
-        .map_err(missing("webhook_endpoint", &id))?;
+        .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(
         StatusCode::OK,
         types::DeletedWebhookEndpoint {
@@ -231,7 +231,7 @@ pub async fn rotate_webhook_secret(
         .store
         .rotate_webhook_secret(p.scope(), &id, &secret, now + overlap, now)
         .await
-        .map_err(missing("webhook_endpoint", &id))?;
+        .map_err(missing("webhook_endpoint", id.as_str()))?;
     let mut v = views::webhook_endpoint(&e);
     v.secret = Some(secret);
     Ok(json_response(StatusCode::OK, v))
@@ -252,7 +252,7 @@ pub async fn list_webhook_deliveries(
         .store
         .webhook_endpoint(p.scope(), &id)
         .await
-        .map_err(missing("webhook_endpoint", &id))?;
+        .map_err(missing("webhook_endpoint", id.as_str()))?;
     let page = state
         .store
         .list_webhook_deliveries(p.scope(), &id, limit, after.as_deref())
@@ -293,7 +293,7 @@ pub async fn redeliver_event(
                 kind: "event or webhook_endpoint",
                 id: format!("{id} / {ep}"),
             },
-            (e, _) => missing("event", &id)(e),
+            (e, _) => missing("event", id.as_str())(e),
         })?;
     let data = deliveries.iter().map(views::webhook_delivery).collect();
     Ok(json_response(

@@ -34,6 +34,7 @@ macro_rules! string_enum {
 }
 
 pub mod epoch;
+pub mod ids;
 pub mod money;
 pub mod status;
 

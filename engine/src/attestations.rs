@@ -175,7 +175,10 @@ pub(crate) async fn relay(store: &Store, net: &Network) {
         let hash = match step {
             RelayStep::Attested => a.tx_hash.clone(),
             RelayStep::Revoked => {
-                match store.succeeded_tx(&a.id, TxKind::RevokeAttestation).await {
+                match store
+                    .succeeded_tx(a.id.as_str(), TxKind::RevokeAttestation)
+                    .await
+                {
                     Ok(h) => h,
                     Err(e) => {
                         tracing::warn!(attestation = %a.id, error = %e, "reading the revoke transaction failed");

@@ -500,7 +500,7 @@ async fn deliver(
             if m.status != MandateStatus::Pending {
                 return Ok(None);
             }
-            let auth = store.authorization(&m.id).await.map_err(logged)?;
+            let auth = store.authorization(m.id.as_str()).await.map_err(logged)?;
             let call = create_mandate_call(&m, net, auth.as_ref());
             if send(store, net, call, w).await? == Sent::Unsent {
                 store
@@ -563,7 +563,7 @@ async fn deliver(
             let journaled = match journaled {
                 Some(j) => j,
                 None => store
-                    .journaled_status(&id, TxKind::PullBatch)
+                    .journaled_status(id.as_str(), TxKind::PullBatch)
                     .await
                     .map_err(logged)?
                     .is_some(),
@@ -581,7 +581,7 @@ async fn deliver(
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
                 store
-                    .close_work(&p.id, w.kind, now_ms())
+                    .close_work(p.id.as_str(), w.kind, now_ms())
                     .await
                     .map_err(logged)?;
                 return Ok(None);
@@ -606,7 +606,7 @@ async fn deliver(
             };
             // The receipt the attestation chain's operator signed for this mirror; none
             // left to record when the mirror has it (or a later one) already.
-            let Some(json) = store.receipt_to_record(&id).await.map_err(logged)? else {
+            let Some(json) = store.receipt_to_record(id.as_str()).await.map_err(logged)? else {
                 return Ok(None);
             };
             let call = openrail_chain::attestations::SignedReceipt::from_json(&json)
@@ -734,7 +734,7 @@ pub(crate) fn create_mandate_call(
         None => Address::ZERO,
     };
     let terms = openrail_chain::bindings::IAllowanceStateMachine::MandateTerms {
-        salt: openrail_chain::consent::salt(&m.id),
+        salt: openrail_chain::consent::salt(m.id.as_str()),
         payer: m.payer_address.parse().ok()?,
         token: *net.tokens.get(&m.currency)?,
         maxAmount: token_units(Amount::from_minor(m.max_amount, m.currency)?),
@@ -793,7 +793,7 @@ fn issue_key_call(k: &SessionKey, m: &Mandate) -> Option<Bytes> {
     Some(
         AllowanceStateMachine::issueSessionKeyCall {
             terms: openrail_chain::bindings::IAllowanceStateMachine::KeyTerms {
-                salt: openrail_chain::consent::salt(&k.id),
+                salt: openrail_chain::consent::salt(k.id.as_str()),
                 mandateId: m.onchain_id.parse().ok()?,
                 expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
                 maxAmount: max,
@@ -875,7 +875,7 @@ async fn submit_and_record(
             // mined (or is mined and its receipt was missed): the pull stays `pending` for
             // the watcher, and a restart rebroadcasts it. Only a pull with no live
             // transaction has failed.
-            match store.tx_status_for_intent(id).await {
+            match store.tx_status_for_intent(id.as_str()).await {
                 Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
                     tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
                     return Err(Left);
@@ -921,7 +921,7 @@ mod tests {
         m.payees = vec![PAYEE_A.into(), PAYEE_B.into()];
         m.onchain_id = openrail_chain::consent::mandate_id(
             m.payer_address.parse().unwrap(),
-            openrail_chain::consent::salt(&m.id),
+            openrail_chain::consent::salt(m.id.as_str()),
         )
         .to_string();
         m

@@ -162,8 +162,14 @@ pub async fn prepare(
         tx_hash: None,
         created_at: now,
     };
-    let authorization = wallet
-        .then(|| crate::consent::ask(&mandate.id, &mandate.payer_address, authorization_ttl, now));
+    let authorization = wallet.then(|| {
+        crate::consent::ask(
+            mandate.id.as_str(),
+            &mandate.payer_address,
+            authorization_ttl,
+            now,
+        )
+    });
     Ok(Prepared {
         mandate,
         authorization,
@@ -216,7 +222,7 @@ pub async fn accept<'a>(
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     crate::consent::write_asking(
         net,
-        &prepared.mandate.id,
+        prepared.mandate.id.as_str(),
         prepared.authorization.is_some(),
         || store.insert_mandate_with(&prepared.mandate, prepared.authorization.as_ref()),
     )
@@ -265,7 +271,7 @@ pub async fn authorize<'a>(
         }
     }
     let auth = store
-        .authorization(&m.id)
+        .authorization(m.id.as_str())
         .await?
         .ok_or_else(|| ServiceError::Internal(format!("mandate {id} has no authorization")))?;
     let msg = crate::consent::mandate_message(&m, net, &auth)
@@ -274,11 +280,11 @@ pub async fn authorize<'a>(
     let digest = msg.digest(net.chain_id, net.state_machine()?);
     let signature =
         crate::consent::check_given(net, &auth, msg.payer, digest, signature, now).await?;
-    let waiter = waiter(net, &m.id);
+    let waiter = waiter(net, m.id.as_str());
     if store
         .authorize(
             openrail_store::consent::Authorizable::Mandate,
-            &m.id,
+            m.id.as_str(),
             &signature,
             now,
         )
@@ -317,7 +323,7 @@ pub async fn cancel<'a>(
             ),
         }),
         MandateStatus::Active => {
-            let waiter = waiter(net, &m.id);
+            let waiter = waiter(net, m.id.as_str());
             store.request_cancel(&m.id, now).await?;
             Ok(Step::Queued(waiter))
         }

@@ -194,7 +194,7 @@ pub async fn accept<'a>(
     prepared: Prepared,
 ) -> Result<(DebitPull, Waiter<'a>), ServiceError> {
     let pull = prepared.pull;
-    let mut waiter = waiter(net, &pull.id);
+    let mut waiter = waiter(net, pull.id.as_str());
     stages::mark("accepted", [pull.id.as_str()]);
     // A pull to send, in the process that sends: taken for this process's engine before
     // it is visible, handed to it once committed.

@@ -226,7 +226,7 @@ pub async fn accept<'a>(
     net: &'a Network,
     prepared: &Prepared,
 ) -> Result<Waiter<'a>, ServiceError> {
-    let waiter = waiter(net, &prepared.key.id);
+    let waiter = waiter(net, prepared.key.id.as_str());
     store
         .insert_session_key(&prepared.key, &hash_secret(&prepared.secret))
         .await?;
@@ -249,7 +249,7 @@ pub async fn revoke<'a>(
     if k.status == KeyStatus::Revoked {
         return Ok(None);
     }
-    let waiter = waiter(net, &k.id);
+    let waiter = waiter(net, k.id.as_str());
     store.request_revoke(&k.id, now).await?;
     Ok(Some(waiter))
 }

@@ -325,8 +325,8 @@ impl Store {
         row.map(|r| {
             let mode = r.string("mode")?;
             Ok(Principal {
-                key_id: ApiKeyId::from_row(r.string("id")?),
-                account_id: AccountId::from_row(r.string("account_id")?),
+                key_id: ApiKeyId::from_trusted(r.string("id")?),
+                account_id: AccountId::from_trusted(r.string("account_id")?),
                 mode: Mode::parse(&mode)
                     .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
                 last_used_at: r.int("last_used_at")?,

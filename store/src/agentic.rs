@@ -367,8 +367,8 @@ fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
         None => None,
     };
     Ok(Mandate {
-        id: MandateId::from_row(r.string(&c("id"))?),
-        account_id: AccountId::from_row(r.string(&c("account_id"))?),
+        id: MandateId::from_trusted(r.string(&c("id"))?),
+        account_id: AccountId::from_trusted(r.string(&c("account_id"))?),
         mode: mode_of(r, &c("mode"))?,
         payer_account_id: r.string(&c("payer_account_id"))?,
         payer_address: r.string(&c("payer_address"))?,
@@ -392,10 +392,10 @@ pub(crate) fn key_of(r: &impl Record) -> Result<SessionKey, StoreError> {
     let dests = r.string("allowed_destinations")?;
     let status = r.string("status")?;
     Ok(SessionKey {
-        id: SessionKeyId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
+        id: SessionKeyId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: mode_of(r, "mode")?,
-        mandate_id: MandateId::from_row(r.string("mandate_id")?),
+        mandate_id: MandateId::from_trusted(r.string("mandate_id")?),
         expires_at: r.integer("expires_at")?,
         max_amount: r.int("max_amount")?.map(u64_of),
         allowed_destinations: serde_json::from_str(&dests)
@@ -413,11 +413,11 @@ pub(crate) fn pull_of(r: &impl Record) -> Result<DebitPull, StoreError> {
     let mode = r.string("mode")?;
     let currency = r.string("currency")?;
     Ok(DebitPull {
-        id: PullId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
+        id: PullId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        session_key_id: SessionKeyId::from_row(r.string("session_key_id")?),
-        mandate_id: MandateId::from_row(r.string("mandate_id")?),
+        session_key_id: SessionKeyId::from_trusted(r.string("session_key_id")?),
+        mandate_id: MandateId::from_trusted(r.string("mandate_id")?),
         amount: u64_of(r.integer("amount")?),
         currency: Currency::parse(&currency).ok_or_else(|| corrupt("currency", &currency))?,
         destination: r.string("destination")?,
@@ -603,11 +603,17 @@ impl Store {
         )
         .execute(&mut *tx)
         .await?;
-        events::record(&mut tx, EventType::MandateCreated, &m.id, m.created_at).await?;
+        events::record(
+            &mut tx,
+            EventType::MandateCreated,
+            m.id.as_str(),
+            m.created_at,
+        )
+        .await?;
         if m.status == MandateStatus::Pending {
             outbox::enqueue(
                 &mut tx,
-                &m.id,
+                m.id.as_str(),
                 WorkKind::CreateMandate,
                 m.chain_id,
                 m.mode,
@@ -618,7 +624,7 @@ impl Store {
             events::record(
                 &mut tx,
                 EventType::of_mandate(m.status),
-                &m.id,
+                m.id.as_str(),
                 m.created_at,
             )
             .await?;
@@ -633,15 +639,26 @@ impl Store {
     /// Returns whether it moved.
     pub async fn fail_unsent_mandate(&self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved =
-            move_mandate_in(&mut tx, id, MandateStatus::Failed, None, Guard::None, now).await?;
+        let moved = move_mandate_in(
+            &mut tx,
+            id.as_str(),
+            MandateStatus::Failed,
+            None,
+            Guard::None,
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(moved)
     }
 
     /// A mandate of this account and mode.
     pub async fn mandate(&self, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, StoreError> {
-        mandate_of(&self.scoped_row("mandates", MANDATE_COLS, scope, id).await?)
+        mandate_of(
+            &self
+                .scoped_row("mandates", MANDATE_COLS, scope, id.as_str())
+                .await?,
+        )
     }
 
     /// Mandates, newest first.
@@ -706,12 +723,18 @@ impl Store {
         .bind(secret_hash)
         .execute(&mut *tx)
         .await?;
-        events::record(&mut tx, EventType::SessionKeyCreated, &k.id, k.created_at).await?;
+        events::record(
+            &mut tx,
+            EventType::SessionKeyCreated,
+            k.id.as_str(),
+            k.created_at,
+        )
+        .await?;
         if k.status == KeyStatus::Pending {
             let chain_id = outbox::chain_of(&mut tx, &k.mandate_id).await?;
             outbox::enqueue(
                 &mut tx,
-                &k.id,
+                k.id.as_str(),
                 WorkKind::IssueSessionKey,
                 chain_id,
                 k.mode,
@@ -726,7 +749,15 @@ impl Store {
     /// Fails a session key no transaction carries, as [`Store::fail_unsent_mandate`].
     pub async fn fail_unsent_key(&self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved = move_key_in(&mut tx, id, KeyStatus::Failed, None, Guard::None, now).await?;
+        let moved = move_key_in(
+            &mut tx,
+            id.as_str(),
+            KeyStatus::Failed,
+            None,
+            Guard::None,
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -737,7 +768,11 @@ impl Store {
         scope: Scope<'_>,
         id: &SessionKeyId,
     ) -> Result<SessionKey, StoreError> {
-        key_of(&self.scoped_row("session_keys", KEY_COLS, scope, id).await?)
+        key_of(
+            &self
+                .scoped_row("session_keys", KEY_COLS, scope, id.as_str())
+                .await?,
+        )
     }
 
     /// Session key `id` of `scope` with its mandate, in one read (what a pull is judged on).
@@ -767,7 +802,7 @@ impl Store {
         // Read inline on SQLite: this is every pull's read (see `crate::inline`).
         let mut stmt = Stmt::new(self.backend(), sql.clone());
         stmt.text(Some(id.as_str()))
-            .text(Some(scope.account_id))
+            .text(Some(scope.account_id.as_str()))
             .text(Some(scope.mode.as_str()));
         let row = self.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
         Ok((key_of(&row)?, mandate_from(&row, "m_")?))
@@ -861,7 +896,7 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved = resolve_pull_in(&mut tx, id, r, now).await?;
+        let moved = resolve_pull_in(&mut tx, id.as_str(), r, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -935,11 +970,11 @@ pub(crate) async fn insert_pull_rows_in(
             ),
         );
         for p in chunk {
-            q.text(Some(&p.id))
-                .text(Some(&p.account_id))
+            q.text(Some(p.id.as_str()))
+                .text(Some(p.account_id.as_str()))
                 .text(Some(p.mode.as_str()))
-                .text(Some(&p.session_key_id))
-                .text(Some(&p.mandate_id))
+                .text(Some(p.session_key_id.as_str()))
+                .text(Some(p.mandate_id.as_str()))
                 .int(i64_of(p.amount))
                 .text(Some(p.currency.code()))
                 .text(Some(&p.destination))
@@ -1465,7 +1500,11 @@ impl Store {
 
     /// A debit pull of this account and mode.
     pub async fn pull(&self, scope: Scope<'_>, id: &PullId) -> Result<DebitPull, StoreError> {
-        pull_of(&self.scoped_row("debit_pulls", PULL_COLS, scope, id).await?)
+        pull_of(
+            &self
+                .scoped_row("debit_pulls", PULL_COLS, scope, id.as_str())
+                .await?,
+        )
     }
 
     /// Debit pulls, newest first; of one session key when given.
@@ -1514,7 +1553,7 @@ impl Store {
     /// went through (a declined or failed one used no nonce on chain).
     pub async fn agent_nonce_taken(
         &self,
-        session_key_id: &str,
+        session_key_id: &SessionKeyId,
         nonce: &str,
     ) -> Result<bool, StoreError> {
         let row = sqlx::query(
@@ -1539,7 +1578,7 @@ impl Store {
         spend_in(
             &mut *self.pool().acquire().await?,
             "session_key_id",
-            session_key_id,
+            session_key_id.as_str(),
             since_ms,
         )
         .await
@@ -1555,7 +1594,7 @@ impl Store {
         spend_in(
             &mut *self.pool().acquire().await?,
             "mandate_id",
-            mandate_id,
+            mandate_id.as_str(),
             since_ms,
         )
         .await
@@ -1606,7 +1645,7 @@ pub(crate) async fn mandate_use_in(
     now: i64,
 ) -> Result<EpochUse, StoreError> {
     let epoch = m.interval.epoch_at(now / 1000);
-    let spent = spend_in(conn, "mandate_id", &m.id, epoch.starts_at * 1000).await?;
+    let spent = spend_in(conn, "mandate_id", m.id.as_str(), epoch.starts_at * 1000).await?;
     let remaining = if m.status == MandateStatus::Active {
         m.max_amount.saturating_sub(spent)
     } else {
@@ -1628,7 +1667,13 @@ pub(crate) async fn key_use_in(
     now: i64,
 ) -> Result<EpochUse, StoreError> {
     let mandate = mandate_use_in(conn, m, now).await?;
-    let spent = spend_in(conn, "session_key_id", &k.id, mandate.starts_at * 1000).await?;
+    let spent = spend_in(
+        conn,
+        "session_key_id",
+        k.id.as_str(),
+        mandate.starts_at * 1000,
+    )
+    .await?;
     let live = k.status == KeyStatus::Active && now < k.expires_at;
     let own = k
         .max_amount
@@ -1850,8 +1895,8 @@ pub(crate) fn attestation_of(r: &impl crate::exec::Record) -> Result<Attestation
     let mode = r.string("mode")?;
     let status = r.string("status")?;
     Ok(Attestation {
-        id: AttestationId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
+        id: AttestationId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
         chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
         registry: r.string("registry")?,

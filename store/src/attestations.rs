@@ -97,13 +97,13 @@ impl Store {
         events::record(
             &mut *tx,
             EventType::IdentityAttestationPending,
-            &a.id,
+            a.id.as_str(),
             a.created_at,
         )
         .await?;
         outbox::enqueue(
             &mut tx,
-            &a.id,
+            a.id.as_str(),
             WorkKind::Attest,
             a.chain_id,
             a.mode,
@@ -122,7 +122,7 @@ impl Store {
     ) -> Result<Attestation, StoreError> {
         of_any(
             &self
-                .scoped_row("identity_attestations", COLS, scope, id)
+                .scoped_row("identity_attestations", COLS, scope, id.as_str())
                 .await?,
         )
     }
@@ -202,7 +202,7 @@ impl Store {
             outbox::enqueue_for(
                 &mut tx,
                 OF_ATTESTATION,
-                id,
+                id.as_str(),
                 WorkKind::RevokeAttestation,
                 now,
             )
@@ -220,8 +220,15 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        let moved =
-            move_attestation_in(&mut *tx, id, AttestationStatus::Failed, None, "", now).await?;
+        let moved = move_attestation_in(
+            &mut *tx,
+            id.as_str(),
+            AttestationStatus::Failed,
+            None,
+            "",
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -252,7 +259,7 @@ impl Store {
                 to.as_str()
             )));
         }
-        let moved = move_attestation_in(&mut *tx, id, to, None, "", now).await?;
+        let moved = move_attestation_in(&mut *tx, id.as_str(), to, None, "", now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -356,7 +363,15 @@ impl Store {
                 .try_get("mode")?;
             let mode = crate::ids::Mode::parse(&mode)
                 .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
-            outbox::enqueue(&mut tx, id, step.work(), settlement_chain_id, mode, now).await?;
+            outbox::enqueue(
+                &mut tx,
+                id.as_str(),
+                step.work(),
+                settlement_chain_id,
+                mode,
+                now,
+            )
+            .await?;
         }
         tx.commit().await?;
         Ok(updated)

@@ -132,8 +132,8 @@ pub(crate) fn transfer_of(r: &impl Record) -> Result<BankTransfer, StoreError> {
     let direction = r.string("direction")?;
     let status = r.string("status")?;
     Ok(BankTransfer {
-        id: BankTransferId::from_row(r.string("id")?),
-        bank_account_id: BankAccountId::from_row(r.string("bank_account_id")?),
+        id: BankTransferId::from_trusted(r.string("id")?),
+        bank_account_id: BankAccountId::from_trusted(r.string("bank_account_id")?),
         direction: Direction::parse(&direction).ok_or_else(|| corrupt("direction", &direction))?,
         amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
         status: TransferStatus::parse(&status)
@@ -174,7 +174,7 @@ impl Store {
     ) -> Result<BankAccount, StoreError> {
         account_of(
             &self
-                .scoped_row("bank_accounts", ACCOUNT_COLS, scope, id)
+                .scoped_row("bank_accounts", ACCOUNT_COLS, scope, id.as_str())
                 .await?,
         )
     }
@@ -254,7 +254,7 @@ impl Store {
         .await?;
         let created = inserted.rows_affected() == 1;
         if created {
-            events::record(&mut tx, EventType::BankTransferCreated, &id, now).await?;
+            events::record(&mut tx, EventType::BankTransferCreated, id.as_str(), now).await?;
         }
         if created && direction == Direction::Debit {
             let held = sqlx::query(
@@ -362,7 +362,7 @@ impl Store {
 /// first.
 pub(crate) async fn move_transfer_in(
     conn: &mut impl Exec,
-    id: &str,
+    id: &BankTransferId,
     (from, due_at): (TransferStatus, i64),
     (to, failure_reason, next_due): (TransferStatus, Option<&str>, i64),
     now: i64,
@@ -381,7 +381,7 @@ pub(crate) async fn move_transfer_in(
          WHERE id = $1 AND status = $6 AND due_at = $7"
             .into(),
     );
-    q.text(Some(id))
+    q.text(Some(id.as_str()))
         .text(Some(to.as_str()))
         .text(failure_reason)
         .int(next_due)
@@ -390,7 +390,7 @@ pub(crate) async fn move_transfer_in(
         .int(due_at);
     let moved = conn.execute(&q).await? == 1;
     if moved && from != to {
-        events::record(conn, EventType::of_transfer(to), id, now).await?;
+        events::record(conn, EventType::of_transfer(to), id.as_str(), now).await?;
     }
     Ok(moved)
 }

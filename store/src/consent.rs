@@ -8,6 +8,7 @@ use sqlx::AnyConnection;
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
+use crate::ids::MandateId;
 use crate::outbox::WorkKind;
 use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
 
@@ -108,14 +109,14 @@ impl Store {
     /// `canceled`, nothing having been sent. Returns false when it was no longer waiting.
     pub async fn cancel_unauthorized_mandate(
         &self,
-        mandate_id: &str,
+        mandate_id: &MandateId,
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
         // Only from `requires_authorization`: anything else has been sent (or is final).
         let moved = move_mandate_in(
             &mut tx,
-            mandate_id,
+            mandate_id.as_str(),
             MandateStatus::Canceled,
             None,
             Guard::Unauthorized,

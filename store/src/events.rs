@@ -425,8 +425,9 @@ async fn snapshot_in(
         }
         ObjectKind::SessionKey => {
             let k = agentic::key_of(&row_in(conn, "session_keys", KEY_COLS, id).await?)?;
-            let m =
-                agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, &k.mandate_id).await?)?;
+            let m = agentic::mandate_of(
+                &row_in(conn, "mandates", MANDATE_COLS, k.mandate_id.as_str()).await?,
+            )?;
             let current_epoch = agentic::key_use_in(conn, &k, &m, now).await?;
             let (account, mode) = (k.account_id.clone(), k.mode);
             let snap = Snapshot::SessionKey {
@@ -438,8 +439,9 @@ async fn snapshot_in(
         }
         ObjectKind::DebitPull => {
             let p = agentic::pull_of(&row_in(conn, "debit_pulls", PULL_COLS, id).await?)?;
-            let m =
-                agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, &p.mandate_id).await?)?;
+            let m = agentic::mandate_of(
+                &row_in(conn, "mandates", MANDATE_COLS, p.mandate_id.as_str()).await?,
+            )?;
             let (account, mode) = (p.account_id.clone(), p.mode);
             let snap = Snapshot::DebitPull {
                 debit_pull: p,
@@ -467,7 +469,7 @@ async fn snapshot_in(
             )
             .await?;
             let (account, mode, currency) = (
-                AccountId::from_row(a.string("account_id")?),
+                AccountId::from_trusted(a.string("account_id")?),
                 a.string("mode")?,
                 a.string("currency")?,
             );
@@ -588,7 +590,7 @@ pub(crate) async fn insert_all(
                 StoreError::Corrupt(format!("snapshot of {}: {err}", e.object_id))
             })?;
             q.owned(EventId::new().into())
-                .text(Some(e.account_id))
+                .text(Some(e.account_id.as_str()))
                 .text(Some(e.mode.as_str()))
                 .text(Some(e.kind.as_str()))
                 .text(Some(e.object_id))
@@ -603,7 +605,11 @@ pub(crate) async fn insert_all(
 impl Store {
     /// An event of this account and mode.
     pub async fn event(&self, scope: Scope<'_>, id: &EventId) -> Result<Event, StoreError> {
-        event_of(&self.scoped_row("events", EVENT_COLS, scope, id).await?)
+        event_of(
+            &self
+                .scoped_row("events", EVENT_COLS, scope, id.as_str())
+                .await?,
+        )
     }
 
     /// Events of this account and mode, newest first.

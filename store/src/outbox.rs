@@ -15,7 +15,7 @@ use sqlx::Row;
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Stmt};
-use crate::ids::Mode;
+use crate::ids::{MandateId, Mode, SessionKeyId};
 use crate::journal::TxKind;
 
 string_enum!(
@@ -187,7 +187,7 @@ pub(crate) async fn close(
 /// The chain of mandate `mandate_id`.
 pub(crate) async fn chain_of(
     conn: &mut AnyConnection,
-    mandate_id: &str,
+    mandate_id: &MandateId,
 ) -> Result<u64, StoreError> {
     let row = sqlx::query("SELECT chain_id FROM mandates WHERE id = $1")
         .bind(mandate_id)
@@ -344,12 +344,12 @@ impl Store {
     }
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
-    pub async fn request_cancel(&self, mandate_id: &str, now: i64) -> Result<(), StoreError> {
+    pub async fn request_cancel(&self, mandate_id: &MandateId, now: i64) -> Result<(), StoreError> {
         let mut tx = self.write_tx().await?;
         enqueue_for(
             &mut tx,
             OF_MANDATE,
-            mandate_id,
+            mandate_id.as_str(),
             WorkKind::CancelMandate,
             now,
         )
@@ -359,9 +359,16 @@ impl Store {
     }
 
     /// Queues the revoke of session key `key_id` at `now`.
-    pub async fn request_revoke(&self, key_id: &str, now: i64) -> Result<(), StoreError> {
+    pub async fn request_revoke(&self, key_id: &SessionKeyId, now: i64) -> Result<(), StoreError> {
         let mut tx = self.write_tx().await?;
-        enqueue_for(&mut tx, OF_KEY, key_id, WorkKind::RevokeSessionKey, now).await?;
+        enqueue_for(
+            &mut tx,
+            OF_KEY,
+            key_id.as_str(),
+            WorkKind::RevokeSessionKey,
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(())
     }

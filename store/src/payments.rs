@@ -83,8 +83,8 @@ pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
     let status = r.string("status")?;
     let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
     Ok(Payment {
-        id: PaymentId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
+        id: PaymentId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
         amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
         currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
@@ -229,12 +229,18 @@ impl Store {
         .bind(p.refund_status.map(|r| r.as_str()))
         .execute(&mut *tx)
         .await?;
-        events::record(&mut tx, EventType::PaymentCreated, &p.id, p.created_at).await?;
+        events::record(
+            &mut tx,
+            EventType::PaymentCreated,
+            p.id.as_str(),
+            p.created_at,
+        )
+        .await?;
         if p.status == PaymentStatus::Pending {
             // Nothing to sign: the engine drives it from now on.
             crate::outbox::enqueue(
                 &mut tx,
-                &p.id,
+                p.id.as_str(),
                 crate::outbox::WorkKind::Payment,
                 p.chain_id,
                 p.mode,
@@ -245,7 +251,7 @@ impl Store {
             events::record(
                 &mut tx,
                 EventType::of_payment(p.status),
-                &p.id,
+                p.id.as_str(),
                 p.created_at,
             )
             .await?;
@@ -267,7 +273,7 @@ impl Store {
         let mut tx = self.write_tx().await?;
         let moved = move_payment_in(
             &mut *tx,
-            id,
+            id.as_str(),
             PaymentStatus::RequiresAuthorization,
             &change,
             now,
@@ -293,7 +299,14 @@ impl Store {
             ..PaymentChange::to(PaymentStatus::Failed)
         };
         let mut tx = self.write_tx().await?;
-        let moved = move_payment_in(&mut *tx, id, PaymentStatus::Processing, &change, now).await?;
+        let moved = move_payment_in(
+            &mut *tx,
+            id.as_str(),
+            PaymentStatus::Processing,
+            &change,
+            now,
+        )
+        .await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -311,7 +324,8 @@ impl Store {
             ..PaymentChange::to(PaymentStatus::Failed)
         };
         let mut tx = self.write_tx().await?;
-        let moved = move_payment_in(&mut *tx, id, PaymentStatus::Failed, &change, now).await?;
+        let moved =
+            move_payment_in(&mut *tx, id.as_str(), PaymentStatus::Failed, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -335,14 +349,18 @@ impl Store {
             ..PaymentChange::to(to)
         };
         let mut tx = self.write_tx().await?;
-        let moved = move_payment_in(&mut *tx, id, from, &change, now).await?;
+        let moved = move_payment_in(&mut *tx, id.as_str(), from, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
 
     /// A payment of this account and mode.
     pub async fn payment(&self, scope: Scope<'_>, id: &PaymentId) -> Result<Payment, StoreError> {
-        payment_of(&self.scoped_row("payments", COLS, scope, id).await?)
+        payment_of(
+            &self
+                .scoped_row("payments", COLS, scope, id.as_str())
+                .await?,
+        )
     }
 
     /// Payments, newest first.

@@ -47,8 +47,8 @@ fn verification_of(r: &impl Record) -> Result<Verification, StoreError> {
         (None, _) => None,
     };
     Ok(Verification {
-        id: IdentityVerificationId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
+        id: IdentityVerificationId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
         kind: VerificationType::parse(&kind).ok_or_else(|| corrupt("verification type", &kind))?,
         subject: r.string("subject")?,
@@ -107,7 +107,7 @@ pub struct Change<'a> {
 /// when another writer moved it first.
 pub(crate) async fn move_verification_in(
     conn: &mut impl Exec,
-    id: &str,
+    id: &IdentityVerificationId,
     from: VerificationStatus,
     change: &Change<'_>,
     now: i64,
@@ -130,7 +130,7 @@ pub(crate) async fn move_verification_in(
          due_at = $9, updated_at = $10, submissions = $12 WHERE id = $1 AND status = $11"
             .into(),
     );
-    q.text(Some(id))
+    q.text(Some(id.as_str()))
         .text(Some(change.to.as_str()))
         .text(Some(change.scenario.as_str()))
         .text(change.failure_reason)
@@ -144,7 +144,13 @@ pub(crate) async fn move_verification_in(
         .int(change.submissions);
     let moved = conn.execute(&q).await? == 1;
     if moved {
-        record_in(conn, EventType::of_verification(change.to), id, now).await?;
+        record_in(
+            conn,
+            EventType::of_verification(change.to),
+            id.as_str(),
+            now,
+        )
+        .await?;
     }
     Ok(moved)
 }
@@ -204,7 +210,13 @@ impl Store {
         .bind(now)
         .execute(&mut *tx)
         .await?;
-        record_in(&mut tx, EventType::IdentityVerificationCreated, id, now).await?;
+        record_in(
+            &mut tx,
+            EventType::IdentityVerificationCreated,
+            id.as_str(),
+            now,
+        )
+        .await?;
         tx.commit().await?;
         self.verification(scope, id).await
     }
@@ -216,7 +228,7 @@ impl Store {
         id: &IdentityVerificationId,
     ) -> Result<Verification, StoreError> {
         let row = self
-            .scoped_row("identity_verifications", COLS, scope, id)
+            .scoped_row("identity_verifications", COLS, scope, id.as_str())
             .await?;
         verification_of(&row)
     }
@@ -251,7 +263,7 @@ impl Store {
         id: &IdentityVerificationId,
     ) -> Result<Option<String>, StoreError> {
         let row: AnyRow = self
-            .scoped_row("identity_verifications", "credential", scope, id)
+            .scoped_row("identity_verifications", "credential", scope, id.as_str())
             .await?;
         Ok(row.try_get("credential")?)
     }

@@ -317,8 +317,8 @@ fn endpoint_of(r: &impl Record) -> Result<WebhookEndpoint, StoreError> {
     let status = r.string("status")?;
     let events = r.string("enabled_events")?;
     Ok(WebhookEndpoint {
-        id: WebhookEndpointId::from_row(r.string("id")?),
-        account_id: AccountId::from_row(r.string("account_id")?),
+        id: WebhookEndpointId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
         url: r.string("url")?,
         description: r.text("description")?,
@@ -450,7 +450,7 @@ impl Store {
     ) -> Result<WebhookEndpoint, StoreError> {
         endpoint_of(
             &self
-                .scoped_row("webhook_endpoints", ENDPOINT_COLS, scope, id)
+                .scoped_row("webhook_endpoints", ENDPOINT_COLS, scope, id.as_str())
                 .await?,
         )
     }
@@ -516,7 +516,7 @@ impl Store {
             return Err(StoreError::NotFound);
         }
         if let Some(enabled) = change.enabled {
-            move_endpoint_in(&mut *tx, id, EndpointMove::Owner { enabled }, now).await?;
+            move_endpoint_in(&mut *tx, id.as_str(), EndpointMove::Owner { enabled }, now).await?;
             if enabled {
                 e.status = EndpointStatus::Enabled;
                 e.failing_since = None;
@@ -826,8 +826,13 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             let cutoff = now.saturating_sub(disable_after_ms);
-            disabled = move_endpoint_in(&mut *tx, &endpoint, EndpointMove::Failing { cutoff }, now)
-                .await?;
+            disabled = move_endpoint_in(
+                &mut *tx,
+                endpoint.as_str(),
+                EndpointMove::Failing { cutoff },
+                now,
+            )
+            .await?;
         }
         tx.commit().await?;
         Ok(Recorded {

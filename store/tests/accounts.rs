@@ -6,7 +6,7 @@ use openrail_store::{AccountId, ApiKeyId, Mode, Store, StoreError};
 
 async fn accounts_and_keys(store: Store) {
     let account = store.create_account("Acme", now_ms()).await.unwrap();
-    assert!(account.id.starts_with("acct_"));
+    assert!(account.id.as_str().starts_with("acct_"));
     assert_eq!(store.account(&account.id).await.unwrap(), account);
 
     let (key, secret) = store

@@ -199,12 +199,12 @@ async fn agent_credentials(store: Store) {
         .unwrap();
     assert!(
         !store
-            .work_open(&att, WorkKind::RevokeAttestation)
+            .work_open(att.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
     assert!(!revoked(&store, scope, &c1).await);
-    succeeded(&store, 0, TxKind::RevokeSessionKey, &k1).await;
+    succeeded(&store, 0, TxKind::RevokeSessionKey, k1.as_str()).await;
     assert_eq!(
         store.session_key(scope, &k1).await.unwrap().status,
         KeyStatus::Revoked
@@ -212,7 +212,7 @@ async fn agent_credentials(store: Store) {
     assert!(revoked(&store, scope, &c1).await, "revoked with the key");
     assert!(
         store
-            .work_open(&att, WorkKind::RevokeAttestation)
+            .work_open(att.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -228,7 +228,7 @@ async fn agent_credentials(store: Store) {
     assert!(matches!(r2, AgentCredentialRecord::New(_)));
     let (c4, r4) = issue(&store, scope, &k4, "{}").await;
     assert!(matches!(r4, AgentCredentialRecord::New(_)));
-    succeeded(&store, 1, TxKind::CancelMandate, &m1).await;
+    succeeded(&store, 1, TxKind::CancelMandate, m1.as_str()).await;
     assert_eq!(
         store.mandate(scope, &m1).await.unwrap().status,
         MandateStatus::Canceled

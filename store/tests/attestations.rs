@@ -53,7 +53,7 @@ async fn attestations(store: Store) {
         .insert_attestation(&row(&a, scope, None, now))
         .await
         .unwrap();
-    assert!(store.work_open(&a, WorkKind::Attest).await.unwrap());
+    assert!(store.work_open(a.as_str(), WorkKind::Attest).await.unwrap());
     assert_eq!(
         store
             .queued_work(CHAIN_B, Mode::Testnet, now, 10)
@@ -107,7 +107,7 @@ async fn attestations(store: Store) {
     let got = store.attestation(scope, &a).await.unwrap();
     assert_eq!(got.status, AttestationStatus::Active);
     assert_eq!(got.tx_hash.as_deref(), Some(hash.as_str()));
-    assert!(!store.work_open(&a, WorkKind::Attest).await.unwrap());
+    assert!(!store.work_open(a.as_str(), WorkKind::Attest).await.unwrap());
     store.record_attestation_uid(&a, "0xuid").await.unwrap();
     assert_eq!(
         store.attestation(scope, &a).await.unwrap().uid.as_deref(),
@@ -128,7 +128,7 @@ async fn attestations(store: Store) {
         .unwrap();
     assert!(
         store
-            .work_open(&a, WorkKind::RevokeAttestation)
+            .work_open(a.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -157,7 +157,7 @@ async fn attestations(store: Store) {
     assert_eq!(got.revoked_at, Some(now + 2));
     assert!(
         !store
-            .work_open(&a, WorkKind::RevokeAttestation)
+            .work_open(a.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -219,7 +219,7 @@ async fn attestations(store: Store) {
         .unwrap();
     assert!(
         !store
-            .work_open(&c, WorkKind::RevokeAttestation)
+            .work_open(c.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -229,7 +229,7 @@ async fn attestations(store: Store) {
         .unwrap();
     assert!(
         store
-            .work_open(&c, WorkKind::RevokeAttestation)
+            .work_open(c.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );

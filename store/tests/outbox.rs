@@ -170,20 +170,20 @@ async fn driving_work(store: Store) {
     assert_eq!(claimable(&store, CHAIN_B, 0).await, vec![]);
     assert!(
         !store
-            .work_open(&bank_pull, WorkKind::PullBatch)
+            .work_open(bank_pull.as_str(), WorkKind::PullBatch)
             .await
             .unwrap()
     );
     assert!(
         !store
-            .work_open(&wallet_pull, WorkKind::Payout)
+            .work_open(wallet_pull.as_str(), WorkKind::Payout)
             .await
             .unwrap()
     );
 
     // Driving work that waits is due again only at its time; closed, it is gone.
     store
-        .defer_work(&bank_pull, WorkKind::Payout, now_ms() + 60_000)
+        .defer_work(bank_pull.as_str(), WorkKind::Payout, now_ms() + 60_000)
         .await
         .unwrap();
     assert_eq!(claimable(&store, CHAIN_A, 0).await, vec![]);
@@ -192,7 +192,7 @@ async fn driving_work(store: Store) {
         vec![(bank_pull.to_string(), WorkKind::Payout)]
     );
     store
-        .close_work(&bank_pull, WorkKind::Payout, now_ms())
+        .close_work(bank_pull.as_str(), WorkKind::Payout, now_ms())
         .await
         .unwrap();
     assert_eq!(claimable(&store, CHAIN_A, 61_000).await, vec![]);

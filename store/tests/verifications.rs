@@ -162,7 +162,7 @@ async fn verifications(store: Store) {
         );
     }
     assert_eq!(
-        store.event_types_of(&id).await.unwrap(),
+        store.event_types_of(id.as_str()).await.unwrap(),
         vec![
             EventType::IdentityVerificationCreated,
             EventType::IdentityVerificationProcessing,
@@ -193,7 +193,7 @@ async fn verifications(store: Store) {
         None
     );
     assert_eq!(
-        store.event_types_of(&other).await.unwrap(),
+        store.event_types_of(other.as_str()).await.unwrap(),
         vec![
             EventType::IdentityVerificationCreated,
             EventType::IdentityVerificationCanceled,

@@ -116,7 +116,7 @@ async fn keys_page(
                     format!(
                         "<form class=\"inline\" method=\"post\" action=\"/dashboard/keys/{id}/revoke\">{csrf}\
                          <button type=\"submit\" class=\"danger\" aria-label=\"Revoke key {label}\">Revoke</button></form>",
-                        id = esc(&k.id),
+                        id = esc(k.id.as_str()),
                         label = esc(&prefix),
                     ),
                 ),
@@ -125,7 +125,7 @@ async fn keys_page(
                 "<tr id=\"{id}\"><td data-label=\"Key\"><code>{prefix}</code></td><td data-label=\"Mode\">{mode}</td>\
                  <td data-label=\"Created\">{created}</td><td data-label=\"Last used\">{used}</td>\
                  <td data-label=\"Status\"><div>{status}</div></td><td data-label=\"Actions\">{action}</td></tr>",
-                id = esc(&k.id),
+                id = esc(k.id.as_str()),
                 prefix = esc(&prefix),
                 mode = k.mode.as_str(),
                 created = when(k.created_at),
@@ -206,7 +206,7 @@ pub async fn create_key(
         .store
         .create_api_key(&s.0.account_id, mode, now)
         .await?;
-    let sealed = seal_new_key(&session, &key.id, &secret, now + 60_000);
+    let sealed = seal_new_key(&session, key.id.as_str(), &secret, now + 60_000);
     let mut res = Redirect::to("/dashboard").into_response();
     res.headers_mut().append(
         axum::http::header::SET_COOKIE,

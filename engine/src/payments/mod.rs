@@ -360,7 +360,7 @@ impl PaymentDriver {
             };
         }
         let payout_intent = p.id.clone();
-        match self.leg_status(&payout_intent).await? {
+        match self.leg_status(payout_intent.as_str()).await? {
             Leg::InFlight => Ok(false),
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
             Leg::Failed { hash, .. } => Ok(self
@@ -372,7 +372,7 @@ impl PaymentDriver {
                     p,
                     Party::Treasury,
                     Party::Wallet(&p.destination_address),
-                    &payout_intent,
+                    payout_intent.as_str(),
                 )
                 .await;
                 Ok(true)
@@ -387,14 +387,14 @@ impl PaymentDriver {
         if p.status == PaymentStatus::Pending && !self.start_processing(p).await? {
             return Ok(false);
         }
-        match self.leg_status(&p.id).await? {
+        match self.leg_status(p.id.as_str()).await? {
             Leg::InFlight => Ok(false),
             Leg::NotSent => {
                 self.send_leg(
                     p,
                     Party::Wallet(&p.source_id),
                     Party::Wallet(&p.destination_address),
-                    &p.id,
+                    p.id.as_str(),
                 )
                 .await;
                 Ok(true)
@@ -563,7 +563,7 @@ impl PaymentDriver {
             .abi_encode()
             .into()
         } else {
-            let auth = match self.store.authorization(&p.id).await {
+            let auth = match self.store.authorization(p.id.as_str()).await {
                 Ok(Some(a)) => a,
                 Ok(None) => {
                     tracing::error!(payment = %p.id, "wallet payment without an authorization");

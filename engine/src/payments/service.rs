@@ -123,8 +123,14 @@ pub async fn prepare(
         created_at: now,
         updated_at: now,
     };
-    let authorization = (!from_bank)
-        .then(|| crate::consent::ask(&payment.id, &payment.source_id, authorization_ttl, now));
+    let authorization = (!from_bank).then(|| {
+        crate::consent::ask(
+            payment.id.as_str(),
+            &payment.source_id,
+            authorization_ttl,
+            now,
+        )
+    });
     Ok(Prepared {
         payment,
         authorization,
@@ -142,7 +148,7 @@ pub async fn accept<'a>(
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     crate::consent::write_asking(
         net,
-        &prepared.payment.id,
+        prepared.payment.id.as_str(),
         prepared.authorization.is_some(),
         || store.insert_payment_with(&prepared.payment, prepared.authorization.as_ref()),
     )
@@ -182,7 +188,7 @@ pub async fn authorize<'a>(
         ))
     })?;
     let auth = store
-        .authorization(&payment.id)
+        .authorization(payment.id.as_str())
         .await?
         .ok_or_else(|| ServiceError::Internal(format!("payment {id} has no authorization")))?;
     let msg = crate::consent::payment_message(&payment, net, &auth)
@@ -191,11 +197,11 @@ pub async fn authorize<'a>(
     let digest = msg.digest(net.chain_id, net.router);
     let signature =
         crate::consent::check_given(net, &auth, msg.from, digest, signature, now).await?;
-    let waiter = waiter(net, &payment.id);
+    let waiter = waiter(net, payment.id.as_str());
     if store
         .authorize(
             openrail_store::consent::Authorizable::Payment,
-            &payment.id,
+            payment.id.as_str(),
             &signature,
             now,
         )

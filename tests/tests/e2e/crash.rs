@@ -403,7 +403,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         for t in store.bank_transfers(&bank).await? {
             audit::assert_events(
                 &store,
-                &t.id,
+                t.id.as_str(),
                 &[E::BankTransferCreated, E::BankTransferSettled],
             )
             .await?;

@@ -39,12 +39,12 @@ struct Fixture {
 
 /// Mandate `mid`'s id on chain: the demo payer's, with the API id's salt.
 fn mandate_onchain(mid: &MandateId) -> alloy::primitives::B256 {
-    consent::mandate_id(dev_demo_payer().address(), consent::salt(mid))
+    consent::mandate_id(dev_demo_payer().address(), consent::salt(mid.as_str()))
 }
 
 /// Key `kid` (of mandate `mid`)'s id on chain.
 fn key_onchain(mid: &MandateId, kid: &SessionKeyId) -> alloy::primitives::B256 {
-    consent::key_id(mandate_onchain(mid), consent::salt(kid))
+    consent::key_id(mandate_onchain(mid), consent::salt(kid.as_str()))
 }
 
 async fn fixture() -> anyhow::Result<Fixture> {
@@ -130,20 +130,20 @@ async fn fixture() -> anyhow::Result<Fixture> {
     };
     let signature = consent::sign_with(&terms, d.chain_id, asm, &payer);
     let create = AllowanceStateMachine::createMandateWithSignatureCall {
-        terms: terms.terms(consent::salt(&mid)),
+        terms: terms.terms(consent::salt(mid.as_str())),
         nonce: terms.nonce,
         deadline: terms.deadline,
         signature,
     };
     assert!(
         submitter
-            .call_asm(create, TxKind::CreateMandate, &mid)
+            .call_asm(create, TxKind::CreateMandate, mid.as_str())
             .await?
             .success
     );
     let issue = AllowanceStateMachine::issueSessionKeyCall {
         terms: openrail_chain::bindings::IAllowanceStateMachine::KeyTerms {
-            salt: consent::salt(&kid),
+            salt: consent::salt(kid.as_str()),
             mandateId: mandate_onchain(&mid),
             expiresAt: (now / 1000 + 3_600) as u64,
             maxAmount: U256::ZERO,
@@ -154,7 +154,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
     };
     assert!(
         submitter
-            .call_asm(issue, TxKind::IssueSessionKey, &kid)
+            .call_asm(issue, TxKind::IssueSessionKey, kid.as_str())
             .await?
             .success
     );
@@ -181,8 +181,8 @@ async fn pending_pull(f: &Fixture, id: &str, amount_minor: u64) -> anyhow::Resul
         .insert_pull(&pending_pull_row(
             id,
             &f.account_id,
-            &f.kid,
-            &f.mid,
+            f.kid.as_str(),
+            f.mid.as_str(),
             amount_minor,
             dev_spare().address(),
         ))
@@ -407,7 +407,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     };
     assert!(
         restarted
-            .call_asm(cancel, TxKind::CancelMandate, &f.mid)
+            .call_asm(cancel, TxKind::CancelMandate, f.mid.as_str())
             .await?
             .success
     );
@@ -527,7 +527,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     };
     assert!(
         f.submitter
-            .call_asm(cancel, TxKind::CancelMandate, &f.mid)
+            .call_asm(cancel, TxKind::CancelMandate, f.mid.as_str())
             .await?
             .success
     );
@@ -590,7 +590,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
             status: MandateStatus::Pending,
             chain_id: d.chain_id,
             contract: d.allowance_state_machine.expect("an ASM").to_string(),
-            onchain_id: consent::mandate_id(d.treasury, consent::salt(&mid)).to_string(),
+            onchain_id: consent::mandate_id(d.treasury, consent::salt(mid.as_str())).to_string(),
             tx_hash: None,
             created_at: now_ms(),
         })

@@ -1,0 +1,318 @@
+//! Identifiers and secrets: a prefix and base62 characters (random; an object id's first
+//! eight tell its creation time), one type per kind of object, and the [`Mode`] (test or
+//! live money) every object belongs to. Making an id reads the clock and the OS RNG; no
+//! database, chain or network.
+
+use rand::Rng;
+use sha2::{Digest, Sha256};
+
+const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// `prefix` followed by `len` random base62 characters from the OS-seeded CSPRNG.
+pub fn random_id(prefix: &str, len: usize) -> String {
+    let mut rng = rand::thread_rng();
+    let mut s = String::with_capacity(prefix.len() + len);
+    s.push_str(prefix);
+    for _ in 0..len {
+        s.push(ALPHABET[rng.gen_range(0..ALPHABET.len())] as char);
+    }
+    s
+}
+
+/// Characters of an id that tell its creation time.
+const TIME_CHARS: usize = 8;
+
+/// An object id such as `pull_0PdQ1x2A…`: 24 base62 characters, the first eight the
+/// creation time in milliseconds (fixed width, so ids of one kind made in different
+/// milliseconds sort by creation), the other sixteen from the OS-seeded CSPRNG (~95 bits:
+/// no id can be guessed). Time first makes every index keyed by an id — a table's primary
+/// key, the events of an object, the outbox and journal rows of an intent — grow at its
+/// end: a group of new rows dirties the same few pages instead of one page at random per
+/// row, however large the table (with random ids the group writer's cost per pull grew
+/// with `n`; README, "Throughput").
+pub fn new_id(prefix: &str) -> String {
+    let mut s = random_id(prefix, 24);
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    s.replace_range(
+        prefix.len()..prefix.len() + TIME_CHARS,
+        &base62_fixed(millis),
+    );
+    s
+}
+
+/// `v` in base62, exactly [`TIME_CHARS`] characters (leading zeros; the alphabet is in
+/// ASCII order, so text order is number order; 62^8 ms is about 6,900 years).
+fn base62_fixed(mut v: u128) -> String {
+    let mut out = [b'0'; TIME_CHARS];
+    for c in out.iter_mut().rev() {
+        *c = ALPHABET[(v % 62) as usize];
+        v /= 62;
+    }
+    out.iter().map(|&b| b as char).collect()
+}
+
+/// Declares an object id type: a prefix and [`new_id`]'s random characters, one type per
+/// kind of object, so that crates pass a `MandateId` where a mandate is meant and the
+/// compiler refuses a pull's id there. Stored and serialized as the plain string; `parse`
+/// checks the prefix and the characters (what a request names), reading rows trusts the
+/// database (`from_trusted`). No `Deref` to `str`: an id is not a `&str`, so a function
+/// that takes a `&str` never silently accepts any kind of id; `as_str()` says so where
+/// text is meant. With the `sqlx` feature each id is also a `sqlx::Any` text column.
+macro_rules! typed_id {
+    ($(#[$m:meta])* $name:ident = $prefix:literal) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The prefix every id of this kind starts with.
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A new random id.
+            #[allow(clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self(new_id($prefix))
+            }
+
+            /// `s` when it is an id of this kind: the prefix, then up to 64 letters, digits
+            /// or `_` (new ids are base62; `_` is allowed for readable fixed ids in tests).
+            pub fn parse(s: &str) -> Option<Self> {
+                let rest = s.strip_prefix($prefix)?;
+                (!rest.is_empty()
+                    && rest.len() <= 64
+                    && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                    .then(|| Self(s.to_string()))
+            }
+
+            /// `s` as an id of this kind, unchecked: for rows the store reads (the database
+            /// is trusted, as by the `sqlx` `Decode`). What a request names goes through
+            /// [`Self::parse`].
+            pub fn from_trusted(s: String) -> Self {
+                Self(s)
+            }
+
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        #[cfg(feature = "sqlx")]
+        impl sqlx::Type<sqlx::Any> for $name {
+            fn type_info() -> sqlx::any::AnyTypeInfo {
+                <String as sqlx::Type<sqlx::Any>>::type_info()
+            }
+        }
+
+        #[cfg(feature = "sqlx")]
+        impl<'q> sqlx::Encode<'q, sqlx::Any> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <sqlx::Any as sqlx::Database>::ArgumentBuffer<'q>,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <String as sqlx::Encode<'q, sqlx::Any>>::encode_by_ref(&self.0, buf)
+            }
+        }
+
+        #[cfg(feature = "sqlx")]
+        impl<'r> sqlx::Decode<'r, sqlx::Any> for $name {
+            fn decode(
+                value: <sqlx::Any as sqlx::Database>::ValueRef<'r>,
+            ) -> Result<Self, sqlx::error::BoxDynError> {
+                Ok(Self(<String as sqlx::Decode<'r, sqlx::Any>>::decode(value)?))
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// A developer account (`acct_…`).
+    AccountId = "acct_"
+);
+typed_id!(
+    /// An account's API key (`key_…`; never its secret).
+    ApiKeyId = "key_"
+);
+typed_id!(
+    /// A mandate (`man_…`).
+    MandateId = "man_"
+);
+typed_id!(
+    /// A session key (`sk_…`).
+    SessionKeyId = "sk_"
+);
+typed_id!(
+    /// A debit pull (`pull_…`).
+    PullId = "pull_"
+);
+typed_id!(
+    /// A one-time payment (`pay_…`).
+    PaymentId = "pay_"
+);
+typed_id!(
+    /// A (simulated) bank account (`ba_…`).
+    BankAccountId = "ba_"
+);
+typed_id!(
+    /// A transfer on a (simulated) bank account (`btr_…`).
+    BankTransferId = "btr_"
+);
+typed_id!(
+    /// An event (`evt_…`).
+    EventId = "evt_"
+);
+typed_id!(
+    /// A webhook endpoint (`we_…`).
+    WebhookEndpointId = "we_"
+);
+typed_id!(
+    /// One delivery of an event to a webhook endpoint (`whd_…`).
+    WebhookDeliveryId = "whd_"
+);
+typed_id!(
+    /// An identity verification session (`idv_…`).
+    IdentityVerificationId = "idv_"
+);
+typed_id!(
+    /// An identity attestation on the attestation chain (`att_…`).
+    AttestationId = "att_"
+);
+
+/// SHA-256 of a secret, hex. Secrets are random with ≥ 190 bits, so a plain hash is
+/// enough; only the hash is stored.
+pub fn hash_secret(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// Test or live money. The API key decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Local or public test chains, simulated bank.
+    Testnet,
+    /// Real chains and bank connectors.
+    Mainnet,
+}
+
+impl Mode {
+    /// `testnet` or `mainnet`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Testnet => "testnet",
+            Mode::Mainnet => "mainnet",
+        }
+    }
+
+    /// Parses `testnet` / `mainnet`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "testnet" => Some(Mode::Testnet),
+            "mainnet" => Some(Mode::Mainnet),
+            _ => None,
+        }
+    }
+
+    /// Whether objects of this mode are live (`livemode` in responses).
+    pub fn livemode(self) -> bool {
+        self == Mode::Mainnet
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_have_prefix_and_length() {
+        let id = new_id("man_");
+        assert!(id.starts_with("man_"));
+        assert_eq!(id.len(), 4 + 24);
+        assert!(id[4..].bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_ne!(new_id("man_"), new_id("man_"));
+    }
+
+    #[test]
+    fn ids_sort_by_creation_time() {
+        let a = new_id("pull_");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let b = new_id("pull_");
+        assert!(a < b, "{a} < {b}");
+        assert_eq!(base62_fixed(0), "00000000");
+        assert_eq!(base62_fixed(61), "0000000z");
+        assert_eq!(base62_fixed(62), "00000010");
+        assert!(base62_fixed(1_800_000_000_000) < base62_fixed(1_800_000_000_001));
+        assert!(base62_fixed(61) < base62_fixed(62));
+        // The random part differs within one millisecond.
+        assert_ne!(new_id("pull_")[13..], new_id("pull_")[13..]);
+    }
+
+    #[test]
+    fn typed_ids_check_their_prefix() {
+        let m = MandateId::new();
+        assert!(m.as_str().starts_with("man_"));
+        assert_eq!(MandateId::parse(m.as_str()), Some(m.clone()));
+        assert_eq!(MandateId::parse("pull_abc"), None);
+        assert_eq!(MandateId::parse("man_"), None);
+        assert_eq!(MandateId::parse("man_ab-c"), None);
+        assert_eq!(
+            PullId::parse("pull_abc").map(String::from),
+            Some("pull_abc".into())
+        );
+        assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{m}\""));
+    }
+
+    #[test]
+    fn account_and_api_key_ids_are_kinds_of_their_own() {
+        let (a, k) = (AccountId::new(), ApiKeyId::new());
+        assert!(a.as_str().starts_with("acct_") && a.as_str().len() == 5 + 24);
+        assert!(k.as_str().starts_with("key_") && k.as_str().len() == 4 + 24);
+        assert_eq!(AccountId::parse(a.as_str()), Some(a.clone()));
+        assert_eq!(ApiKeyId::parse(k.as_str()), Some(k.clone()));
+        assert_eq!(AccountId::parse(k.as_str()), None);
+        assert_eq!(ApiKeyId::parse(a.as_str()), None);
+        // `sk_…` is a session key, `sk_testnet_…` an API key's secret: neither is a key id.
+        assert_eq!(ApiKeyId::parse("sk_testnet_abc"), None);
+        assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{a}\""));
+    }
+
+    #[test]
+    fn hash_is_stable_hex() {
+        assert_eq!(
+            hash_secret("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
