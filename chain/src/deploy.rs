@@ -27,7 +27,7 @@ use crate::bindings::{
 /// Currencies that get a test stablecoin (6 decimals) on every testnet chain.
 pub const TEST_CURRENCIES: [&str; 2] = ["USD", "EUR"];
 /// Decimals of every test stablecoin.
-pub const TOKEN_DECIMALS: u8 = openrail_store::money::TOKEN_DECIMALS as u8;
+pub const TOKEN_DECIMALS: u8 = openrail_domain::money::TOKEN_DECIMALS as u8;
 
 /// What a chain is for. The caller never picks a chain; the service routes by role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,10 +71,10 @@ pub struct ChainDeployment {
 
 impl ChainDeployment {
     /// The stablecoins by currency (codes the service does not know are left out).
-    pub fn currency_tokens(&self) -> BTreeMap<openrail_store::Currency, Address> {
+    pub fn currency_tokens(&self) -> BTreeMap<openrail_domain::Currency, Address> {
         self.tokens
             .iter()
-            .filter_map(|(code, addr)| openrail_store::Currency::parse(code).map(|c| (c, *addr)))
+            .filter_map(|(code, addr)| openrail_domain::Currency::parse(code).map(|c| (c, *addr)))
             .collect()
     }
 }

@@ -6,7 +6,9 @@ use alloy::primitives::{Address, U256};
 use alloy::providers::Provider;
 
 use crate::bindings::TestStablecoin;
-use openrail_store::agentic::DeclineReason;
+use openrail_domain::Currency;
+use openrail_domain::ids::PullId;
+use openrail_domain::pulls::DeclineReason;
 
 /// What stopped a transfer of `amount` of `token` from `payer` through `router`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,28 +51,38 @@ pub async fn transfer_failure<P: Provider>(
     Ok(TransferFailure::TokenRefused)
 }
 
-/// Why the token refused the transfer of debit pull `pull` (read from its row, its mandate
-/// and the chain now): the one diagnosis of a `transfer_failed` decline, used by whoever
-/// records it first (the engine from a receipt, the watcher from the logs), so the code a
-/// pull ends with never depends on which of them won. `TransferFailed` when the rows or
-/// the chain cannot be read.
+/// What [`pull_transfer_failure`] needs to know of a debit pull, read by its caller from
+/// the pull's row and its mandate's (this crate reads no database).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullTransfer {
+    /// The mandate's payer wallet, as stored.
+    pub payer_address: String,
+    /// The mandate's currency (a pull is always in its mandate's currency).
+    pub currency: Currency,
+    /// The pull's amount, minor units of `currency`.
+    pub amount: u64,
+}
+
+/// Why the token refused the transfer of debit pull `pull` (`transfer`: read from its row
+/// and its mandate's by the caller; the chain read now): the one diagnosis of a
+/// `transfer_failed` decline, used by whoever records it first (the engine from a receipt,
+/// the watcher from the logs), so the code a pull ends with never depends on which of them
+/// won. `TransferFailed` when the rows (`None`) or the chain cannot be read.
 pub async fn pull_transfer_failure<P: Provider>(
     provider: &P,
-    store: &openrail_store::Store,
-    tokens: &std::collections::BTreeMap<openrail_store::Currency, Address>,
+    tokens: &std::collections::BTreeMap<Currency, Address>,
     router: Address,
-    pull: &openrail_store::PullId,
+    pull: &PullId,
+    transfer: Option<PullTransfer>,
 ) -> DeclineReason {
-    let inputs = async {
-        let p = store.pull_unscoped(pull).await.ok()?;
-        let m = store.mandate_unscoped(&p.mandate_id).await.ok()?;
+    let inputs = transfer.and_then(|t| {
         Some((
-            m.payer_address.parse::<Address>().ok()?,
-            *tokens.get(&m.currency)?,
-            crate::token_units(p.amount, p.currency),
+            t.payer_address.parse::<Address>().ok()?,
+            *tokens.get(&t.currency)?,
+            crate::token_units(t.amount, t.currency),
         ))
-    };
-    let Some((payer, token, amount)) = inputs.await else {
+    });
+    let Some((payer, token, amount)) = inputs else {
         return DeclineReason::TransferFailed;
     };
     match transfer_failure(provider, token, payer, router, amount).await {

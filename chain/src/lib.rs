@@ -40,16 +40,16 @@ pub use error::{ChainError, Refusal};
 
 /// Token units (the stablecoins' 6 decimals) of `minor` units of `currency` (its 2): the one
 /// conversion between what the API and the database count and what the chain moves.
-pub fn token_units(minor: u64, currency: openrail_store::Currency) -> alloy::primitives::U256 {
+pub fn token_units(minor: u64, currency: openrail_domain::Currency) -> alloy::primitives::U256 {
     use alloy::primitives::U256;
-    let scale = openrail_store::money::TOKEN_DECIMALS - currency.decimals();
+    let scale = openrail_domain::money::TOKEN_DECIMALS - currency.decimals();
     U256::from(minor) * U256::from(10u64).pow(U256::from(scale))
 }
 
 #[cfg(test)]
 mod tests {
     use alloy::primitives::U256;
-    use openrail_store::{Amount, Currency};
+    use openrail_domain::{Amount, Currency};
 
     /// The chain's conversion agrees with the exact decimal amounts of the API.
     #[test]

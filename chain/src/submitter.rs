@@ -24,16 +24,16 @@ use alloy::rpc::types::{TransactionReceipt, TransactionRequest};
 use alloy::signers::local::PrivateKeySigner;
 use alloy::sol_types::{SolCall, SolEvent, SolInterface};
 use alloy::transports::http::reqwest::Url;
-use openrail_store::crash;
-use openrail_store::journal::TxStatus;
+use openrail_domain::crash;
+use openrail_domain::journal::TxStatus;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::batch;
 use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors as AsmError};
 use crate::fees::{self, Fees};
 use crate::{ChainError, Refusal};
-use openrail_store::agentic::DeclineReason;
-use openrail_store::journal::TxKind;
+use openrail_domain::journal::TxKind;
+use openrail_domain::pulls::DeclineReason;
 
 /// Most items in one `pullBatch` (its calldata, 61 bytes an item, stays well under the
 /// 128 KiB a node's pool takes).
@@ -335,8 +335,8 @@ pub enum PullOutcome {
 
 impl PullOutcome {
     /// How the store records this outcome; `authorized_at` is when it was observed (unix ms).
-    pub fn resolution(&self, authorized_at: i64) -> openrail_store::agentic::PullResolution {
-        use openrail_store::agentic::{PullResolution, PullStatus};
+    pub fn resolution(&self, authorized_at: i64) -> openrail_domain::pulls::PullResolution {
+        use openrail_domain::{pulls::PullResolution, status::PullStatus};
         match self {
             PullOutcome::Authorized { tx_hash, .. } => PullResolution {
                 status: PullStatus::Authorized,
@@ -988,7 +988,7 @@ impl Sender {
     /// for the tracker; "nonce too low" means an outside transaction took the nonce: the
     /// work is signed again under the chain's next one.
     async fn send(&mut self, payload: &Payload) -> Result<Flight, ChainError> {
-        openrail_store::stages::mark("batched", payload.intents.iter().map(String::as_str));
+        openrail_domain::stages::mark("batched", payload.intents.iter().map(String::as_str));
         // Variants refused because an outside transaction held their nonce.
         let mut taken: Vec<TxHash> = Vec::new();
         let result = loop {
@@ -1004,7 +1004,7 @@ impl Sender {
             // The nonce is spent once the transaction is journaled: a crash from here on
             // rebroadcasts these exact bytes.
             self.nonce += 1;
-            openrail_store::stages::mark("journaled", payload.intents.iter().map(String::as_str));
+            openrail_domain::stages::mark("journaled", payload.intents.iter().map(String::as_str));
             crash::point(crash::AFTER_NONCE_ALLOCATION);
             let mut refusal = self.core.broadcast(&variant.raw).await.err();
             if refusal == Some(Refusal::NonceTooLow) && self.core.knows(variant.hash).await {
@@ -1025,7 +1025,7 @@ impl Sender {
                         object_ids = %object_ids(&payload.intents),
                         "sent"
                     );
-                    openrail_store::stages::mark(
+                    openrail_domain::stages::mark(
                         "broadcast",
                         payload.intents.iter().map(String::as_str),
                     );

@@ -33,9 +33,13 @@ macro_rules! string_enum {
     };
 }
 
+pub mod crash;
 pub mod epoch;
 pub mod ids;
+pub mod journal;
 pub mod money;
+pub mod pulls;
+pub mod stages;
 pub mod status;
 
 pub use epoch::{Epoch, Interval};

@@ -1,6 +1,7 @@
 //! Named crash points for crash tests.
 //!
-//! Built only with the `crash-points` feature (the end-to-end suite enables it; a plain
+//! Built only with the `crash-points` feature (of this crate; `openrail-store`'s feature of
+//! the same name turns it on, and the end-to-end suite enables that one; a plain
 //! `cargo build -p openrail-cli` leaves it out, and then [`point`] compiles to nothing).
 //! With the feature, `OPENRAIL_CRASH_AT=<name>` (or `<name>:<n>` for the n-th time the
 //! point is passed) makes the process print `crash point reached: <name>` on stdout and
