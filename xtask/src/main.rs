@@ -30,6 +30,8 @@ pub(crate) const CONTRACTS: [&str; 6] = [
 #[cfg(feature = "compile")]
 mod compile;
 #[cfg(test)]
+mod crate_deps;
+#[cfg(test)]
 mod module_graph;
 #[cfg(test)]
 mod status_writes;
