@@ -18,7 +18,11 @@
 //! - [`tls`]: the HTTP clients (TLS through rustls and *ring*, Mozilla's roots).
 //! - [`verify`]: explorer verification (standard-JSON inputs, Etherscan, Sourcify).
 //!
-//! This crate never serves HTTP and never writes SQL.
+//! This crate never serves HTTP and never writes SQL, and it does not depend on
+//! `openrail-store`: it builds on `openrail-domain` only (money, ids, the journal's kinds
+//! and statuses, decline reasons, crash points and stage marks), and what it needs of a
+//! row its caller reads and hands it (e.g. [`diagnose::PullTransfer`]). A test in
+//! `xtask` (`crate_deps`) keeps it so.
 
 pub mod anvil;
 pub mod attestations;

@@ -1,7 +1,15 @@
 //! The domain of Openrail without I/O: money and currencies (`money`), intervals and their
-//! calendar epochs (`epoch`), and the lifecycle of each object with the transitions it
-//! allows, as data (`status`). Every other crate builds on these; nothing here reads a
-//! database, a chain or the network, so all of it is unit- and property-tested in place.
+//! calendar epochs (`epoch`), the lifecycle of each object with the transitions it allows,
+//! as data (`status`), the typed ids, secrets' hashes and the mode (`ids`), the journal's
+//! transaction kinds and statuses (`journal`), how a debit pull ends on chain (`pulls`:
+//! decline reasons and its resolution), and the process instrumentation every layer
+//! passes through (`crash`: named crash points for the crash tests, behind the
+//! `crash-points` feature; `stages`: latency stage marks for the bench). Every other crate
+//! builds on these, and the chain crate on these only (not on the store); this crate
+//! depends on no other crate of the workspace. Nothing here reads a database, a chain or
+//! the network (a new id reads the clock and the OS RNG; a stage mark is a `TRACE` event),
+//! so all of it is unit- and property-tested in place. The optional `sqlx` feature makes
+//! each id a `sqlx::Any` text column, for the store.
 
 #[doc(hidden)]
 pub use serde as __serde;

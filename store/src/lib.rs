@@ -1,7 +1,11 @@
-//! Every SQL query and the migrations runner, with the ids and rows of each object. Money,
-//! epochs and the lifecycles with their transitions live in `openrail-domain` (re-exported
-//! here as `money`, `epoch` and in each object's module); this crate knows nothing of HTTP
-//! or chains.
+//! Every SQL query and the migrations runner, with the rows of each object. Money, epochs,
+//! the lifecycles with their transitions, the typed ids (with secrets' hashes and the
+//! mode), the journal's `TxKind`/`TxStatus`, a pull's `DeclineReason`/`PullResolution`,
+//! and the `crash` points and `stages` marks live in `openrail-domain`, so the chain crate
+//! names them without depending on this one; they are re-exported here under their old
+//! paths (`money`, `epoch`, `ids`, `crash`, `stages`, `journal::TxKind`,
+//! `agentic::DeclineReason`, …, and the ids at the crate root). This crate's `crash-points`
+//! feature turns on the domain's. It knows nothing of HTTP or chains.
 
 #[macro_use]
 extern crate openrail_domain;
