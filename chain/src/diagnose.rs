@@ -51,17 +51,7 @@ pub async fn transfer_failure<P: Provider>(
     Ok(TransferFailure::TokenRefused)
 }
 
-/// What [`pull_transfer_failure`] needs to know of a debit pull, read by its caller from
-/// the pull's row and its mandate's (this crate reads no database).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PullTransfer {
-    /// The mandate's payer wallet, as stored.
-    pub payer_address: String,
-    /// The mandate's currency (a pull is always in its mandate's currency).
-    pub currency: Currency,
-    /// The pull's amount, minor units of `currency`.
-    pub amount: u64,
-}
+pub use openrail_domain::pulls::PullTransfer;
 
 /// Why the token refused the transfer of debit pull `pull` (`transfer`: read from its row
 /// and its mandate's by the caller; the chain read now): the one diagnosis of a

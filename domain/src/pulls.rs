@@ -72,3 +72,16 @@ impl PullResolution {
         }
     }
 }
+
+/// What the diagnosis of a `transfer_failed` pull needs of it: the token transfer it asked
+/// for (`Store::pull_transfer` reads it from the pull's row and its mandate's;
+/// `openrail_chain::diagnose::pull_transfer_failure` asks the chain why it failed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullTransfer {
+    /// The mandate's payer wallet, as stored.
+    pub payer_address: String,
+    /// The mandate's currency (a pull is always in its mandate's currency).
+    pub currency: crate::money::Currency,
+    /// The pull's amount, minor units of `currency`.
+    pub amount: u64,
+}

@@ -851,22 +851,14 @@ async fn submit_and_record(
                 Some(asm),
             ) = (&outcome, net.allowance_state_machine)
             {
-                let transfer = async {
-                    let p = store.pull_unscoped(id).await.ok()?;
-                    let m = store.mandate_unscoped(&p.mandate_id).await.ok()?;
-                    Some(openrail_chain::diagnose::PullTransfer {
-                        payer_address: m.payer_address,
-                        currency: m.currency,
-                        amount: p.amount,
-                    })
-                };
+                let transfer = store.pull_transfer(id).await.ok();
                 r.decline_code = Some(
                     openrail_chain::diagnose::pull_transfer_failure(
                         &net.reader,
                         &net.tokens,
                         asm,
                         id,
-                        transfer.await,
+                        transfer,
                     )
                     .await,
                 );

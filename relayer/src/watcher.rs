@@ -260,22 +260,14 @@ impl Watcher {
                     Some(id),
                 ) = (&outcome, PullId::parse(&intent))
                 {
-                    let transfer = async {
-                        let p = self.store.pull_unscoped(&id).await.ok()?;
-                        let m = self.store.mandate_unscoped(&p.mandate_id).await.ok()?;
-                        Some(openrail_chain::diagnose::PullTransfer {
-                            payer_address: m.payer_address,
-                            currency: m.currency,
-                            amount: p.amount,
-                        })
-                    };
+                    let transfer = self.store.pull_transfer(&id).await.ok();
                     r.decline_code = Some(
                         openrail_chain::diagnose::pull_transfer_failure(
                             &self.provider,
                             &self.tokens,
                             self.asm,
                             &id,
-                            transfer.await,
+                            transfer,
                         )
                         .await,
                     );

@@ -1385,6 +1385,21 @@ impl Store {
         pull_of(&row)
     }
 
+    /// The token transfer pull `id` asked for (its amount, its mandate's payer and
+    /// currency), by id alone: what the diagnosis of a `transfer_failed` decline reads.
+    pub async fn pull_transfer(
+        &self,
+        id: &PullId,
+    ) -> Result<openrail_domain::pulls::PullTransfer, StoreError> {
+        let p = self.pull_unscoped(id).await?;
+        let m = self.mandate_unscoped(&p.mandate_id).await?;
+        Ok(openrail_domain::pulls::PullTransfer {
+            payer_address: m.payer_address,
+            currency: m.currency,
+            amount: p.amount,
+        })
+    }
+
     /// The pulls with these ids (by id alone, the engine's view), in one query; ids with
     /// no pull are left out.
     pub async fn pulls_unscoped(&self, ids: &[PullId]) -> Result<Vec<DebitPull>, StoreError> {
