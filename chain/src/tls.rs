@@ -82,22 +82,30 @@ mod tests {
         Some(head)
     }
 
+    /// The first 4 bytes the client made by [`super::client`] sends to a local listener
+    /// when asked for `scheme://127.0.0.1:<port>/` (`None`: it never connected).
+    async fn first_bytes_sent(scheme: &str) -> Option<[u8; 4]> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let received = std::thread::spawn(move || first_bytes::<4>(listener));
+        let client = super::client().unwrap();
+        // No answer comes (the listener reads, then hangs up): only the request matters.
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            client.get(format!("{scheme}://127.0.0.1:{port}/")).send(),
+        )
+        .await;
+        received.join().unwrap()
+    }
+
     /// An `https://` URL is spoken to in TLS: the first bytes a local listener receives
     /// are a TLS handshake record (content type 22, version 3.x), not an error before any
     /// connection (what alloy's client without a TLS backend did).
     #[tokio::test]
     async fn https_urls_are_spoken_to_in_tls() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let first_bytes = std::thread::spawn(move || first_bytes::<3>(listener));
-        let client = super::client().unwrap();
-        // The handshake cannot finish (the listener answers nothing, then hangs up).
-        let _ = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            client.get(format!("https://127.0.0.1:{port}/")).send(),
-        )
-        .await;
-        let head = first_bytes.join().unwrap().expect("the client connected");
+        let head = first_bytes_sent("https")
+            .await
+            .expect("the client connected");
         assert_eq!(head[0], 22, "a TLS handshake record");
         assert_eq!(head[1], 3, "TLS major version 3");
     }
@@ -105,16 +113,9 @@ mod tests {
     /// And a plain `http://` URL (anvil) still works without TLS.
     #[tokio::test]
     async fn http_urls_are_plain() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let first_bytes = std::thread::spawn(move || first_bytes::<4>(listener));
-        let client = super::client().unwrap();
-        let _ = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            client.get(format!("http://127.0.0.1:{port}/")).send(),
-        )
-        .await;
-        let head = first_bytes.join().unwrap().expect("the client connected");
+        let head = first_bytes_sent("http")
+            .await
+            .expect("the client connected");
         assert_eq!(&head, b"GET ");
     }
 }
