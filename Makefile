@@ -21,9 +21,10 @@ PY_SDK := clients/python
 PY_SDK_VENV := .venv-python-sdk
 MCP_VENV := .venv-mcp
 
-## Run the service: two local chains, contracts deployed, until Ctrl-C.
+## Run the service: two local chains, contracts deployed, until Ctrl-C. Built with the
+## `dev-server` profile (Cargo.toml: dependencies unoptimized, half the cold build time).
 dev: setup
-	cargo run -p openrail-cli -- dev
+	cargo run --profile dev-server -p openrail-cli -- dev
 
 ## Every gate: artifacts in sync, formatting, clippy, forge tests + gas snapshot, cargo tests,
 ## schemathesis against `openrail dev`, the TypeScript and Python SDKs' tests against
