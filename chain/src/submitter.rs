@@ -50,6 +50,19 @@ const GAS_TOKEN_RESERVE: u64 = 110_000;
 /// Gas for any other operator transaction (allow-lists are bounded by the API).
 const GAS_OTHER: u64 = 1_500_000;
 
+/// Batches sized by the refund bound after a batch needed more than [`tight_limit`].
+const GUESS_PAUSE: u32 = 16;
+
+/// The limit a batch of `items` is tried at first: what an item of the last batch used,
+/// a tenth more (the node's trial runs with the access list it built, which makes each
+/// first touch of an address or slot 100 gas cheaper than the transaction sent without
+/// it), and the reserve the contract keeps before each token call. A block is filled by
+/// limits: at the refund bound (a quarter more than the use) a block held at most four
+/// fifths of the pulls its gas could settle.
+fn tight_limit(item_gas: u64, items: u64) -> u64 {
+    item_gas.saturating_mul(items).saturating_mul(11) / 10 + GAS_TOKEN_RESERVE + 10_000
+}
+
 /// How long a fee estimate is used before it is asked for again. The estimate's maximum fee
 /// is twice the base fee plus the tip, which covers the base fee's largest rise over
 /// several blocks (12.5 % a block), so an estimate a second old is not underpriced; asking
@@ -407,7 +420,8 @@ pub struct SubmitterOptions {
     /// every [`BALANCE_EVERY`]); [`Submitter::operator_balance`] tells the last one seen.
     pub balance_floor: Option<u128>,
     /// Most gas one `pullBatch` may use: batches are sized by it (from the gas an item
-    /// took in the last estimate), not by a fixed count, so that several fit a block.
+    /// took in the last estimate), not by a fixed count, so that several fit a block. The
+    /// submitter lowers it to an eighth of the latest block's gas limit when it starts.
     pub max_batch_gas: u64,
     /// The chain's confirmation depth: a mined transaction is watched until it is this
     /// many blocks deep, and one a reorganisation takes out before then is undone
@@ -600,6 +614,20 @@ impl Submitter {
             journal,
         });
         let nonce = recover(&core, &flight_tx).await?;
+        // A block holds a prefix of the operator's nonces: the first batch that does not
+        // fit waits for the next block with every later one behind it, and what it left
+        // of the block stays empty. Batches of at most an eighth of the block's gas leave
+        // little (measured at 1 s blocks of 30M gas: batches of 1,024 pulls left blocks at
+        // 72 % of their gas).
+        let block_gas = core
+            .provider
+            .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
+            .await?
+            .map(|b| b.header.gas_limit);
+        let max_batch_gas = match block_gas {
+            Some(g) => options.max_batch_gas.min(g / 8),
+            None => options.max_batch_gas,
+        };
         let sender = Sender {
             fees: None,
             core: core.clone(),
@@ -607,7 +635,8 @@ impl Submitter {
             asm,
             fee_cap: options.fee_cap,
             item_gas: GAS_PER_PULL,
-            max_batch_gas: options.max_batch_gas,
+            guess_after: 0,
+            max_batch_gas,
         };
         tokio::spawn(sender.run(jobs_rx, flight_tx));
         let balance: Arc<std::sync::Mutex<Option<U256>>> = Default::default();
@@ -833,6 +862,8 @@ struct Sender {
     fee_cap: Option<u128>,
     /// Gas an item of the last estimated batch took (with the batch's overhead shared).
     item_gas: u64,
+    /// Batches to size by the refund bound before trying [`tight_limit`] again (0: try it).
+    guess_after: u32,
     max_batch_gas: u64,
 }
 
@@ -940,6 +971,19 @@ impl Sender {
     /// execution fails. The state changing under batches in flight before it makes later
     /// items cheaper (slots already written, ceilings reached), not dearer.
     async fn estimate(&mut self, payload: &Payload) -> u64 {
+        let items = payload.intents.len().max(1) as u64;
+        let guess = tight_limit(self.item_gas, items);
+        if self.guess_after == 0 && guess < payload.gas {
+            if let Some(used) = self.runs_within(payload, guess).await {
+                self.item_gas = (used / items).max(1);
+                return guess;
+            }
+            // It needed more (refunds it earns back, or dearer items): the bound below for
+            // the next batches, then the guess again.
+            self.guess_after = GUESS_PAUSE;
+        } else {
+            self.guess_after = self.guess_after.saturating_sub(1);
+        }
         let request = TransactionRequest::default()
             .with_from(self.core.from)
             .with_to(payload.to)
@@ -948,7 +992,6 @@ impl Sender {
         match self.core.provider.create_access_list(&request).await {
             Ok(r) if r.error.is_none() => {
                 let used = u64::try_from(r.gas_used).unwrap_or(u64::MAX);
-                let items = payload.intents.len().max(1) as u64;
                 self.item_gas = (used / items).max(1);
                 used.saturating_add(used / 4)
                     .saturating_add(GAS_TOKEN_RESERVE + 10_000)
@@ -962,6 +1005,24 @@ impl Sender {
                 tracing::warn!(chain_id = self.core.chain_id, error = %e, "a batch's trial execution failed; using the static budget");
                 payload.gas
             }
+        }
+    }
+
+    /// Whether `payload` runs to its end within `limit` gas (one execution, at that
+    /// limit, against the latest block); the gas it used when it does. An execution that
+    /// completes within a limit needed no more than it, refunds included (they are paid
+    /// back only after the execution). The contract reverts the whole batch rather than
+    /// start a token call with less than its reserve left, so completing means no item was
+    /// starved.
+    async fn runs_within(&self, payload: &Payload, limit: u64) -> Option<u64> {
+        let request = TransactionRequest::default()
+            .with_from(self.core.from)
+            .with_to(payload.to)
+            .with_input(payload.input.clone())
+            .with_gas_limit(limit);
+        match self.core.provider.create_access_list(&request).await {
+            Ok(r) if r.error.is_none() => u64::try_from(r.gas_used).ok(),
+            Ok(_) | Err(_) => None,
         }
     }
 
@@ -1336,6 +1397,9 @@ async fn track(
             }
         }
         pending = still;
+        if progressed && !pending.is_empty() {
+            revive_dropped(&core, &mut pending).await;
+        }
         if (!pending.is_empty() || !shallow.is_empty())
             && last_check.elapsed() >= options.check_every
         {
@@ -1352,6 +1416,45 @@ async fn track(
         } else if !pending.is_empty() {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(options.max_poll);
+        }
+    }
+}
+
+/// How long a transaction is in the node's pool before a block that leaves it out makes
+/// the tracker ask whether the node still has it.
+const REVIVE_AFTER: Duration = Duration::from_millis(200);
+
+/// After a block mined some of ours: when the lowest nonce still in flight was left out of
+/// it although sent well before, asks the node whether it still has it, and rebroadcasts it
+/// and every later one the node forgot. A node may drop a transaction from its pool (anvil
+/// drops one that did not fit the block it was building, and with it those of later
+/// nonces); until the gap is filled no later nonce can be mined, so waiting for the next
+/// periodic [`check`] (every [`SubmitterOptions::check_every`]) would leave blocks empty.
+async fn revive_dropped(core: &Core, pending: &mut [Flight]) {
+    pending.sort_by_key(|f| f.nonce);
+    let Some(lowest) = pending.first() else {
+        return;
+    };
+    if lowest.last_sent.elapsed() < REVIVE_AFTER || core.knows(lowest.newest().hash).await {
+        return;
+    }
+    for (i, flight) in pending.iter_mut().enumerate() {
+        let newest = flight.newest().clone();
+        if i > 0 && core.knows(newest.hash).await {
+            continue;
+        }
+        match core.broadcast(&newest.raw).await {
+            Ok(()) => {
+                tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it");
+                flight.last_sent = Instant::now();
+            }
+            // Known after all (a node may not serve its pool by hash): so are the later.
+            Err(Refusal::AlreadyKnown) if i == 0 => return,
+            Err(Refusal::AlreadyKnown) => {}
+            Err(r) => {
+                // The periodic check looks at it again (replaced, re-sent or cancelled there).
+                tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused");
+            }
         }
     }
 }
@@ -1690,6 +1793,36 @@ fn object_ids(intents: &[String]) -> String {
         out.push_str(&format!(",… ({} more)", intents.len() - SHOWN));
     }
     out
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::{GAS_TOKEN_RESERVE, tight_limit};
+
+    /// The first try leaves a block room for more pulls than the refund bound did, and still
+    /// covers a tenth over the last batch's use and the contract's reserve.
+    #[test]
+    fn a_batch_is_tried_at_a_tenth_over_its_use_not_a_quarter() {
+        for (item_gas, items) in [
+            (8_827u64, 1024u64),
+            (8_827, 1),
+            (25_000, 300),
+            (90_000, 128),
+        ] {
+            let used = item_gas * items;
+            let limit = tight_limit(item_gas, items);
+            assert!(limit >= used + used / 10 + GAS_TOKEN_RESERVE, "{limit}");
+            assert!(
+                limit < used + used / 4 + GAS_TOKEN_RESERVE + 10_000,
+                "{limit}"
+            );
+        }
+        // 30M gas of 8,827-gas pulls: 3,398 by use; batches of an eighth of the block
+        // (3.75M, 424 items) tried this way, 7 a block: 2,968 (87 %).
+        let items = 3_750_000 / 8_827;
+        let per_block = 30_000_000 / tight_limit(8_827, items) * items;
+        assert!(per_block * 100 / 3_398 >= 85, "{per_block}");
+    }
 }
 
 #[cfg(test)]

@@ -170,19 +170,7 @@ pub async fn run(
         ms(api.p99)
     );
     println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 100 ms");
-    let us = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} µs"));
-    println!(
-        "CPU per pull in the end-to-end phase: {} in this process (server and its HTTP clients), {} in anvil",
-        us(api.cpu_per_pull.0),
-        us(api.cpu_per_pull.1)
-    );
-    for (kind, us) in &api.cpu_by_thread {
-        println!("  {us:.0} µs: {kind}");
-    }
-    println!(
-        "context switches per pull in this process: {:.1}",
-        api.switches_per_pull
-    );
+    print_cpu(&api);
     let g = &api.groups;
     println!(
         "group commits: {} of {:.1} writes on average, each {:.1} ms (p50; p90 {:.1} ms), \
@@ -299,14 +287,27 @@ async fn run_real(
     for f in failures().lock().expect("failures lock").iter() {
         println!("not authorized: {f}");
     }
+    print_cpu(&api);
+    print_stages(&api);
+    Ok(())
+}
+
+/// The end-to-end phase's CPU per pull: this process (server, and the bench's clients on
+/// their own thread), anvil, and this process by thread.
+fn print_cpu(api: &ApiFigures) {
     let us = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} µs"));
     println!(
-        "CPU per pull: {} in this process (server and its HTTP clients), {} in anvil",
+        "CPU per pull in the end-to-end phase: {} in this process (server and the bench's HTTP clients), {} in anvil",
         us(api.cpu_per_pull.0),
         us(api.cpu_per_pull.1)
     );
-    print_stages(&api);
-    Ok(())
+    for (kind, us) in &api.cpu_by_thread {
+        println!("  {us:.0} µs: {kind}");
+    }
+    println!(
+        "context switches per pull in this process: {:.1}",
+        api.switches_per_pull
+    );
 }
 
 /// The database the end-to-end phase ran on.
@@ -384,8 +385,9 @@ fn cpu_by_thread() -> HashMap<&'static str, f64> {
         let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
         let kind = match comm.trim() {
             c if c.starts_with("tokio-r") => {
-                "runtime workers: HTTP server and clients, handlers, engine, signing"
+                "runtime workers: HTTP server, handlers, engine, signing"
             }
+            c if c.starts_with("bench-client") => "the bench's HTTP clients (not the server)",
             c if c.starts_with("openrail-group") => "group writer: the hot path's writes",
             c if c.starts_with("sqlx-sqlite") => "sqlx SQLite workers: every other statement",
             _ => "other threads",
@@ -805,12 +807,22 @@ async fn measure(
     let switches_before = context_switches();
     let threads_before = cpu_by_thread();
     let block_before = op.get_block_number().await?;
+    // The load's HTTP clients run on a runtime of their own, one thread named
+    // `bench-client`: its CPU is counted apart from the server's (on another machine a
+    // client costs the server nothing), and its connections are its own (a client made
+    // here, not the set-up's, whose connections live on the server's runtime).
+    let clients = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("bench-client")
+        .enable_all()
+        .build()?;
+    let load = reqwest::Client::new();
     let start = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for c in 0..concurrency {
         let share = n / concurrency + usize::from(c < n % concurrency);
         let (http, url, api_key, key_id) = (
-            http.clone(),
+            load.clone(),
             format!("{}/v1/debit-pulls", server.base_url),
             api_key.clone(),
             key_id.clone(),
@@ -819,32 +831,37 @@ async fn measure(
         // On a chain with a block time, the request waits for its block (up to the
         // longest wait): its latency is the time to its final answer.
         let wait = if real.is_some() { "wait=60" } else { "wait=10" };
-        set.spawn(async move {
-            let mut out = Vec::with_capacity(share);
-            for _ in 0..share {
-                let t = Instant::now();
-                let res = http
+        set.spawn_on(
+            async move {
+                let mut out = Vec::with_capacity(share);
+                for _ in 0..share {
+                    let t = Instant::now();
+                    let res = http
                     .post(&url)
                     .bearer_auth(&api_key)
                     .header("prefer", wait)
                     .json(&json!({"session_key_id": key_id, "amount": "0.01", "destination": dest}))
                     .send()
                     .await;
-                let ok = matches!(&res, Ok(r) if r.status().as_u16() == 201);
-                if !ok {
-                    let what = match res {
-                        Ok(r) => format!("{} {}", r.status(), r.text().await.unwrap_or_default()),
-                        Err(e) => format!("{e}"),
-                    };
-                    let mut seen = failures().lock().expect("failures lock");
-                    if seen.len() < 5 {
-                        seen.push(what);
+                    let ok = matches!(&res, Ok(r) if r.status().as_u16() == 201);
+                    if !ok {
+                        let what = match res {
+                            Ok(r) => {
+                                format!("{} {}", r.status(), r.text().await.unwrap_or_default())
+                            }
+                            Err(e) => format!("{e}"),
+                        };
+                        let mut seen = failures().lock().expect("failures lock");
+                        if seen.len() < 5 {
+                            seen.push(what);
+                        }
                     }
+                    out.push((t.elapsed(), ok));
                 }
-                out.push((t.elapsed(), ok));
-            }
-            out
-        });
+                out
+            },
+            clients.handle(),
+        );
     }
     let mut samples = Vec::with_capacity(n);
     while let Some(r) = set.join_next().await {
@@ -870,6 +887,7 @@ async fn measure(
         })
         .collect();
     cpu_by_thread.sort_by(|a, b| b.1.total_cmp(&a.1));
+    clients.shutdown_background();
     server.task.abort();
     if let Some(engine) = &server.engine {
         engine.abort();

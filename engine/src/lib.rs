@@ -64,6 +64,13 @@ pub const POLL: Duration = Duration::from_millis(25);
 /// another process (this process's engine wakes its own requests at once).
 pub const WAIT_POLL: Duration = Duration::from_millis(200);
 
+/// How often a request whose work went straight to this process's engine re-reads the
+/// database while that engine has said nothing yet. The engine tells it of every end of
+/// its run (recorded, or left to another path, after which it reads every [`WAIT_POLL`]),
+/// so this is only a safety net; reading every [`WAIT_POLL`] instead cost each pull on a
+/// chain with 1 s blocks about five reads while it waited for its block.
+pub const HANDED_OFF_POLL: Duration = Duration::from_secs(2);
+
 /// How often an attestation chain's engine looks for attestation receipts to relay to its
 /// mode's settlement chain.
 const RELAY_POLL: Duration = Duration::from_millis(250);
@@ -165,7 +172,16 @@ impl Waiter<'_> {
         let deadline = tokio::time::Instant::now() + wait;
         let finished = loop {
             let now = tokio::time::Instant::now();
-            let tick = deadline.saturating_duration_since(now).min(WAIT_POLL);
+            // Handed to this process's engine and no word from it yet: it will say.
+            let silent = self
+                .rx
+                .as_ref()
+                .is_some_and(|rx| matches!(*rx.borrow(), Wake::Waiting));
+            let poll = match self.handed_off && silent {
+                true => HANDED_OFF_POLL,
+                false => WAIT_POLL,
+            };
+            let tick = deadline.saturating_duration_since(now).min(poll);
             let changed = async {
                 match self.rx.as_mut() {
                     Some(rx) => rx.changed().await.is_ok(),

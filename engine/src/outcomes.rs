@@ -98,16 +98,20 @@ impl Outcomes {
         }
     }
 
-    /// Gives a claimed pull, now committed, to this process's engine to send.
-    pub(crate) fn hand_off(&self, pull: DebitPull) {
-        if let Some((inbox, _)) = self.inbox.get() {
-            let id = pull.id.clone();
-            if inbox.send(pull).is_err() {
-                // The engine stopped (this process is exiting): the work stays queued in
-                // the database for the chain's next lease holder.
-                self.release(&id);
-            }
+    /// Gives a claimed pull, now committed, to this process's engine to send; whether the
+    /// engine took it (it then tells the pull's waiters how its run ended).
+    pub(crate) fn hand_off(&self, pull: DebitPull) -> bool {
+        let Some((inbox, _)) = self.inbox.get() else {
+            return false;
+        };
+        let id = pull.id.clone();
+        if inbox.send(pull).is_err() {
+            // The engine stopped (this process is exiting): the work stays queued in
+            // the database for the chain's next lease holder.
+            self.release(&id);
+            return false;
         }
+        true
     }
 
     /// Gives up a claim whose pull was not written.
@@ -150,7 +154,7 @@ mod tests {
         let o = Outcomes::default();
         assert!(!o.claim(&PullId::parse("pull_a").expect("an id")));
         // Neither panics nor goes anywhere.
-        o.hand_off(pull("pull_a"));
+        assert!(!o.hand_off(pull("pull_a")));
         o.release(&PullId::parse("pull_a").expect("an id"));
     }
 
@@ -168,7 +172,7 @@ mod tests {
         assert!(o.claim(&a) && o.claim(&b));
         assert!(taken(&inflight, "pull_a") && taken(&inflight, "pull_b"));
         // Written: handed to the engine, still taken (the engine releases it when done).
-        o.hand_off(pull("pull_a"));
+        assert!(o.hand_off(pull("pull_a")));
         assert_eq!(engine.recv().await.map(|p| p.id), Some(a));
         assert!(taken(&inflight, "pull_a"));
         // Not written: released, so the queue's reader may take it.
@@ -177,7 +181,7 @@ mod tests {
         // An engine that stopped releases what it is handed.
         drop(engine);
         assert!(o.claim(&PullId::parse("pull_c").expect("an id")));
-        o.hand_off(pull("pull_c"));
+        assert!(!o.hand_off(pull("pull_c")));
         assert!(!taken(&inflight, "pull_c"));
     }
 }

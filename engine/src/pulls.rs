@@ -208,8 +208,7 @@ pub async fn accept<'a>(
     }
     stages::mark("written", [pull.id.as_str()]);
     if claimed {
-        net.outcomes.hand_off(pull.clone());
-        waiter.handed_off = true;
+        waiter.handed_off = net.outcomes.hand_off(pull.clone());
     }
     Ok((pull, waiter))
 }
