@@ -13,7 +13,7 @@ use alloy::primitives::{Address, U256, keccak256};
 use alloy::providers::Provider;
 use alloy::providers::ext::AnvilApi;
 use alloy::rpc::types::TransactionRequest;
-use alloy::sol_types::SolCall;
+use alloy::sol_types::{SolCall, SolEvent};
 use anyhow::{Context, bail};
 use openrail_chain::bindings::{AllowanceStateMachine, IAllowanceStateMachine};
 use openrail_chain::deploy::{TOKEN_DECIMALS, fund_wallet, mined, signer_provider};
@@ -283,6 +283,14 @@ async fn run_real(
             f.inner_fill
                 .map_or("—".to_string(), |x| format!("{:.0} %", x * 100.0))
         );
+        if let Some(pulls) = f.inner_pulls.filter(|_| f.inner > 0) {
+            let per_sec = pulls as f64 / (f.inner as u64 * real.block_time) as f64;
+            println!(
+                "steady state, those {} blocks: {pulls} pulls settled, {per_sec:.0} pulls/s = {:.0} % of the batched ceiling",
+                f.inner,
+                per_sec / batched_ceiling * 100.0
+            );
+        }
     }
     for f in failures().lock().expect("failures lock").iter() {
         println!("not authorized: {f}");
@@ -894,7 +902,7 @@ async fn measure(
     }
     let transactions = op.get_transaction_count(a.operator).await? - tx_before;
     let block_fill = match real {
-        Some(_) => Some(block_fill(&op, block_before).await?),
+        Some(_) => Some(block_fill(&op, block_before, asm_addr).await?),
         None => None,
     };
     let (staged, stages) = clock.report();
@@ -928,7 +936,7 @@ async fn measure(
 /// share of the gas limit used by those between the first and the last of them (the run
 /// starts and ends inside those two; the ones between show what the engine keeps the
 /// chain at once it runs).
-async fn block_fill<P: Provider>(op: &P, before: u64) -> anyhow::Result<BlockFill> {
+async fn block_fill<P: Provider>(op: &P, before: u64, asm: Address) -> anyhow::Result<BlockFill> {
     let head = op.get_block_number().await?;
     let mut used = Vec::new();
     for number in before + 1..=head {
@@ -936,19 +944,35 @@ async fn block_fill<P: Provider>(op: &P, before: u64) -> anyhow::Result<BlockFil
             .get_block_by_number(alloy::eips::BlockNumberOrTag::Number(number))
             .await?
             .with_context(|| format!("block {number}"))?;
-        used.push((block.header.gas_used, block.header.gas_limit));
+        used.push((number, block.header.gas_used, block.header.gas_limit));
     }
-    let carrying: Vec<(u64, u64)> = used.into_iter().filter(|(g, _)| *g > 0).collect();
+    let carrying: Vec<(u64, u64, u64)> = used.into_iter().filter(|b| b.1 > 0).collect();
     let inner = carrying
         .get(1..carrying.len().saturating_sub(1))
         .unwrap_or_default();
-    let (gas, limit) = inner.iter().fold((0u128, 0u128), |(g, l), (bg, bl)| {
+    let (gas, limit) = inner.iter().fold((0u128, 0u128), |(g, l), (_, bg, bl)| {
         (g + u128::from(*bg), l + u128::from(*bl))
     });
+    // The pulls those blocks settled: their `DebitPulled` logs.
+    let inner_pulls = match (inner.first(), inner.last()) {
+        (Some(first), Some(last)) => Some(
+            op.get_logs(
+                &alloy::rpc::types::Filter::new()
+                    .address(asm)
+                    .event_signature(AllowanceStateMachine::DebitPulled::SIGNATURE_HASH)
+                    .from_block(first.0)
+                    .to_block(last.0),
+            )
+            .await?
+            .len(),
+        ),
+        _ => None,
+    };
     Ok(BlockFill {
         blocks: carrying.len(),
         inner: inner.len(),
         inner_fill: (limit > 0).then(|| gas as f64 / limit as f64),
+        inner_pulls,
     })
 }
 
@@ -961,4 +985,6 @@ struct BlockFill {
     inner: usize,
     /// Their gas used over their gas limit.
     inner_fill: Option<f64>,
+    /// The pulls they settled (`DebitPulled` logs).
+    inner_pulls: Option<usize>,
 }
