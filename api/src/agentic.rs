@@ -30,7 +30,10 @@ use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
 use crate::types::{self, DebitPullCreate, MandateCreate, RequestBody, SessionKeyCreate, Text};
 
-use crate::error::{ApiError, DeclineReason};
+use crate::error::{ApiError, DeclineReason, ErrorCode};
+use crate::openapi::{
+    Codes, IDENTITY_FORBIDDEN, LIST, LinkArg, Param, READ, Route, WRITE, examples, route, schema,
+};
 use crate::represent;
 use crate::views;
 use openrail_engine::network::Network;
@@ -191,6 +194,24 @@ pub(crate) async fn render_key(
 
 // ------------------------------------------------------------------ mandates
 
+/// The operation [`create_mandate`] serves.
+pub const CREATE_MANDATE: Route = route!(post "/v1/mandates", "createMandate", create_mandate)
+    .doc("Create a mandate", "A ceiling per epoch a payer grants, enforced on chain by the allowance state machine. A wallet payer must sign it first: the answer is 201 `requires_authorization` with the EIP-712 typed data to sign (then `POST /v1/mandates/{id}/authorize`). A bank-account payer's bank mandate is its consent: the mandate is created on chain at once (201 `active`, or 202 `pending` while the chain has not answered).")
+    .body(schema::<types::MandateCreate>)
+    .ok(201, schema::<types::Mandate>)
+    .ok(202, schema::<types::Mandate>)
+    .errors(WRITE)
+    .codes(&[Codes::of(403).own(&[ErrorCode::IdentityRequirementUnmet]).what(IDENTITY_FORBIDDEN)])
+    .example(201, examples::created_mandate)
+    .waits()
+    .links(&[
+        ("GetMandate", GET_MANDATE.id, LinkArg::Id),
+        ("AuthorizeMandate", AUTHORIZE_MANDATE.id, LinkArg::Id),
+        ("CancelMandate", CANCEL_MANDATE.id, LinkArg::Id),
+        ("CreateSessionKey", CREATE_SESSION_KEY.id, LinkArg::Body(&[("mandate_id", "$response.body#/id")])),
+        ("ListSessionKeys", LIST_SESSION_KEYS.id, LinkArg::Query("mandate_id")),
+    ]);
+
 /// `POST /v1/mandates`
 pub async fn create_mandate(
     State(state): State<AppState>,
@@ -290,6 +311,20 @@ pub async fn create_mandate(
     Ok(json(status, render_mandate(&state, &mandate).await?))
 }
 
+/// The operation [`authorize_mandate`] serves.
+pub const AUTHORIZE_MANDATE: Route = route!(post "/v1/mandates/{id}/authorize", "authorizeMandate", authorize_mandate)
+    .doc("Authorize a mandate with the payer's signature", "The payer's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`). Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is created on chain. A wrong or malformed signature is 422 `signature_invalid` and changes nothing; after `authorization.expires_at`, 422 `authorization_expired`. Authorizing an authorized mandate answers it as it is.")
+    .body(schema::<types::AuthorizationCreate>)
+    .ok(200, schema::<types::Mandate>)
+    .ok(202, schema::<types::Mandate>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(422)
+            .declines(&[DeclineReason::SignatureInvalid, DeclineReason::AuthorizationExpired, DeclineReason::MandateNotActive]),
+    ])
+    .path_id("man_")
+    .waits();
+
 /// `POST /v1/mandates/{id}/authorize`: the payer's signature of the mandate's typed data.
 /// Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is sent with it
 /// and goes `pending` → `active` as a bank-funded one does. A wrong or malformed signature
@@ -337,6 +372,13 @@ async fn mandate_after_chain_work(
     Ok(json(status, render_mandate(state, &m).await?))
 }
 
+/// The operation [`get_mandate`] serves.
+pub const GET_MANDATE: Route = route!(get "/v1/mandates/{id}", "getMandate", get_mandate)
+    .doc("Retrieve a mandate", "With its current epoch's use.")
+    .ok(200, schema::<types::Mandate>)
+    .errors(READ)
+    .path_id("man_");
+
 /// `GET /v1/mandates/{id}`
 pub async fn get_mandate(
     State(state): State<AppState>,
@@ -352,6 +394,13 @@ pub async fn get_mandate(
         .map_err(missing("mandate", id.as_str()))?;
     Ok(json(StatusCode::OK, render_mandate(&state, &m).await?))
 }
+
+/// The operation [`list_mandates`] serves.
+pub const LIST_MANDATES: Route = route!(get "/v1/mandates", "listMandates", list_mandates)
+    .doc("List mandates", "Newest first.")
+    .ok(200, schema::<types::MandateList>)
+    .errors(READ)
+    .query(LIST);
 
 /// `GET /v1/mandates`
 pub async fn list_mandates(
@@ -376,6 +425,16 @@ pub async fn list_mandates(
     ))
 }
 
+/// The operation [`cancel_mandate`] serves.
+pub const CANCEL_MANDATE: Route = route!(post "/v1/mandates/{id}/cancel", "cancelMandate", cancel_mandate)
+    .doc("Cancel a mandate", "Cancels it on chain; its keys can no longer pull. A mandate still waiting for its payer's signature (`requires_authorization`) is canceled at once (nothing is on chain), and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 422 `mandate_not_active`. Canceling a canceled mandate answers it as it is.")
+    .ok(200, schema::<types::Mandate>)
+    .ok(202, schema::<types::Mandate>)
+    .errors(WRITE)
+    .codes(&[Codes::of(422).declines(&[DeclineReason::MandateNotActive])])
+    .path_id("man_")
+    .waits();
+
 /// `POST /v1/mandates/{id}/cancel`
 pub async fn cancel_mandate(
     State(state): State<AppState>,
@@ -399,6 +458,29 @@ pub async fn cancel_mandate(
 }
 
 // ------------------------------------------------------------------ session keys
+
+/// The operation [`create_session_key`] serves.
+pub const CREATE_SESSION_KEY: Route = route!(post "/v1/session-keys", "createSessionKey", create_session_key)
+    .doc("Issue a session key", "A key an agent pulls with, under an active mandate, until `expires_at`, within its own ceiling. Answers its bearer `secret` (`sks_…`) once: it may only create pulls on this key and read the key and its pulls.")
+    .body(schema::<types::SessionKeyCreate>)
+    .ok(201, schema::<types::SessionKey>)
+    .ok(202, schema::<types::SessionKey>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(403).own(&[ErrorCode::IdentityRequirementUnmet]).what(IDENTITY_FORBIDDEN),
+        Codes::of(422)
+            .own(&[ErrorCode::SessionKeyCeilingExceedsMandate, ErrorCode::SessionKeyOutsideMandate])
+            .declines(&[DeclineReason::MandateNotActive]),
+    ])
+    .example(201, examples::created_session_key)
+    .waits()
+    .links(&[
+        ("GetSessionKey", GET_SESSION_KEY.id, LinkArg::Id),
+        ("RevokeSessionKey", REVOKE_SESSION_KEY.id, LinkArg::Id),
+        ("IssueAgentCredential", crate::agent_credentials::ISSUE_AGENT_CREDENTIAL.id, LinkArg::Id),
+        ("CreateDebitPull", CREATE_DEBIT_PULL.id, LinkArg::Body(&[("session_key_id", "$response.body#/id")])),
+        ("ListDebitPulls", LIST_DEBIT_PULLS.id, LinkArg::Query("session_key_id")),
+    ]);
 
 /// `POST /v1/session-keys`
 pub async fn create_session_key(
@@ -469,6 +551,17 @@ pub(crate) fn agent_may_read_key(p: &Principal, key_id: &str) -> Result<(), ApiE
     }
 }
 
+/// The operation [`get_session_key`] serves.
+pub const GET_SESSION_KEY: Route =
+    route!(get "/v1/session-keys/{id}", "getSessionKey", get_session_key)
+        .doc(
+            "Retrieve a session key",
+            "A session key's own secret may read it.",
+        )
+        .ok(200, schema::<types::SessionKey>)
+        .errors(READ)
+        .path_id("sk_");
+
 /// `GET /v1/session-keys/{id}`
 pub async fn get_session_key(
     State(state): State<AppState>,
@@ -485,6 +578,13 @@ pub async fn get_session_key(
     let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
     Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?))
 }
+
+/// The operation [`list_session_keys`] serves.
+pub const LIST_SESSION_KEYS: Route = route!(get "/v1/session-keys", "listSessionKeys", list_session_keys)
+    .doc("List session keys", "Newest first; `mandate_id` filters by mandate. With a session key's secret (`sks_…`): that key alone, so an agent holding only its secret learns its key's id, ceiling and expiry.")
+    .ok(200, schema::<types::SessionKeyList>)
+    .errors(READ)
+    .query(&[Param::Limit, Param::StartingAfter, Param::MandateId]);
 
 /// `GET /v1/session-keys`: the account's keys; a session key's secret sees its own key
 /// only (how an agent holding nothing but its secret learns its key's id and limits).
@@ -540,6 +640,15 @@ pub async fn list_session_keys(
     ))
 }
 
+/// The operation [`revoke_session_key`] serves.
+pub const REVOKE_SESSION_KEY: Route = route!(delete "/v1/session-keys/{id}", "revokeSessionKey", revoke_session_key)
+    .doc("Revoke a session key", "Revokes it on chain; its mandate and sibling keys are unaffected. Revoking a revoked key answers it again.")
+    .ok(200, schema::<types::SessionKey>)
+    .ok(202, schema::<types::SessionKey>)
+    .errors(WRITE)
+    .path_id("sk_")
+    .waits();
+
 /// `DELETE /v1/session-keys/{id}`: revokes the key on chain; its mandate and sibling keys
 /// are unaffected. Revoking a revoked key answers the key again.
 pub async fn revoke_session_key(
@@ -572,6 +681,22 @@ pub async fn revoke_session_key(
 }
 
 // ------------------------------------------------------------------ debit pulls
+
+/// The operation [`create_pull`] serves.
+pub const CREATE_DEBIT_PULL: Route = route!(post "/v1/debit-pulls", "createDebitPull", create_pull)
+    .doc("Pull against a session key", "Checked on chain (batched with concurrent pulls into one `pullBatch`). 201 `authorized` when the chain took it, 202 `pending` while it has not answered; a rule that refuses it is 422 with its `code` (`allowance_exceeded` with `remaining` and `resets_at`), and the declined pull stays readable under `pull_id`. A session key's own secret may pull on its key.")
+    .body(schema::<types::DebitPullCreate>)
+    .ok(201, schema::<types::DebitPull>)
+    .ok(202, schema::<types::DebitPull>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(403).own(&[ErrorCode::IdentityRequirementUnmet]).what(IDENTITY_FORBIDDEN),
+        Codes::of(422).declines(DeclineReason::ALL),
+    ])
+    .example(201, examples::created_debit_pull)
+    .problem_example(422, examples::declined_pulls)
+    .waits()
+    .links(&[("GetDebitPull", GET_DEBIT_PULL.id, LinkArg::Id)]);
 
 /// `POST /v1/debit-pulls`
 pub async fn create_pull(
@@ -718,6 +843,13 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
     }
 }
 
+/// The operation [`get_pull`] serves.
+pub const GET_DEBIT_PULL: Route = route!(get "/v1/debit-pulls/{id}", "getDebitPull", get_pull)
+    .doc("Retrieve a debit pull", "Declined pulls too.")
+    .ok(200, schema::<types::DebitPull>)
+    .errors(READ)
+    .path_id("pull_");
+
 /// `GET /v1/debit-pulls/{id}`
 pub async fn get_pull(
     State(state): State<AppState>,
@@ -742,6 +874,16 @@ pub async fn get_pull(
     }
     Ok(json(StatusCode::OK, views::pull(&pull, net.chain_id)))
 }
+
+/// The operation [`list_pulls`] serves.
+pub const LIST_DEBIT_PULLS: Route = route!(get "/v1/debit-pulls", "listDebitPulls", list_pulls)
+    .doc(
+        "List debit pulls",
+        "Newest first; `session_key_id` filters by key (a session key's secret sees only its own).",
+    )
+    .ok(200, schema::<types::DebitPullList>)
+    .errors(READ)
+    .query(&[Param::Limit, Param::StartingAfter, Param::SessionKeyId]);
 
 /// `GET /v1/debit-pulls`
 pub async fn list_pulls(

@@ -35,9 +35,12 @@ use crate::agentic::{
 };
 use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
-use crate::error::{ApiError, Conflict};
+use crate::error::{ApiError, Conflict, ErrorCode};
 use crate::identity::{
     STATUS_LISTS_PATH, credential_type, issuer, own_lists, public_base, verify_off_thread,
+};
+use crate::openapi::{
+    CREDENTIAL_REVOKED, Codes, LinkArg, Param, READ, Route, WRITE, route, schema,
 };
 use crate::{types, views};
 
@@ -164,6 +167,24 @@ fn facts_of_posted(c: &Map<String, Value>) -> Result<Facts, ApiError> {
         status_list_index: index,
     })
 }
+
+/// The operation [`create_attestation`] serves.
+pub const CREATE_ATTESTATION: Route = route!(post "/v1/identity/attestations", "createAttestation", create_attestation)
+    .doc("Attest a credential on chain", "Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…`, or a bare 0x address in a credential named by `credential_id`; in a posted credential a bare address is no IRI, so its proof does not cover it) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.")
+    .body(|| "AttestationCreate".into())
+    .ok(201, schema::<types::IdentityAttestation>)
+    .ok(202, schema::<types::IdentityAttestation>)
+    .ok(422, || "VerificationResult".into())
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(409).conflicts(&[Conflict::CredentialRevoked]).what(CREDENTIAL_REVOKED),
+        Codes::of(503).own(&[ErrorCode::ChainUnavailable]),
+    ])
+    .waits()
+    .links(&[
+        ("GetAttestation", GET_ATTESTATION.id, LinkArg::Id),
+        ("RevokeAttestation", REVOKE_ATTESTATION.id, LinkArg::Id),
+    ]);
 
 /// `POST /v1/identity/attestations`: `{"credential_id": "…"}` or `{"verifiableCredential":
 /// {…}}`, optionally `recipient`. 201 `active` once mined, 202 `pending` while the chain has
@@ -357,6 +378,17 @@ pub async fn create_attestation(
     Ok((status, axum::Json(views::attestation(&a, now_ms()))).into_response())
 }
 
+/// The operation [`get_attestation`] serves.
+pub const GET_ATTESTATION: Route =
+    route!(get "/v1/identity/attestations/{id}", "getAttestation", get_attestation)
+        .doc(
+            "Retrieve an attestation",
+            "`expired` once its credential's `validUntil` passed.",
+        )
+        .ok(200, schema::<types::IdentityAttestation>)
+        .errors(READ)
+        .path_id("att_");
+
 /// `GET /v1/identity/attestations/{id}`
 pub async fn get_attestation(
     State(state): State<AppState>,
@@ -372,6 +404,17 @@ pub async fn get_attestation(
         .map_err(missing("identity_attestation", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(views::attestation(&a, now_ms()))).into_response())
 }
+
+/// The operation [`list_attestations`] serves.
+pub const LIST_ATTESTATIONS: Route =
+    route!(get "/v1/identity/attestations", "listAttestations", list_attestations)
+        .doc(
+            "List attestations",
+            "Newest first; `subject` keeps those about one wallet.",
+        )
+        .ok(200, schema::<types::IdentityAttestationList>)
+        .errors(READ)
+        .query(&[Param::Limit, Param::StartingAfter, Param::Subject]);
 
 /// `GET /v1/identity/attestations?subject=0x…`: the account's attestations, newest first,
 /// optionally about one wallet (`subject`).
@@ -412,6 +455,15 @@ pub async fn list_attestations(
     )
         .into_response())
 }
+
+/// The operation [`revoke_attestation`] serves.
+pub const REVOKE_ATTESTATION: Route = route!(post "/v1/identity/attestations/{id}/revoke", "revokeAttestation", revoke_attestation)
+    .doc("Revoke an attestation", "Revokes it on the attestation chain (final; event `identity.attestation.revoked`): 200 once mined, 202 while the chain has not answered (a pending attestation is revoked once it is on chain). Revoking its credential (`POST /v1/identity/credentials/status`) does the same. A revoked or failed attestation is answered as it is.")
+    .ok(200, schema::<types::IdentityAttestation>)
+    .ok(202, schema::<types::IdentityAttestation>)
+    .errors(WRITE)
+    .path_id("att_")
+    .waits();
 
 /// `POST /v1/identity/attestations/{id}/revoke`: revokes it on chain (final). 200 once
 /// revoked, 202 while the chain has not answered (a pending attestation is revoked once it

@@ -13,6 +13,7 @@ use crate::agentic::{currency_of, missing};
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
+use crate::openapi::{LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{self, BankAccountCreate, Money, RequestBody};
 use crate::views::{self, rfc3339_ms};
 use openrail_engine::bank_accounts;
@@ -53,6 +54,17 @@ pub(crate) fn account_view(a: &BankAccount, transfers: &[BankTransfer]) -> types
             .collect(),
     }
 }
+
+/// The operation [`create_bank_account`] serves.
+pub const CREATE_BANK_ACCOUNT: Route = route!(post "/v1/bank-accounts", "createBankAccount", create_bank_account)
+    .doc("Create a simulated bank account", "Testnet only (mainnet keys: 503 `mainnet_unavailable`). Choose how its transfers behave with `behavior`, and how long they stay pending with `delay_seconds`.")
+    .body(schema::<types::BankAccountCreate>)
+    .ok(201, schema::<types::BankAccount>)
+    .errors(WRITE)
+    .links(&[
+        ("GetBankAccount", GET_BANK_ACCOUNT.id, LinkArg::Id),
+        ("CreateMandate", crate::agentic::CREATE_MANDATE.id, LinkArg::Body(&[("payer_account_id", "$response.body#/id"), ("currency", "$response.body#/currency")])),
+    ]);
 
 /// `POST /v1/bank-accounts`
 pub async fn create_bank_account(
@@ -95,6 +107,17 @@ pub async fn create_bank_account(
     bank_accounts::accept(&state.store, &account).await?;
     Ok((StatusCode::CREATED, axum::Json(account_view(&account, &[]))).into_response())
 }
+
+/// The operation [`get_bank_account`] serves.
+pub const GET_BANK_ACCOUNT: Route =
+    route!(get "/v1/bank-accounts/{id}", "getBankAccount", get_bank_account)
+        .doc(
+            "Retrieve a simulated bank account",
+            "Its balance, what pending debits hold, and its latest transfers.",
+        )
+        .ok(200, schema::<types::BankAccount>)
+        .errors(READ)
+        .path_id("ba_");
 
 /// `GET /v1/bank-accounts/{id}`: the balance and the latest transfers.
 pub async fn get_bank_account(

@@ -18,6 +18,7 @@ use crate::agentic::{missing, no_more_query, paging};
 use crate::body::invalid;
 use crate::context::Principal;
 use crate::error::ApiError;
+use crate::openapi::{LinkArg, Param, READ, Route, route, schema};
 use crate::represent;
 use crate::types;
 use crate::views::rfc3339_ms;
@@ -92,6 +93,17 @@ fn account_only(p: &Principal) -> Result<(), ApiError> {
     }
 }
 
+/// The operation [`list_events`] serves.
+pub const LIST_EVENTS: Route = route!(get "/v1/events", "listEvents", list_events)
+    .doc("List events", "Newest first. Every state change of the account's objects is one event, whose `data.object` is the object as a GET answered at that moment.")
+    .ok(200, schema::<types::EventList>)
+    .errors(READ)
+    .query(&[Param::Limit, Param::StartingAfter, Param::EventType, Param::ObjectId, Param::CreatedGte])
+    .links(&[
+        ("GetEvent", GET_EVENT.id, LinkArg::Path("$response.body#/data/0/id")),
+        ("RedeliverEvent", crate::webhooks::REDELIVER_EVENT.id, LinkArg::Path("$response.body#/data/0/id")),
+    ]);
+
 /// `GET /v1/events`
 pub async fn list_events(
     State(state): State<AppState>,
@@ -132,6 +144,13 @@ pub async fn list_events(
     )
         .into_response())
 }
+
+/// The operation [`get_event`] serves.
+pub const GET_EVENT: Route = route!(get "/v1/events/{id}", "getEvent", get_event)
+    .doc("Retrieve an event", "")
+    .ok(200, schema::<types::Event>)
+    .errors(READ)
+    .path_id("evt_");
 
 /// `GET /v1/events/{id}`
 pub async fn get_event(

@@ -182,25 +182,30 @@ impl AppState {
 }
 
 /// The whole HTTP application. The `/v1` routes come from [`openapi::ROUTES`], the same
-/// table the OpenAPI document is generated from.
+/// list the OpenAPI document is generated from (each operation declared once, beside its
+/// handler).
 pub fn router(state: AppState) -> Router {
     // The recorder exists before the first request is counted.
     let _ = metrics::handle();
-    let mut v1 = Router::new();
-    let mut paths: Vec<&str> = Vec::new();
-    for route in openapi::ROUTES {
-        if !route.op.public() && !paths.contains(&route.path) {
-            paths.push(route.path);
+    // One router per kind: the public routes outside authentication, the others in `/v1`.
+    let by_path = |public: bool| {
+        let mut router = Router::new();
+        let mut paths: Vec<&str> = Vec::new();
+        for route in openapi::ROUTES {
+            if route.is_public() == public && !paths.contains(&route.path) {
+                paths.push(route.path);
+            }
         }
-    }
-    for path in paths {
-        let mut methods = axum::routing::MethodRouter::new();
-        for route in openapi::ROUTES.iter().filter(|r| r.path == path) {
-            methods = methods.merge(route.op.handler());
+        for path in paths {
+            let mut methods = axum::routing::MethodRouter::new();
+            for route in openapi::ROUTES.iter().filter(|r| r.path == path) {
+                methods = methods.merge((route.handler)());
+            }
+            router = router.route(path, methods);
         }
-        v1 = v1.route(path, methods);
-    }
-    let v1 = v1
+        router
+    };
+    let v1 = by_path(false)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::idempotency,
@@ -212,11 +217,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
-        .route("/v1/openapi.json", openapi::Op::OpenApi.handler())
-        .route(
-            "/v1/identity/status-lists/{id}",
-            openapi::Op::GetStatusList.handler(),
-        )
+        .merge(by_path(true))
         .route("/docs", get(docs::page))
         .route("/docs/redoc.standalone.js", get(docs::redoc))
         .route("/docs/init.js", get(docs::init))

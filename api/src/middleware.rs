@@ -163,7 +163,7 @@ pub async fn authenticate(
     // are) runs without a key when none is sent, rate-limited per client address.
     if !req.headers().contains_key(header::AUTHORIZATION)
         && crate::openapi::route_of(req.method().as_str(), req.uri().path())
-            .is_some_and(|r| r.op.anonymous())
+            .is_some_and(|r| r.is_anonymous())
     {
         state
             .anonymous

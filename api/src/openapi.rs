@@ -1,396 +1,110 @@
-//! The OpenAPI 3.1 document, generated: its paths from the same route table that builds
-//! the router ([`ROUTES`]), so a served route cannot go undocumented; its schemas from the
-//! request and response types the handlers read and answer ([`crate::types`], through
-//! [`utoipa::ToSchema`]). `docs/openapi.json` is a committed copy (`make openapi`), checked
-//! equal to this by a test, and an end-to-end test validates real responses against it.
+//! The OpenAPI 3.1 document, generated. Each operation is declared once, beside its
+//! handler: a [`Route`] constant made by [`route!`] (its method, path, `operationId` and
+//! handler together) with what the document says of it (summary, body, responses, the
+//! error statuses it answers and its own codes from [`crate::error`]'s tables, parameters,
+//! links). [`ROUTES`] lists those constants; the router ([`crate::router`]) is built from
+//! it and the document describes it, so a served route cannot go undocumented nor a
+//! documented one unserved (a test also fails on a declared route [`ROUTES`] does not
+//! list). The schemas come from the request and response types the handlers read and
+//! answer ([`crate::types`], through [`utoipa::ToSchema`]). `docs/openapi.json` is a
+//! committed copy (`make openapi`), checked equal to this by a test, and an end-to-end
+//! test validates real responses against it.
 
 use std::borrow::Cow;
 
-use axum::routing::{MethodRouter, delete, get, post};
-use openrail_store::agentic::DeclineReason;
+use axum::routing::MethodRouter;
 use openrail_store::events::EventType;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
+use crate::error::{Conflict, DeclineReason, ErrorCode};
 use crate::{
     AppState, account, agent_credentials, agentic, attestations, bank, events, identity, payments,
     verifications, webhooks,
 };
 
-/// Every operation of the API.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// `POST /v1/mandates`
-    CreateMandate,
-    /// `GET /v1/mandates`
-    ListMandates,
-    /// `GET /v1/mandates/{id}`
-    GetMandate,
-    /// `POST /v1/mandates/{id}/cancel`
-    CancelMandate,
-    /// `POST /v1/mandates/{id}/authorize`
-    AuthorizeMandate,
-    /// `POST /v1/session-keys`
-    CreateSessionKey,
-    /// `GET /v1/session-keys`
-    ListSessionKeys,
-    /// `GET /v1/session-keys/{id}`
-    GetSessionKey,
-    /// `DELETE /v1/session-keys/{id}`
-    RevokeSessionKey,
-    /// `POST /v1/session-keys/{id}/credential`
-    IssueAgentCredential,
-    /// `GET /v1/session-keys/{id}/credential`
-    GetAgentCredential,
-    /// `POST /v1/debit-pulls`
-    CreateDebitPull,
-    /// `GET /v1/debit-pulls`
-    ListDebitPulls,
-    /// `GET /v1/debit-pulls/{id}`
-    GetDebitPull,
-    /// `POST /v1/payments`
-    CreatePayment,
-    /// `GET /v1/payments`
-    ListPayments,
-    /// `GET /v1/payments/{id}`
-    GetPayment,
-    /// `POST /v1/payments/{id}/authorize`
-    AuthorizePayment,
-    /// `POST /v1/payments/{id}/cancel`
-    CancelPayment,
-    /// `POST /v1/bank-accounts`
-    CreateBankAccount,
-    /// `GET /v1/bank-accounts/{id}`
-    GetBankAccount,
-    /// `GET /v1/events`
-    ListEvents,
-    /// `GET /v1/events/{id}`
-    GetEvent,
-    /// `POST /v1/events/{id}/redeliver`
-    RedeliverEvent,
-    /// `POST /v1/webhook-endpoints`
-    CreateWebhookEndpoint,
-    /// `GET /v1/webhook-endpoints`
-    ListWebhookEndpoints,
-    /// `GET /v1/webhook-endpoints/{id}`
-    GetWebhookEndpoint,
-    /// `POST /v1/webhook-endpoints/{id}`
-    UpdateWebhookEndpoint,
-    /// `DELETE /v1/webhook-endpoints/{id}`
-    DeleteWebhookEndpoint,
-    /// `POST /v1/webhook-endpoints/{id}/rotate-secret`
-    RotateWebhookSecret,
-    /// `GET /v1/webhook-endpoints/{id}/deliveries`
-    ListWebhookDeliveries,
-    /// `GET /v1/account`
-    GetAccount,
-    /// `POST /v1/account`
-    UpdateAccount,
-    /// `POST /v1/identity/credentials/verify`
-    VerifyCredential,
-    /// `POST /v1/identity/presentations/verify`
-    VerifyPresentation,
-    /// `POST /v1/identity/challenges`
-    CreateChallenge,
-    /// `POST /v1/identity/credentials/issue`
-    IssueCredential,
-    /// `POST /v1/identity/credentials/status`
-    UpdateCredentialStatus,
-    /// `GET /v1/identity/status-lists/{id}`
-    GetStatusList,
-    /// `POST /v1/identity/verifications`
-    CreateIdentityVerification,
-    /// `GET /v1/identity/verifications`
-    ListIdentityVerifications,
-    /// `GET /v1/identity/verifications/{id}`
-    GetIdentityVerification,
-    /// `POST /v1/identity/verifications/{id}/submit`
-    SubmitIdentityVerification,
-    /// `POST /v1/identity/verifications/{id}/cancel`
-    CancelIdentityVerification,
-    /// `GET /v1/identity/verifications/{id}/credential`
-    GetIdentityVerificationCredential,
-    /// `POST /v1/identity/attestations`
-    CreateAttestation,
-    /// `GET /v1/identity/attestations`
-    ListAttestations,
-    /// `GET /v1/identity/attestations/{id}`
-    GetAttestation,
-    /// `POST /v1/identity/attestations/{id}/revoke`
-    RevokeAttestation,
-    /// `GET /v1/openapi.json`
-    OpenApi,
+/// Declares a [`Route`]: `route!(post "/v1/mandates", "createMandate", create_mandate)`
+/// serves `create_mandate` on `POST /v1/mandates` (axum's `post`, the document's `post`)
+/// as the operation `createMandate`. Its document follows as [`Route`]'s builder methods.
+macro_rules! route {
+    ($method:ident $path:literal, $id:literal, $handler:path) => {
+        $crate::openapi::Route::new(stringify!($method), $path, $id, || {
+            ::axum::routing::$method($handler)
+        })
+    };
 }
+pub(crate) use route;
 
-/// One route: operation, method, path (axum syntax, which is also OpenAPI's).
-#[derive(Debug, Clone, Copy)]
-pub struct Route {
-    /// The operation.
-    pub op: Op,
-    /// `get`, `post` or `delete`.
-    pub method: &'static str,
-    /// Path with `{id}` parameters.
-    pub path: &'static str,
-}
-
-/// The route table: the router is built from it and the document describes it.
-pub const ROUTES: &[Route] = &[
-    Route {
-        op: Op::CreateMandate,
-        method: "post",
-        path: "/v1/mandates",
-    },
-    Route {
-        op: Op::ListMandates,
-        method: "get",
-        path: "/v1/mandates",
-    },
-    Route {
-        op: Op::GetMandate,
-        method: "get",
-        path: "/v1/mandates/{id}",
-    },
-    Route {
-        op: Op::CancelMandate,
-        method: "post",
-        path: "/v1/mandates/{id}/cancel",
-    },
-    Route {
-        op: Op::AuthorizeMandate,
-        method: "post",
-        path: "/v1/mandates/{id}/authorize",
-    },
-    Route {
-        op: Op::CreateSessionKey,
-        method: "post",
-        path: "/v1/session-keys",
-    },
-    Route {
-        op: Op::ListSessionKeys,
-        method: "get",
-        path: "/v1/session-keys",
-    },
-    Route {
-        op: Op::GetSessionKey,
-        method: "get",
-        path: "/v1/session-keys/{id}",
-    },
-    Route {
-        op: Op::RevokeSessionKey,
-        method: "delete",
-        path: "/v1/session-keys/{id}",
-    },
-    Route {
-        op: Op::IssueAgentCredential,
-        method: "post",
-        path: "/v1/session-keys/{id}/credential",
-    },
-    Route {
-        op: Op::GetAgentCredential,
-        method: "get",
-        path: "/v1/session-keys/{id}/credential",
-    },
-    Route {
-        op: Op::CreateDebitPull,
-        method: "post",
-        path: "/v1/debit-pulls",
-    },
-    Route {
-        op: Op::ListDebitPulls,
-        method: "get",
-        path: "/v1/debit-pulls",
-    },
-    Route {
-        op: Op::GetDebitPull,
-        method: "get",
-        path: "/v1/debit-pulls/{id}",
-    },
-    Route {
-        op: Op::CreatePayment,
-        method: "post",
-        path: "/v1/payments",
-    },
-    Route {
-        op: Op::ListPayments,
-        method: "get",
-        path: "/v1/payments",
-    },
-    Route {
-        op: Op::GetPayment,
-        method: "get",
-        path: "/v1/payments/{id}",
-    },
-    Route {
-        op: Op::AuthorizePayment,
-        method: "post",
-        path: "/v1/payments/{id}/authorize",
-    },
-    Route {
-        op: Op::CancelPayment,
-        method: "post",
-        path: "/v1/payments/{id}/cancel",
-    },
-    Route {
-        op: Op::CreateBankAccount,
-        method: "post",
-        path: "/v1/bank-accounts",
-    },
-    Route {
-        op: Op::GetBankAccount,
-        method: "get",
-        path: "/v1/bank-accounts/{id}",
-    },
-    Route {
-        op: Op::ListEvents,
-        method: "get",
-        path: "/v1/events",
-    },
-    Route {
-        op: Op::GetEvent,
-        method: "get",
-        path: "/v1/events/{id}",
-    },
-    Route {
-        op: Op::RedeliverEvent,
-        method: "post",
-        path: "/v1/events/{id}/redeliver",
-    },
-    Route {
-        op: Op::CreateWebhookEndpoint,
-        method: "post",
-        path: "/v1/webhook-endpoints",
-    },
-    Route {
-        op: Op::ListWebhookEndpoints,
-        method: "get",
-        path: "/v1/webhook-endpoints",
-    },
-    Route {
-        op: Op::GetWebhookEndpoint,
-        method: "get",
-        path: "/v1/webhook-endpoints/{id}",
-    },
-    Route {
-        op: Op::UpdateWebhookEndpoint,
-        method: "post",
-        path: "/v1/webhook-endpoints/{id}",
-    },
-    Route {
-        op: Op::DeleteWebhookEndpoint,
-        method: "delete",
-        path: "/v1/webhook-endpoints/{id}",
-    },
-    Route {
-        op: Op::RotateWebhookSecret,
-        method: "post",
-        path: "/v1/webhook-endpoints/{id}/rotate-secret",
-    },
-    Route {
-        op: Op::ListWebhookDeliveries,
-        method: "get",
-        path: "/v1/webhook-endpoints/{id}/deliveries",
-    },
-    Route {
-        op: Op::GetAccount,
-        method: "get",
-        path: "/v1/account",
-    },
-    Route {
-        op: Op::UpdateAccount,
-        method: "post",
-        path: "/v1/account",
-    },
-    Route {
-        op: Op::VerifyCredential,
-        method: "post",
-        path: "/v1/identity/credentials/verify",
-    },
-    Route {
-        op: Op::VerifyPresentation,
-        method: "post",
-        path: "/v1/identity/presentations/verify",
-    },
-    Route {
-        op: Op::CreateChallenge,
-        method: "post",
-        path: "/v1/identity/challenges",
-    },
-    Route {
-        op: Op::IssueCredential,
-        method: "post",
-        path: "/v1/identity/credentials/issue",
-    },
-    Route {
-        op: Op::UpdateCredentialStatus,
-        method: "post",
-        path: "/v1/identity/credentials/status",
-    },
-    Route {
-        op: Op::GetStatusList,
-        method: "get",
-        path: "/v1/identity/status-lists/{id}",
-    },
-    Route {
-        op: Op::CreateIdentityVerification,
-        method: "post",
-        path: "/v1/identity/verifications",
-    },
-    Route {
-        op: Op::ListIdentityVerifications,
-        method: "get",
-        path: "/v1/identity/verifications",
-    },
-    Route {
-        op: Op::GetIdentityVerification,
-        method: "get",
-        path: "/v1/identity/verifications/{id}",
-    },
-    Route {
-        op: Op::SubmitIdentityVerification,
-        method: "post",
-        path: "/v1/identity/verifications/{id}/submit",
-    },
-    Route {
-        op: Op::CancelIdentityVerification,
-        method: "post",
-        path: "/v1/identity/verifications/{id}/cancel",
-    },
-    Route {
-        op: Op::GetIdentityVerificationCredential,
-        method: "get",
-        path: "/v1/identity/verifications/{id}/credential",
-    },
-    Route {
-        op: Op::CreateAttestation,
-        method: "post",
-        path: "/v1/identity/attestations",
-    },
-    Route {
-        op: Op::ListAttestations,
-        method: "get",
-        path: "/v1/identity/attestations",
-    },
-    Route {
-        op: Op::GetAttestation,
-        method: "get",
-        path: "/v1/identity/attestations/{id}",
-    },
-    Route {
-        op: Op::RevokeAttestation,
-        method: "post",
-        path: "/v1/identity/attestations/{id}/revoke",
-    },
-    Route {
-        op: Op::OpenApi,
-        method: "get",
-        path: "/v1/openapi.json",
-    },
+/// Every operation of the API, in the document's order: the router serves these and the
+/// document describes these.
+pub const ROUTES: &[&Route] = &[
+    &agentic::CREATE_MANDATE,
+    &agentic::LIST_MANDATES,
+    &agentic::GET_MANDATE,
+    &agentic::CANCEL_MANDATE,
+    &agentic::AUTHORIZE_MANDATE,
+    &agentic::CREATE_SESSION_KEY,
+    &agentic::LIST_SESSION_KEYS,
+    &agentic::GET_SESSION_KEY,
+    &agentic::REVOKE_SESSION_KEY,
+    &agent_credentials::ISSUE_AGENT_CREDENTIAL,
+    &agent_credentials::GET_AGENT_CREDENTIAL,
+    &agentic::CREATE_DEBIT_PULL,
+    &agentic::LIST_DEBIT_PULLS,
+    &agentic::GET_DEBIT_PULL,
+    &payments::CREATE_PAYMENT,
+    &payments::LIST_PAYMENTS,
+    &payments::GET_PAYMENT,
+    &payments::AUTHORIZE_PAYMENT,
+    &payments::CANCEL_PAYMENT,
+    &bank::CREATE_BANK_ACCOUNT,
+    &bank::GET_BANK_ACCOUNT,
+    &events::LIST_EVENTS,
+    &events::GET_EVENT,
+    &webhooks::REDELIVER_EVENT,
+    &webhooks::CREATE_WEBHOOK_ENDPOINT,
+    &webhooks::LIST_WEBHOOK_ENDPOINTS,
+    &webhooks::GET_WEBHOOK_ENDPOINT,
+    &webhooks::UPDATE_WEBHOOK_ENDPOINT,
+    &webhooks::DELETE_WEBHOOK_ENDPOINT,
+    &webhooks::ROTATE_WEBHOOK_SECRET,
+    &webhooks::LIST_WEBHOOK_DELIVERIES,
+    &account::GET_ACCOUNT,
+    &account::UPDATE_ACCOUNT,
+    &identity::VERIFY_CREDENTIAL,
+    &identity::VERIFY_PRESENTATION,
+    &identity::CREATE_CHALLENGE,
+    &identity::ISSUE_CREDENTIAL,
+    &identity::UPDATE_CREDENTIAL_STATUS,
+    &identity::GET_STATUS_LIST,
+    &verifications::CREATE_IDENTITY_VERIFICATION,
+    &verifications::LIST_IDENTITY_VERIFICATIONS,
+    &verifications::GET_IDENTITY_VERIFICATION,
+    &verifications::SUBMIT_IDENTITY_VERIFICATION,
+    &verifications::CANCEL_IDENTITY_VERIFICATION,
+    &verifications::GET_IDENTITY_VERIFICATION_CREDENTIAL,
+    &attestations::CREATE_ATTESTATION,
+    &attestations::LIST_ATTESTATIONS,
+    &attestations::GET_ATTESTATION,
+    &attestations::REVOKE_ATTESTATION,
+    &GET_OPENAPI,
 ];
+
+/// `GET /v1/openapi.json`
+pub const GET_OPENAPI: Route = route!(get "/v1/openapi.json", "getOpenApi", get_openapi)
+    .doc("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
+    .ok(200, || "OpenApiDocument".into())
+    .public();
+
+/// `GET /v1/openapi.json`: the document, built once per process.
+pub async fn get_openapi() -> axum::Json<&'static Value> {
+    axum::Json(served())
+}
 
 /// The route serving `method` on `path` (a concrete path: `{id}` matches one segment).
 pub fn route_of(method: &str, path: &str) -> Option<&'static Route> {
-    ROUTES.iter().find(|r| {
+    ROUTES.iter().copied().find(|r| {
         r.method.eq_ignore_ascii_case(method) && {
             let (mut want, mut got) = (r.path.split('/'), path.split('/'));
             loop {
@@ -404,427 +118,237 @@ pub fn route_of(method: &str, path: &str) -> Option<&'static Route> {
     })
 }
 
-impl Op {
-    /// The handler serving this operation.
-    pub fn handler(self) -> MethodRouter<AppState> {
-        match self {
-            Op::CreateMandate => post(agentic::create_mandate),
-            Op::ListMandates => get(agentic::list_mandates),
-            Op::GetMandate => get(agentic::get_mandate),
-            Op::CancelMandate => post(agentic::cancel_mandate),
-            Op::AuthorizeMandate => post(agentic::authorize_mandate),
-            Op::CreateSessionKey => post(agentic::create_session_key),
-            Op::ListSessionKeys => get(agentic::list_session_keys),
-            Op::GetSessionKey => get(agentic::get_session_key),
-            Op::RevokeSessionKey => delete(agentic::revoke_session_key),
-            Op::IssueAgentCredential => post(agent_credentials::issue_agent_credential),
-            Op::GetAgentCredential => get(agent_credentials::get_agent_credential),
-            Op::CreateDebitPull => post(agentic::create_pull),
-            Op::ListDebitPulls => get(agentic::list_pulls),
-            Op::GetDebitPull => get(agentic::get_pull),
-            Op::CreatePayment => post(payments::create_payment),
-            Op::ListPayments => get(payments::list_payments),
-            Op::GetPayment => get(payments::get_payment),
-            Op::AuthorizePayment => post(payments::authorize_payment),
-            Op::CancelPayment => post(payments::cancel_payment),
-            Op::CreateBankAccount => post(bank::create_bank_account),
-            Op::GetBankAccount => get(bank::get_bank_account),
-            Op::ListEvents => get(events::list_events),
-            Op::GetEvent => get(events::get_event),
-            Op::RedeliverEvent => post(webhooks::redeliver_event),
-            Op::CreateWebhookEndpoint => post(webhooks::create_webhook_endpoint),
-            Op::ListWebhookEndpoints => get(webhooks::list_webhook_endpoints),
-            Op::GetWebhookEndpoint => get(webhooks::get_webhook_endpoint),
-            Op::UpdateWebhookEndpoint => post(webhooks::update_webhook_endpoint),
-            Op::DeleteWebhookEndpoint => delete(webhooks::delete_webhook_endpoint),
-            Op::RotateWebhookSecret => post(webhooks::rotate_webhook_secret),
-            Op::ListWebhookDeliveries => get(webhooks::list_webhook_deliveries),
-            Op::GetAccount => get(account::get_account),
-            Op::UpdateAccount => post(account::update_account),
-            Op::VerifyCredential => post(identity::verify_credential),
-            Op::VerifyPresentation => post(identity::verify_presentation),
-            Op::CreateChallenge => post(identity::create_challenge),
-            Op::IssueCredential => post(identity::issue_credential),
-            Op::UpdateCredentialStatus => post(identity::update_credential_status),
-            Op::GetStatusList => get(identity::get_status_list),
-            Op::CreateIdentityVerification => post(verifications::create_verification),
-            Op::ListIdentityVerifications => get(verifications::list_verifications),
-            Op::GetIdentityVerification => get(verifications::get_verification),
-            Op::SubmitIdentityVerification => post(verifications::submit_verification),
-            Op::CancelIdentityVerification => post(verifications::cancel_verification),
-            Op::GetIdentityVerificationCredential => {
-                get(verifications::get_verification_credential)
-            }
-            Op::CreateAttestation => post(attestations::create_attestation),
-            Op::ListAttestations => get(attestations::list_attestations),
-            Op::GetAttestation => get(attestations::get_attestation),
-            Op::RevokeAttestation => post(attestations::revoke_attestation),
-            Op::OpenApi => get(|| async { axum::Json(served()) }),
-        }
-    }
+/// A schema's component name, for [`Route::body`] and [`Route::ok`].
+pub(crate) fn schema<T: ToSchema>() -> Cow<'static, str> {
+    T::name()
+}
 
+/// The component name of a schema ([`schema`] of a type).
+pub(crate) type SchemaName = fn() -> Cow<'static, str>;
+
+/// The error statuses of a write (a POST or DELETE with a body or an effect).
+pub(crate) const WRITE: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
+/// The error statuses of a read.
+pub(crate) const READ: &[u16] = &[400, 401, 403, 404, 429, 503];
+/// The error statuses of a verification (nothing is looked up by id).
+pub(crate) const VERIFY: &[u16] = &[400, 401, 403, 413, 415, 422, 429, 503];
+/// The query parameters of a list.
+pub(crate) const LIST: &[Param] = &[Param::Limit, Param::StartingAfter];
+/// The 403 of an operation checking a mandate's identity requirements.
+pub(crate) const IDENTITY_FORBIDDEN: &str = "The credential may not do this (a session key's secret outside its key), or the payer or the key's signer lacks an attestation the mandate requires (`identity_requirement_unmet`, `param` names which)";
+/// The 409 of an operation refusing a revoked credential.
+pub(crate) const CREDENTIAL_REVOKED: &str = "A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final)";
+/// The 409 of an operation on an identity verification session waiting for input.
+pub(crate) const NOT_WAITING_FOR_INPUT: &str = "A request with this Idempotency-Key is still running (retry later), or the session is not waiting for input (`requires_input`)";
+
+/// One operation: where it is served, what serves it and what the document says of it.
+/// Made by [`route!`], described by the builder methods (all `const`, so each operation is
+/// one constant beside its handler).
+#[derive(Debug, Clone, Copy)]
+pub struct Route {
+    /// `get`, `post` or `delete` (axum's function and the document's key).
+    pub method: &'static str,
+    /// Path with `{id}` parameters (axum syntax, which is also OpenAPI's).
+    pub path: &'static str,
     /// The `operationId`.
-    pub fn id(self) -> &'static str {
-        match self {
-            Op::CreateMandate => "createMandate",
-            Op::ListMandates => "listMandates",
-            Op::GetMandate => "getMandate",
-            Op::CancelMandate => "cancelMandate",
-            Op::AuthorizeMandate => "authorizeMandate",
-            Op::CreateSessionKey => "createSessionKey",
-            Op::ListSessionKeys => "listSessionKeys",
-            Op::GetSessionKey => "getSessionKey",
-            Op::RevokeSessionKey => "revokeSessionKey",
-            Op::IssueAgentCredential => "issueAgentCredential",
-            Op::GetAgentCredential => "getAgentCredential",
-            Op::CreateDebitPull => "createDebitPull",
-            Op::ListDebitPulls => "listDebitPulls",
-            Op::GetDebitPull => "getDebitPull",
-            Op::CreatePayment => "createPayment",
-            Op::ListPayments => "listPayments",
-            Op::GetPayment => "getPayment",
-            Op::AuthorizePayment => "authorizePayment",
-            Op::CancelPayment => "cancelPayment",
-            Op::CreateBankAccount => "createBankAccount",
-            Op::GetBankAccount => "getBankAccount",
-            Op::ListEvents => "listEvents",
-            Op::GetEvent => "getEvent",
-            Op::RedeliverEvent => "redeliverEvent",
-            Op::CreateWebhookEndpoint => "createWebhookEndpoint",
-            Op::ListWebhookEndpoints => "listWebhookEndpoints",
-            Op::GetWebhookEndpoint => "getWebhookEndpoint",
-            Op::UpdateWebhookEndpoint => "updateWebhookEndpoint",
-            Op::DeleteWebhookEndpoint => "deleteWebhookEndpoint",
-            Op::RotateWebhookSecret => "rotateWebhookSecret",
-            Op::ListWebhookDeliveries => "listWebhookDeliveries",
-            Op::GetAccount => "getAccount",
-            Op::UpdateAccount => "updateAccount",
-            Op::VerifyCredential => "verifyCredential",
-            Op::VerifyPresentation => "verifyPresentation",
-            Op::CreateChallenge => "createChallenge",
-            Op::IssueCredential => "issueCredential",
-            Op::UpdateCredentialStatus => "updateCredentialStatus",
-            Op::GetStatusList => "getStatusList",
-            Op::CreateIdentityVerification => "createIdentityVerification",
-            Op::ListIdentityVerifications => "listIdentityVerifications",
-            Op::GetIdentityVerification => "getIdentityVerification",
-            Op::SubmitIdentityVerification => "submitIdentityVerification",
-            Op::CancelIdentityVerification => "cancelIdentityVerification",
-            Op::GetIdentityVerificationCredential => "getIdentityVerificationCredential",
-            Op::CreateAttestation => "createAttestation",
-            Op::ListAttestations => "listAttestations",
-            Op::GetAttestation => "getAttestation",
-            Op::RevokeAttestation => "revokeAttestation",
-            Op::OpenApi => "getOpenApi",
+    pub id: &'static str,
+    /// The handler, routed for [`Route::method`].
+    pub handler: fn() -> MethodRouter<AppState>,
+    summary: &'static str,
+    description: &'static str,
+    request: Option<SchemaName>,
+    responses: [Option<(u16, SchemaName)>; 4],
+    errors: &'static [u16],
+    codes: &'static [Codes],
+    query: &'static [Param],
+    path_id: Option<&'static str>,
+    waits: bool,
+    public: bool,
+    anonymous: bool,
+    links: &'static [Link],
+    example: Option<(u16, Example)>,
+    problem_example: Option<(u16, Example)>,
+}
+
+/// An example's value.
+pub(crate) type Example = fn() -> Value;
+
+/// A link of a response: its name, the next operation's id ([`Route::id`]), what it passes.
+pub(crate) type Link = (&'static str, &'static str, LinkArg);
+
+impl Route {
+    /// A route with nothing documented yet (see [`route!`]).
+    pub const fn new(
+        method: &'static str,
+        path: &'static str,
+        id: &'static str,
+        handler: fn() -> MethodRouter<AppState>,
+    ) -> Self {
+        Route {
+            method,
+            path,
+            id,
+            handler,
+            summary: "",
+            description: "",
+            request: None,
+            responses: [None; 4],
+            errors: &[],
+            codes: &[],
+            query: &[],
+            path_id: None,
+            waits: false,
+            public: false,
+            anonymous: false,
+            links: &[],
+            example: None,
+            problem_example: None,
         }
     }
-
+    /// Its summary and description (`""`: none).
+    pub(crate) const fn doc(mut self, summary: &'static str, description: &'static str) -> Self {
+        self.summary = summary;
+        self.description = description;
+        self
+    }
+    /// The JSON body it reads.
+    pub(crate) const fn body(mut self, schema: SchemaName) -> Self {
+        self.request = Some(schema);
+        self
+    }
+    /// A successful answer (or a 422 result, told apart from the problem by media type).
+    pub(crate) const fn ok(mut self, status: u16, schema: SchemaName) -> Self {
+        let mut i = 0;
+        while self.responses[i].is_some() {
+            i += 1;
+        }
+        self.responses[i] = Some((status, schema));
+        self
+    }
+    /// The error statuses it answers (each with the codes every operation may answer).
+    pub(crate) const fn errors(mut self, errors: &'static [u16]) -> Self {
+        self.errors = errors;
+        self
+    }
+    /// Its own codes, per error status.
+    pub(crate) const fn codes(mut self, codes: &'static [Codes]) -> Self {
+        self.codes = codes;
+        self
+    }
+    /// The query parameters it reads.
+    pub(crate) const fn query(mut self, query: &'static [Param]) -> Self {
+        self.query = query;
+        self
+    }
+    /// Its `{id}`, an id with this prefix.
+    pub(crate) const fn path_id(mut self, prefix: &'static str) -> Self {
+        self.path_id = Some(prefix);
+        self
+    }
+    /// It waits for the chain (`Prefer: wait=N`).
+    pub(crate) const fn waits(mut self) -> Self {
+        self.waits = true;
+        self
+    }
     /// Served without a key, outside the authenticated `/v1` router (no rate limit per
     /// credential, no idempotency).
-    pub fn public(self) -> bool {
-        matches!(self, Op::OpenApi | Op::GetStatusList)
+    pub(crate) const fn public(mut self) -> Self {
+        self.public = true;
+        self
     }
-
     /// Served with a key, or without one (rate-limited per client address).
-    pub fn anonymous(self) -> bool {
-        matches!(self, Op::VerifyCredential)
+    pub(crate) const fn anonymous(mut self) -> Self {
+        self.anonymous = true;
+        self
+    }
+    /// The links of its successful answers.
+    pub(crate) const fn links(mut self, links: &'static [Link]) -> Self {
+        self.links = links;
+        self
+    }
+    /// An example of its answer of this status.
+    pub(crate) const fn example(mut self, status: u16, example: Example) -> Self {
+        self.example = Some((status, example));
+        self
+    }
+    /// An example of its problems of this status.
+    pub(crate) const fn problem_example(mut self, status: u16, example: Example) -> Self {
+        self.problem_example = Some((status, example));
+        self
     }
 
-    /// What the document says of this operation.
-    fn doc(self) -> Doc {
-        use crate::types as t;
-        const W: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];
-        const R: &[u16] = &[400, 401, 403, 404, 429, 503];
-        const V: &[u16] = &[400, 401, 403, 413, 415, 422, 429, 503];
-        const LIST: &[Query] = &[Query::Limit, Query::StartingAfter];
-        let d = Doc::new;
-        match self {
-            Op::CreateMandate => d("Create a mandate", "A ceiling per epoch a payer grants, enforced on chain by the allowance state machine. A wallet payer must sign it first: the answer is 201 `requires_authorization` with the EIP-712 typed data to sign (then `POST /v1/mandates/{id}/authorize`). A bank-account payer's bank mandate is its consent: the mandate is created on chain at once (201 `active`, or 202 `pending` while the chain has not answered).")
-                .body(name::<t::MandateCreate>)
-                .ok(201, name::<t::Mandate>)
-                .ok(202, name::<t::Mandate>)
-                .errors(W)
-                .waits()
-                .links(&[
-                    ("GetMandate", Op::GetMandate, LinkArg::Id),
-                    ("AuthorizeMandate", Op::AuthorizeMandate, LinkArg::Id),
-                    ("CancelMandate", Op::CancelMandate, LinkArg::Id),
-                    ("CreateSessionKey", Op::CreateSessionKey, LinkArg::Body(&[("mandate_id", "$response.body#/id")])),
-                    ("ListSessionKeys", Op::ListSessionKeys, LinkArg::Query("mandate_id")),
-                ]),
-            Op::ListMandates => d("List mandates", "Newest first.")
-                .ok(200, name::<t::MandateList>)
-                .errors(R)
-                .query(LIST),
-            Op::GetMandate => d("Retrieve a mandate", "With its current epoch's use.")
-                .ok(200, name::<t::Mandate>)
-                .errors(R)
-                .path_id("man_"),
-            Op::CancelMandate => d("Cancel a mandate", "Cancels it on chain; its keys can no longer pull. A mandate still waiting for its payer's signature (`requires_authorization`) is canceled at once (nothing is on chain), and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 422 `mandate_not_active`. Canceling a canceled mandate answers it as it is.")
-                .ok(200, name::<t::Mandate>)
-                .ok(202, name::<t::Mandate>)
-                .errors(W)
-                .path_id("man_")
-                .waits(),
-            Op::AuthorizeMandate => d("Authorize a mandate with the payer's signature", "The payer's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`). Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is created on chain. A wrong or malformed signature is 422 `signature_invalid` and changes nothing; after `authorization.expires_at`, 422 `authorization_expired`. Authorizing an authorized mandate answers it as it is.")
-                .body(name::<t::AuthorizationCreate>)
-                .ok(200, name::<t::Mandate>)
-                .ok(202, name::<t::Mandate>)
-                .errors(W)
-                .path_id("man_")
-                .waits(),
-            Op::CreateSessionKey => d("Issue a session key", "A key an agent pulls with, under an active mandate, until `expires_at`, within its own ceiling. Answers its bearer `secret` (`sks_…`) once: it may only create pulls on this key and read the key and its pulls.")
-                .body(name::<t::SessionKeyCreate>)
-                .ok(201, name::<t::SessionKey>)
-                .ok(202, name::<t::SessionKey>)
-                .errors(W)
-                .waits()
-                .links(&[
-                    ("GetSessionKey", Op::GetSessionKey, LinkArg::Id),
-                    ("RevokeSessionKey", Op::RevokeSessionKey, LinkArg::Id),
-                    ("IssueAgentCredential", Op::IssueAgentCredential, LinkArg::Id),
-                    ("CreateDebitPull", Op::CreateDebitPull, LinkArg::Body(&[("session_key_id", "$response.body#/id")])),
-                    ("ListDebitPulls", Op::ListDebitPulls, LinkArg::Query("session_key_id")),
-                ]),
-            Op::ListSessionKeys => d("List session keys", "Newest first; `mandate_id` filters by mandate. With a session key's secret (`sks_…`): that key alone, so an agent holding only its secret learns its key's id, ceiling and expiry.")
-                .ok(200, name::<t::SessionKeyList>)
-                .errors(R)
-                .query(&[Query::Limit, Query::StartingAfter, Query::MandateId]),
-            Op::GetSessionKey => d("Retrieve a session key", "A session key's own secret may read it.")
-                .ok(200, name::<t::SessionKey>)
-                .errors(R)
-                .path_id("sk_"),
-            Op::RevokeSessionKey => d("Revoke a session key", "Revokes it on chain; its mandate and sibling keys are unaffected. Revoking a revoked key answers it again.")
-                .ok(200, name::<t::SessionKey>)
-                .ok(202, name::<t::SessionKey>)
-                .errors(W)
-                .path_id("sk_")
-                .waits(),
-            Op::IssueAgentCredential => d("Issue a session key's agent credential", "Openrail, as the issuer of the key's mode (as `issueCredential`: `did:key`, `eddsa-rdfc-2022`, a revocation entry in one of its Bitstring Status Lists), signs a VC 2.0 `AgentCredential` binding the key's agent to what it may pull: `credentialSubject.id` is the key's `signer` as `did:pkh:eip155:<settlement chain>:<signer>`, with the `payer` (`did:pkh`; `payerBankAccount` for a bank-funded mandate), the `mandate` and `sessionKey` ids, the `ceiling` that binds the key (its own `max_amount`, else its mandate's: `amount`, `currency`, `interval`) and its `allowedDestinations` when it has a list; `validUntil` is the key's `expires_at`. Every term is defined in the credential's inline context, so `verifyCredential` verifies it with no network. One per key: 201 the first time, then 200 with the same credential. Revoking the key, or canceling its mandate, revokes it. A key without a `signer` is 409 `session_key_without_signer`; a key that can no longer pull is 422 (`session_key_revoked`, `session_key_expired`, `session_key_not_active`, `mandate_not_active`).")
-                .ok(201, || "IssuedCredential".into())
-                .ok(200, || "IssuedCredential".into())
-                .errors(W)
-                .path_id("sk_"),
-            Op::GetAgentCredential => d("Retrieve a session key's agent credential", "The `AgentCredential` issued for the key (`{\"verifiableCredential\": {…}}`), whatever its status since (`verifyCredential` says whether it is revoked). The key's own secret may read it. 404 `resource_missing` before one was issued.")
-                .ok(200, || "IssuedCredential".into())
-                .errors(R)
-                .path_id("sk_"),
-            Op::CreateDebitPull => d("Pull against a session key", "Checked on chain (batched with concurrent pulls into one `pullBatch`). 201 `authorized` when the chain took it, 202 `pending` while it has not answered; a rule that refuses it is 422 with its `code` (`allowance_exceeded` with `remaining` and `resets_at`), and the declined pull stays readable under `pull_id`. A session key's own secret may pull on its key.")
-                .body(name::<t::DebitPullCreate>)
-                .ok(201, name::<t::DebitPull>)
-                .ok(202, name::<t::DebitPull>)
-                .errors(W)
-                .waits()
-                .links(&[("GetDebitPull", Op::GetDebitPull, LinkArg::Id)]),
-            Op::ListDebitPulls => d("List debit pulls", "Newest first; `session_key_id` filters by key (a session key's secret sees only its own).")
-                .ok(200, name::<t::DebitPullList>)
-                .errors(R)
-                .query(&[Query::Limit, Query::StartingAfter, Query::SessionKeyId]),
-            Op::GetDebitPull => d("Retrieve a debit pull", "Declined pulls too.")
-                .ok(200, name::<t::DebitPull>)
-                .errors(R)
-                .path_id("pull_"),
-            Op::CreatePayment => d("Create a one-time payment", "Wallet → wallet settles atomically through the settlement router once the source wallet signs (201 `requires_authorization` with EIP-712 `Payment` typed data, then `POST /v1/payments/{id}/authorize`). Payments with a bank leg go through the treasury in two legs and answer 201 when final, 202 `processing` while they run.")
-                .body(name::<t::PaymentCreate>)
-                .ok(201, name::<t::Payment>)
-                .ok(202, name::<t::Payment>)
-                .errors(W)
-                .waits()
-                .links(&[
-                    ("GetPayment", Op::GetPayment, LinkArg::Id),
-                    ("AuthorizePayment", Op::AuthorizePayment, LinkArg::Id),
-                    ("CancelPayment", Op::CancelPayment, LinkArg::Id),
-                ]),
-            Op::ListPayments => d("List payments", "Newest first.")
-                .ok(200, name::<t::PaymentList>)
-                .errors(R)
-                .query(LIST),
-            Op::GetPayment => d("Retrieve a payment", "With its legs' outcome and any refund.")
-                .ok(200, name::<t::Payment>)
-                .errors(R)
-                .path_id("pay_"),
-            Op::AuthorizePayment => d("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is; a canceled payment is 409 `payment_canceled` (its link was withdrawn).")
-                .body(name::<t::AuthorizationCreate>)
-                .ok(200, name::<t::Payment>)
-                .ok(202, name::<t::Payment>)
-                .errors(W)
-                .path_id("pay_")
-                .waits(),
-            Op::CancelPayment => d("Cancel a payment waiting for its payer", "Withdraws a wallet payment the payer has not signed yet (status `requires_authorization`): it becomes `canceled` (event `payment.canceled`), nothing moves, and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 409 `payment_canceled`. Canceling a canceled payment answers it as it is. A payment past that stage (`pending`, `processing`, `succeeded`, `failed`) is 409 `payment_not_cancelable`.")
-                .ok(200, name::<t::Payment>)
-                .errors(W)
-                .path_id("pay_"),
-            Op::CreateBankAccount => d("Create a simulated bank account", "Testnet only (mainnet keys: 503 `mainnet_unavailable`). Choose how its transfers behave with `behavior`, and how long they stay pending with `delay_seconds`.")
-                .body(name::<t::BankAccountCreate>)
-                .ok(201, name::<t::BankAccount>)
-                .errors(W)
-                .links(&[
-                    ("GetBankAccount", Op::GetBankAccount, LinkArg::Id),
-                    ("CreateMandate", Op::CreateMandate, LinkArg::Body(&[("payer_account_id", "$response.body#/id"), ("currency", "$response.body#/currency")])),
-                ]),
-            Op::GetBankAccount => d("Retrieve a simulated bank account", "Its balance, what pending debits hold, and its latest transfers.")
-                .ok(200, name::<t::BankAccount>)
-                .errors(R)
-                .path_id("ba_"),
-            Op::ListEvents => d("List events", "Newest first. Every state change of the account's objects is one event, whose `data.object` is the object as a GET answered at that moment.")
-                .ok(200, name::<t::EventList>)
-                .errors(R)
-                .query(&[Query::Limit, Query::StartingAfter, Query::EventType, Query::ObjectId, Query::CreatedGte])
-                .links(&[
-                    ("GetEvent", Op::GetEvent, LinkArg::Path("$response.body#/data/0/id")),
-                    ("RedeliverEvent", Op::RedeliverEvent, LinkArg::Path("$response.body#/data/0/id")),
-                ]),
-            Op::GetEvent => d("Retrieve an event", "")
-                .ok(200, name::<t::Event>)
-                .errors(R)
-                .path_id("evt_"),
-            Op::RedeliverEvent => d("Deliver an event again", "`{}`: to every enabled endpoint that wants its type; `{\"endpoint\": \"we_…\"}`: to that one. The same `webhook-id` as the first delivery.")
-                .body(name::<t::RedeliverCreate>)
-                .ok(200, name::<t::WebhookDeliveryList>)
-                .errors(W)
-                .path_id("evt_"),
-            Op::CreateWebhookEndpoint => d("Create a webhook endpoint", "Answers its signing secret (`whsec_…`) once. Deliveries are signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and retried over three days.")
-                .body(name::<t::WebhookEndpointCreate>)
-                .ok(201, name::<t::WebhookEndpoint>)
-                .errors(W)
-                .links(&[
-                    ("GetWebhookEndpoint", Op::GetWebhookEndpoint, LinkArg::Id),
-                    ("UpdateWebhookEndpoint", Op::UpdateWebhookEndpoint, LinkArg::Id),
-                    ("RotateWebhookSecret", Op::RotateWebhookSecret, LinkArg::Id),
-                    ("ListWebhookDeliveries", Op::ListWebhookDeliveries, LinkArg::Id),
-                    ("DeleteWebhookEndpoint", Op::DeleteWebhookEndpoint, LinkArg::Id),
-                ]),
-            Op::ListWebhookEndpoints => d("List webhook endpoints", "Newest first.")
-                .ok(200, name::<t::WebhookEndpointList>)
-                .errors(R)
-                .query(LIST),
-            Op::GetWebhookEndpoint => d("Retrieve a webhook endpoint", "")
-                .ok(200, name::<t::WebhookEndpoint>)
-                .errors(R)
-                .path_id("we_"),
-            Op::UpdateWebhookEndpoint => d("Update a webhook endpoint", "Change `url`, `enabled_events`, `description` or `status` (`enabled` clears the failure record).")
-                .body(name::<t::WebhookEndpointUpdate>)
-                .ok(200, name::<t::WebhookEndpoint>)
-                .errors(W)
-                .path_id("we_"),
-            Op::DeleteWebhookEndpoint => d("Delete a webhook endpoint", "The endpoint and its deliveries are gone.")
-                .ok(200, name::<t::DeletedWebhookEndpoint>)
-                .errors(W)
-                .path_id("we_"),
-            Op::RotateWebhookSecret => d("Rotate a webhook endpoint's secret", "The new secret is answered once; the old one keeps signing beside it (a second `v1` signature) for 24 hours.")
-                .ok(200, name::<t::WebhookEndpoint>)
-                .errors(W)
-                .path_id("we_"),
-            Op::ListWebhookDeliveries => d("List an endpoint's deliveries", "Newest first: attempts, last status code, latency, next retry.")
-                .ok(200, name::<t::WebhookDeliveryList>)
-                .errors(R)
-                .path_id("we_")
-                .query(LIST),
-            Op::GetAccount => d("Retrieve your account", "The account of the key, as its mode sees it: the chains this server has for the mode, and which of them settles the account's one-time payments (`payments_chain`). Requests never name a chain; agentic debits always settle on the settlement chain.")
-                .ok(200, name::<t::Account>)
-                .errors(R),
-            Op::UpdateAccount => d("Update your account", "Sets the fields given for the key's mode. `payments_chain`: which chain settles the one-time payments the account creates from now on (`settlement`, the default, or `attestation` when the server has that chain for the mode: 400 otherwise). Payments already created keep their chain.")
-                .body(name::<t::AccountUpdate>)
-                .ok(200, name::<t::Account>)
-                .errors(W),
-            Op::VerifyCredential => d("Verify a credential", "A W3C Verifiable Credential (VC Data Model 1.1 or 2.0) secured with Data Integrity proofs — `eddsa-rdfc-2022`, `eddsa-jcs-2022`, `ecdsa-rdfc-2019` and `ecdsa-jcs-2019` (P-256, P-384), proof sets and chains — with `did:key` verification methods; its validity period; its Bitstring Status List entries when the list is one this server publishes (any other list: not verified). Nothing is fetched from the network: JSON-LD contexts are built in, and a term no context defines is a failure. 200 `verified: true`; 422 `verified: false` with `problemDetails` (VC Data Model error types). Whether the issuer is trusted is your policy, not part of verification. `options` is accepted and ignored. May be called without a key (rate-limited per address).")
-                .body(|| "CredentialVerifyRequest".into())
-                .ok(200, || "VerificationResult".into())
-                .ok(422, || "VerificationResult".into())
-                .errors(V)
-                .anonymous(),
-            Op::VerifyPresentation => d("Verify a presentation", "A Verifiable Presentation whose proof (purpose `authentication`) carries a challenge this server gave (`POST /v1/identity/challenges`): the challenge is used up here (a replay is 422 `INVALID_CHALLENGE_ERROR`), and `options.domain`, or the challenge's own domain, must match the proof's. Every embedded credential is verified as `verifyCredential` does. 200 verified, 422 not.")
-                .body(|| "PresentationVerifyRequest".into())
-                .ok(200, || "VerificationResult".into())
-                .ok(422, || "VerificationResult".into())
-                .errors(V),
-            Op::CreateChallenge => d("Create a presentation challenge", "A single-use challenge, valid ten minutes, for a holder to sign into a presentation (optionally bound to a `domain`).")
-                .body(|| "ChallengeCreate".into())
-                .ok(201, || "IdentityChallenge".into())
-                .errors(V),
-            Op::IssueCredential => d("Issue a credential", "Openrail signs a VC 2.0 credential as the issuer of the key's mode (`did:key`, Ed25519, `eddsa-rdfc-2022`, purpose `assertionMethod`): it adds `issuer` (or checks it is its own), `id` (`urn:uuid:…`) and `validFrom` when absent, and a revocation entry in one of its Bitstring Status Lists. `proof` and `credentialStatus` may not be given. A term no JSON-LD context defines cannot be signed (400). An `id` issued before is 409 `credential_exists`.")
-                .body(|| "CredentialIssueRequest".into())
-                .ok(201, || "IssuedCredential".into())
-                .errors(W),
-            Op::UpdateCredentialStatus => d("Revoke a credential", "Sets the revocation bit of a credential this account issued (`status: true`, the default): final, and its status list says so within a minute. `status: false` for a revoked credential is 409 `credential_revoked`.")
-                .body(|| "CredentialStatusUpdate".into())
-                .ok(200, || "IdentityCredential".into())
-                .errors(W),
-            Op::GetStatusList => d("Retrieve a status list", "A Bitstring Status List this server publishes, as a `BitstringStatusListCredential` signed by the issuer of its mode (131,072 entries, GZIP-compressed and multibase-encoded in `encodedList`). No authentication; cacheable for 60 seconds.")
-                .ok(200, || "StatusListCredential".into())
-                .errors(&[404])
-                .path_id("sl_")
-                .public(),
-            Op::CreateIdentityVerification => d("Create an identity verification session", "Asks whether a wallet (`subject`) is a person (`personhood`), is financially healthy (`financial_health`) or is an agent (`agent`). The session starts in `requires_input` (the person goes through the provider's flow), then `POST …/submit` hands it to the provider (`processing`): a passed check makes it `verified` and Openrail issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`; subject `did:pkh:eip155:<settlement chain>:<subject>`, signed as the mode's issuer with a revocation entry; `GET …/credential`); a failed check returns it to `requires_input` with `last_error`. Testnet only: the provider is simulated, answering as `simulate` says (mainnet keys: 503 `mainnet_unavailable`, no real provider is connected). Events: `identity.verification.created`, `.processing`, `.verified`, `.requires_input`, `.canceled`.")
-                .body(name::<t::IdentityVerificationCreate>)
-                .ok(201, name::<t::IdentityVerification>)
-                .errors(W)
-                .links(&[
-                    ("GetIdentityVerification", Op::GetIdentityVerification, LinkArg::Id),
-                    ("SubmitIdentityVerification", Op::SubmitIdentityVerification, LinkArg::Id),
-                    ("CancelIdentityVerification", Op::CancelIdentityVerification, LinkArg::Id),
-                    ("GetIdentityVerificationCredential", Op::GetIdentityVerificationCredential, LinkArg::Id),
-                ]),
-            Op::ListIdentityVerifications => d("List identity verification sessions", "Newest first.")
-                .ok(200, name::<t::IdentityVerificationList>)
-                .errors(R)
-                .query(LIST),
-            Op::GetIdentityVerification => d("Retrieve an identity verification session", "")
-                .ok(200, name::<t::IdentityVerification>)
-                .errors(R)
-                .path_id("idv_"),
-            Op::SubmitIdentityVerification => d("Submit an identity verification session", "The flow is finished: `requires_input` → `processing`, and the provider checks (the simulated one answers in about half a second, `slow` in about five). Clears `last_error`. Any other status is 409 `verification_not_submittable`.")
-                .ok(200, name::<t::IdentityVerification>)
-                .errors(W)
-                .path_id("idv_"),
-            Op::CancelIdentityVerification => d("Cancel an identity verification session", "Withdraws a session waiting for input (`requires_input` → `canceled`). Canceling a canceled session answers it as it is; a session being checked or verified is 409 `verification_not_cancelable`.")
-                .ok(200, name::<t::IdentityVerification>)
-                .errors(W)
-                .path_id("idv_"),
-            Op::GetIdentityVerificationCredential => d("Retrieve a verified session's credential", "The W3C credential the session issued, signed (`{\"verifiableCredential\": {…}}`), to hand to its holder; `POST /v1/identity/credentials/verify` verifies it and `POST /v1/identity/credentials/status` revokes it. Before the session is verified: 409 `verification_not_verified`.")
-                .ok(200, || "IssuedCredential".into())
-                .errors(&[400, 401, 403, 404, 409, 429, 503])
-                .path_id("idv_"),
-            Op::CreateAttestation => d("Attest a credential on chain", "Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…`, or a bare 0x address in a credential named by `credential_id`; in a posted credential a bare address is no IRI, so its proof does not cover it) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.")
-                .body(|| "AttestationCreate".into())
-                .ok(201, name::<t::IdentityAttestation>)
-                .ok(202, name::<t::IdentityAttestation>)
-                .ok(422, || "VerificationResult".into())
-                .errors(W)
-                .waits()
-                .links(&[
-                    ("GetAttestation", Op::GetAttestation, LinkArg::Id),
-                    ("RevokeAttestation", Op::RevokeAttestation, LinkArg::Id),
-                ]),
-            Op::ListAttestations => d("List attestations", "Newest first; `subject` keeps those about one wallet.")
-                .ok(200, name::<t::IdentityAttestationList>)
-                .errors(R)
-                .query(&[Query::Limit, Query::StartingAfter, Query::Subject]),
-            Op::GetAttestation => d("Retrieve an attestation", "`expired` once its credential's `validUntil` passed.")
-                .ok(200, name::<t::IdentityAttestation>)
-                .errors(R)
-                .path_id("att_"),
-            Op::RevokeAttestation => d("Revoke an attestation", "Revokes it on the attestation chain (final; event `identity.attestation.revoked`): 200 once mined, 202 while the chain has not answered (a pending attestation is revoked once it is on chain). Revoking its credential (`POST /v1/identity/credentials/status`) does the same. A revoked or failed attestation is answered as it is.")
-                .ok(200, name::<t::IdentityAttestation>)
-                .ok(202, name::<t::IdentityAttestation>)
-                .errors(W)
-                .path_id("att_")
-                .waits(),
-            Op::OpenApi => d("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
-                .ok(200, || "OpenApiDocument".into())
-                .public(),
-        }
+    /// Whether it is served without a key, outside the authenticated `/v1` router.
+    pub fn is_public(&self) -> bool {
+        self.public
+    }
+
+    /// Whether it is served with a key or without one (rate-limited per client address).
+    pub fn is_anonymous(&self) -> bool {
+        self.anonymous
+    }
+
+    /// Whether it takes a body.
+    fn has_body(&self) -> bool {
+        self.request.is_some()
     }
 }
 
-/// A schema's component name.
-fn name<T: ToSchema>() -> Cow<'static, str> {
-    T::name()
+/// The codes an operation answers under one error status beyond those every operation
+/// may answer: from [`ErrorCode`]'s table (its `Scope::Some` codes), [`Conflict`] and
+/// [`DeclineReason`].
+#[derive(Debug, Clone, Copy)]
+pub struct Codes {
+    status: u16,
+    own: &'static [ErrorCode],
+    conflicts: &'static [Conflict],
+    declines: &'static [DeclineReason],
+    what: Option<&'static str>,
+    alone: bool,
+}
+
+impl Codes {
+    /// Nothing more under `status` yet.
+    pub(crate) const fn of(status: u16) -> Self {
+        Codes {
+            status,
+            own: &[],
+            conflicts: &[],
+            declines: &[],
+            what: None,
+            alone: false,
+        }
+    }
+    /// Codes of [`ErrorCode`]'s table.
+    pub(crate) const fn own(mut self, own: &'static [ErrorCode]) -> Self {
+        self.own = own;
+        self
+    }
+    /// 409 conflicts with an object's state.
+    pub(crate) const fn conflicts(mut self, conflicts: &'static [Conflict]) -> Self {
+        self.conflicts = conflicts;
+        self
+    }
+    /// 422 declines.
+    pub(crate) const fn declines(mut self, declines: &'static [DeclineReason]) -> Self {
+        self.declines = declines;
+        self
+    }
+    /// What the status means for this operation (instead of what it means for any).
+    pub(crate) const fn what(mut self, what: &'static str) -> Self {
+        self.what = Some(what);
+        self
+    }
+    /// Only these codes, not those every operation may answer (a read's 409: no
+    /// Idempotency-Key).
+    pub(crate) const fn alone(mut self) -> Self {
+        self.alone = true;
+        self
+    }
 }
 
 /// A query parameter the server reads.
 #[derive(Debug, Clone, Copy)]
-enum Query {
+pub(crate) enum Param {
     Limit,
     StartingAfter,
     MandateId,
@@ -835,45 +359,45 @@ enum Query {
     Subject,
 }
 
-impl Query {
+impl Param {
     fn json(self) -> Value {
         let (name, description, schema) = match self {
-            Query::Limit => (
+            Param::Limit => (
                 "limit",
                 "Page size, 1 to 100 (default 10)",
                 json!({ "type": "integer", "minimum": 1, "maximum": 100, "default": 10 }),
             ),
-            Query::StartingAfter => (
+            Param::StartingAfter => (
                 "starting_after",
                 "The last id of the previous page (its `data[-1].id`); an id that names no object of this list is 400 `parameter_invalid`, never an empty page that looks like the end",
                 json!({ "type": "string", "minLength": 1 }),
             ),
-            Query::MandateId => (
+            Param::MandateId => (
                 "mandate_id",
                 "Only this mandate's keys",
                 json!({ "type": "string" }),
             ),
-            Query::SessionKeyId => (
+            Param::SessionKeyId => (
                 "session_key_id",
                 "Only this key's pulls",
                 json!({ "type": "string" }),
             ),
-            Query::EventType => (
+            Param::EventType => (
                 "type",
                 "One event type, or every type of one object (`debit_pull.*`)",
                 json!({ "type": "string", "enum": event_type_filters() }),
             ),
-            Query::Subject => (
+            Param::Subject => (
                 "subject",
                 "Only attestations about this wallet (0x… or did:pkh:eip155:…:0x…)",
                 json!({ "type": "string" }),
             ),
-            Query::ObjectId => (
+            Param::ObjectId => (
                 "object_id",
                 "Only this object's events",
                 json!({ "type": "string" }),
             ),
-            Query::CreatedGte => (
+            Param::CreatedGte => (
                 "created[gte]",
                 "Only events created at or after: unix seconds or RFC 3339",
                 json!({ "anyOf": [
@@ -897,7 +421,7 @@ fn event_type_filters() -> Vec<String> {
 
 /// What a link passes to the next operation.
 #[derive(Debug, Clone, Copy)]
-enum LinkArg {
+pub(crate) enum LinkArg {
     /// The answered object's id as the next operation's `{id}`.
     Id,
     /// An expression as `{id}`.
@@ -908,187 +432,44 @@ enum LinkArg {
     Body(&'static [(&'static str, &'static str)]),
 }
 
-/// The component name of a schema ([`name`] of a type).
-type SchemaName = fn() -> Cow<'static, str>;
-
-/// What an operation documents.
-struct Doc {
-    summary: &'static str,
-    description: &'static str,
-    request: Option<SchemaName>,
-    responses: Vec<(u16, SchemaName)>,
-    errors: &'static [u16],
-    query: &'static [Query],
-    path_id: Option<&'static str>,
-    waits: bool,
-    public: bool,
-    anonymous: bool,
-    links: &'static [(&'static str, Op, LinkArg)],
-}
-
-impl Doc {
-    fn new(summary: &'static str, description: &'static str) -> Self {
-        Doc {
-            summary,
-            description,
-            request: None,
-            responses: Vec::new(),
-            errors: &[],
-            query: &[],
-            path_id: None,
-            waits: false,
-            public: false,
-            anonymous: false,
-            links: &[],
-        }
-    }
-    fn body(mut self, schema: SchemaName) -> Self {
-        self.request = Some(schema);
-        self
-    }
-    fn ok(mut self, status: u16, schema: SchemaName) -> Self {
-        self.responses.push((status, schema));
-        self
-    }
-    fn errors(mut self, errors: &'static [u16]) -> Self {
-        self.errors = errors;
-        self
-    }
-    fn query(mut self, query: &'static [Query]) -> Self {
-        self.query = query;
-        self
-    }
-    fn path_id(mut self, prefix: &'static str) -> Self {
-        self.path_id = Some(prefix);
-        self
-    }
-    fn waits(mut self) -> Self {
-        self.waits = true;
-        self
-    }
-    fn public(mut self) -> Self {
-        self.public = true;
-        self
-    }
-    fn anonymous(mut self) -> Self {
-        self.anonymous = true;
-        self
-    }
-    fn links(mut self, links: &'static [(&'static str, Op, LinkArg)]) -> Self {
-        self.links = links;
-        self
-    }
-}
-
 /// The codes each error status answers with, for the responses' descriptions: the codes
 /// of that status every operation may answer (`error::ErrorCode`'s table), then those of
-/// this operation.
-fn status_codes(status: u16, op: Op) -> (String, Vec<&'static str>) {
-    use crate::error::{Conflict as K, ErrorCode as C, Scope};
-    use DeclineReason as D;
-    let mut codes: Vec<&'static str> = C::ALL
+/// this operation ([`Route::codes`]).
+fn status_codes(status: u16, route: &Route) -> (String, Vec<&'static str>) {
+    use crate::error::Scope;
+    let own = route.codes.iter().find(|c| c.status == status);
+    let mut codes: Vec<&'static str> = ErrorCode::ALL
         .iter()
         .filter(|c| c.status().as_u16() == status && c.scope() == Scope::Every)
         .map(|c| c.as_str())
         .collect();
-    let (own, conflicts, declines): (&[C], &[K], &[D]) = match (status, op) {
-        (403, Op::CreateMandate | Op::CreateSessionKey | Op::CreateDebitPull) => {
-            (&[C::IdentityRequirementUnmet], &[], &[])
-        }
-        (409, Op::CancelPayment) => (&[], &[K::PaymentNotCancelable], &[]),
-        (409, Op::AuthorizePayment) => (&[], &[K::PaymentCanceled], &[]),
-        (409, Op::IssueCredential) => (&[], &[K::CredentialExists], &[]),
-        (409, Op::UpdateCredentialStatus | Op::CreateAttestation) => {
-            (&[], &[K::CredentialRevoked], &[])
-        }
-        (409, Op::SubmitIdentityVerification) => (&[], &[K::VerificationNotSubmittable], &[]),
-        (409, Op::CancelIdentityVerification) => (&[], &[K::VerificationNotCancelable], &[]),
-        (409, Op::GetIdentityVerificationCredential) => {
-            // A read: no Idempotency-Key, so only the session's state.
-            codes.clear();
-            (&[], &[K::VerificationNotVerified], &[])
-        }
-        (409, Op::IssueAgentCredential) => (&[], &[K::SessionKeyWithoutSigner], &[]),
-        (422, Op::CreateDebitPull) => (&[], &[], D::ALL),
-        (422, Op::CreateSessionKey) => (
-            &[
-                C::SessionKeyCeilingExceedsMandate,
-                C::SessionKeyOutsideMandate,
-            ],
-            &[],
-            &[D::MandateNotActive],
-        ),
-        (422, Op::AuthorizeMandate) => (
-            &[],
-            &[],
-            &[
-                D::SignatureInvalid,
-                D::AuthorizationExpired,
-                D::MandateNotActive,
-            ],
-        ),
-        (422, Op::AuthorizePayment) => (&[], &[], &[D::SignatureInvalid, D::AuthorizationExpired]),
-        (422, Op::CancelMandate) => (&[], &[], &[D::MandateNotActive]),
-        (422, Op::IssueAgentCredential) => (
-            &[],
-            &[],
-            &[
-                D::SessionKeyRevoked,
-                D::SessionKeyExpired,
-                D::SessionKeyNotActive,
-                D::MandateNotActive,
-            ],
-        ),
-        (503, Op::CreatePayment | Op::CreateAttestation) => (&[C::ChainUnavailable], &[], &[]),
-        _ => (&[], &[], &[]),
-    };
-    codes.extend(own.iter().map(|c| c.as_str()));
-    codes.extend(conflicts.iter().map(|c| c.as_str()));
-    codes.extend(declines.iter().map(|d| d.as_str()));
-    let what = match status {
-        400 => {
+    if own.is_some_and(|c| c.alone) {
+        codes.clear();
+    }
+    if let Some(c) = own {
+        codes.extend(c.own.iter().map(|c| c.as_str()));
+        codes.extend(c.conflicts.iter().map(|c| c.as_str()));
+        codes.extend(c.declines.iter().map(|d| d.as_str()));
+    }
+    let what = match (status, own.and_then(|c| c.what)) {
+        (_, Some(what)) => what,
+        (400, None) => {
             "The request is malformed: a field is missing, unknown, repeated or invalid (`param` names it)"
         }
-        401 => "No valid credential",
-        403 => match op {
-            Op::CreateMandate | Op::CreateSessionKey | Op::CreateDebitPull => {
-                "The credential may not do this (a session key's secret outside its key), or the payer or the key's signer lacks an attestation the mandate requires (`identity_requirement_unmet`, `param` names which)"
-            }
-            _ => "The credential may not do this (a session key's secret outside its key)",
-        },
-        404 => "No such object for this account and mode (an id of another kind or mode too)",
-        409 => match op {
-            Op::CancelPayment => {
-                "A request with this Idempotency-Key is still running (retry later), or the payment is past its payer's signature"
-            }
-            Op::AuthorizePayment => {
-                "A request with this Idempotency-Key is still running (retry later), or the payment was canceled"
-            }
-            Op::IssueCredential => {
-                "A request with this Idempotency-Key is still running (retry later), or a credential with this id was issued before"
-            }
-            Op::UpdateCredentialStatus | Op::CreateAttestation => {
-                "A request with this Idempotency-Key is still running (retry later), or the credential is revoked (final)"
-            }
-            Op::SubmitIdentityVerification | Op::CancelIdentityVerification => {
-                "A request with this Idempotency-Key is still running (retry later), or the session is not waiting for input (`requires_input`)"
-            }
-            Op::GetIdentityVerificationCredential => {
-                "The session is not verified: it has issued no credential"
-            }
-            Op::IssueAgentCredential => {
-                "A request with this Idempotency-Key is still running (retry later), or the key has no signer"
-            }
-            _ => "A request with this Idempotency-Key is still running; retry later",
-        },
-        413 => "The body is larger than 64 KiB",
-        415 => "Send JSON with Content-Type: application/json",
-        422 => {
+        (401, None) => "No valid credential",
+        (403, None) => "The credential may not do this (a session key's secret outside its key)",
+        (404, None) => {
+            "No such object for this account and mode (an id of another kind or mode too)"
+        }
+        (409, None) => "A request with this Idempotency-Key is still running; retry later",
+        (413, None) => "The body is larger than 64 KiB",
+        (415, None) => "Send JSON with Content-Type: application/json",
+        (422, None) => {
             "Well-formed, but a business rule declines it (the `code` says which; nothing moved)"
         }
-        429 => "Too many requests (or failed authentications); wait `Retry-After` seconds",
-        503 => "Mainnet is not configured, or the database or chain is briefly unavailable",
-        _ => "",
+        (429, None) => "Too many requests (or failed authentications); wait `Retry-After` seconds",
+        (503, None) => "Mainnet is not configured, or the database or chain is briefly unavailable",
+        (_, None) => "",
     };
     let list = codes
         .iter()
@@ -1289,8 +670,7 @@ fn problem_schema() -> Value {
 pub fn document() -> Value {
     let mut paths = Map::new();
     for route in ROUTES {
-        let op = route.op;
-        let doc = op.doc();
+        let doc = *route;
         let write = route.method != "get";
         let mut responses = Map::new();
         let mut headers = json!({ "Request-Id": { "$ref": "#/components/headers/Request-Id" } });
@@ -1298,7 +678,7 @@ pub fn document() -> Value {
             headers["Idempotent-Replayed"] =
                 json!({ "$ref": "#/components/headers/Idempotent-Replayed" });
         }
-        for (status, schema) in &doc.responses {
+        for (status, schema) in doc.responses.iter().flatten() {
             let name = schema();
             let description = match status {
                 202 => format!(
@@ -1316,13 +696,15 @@ pub fn document() -> Value {
             if !doc.links.is_empty() && *status < 300 {
                 response["links"] = links(doc.links);
             }
-            if let Some(example) = response_example(op, *status) {
-                response["content"]["application/json"]["examples"] = example;
+            if let Some((_, example)) = doc.example.filter(|(s, _)| s == status) {
+                response["content"]["application/json"]["examples"] = json!({
+                    "created": { "summary": "As `openrail dev` answered", "value": example() },
+                });
             }
             responses.insert(status.to_string(), response);
         }
         for status in doc.errors {
-            let (description, codes) = status_codes(*status, op);
+            let (description, codes) = status_codes(*status, route);
             let mut h = headers.clone();
             if *status == 429 {
                 h["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
@@ -1339,7 +721,7 @@ pub fn document() -> Value {
                 "headers": h,
                 "content": { "application/problem+json": { "schema": schema } },
             });
-            if let Some(example) = problem_example(op, *status) {
+            if let Some(example) = problem_example(route, *status) {
                 response["content"]["application/problem+json"]["examples"] = example;
             }
             // A status that also answers a result (a credential that does not verify is
@@ -1373,7 +755,7 @@ pub fn document() -> Value {
             parameters.push(json!({ "$ref": "#/components/parameters/Prefer" }));
         }
         let mut o = json!({
-            "operationId": op.id(),
+            "operationId": route.id,
             "summary": doc.summary,
             "tags": [tag(route.path)],
             "responses": responses,
@@ -1460,22 +842,27 @@ pub fn document() -> Value {
     })
 }
 
-/// Examples of successful answers (real answers of `openrail dev`, ids shortened); the
-/// end-to-end test checks each against its schema.
-fn response_example(op: Op, status: u16) -> Option<Value> {
-    let epoch = json!({ "starts_at": "2026-11-25T00:00:00Z", "ends_at": "2026-11-26T00:00:00Z", "spent": "0.00", "remaining": "100.00" });
-    let onchain = json!({ "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "tx_hash": null });
-    let typed_data = json!({
-        "types": {
-            "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "version", "type": "string" }, { "name": "chainId", "type": "uint256" }, { "name": "verifyingContract", "type": "address" }],
-            "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "payees", "type": "address[]" }, { "name": "agent", "type": "address" }, { "name": "purpose", "type": "string" }, { "name": "identityAttester", "type": "address" }, { "name": "payerSchema", "type": "bytes32" }, { "name": "agentSchema", "type": "bytes32" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
-        },
-        "primaryType": "Mandate",
-        "domain": { "name": "Openrail", "version": "1", "chainId": 31337, "verifyingContract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" },
-        "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": "0x0000000000000000000000000000000000000000", "purpose": "", "identityAttester": "0x0000000000000000000000000000000000000000", "payerSchema": "0x0000000000000000000000000000000000000000000000000000000000000000", "agentSchema": "0x0000000000000000000000000000000000000000000000000000000000000000", "nonce": "3527900121251115019", "deadline": "1795588669" },
-    });
-    let value = match (op, status) {
-        (Op::CreateMandate, 201) => json!({
+/// Examples of answers (real answers of `openrail dev`, ids shortened), named by the
+/// operations they illustrate; the end-to-end test checks each against its schema.
+pub(crate) mod examples {
+    use serde_json::{Value, json};
+
+    use super::problem;
+
+    /// A wallet payer's mandate, created.
+    pub(crate) fn created_mandate() -> Value {
+        let epoch = json!({ "starts_at": "2026-11-25T00:00:00Z", "ends_at": "2026-11-26T00:00:00Z", "spent": "0.00", "remaining": "100.00" });
+        let onchain = json!({ "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "tx_hash": null });
+        let typed_data = json!({
+            "types": {
+                "EIP712Domain": [{ "name": "name", "type": "string" }, { "name": "version", "type": "string" }, { "name": "chainId", "type": "uint256" }, { "name": "verifyingContract", "type": "address" }],
+                "Mandate": [{ "name": "mandateId", "type": "bytes32" }, { "name": "payer", "type": "address" }, { "name": "token", "type": "address" }, { "name": "maxAmount", "type": "uint256" }, { "name": "interval", "type": "uint8" }, { "name": "payees", "type": "address[]" }, { "name": "agent", "type": "address" }, { "name": "purpose", "type": "string" }, { "name": "identityAttester", "type": "address" }, { "name": "payerSchema", "type": "bytes32" }, { "name": "agentSchema", "type": "bytes32" }, { "name": "nonce", "type": "uint256" }, { "name": "deadline", "type": "uint256" }],
+            },
+            "primaryType": "Mandate",
+            "domain": { "name": "Openrail", "version": "1", "chainId": 31337, "verifyingContract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" },
+            "message": { "mandateId": "0x07298962996e71a43497811f42d1f732ce2ac2178a2aa43f90669cf34570ff90", "payer": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "token": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "maxAmount": "100000000", "interval": 0, "payees": ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], "agent": "0x0000000000000000000000000000000000000000", "purpose": "", "identityAttester": "0x0000000000000000000000000000000000000000", "payerSchema": "0x0000000000000000000000000000000000000000000000000000000000000000", "agentSchema": "0x0000000000000000000000000000000000000000000000000000000000000000", "nonce": "3527900121251115019", "deadline": "1795588669" },
+        });
+        json!({
             "id": "man_632RO1P2qWFib1t4KIa3wxkp", "object": "mandate", "livemode": false,
             "created_at": "2026-11-25T05:37:49.257Z",
             "payer_account_id": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
@@ -1487,8 +874,12 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
                 "typed_data": typed_data, "expires_at": "2026-11-25T06:37:49Z",
                 "signature": null, "authorized_at": null,
             },
-        }),
-        (Op::CreateSessionKey, 201) => json!({
+        })
+    }
+
+    /// A session key, issued (its secret shown once).
+    pub(crate) fn created_session_key() -> Value {
+        json!({
             "id": "sk_v3RC6Zxjp9dXZNGZ2RiiIyVO", "object": "session_key", "livemode": false,
             "created_at": "2026-11-25T05:37:51.012Z", "mandate_id": "man_632RO1P2qWFib1t4KIa3wxkp",
             "status": "active", "expires_at": "2026-11-25T06:37:51.012Z", "max_amount": "60.00",
@@ -1497,8 +888,12 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
             "onchain": { "chain_id": 31337, "contract": "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9", "id": "0x4e1b2a7f0c3d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7", "tx_hash": "0x2636ee2e8903eda2811ba8655c3f4141cf99bfa012fb093c7d75a52fbe1328ad" },
             "signer": null, "eip712_domain": null,
             "secret": "sks_testnet_4kQm9ZrT2xWv7bN1",
-        }),
-        (Op::CreateDebitPull, 201) => json!({
+        })
+    }
+
+    /// A pull, authorized.
+    pub(crate) fn created_debit_pull() -> Value {
+        json!({
             "id": "pull_CstcqHoGAnEdXvbGzI4fK1Ta", "object": "debit_pull", "livemode": false,
             "created_at": "2026-11-25T05:37:51.647Z", "session_key_id": "sk_v3RC6Zxjp9dXZNGZ2RiiIyVO",
             "mandate_id": "man_632RO1P2qWFib1t4KIa3wxkp", "amount": "50.00", "currency": "USD",
@@ -1506,54 +901,60 @@ fn response_example(op: Op, status: u16) -> Option<Value> {
             "status": "authorized", "decline_code": null, "failure_reason": null,
             "authorized_at": "2026-11-25T05:37:51.653Z",
             "onchain": { "chain_id": 31337, "tx_hash": "0xc57e87cac87fb37eab4dc93e49e3d38420f035795f58426c07c8aad592f9173d" },
-        }),
-        _ => return None,
-    };
-    Some(json!({ "created": { "summary": "As `openrail dev` answered", "value": value } }))
+        })
+    }
+
+    /// Two declined pulls.
+    pub(crate) fn declined_pulls() -> Value {
+        let mut exceeded = problem(
+            "allowance_exceeded",
+            "Declined",
+            422,
+            "a pull of 20.00 USD exceeds what may still be pulled this epoch",
+        );
+        exceeded["param"] = json!("amount");
+        exceeded["pull_id"] = json!("pull_kYfIcFt9tiIt7z44INcnfKK4");
+        exceeded["remaining"] = json!("10.00");
+        exceeded["resets_at"] = json!("2026-11-26T00:00:00Z");
+        let mut revoked = problem(
+            "session_key_revoked",
+            "Declined",
+            422,
+            "session key sk_v3RC6Zxjp9dXZNGZ2RiiIyVO was revoked",
+        );
+        revoked["pull_id"] = json!("pull_adhgQjSZuopNbISF9ur9bSS8");
+        json!({
+            "allowance_exceeded": { "summary": "Above what may still be pulled this epoch", "value": exceeded },
+            "session_key_revoked": { "summary": "The key was revoked", "value": revoked },
+        })
+    }
 }
 
-/// Examples of problems.
-fn problem_example(op: Op, status: u16) -> Option<Value> {
-    let p = |code: &str, title: &str, status: u16, detail: &str| {
-        json!({
-            "type": format!("https://docs.openrail.dev/errors/{code}"),
-            "title": title, "status": status, "detail": detail, "code": code,
-            "request_id": "req_4Vwmp5Z21R9PCE09vUbG",
-        })
-    };
-    let examples = match (op, status) {
-        (Op::CreateDebitPull, 422) => {
-            let mut exceeded = p(
-                "allowance_exceeded",
-                "Declined",
-                422,
-                "a pull of 20.00 USD exceeds what may still be pulled this epoch",
-            );
-            exceeded["param"] = json!("amount");
-            exceeded["pull_id"] = json!("pull_kYfIcFt9tiIt7z44INcnfKK4");
-            exceeded["remaining"] = json!("10.00");
-            exceeded["resets_at"] = json!("2026-11-26T00:00:00Z");
-            let mut revoked = p(
-                "session_key_revoked",
-                "Declined",
-                422,
-                "session key sk_v3RC6Zxjp9dXZNGZ2RiiIyVO was revoked",
-            );
-            revoked["pull_id"] = json!("pull_adhgQjSZuopNbISF9ur9bSS8");
-            json!({
-                "allowance_exceeded": { "summary": "Above what may still be pulled this epoch", "value": exceeded },
-                "session_key_revoked": { "summary": "The key was revoked", "value": revoked },
-            })
-        }
-        (_, 400) if doc_has_body(op) => {
-            let mut amount = p(
+/// A problem as the server answers it, for examples.
+fn problem(code: &str, title: &str, status: u16, detail: &str) -> Value {
+    json!({
+        "type": format!("https://docs.openrail.dev/errors/{code}"),
+        "title": title, "status": status, "detail": detail, "code": code,
+        "request_id": "req_4Vwmp5Z21R9PCE09vUbG",
+    })
+}
+
+/// Examples of problems: the operation's own ([`Route::problem_example`]), else those of
+/// any operation with a body (400) or of any operation (401).
+fn problem_example(route: &Route, status: u16) -> Option<Value> {
+    if let Some((_, example)) = route.problem_example.filter(|(s, _)| *s == status) {
+        return Some(example());
+    }
+    let examples = match status {
+        400 if route.has_body() => {
+            let mut amount = problem(
                 "amount_invalid",
                 "Invalid amount",
                 400,
                 "amount has more than 2 decimals, the most USD allows",
             );
             amount["param"] = json!("amount");
-            let mut dup = p(
+            let mut dup = problem(
                 "parameter_duplicated",
                 "Duplicated parameter",
                 400,
@@ -1565,16 +966,11 @@ fn problem_example(op: Op, status: u16) -> Option<Value> {
                 "parameter_duplicated": { "summary": "A field sent twice", "value": dup },
             })
         }
-        (_, 401) => json!({ "unauthenticated": { "summary": "No valid key", "value":
-            p("unauthenticated", "Unauthenticated", 401, "provide a valid API key as `Authorization: Bearer sk_testnet_…`") } }),
+        401 => json!({ "unauthenticated": { "summary": "No valid key", "value":
+            problem("unauthenticated", "Unauthenticated", 401, "provide a valid API key as `Authorization: Bearer sk_testnet_…`") } }),
         _ => return None,
     };
     Some(examples)
-}
-
-/// Whether the operation takes a body.
-fn doc_has_body(op: Op) -> bool {
-    op.doc().request.is_some()
 }
 
 /// The tag of a path (its resource).
@@ -1594,10 +990,10 @@ fn tag(path: &str) -> &'static str {
 }
 
 /// The links of a response.
-fn links(list: &[(&str, Op, LinkArg)]) -> Value {
+fn links(list: &[Link]) -> Value {
     let mut out = Map::new();
-    for (name, op, arg) in list {
-        let mut link = json!({ "operationId": op.id() });
+    for (name, id, arg) in list {
+        let mut link = json!({ "operationId": id });
         match arg {
             LinkArg::Id => link["parameters"] = json!({ "id": "$response.body#/id" }),
             LinkArg::Path(expr) => link["parameters"] = json!({ "id": expr }),
@@ -1659,7 +1055,7 @@ mod tests {
         assert_eq!(operations, ROUTES.len());
         for route in ROUTES {
             assert!(
-                doc["paths"][route.path][route.method]["operationId"] == route.op.id(),
+                doc["paths"][route.path][route.method]["operationId"] == route.id,
                 "{} {} is not documented",
                 route.method,
                 route.path
@@ -1679,18 +1075,130 @@ mod tests {
         }
     }
 
+    /// Every route declared in the crate (a `Route` constant made by `route!`) is in
+    /// [`ROUTES`] once: a declared operation cannot be left out of the router and the document.
+    #[test]
+    fn every_declared_route_is_listed() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+        // A line that starts a declaration (`: Route = route!(…`) or its continuation.
+        let marker = concat!("route", "!(");
+        let mut declared: Vec<String> = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(dir)];
+        let mut files = Vec::new();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 10, "the sources are read");
+        for file in files {
+            let text = std::fs::read_to_string(file).unwrap();
+            for line in text.lines() {
+                let line = line.trim_start();
+                if line.starts_with("//") {
+                    continue;
+                }
+                let line = line.split_once(": Route = ").map_or(line, |(_, r)| r);
+                if let Some(rest) = line.strip_prefix(marker) {
+                    // `route!(post "/v1/…", "operationId", handler)`
+                    declared.push(rest.split('"').nth(3).unwrap().to_string());
+                }
+            }
+        }
+        declared.sort();
+        let mut listed: Vec<String> = ROUTES.iter().map(|r| r.id.to_string()).collect();
+        listed.sort();
+        let unlisted: Vec<&String> = declared.iter().filter(|d| !listed.contains(d)).collect();
+        assert!(unlisted.is_empty(), "declared, not in ROUTES: {unlisted:?}");
+        assert_eq!(declared, listed, "each route declared once and listed once");
+    }
+
+    /// Operation ids and (method, path) pairs are unique, a link names a listed
+    /// operation, an `{id}` is documented, and each code an operation declares is under
+    /// an error status it answers.
+    #[test]
+    fn routes_are_consistent() {
+        let mut seen = std::collections::HashSet::new();
+        for r in ROUTES {
+            assert!(seen.insert(r.id), "{} twice", r.id);
+            let same = ROUTES
+                .iter()
+                .filter(|o| o.method == r.method && o.path == r.path);
+            assert_eq!(same.count(), 1, "{} {} twice", r.method, r.path);
+            assert!(["get", "post", "delete"].contains(&r.method), "{}", r.id);
+            assert_eq!(
+                r.path.contains("{id}"),
+                r.path_id.is_some(),
+                "{}'s {{id}}",
+                r.id
+            );
+            for (_, next, _) in r.links {
+                assert!(
+                    ROUTES.iter().any(|o| o.id == *next),
+                    "{}: link to {next}",
+                    r.id
+                );
+            }
+            for c in r.codes {
+                assert!(
+                    r.errors.contains(&c.status),
+                    "{}: codes of {}",
+                    r.id,
+                    c.status
+                );
+                assert!(
+                    c.own.iter().all(|e| e.status().as_u16() == c.status),
+                    "{}",
+                    r.id
+                );
+                assert!(c.conflicts.is_empty() || c.status == 409, "{}", r.id);
+                assert!(c.declines.is_empty() || c.status == 422, "{}", r.id);
+            }
+            let statuses: Vec<u16> = r.codes.iter().map(|c| c.status).collect();
+            let mut unique = statuses.clone();
+            unique.dedup();
+            assert_eq!(statuses, unique, "{}: one `Codes` per status", r.id);
+        }
+    }
+
+    /// Every code some operations answer (the table's `Scope::Some`, every conflict and
+    /// decline) is documented on at least one operation.
+    #[test]
+    fn every_code_of_some_operations_is_documented() {
+        use crate::error::Scope;
+        let doc = document();
+        let text = doc["paths"].to_string();
+        let some = ErrorCode::ALL
+            .iter()
+            .filter(|c| c.scope() == Scope::Some)
+            .map(|c| c.as_str());
+        let conflicts = Conflict::ALL.iter().map(|c| c.as_str());
+        let declines = DeclineReason::ALL.iter().map(|d| d.as_str());
+        for code in some.chain(conflicts).chain(declines) {
+            assert!(
+                text.contains(&format!("`{code}`")),
+                "{code} is not documented"
+            );
+        }
+    }
+
     #[test]
     fn route_of_matches_concrete_paths() {
-        let op = |m, p| route_of(m, p).map(|r| r.op);
-        assert_eq!(op("POST", "/v1/debit-pulls"), Some(Op::CreateDebitPull));
-        assert_eq!(op("get", "/v1/debit-pulls/pull_1"), Some(Op::GetDebitPull));
+        let op = |m, p| route_of(m, p).map(|r| r.id);
+        assert_eq!(op("POST", "/v1/debit-pulls"), Some("createDebitPull"));
+        assert_eq!(op("get", "/v1/debit-pulls/pull_1"), Some("getDebitPull"));
         assert_eq!(
             op("POST", "/v1/mandates/man_1/cancel"),
-            Some(Op::CancelMandate)
+            Some("cancelMandate")
         );
         assert_eq!(
             op("DELETE", "/v1/session-keys/sk_1"),
-            Some(Op::RevokeSessionKey)
+            Some("revokeSessionKey")
         );
         // An empty segment, an extra segment, another method: no route.
         assert_eq!(op("GET", "/v1/mandates/"), None);

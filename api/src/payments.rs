@@ -18,7 +18,8 @@ use crate::agentic::{
 };
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
-use crate::error::ApiError;
+use crate::error::{ApiError, Conflict, DeclineReason, ErrorCode};
+use crate::openapi::{Codes, LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::represent;
 use crate::types::{self, AuthorizationCreate, PaymentCreate, RequestBody};
 use axum::Extension;
@@ -43,6 +44,21 @@ pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payme
 fn leg_kind(param: &str, kind: &str) -> Result<PartyKind, ApiError> {
     PartyKind::parse(kind).ok_or_else(|| invalid(param, "must be wallet or bank_account"))
 }
+
+/// The operation [`create_payment`] serves.
+pub const CREATE_PAYMENT: Route = route!(post "/v1/payments", "createPayment", create_payment)
+    .doc("Create a one-time payment", "Wallet → wallet settles atomically through the settlement router once the source wallet signs (201 `requires_authorization` with EIP-712 `Payment` typed data, then `POST /v1/payments/{id}/authorize`). Payments with a bank leg go through the treasury in two legs and answer 201 when final, 202 `processing` while they run.")
+    .body(schema::<types::PaymentCreate>)
+    .ok(201, schema::<types::Payment>)
+    .ok(202, schema::<types::Payment>)
+    .errors(WRITE)
+    .codes(&[Codes::of(503).own(&[ErrorCode::ChainUnavailable])])
+    .waits()
+    .links(&[
+        ("GetPayment", GET_PAYMENT.id, LinkArg::Id),
+        ("AuthorizePayment", AUTHORIZE_PAYMENT.id, LinkArg::Id),
+        ("CancelPayment", CANCEL_PAYMENT.id, LinkArg::Id),
+    ]);
 
 /// `POST /v1/payments`
 pub async fn create_payment(
@@ -123,6 +139,23 @@ pub async fn create_payment(
     Ok((status, axum::Json(render(&state, &payment).await?)).into_response())
 }
 
+/// The operation [`authorize_payment`] serves.
+pub const AUTHORIZE_PAYMENT: Route = route!(post "/v1/payments/{id}/authorize", "authorizePayment", authorize_payment)
+    .doc("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is; a canceled payment is 409 `payment_canceled` (its link was withdrawn).")
+    .body(schema::<types::AuthorizationCreate>)
+    .ok(200, schema::<types::Payment>)
+    .ok(202, schema::<types::Payment>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(409)
+            .conflicts(&[Conflict::PaymentCanceled])
+            .what("A request with this Idempotency-Key is still running (retry later), or the payment was canceled"),
+        Codes::of(422)
+            .declines(&[DeclineReason::SignatureInvalid, DeclineReason::AuthorizationExpired]),
+    ])
+    .path_id("pay_")
+    .waits();
+
 /// `POST /v1/payments/{id}/authorize`: the source wallet's signature of the payment's
 /// typed data. Checked here (ECDSA, or the wallet's ERC-1271 answer); then the payment is
 /// `pending` (its work queued with it) and the engine sends it with the signature. A wrong or malformed
@@ -154,6 +187,18 @@ pub async fn authorize_payment(
     };
     Ok((status, axum::Json(render(&state, &payment).await?)).into_response())
 }
+
+/// The operation [`cancel_payment`] serves.
+pub const CANCEL_PAYMENT: Route = route!(post "/v1/payments/{id}/cancel", "cancelPayment", cancel_payment)
+    .doc("Cancel a payment waiting for its payer", "Withdraws a wallet payment the payer has not signed yet (status `requires_authorization`): it becomes `canceled` (event `payment.canceled`), nothing moves, and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 409 `payment_canceled`. Canceling a canceled payment answers it as it is. A payment past that stage (`pending`, `processing`, `succeeded`, `failed`) is 409 `payment_not_cancelable`.")
+    .ok(200, schema::<types::Payment>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(409)
+            .conflicts(&[Conflict::PaymentNotCancelable])
+            .what("A request with this Idempotency-Key is still running (retry later), or the payment is past its payer's signature"),
+    ])
+    .path_id("pay_");
 
 /// `POST /v1/payments/{id}/cancel`: the developer withdraws a payment still waiting for
 /// its payer's signature (`requires_authorization` → `canceled`, with `payment.canceled`;
@@ -195,6 +240,16 @@ async fn wait_final(
     Ok(done)
 }
 
+/// The operation [`get_payment`] serves.
+pub const GET_PAYMENT: Route = route!(get "/v1/payments/{id}", "getPayment", get_payment)
+    .doc(
+        "Retrieve a payment",
+        "With its legs' outcome and any refund.",
+    )
+    .ok(200, schema::<types::Payment>)
+    .errors(READ)
+    .path_id("pay_");
+
 /// `GET /v1/payments/{id}`
 pub async fn get_payment(
     State(state): State<AppState>,
@@ -210,6 +265,13 @@ pub async fn get_payment(
         .map_err(missing("payment", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response())
 }
+
+/// The operation [`list_payments`] serves.
+pub const LIST_PAYMENTS: Route = route!(get "/v1/payments", "listPayments", list_payments)
+    .doc("List payments", "Newest first.")
+    .ok(200, schema::<types::PaymentList>)
+    .errors(READ)
+    .query(LIST);
 
 /// `GET /v1/payments`
 pub async fn list_payments(

@@ -37,6 +37,9 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict};
 use crate::identity::{issuer_of, public_base, rfc3339, sign_reserved};
+use crate::openapi::{
+    Codes, LIST, LinkArg, NOT_WAITING_FOR_INPUT, READ, Route, WRITE, route, schema,
+};
 use crate::types::{self, IdentityVerificationCreate, RequestBody};
 use crate::views;
 
@@ -62,6 +65,19 @@ fn refused<'a>(
         other => missing("identity_verification", id)(other),
     }
 }
+
+/// The operation [`create_verification`] serves.
+pub const CREATE_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications", "createIdentityVerification", create_verification)
+    .doc("Create an identity verification session", "Asks whether a wallet (`subject`) is a person (`personhood`), is financially healthy (`financial_health`) or is an agent (`agent`). The session starts in `requires_input` (the person goes through the provider's flow), then `POST …/submit` hands it to the provider (`processing`): a passed check makes it `verified` and Openrail issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`; subject `did:pkh:eip155:<settlement chain>:<subject>`, signed as the mode's issuer with a revocation entry; `GET …/credential`); a failed check returns it to `requires_input` with `last_error`. Testnet only: the provider is simulated, answering as `simulate` says (mainnet keys: 503 `mainnet_unavailable`, no real provider is connected). Events: `identity.verification.created`, `.processing`, `.verified`, `.requires_input`, `.canceled`.")
+    .body(schema::<types::IdentityVerificationCreate>)
+    .ok(201, schema::<types::IdentityVerification>)
+    .errors(WRITE)
+    .links(&[
+        ("GetIdentityVerification", GET_IDENTITY_VERIFICATION.id, LinkArg::Id),
+        ("SubmitIdentityVerification", SUBMIT_IDENTITY_VERIFICATION.id, LinkArg::Id),
+        ("CancelIdentityVerification", CANCEL_IDENTITY_VERIFICATION.id, LinkArg::Id),
+        ("GetIdentityVerificationCredential", GET_IDENTITY_VERIFICATION_CREDENTIAL.id, LinkArg::Id),
+    ]);
 
 /// `POST /v1/identity/verifications`
 pub async fn create_verification(
@@ -113,6 +129,14 @@ pub async fn create_verification(
     Ok(answer(StatusCode::CREATED, &v))
 }
 
+/// The operation [`get_verification`] serves.
+pub const GET_IDENTITY_VERIFICATION: Route =
+    route!(get "/v1/identity/verifications/{id}", "getIdentityVerification", get_verification)
+        .doc("Retrieve an identity verification session", "")
+        .ok(200, schema::<types::IdentityVerification>)
+        .errors(READ)
+        .path_id("idv_");
+
 /// `GET /v1/identity/verifications/{id}`
 pub async fn get_verification(
     State(state): State<AppState>,
@@ -128,6 +152,14 @@ pub async fn get_verification(
         .map_err(missing("identity_verification", id.as_str()))?;
     Ok(answer(StatusCode::OK, &v))
 }
+
+/// The operation [`list_verifications`] serves.
+pub const LIST_IDENTITY_VERIFICATIONS: Route =
+    route!(get "/v1/identity/verifications", "listIdentityVerifications", list_verifications)
+        .doc("List identity verification sessions", "Newest first.")
+        .ok(200, schema::<types::IdentityVerificationList>)
+        .errors(READ)
+        .query(LIST);
 
 /// `GET /v1/identity/verifications`: newest first.
 pub async fn list_verifications(
@@ -151,6 +183,18 @@ pub async fn list_verifications(
     Ok((StatusCode::OK, axum::Json(list)).into_response())
 }
 
+/// The operation [`submit_verification`] serves.
+pub const SUBMIT_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications/{id}/submit", "submitIdentityVerification", submit_verification)
+    .doc("Submit an identity verification session", "The flow is finished: `requires_input` → `processing`, and the provider checks (the simulated one answers in about half a second, `slow` in about five). Clears `last_error`. Any other status is 409 `verification_not_submittable`.")
+    .ok(200, schema::<types::IdentityVerification>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(409)
+            .conflicts(&[Conflict::VerificationNotSubmittable])
+            .what(NOT_WAITING_FOR_INPUT),
+    ])
+    .path_id("idv_");
+
 /// `POST /v1/identity/verifications/{id}/submit`: the flow is finished; the provider
 /// checks (`requires_input` → `processing`).
 pub async fn submit_verification(
@@ -172,6 +216,18 @@ pub async fn submit_verification(
     Ok(answer(StatusCode::OK, &v))
 }
 
+/// The operation [`cancel_verification`] serves.
+pub const CANCEL_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications/{id}/cancel", "cancelIdentityVerification", cancel_verification)
+    .doc("Cancel an identity verification session", "Withdraws a session waiting for input (`requires_input` → `canceled`). Canceling a canceled session answers it as it is; a session being checked or verified is 409 `verification_not_cancelable`.")
+    .ok(200, schema::<types::IdentityVerification>)
+    .errors(WRITE)
+    .codes(&[
+        Codes::of(409)
+            .conflicts(&[Conflict::VerificationNotCancelable])
+            .what(NOT_WAITING_FOR_INPUT),
+    ])
+    .path_id("idv_");
+
 /// `POST /v1/identity/verifications/{id}/cancel`: withdraws a session not yet submitted.
 pub async fn cancel_verification(
     State(state): State<AppState>,
@@ -191,6 +247,19 @@ pub async fn cancel_verification(
         ))?;
     Ok(answer(StatusCode::OK, &v))
 }
+
+/// The operation [`get_verification_credential`] serves.
+pub const GET_IDENTITY_VERIFICATION_CREDENTIAL: Route = route!(get "/v1/identity/verifications/{id}/credential", "getIdentityVerificationCredential", get_verification_credential)
+    .doc("Retrieve a verified session's credential", "The W3C credential the session issued, signed (`{\"verifiableCredential\": {…}}`), to hand to its holder; `POST /v1/identity/credentials/verify` verifies it and `POST /v1/identity/credentials/status` revokes it. Before the session is verified: 409 `verification_not_verified`.")
+    .ok(200, || "IssuedCredential".into())
+    .errors(&[400, 401, 403, 404, 409, 429, 503])
+    .codes(&[
+        Codes::of(409)
+            .conflicts(&[Conflict::VerificationNotVerified])
+            .what("The session is not verified: it has issued no credential")
+            .alone(),
+    ])
+    .path_id("idv_");
 
 /// `GET /v1/identity/verifications/{id}/credential`: the credential a verified session
 /// issued, signed, for its holder (`{"verifiableCredential": {…}}`, as

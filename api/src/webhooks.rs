@@ -20,6 +20,7 @@ use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
 use crate::delivery;
 use crate::error::ApiError;
+use crate::openapi::{LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{
     self, RedeliverCreate, RequestBody, Text, WebhookEndpointCreate, WebhookEndpointUpdate,
 };
@@ -81,6 +82,20 @@ async fn checked_url(state: &AppState, mode: Mode, url: &str) -> Result<String, 
         })
 }
 
+/// The operation [`create_webhook_endpoint`] serves.
+pub const CREATE_WEBHOOK_ENDPOINT: Route = route!(post "/v1/webhook-endpoints", "createWebhookEndpoint", create_webhook_endpoint)
+    .doc("Create a webhook endpoint", "Answers its signing secret (`whsec_…`) once. Deliveries are signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and retried over three days.")
+    .body(schema::<types::WebhookEndpointCreate>)
+    .ok(201, schema::<types::WebhookEndpoint>)
+    .errors(WRITE)
+    .links(&[
+        ("GetWebhookEndpoint", GET_WEBHOOK_ENDPOINT.id, LinkArg::Id),
+        ("UpdateWebhookEndpoint", UPDATE_WEBHOOK_ENDPOINT.id, LinkArg::Id),
+        ("RotateWebhookSecret", ROTATE_WEBHOOK_SECRET.id, LinkArg::Id),
+        ("ListWebhookDeliveries", LIST_WEBHOOK_DELIVERIES.id, LinkArg::Id),
+        ("DeleteWebhookEndpoint", DELETE_WEBHOOK_ENDPOINT.id, LinkArg::Id),
+    ]);
+
 /// `POST /v1/webhook-endpoints`: the endpoint with its `secret`, shown this once.
 pub async fn create_webhook_endpoint(
     State(state): State<AppState>,
@@ -109,6 +124,14 @@ pub async fn create_webhook_endpoint(
     Ok(json_response(StatusCode::CREATED, v))
 }
 
+/// The operation [`get_webhook_endpoint`] serves.
+pub const GET_WEBHOOK_ENDPOINT: Route =
+    route!(get "/v1/webhook-endpoints/{id}", "getWebhookEndpoint", get_webhook_endpoint)
+        .doc("Retrieve a webhook endpoint", "")
+        .ok(200, schema::<types::WebhookEndpoint>)
+        .errors(READ)
+        .path_id("we_");
+
 /// `GET /v1/webhook-endpoints/{id}`
 pub async fn get_webhook_endpoint(
     State(state): State<AppState>,
@@ -124,6 +147,14 @@ pub async fn get_webhook_endpoint(
         .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
 }
+
+/// The operation [`list_webhook_endpoints`] serves.
+pub const LIST_WEBHOOK_ENDPOINTS: Route =
+    route!(get "/v1/webhook-endpoints", "listWebhookEndpoints", list_webhook_endpoints)
+        .doc("List webhook endpoints", "Newest first.")
+        .ok(200, schema::<types::WebhookEndpointList>)
+        .errors(READ)
+        .query(LIST);
 
 /// `GET /v1/webhook-endpoints`
 pub async fn list_webhook_endpoints(
@@ -149,6 +180,14 @@ pub async fn list_webhook_endpoints(
         ),
     ))
 }
+
+/// The operation [`update_webhook_endpoint`] serves.
+pub const UPDATE_WEBHOOK_ENDPOINT: Route = route!(post "/v1/webhook-endpoints/{id}", "updateWebhookEndpoint", update_webhook_endpoint)
+    .doc("Update a webhook endpoint", "Change `url`, `enabled_events`, `description` or `status` (`enabled` clears the failure record).")
+    .body(schema::<types::WebhookEndpointUpdate>)
+    .ok(200, schema::<types::WebhookEndpoint>)
+    .errors(WRITE)
+    .path_id("we_");
 
 /// `POST /v1/webhook-endpoints/{id}`: change `url`, `enabled_events`, `description` or
 /// `status` (`enabled` / `disabled`; enabling clears the failure record).
@@ -192,6 +231,17 @@ pub async fn update_webhook_endpoint(
     Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
 }
 
+/// The operation [`delete_webhook_endpoint`] serves.
+pub const DELETE_WEBHOOK_ENDPOINT: Route =
+    route!(delete "/v1/webhook-endpoints/{id}", "deleteWebhookEndpoint", delete_webhook_endpoint)
+        .doc(
+            "Delete a webhook endpoint",
+            "The endpoint and its deliveries are gone.",
+        )
+        .ok(200, schema::<types::DeletedWebhookEndpoint>)
+        .errors(WRITE)
+        .path_id("we_");
+
 /// `DELETE /v1/webhook-endpoints/{id}`: the endpoint and its deliveries are gone.
 pub async fn delete_webhook_endpoint(
     State(state): State<AppState>,
@@ -215,6 +265,13 @@ pub async fn delete_webhook_endpoint(
     ))
 }
 
+/// The operation [`rotate_webhook_secret`] serves.
+pub const ROTATE_WEBHOOK_SECRET: Route = route!(post "/v1/webhook-endpoints/{id}/rotate-secret", "rotateWebhookSecret", rotate_webhook_secret)
+    .doc("Rotate a webhook endpoint's secret", "The new secret is answered once; the old one keeps signing beside it (a second `v1` signature) for 24 hours.")
+    .ok(200, schema::<types::WebhookEndpoint>)
+    .errors(WRITE)
+    .path_id("we_");
+
 /// `POST /v1/webhook-endpoints/{id}/rotate-secret`: a new `secret`, shown this once; the
 /// old one keeps signing beside it for 24 hours.
 pub async fn rotate_webhook_secret(
@@ -236,6 +293,14 @@ pub async fn rotate_webhook_secret(
     v.secret = Some(secret);
     Ok(json_response(StatusCode::OK, v))
 }
+
+/// The operation [`list_webhook_deliveries`] serves.
+pub const LIST_WEBHOOK_DELIVERIES: Route = route!(get "/v1/webhook-endpoints/{id}/deliveries", "listWebhookDeliveries", list_webhook_deliveries)
+    .doc("List an endpoint's deliveries", "Newest first: attempts, last status code, latency, next retry.")
+    .ok(200, schema::<types::WebhookDeliveryList>)
+    .errors(READ)
+    .path_id("we_")
+    .query(LIST);
 
 /// `GET /v1/webhook-endpoints/{id}/deliveries`: newest first.
 pub async fn list_webhook_deliveries(
@@ -268,6 +333,14 @@ pub async fn list_webhook_deliveries(
         ),
     ))
 }
+
+/// The operation [`redeliver_event`] serves.
+pub const REDELIVER_EVENT: Route = route!(post "/v1/events/{id}/redeliver", "redeliverEvent", redeliver_event)
+    .doc("Deliver an event again", "`{}`: to every enabled endpoint that wants its type; `{\"endpoint\": \"we_…\"}`: to that one. The same `webhook-id` as the first delivery.")
+    .body(schema::<types::RedeliverCreate>)
+    .ok(200, schema::<types::WebhookDeliveryList>)
+    .errors(WRITE)
+    .path_id("evt_");
 
 /// `POST /v1/events/{id}/redeliver` (`{}` or `{"endpoint": "we_…"}`): the event is
 /// delivered again, to that endpoint or to every enabled endpoint that wants its type.
