@@ -1360,6 +1360,7 @@ async fn track(
     let mut shallow: Vec<(Flight, B256)> = Vec::new();
     let mut last_check = Instant::now();
     let mut pause = Duration::from_millis(1);
+    let mut scan = BlockScan::default();
     loop {
         if pending.is_empty() {
             if shallow.is_empty() {
@@ -1381,8 +1382,21 @@ async fn track(
         }
         let mut still = Vec::with_capacity(pending.len());
         let mut progressed = false;
+        // The new blocks' receipts, one call a block; each flight's own receipts on the
+        // periodic check (the safety net for a block the scan did not see) or when the
+        // node does not serve a block's receipts.
+        let full = last_check.elapsed() >= options.check_every;
+        let found = scan.new_receipts(&core, full).await;
         for flight in pending.drain(..) {
-            match core.mined_variant(&flight.variants).await {
+            let mined = match &found {
+                Some(receipts) => Ok(flight
+                    .variants
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, v)| receipts.get(&v.hash).map(|r| (i, r.clone())))),
+                None => core.mined_variant(&flight.variants).await,
+            };
+            match mined {
                 Ok(Some((i, receipt))) => {
                     progressed = true;
                     if let Some(watched) = settle(&core, flight, i, receipt, asm, &options).await {
@@ -1417,6 +1431,76 @@ async fn track(
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(options.max_poll);
         }
+    }
+}
+
+/// The tracker's view of the chain's new blocks: their receipts, read once a block
+/// (`eth_getBlockReceipts`) instead of each transaction in flight's on every poll. On a
+/// chain of 1 s blocks with thirty batches in flight, polling each one's receipt took the
+/// tracker half a second after every block (one round trip each, one after another), and
+/// the pulls of the last batches heard of their block too late to send the next ones in
+/// time for the next block.
+#[derive(Debug, Default)]
+struct BlockScan {
+    /// The last block whose receipts were read, or before which every flight's own
+    /// receipts were looked up.
+    last: Option<u64>,
+    /// Calls that failed in a row; past [`BlockScan::GIVE_UP`] the node is taken not to
+    /// serve block receipts.
+    failures: u32,
+}
+
+impl BlockScan {
+    const GIVE_UP: u32 = 3;
+    /// Most blocks read in one pass; further behind, each flight is looked up instead.
+    const MOST: u64 = 16;
+
+    /// The receipts of the blocks mined since the last pass, by transaction hash; `None`
+    /// when the caller must look up each flight's receipts instead (on `full`, on the first
+    /// pass, when too far behind, or when the node does not serve them).
+    async fn new_receipts(
+        &mut self,
+        core: &Core,
+        full: bool,
+    ) -> Option<std::collections::HashMap<TxHash, TransactionReceipt>> {
+        let head = core.provider.get_block_number().await.ok()?;
+        let last = match self.last {
+            Some(last) if !full && self.failures < Self::GIVE_UP && head <= last + Self::MOST => {
+                last
+            }
+            // Each flight is looked up now: what was mined up to `head` is found by that.
+            _ => {
+                self.last = Some(head);
+                return None;
+            }
+        };
+        let mut receipts = std::collections::HashMap::new();
+        for number in last + 1..=head {
+            match core
+                .provider
+                .get_block_receipts(alloy::eips::BlockId::number(number))
+                .await
+            {
+                Ok(Some(block)) => {
+                    receipts.extend(block.into_iter().map(|r| (r.transaction_hash, r)))
+                }
+                Ok(None) | Err(_) => {
+                    self.failures += 1;
+                    if self.failures == Self::GIVE_UP {
+                        tracing::warn!(
+                            chain_id = core.chain_id,
+                            "the node does not serve block receipts; polling each transaction's"
+                        );
+                    }
+                    // Each flight is looked up now instead.
+                    self.last = Some(head);
+                    return None;
+                }
+            }
+        }
+        self.failures = 0;
+        self.last = Some(head);
+        Some(receipts)
     }
 }
 
