@@ -53,6 +53,17 @@ const GAS_OTHER: u64 = 1_500_000;
 /// Batches sized by the refund bound after a batch needed more than [`tight_limit`].
 const GUESS_PAUSE: u32 = 16;
 
+/// The fewest items of a batch whose gas an item is learnt from (see `Sender::learn`).
+const LEARN_FROM: u64 = 16;
+
+/// A limit that covers any execution that used `used` gas after refunds: refunds pay back
+/// at most a fifth of what was spent, so the execution needed at most a quarter more, and
+/// the reserve the contract keeps before each token call.
+fn refund_bound(used: u64) -> u64 {
+    used.saturating_add(used / 4)
+        .saturating_add(GAS_TOKEN_RESERVE + 10_000)
+}
+
 /// The limit a batch of `items` is tried at first: what an item of the last batch used,
 /// a tenth more (the node's trial runs with the access list it built, which makes each
 /// first touch of an address or slot 100 gas cheaper than the transaction sent without
@@ -975,8 +986,11 @@ impl Sender {
         let guess = tight_limit(self.item_gas, items);
         if self.guess_after == 0 && guess < payload.gas {
             if let Some(used) = self.runs_within(payload, guess).await {
-                self.item_gas = (used / items).max(1);
-                return guess;
+                self.learn(used, items);
+                // Enough, as the run proved; and never above the refund bound of what it
+                // used (a guess from a batch of a few items, whose transaction's own
+                // overhead made each item look dear, would waste much of a block).
+                return guess.min(refund_bound(used));
             }
             // It needed more (refunds it earns back, or dearer items): the bound below for
             // the next batches, then the guess again.
@@ -992,10 +1006,8 @@ impl Sender {
         match self.core.provider.create_access_list(&request).await {
             Ok(r) if r.error.is_none() => {
                 let used = u64::try_from(r.gas_used).unwrap_or(u64::MAX);
-                self.item_gas = (used / items).max(1);
-                used.saturating_add(used / 4)
-                    .saturating_add(GAS_TOKEN_RESERVE + 10_000)
-                    .min(payload.gas)
+                self.learn(used, items);
+                refund_bound(used).min(payload.gas)
             }
             Ok(r) => {
                 tracing::warn!(chain_id = self.core.chain_id, error = ?r.error, "a batch's trial execution failed; using the static budget");
@@ -1005,6 +1017,15 @@ impl Sender {
                 tracing::warn!(chain_id = self.core.chain_id, error = %e, "a batch's trial execution failed; using the static budget");
                 payload.gas
             }
+        }
+    }
+
+    /// Learns an item's gas from a batch of `items` that used `used`: from batches of
+    /// [`LEARN_FROM`] items or more, whose transaction's own overhead (21,000 and the
+    /// batch's) is spread thin; the first batch teaches whatever its size.
+    fn learn(&mut self, used: u64, items: u64) {
+        if items >= LEARN_FROM || self.item_gas == GAS_PER_PULL {
+            self.item_gas = (used / items).max(1);
         }
     }
 
@@ -1881,7 +1902,7 @@ fn object_ids(intents: &[String]) -> String {
 
 #[cfg(test)]
 mod limit_tests {
-    use super::{GAS_TOKEN_RESERVE, tight_limit};
+    use super::{GAS_TOKEN_RESERVE, refund_bound, tight_limit};
 
     /// The first try leaves a block room for more pulls than the refund bound did, and still
     /// covers a tenth over the last batch's use and the contract's reserve.
@@ -1896,10 +1917,8 @@ mod limit_tests {
             let used = item_gas * items;
             let limit = tight_limit(item_gas, items);
             assert!(limit >= used + used / 10 + GAS_TOKEN_RESERVE, "{limit}");
-            assert!(
-                limit < used + used / 4 + GAS_TOKEN_RESERVE + 10_000,
-                "{limit}"
-            );
+            assert!(limit < refund_bound(used), "{limit}");
+            assert!(refund_bound(used) >= used + used / 4 + GAS_TOKEN_RESERVE);
         }
         // 30M gas of 8,827-gas pulls: 3,398 by use; batches of an eighth of the block
         // (3.75M, 424 items) tried this way, 7 a block: 2,968 (87 %).
