@@ -1,15 +1,17 @@
 //! Testnet's simulated bank: accounts with a chosen behaviour and their transfers. The rules
 //! that move transfers live in `openrail-relayer` (sans-IO); this module stores them.
 
-use crate::exec::{Exec, Record, Stmt};
+use crate::exec::{Exec, Stmt};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::ids::{AccountId, BankAccountId, BankTransferId, Mode};
 use crate::money::Currency;
+pub use crate::rows::bank::{BankTransfer, Direction};
+pub(crate) use crate::rows::bank::{TRANSFER_COLS, transfer_of};
+use crate::rows::{Page, Scope};
 pub use openrail_domain::status::TransferStatus;
 
 string_enum!(
@@ -38,16 +40,6 @@ impl Behavior {
     }
 }
 
-string_enum!(
-    /// Money out of or into the account.
-    Direction {
-        /// Out of the account.
-        Debit = "debit",
-        /// Into the account.
-        Credit = "credit",
-    }
-);
-
 /// A simulated bank account.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BankAccount {
@@ -73,32 +65,8 @@ pub struct BankAccount {
     pub created_at: i64,
 }
 
-/// A transfer on a simulated account.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BankTransfer {
-    /// `btr_…`
-    pub id: BankTransferId,
-    /// The account.
-    pub bank_account_id: BankAccountId,
-    /// Debit or credit.
-    pub direction: Direction,
-    /// Minor units.
-    pub amount: u64,
-    /// Lifecycle.
-    pub status: TransferStatus,
-    /// Why it failed.
-    pub failure_reason: Option<String>,
-    /// When it is next due for a transition (`i64::MAX`: final).
-    pub due_at: i64,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
-
 const ACCOUNT_COLS: &str =
     "id, account_id, mode, owner_name, currency, balance, behavior, delay_ms, created_at, held";
-pub(crate) const TRANSFER_COLS: &str = "id, bank_account_id, direction, amount, status, failure_reason, due_at, created_at, updated_at";
 
 fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
@@ -125,23 +93,6 @@ fn account_prefixed(r: &AnyRow, prefix: &str) -> Result<BankAccount, StoreError>
         delay_ms: r.try_get(col("delay_ms").as_str())?,
         created_at: r.try_get(col("created_at").as_str())?,
         held: r.try_get(col("held").as_str())?,
-    })
-}
-
-pub(crate) fn transfer_of(r: &impl Record) -> Result<BankTransfer, StoreError> {
-    let direction = r.string("direction")?;
-    let status = r.string("status")?;
-    Ok(BankTransfer {
-        id: BankTransferId::from_trusted(r.string("id")?),
-        bank_account_id: BankAccountId::from_trusted(r.string("bank_account_id")?),
-        direction: Direction::parse(&direction).ok_or_else(|| corrupt("direction", &direction))?,
-        amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
-        status: TransferStatus::parse(&status)
-            .ok_or_else(|| corrupt("transfer status", &status))?,
-        failure_reason: r.text("failure_reason")?,
-        due_at: r.integer("due_at")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
     })
 }
 

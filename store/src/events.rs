@@ -16,19 +16,22 @@
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::{
-    self, DebitPull, EpochUse, KEY_COLS, KeyStatus, MANDATE_COLS, Mandate, MandateStatus,
-    PULL_COLS, Page, PullStatus, Scope, SessionKey,
-};
-use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
-use crate::consent::{self, Authorization};
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
-use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
+use crate::rows::agentic::{
+    self as agentic, DebitPull, EpochUse, KEY_COLS, MANDATE_COLS, Mandate, PULL_COLS, SessionKey,
+};
+use crate::rows::bank::{self, BankTransfer, TRANSFER_COLS};
+use crate::rows::consent::{self, Authorization};
+use crate::rows::payments::{self, Payment};
+use crate::rows::{Page, Scope};
 use crate::verification::{Verification, VerificationStatus};
-use openrail_domain::status::AttestationStatus;
+use openrail_domain::status::{
+    AttestationStatus, KeyStatus, MandateStatus, PaymentStatus, PullStatus, RefundStatus,
+    TransferStatus,
+};
 
 string_enum!(
     /// What happened. The part before the last dot names the object.
@@ -312,7 +315,7 @@ pub enum Snapshot {
     /// A webhook endpoint (never its secrets).
     WebhookEndpoint {
         /// The row.
-        webhook_endpoint: crate::webhooks::WebhookEndpoint,
+        webhook_endpoint: crate::rows::webhooks::WebhookEndpoint,
     },
     /// An identity verification session.
     IdentityVerification {
@@ -484,7 +487,7 @@ async fn snapshot_in(
         }
         ObjectKind::WebhookEndpoint => {
             let id = crate::ids::WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
-            let e = crate::webhooks::endpoint_in(conn, &id).await?;
+            let e = crate::rows::webhooks::endpoint_in(conn, &id).await?;
             let (account, mode) = (e.account_id.clone(), e.mode);
             let snap = Snapshot::WebhookEndpoint {
                 webhook_endpoint: e,
@@ -498,14 +501,8 @@ async fn snapshot_in(
             )));
         }
         ObjectKind::Attestation => {
-            let a = crate::agentic::attestation_of(
-                &row_in(
-                    conn,
-                    "identity_attestations",
-                    crate::agentic::ATTESTATION_COLS,
-                    id,
-                )
-                .await?,
+            let a = agentic::attestation_of(
+                &row_in(conn, "identity_attestations", agentic::ATTESTATION_COLS, id).await?,
             )?;
             let (account, mode) = (a.account_id.clone(), a.mode);
             (
@@ -582,7 +579,7 @@ pub(crate) async fn insert_all(
             conn.backend(),
             format!(
                 "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) VALUES {}",
-                crate::db::placeholders(chunk.len(), 7)
+                crate::sql::placeholders(chunk.len(), 7)
             ),
         );
         for e in chunk {

@@ -9,8 +9,6 @@
 //! The group's task starts on first use, in the caller's Tokio runtime; if it is gone (that
 //! runtime ended), a job is written alone.
 
-use std::sync::{Arc, OnceLock};
-
 use tokio::sync::{mpsc, oneshot};
 
 use crate::agentic::{DebitPull, PullResolution};
@@ -54,39 +52,42 @@ enum Job {
     },
 }
 
-/// The handle on a store's group writer (shared by the store's clones).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Group(Arc<OnceLock<mpsc::UnboundedSender<Job>>>);
+/// The queue of `store`'s group writer, started on first use (the store keeps it without
+/// knowing its type: the store sits below the aggregates a group writes).
+fn sender(store: &Store) -> &mpsc::UnboundedSender<Job> {
+    store
+        .group()
+        .get_or_init(|| Box::new(start(store)))
+        .downcast_ref::<mpsc::UnboundedSender<Job>>()
+        .expect("a store's group slot holds its group writer's queue")
+}
 
-impl Group {
-    fn sender(&self, store: &Store) -> &mpsc::UnboundedSender<Job> {
-        self.0.get_or_init(|| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            // On SQLite, groups are written by a thread of their own holding a rusqlite
-            // connection, every statement a direct call: sqlx runs each statement as a
-            // round trip to its connection's own thread, and each return waits for a
-            // turn on the runtime.
-            match store.sqlite_file().map(sqlite_connection) {
-                Some(Ok(conn)) => match std::thread::Builder::new()
-                    .name("openrail-group-writer".into())
-                    .spawn(move || write_on_thread(conn, rx))
-                {
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::error!(error = %e, "the group writer's thread did not start");
-                    }
-                },
-                Some(Err(e)) => {
-                    tracing::warn!(error = %e, "the group writer's SQLite connection did not open; groups go through sqlx");
-                    tokio::spawn(run(store.clone(), rx));
-                }
-                None => {
-                    tokio::spawn(run(store.clone(), rx));
-                }
+/// Starts `store`'s group writer; returns its queue.
+fn start(store: &Store) -> mpsc::UnboundedSender<Job> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    // On SQLite, groups are written by a thread of their own holding a rusqlite
+    // connection, every statement a direct call: sqlx runs each statement as a
+    // round trip to its connection's own thread, and each return waits for a
+    // turn on the runtime.
+    match store.sqlite_file().map(sqlite_connection) {
+        Some(Ok(conn)) => match std::thread::Builder::new()
+            .name("openrail-group-writer".into())
+            .spawn(move || write_on_thread(conn, rx))
+        {
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "the group writer's thread did not start");
             }
-            tx
-        })
+        },
+        Some(Err(e)) => {
+            tracing::warn!(error = %e, "the group writer's SQLite connection did not open; groups go through sqlx");
+            tokio::spawn(run(store.clone(), rx));
+        }
+        None => {
+            tokio::spawn(run(store.clone(), rx));
+        }
     }
+    tx
 }
 
 /// Takes what queued as one group (up to [`GROUP`] jobs).
@@ -267,7 +268,7 @@ impl Store {
         job: Job,
         answer: oneshot::Receiver<Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        if let Err(mpsc::error::SendError(job)) = self.group().sender(self).send(job) {
+        if let Err(mpsc::error::SendError(job)) = sender(self).send(job) {
             write_through_sqlx(self, vec![job]).await;
         }
         answer.await.map_err(stopped)?

@@ -33,12 +33,6 @@ pub enum IdempotencyBegin {
     },
 }
 
-/// `ORDER BY` of an intent's transactions (`t`), the one that tells its fate first: a
-/// mined one, else one still live, else the newest dead one. An intent has several when
-/// a transaction was replaced with other fees or re-sent under another nonce.
-pub(crate) const LIVE_FIRST: &str = "CASE t.status WHEN 'succeeded' THEN 0 WHEN 'reverted' THEN 0 \
-     WHEN 'signed' THEN 1 ELSE 2 END";
-
 /// A journaled transaction whose fate is not known (see [`Store::unsettled_txs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnsettledTx {
@@ -644,7 +638,7 @@ pub(crate) async fn mark_txs_in(
                  THEN COALESCE(chain_txs.mined_at, v.column6) ELSE NULL END \
                  FROM (VALUES {}) AS v WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2 \
                  AND (v.column5 IS NULL OR chain_txs.status = v.column5)",
-                crate::db::placeholders(chunk.len(), 6)
+                crate::sql::placeholders(chunk.len(), 6)
             ),
         );
         for (chain_id, hash, status, block, only_from) in chunk {
@@ -680,7 +674,7 @@ pub(crate) async fn apply_fates_in(
                 backend,
                 format!(
                     "{sql} WHERE applied = 0 AND status <> 'signed' AND hash IN ({})",
-                    crate::db::numbered(1, chunk.len())
+                    crate::sql::numbered(1, chunk.len())
                 ),
             );
             for hash in chunk {
@@ -779,7 +773,7 @@ pub(crate) async fn record_tx_in(
             conn.backend(),
             format!(
                 "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",
-                crate::db::placeholders(chunk.len(), 2)
+                crate::sql::placeholders(chunk.len(), 2)
             ),
         );
         for intent in chunk {

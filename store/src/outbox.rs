@@ -16,7 +16,7 @@ use sqlx::Row;
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Stmt};
 use crate::ids::{MandateId, Mode, SessionKeyId};
-use crate::journal::TxKind;
+use openrail_domain::journal::TxKind;
 
 string_enum!(
     /// What a row of the outbox asks the engine to do. The first five send one operator
@@ -127,7 +127,7 @@ pub(crate) async fn enqueue_all(
             format!(
                 "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES {} \
                  ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
-                crate::db::placeholders(chunk.len(), 5)
+                crate::sql::placeholders(chunk.len(), 5)
             ),
         );
         for (intent, kind, chain_id, mode, now) in chunk {
@@ -154,7 +154,7 @@ pub(crate) async fn close_all(
             conn.backend(),
             format!(
                 "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
-                crate::db::numbered(3, chunk.len())
+                crate::sql::numbered(3, chunk.len())
             ),
         );
         q.int(now).text(Some(kind.as_str()));
@@ -247,9 +247,9 @@ impl Store {
             let sql = format!(
                 "SELECT DISTINCT i.intent FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
                  WHERE t.kind = $1 AND i.intent IN ({})",
-                crate::db::numbered(2, chunk.len())
+                crate::sql::numbered(2, chunk.len())
             );
-            let sql = crate::db::positional(self.backend(), sql);
+            let sql = crate::sql::positional(self.backend(), sql);
             let mut q = sqlx::query(&sql).bind(kind.as_str());
             for intent in chunk {
                 q = q.bind(*intent);
@@ -277,11 +277,11 @@ impl Store {
         &self,
         intent: &str,
         kind: TxKind,
-    ) -> Result<Option<crate::journal::TxStatus>, StoreError> {
+    ) -> Result<Option<openrail_domain::journal::TxStatus>, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT t.status FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
              WHERE i.intent = $1 AND t.kind = $2 ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
-            LIVE_FIRST = crate::journal::LIVE_FIRST
+            LIVE_FIRST = crate::sql::LIVE_FIRST
         ))
         .bind(intent)
         .bind(kind.as_str())
@@ -289,7 +289,7 @@ impl Store {
         .await?;
         row.map(|r| {
             let s: String = r.try_get("status")?;
-            crate::journal::TxStatus::parse(&s)
+            openrail_domain::journal::TxStatus::parse(&s)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {s:?}")))
         })
         .transpose()

@@ -1,25 +1,16 @@
 //! One-time payments: rows and queries.
 
-use crate::exec::{Exec, Record, Stmt};
+use crate::exec::{Exec, Stmt};
 use sqlx::Row;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{AccountId, Mode, PaymentId};
-use crate::journal::TxStatus;
-use crate::money::Currency;
+use crate::ids::PaymentId;
+pub(crate) use crate::rows::payments::{COLS, payment_of};
+pub use crate::rows::payments::{PartyKind, Payment};
+use crate::rows::{Page, Scope};
+use openrail_domain::journal::TxStatus;
 pub use openrail_domain::status::{PaymentStatus, RefundStatus};
-
-string_enum!(
-    /// What a payment's source or destination is.
-    PartyKind {
-        /// A wallet on the settlement chain (an address).
-        Wallet = "wallet",
-        /// A bank account (`ba_…`).
-        BankAccount = "bank_account",
-    }
-);
 
 impl Payment {
     /// Whether nothing is left to do for it: succeeded, canceled, or failed owing no
@@ -30,79 +21,6 @@ impl Payment {
             PaymentStatus::Succeeded | PaymentStatus::Failed | PaymentStatus::Canceled
         ) && self.refund_status != Some(RefundStatus::Pending)
     }
-}
-
-/// A payment row.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Payment {
-    /// `pay_…`
-    pub id: PaymentId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// Mode.
-    pub mode: Mode,
-    /// Minor units.
-    pub amount: u64,
-    /// Currency.
-    pub currency: Currency,
-    /// `wallet` or `bank_account`.
-    pub source_type: PartyKind,
-    /// Wallet address or `ba_…`.
-    pub source_id: String,
-    /// `wallet` or `bank_account`.
-    pub destination_type: PartyKind,
-    /// Wallet address or `ba_…`.
-    pub destination_address: String,
-    /// Lifecycle.
-    pub status: PaymentStatus,
-    /// Why it failed.
-    pub failure_reason: Option<String>,
-    /// Chain it settles on.
-    pub chain_id: u64,
-    /// Its transaction.
-    pub tx_hash: Option<String>,
-    /// The refund to the source, when the destination leg failed after the source leg.
-    pub refund_status: Option<RefundStatus>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
-
-pub(crate) const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
-    destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
-
-fn party_of(r: &impl Record, col: &str) -> Result<PartyKind, StoreError> {
-    let v = r.string(col)?;
-    PartyKind::parse(&v).ok_or_else(|| StoreError::Corrupt(format!("party kind {v:?}")))
-}
-
-pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
-    let mode = r.string("mode")?;
-    let currency = r.string("currency")?;
-    let status = r.string("status")?;
-    let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
-    Ok(Payment {
-        id: PaymentId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
-        amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
-        currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
-        source_type: party_of(r, "source_type")?,
-        source_id: r.string("source_id")?,
-        destination_type: party_of(r, "destination_type")?,
-        destination_address: r.string("destination_address")?,
-        status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
-        failure_reason: r.text("failure_reason")?,
-        chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
-        tx_hash: r.text("tx_hash")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-        refund_status: match r.text("refund_status")? {
-            None => None,
-            Some(v) => Some(RefundStatus::parse(&v).ok_or_else(|| bad("refund status", &v))?),
-        },
-    })
 }
 
 /// A payment's move: its new status and what it sets with it (`None`: left as it is).
@@ -202,11 +120,11 @@ impl Store {
     pub async fn insert_payment_with(
         &self,
         p: &Payment,
-        authorization: Option<&crate::consent::Authorization>,
+        authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
         let mut tx = self.write_tx().await?;
         if let Some(a) = authorization {
-            crate::consent::insert_authorization_in(&mut tx, a).await?;
+            crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
         }
         sqlx::query(&format!(
             "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
@@ -417,7 +335,7 @@ impl Store {
              THEN 1 ELSE 0 END AS BIGINT) AS confirmed FROM chain_tx_intents i \
              JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
              ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
-            LIVE_FIRST = crate::journal::LIVE_FIRST
+            LIVE_FIRST = crate::sql::LIVE_FIRST
         ))
         .bind(intent)
         .fetch_optional(self.pool())

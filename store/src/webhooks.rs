@@ -14,7 +14,7 @@
 //! Secrets are stored as given: the server signs with them, so unlike API keys they
 //! cannot be kept as hashes. They are never returned after creation or rotation.
 
-use crate::exec::{Exec, Record, Stmt};
+use crate::exec::{Exec, Stmt};
 use std::collections::BTreeMap;
 
 use base64::Engine;
@@ -22,20 +22,12 @@ use rand::RngCore;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::ids::{AccountId, EventId, Mode, WebhookDeliveryId, WebhookEndpointId};
-
-string_enum!(
-    /// Whether an endpoint receives deliveries.
-    EndpointStatus {
-        /// Deliveries are attempted.
-        Enabled = "enabled",
-        /// Nothing is sent (disabled by its owner, or after failing for too long).
-        Disabled = "disabled",
-    }
-);
+pub(crate) use crate::rows::webhooks::{ENDPOINT_COLS, endpoint_of};
+pub use crate::rows::webhooks::{EndpointStatus, WebhookEndpoint};
+use crate::rows::{Page, Scope};
 
 string_enum!(
     /// Where a delivery stands.
@@ -51,35 +43,6 @@ string_enum!(
 
 /// What [`EndpointStatus::Disabled`] endpoints say when the failures disabled them.
 pub const DISABLED_FAILING: &str = "failing";
-
-/// A webhook endpoint, without its secrets (also what its events carry).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct WebhookEndpoint {
-    /// `we_…`
-    pub id: WebhookEndpointId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// The mode of the events it receives.
-    pub mode: Mode,
-    /// Where deliveries are POSTed.
-    pub url: String,
-    /// Free text.
-    pub description: Option<String>,
-    /// Event types delivered; `["*"]` for all.
-    pub enabled_events: Vec<String>,
-    /// Enabled or disabled.
-    pub status: EndpointStatus,
-    /// Why it is disabled ([`DISABLED_FAILING`], or `null` when its owner disabled it).
-    pub disabled_reason: Option<String>,
-    /// Unix ms of the first failed attempt since the last success.
-    pub failing_since: Option<i64>,
-    /// Until when (unix ms) the secret before the last rotation still signs.
-    pub previous_secret_expires_at: Option<i64>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
 
 impl WebhookEndpoint {
     /// A new enabled endpoint of `account_id` in `mode`, created at `now`, with a new id.
@@ -302,35 +265,11 @@ impl Fanout {
     }
 }
 
-const ENDPOINT_COLS: &str = "id, account_id, mode, url, description, enabled_events, status, \
-     disabled_reason, failing_since, previous_secret_expires_at, created_at, updated_at";
-
 const DELIVERY_COLS: &str = "id, endpoint_id, event_id, redelivery, status, attempts, \
      next_attempt_at, last_attempt_at, last_status_code, last_error, last_latency_ms, created_at";
 
 fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
-}
-
-fn endpoint_of(r: &impl Record) -> Result<WebhookEndpoint, StoreError> {
-    let mode = r.string("mode")?;
-    let status = r.string("status")?;
-    let events = r.string("enabled_events")?;
-    Ok(WebhookEndpoint {
-        id: WebhookEndpointId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        url: r.string("url")?,
-        description: r.text("description")?,
-        enabled_events: serde_json::from_str(&events)
-            .map_err(|_| corrupt("enabled_events", &events))?,
-        status: EndpointStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
-        disabled_reason: r.text("disabled_reason")?,
-        failing_since: r.int("failing_since")?,
-        previous_secret_expires_at: r.int("previous_secret_expires_at")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-    })
 }
 
 fn delivery_of(r: &AnyRow) -> Result<Delivery, StoreError> {
@@ -354,20 +293,6 @@ fn delivery_of(r: &AnyRow) -> Result<Delivery, StoreError> {
     })
 }
 
-/// Endpoint `id` as it is inside `conn`'s transaction (for its events' snapshots).
-pub(crate) async fn endpoint_in(
-    conn: &mut impl Exec,
-    id: &WebhookEndpointId,
-) -> Result<WebhookEndpoint, StoreError> {
-    let mut q = Stmt::new(
-        conn.backend(),
-        format!("SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE id = $1"),
-    );
-    q.text(Some(id.as_str()));
-    let rows = conn.fetch(&q).await?;
-    endpoint_of(rows.first().ok_or(StoreError::NotFound)?)
-}
-
 fn events_json(events: &[String]) -> String {
     serde_json::to_string(events).expect("strings serialize")
 }
@@ -389,7 +314,7 @@ async fn insert_deliveries(
             "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, account_id, mode, \
              redelivery, status, attempts, next_attempt_at, created_at, updated_at) VALUES {} \
              ON CONFLICT DO NOTHING",
-            crate::db::placeholders(chunk.len(), 11)
+            crate::sql::placeholders(chunk.len(), 11)
         );
         let mut q = sqlx::query(&sql);
         for (endpoint, event, account, mode) in chunk {
@@ -643,7 +568,7 @@ impl Store {
         for chunk in recheck.chunks(500) {
             let sql = format!(
                 "SELECT seq, id, account_id, mode, type, created_at FROM events WHERE seq IN ({})",
-                crate::db::numbered(1, chunk.len())
+                crate::sql::numbered(1, chunk.len())
             );
             let mut q = sqlx::query(&sql);
             for s in chunk {
