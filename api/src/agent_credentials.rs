@@ -178,7 +178,12 @@ pub async fn issue_agent_credential(
         .session_key(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
-    if let Some(c) = state.store.agent_credential(p.scope(), &id).await? {
+    if let Some(c) = state
+        .store
+        .identity()
+        .agent_credential(p.scope(), &id)
+        .await?
+    {
         return answer(StatusCode::OK, &c);
     }
     let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
@@ -199,11 +204,17 @@ pub async fn issue_agent_credential(
     };
     // One record per key: a request that finds it reserved (a concurrent one, or one that
     // crashed before recording) signs the same credential, from the reservation's time.
-    let record = match state.store.reserve_credential(p.scope(), &new, now).await? {
+    let record = match state
+        .store
+        .identity()
+        .reserve_credential(p.scope(), &new, now)
+        .await?
+    {
         Some(r) => r,
         None => {
             state
                 .store
+                .identity()
                 .issued_credential(p.scope(), &credential_id)
                 .await?
         }
@@ -216,6 +227,7 @@ pub async fn issue_agent_credential(
         sign_reserved(&state.store, &base, &record, unsigned, (key, vm), issued_at).await?;
     let recorded = state
         .store
+        .identity()
         .record_agent_credential(&id, &credential_id, &signed.to_string(), now_ms())
         .await?;
     match recorded {
@@ -250,7 +262,12 @@ pub async fn get_agent_credential(
         .session_key(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
-    match state.store.agent_credential(p.scope(), &id).await? {
+    match state
+        .store
+        .identity()
+        .agent_credential(p.scope(), &id)
+        .await?
+    {
         Some(c) => answer(StatusCode::OK, &c),
         None => Err(ApiError::ResourceMissing {
             kind: "agent_credential",

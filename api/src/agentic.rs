@@ -168,7 +168,7 @@ pub(crate) async fn render_mandate(
     let now = now_ms();
     let snap = Snapshot::Mandate {
         current_epoch: state.store.mandate_use(m, now).await?,
-        authorization: state.store.authorization(m.id.as_str()).await?,
+        authorization: state.store.consent().get(m.id.as_str()).await?,
         mandate: m.clone(),
     };
     represent::mandate(state, &snap, now)

@@ -79,7 +79,8 @@ pub async fn prepare(
     let (payer_account_id, payer_address) = match &req.payer {
         Payer::BankAccount(id) => {
             let ba = store
-                .bank_account(scope, id)
+                .bank()
+                .account(scope, id)
                 .await
                 .map_err(ServiceError::missing("bank_account", id.as_str()))?;
             if ba.currency != currency {
@@ -271,7 +272,8 @@ pub async fn authorize<'a>(
         }
     }
     let auth = store
-        .authorization(m.id.as_str())
+        .consent()
+        .get(m.id.as_str())
         .await?
         .ok_or_else(|| ServiceError::Internal(format!("mandate {id} has no authorization")))?;
     let msg = crate::consent::mandate_message(&m, net, &auth)
@@ -282,6 +284,7 @@ pub async fn authorize<'a>(
         crate::consent::check_given(net, &auth, msg.payer, digest, signature, now).await?;
     let waiter = waiter(net, m.id.as_str());
     if store
+        .consent()
         .authorize(
             openrail_store::consent::Authorizable::Mandate,
             m.id.as_str(),
@@ -324,7 +327,7 @@ pub async fn cancel<'a>(
         }),
         MandateStatus::Active => {
             let waiter = waiter(net, m.id.as_str());
-            store.request_cancel(&m.id, now).await?;
+            store.outbox().request_cancel(&m.id, now).await?;
             Ok(Step::Queued(waiter))
         }
     }

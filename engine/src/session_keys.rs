@@ -250,6 +250,6 @@ pub async fn revoke<'a>(
         return Ok(None);
     }
     let waiter = waiter(net, k.id.as_str());
-    store.request_revoke(&k.id, now).await?;
+    store.outbox().request_revoke(&k.id, now).await?;
     Ok(Some(waiter))
 }

@@ -151,7 +151,7 @@ impl Watcher {
             None => head.saturating_sub(self.confirmations),
         };
         let mut step = Step::default();
-        let from = match self.store.chain_cursor(self.chain_id).await? {
+        let from = match self.store.journal().chain_cursor(self.chain_id).await? {
             None => self.start_block,
             Some(c) => {
                 if self.cursor_at(c.block_number).await? == c {
@@ -240,7 +240,8 @@ impl Watcher {
             // Transactions the service did not journal (a direct operator call) carry no intents.
             let Some((kind, intents)) = self
                 .store
-                .tx_intents(self.chain_id, &hash.to_string())
+                .journal()
+                .intents(self.chain_id, &hash.to_string())
                 .await?
             else {
                 continue;
@@ -281,6 +282,7 @@ impl Watcher {
         }
         step.pulls_resolved = self
             .store
+            .journal()
             .commit_chain_events(
                 self.chain_id,
                 &cursor,
@@ -316,7 +318,8 @@ impl Watcher {
         let cursor = self.cursor_at(from - 1).await?;
         let (txs, pulls) = self
             .store
-            .rewind_chain(self.chain_id, from, &cursor, now_ms())
+            .journal()
+            .rewind(self.chain_id, from, &cursor, now_ms())
             .await?;
         step.pulls_undone = pulls;
         for (hash, raw) in txs {
@@ -332,7 +335,8 @@ impl Watcher {
                         TxFate::Reverted
                     };
                     self.store
-                        .mark_tx(
+                        .journal()
+                        .mark(
                             self.chain_id,
                             &hash,
                             fate.status(),

@@ -400,6 +400,35 @@ impl Store {
         tx.commit().await?;
         Ok(moved)
     }
+
+    /// Records `session_key.expired` for active keys whose time passed by `now` (unix ms),
+    /// once each (at most `limit` a call). Returns how many.
+    pub async fn announce_expired_keys(&self, now: i64, limit: u32) -> Result<u64, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
+             AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
+        ))
+        .bind(now)
+        .fetch_all(self.pool())
+        .await?;
+        let mut announced = 0;
+        for r in rows {
+            let id: String = r.try_get("id")?;
+            let mut tx = self.write_tx().await?;
+            let moved = sqlx::query(
+                "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
+            )
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+            if moved.rows_affected() == 1 {
+                events::record(&mut tx, EventType::SessionKeyExpired, &id, now).await?;
+                announced += 1;
+            }
+            tx.commit().await?;
+        }
+        Ok(announced)
+    }
 }
 
 /// Most pulls one statement inserts (22 parameters each).
@@ -656,9 +685,9 @@ pub(crate) async fn move_key_in(
 /// list or subquery of key ids reading `$1` = `id` — inside the caller's transaction, so a
 /// key's revocation or its mandate's cancellation and its credential's status bit commit
 /// together; and queues the revoke of those credentials' attestations, as
-/// `Store::revoke_credential` does. Written here, beside the two status writers that call
+/// `Identity::revoke_credential` does. Written here, beside the two status writers that call
 /// it (`identity` imports this module). A credential recorded concurrently is not missed:
-/// `Store::record_agent_credential` checks the key and its mandate under their row locks.
+/// `Identity::record_agent_credential` checks the key and its mandate under their row locks.
 async fn revoke_agent_credentials_in(
     conn: &mut impl Exec,
     keys: &str,

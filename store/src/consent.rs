@@ -11,6 +11,17 @@ use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
 pub use crate::rows::consent::Authorization;
 pub(crate) use crate::rows::consent::{authorization_in, insert_authorization_in};
 
+/// Payer consent: what a payer is asked to sign, and the signature once given (`store.consent()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Consent<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on payer consent ([`Consent`]).
+    pub fn consent(&self) -> Consent<'_> {
+        Consent(self)
+    }
+}
+
 /// The object whose authorization is recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Authorizable {
@@ -20,32 +31,29 @@ pub enum Authorizable {
     Payment,
 }
 
-impl Store {
+impl Consent<'_> {
     /// Records what `a.signer` is asked to sign. Insert it before the object's row (or
-    /// with it: [`Store::insert_mandate_with`], [`Store::insert_payment_with`]).
-    pub async fn insert_authorization(&self, a: &Authorization) -> Result<(), StoreError> {
-        insert_authorization_in(&mut *self.writer().acquire().await?, a).await
+    /// with it: [`Store::insert_mandate_with`], [`Payments::insert_with`]).
+    pub async fn insert(self, a: &Authorization) -> Result<(), StoreError> {
+        insert_authorization_in(&mut *self.0.writer().acquire().await?, a).await
     }
 
     /// The authorization of `object_id`, if one was asked for.
-    pub async fn authorization(
-        &self,
-        object_id: &str,
-    ) -> Result<Option<Authorization>, StoreError> {
-        authorization_in(&mut *self.pool().acquire().await?, object_id).await
+    pub async fn get(self, object_id: &str) -> Result<Option<Authorization>, StoreError> {
+        authorization_in(&mut *self.0.pool().acquire().await?, object_id).await
     }
 
     /// Stores the signature and moves the object from `requires_authorization` to
     /// `pending`, in one transaction. Returns false (nothing changed) when the object was
     /// no longer waiting for authorization.
     pub async fn authorize(
-        &self,
+        self,
         what: Authorizable,
         object_id: &str,
         signature: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         // The signature first, so the event's snapshot shows it; rolled back (the
         // transaction dropped) when the object was no longer waiting.
         sqlx::query(
@@ -86,7 +94,9 @@ impl Store {
         tx.commit().await?;
         Ok(true)
     }
+}
 
+impl Store {
     /// Withdraws a mandate's request to sign at `now` (unix ms): `requires_authorization` →
     /// `canceled`, nothing having been sent. Returns false when it was no longer waiting.
     pub async fn cancel_unauthorized_mandate(

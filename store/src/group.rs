@@ -300,7 +300,7 @@ impl Store {
         self.submit(job, answer).await
     }
 
-    /// Journals a signed transaction (see [`Store::record_tx`]), committed with the other
+    /// Journals a signed transaction (see [`Journal::record`]), committed with the other
     /// writes of its group.
     pub(crate) async fn record_in_group(
         &self,
@@ -309,12 +309,14 @@ impl Store {
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Record(Box::new(row), reply), answer).await
     }
+}
 
+impl crate::journal::Journal<'_> {
     /// Sets a journaled transaction's status (and its block, when mined) at `now`,
     /// committed with the other writes of its group; its effect on the objects it carries
     /// takes place in the same transaction (see [`crate::journal::apply_fates_in`]).
-    pub async fn mark_tx(
-        &self,
+    pub async fn mark(
+        self,
         chain_id: u64,
         hash: &str,
         status: TxStatus,
@@ -330,7 +332,7 @@ impl Store {
             now,
             reply,
         };
-        self.submit(job, answer).await
+        self.0.submit(job, answer).await
     }
 }
 

@@ -12,6 +12,17 @@ use crate::rows::{Page, Scope};
 use openrail_domain::journal::TxStatus;
 pub use openrail_domain::status::{PaymentStatus, RefundStatus};
 
+/// One-time payments: their rows, lists and status changes (`store.payments()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Payments<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on one-time payments ([`Payments`]).
+    pub fn payments(&self) -> Payments<'_> {
+        Payments(self)
+    }
+}
+
 impl Payment {
     /// Whether nothing is left to do for it: succeeded, canceled, or failed owing no
     /// refund.
@@ -107,22 +118,22 @@ pub(crate) async fn move_payment_in(
     Ok(moved)
 }
 
-impl Store {
+impl Payments<'_> {
     /// Inserts a new payment with its `payment.created` event (and
     /// `payment.requires_authorization` when the payer must sign).
-    pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
-        self.insert_payment_with(p, None).await
+    pub async fn insert(self, p: &Payment) -> Result<(), StoreError> {
+        self.0.payments().insert_with(p, None).await
     }
 
-    /// [`Store::insert_payment`], with what its wallet source is asked to sign written
+    /// [`Payments::insert`], with what its wallet source is asked to sign written
     /// first in the same transaction (so the first event shows it, and a crash leaves both
     /// or neither).
-    pub async fn insert_payment_with(
-        &self,
+    pub async fn insert_with(
+        self,
         p: &Payment,
         authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         if let Some(a) = authorization {
             crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
         }
@@ -182,13 +193,9 @@ impl Store {
     /// → `canceled` with its `payment.canceled` event, in one transaction; nothing was
     /// queued or sent for it. Returns false (nothing changed) when it was no longer waiting
     /// for its payer.
-    pub async fn cancel_unauthorized_payment(
-        &self,
-        id: &PaymentId,
-        now: i64,
-    ) -> Result<bool, StoreError> {
+    pub async fn cancel_unauthorized(self, id: &PaymentId, now: i64) -> Result<bool, StoreError> {
         let change = PaymentChange::to(PaymentStatus::Canceled);
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_payment_in(
             &mut *tx,
             id.as_str(),
@@ -203,8 +210,8 @@ impl Store {
 
     /// Fails a processing payment whose source leg already succeeded, owing a refund to
     /// its source, in one statement. Returns whether it moved.
-    pub async fn fail_payment_owing_refund(
-        &self,
+    pub async fn fail_owing_refund(
+        self,
         id: &PaymentId,
         failure_reason: &str,
         tx_hash: Option<&str>,
@@ -216,7 +223,7 @@ impl Store {
             refund: Some((None, RefundStatus::Pending)),
             ..PaymentChange::to(PaymentStatus::Failed)
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_payment_in(
             &mut *tx,
             id.as_str(),
@@ -231,7 +238,7 @@ impl Store {
 
     /// Records the end of a pending refund at `now` (unix ms). Returns whether it moved.
     pub async fn finish_refund(
-        &self,
+        self,
         id: &PaymentId,
         to: RefundStatus,
         now: i64,
@@ -241,7 +248,7 @@ impl Store {
             refund: Some((Some(RefundStatus::Pending), to)),
             ..PaymentChange::to(PaymentStatus::Failed)
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved =
             move_payment_in(&mut *tx, id.as_str(), PaymentStatus::Failed, &change, now).await?;
         tx.commit().await?;
@@ -252,8 +259,8 @@ impl Store {
     /// ([`PaymentStatus::sources`]; `to == from` records a transaction hash learnt later,
     /// no state change). Returns whether it moved; a move the lifecycle does not allow is
     /// [`StoreError::Transition`] and writes nothing.
-    pub async fn set_payment_status(
-        &self,
+    pub async fn set_status(
+        self,
         id: &PaymentId,
         from: PaymentStatus,
         to: PaymentStatus,
@@ -266,35 +273,38 @@ impl Store {
             tx_hash,
             ..PaymentChange::to(to)
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_payment_in(&mut *tx, id.as_str(), from, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
 
     /// A payment of this account and mode.
-    pub async fn payment(&self, scope: Scope<'_>, id: &PaymentId) -> Result<Payment, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &PaymentId) -> Result<Payment, StoreError> {
         payment_of(
             &self
+                .0
                 .scoped_row("payments", COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Payments, newest first.
-    pub async fn list_payments(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Payment>, StoreError> {
-        self.list_payments_in(scope, None, limit, starting_after)
+        self.0
+            .payments()
+            .list_in(scope, None, limit, starting_after)
             .await
     }
 
     /// Payments of one status when given, newest first.
-    pub async fn list_payments_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         status: Option<PaymentStatus>,
         limit: u32,
@@ -302,6 +312,7 @@ impl Store {
     ) -> Result<Page<Payment>, StoreError> {
         let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
+            .0
             .list_rows("payments", COLS, scope, &filters, limit, starting_after)
             .await?;
         Ok(Page {
@@ -311,12 +322,12 @@ impl Store {
     }
 }
 
-impl Store {
+impl Payments<'_> {
     /// A payment by id alone (the engine's view, not a request's).
-    pub async fn payment_unscoped(&self, id: &PaymentId) -> Result<Payment, StoreError> {
+    pub async fn get_unscoped(self, id: &PaymentId) -> Result<Payment, StoreError> {
         let row = sqlx::query(&format!("SELECT {COLS} FROM payments WHERE id = $1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?
             .ok_or(StoreError::NotFound)?;
         payment_of(&row)
@@ -326,7 +337,7 @@ impl Store {
     /// and whether a mined one is confirmed (its block at or below the relayer's cursor,
     /// which stays the chain's confirmation depth behind its head).
     pub async fn tx_status_for_intent(
-        &self,
+        self,
         intent: &str,
     ) -> Result<Option<JournaledStatus>, StoreError> {
         let row = sqlx::query(&format!(
@@ -338,7 +349,7 @@ impl Store {
             LIVE_FIRST = crate::sql::LIVE_FIRST
         ))
         .bind(intent)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             let status: String = r.try_get("status")?;
@@ -354,7 +365,7 @@ impl Store {
     }
 }
 
-/// Where the transaction carrying an intent stands (see [`Store::tx_status_for_intent`]).
+/// Where the transaction carrying an intent stands (see [`Payments::tx_status_for_intent`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JournaledStatus {
     /// Its journal status.

@@ -56,6 +56,7 @@ async fn issue(
 ) -> (String, AgentCredentialRecord) {
     let id = format!("urn:uuid:agent-{k}");
     store
+        .identity()
         .reserve_credential(
             scope,
             &NewCredential {
@@ -69,6 +70,7 @@ async fn issue(
         .await
         .unwrap();
     let r = store
+        .identity()
         .record_agent_credential(k, &id, text, now_ms())
         .await
         .unwrap();
@@ -77,6 +79,7 @@ async fn issue(
 
 async fn revoked(store: &Store, scope: Scope<'_>, id: &str) -> bool {
     store
+        .identity()
         .issued_credential(scope, id)
         .await
         .unwrap()
@@ -90,7 +93,8 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
     let hash = format!("0x{nonce:064x}");
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 CHAIN_A,
                 nonce,
                 &hash,
@@ -104,7 +108,8 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
             .unwrap()
     );
     store
-        .mark_tx(
+        .journal()
+        .mark(
             CHAIN_A,
             &hash,
             TxStatus::Succeeded,
@@ -117,7 +122,7 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
 
 async fn agent_credentials(store: Store) {
     let now = now_ms();
-    let account = store.create_account("Agents", now).await.unwrap();
+    let account = store.accounts().create("Agents", now).await.unwrap();
     let scope = Scope {
         account_id: &account.id,
         mode: Mode::Testnet,
@@ -146,7 +151,10 @@ async fn agent_credentials(store: Store) {
     let expired = key(&store, scope, &m2, "ac5", now - 1).await;
 
     // One per key: the first recording wins, a second answers it.
-    assert_eq!(store.agent_credential(scope, &k1).await.unwrap(), None);
+    assert_eq!(
+        store.identity().agent_credential(scope, &k1).await.unwrap(),
+        None
+    );
     let (c1, first) = issue(&store, scope, &k1, "{\"n\":1}").await;
     let AgentCredentialRecord::New(recorded) = first else {
         panic!("{first:?}")
@@ -155,24 +163,29 @@ async fn agent_credentials(store: Store) {
     let (_, again) = issue(&store, scope, &k1, "{\"n\":2}").await;
     assert_eq!(again, AgentCredentialRecord::Existing(recorded.clone()));
     assert_eq!(
-        store.agent_credential(scope, &k1).await.unwrap(),
+        store.identity().agent_credential(scope, &k1).await.unwrap(),
         Some(recorded)
     );
     // Another account sees none.
-    let other = store.create_account("Other", now).await.unwrap();
+    let other = store.accounts().create("Other", now).await.unwrap();
     let other_scope = Scope {
         account_id: &other.id,
         mode: Mode::Testnet,
     };
     assert_eq!(
-        store.agent_credential(other_scope, &k1).await.unwrap(),
+        store
+            .identity()
+            .agent_credential(other_scope, &k1)
+            .await
+            .unwrap(),
         None
     );
 
     // The key's revocation revokes its credential, and queues its attestations' revoke.
     let att = AttestationId::new();
     store
-        .insert_attestation(&Attestation {
+        .attestations()
+        .insert(&Attestation {
             id: att.clone(),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
@@ -199,7 +212,8 @@ async fn agent_credentials(store: Store) {
         .unwrap();
     assert!(
         !store
-            .work_open(att.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(att.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -212,7 +226,8 @@ async fn agent_credentials(store: Store) {
     assert!(revoked(&store, scope, &c1).await, "revoked with the key");
     assert!(
         store
-            .work_open(att.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(att.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -248,7 +263,10 @@ async fn agent_credentials(store: Store) {
         let (c, r) = issue(&store, scope, k, "{}").await;
         assert_eq!(r, AgentCredentialRecord::KeyNotLive, "{k}");
         assert!(revoked(&store, scope, &c).await, "{k}");
-        assert_eq!(store.agent_credential(scope, k).await.unwrap(), None);
+        assert_eq!(
+            store.identity().agent_credential(scope, k).await.unwrap(),
+            None
+        );
     }
 }
 

@@ -23,7 +23,7 @@ pub struct Authorization {
     pub authorized_at: Option<i64>,
 }
 
-/// `Store::authorization` on a connection (inside a transaction when recording an event).
+/// `Consent::get` on a connection (inside a transaction when recording an event).
 pub(crate) async fn authorization_in(
     conn: &mut impl Exec,
     object_id: &str,

@@ -14,7 +14,7 @@ use openrail_tests::{fresh_store, pending_pull_row};
 /// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);
 /// returns the account's id.
 async fn account_with_key(store: &Store) -> anyhow::Result<AccountId> {
-    let account = store.create_account("Intake test", now_ms()).await?;
+    let account = store.accounts().create("Intake test", now_ms()).await?;
     let now = now_ms();
     store
         .insert_mandate(&active_mandate_row(
@@ -81,10 +81,10 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
             id
         );
         assert_eq!(
-            store.event_types_of(id).await?,
+            store.events().types_of(id).await?,
             [EventType::DebitPullCreated]
         );
-        assert!(store.work_open(id, WorkKind::PullBatch).await?);
+        assert!(store.outbox().is_open(id, WorkKind::PullBatch).await?);
     }
     Ok(())
 }
@@ -109,7 +109,8 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
     store.accept_pull(pull("pull_sent")).await?;
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 31337,
                 0,
                 "0xsent",
@@ -135,7 +136,9 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
         store.accept_pull(pull("pull_a")),
         store.accept_pull(pull("pull_a")),
         store.record_pull_outcome(&sent, authorized, now_ms()),
-        store.mark_tx(31337, "0xsent", TxStatus::Succeeded, Some(5), now_ms()),
+        store
+            .journal()
+            .mark(31337, "0xsent", TxStatus::Succeeded, Some(5), now_ms()),
     );
     assert!(a.is_ok(), "{a:?}");
     assert!(dup.is_err(), "a repeated id is refused");
@@ -150,11 +153,12 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
         PullStatus::Authorized
     );
     assert_eq!(
-        store.event_types_of("pull_sent").await?,
+        store.events().types_of("pull_sent").await?,
         [EventType::DebitPullCreated, EventType::DebitPullAuthorized]
     );
     assert_eq!(
         store
+            .outbox()
             .journaled_status("pull_sent", TxKind::PullBatch)
             .await?,
         Some(TxStatus::Succeeded)

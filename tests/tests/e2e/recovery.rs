@@ -49,7 +49,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
             dev_spare().address(),
         ))
         .await?;
-    assert_eq!(store.txs_for_intent("pull_unsent").await?, 0);
+    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 0);
 
     h.restart().await?;
     let scope = Scope {
@@ -75,7 +75,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
             .await?;
     }
     assert_eq!(pull.status, PullStatus::Authorized);
-    assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);
+    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 1);
     assert_eq!(
         h.balance("USD", dev_spare().address()).await?,
         units(12) + alloy::primitives::U256::from(500_000u64)
@@ -87,7 +87,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     // A second restart finds nothing left to send.
     h.restart().await?;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);
+    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 1);
     h.stop().await;
     Ok(())
 }

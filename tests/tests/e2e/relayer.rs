@@ -65,7 +65,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
     .await?;
 
     // Rows as the API would have written them, and the mandate and key on chain.
-    let account = store.create_account("Relayer test", now_ms()).await?;
+    let account = store.accounts().create("Relayer test", now_ms()).await?;
     let (mid, kid) = (
         MandateId::parse("man_relayer").expect("an id"),
         SessionKeyId::parse("sk_relayer").expect("an id"),
@@ -231,6 +231,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
     let step = watcher.step().await?;
     assert_eq!(step.pulls_resolved, 3);
     let cursor = store
+        .journal()
         .chain_cursor(f.chain_id)
         .await?
         .expect("cursor committed");
@@ -365,8 +366,8 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         crashing.pull(req).await.is_err(),
         "the crashed submitter cannot answer"
     );
-    assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
-    assert_eq!(f.store.unsettled_txs(f.chain_id).await?.len(), 1);
+    assert_eq!(f.store.journal().count_for_intent("pull_crash").await?, 1);
+    assert_eq!(f.store.journal().unsettled(f.chain_id).await?.len(), 1);
 
     // A new process rebroadcasts the exact journaled bytes; the watcher records the outcome.
     let restarted = Submitter::start(
@@ -400,7 +401,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     }
     assert_eq!(status, PullStatus::Authorized);
     // Never two transactions for one intent, and the nonce moved on (the next call works).
-    assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
+    assert_eq!(f.store.journal().count_for_intent("pull_crash").await?, 1);
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(15));
     let cancel = AllowanceStateMachine::cancelMandateCall {
         mandateId: mandate_onchain(&f.mid),
@@ -505,12 +506,12 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert!(receipt.status());
     // Effects once: one transaction for the intent, tokens moved once, spend counted once,
     // the journal settled, and the operator's nonce not jammed (the next call works).
-    assert_eq!(f.store.txs_for_intent("pull_reorg").await?, 1);
+    assert_eq!(f.store.journal().count_for_intent("pull_reorg").await?, 1);
     // Its events tell the story: authorized, undone by the reorganisation, authorized again.
     {
         use openrail_store::events::EventType as E;
         assert_eq!(
-            f.store.event_types_of("pull_reorg").await?,
+            f.store.events().types_of("pull_reorg").await?,
             [
                 E::DebitPullCreated,
                 E::DebitPullAuthorized,
@@ -519,7 +520,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
             ]
         );
     }
-    assert!(f.store.unsettled_txs(f.chain_id).await?.is_empty());
+    assert!(f.store.journal().unsettled(f.chain_id).await?.is_empty());
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
     assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
     let cancel = AllowanceStateMachine::cancelMandateCall {
@@ -570,7 +571,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     let dir = tempfile::tempdir()?;
     let store = openrail_tests::fresh_store(dir.path()).await?;
     let d = h.settlement_deployment().clone();
-    let account = store.create_account("Fates", now_ms()).await?;
+    let account = store.accounts().create("Fates", now_ms()).await?;
     let mid = MandateId::parse("man_unjournaledfate").expect("an id");
     // Funded from a bank account: the operator creates it on chain, no payer signature.
     store
@@ -623,6 +624,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     let tx = m.tx_hash.expect("its creating transaction");
     assert_eq!(
         store
+            .outbox()
             .journaled_status(mid.as_str(), TxKind::CreateMandate)
             .await?,
         Some(openrail_store::journal::TxStatus::Succeeded),
@@ -630,7 +632,8 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     );
     assert!(
         !store
-            .work_open(
+            .outbox()
+            .is_open(
                 mid.as_str(),
                 openrail_store::outbox::WorkKind::CreateMandate
             )
@@ -638,7 +641,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     );
     use openrail_store::events::EventType;
     assert_eq!(
-        store.event_types_of(mid.as_str()).await?,
+        store.events().types_of(mid.as_str()).await?,
         [EventType::MandateCreated, EventType::MandateActivated]
     );
     h.stop().await;
