@@ -175,7 +175,8 @@ pub async fn issue_agent_credential(
     let id = id_of("session_key", &id, SessionKeyId::parse)?;
     let k = state
         .store
-        .session_key(p.scope(), &id)
+        .keys()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
     if let Some(c) = state
@@ -186,7 +187,7 @@ pub async fn issue_agent_credential(
     {
         return answer(StatusCode::OK, &c);
     }
-    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+    let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
     let now = now_ms();
     if let Some(refused) = refusal(&k, &m, now) {
         return Err(refused);
@@ -235,8 +236,8 @@ pub async fn issue_agent_credential(
         AgentCredentialRecord::Existing(c) => answer(StatusCode::OK, &c),
         AgentCredentialRecord::KeyNotLive => {
             // Revoked, expired or its mandate canceled while this request signed.
-            let k = state.store.session_key(p.scope(), &id).await?;
-            let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+            let k = state.store.keys().get(p.scope(), &id).await?;
+            let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
             Err(refusal(&k, &m, now_ms()).unwrap_or(ApiError::Declined {
                 reason: DeclineReason::SessionKeyNotActive,
                 detail: format!("session key {id} can no longer pull"),
@@ -259,7 +260,8 @@ pub async fn get_agent_credential(
     let id = id_of("session_key", &id, SessionKeyId::parse)?;
     state
         .store
-        .session_key(p.scope(), &id)
+        .keys()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
     match state

@@ -199,7 +199,8 @@ async fn authenticate_inner(
     let principal = if secret.starts_with("sks_") {
         let key = state
             .store
-            .session_key_by_secret(&hash_secret(&secret))
+            .keys()
+            .by_secret(&hash_secret(&secret))
             .await?
             .ok_or(ApiError::Unauthenticated)?;
         // A dead key's secret is no credential: revoked, failed, or past its expiry.

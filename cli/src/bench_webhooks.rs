@@ -82,7 +82,8 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     eprintln!("writing {n} events…");
     for i in 0..n {
         store
-            .insert_mandate(&active_mandate_row(
+            .mandates()
+            .insert(&active_mandate_row(
                 &MandateId::new(),
                 &account.id,
                 Mode::Testnet,

@@ -2,7 +2,7 @@
 //! the chain's lease (see [`lead`]) and works through the outbox: request
 //! handlers — in this process or any other — write an object and what must be sent for it
 //! in one database transaction and send nothing; the engine claims queued work
-//! ([`Outbox::queued`]), builds each transaction from the rows (so a request and a
+//! ([`Outbox::queued`](openrail_store::outbox::Outbox::queued)), builds each transaction from the rows (so a request and a
 //! takeover after a crash send the same), sends it through the submitter (pulls in flight
 //! together are batched into one `pullBatch`), records the outcome through the store's
 //! status transitions, closes the work and wakes whoever waits for it
@@ -128,7 +128,7 @@ impl Waiter<'_> {
                 // A mined batch's fate closes its pulls' work as it is recorded, which may
                 // be a moment before their outcomes are: the request waits for the pull
                 // itself (it answered 202 `pending` under load while the outcome was due).
-                return Ok(store.pull_status(&intent).await? != Some(PullStatus::Pending));
+                return Ok(store.pulls().status(&intent).await? != Some(PullStatus::Pending));
             }
             Ok(!store.outbox().is_open(&intent, kind).await?)
         })
@@ -473,7 +473,7 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
         }
     };
     for chunk in ids.chunks(500) {
-        match store.pulls_unscoped(chunk).await {
+        match store.pulls().get_many_unscoped(chunk).await {
             Ok(pulls) => out
                 .pulls
                 .extend(pulls.into_iter().map(|p| (p.id.to_string(), p))),
@@ -501,7 +501,7 @@ async fn deliver(
             let Some(id) = target(store, w, MandateId::parse).await else {
                 return Ok(None);
             };
-            let m = store.mandate_unscoped(&id).await.map_err(logged)?;
+            let m = store.mandates().get_unscoped(&id).await.map_err(logged)?;
             if m.status != MandateStatus::Pending {
                 return Ok(None);
             }
@@ -509,7 +509,8 @@ async fn deliver(
             let call = create_mandate_call(&m, net, auth.as_ref());
             if send(store, net, call, w).await? == Sent::Unsent {
                 store
-                    .fail_unsent_mandate(&m.id, now_ms())
+                    .mandates()
+                    .fail_unsent(&m.id, now_ms())
                     .await
                     .map_err(logged)?;
             }
@@ -518,17 +519,19 @@ async fn deliver(
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
                 return Ok(None);
             };
-            let k = store.session_key_unscoped(&id).await.map_err(logged)?;
+            let k = store.keys().get_unscoped(&id).await.map_err(logged)?;
             if k.status != KeyStatus::Pending {
                 return Ok(None);
             }
             let m = store
-                .mandate_unscoped(&k.mandate_id)
+                .mandates()
+                .get_unscoped(&k.mandate_id)
                 .await
                 .map_err(logged)?;
             if send(store, net, issue_key_call(&k, &m), w).await? == Sent::Unsent {
                 store
-                    .fail_unsent_key(&k.id, now_ms())
+                    .keys()
+                    .fail_unsent(&k.id, now_ms())
                     .await
                     .map_err(logged)?;
             }
@@ -537,7 +540,7 @@ async fn deliver(
             let Some(id) = target(store, w, MandateId::parse).await else {
                 return Ok(None);
             };
-            let m = store.mandate_unscoped(&id).await.map_err(logged)?;
+            let m = store.mandates().get_unscoped(&id).await.map_err(logged)?;
             let call = m.onchain_id.parse().ok().map(|mandate_id| {
                 AllowanceStateMachine::cancelMandateCall {
                     mandateId: mandate_id,
@@ -553,7 +556,7 @@ async fn deliver(
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
                 return Ok(None);
             };
-            let k = store.session_key_unscoped(&id).await.map_err(logged)?;
+            let k = store.keys().get_unscoped(&id).await.map_err(logged)?;
             let call = k.onchain_id.parse().ok().map(|key_id| {
                 AllowanceStateMachine::revokeSessionKeyCall { keyId: key_id }
                     .abi_encode()
@@ -582,7 +585,7 @@ async fn deliver(
             stages::mark("claimed", [id.as_str()]);
             let p = match prefetched {
                 Some(p) => p,
-                None => store.pull_unscoped(&id).await.map_err(logged)?,
+                None => store.pulls().get_unscoped(&id).await.map_err(logged)?,
             };
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
@@ -600,7 +603,8 @@ async fn deliver(
             let Some(request) = pull_request(&p, key_id) else {
                 tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
                 store
-                    .resolve_pull(&p.id, &PullResolution::failed(), now_ms())
+                    .pulls()
+                    .resolve(&p.id, &PullResolution::failed(), now_ms())
                     .await
                     .map_err(logged)?;
                 return Ok(None);
@@ -864,7 +868,7 @@ async fn submit_and_record(
                 Some(asm),
             ) = (&outcome, net.allowance_state_machine)
             {
-                let transfer = store.pull_transfer(id).await.ok();
+                let transfer = store.pulls().transfer(id).await.ok();
                 r.decline_code = Some(
                     openrail_chain::diagnose::pull_transfer_failure(
                         &net.reader,
@@ -904,7 +908,7 @@ async fn submit_and_record(
         }
     };
     // Committed with the other outcomes, new pulls and fates that arrive meanwhile.
-    let recorded = match store.record_pull_outcome(id, resolution, now_ms()).await {
+    let recorded = match store.pulls().record_outcome(id, resolution, now_ms()).await {
         Ok(r) => r,
         Err(e) => {
             tracing::error!(pull = %id, error = %e, "recording pull outcome failed");

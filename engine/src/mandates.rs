@@ -225,7 +225,11 @@ pub async fn accept<'a>(
         net,
         prepared.mandate.id.as_str(),
         prepared.authorization.is_some(),
-        || store.insert_mandate_with(&prepared.mandate, prepared.authorization.as_ref()),
+        || {
+            store
+                .mandates()
+                .insert_with(&prepared.mandate, prepared.authorization.as_ref())
+        },
     )
     .await
 }
@@ -243,7 +247,8 @@ pub enum Step<'a> {
 /// The mandate `id` of `scope`, or [`ServiceError::Missing`].
 async fn find(store: &Store, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, ServiceError> {
     store
-        .mandate(scope, id)
+        .mandates()
+        .get(scope, id)
         .await
         .map_err(ServiceError::missing("mandate", id.as_str()))
 }
@@ -315,7 +320,7 @@ pub async fn cancel<'a>(
         MandateStatus::Canceled => Ok(Step::Done),
         MandateStatus::RequiresAuthorization => {
             // Nothing is on chain: the request to sign is withdrawn.
-            store.cancel_unauthorized_mandate(&m.id, now).await?;
+            store.mandates().cancel_unauthorized(&m.id, now).await?;
             Ok(Step::Done)
         }
         MandateStatus::Pending | MandateStatus::Failed => Err(ServiceError::Declined {

@@ -144,7 +144,7 @@ impl Watcher {
     /// Applies what is new since the cursor (at most a bounded range of blocks).
     pub async fn step(&self) -> Result<Step, WatcherError> {
         // A key's expiry changes no row of its own: announce it once (`session_key.expired`).
-        self.store.announce_expired_keys(now_ms(), 100).await?;
+        self.store.keys().announce_expired(now_ms(), 100).await?;
         let head = self.provider.get_block_number().await?;
         let safe = match self.tag {
             Some(tag) => tag.number(&self.provider).await?.min(head),
@@ -261,7 +261,7 @@ impl Watcher {
                     Some(id),
                 ) = (&outcome, PullId::parse(&intent))
                 {
-                    let transfer = self.store.pull_transfer(&id).await.ok();
+                    let transfer = self.store.pulls().transfer(&id).await.ok();
                     r.decline_code = Some(
                         openrail_chain::diagnose::pull_transfer_failure(
                             &self.provider,

@@ -26,6 +26,39 @@ pub use openrail_domain::pulls::{DeclineReason, PullResolution};
 use openrail_domain::status::AttestationStatus;
 pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
 
+/// Session keys: their rows, lists, epoch use and the moves their owner makes (`store.keys()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Keys<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on session keys ([`Keys`]).
+    pub fn keys(&self) -> Keys<'_> {
+        Keys(self)
+    }
+}
+
+/// Debit pulls: accepting them (through the group writer), their outcomes and reads (`store.pulls()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Pulls<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on debit pulls ([`Pulls`]).
+    pub fn pulls(&self) -> Pulls<'_> {
+        Pulls(self)
+    }
+}
+
+/// Mandates: their rows, lists, epoch use and the moves their owner makes (`store.mandates()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Mandates<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on mandates ([`Mandates`]).
+    pub fn mandates(&self) -> Mandates<'_> {
+        Mandates(self)
+    }
+}
+
 string_enum!(
     /// A session key's status as lists filter it: the stored [`KeyStatus`], with `active`
     /// split by time into `active` and `expired` (as the API shows keys).
@@ -57,22 +90,22 @@ impl KeyFilter {
     }
 }
 
-impl Store {
+impl Mandates<'_> {
     /// Inserts a new mandate with its `mandate.created` event (and
     /// `mandate.requires_authorization` when the payer must sign).
-    pub async fn insert_mandate(&self, m: &Mandate) -> Result<(), StoreError> {
-        self.insert_mandate_with(m, None).await
+    pub async fn insert(self, m: &Mandate) -> Result<(), StoreError> {
+        self.0.mandates().insert_with(m, None).await
     }
 
-    /// [`Store::insert_mandate`], with what its wallet payer is asked to sign written first
+    /// [`Mandates::insert`], with what its wallet payer is asked to sign written first
     /// in the same transaction (so the first event shows it, and a crash leaves both or
     /// neither).
-    pub async fn insert_mandate_with(
-        &self,
+    pub async fn insert_with(
+        self,
         m: &Mandate,
         authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         if let Some(a) = authorization {
             crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
         }
@@ -137,8 +170,8 @@ impl Store {
     /// transaction was refused), with its event, at `now` (unix ms). Every outcome that has
     /// a transaction is that transaction's fate (see [`crate::journal::apply_fates_in`]).
     /// Returns whether it moved.
-    pub async fn fail_unsent_mandate(&self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn fail_unsent(self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
+        let mut tx = self.0.write_tx().await?;
         let moved = move_mandate_in(
             &mut tx,
             id.as_str(),
@@ -153,28 +186,31 @@ impl Store {
     }
 
     /// A mandate of this account and mode.
-    pub async fn mandate(&self, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, StoreError> {
         mandate_of(
             &self
+                .0
                 .scoped_row("mandates", MANDATE_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Mandates, newest first.
-    pub async fn list_mandates(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Mandate>, StoreError> {
-        self.list_mandates_in(scope, None, limit, starting_after)
+        self.0
+            .mandates()
+            .list_in(scope, None, limit, starting_after)
             .await
     }
 
     /// Mandates of one stored status when given, newest first.
-    pub async fn list_mandates_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         status: Option<MandateStatus>,
         limit: u32,
@@ -182,6 +218,7 @@ impl Store {
     ) -> Result<Page<Mandate>, StoreError> {
         let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "mandates",
                 MANDATE_COLS,
@@ -196,15 +233,13 @@ impl Store {
             has_more,
         })
     }
+}
 
+impl Keys<'_> {
     /// Inserts a new session key with the hash of its agent secret, and its
     /// `session_key.created` event.
-    pub async fn insert_session_key(
-        &self,
-        k: &SessionKey,
-        secret_hash: &str,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn insert(self, k: &SessionKey, secret_hash: &str) -> Result<(), StoreError> {
+        let mut tx = self.0.write_tx().await?;
         sqlx::query(&format!(
             "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
         ))
@@ -246,9 +281,9 @@ impl Store {
         Ok(())
     }
 
-    /// Fails a session key no transaction carries, as [`Store::fail_unsent_mandate`].
-    pub async fn fail_unsent_key(&self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+    /// Fails a session key no transaction carries, as [`Mandates::fail_unsent`].
+    pub async fn fail_unsent(self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
+        let mut tx = self.0.write_tx().await?;
         let moved = move_key_in(
             &mut tx,
             id.as_str(),
@@ -263,21 +298,18 @@ impl Store {
     }
 
     /// A session key of this account and mode.
-    pub async fn session_key(
-        &self,
-        scope: Scope<'_>,
-        id: &SessionKeyId,
-    ) -> Result<SessionKey, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
         key_of(
             &self
+                .0
                 .scoped_row("session_keys", KEY_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Session key `id` of `scope` with its mandate, in one read (what a pull is judged on).
-    pub async fn session_key_and_mandate(
-        &self,
+    pub async fn get_with_mandate(
+        self,
         scope: Scope<'_>,
         id: &SessionKeyId,
     ) -> Result<(SessionKey, Mandate), StoreError> {
@@ -300,45 +332,49 @@ impl Store {
             )
         });
         // Read inline on SQLite: this is every pull's read (see `crate::inline`).
-        let mut stmt = Stmt::new(self.backend(), sql.clone());
+        let mut stmt = Stmt::new(self.0.backend(), sql.clone());
         stmt.text(Some(id.as_str()))
             .text(Some(scope.account_id.as_str()))
             .text(Some(scope.mode.as_str()));
-        let row = self.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
+        let row = self.0.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
         Ok((key_of(&row)?, mandate_from(&row, "m_")?))
     }
 
     /// The session key whose agent secret hashes to `secret_hash`.
-    pub async fn session_key_by_secret(
-        &self,
-        secret_hash: &str,
-    ) -> Result<Option<SessionKey>, StoreError> {
+    pub async fn by_secret(self, secret_hash: &str) -> Result<Option<SessionKey>, StoreError> {
         // Every agent's request authenticates with this read: inline on SQLite.
         let mut stmt = Stmt::new(
-            self.backend(),
+            self.0.backend(),
             format!("SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"),
         );
         stmt.text(Some(secret_hash));
-        self.hot_row(&stmt).await?.as_ref().map(key_of).transpose()
+        self.0
+            .hot_row(&stmt)
+            .await?
+            .as_ref()
+            .map(key_of)
+            .transpose()
     }
 
     /// Session keys, newest first; of one mandate when given.
-    pub async fn list_session_keys(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         mandate_id: Option<&str>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<SessionKey>, StoreError> {
-        self.list_session_keys_in(scope, mandate_id, None, 0, limit, starting_after)
+        self.0
+            .keys()
+            .list_in(scope, mandate_id, None, 0, limit, starting_after)
             .await
     }
 
     /// The account's keys in `scope`, newest first: of `mandate_id` when given, and with
     /// the status `status` shows at `now` (unix ms) when given (the dashboard's filter;
     /// `expired` is an active key whose time passed).
-    pub async fn list_session_keys_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         mandate_id: Option<&str>,
         status: Option<KeyFilter>,
@@ -356,6 +392,7 @@ impl Store {
             .and_then(|(_, passed)| passed)
             .map(|passed| ("expires_at", passed, now));
         let (rows, has_more) = self
+            .0
             .list_rows_where(
                 "session_keys",
                 KEY_COLS,
@@ -371,16 +408,18 @@ impl Store {
             has_more,
         })
     }
+}
 
+impl Pulls<'_> {
     /// Inserts a new debit pull.
-    pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
-        self.insert_pulls(std::slice::from_ref(p)).await
+    pub async fn insert(self, p: &DebitPull) -> Result<(), StoreError> {
+        self.0.pulls().insert_many(std::slice::from_ref(p)).await
     }
 
     /// Inserts new pulls in one transaction (requests that arrive together share one
-    /// commit), each as [`Store::insert_pull`].
-    pub async fn insert_pulls(&self, pulls: &[DebitPull]) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+    /// commit), each as [`Pulls::insert`].
+    pub async fn insert_many(self, pulls: &[DebitPull]) -> Result<(), StoreError> {
+        let mut tx = self.0.write_tx().await?;
         insert_pulls_in(&mut tx, pulls).await?;
         tx.commit().await?;
         Ok(())
@@ -389,32 +428,34 @@ impl Store {
     /// Records how a pull ended on chain, at `now` (unix ms); only a pending pull changes.
     /// Returns whether it changed (false when it was already resolved, e.g. by the relayer
     /// or the API first).
-    pub async fn resolve_pull(
-        &self,
+    pub async fn resolve(
+        self,
         id: &PullId,
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = resolve_pull_in(&mut tx, id.as_str(), r, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
+}
 
+impl Keys<'_> {
     /// Records `session_key.expired` for active keys whose time passed by `now` (unix ms),
     /// once each (at most `limit` a call). Returns how many.
-    pub async fn announce_expired_keys(&self, now: i64, limit: u32) -> Result<u64, StoreError> {
+    pub async fn announce_expired(self, now: i64, limit: u32) -> Result<u64, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
              AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
         ))
         .bind(now)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         let mut announced = 0;
         for r in rows {
             let id: String = r.try_get("id")?;
-            let mut tx = self.write_tx().await?;
+            let mut tx = self.0.write_tx().await?;
             let moved = sqlx::query(
                 "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
             )
@@ -938,10 +979,10 @@ pub(crate) async fn change_pulls_in(
     Ok((moved, resolved))
 }
 
-impl Store {
-    /// Records how several pulls ended, in one transaction (as [`Store::resolve_pull`] each).
-    pub async fn resolve_pulls(
-        &self,
+impl Pulls<'_> {
+    /// Records how several pulls ended, in one transaction (as [`Pulls::resolve`] each).
+    pub async fn resolve_many(
+        self,
         items: &[(PullId, PullResolution)],
         now: i64,
     ) -> Result<Vec<bool>, StoreError> {
@@ -949,7 +990,7 @@ impl Store {
             .iter()
             .map(|(id, r)| (id.as_str(), PullChange::Resolve(r)))
             .collect();
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let (moved, _) = change_pulls_in(&mut tx, &items, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -957,10 +998,10 @@ impl Store {
 
     /// The status of pull `id` (`None`: no such pull), one column read: what a request
     /// waiting for its pull asks.
-    pub async fn pull_status(&self, id: &str) -> Result<Option<PullStatus>, StoreError> {
+    pub async fn status(self, id: &str) -> Result<Option<PullStatus>, StoreError> {
         let row = sqlx::query("SELECT status FROM debit_pulls WHERE id = $1")
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
         row.map(|r| {
             let s: String = r.try_get("status")?;
@@ -970,12 +1011,12 @@ impl Store {
     }
 
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
-    pub async fn pull_unscoped(&self, id: &PullId) -> Result<DebitPull, StoreError> {
+    pub async fn get_unscoped(self, id: &PullId) -> Result<DebitPull, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         pull_of(&row)
@@ -983,12 +1024,12 @@ impl Store {
 
     /// The token transfer pull `id` asked for (its amount, its mandate's payer and
     /// currency), by id alone: what the diagnosis of a `transfer_failed` decline reads.
-    pub async fn pull_transfer(
-        &self,
+    pub async fn transfer(
+        self,
         id: &PullId,
     ) -> Result<openrail_domain::pulls::PullTransfer, StoreError> {
-        let p = self.pull_unscoped(id).await?;
-        let m = self.mandate_unscoped(&p.mandate_id).await?;
+        let p = self.0.pulls().get_unscoped(id).await?;
+        let m = self.0.mandates().get_unscoped(&p.mandate_id).await?;
         Ok(openrail_domain::pulls::PullTransfer {
             payer_address: m.payer_address,
             currency: m.currency,
@@ -998,7 +1039,7 @@ impl Store {
 
     /// The pulls with these ids (by id alone, the engine's view), in one query; ids with
     /// no pull are left out.
-    pub async fn pulls_unscoped(&self, ids: &[PullId]) -> Result<Vec<DebitPull>, StoreError> {
+    pub async fn get_many_unscoped(self, ids: &[PullId]) -> Result<Vec<DebitPull>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -1006,66 +1047,75 @@ impl Store {
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id IN ({})",
             crate::sql::numbered(1, ids.len())
         );
-        let sql = crate::sql::positional(self.backend(), sql);
+        let sql = crate::sql::positional(self.0.backend(), sql);
         let mut q = sqlx::query(&sql);
         for id in ids {
             q = q.bind(id);
         }
-        q.fetch_all(self.pool())
+        q.fetch_all(self.0.pool())
             .await?
             .iter()
             .map(pull_of)
             .collect()
     }
+}
 
+impl Keys<'_> {
     /// A session key by id alone (the engine's view, not a request's).
-    pub async fn session_key_unscoped(&self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
+    pub async fn get_unscoped(self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {KEY_COLS} FROM session_keys WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         key_of(&row)
     }
+}
 
+impl Mandates<'_> {
     /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
-    pub async fn mandate_unscoped(&self, id: &MandateId) -> Result<Mandate, StoreError> {
+    pub async fn get_unscoped(self, id: &MandateId) -> Result<Mandate, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         mandate_of(&row)
     }
+}
 
+impl Pulls<'_> {
     /// A debit pull of this account and mode.
-    pub async fn pull(&self, scope: Scope<'_>, id: &PullId) -> Result<DebitPull, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &PullId) -> Result<DebitPull, StoreError> {
         pull_of(
             &self
+                .0
                 .scoped_row("debit_pulls", PULL_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Debit pulls, newest first; of one session key when given.
-    pub async fn list_pulls(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         session_key_id: Option<&str>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<DebitPull>, StoreError> {
-        self.list_pulls_in(scope, session_key_id, None, limit, starting_after)
+        self.0
+            .pulls()
+            .list_in(scope, session_key_id, None, limit, starting_after)
             .await
     }
 
     /// Debit pulls, newest first; of one session key and one status when given.
-    pub async fn list_pulls_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         session_key_id: Option<&str>,
         status: Option<PullStatus>,
@@ -1078,6 +1128,7 @@ impl Store {
             .chain(status.map(|s| ("status", s.as_str())))
             .collect();
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "debit_pulls",
                 PULL_COLS,
@@ -1096,7 +1147,7 @@ impl Store {
     /// Whether a pull on `session_key_id` carrying the agent's `nonce` is in flight or
     /// went through (a declined or failed one used no nonce on chain).
     pub async fn agent_nonce_taken(
-        &self,
+        self,
         session_key_id: &SessionKeyId,
         nonce: &str,
     ) -> Result<bool, StoreError> {
@@ -1106,37 +1157,37 @@ impl Store {
         )
         .bind(session_key_id)
         .bind(nonce)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         Ok(row.is_some())
     }
+}
 
+impl Keys<'_> {
     /// Sum of pulls of a key the chain authorized since `since_ms` (block time): authorized,
     /// settled, and failed after authorization (a bank-funded pull whose debit failed still
     /// used its ceiling on chain).
-    pub async fn key_spend(
-        &self,
+    pub async fn spend(
+        self,
         session_key_id: &SessionKeyId,
         since_ms: i64,
     ) -> Result<u64, StoreError> {
         spend_in(
-            &mut *self.pool().acquire().await?,
+            &mut *self.0.pool().acquire().await?,
             "session_key_id",
             session_key_id.as_str(),
             since_ms,
         )
         .await
     }
+}
 
+impl Mandates<'_> {
     /// Sum of pulls of a mandate the chain authorized since `since_ms` (block time), as
-    /// [`Store::key_spend`].
-    pub async fn mandate_spend(
-        &self,
-        mandate_id: &MandateId,
-        since_ms: i64,
-    ) -> Result<u64, StoreError> {
+    /// [`Keys::spend`].
+    pub async fn spend(self, mandate_id: &MandateId, since_ms: i64) -> Result<u64, StoreError> {
         spend_in(
-            &mut *self.pool().acquire().await?,
+            &mut *self.0.pool().acquire().await?,
             "mandate_id",
             mandate_id.as_str(),
             since_ms,
@@ -1145,19 +1196,21 @@ impl Store {
     }
 
     /// Spend and remaining of a mandate in the epoch containing `now` (unix ms).
-    pub async fn mandate_use(&self, m: &Mandate, now: i64) -> Result<EpochUse, StoreError> {
-        mandate_use_in(&mut *self.pool().acquire().await?, m, now).await
+    pub async fn epoch_use(self, m: &Mandate, now: i64) -> Result<EpochUse, StoreError> {
+        mandate_use_in(&mut *self.0.pool().acquire().await?, m, now).await
     }
+}
 
+impl Keys<'_> {
     /// Spend and remaining of a key in the epoch containing `now` (unix ms): its own
     /// ceiling and its mandate's, whichever is tighter.
-    pub async fn key_use(
-        &self,
+    pub async fn epoch_use(
+        self,
         k: &SessionKey,
         m: &Mandate,
         now: i64,
     ) -> Result<EpochUse, StoreError> {
-        key_use_in(&mut *self.pool().acquire().await?, k, m, now).await
+        key_use_in(&mut *self.0.pool().acquire().await?, k, m, now).await
     }
 }
 
@@ -1182,12 +1235,9 @@ pub struct BankFundedPull {
     pub currency: Currency,
 }
 
-impl Store {
+impl Pulls<'_> {
     /// Pull `id` when its mandate is funded from a bank account (`None` otherwise).
-    pub async fn bank_funded_pull(
-        &self,
-        id: &PullId,
-    ) -> Result<Option<BankFundedPull>, StoreError> {
+    pub async fn bank_funded(self, id: &PullId) -> Result<Option<BankFundedPull>, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.status, p.amount, m.payer_account_id, p.destination_address, p.currency, \
              CAST(CASE WHEN EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
@@ -1197,7 +1247,7 @@ impl Store {
              WHERE p.id = $1 AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\'",
         )
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             let status: String = r.try_get("status")?;
@@ -1217,8 +1267,8 @@ impl Store {
 
     /// Ends an authorized pull's bank leg at `now` (unix ms): `settled`, or `failed` with the
     /// bank's reason.
-    pub async fn finish_pull_bank_leg(
-        &self,
+    pub async fn finish_bank_leg(
+        self,
         id: &PullId,
         status: PullStatus,
         failure_reason: Option<&str>,
@@ -1228,7 +1278,7 @@ impl Store {
             status,
             failure_reason,
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let (moved, _) =
             change_pulls_in(&mut tx, &[(id.as_str(), change)], Guard::None, now).await?;
         tx.commit().await?;

@@ -33,7 +33,7 @@ pub enum Authorizable {
 
 impl Consent<'_> {
     /// Records what `a.signer` is asked to sign. Insert it before the object's row (or
-    /// with it: [`Store::insert_mandate_with`], [`Payments::insert_with`]).
+    /// with it: [`Mandates::insert_with`](crate::agentic::Mandates::insert_with), [`Payments::insert_with`](crate::payments::Payments::insert_with)).
     pub async fn insert(self, a: &Authorization) -> Result<(), StoreError> {
         insert_authorization_in(&mut *self.0.writer().acquire().await?, a).await
     }
@@ -96,15 +96,15 @@ impl Consent<'_> {
     }
 }
 
-impl Store {
+impl crate::agentic::Mandates<'_> {
     /// Withdraws a mandate's request to sign at `now` (unix ms): `requires_authorization` →
     /// `canceled`, nothing having been sent. Returns false when it was no longer waiting.
-    pub async fn cancel_unauthorized_mandate(
-        &self,
+    pub async fn cancel_unauthorized(
+        self,
         mandate_id: &MandateId,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         // Only from `requires_authorization`: anything else has been sent (or is final).
         let moved = move_mandate_in(
             &mut tx,

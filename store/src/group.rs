@@ -273,19 +273,21 @@ impl Store {
         }
         answer.await.map_err(stopped)?
     }
+}
 
+impl crate::agentic::Pulls<'_> {
     /// Writes a new pull with its `debit_pull.created` event and, when pending, its work,
     /// committed with the other writes of its group; returns once it is committed.
-    pub async fn accept_pull(&self, p: DebitPull) -> Result<(), StoreError> {
+    pub async fn accept(self, p: DebitPull) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::Insert(Box::new(p), reply), answer).await
+        self.0.submit(Job::Insert(Box::new(p), reply), answer).await
     }
 
-    /// Records how pending pull `id` ended, at `now` (as [`Store::resolve_pull`]), committed
+    /// Records how pending pull `id` ended, at `now` (as [`Pulls::resolve`](crate::agentic::Pulls::resolve)), committed
     /// with the other writes of its group; returns the pull as recorded when it moved
     /// (`None`: it was no longer pending).
-    pub async fn record_pull_outcome(
-        &self,
+    pub async fn record_outcome(
+        self,
         id: &PullId,
         resolution: PullResolution,
         now: i64,
@@ -297,10 +299,12 @@ impl Store {
             now,
             reply,
         };
-        self.submit(job, answer).await
+        self.0.submit(job, answer).await
     }
+}
 
-    /// Journals a signed transaction (see [`Journal::record`]), committed with the other
+impl Store {
+    /// Journals a signed transaction (see [`Journal::record`](crate::journal::Journal::record)), committed with the other
     /// writes of its group.
     pub(crate) async fn record_in_group(
         &self,

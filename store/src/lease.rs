@@ -2,7 +2,7 @@
 //! renewed. `openrail serve` processes sharing a database use one lease per settlement
 //! chain ([`chain_lease`]): its holder is the only sender of that chain's operator
 //! transactions, and journaling a transaction checks the lease in the same statement
-//! ([`Journal::record`]), so a holder that stalled past its lease can no longer send.
+//! ([`Journal::record`](crate::journal::Journal::record)), so a holder that stalled past its lease can no longer send.
 //!
 //! Times are the processes' clocks (unix ms); they are assumed to agree to well within a
 //! lease's length.

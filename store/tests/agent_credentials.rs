@@ -25,7 +25,8 @@ async fn key(
 ) -> SessionKeyId {
     let id = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: id.clone(),
                 account_id: scope.account_id.clone(),
@@ -132,7 +133,8 @@ async fn agent_credentials(store: Store) {
     let m2 = MandateId::parse("man_ac2").unwrap();
     for m in [&m1, &m2] {
         store
-            .insert_mandate(&active_mandate_row(
+            .mandates()
+            .insert(&active_mandate_row(
                 m,
                 &account.id,
                 Mode::Testnet,
@@ -220,7 +222,7 @@ async fn agent_credentials(store: Store) {
     assert!(!revoked(&store, scope, &c1).await);
     succeeded(&store, 0, TxKind::RevokeSessionKey, k1.as_str()).await;
     assert_eq!(
-        store.session_key(scope, &k1).await.unwrap().status,
+        store.keys().get(scope, &k1).await.unwrap().status,
         KeyStatus::Revoked
     );
     assert!(revoked(&store, scope, &c1).await, "revoked with the key");
@@ -245,7 +247,7 @@ async fn agent_credentials(store: Store) {
     assert!(matches!(r4, AgentCredentialRecord::New(_)));
     succeeded(&store, 1, TxKind::CancelMandate, m1.as_str()).await;
     assert_eq!(
-        store.mandate(scope, &m1).await.unwrap().status,
+        store.mandates().get(scope, &m1).await.unwrap().status,
         MandateStatus::Canceled
     );
     assert!(

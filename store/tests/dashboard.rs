@@ -230,7 +230,8 @@ async fn key_filter(store: Store) {
     let account = store.accounts().create("keys", now).await.unwrap();
     let mid = MandateId::parse("man_keyfilter").unwrap();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &mid,
             &account.id,
             Mode::Testnet,
@@ -264,7 +265,8 @@ async fn key_filter(store: Store) {
             signer: None,
         };
         store
-            .insert_session_key(&key, &format!("hash-{id}"))
+            .keys()
+            .insert(&key, &format!("hash-{id}"))
             .await
             .unwrap();
     }
@@ -276,7 +278,8 @@ async fn key_filter(store: Store) {
         let store = store.clone();
         async move {
             let page = store
-                .list_session_keys_in(scope, None, filter, now, limit, after)
+                .keys()
+                .list_in(scope, None, filter, now, limit, after)
                 .await
                 .unwrap();
             let ids: Vec<String> = page.data.iter().map(|k| k.id.to_string()).collect();

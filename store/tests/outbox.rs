@@ -29,7 +29,8 @@ async fn pending_pull(
     let mid = MandateId::parse(&format!("man_{tag}")).unwrap();
     let kid = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &mid,
             account,
             Mode::Testnet,
@@ -40,7 +41,8 @@ async fn pending_pull(
         .await
         .unwrap();
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: kid.clone(),
                 account_id: account.clone(),
@@ -61,7 +63,8 @@ async fn pending_pull(
         .unwrap();
     let id = PullId::parse(&format!("pull_{tag}")).unwrap();
     store
-        .insert_pull(&pending_pull_row(
+        .pulls()
+        .insert(&pending_pull_row(
             &id,
             account,
             &kid,
@@ -155,13 +158,15 @@ async fn driving_work(store: Store) {
     // transaction, on its chain; the wallet-funded pull moved its money already.
     assert!(
         store
-            .resolve_pull(&bank_pull, &authorized(), now_ms())
+            .pulls()
+            .resolve(&bank_pull, &authorized(), now_ms())
             .await
             .unwrap()
     );
     assert!(
         store
-            .resolve_pull(&wallet_pull, &authorized(), now_ms())
+            .pulls()
+            .resolve(&wallet_pull, &authorized(), now_ms())
             .await
             .unwrap()
     );
@@ -282,7 +287,8 @@ async fn backfill(url: &str) {
     for id in [&bank_pull, &wallet_pull] {
         assert!(
             store
-                .resolve_pull(id, &authorized(), now_ms())
+                .pulls()
+                .resolve(id, &authorized(), now_ms())
                 .await
                 .unwrap()
         );
@@ -441,13 +447,13 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
         );
     }
     assert_eq!(
-        store.pull_unscoped(&c).await.unwrap().status,
+        store.pulls().get_unscoped(&c).await.unwrap().status,
         PullStatus::Failed,
         "a reverted batch fails its pull (its only transaction) as the fate is recorded"
     );
     for id in [&a, &b] {
         assert_eq!(
-            store.pull_unscoped(id).await.unwrap().status,
+            store.pulls().get_unscoped(id).await.unwrap().status,
             PullStatus::Pending,
             "a batch's success says nothing of its pulls' outcomes (its logs do)"
         );
@@ -469,7 +475,7 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
     let mid = MandateId::parse("man_fates").unwrap();
     let mut m = active_mandate_row(&mid, &account, Mode::Testnet, wallet, CHAIN_A, now);
     m.status = MandateStatus::Pending;
-    store.insert_mandate(&m).await.unwrap();
+    store.mandates().insert(&m).await.unwrap();
     let intents = [mid.to_string()];
     journal(&store, "0xfirst", 2, TxKind::CreateMandate, &intents).await;
     journal(&store, "0xsecond", 3, TxKind::CreateMandate, &intents).await;
@@ -479,7 +485,7 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
         .await
         .unwrap();
     assert_eq!(
-        store.mandate_unscoped(&mid).await.unwrap().status,
+        store.mandates().get_unscoped(&mid).await.unwrap().status,
         MandateStatus::Pending,
         "another transaction of it is still live"
     );
@@ -489,7 +495,7 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
         .mark(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
         .await
         .unwrap();
-    let activated = store.mandate_unscoped(&mid).await.unwrap();
+    let activated = store.mandates().get_unscoped(&mid).await.unwrap();
     assert_eq!(activated.status, MandateStatus::Active);
     assert_eq!(activated.tx_hash.as_deref(), Some("0xsecond"));
     store

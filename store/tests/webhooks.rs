@@ -14,7 +14,8 @@ use openrail_store::{AccountId, MandateId, Mode, Store, StoreError, WebhookEndpo
 async fn mandate(store: &Store, account: &AccountId, mode: Mode, at: i64) -> MandateId {
     let id = MandateId::new();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &id, account, mode, "ba_payer", 31337, at,
         ))
         .await

@@ -146,10 +146,10 @@ pub async fn wait_all_final(
 ) -> anyhow::Result<Final> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
-        let pulls = store.list_pulls(scope, None, 100, None).await?.data;
+        let pulls = store.pulls().list(scope, None, 100, None).await?.data;
         let payments = store.payments().list(scope, 100, None).await?.data;
-        let mandates = store.list_mandates(scope, 100, None).await?.data;
-        let keys = store.list_session_keys(scope, None, 100, None).await?.data;
+        let mandates = store.mandates().list(scope, 100, None).await?.data;
+        let keys = store.keys().list(scope, None, 100, None).await?.data;
         let open_setup = mandates
             .iter()
             .filter(|m| m.status == MandateStatus::Pending)

@@ -52,7 +52,8 @@ async fn subject(state: &AppState, id: &str) -> Result<Subject, DashError> {
     let found = if let Some(mid) = MandateId::parse(id) {
         state
             .store
-            .mandate_unscoped(&mid)
+            .mandates()
+            .get_unscoped(&mid)
             .await
             .map(|m| Subject::Mandate(mid, owner(m.account_id, m.mode)))
     } else if let Some(pid) = PaymentId::parse(id) {

@@ -597,7 +597,8 @@ pub async fn mandates(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_mandates_in(p.scope(), status, PAGE, q.after.as_deref())
+        .mandates()
+        .list_in(p.scope(), status, PAGE, q.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let mut views = Vec::new();
@@ -779,12 +780,13 @@ pub async fn session_keys(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_session_keys_in(p.scope(), None, status, now_ms(), PAGE, lq.after.as_deref())
+        .keys()
+        .list_in(p.scope(), None, status, now_ms(), PAGE, lq.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let mut data = Vec::new();
     for k in &page_.data {
-        let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+        let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
         data.push(
             serde_json::to_value(crate::agentic::render_key(&state, k, &m).await?)
                 .unwrap_or_default(),
@@ -880,7 +882,8 @@ pub async fn pulls(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_pulls_in(p.scope(), None, status, PAGE, q.after.as_deref())
+        .pulls()
+        .list_in(p.scope(), None, status, PAGE, q.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let chain_id = state.testnet.as_ref().map_or(0, |n| n.chain_id);

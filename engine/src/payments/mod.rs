@@ -150,7 +150,7 @@ impl PaymentDriver {
     /// `pending` (it is authorized again, or fails, from the chain).
     pub async fn drive_payout(&self, id: &PullId) -> Result<Drive, PaymentError> {
         use openrail_store::agentic::PullStatus;
-        let Some(pull) = self.store.bank_funded_pull(id).await? else {
+        let Some(pull) = self.store.pulls().bank_funded(id).await? else {
             tracing::error!(pull = %id, "payout work for a pull without a bank-funded mandate; dropped");
             return Ok(Drive::Done);
         };
@@ -162,7 +162,7 @@ impl PaymentDriver {
             }
         }
         let moved = self.settle_pull(&pull).await?;
-        Ok(match self.store.bank_funded_pull(id).await? {
+        Ok(match self.store.pulls().bank_funded(id).await? {
             Some(p) if p.status == PullStatus::Authorized && moved => Drive::Moved,
             Some(p) if p.status == PullStatus::Authorized => Drive::Waiting,
             _ => Drive::Done,
@@ -197,7 +197,8 @@ impl PaymentDriver {
                 let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
                 return Ok(self
                     .store
-                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason), now_ms())
+                    .pulls()
+                    .finish_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason), now_ms())
                     .await?);
             }
             TransferStatus::Settled => {}
@@ -235,7 +236,8 @@ impl PaymentDriver {
             }
             Leg::Done(_) => Ok(self
                 .store
-                .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None, now_ms())
+                .pulls()
+                .finish_bank_leg(&pull.pull_id, PullStatus::Settled, None, now_ms())
                 .await?),
             Leg::Failed { hash, .. } => {
                 tracing::error!(pull = %pull.pull_id, tx = %hash, "the treasury's payout failed; crediting the debit back");
@@ -252,7 +254,8 @@ impl PaymentDriver {
                 }
                 Ok(self
                     .store
-                    .finish_pull_bank_leg(
+                    .pulls()
+                    .finish_bank_leg(
                         &pull.pull_id,
                         PullStatus::Failed,
                         Some("payout_failed"),

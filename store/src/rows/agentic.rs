@@ -316,7 +316,7 @@ pub(crate) async fn spend_in(
     Ok(u64_of(row.integer("spent")?))
 }
 
-/// [`Store::mandate_use`] on a connection (inside a transaction when recording an event).
+/// [`Mandates::epoch_use`](crate::agentic::Mandates::epoch_use) on a connection (inside a transaction when recording an event).
 pub(crate) async fn mandate_use_in(
     conn: &mut impl Exec,
     m: &Mandate,
@@ -337,7 +337,7 @@ pub(crate) async fn mandate_use_in(
     })
 }
 
-/// [`Store::key_use`] on a connection.
+/// [`Keys::epoch_use`](crate::agentic::Keys::epoch_use) on a connection.
 pub(crate) async fn key_use_in(
     conn: &mut impl Exec,
     k: &SessionKey,

@@ -362,7 +362,8 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     }
     for id in all.mandates.keys() {
         let bank_funded = store
-            .mandate(
+            .mandates()
+            .get(
                 scope,
                 &openrail_store::MandateId::parse(id).expect("a mandate id"),
             )

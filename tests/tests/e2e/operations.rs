@@ -125,7 +125,7 @@ async fn sigterm_during_a_burst_answers_every_request_and_loses_no_pull() -> any
         account_id: &account_id,
         mode: Mode::Testnet,
     };
-    let stored = store.list_pulls(scope, None, 100, None).await?.data;
+    let stored = store.pulls().list(scope, None, 100, None).await?.data;
     assert_eq!(stored.len(), accepted.len());
 
     // The chain's lease was released (not left to expire): the next process leads at once.

@@ -40,7 +40,8 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     let server = h.server();
     let (store, account_id) = (server.store.clone(), server.account_id.clone());
     store
-        .insert_pull(&pending_pull_row(
+        .pulls()
+        .insert(&pending_pull_row(
             "pull_unsent",
             &account_id,
             k.str("id"),
@@ -57,7 +58,8 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         mode: Mode::Testnet,
     };
     let mut pull = store
-        .pull(
+        .pulls()
+        .get(
             scope,
             &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
         )
@@ -68,7 +70,8 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         pull = store
-            .pull(
+            .pulls()
+            .get(
                 scope,
                 &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
             )

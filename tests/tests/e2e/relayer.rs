@@ -72,7 +72,8 @@ async fn fixture() -> anyhow::Result<Fixture> {
     );
     let now = now_ms();
     store
-        .insert_mandate(&Mandate {
+        .mandates()
+        .insert(&Mandate {
             id: mid.clone(),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
@@ -94,7 +95,8 @@ async fn fixture() -> anyhow::Result<Fixture> {
         })
         .await?;
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: kid.clone(),
                 account_id: account.id.clone(),
@@ -178,7 +180,8 @@ async fn fixture() -> anyhow::Result<Fixture> {
 /// A pending pull row, as the API writes it before submitting.
 async fn pending_pull(f: &Fixture, id: &str, amount_minor: u64) -> anyhow::Result<()> {
     f.store
-        .insert_pull(&pending_pull_row(
+        .pulls()
+        .insert(&pending_pull_row(
             id,
             &f.account_id,
             f.kid.as_str(),
@@ -216,7 +219,10 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
     }
     for id in &pulls {
         let id = PullId::parse(id).expect("a pull id");
-        assert_eq!(store.pull(scope, &id).await?.status, PullStatus::Pending);
+        assert_eq!(
+            store.pulls().get(scope, &id).await?.status,
+            PullStatus::Pending
+        );
     }
 
     let watcher = Watcher::new(
@@ -240,7 +246,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         .iter()
         .map(|p| PullId::parse(p).expect("a pull id"))
         .collect();
-    let status = |i: usize| store.pull(scope, &ids[i]);
+    let status = |i: usize| store.pulls().get(scope, &ids[i]);
     assert_eq!(status(0).await?.status, PullStatus::Authorized);
     assert_eq!(status(1).await?.status, PullStatus::Authorized);
     let declined = status(2).await?;
@@ -249,7 +255,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         (PullStatus::Declined, Some("allowance_exceeded"))
     );
     assert_eq!(declined.remaining, Some(1_000)); // 10.00 left of 100.00
-    assert_eq!(store.mandate_spend(mid, 0).await?, 9_000);
+    assert_eq!(store.mandates().spend(mid, 0).await?, 9_000);
 
     // Nothing new: the cursor stays, nothing is applied twice.
     let again = watcher.step().await?;
@@ -300,7 +306,8 @@ async fn watcher_says_what_stopped_a_refused_transfer() -> anyhow::Result<()> {
     };
     let pull = f
         .store
-        .pull(scope, &PullId::parse("pull_unapproved").expect("a pull id"))
+        .pulls()
+        .get(scope, &PullId::parse("pull_unapproved").expect("a pull id"))
         .await?;
     assert_eq!(
         (pull.status, pull.decline_code.map(|r| r.as_str())),
@@ -391,7 +398,8 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         watcher.step().await?;
         status = f
             .store
-            .pull(scope, &PullId::parse("pull_crash").expect("an id"))
+            .pulls()
+            .get(scope, &PullId::parse("pull_crash").expect("an id"))
             .await?
             .status;
         if status != PullStatus::Pending {
@@ -454,11 +462,12 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert_eq!(watcher.step().await?.pulls_resolved, 1);
     let before = f
         .store
-        .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+        .pulls()
+        .get(scope, &PullId::parse("pull_reorg").expect("an id"))
         .await?;
     assert_eq!(before.status, PullStatus::Authorized);
     assert_eq!(before.tx_hash, Some(tx_hash.to_string()));
-    assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
+    assert_eq!(f.store.mandates().spend(&f.mid, 0).await?, 2_500);
 
     // anvil replaces every block from the pull's on with empty ones: the pull's event and
     // its token move are gone from the chain.
@@ -480,7 +489,8 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert_eq!((step.pulls_undone, step.rebroadcast), (1, 1));
     let mut after = f
         .store
-        .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+        .pulls()
+        .get(scope, &PullId::parse("pull_reorg").expect("an id"))
         .await?;
     for _ in 0..50 {
         if after.status != PullStatus::Pending {
@@ -490,7 +500,8 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
         watcher.step().await?;
         after = f
             .store
-            .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+            .pulls()
+            .get(scope, &PullId::parse("pull_reorg").expect("an id"))
             .await?;
     }
     assert_eq!(after.status, PullStatus::Authorized);
@@ -522,7 +533,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     }
     assert!(f.store.journal().unsettled(f.chain_id).await?.is_empty());
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
-    assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
+    assert_eq!(f.store.mandates().spend(&f.mid, 0).await?, 2_500);
     let cancel = AllowanceStateMachine::cancelMandateCall {
         mandateId: mandate_onchain(&f.mid),
     };
@@ -575,7 +586,8 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     let mid = MandateId::parse("man_unjournaledfate").expect("an id");
     // Funded from a bank account: the operator creates it on chain, no payer signature.
     store
-        .insert_mandate(&Mandate {
+        .mandates()
+        .insert(&Mandate {
             id: mid.clone(),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
@@ -613,7 +625,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let m = loop {
-        let m = store.mandate_unscoped(&mid).await?;
+        let m = store.mandates().get_unscoped(&mid).await?;
         if m.status != MandateStatus::Pending || std::time::Instant::now() > deadline {
             break m;
         }

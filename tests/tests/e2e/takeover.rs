@@ -130,7 +130,8 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         mode: Mode::Testnet,
     };
     let open_pulls = store
-        .list_pulls(scope, None, 100, None)
+        .pulls()
+        .list(scope, None, 100, None)
         .await?
         .data
         .iter()
