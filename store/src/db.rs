@@ -1,6 +1,8 @@
 //! The database: SQLite (default, one file) or PostgreSQL (`postgres://…`), through one
 //! code path (`sqlx::Any`, `$N` placeholders, integer times and amounts). Every SQL
-//! statement of the project lives in this crate.
+//! statement of the project lives in this crate. [`Store`] holds the pools, the inline
+//! reader and the group writer's queue; the aggregates' methods are on their handles
+//! (`store.pulls()`, …), defined in their modules.
 
 use std::str::FromStr;
 
