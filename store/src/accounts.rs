@@ -12,7 +12,7 @@ use crate::ids::{AccountId, ApiKeyId, Mode, hash_secret, random_id};
 pub struct ApiKeys<'a>(pub(crate) &'a Store);
 
 impl Store {
-    /// The handle on aPI keys ([`ApiKeys`]).
+    /// The handle on API keys ([`ApiKeys`]).
     pub fn api_keys(&self) -> ApiKeys<'_> {
         ApiKeys(self)
     }

@@ -19,7 +19,7 @@ pub use openrail_domain::status::TransferStatus;
 pub struct Bank<'a>(pub(crate) &'a Store);
 
 impl Store {
-    /// The handle on testnet's simulated bank ([`Bank`]).
+    /// The handle on the testnet's simulated bank ([`Bank`]).
     pub fn bank(&self) -> Bank<'_> {
         Bank(self)
     }

@@ -38,7 +38,7 @@ use openrail_domain::status::{
 pub struct Events<'a>(pub(crate) &'a Store);
 
 impl Store {
-    /// The handle on events, as read back (each change writes its own, in its transaction) ([`Events`]).
+    /// The handle on events as read back ([`Events`]).
     pub fn events(&self) -> Events<'_> {
         Events(self)
     }

@@ -16,7 +16,7 @@ use crate::ids::{AccountId, Mode, SessionKeyId, random_id};
 pub struct Identity<'a>(pub(crate) &'a Store);
 
 impl Store {
-    /// The handle on openrail's issuer ([`Identity`]).
+    /// The handle on Openrail's issuer ([`Identity`]).
     pub fn identity(&self) -> Identity<'_> {
         Identity(self)
     }

@@ -282,7 +282,6 @@ impl Idempotency<'_> {
         }
         // It created nothing: take it over (only one of several retries does).
         let taken = self
-            .0
             .take_over_claim(
                 api_key_id,
                 key,
@@ -300,12 +299,12 @@ impl Idempotency<'_> {
     }
 }
 
-impl Store {
+impl Idempotency<'_> {
     /// Takes an in-flight claim over for `node_id`, clearing its link, where `condition`
     /// (on `$5` = `value`) still holds; returns whether this caller got it (of several
     /// retries racing, one does).
     async fn take_over_claim(
-        &self,
+        self,
         api_key_id: &str,
         key: &str,
         node_id: &str,
@@ -322,13 +321,10 @@ impl Store {
         .bind(node_id)
         .bind(now)
         .bind(value)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
-}
-
-impl Idempotency<'_> {
     /// After [`IdempotencyBegin::Recover`] found no object at `resource` (the process died
     /// between linking and creating it): takes the claim over for `node_id` so the request
     /// runs again (the claim dated `now`); returns whether this caller got it.
@@ -340,8 +336,7 @@ impl Idempotency<'_> {
         node_id: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        self.0
-            .take_over_claim(api_key_id, key, node_id, "resource = $5", resource, now)
+        self.take_over_claim(api_key_id, key, node_id, "resource = $5", resource, now)
             .await
     }
 
