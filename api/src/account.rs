@@ -20,8 +20,12 @@ use crate::types::{self, AccountUpdate, RequestBody};
 
 async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiError> {
     let net = network(state, p)?;
-    let account = state.store.account(p.account_id()).await?;
-    let chain = state.store.payments_chain(p.account_id(), p.mode()).await?;
+    let account = state.store.accounts().get(p.account_id()).await?;
+    let chain = state
+        .store
+        .accounts()
+        .payments_chain(p.account_id(), p.mode())
+        .await?;
     let chains = PaymentsChain::ALL
         .into_iter()
         .filter_map(|c| {
@@ -83,6 +87,7 @@ pub async fn update_account(
         }
         state
             .store
+            .accounts()
             .set_payments_chain(p.account_id(), p.mode(), chain, now_ms())
             .await?;
     }

@@ -191,13 +191,19 @@ pub async fn issue_agent_credential(
     let id = id_of("session_key", &id, SessionKeyId::parse)?;
     let k = state
         .store
-        .session_key(p.scope(), &id)
+        .keys()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
-    if let Some(c) = state.store.agent_credential(p.scope(), &id).await? {
+    if let Some(c) = state
+        .store
+        .identity()
+        .agent_credential(p.scope(), &id)
+        .await?
+    {
         return answer(StatusCode::OK, &c);
     }
-    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+    let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
     let now = now_ms();
     if let Some(refused) = refusal(&k, &m, now) {
         return Err(refused);
@@ -215,11 +221,17 @@ pub async fn issue_agent_credential(
     };
     // One record per key: a request that finds it reserved (a concurrent one, or one that
     // crashed before recording) signs the same credential, from the reservation's time.
-    let record = match state.store.reserve_credential(p.scope(), &new, now).await? {
+    let record = match state
+        .store
+        .identity()
+        .reserve_credential(p.scope(), &new, now)
+        .await?
+    {
         Some(r) => r,
         None => {
             state
                 .store
+                .identity()
                 .issued_credential(p.scope(), &credential_id)
                 .await?
         }
@@ -232,6 +244,7 @@ pub async fn issue_agent_credential(
         sign_reserved(&state.store, &base, &record, unsigned, (key, vm), issued_at).await?;
     let recorded = state
         .store
+        .identity()
         .record_agent_credential(&id, &credential_id, &signed.to_string(), now_ms())
         .await?;
     match recorded {
@@ -239,8 +252,8 @@ pub async fn issue_agent_credential(
         AgentCredentialRecord::Existing(c) => answer(StatusCode::OK, &c),
         AgentCredentialRecord::KeyNotLive => {
             // Revoked, expired or its mandate canceled while this request signed.
-            let k = state.store.session_key(p.scope(), &id).await?;
-            let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+            let k = state.store.keys().get(p.scope(), &id).await?;
+            let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
             Err(refusal(&k, &m, now_ms()).unwrap_or(ApiError::Declined {
                 reason: DeclineReason::SessionKeyNotActive,
                 detail: format!("session key {id} can no longer pull"),
@@ -270,10 +283,16 @@ pub async fn get_agent_credential(
     let id = id_of("session_key", &id, SessionKeyId::parse)?;
     state
         .store
-        .session_key(p.scope(), &id)
+        .keys()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
-    match state.store.agent_credential(p.scope(), &id).await? {
+    match state
+        .store
+        .identity()
+        .agent_credential(p.scope(), &id)
+        .await?
+    {
         Some(c) => answer(StatusCode::OK, &c),
         None => Err(ApiError::ResourceMissing {
             kind: "agent_credential",

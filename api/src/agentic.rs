@@ -170,8 +170,8 @@ pub(crate) async fn render_mandate(
 ) -> Result<types::Mandate, ApiError> {
     let now = now_ms();
     let snap = Snapshot::Mandate {
-        current_epoch: state.store.mandate_use(m, now).await?,
-        authorization: state.store.authorization(m.id.as_str()).await?,
+        current_epoch: state.store.mandates().epoch_use(m, now).await?,
+        authorization: state.store.consent().get(m.id.as_str()).await?,
         mandate: m.clone(),
     };
     represent::mandate(state, &snap, now)
@@ -185,7 +185,7 @@ pub(crate) async fn render_key(
 ) -> Result<types::SessionKey, ApiError> {
     let now = now_ms();
     let snap = Snapshot::SessionKey {
-        current_epoch: state.store.key_use(k, m, now).await?,
+        current_epoch: state.store.keys().epoch_use(k, m, now).await?,
         session_key: k.clone(),
         mandate: m.clone(),
     };
@@ -302,7 +302,7 @@ pub async fn create_mandate(
     let done = waiter
         .wait(&state.store, WorkKind::CreateMandate, wait)
         .await?;
-    let mandate = state.store.mandate(p.scope(), &mandate.id).await?;
+    let mandate = state.store.mandates().get(p.scope(), &mandate.id).await?;
     let status = if done {
         StatusCode::CREATED
     } else {
@@ -344,7 +344,7 @@ pub async fn authorize_mandate(
     let step =
         mandates::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?;
     let mandates::Step::Queued(waiter) = step else {
-        let m = state.store.mandate(p.scope(), &id).await?;
+        let m = state.store.mandates().get(p.scope(), &id).await?;
         return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
     };
     // Authorized and queued in one transaction; the chain's engine sends it.
@@ -363,7 +363,7 @@ async fn mandate_after_chain_work(
     id: &MandateId,
     done: bool,
 ) -> ApiResult {
-    let m = state.store.mandate(p.scope(), id).await?;
+    let m = state.store.mandates().get(p.scope(), id).await?;
     let status = if done {
         StatusCode::OK
     } else {
@@ -389,7 +389,8 @@ pub async fn get_mandate(
     let id = id_of("mandate", &id, MandateId::parse)?;
     let m = state
         .store
-        .mandate(p.scope(), &id)
+        .mandates()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("mandate", id.as_str()))?;
     Ok(json(StatusCode::OK, render_mandate(&state, &m).await?))
@@ -413,7 +414,8 @@ pub async fn list_mandates(
     no_more_query(q)?;
     let page = state
         .store
-        .list_mandates(p.scope(), limit, after.as_deref())
+        .mandates()
+        .list(p.scope(), limit, after.as_deref())
         .await?;
     let mut data = Vec::with_capacity(page.data.len());
     for m in &page.data {
@@ -447,7 +449,7 @@ pub async fn cancel_mandate(
     let net = network(&state, &p)?;
     let step = mandates::cancel(&state.store, &net, p.scope(), &id, now_ms()).await?;
     let mandates::Step::Queued(waiter) = step else {
-        let m = state.store.mandate(p.scope(), &id).await?;
+        let m = state.store.mandates().get(p.scope(), &id).await?;
         return Ok(json(StatusCode::OK, render_mandate(&state, &m).await?));
     };
     let wait = wait_of(&state, &headers);
@@ -527,7 +529,7 @@ pub async fn create_session_key(
     let done = waiter
         .wait(&state.store, WorkKind::IssueSessionKey, wait)
         .await?;
-    let key = state.store.session_key(p.scope(), &key.id).await?;
+    let key = state.store.keys().get(p.scope(), &key.id).await?;
     let mut body = render_key(&state, &key, &mandate).await?;
     body.secret = Some(secret);
     Ok(json(
@@ -572,10 +574,11 @@ pub async fn get_session_key(
     let id = id_of("session_key", &id, SessionKeyId::parse)?;
     let k = state
         .store
-        .session_key(p.scope(), &id)
+        .keys()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("session_key", id.as_str()))?;
-    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+    let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
     Ok(json(StatusCode::OK, render_key(&state, &k, &m).await?))
 }
 
@@ -597,7 +600,7 @@ pub async fn list_session_keys(
     let mandate_id = q.remove("mandate_id");
     no_more_query(q)?;
     if let Principal::Agent { session_key_id, .. } = &p {
-        let k = state.store.session_key(p.scope(), session_key_id).await?;
+        let k = state.store.keys().get(p.scope(), session_key_id).await?;
         // One key: it is on the first page, and nothing follows it; a cursor that is not
         // that key names nothing of this list.
         match after.as_deref() {
@@ -612,7 +615,7 @@ pub async fn list_session_keys(
                 .as_deref()
                 .is_none_or(|m| m == k.mandate_id.as_str())
         {
-            let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+            let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
             data.push(render_key(&state, &k, &m).await?);
         }
         return Ok(json(
@@ -622,11 +625,12 @@ pub async fn list_session_keys(
     }
     let page = state
         .store
-        .list_session_keys(p.scope(), mandate_id.as_deref(), limit, after.as_deref())
+        .keys()
+        .list(p.scope(), mandate_id.as_deref(), limit, after.as_deref())
         .await?;
     let mut data = Vec::with_capacity(page.data.len());
     for k in &page.data {
-        let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+        let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
         data.push(render_key(&state, k, &m).await?);
     }
     Ok(json(
@@ -670,8 +674,8 @@ pub async fn revoke_session_key(
         }
         None => true,
     };
-    let k = state.store.session_key(p.scope(), &id).await?;
-    let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+    let k = state.store.keys().get(p.scope(), &id).await?;
+    let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
     let status = if done {
         StatusCode::OK
     } else {
@@ -759,7 +763,7 @@ pub async fn create_pull(
     // View: the pull as this process's engine recorded it, else as the database has it.
     let pull = match recorded {
         Some(recorded) => recorded,
-        None => state.store.pull(p.scope(), &pull.id).await?,
+        None => state.store.pulls().get(p.scope(), &pull.id).await?,
     };
     pull_response(&pull, net.chain_id)
 }
@@ -860,7 +864,8 @@ pub async fn get_pull(
     let net = network(&state, &p)?;
     let pull = state
         .store
-        .pull(p.scope(), &id)
+        .pulls()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("debit_pull", id.as_str()))?;
     if let Principal::Agent { session_key_id, .. } = &p
@@ -905,7 +910,8 @@ pub async fn list_pulls(
     }
     let page = state
         .store
-        .list_pulls(p.scope(), key.as_deref(), limit, after.as_deref())
+        .pulls()
+        .list(p.scope(), key.as_deref(), limit, after.as_deref())
         .await?;
     let data = page
         .data

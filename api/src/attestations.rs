@@ -228,6 +228,7 @@ pub async fn create_attestation(
         (Some(id), None) => {
             let c = state
                 .store
+                .identity()
                 .issued_credential(p.scope(), &id)
                 .await
                 .map_err(missing("credential", &id))?;
@@ -280,7 +281,12 @@ pub async fn create_attestation(
             // A credential this account issued, posted whole: linked, so revoking it
             // revokes the attestation too.
             if let Some(id) = c.get("id").and_then(Value::as_str) {
-                match state.store.issued_credential(p.scope(), id).await {
+                match state
+                    .store
+                    .identity()
+                    .issued_credential(p.scope(), id)
+                    .await
+                {
                     Ok(issued) if issued.revoked_at.is_none() => f.credential_id = Some(issued.id),
                     Ok(_) | Err(StoreError::NotFound) => {}
                     Err(e) => return Err(e.into()),
@@ -356,12 +362,12 @@ pub async fn create_attestation(
     };
     link_created(&state, &format!("/v1/identity/attestations/{}", a.id)).await?;
     let waiter = openrail_engine::waiter(&chain, a.id.as_str());
-    state.store.insert_attestation(&a).await?;
+    state.store.attestations().insert(&a).await?;
     let store = &state.store;
     let id = &a.id;
     let done = waiter
         .wait_until(wait_of(&state, &headers), || async move {
-            let a = store.attestation_unscoped(id).await?;
+            let a = store.attestations().get_unscoped(id).await?;
             Ok(match a.status {
                 AttestationStatus::Pending => false,
                 AttestationStatus::Active => a.uid.is_some(),
@@ -369,7 +375,7 @@ pub async fn create_attestation(
             })
         })
         .await?;
-    let a = state.store.attestation(p.scope(), &a.id).await?;
+    let a = state.store.attestations().get(p.scope(), &a.id).await?;
     let status = if done {
         StatusCode::CREATED
     } else {
@@ -399,7 +405,8 @@ pub async fn get_attestation(
     let id = id_of("identity_attestation", &id, AttestationId::parse)?;
     let a = state
         .store
-        .attestation(p.scope(), &id)
+        .attestations()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("identity_attestation", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(views::attestation(&a, now_ms()))).into_response())
@@ -436,7 +443,8 @@ pub async fn list_attestations(
     no_more_query(q)?;
     let page = state
         .store
-        .list_attestations(p.scope(), subject.as_deref(), limit, after.as_deref())
+        .attestations()
+        .list(p.scope(), subject.as_deref(), limit, after.as_deref())
         .await?;
     let now = now_ms();
     let data = page
@@ -479,7 +487,8 @@ pub async fn revoke_attestation(
     let net = network(&state, &p)?;
     let a = state
         .store
-        .attestation(p.scope(), &id)
+        .attestations()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("identity_attestation", id.as_str()))?;
     if !openrail_store::attestations::revocable(a.status) {
@@ -491,20 +500,21 @@ pub async fn revoke_attestation(
     let waiter = openrail_engine::waiter(chain, id.as_str());
     state
         .store
-        .request_attestation_revoke(p.scope(), &id, now_ms())
+        .attestations()
+        .request_revoke(p.scope(), &id, now_ms())
         .await?;
     let store = &state.store;
     let idr = &id;
     let done = waiter
         .wait_until(wait_of(&state, &headers), || async move {
-            let a = store.attestation_unscoped(idr).await?;
+            let a = store.attestations().get_unscoped(idr).await?;
             Ok(matches!(
                 a.status,
                 AttestationStatus::Revoked | AttestationStatus::Failed
             ))
         })
         .await?;
-    let a = state.store.attestation(p.scope(), &id).await?;
+    let a = state.store.attestations().get(p.scope(), &id).await?;
     let status = if done {
         StatusCode::OK
     } else {

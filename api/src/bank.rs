@@ -129,10 +129,11 @@ pub async fn get_bank_account(
     let id = crate::agentic::id_of("bank_account", &id, BankAccountId::parse)?;
     let account = state
         .store
-        .bank_account(p.scope(), &id)
+        .bank()
+        .account(p.scope(), &id)
         .await
         .map_err(missing("bank_account", id.as_str()))?;
-    let transfers = state.store.bank_transfers(&account.id).await?;
+    let transfers = state.store.bank().transfers(&account.id).await?;
     Ok((
         StatusCode::OK,
         axum::Json(account_view(&account, &transfers)),

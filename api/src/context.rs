@@ -21,7 +21,7 @@ tokio::task_local! {
 /// after a crash gets that object. Elsewhere it does nothing.
 pub(crate) async fn link_created(state: &AppState, path: &str) -> Result<(), StoreError> {
     if let Ok((cred, key)) = IDEMPOTENCY_CLAIM.try_with(Clone::clone) {
-        state.store.link_idempotency(&cred, &key, path).await?;
+        state.store.idempotency().link(&cred, &key, path).await?;
     }
     Ok(())
 }

@@ -126,7 +126,8 @@ pub async fn list_events(
     };
     let page = state
         .store
-        .list_events(p.scope(), filter, limit, after.as_deref())
+        .events()
+        .list(p.scope(), filter, limit, after.as_deref())
         .await?;
     let data = page
         .data
@@ -164,7 +165,8 @@ pub async fn get_event(
     let id = crate::agentic::id_of("event", &id, EventId::parse)?;
     let e = state
         .store
-        .event(p.scope(), &id)
+        .events()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("event", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(render(&state, &e)?)).into_response())

@@ -116,7 +116,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     }
     let timeout = state.config.ready_timeout;
     let lease = openrail_store::lease::node_lease(&state.config.node_id);
-    match tokio::time::timeout(timeout, state.store.lease(&lease)).await {
+    match tokio::time::timeout(timeout, state.store.leases().get(&lease)).await {
         Ok(Ok(_)) => {}
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "readiness: the database failed");

@@ -81,7 +81,7 @@ pub(crate) async fn issuer_of(
             did: did_key_from_ed25519_public(&key.verifying_key()),
         }
     };
-    let stored = store.identity_issuer(mode, make, now_ms()).await?;
+    let stored = store.identity().issuer(mode, make, now_ms()).await?;
     let seed: [u8; 32] = hex::decode(&stored.secret_key)
         .ok()
         .and_then(|b| b.try_into().ok())
@@ -134,7 +134,7 @@ pub(crate) async fn own_lists(
         if lists.contains_key(&url) || id.is_empty() || id.contains(['/', '?', '#']) {
             continue;
         }
-        match state.store.status_list(id).await {
+        match state.store.identity().status_list(id).await {
             Ok(l) => {
                 let mut list = vc::StatusList::new(l.length as usize)
                     .map_err(|e| ApiError::Internal(format!("status list {id}: {e}")))?;
@@ -267,6 +267,7 @@ pub async fn verify_presentation(
     let lists = own_lists(&state, &headers, &doc).await?;
     let issued = state
         .store
+        .identity()
         .use_challenge(p.mode(), &challenge, now_ms())
         .await?;
     let Some(bound) = issued else {
@@ -324,6 +325,7 @@ pub async fn create_challenge(
     let expires_at = now + CHALLENGE_TTL_MS;
     let challenge = state
         .store
+        .identity()
         .create_challenge(p.mode(), domain.as_deref(), expires_at, now)
         .await?;
     let body = json!({
@@ -486,6 +488,7 @@ pub async fn issue_credential(
     let ctype = credential_type(&c);
     let record = state
         .store
+        .identity()
         .reserve_credential(
             p.scope(),
             &NewCredential {
@@ -544,7 +547,10 @@ pub(crate) async fn sign_reserved(
     .map_err(|e| invalid("credential", &format!("cannot be signed: {e}")))?;
     let jcs = serde_json::to_vec(&signed).map_err(|e| ApiError::Internal(e.to_string()))?;
     let digest = hex::encode(Sha256::digest(&jcs));
-    store.seal_credential(&record.id, &digest).await?;
+    store
+        .identity()
+        .seal_credential(&record.id, &digest)
+        .await?;
     Ok(signed)
 }
 
@@ -592,12 +598,14 @@ pub async fn update_credential_status(
     let record = if status {
         state
             .store
+            .identity()
             .revoke_credential(p.scope(), &id, now_ms())
             .await
             .map_err(missing)?
     } else {
         let r = state
             .store
+            .identity()
             .issued_credential(p.scope(), &id)
             .await
             .map_err(missing)?;
@@ -644,13 +652,18 @@ pub async fn get_status_list(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let l = state.store.status_list(&id).await.map_err(|e| match e {
-        openrail_store::StoreError::NotFound => ApiError::ResourceMissing {
-            kind: "status_list",
-            id: id.clone(),
-        },
-        e => e.into(),
-    })?;
+    let l = state
+        .store
+        .identity()
+        .status_list(&id)
+        .await
+        .map_err(|e| match e {
+            openrail_store::StoreError::NotFound => ApiError::ResourceMissing {
+                kind: "status_list",
+                id: id.clone(),
+            },
+            e => e.into(),
+        })?;
     let mut list = vc::StatusList::new(l.length as usize)
         .map_err(|e| ApiError::Internal(format!("status list {id}: {e}")))?;
     for i in &l.set {

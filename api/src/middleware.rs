@@ -199,7 +199,8 @@ async fn authenticate_inner(
     let principal = if secret.starts_with("sks_") {
         let key = state
             .store
-            .session_key_by_secret(&hash_secret(&secret))
+            .keys()
+            .by_secret(&hash_secret(&secret))
             .await?
             .ok_or(ApiError::Unauthenticated)?;
         // A dead key's secret is no credential: revoked, failed, or past its expiry.
@@ -216,7 +217,8 @@ async fn authenticate_inner(
     } else if secret.starts_with("sk_testnet_") || secret.starts_with("sk_mainnet_") {
         let key = state
             .store
-            .authenticate_api_key(&secret)
+            .api_keys()
+            .authenticate(&secret)
             .await?
             .ok_or(ApiError::Unauthenticated)?;
         // The key's "last used", kept to the minute: written in the background when the
@@ -225,7 +227,7 @@ async fn authenticate_inner(
         if key.last_used_at.is_none_or(|t| now - t >= 60_000) {
             let (store, id) = (state.store.clone(), key.key_id.clone());
             tokio::spawn(async move {
-                if let Err(e) = store.touch_api_key(&id, now).await {
+                if let Err(e) = store.api_keys().touch(&id, now).await {
                     tracing::warn!(error = %e, "recording an API key's last use failed");
                 }
             });
@@ -289,7 +291,8 @@ pub async fn idempotency(
     let node = &state.config.node_id;
     match state
         .store
-        .begin_idempotency(&cred, &key, &fingerprint, node, now_ms())
+        .idempotency()
+        .begin(&cred, &key, &fingerprint, node, now_ms())
         .await?
     {
         IdempotencyBegin::Started => {}
@@ -306,7 +309,8 @@ pub async fn idempotency(
             }
             if !state
                 .store
-                .restart_idempotency(&cred, &key, &resource, node, now_ms())
+                .idempotency()
+                .restart(&cred, &key, &resource, node, now_ms())
                 .await?
             {
                 return Err(ApiError::IdempotencyInProgress);
@@ -342,17 +346,18 @@ pub async fn idempotency(
     let bytes = match to_bytes(body, usize::MAX).await {
         Ok(b) => b,
         Err(e) => {
-            state.store.abandon_idempotency(&cred, &key).await?;
+            state.store.idempotency().abandon(&cred, &key).await?;
             return Err(ApiError::Internal(format!("buffering response: {e}")));
         }
     };
     if parts.status.is_server_error() {
         // Nothing durable was promised: let a retry run again.
-        state.store.abandon_idempotency(&cred, &key).await?;
+        state.store.idempotency().abandon(&cred, &key).await?;
     } else {
         state
             .store
-            .finish_idempotency(
+            .idempotency()
+            .finish(
                 &cred,
                 &key,
                 parts.status.as_u16(),

@@ -34,7 +34,7 @@ use openrail_store::{BankAccountId, PaymentId, now_ms};
 /// A payment as the API shows it now, with its `authorization`.
 pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
     let snap = Snapshot::Payment {
-        authorization: state.store.authorization(p.id.as_str()).await?,
+        authorization: state.store.consent().get(p.id.as_str()).await?,
         payment: p.clone(),
     };
     represent::payment(state, &snap, now_ms())
@@ -70,7 +70,11 @@ pub async fn create_payment(
     account_only(&p)?;
     let mode_net = network(&state, &p)?;
     // The account chooses the chain (`POST /v1/account`), never the request.
-    let chain = state.store.payments_chain(p.account_id(), p.mode()).await?;
+    let chain = state
+        .store
+        .accounts()
+        .payments_chain(p.account_id(), p.mode())
+        .await?;
     let net = mode_net
         .for_payments(chain)
         .ok_or_else(|| ApiError::ChainUnavailable {
@@ -130,7 +134,7 @@ pub async fn create_payment(
     // transaction journal (so a crash loses none). Wait for it up to `wait`.
     let payment = prepared.payment;
     let done = wait_final(&state, waiter, &p, &payment.id, wait_of(&state, &headers)).await?;
-    let payment = state.store.payment(p.scope(), &payment.id).await?;
+    let payment = state.store.payments().get(p.scope(), &payment.id).await?;
     let status = if done {
         StatusCode::CREATED
     } else {
@@ -175,11 +179,11 @@ pub async fn authorize_payment(
     let Some(waiter) =
         payments::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?
     else {
-        let payment = state.store.payment(p.scope(), &id).await?;
+        let payment = state.store.payments().get(p.scope(), &id).await?;
         return Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response());
     };
     let done = wait_final(&state, waiter, &p, &id, wait_of(&state, &headers)).await?;
-    let payment = state.store.payment(p.scope(), &id).await?;
+    let payment = state.store.payments().get(p.scope(), &id).await?;
     let status = if done {
         StatusCode::OK
     } else {
@@ -215,7 +219,7 @@ pub async fn cancel_payment(
     account_only(&p)?;
     let id = id_of("payment", &id, PaymentId::parse)?;
     payments::cancel(&state.store, p.scope(), &id, now_ms()).await?;
-    let payment = state.store.payment(p.scope(), &id).await?;
+    let payment = state.store.payments().get(p.scope(), &id).await?;
     Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response())
 }
 
@@ -230,7 +234,7 @@ async fn wait_final(
 ) -> Result<bool, ApiError> {
     let done = waiter
         .wait_until(wait, || async {
-            let status = state.store.payment(p.scope(), id).await?.status;
+            let status = state.store.payments().get(p.scope(), id).await?.status;
             Ok(matches!(
                 status,
                 PaymentStatus::Succeeded | PaymentStatus::Failed
@@ -260,7 +264,8 @@ pub async fn get_payment(
     let id = id_of("payment", &id, PaymentId::parse)?;
     let payment = state
         .store
-        .payment(p.scope(), &id)
+        .payments()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("payment", id.as_str()))?;
     Ok((StatusCode::OK, axum::Json(render(&state, &payment).await?)).into_response())
@@ -284,7 +289,8 @@ pub async fn list_payments(
     no_more_query(q)?;
     let page = state
         .store
-        .list_payments(p.scope(), limit, after.as_deref())
+        .payments()
+        .list(p.scope(), limit, after.as_deref())
         .await?;
     let mut data = Vec::with_capacity(page.data.len());
     for x in &page.data {

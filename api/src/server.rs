@@ -132,7 +132,8 @@ pub async fn serve(
     let _ = state.public_url.set(base_url.clone());
     let app = crate::router(state);
     heartbeat_store
-        .acquire_lease(&node_lease, &node_id, &base_url, node_ttl, now_ms())
+        .leases()
+        .acquire(&node_lease, &node_id, &base_url, node_ttl, now_ms())
         .await
         .map_err(ServeError::Store)?;
     // One task serves and keeps this process's liveness lease: aborting it stops both.
@@ -142,7 +143,8 @@ pub async fn serve(
             loop {
                 tokio::time::sleep(node_ttl / 3).await;
                 if let Err(e) = heartbeat_store
-                    .acquire_lease(&node_lease, &node_id, &url, node_ttl, now_ms())
+                    .leases()
+                    .acquire(&node_lease, &node_id, &url, node_ttl, now_ms())
                     .await
                 {
                     tracing::warn!(error = %e, "renewing this process's liveness lease failed");

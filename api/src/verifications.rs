@@ -124,7 +124,8 @@ pub async fn create_verification(
     };
     let v = state
         .store
-        .create_verification(p.scope(), &id, &new, now_ms())
+        .verifications()
+        .create(p.scope(), &id, &new, now_ms())
         .await?;
     Ok(answer(StatusCode::CREATED, &v))
 }
@@ -147,7 +148,8 @@ pub async fn get_verification(
     let id = id_of("identity_verification", &id, IdentityVerificationId::parse)?;
     let v = state
         .store
-        .verification(p.scope(), &id)
+        .verifications()
+        .get(p.scope(), &id)
         .await
         .map_err(missing("identity_verification", id.as_str()))?;
     Ok(answer(StatusCode::OK, &v))
@@ -172,7 +174,8 @@ pub async fn list_verifications(
     no_more_query(q)?;
     let page = state
         .store
-        .list_verifications(p.scope(), limit, after.as_deref())
+        .verifications()
+        .list(p.scope(), limit, after.as_deref())
         .await?;
     let list = types::IdentityVerificationList::new(
         types::ListTag,
@@ -206,7 +209,8 @@ pub async fn submit_verification(
     let id = id_of("identity_verification", &id, IdentityVerificationId::parse)?;
     let v = state
         .store
-        .submit_verification(p.scope(), &id, now_ms())
+        .verifications()
+        .submit(p.scope(), &id, now_ms())
         .await
         .map_err(refused(
             Conflict::VerificationNotSubmittable,
@@ -238,7 +242,8 @@ pub async fn cancel_verification(
     let id = id_of("identity_verification", &id, IdentityVerificationId::parse)?;
     let v = state
         .store
-        .cancel_verification(p.scope(), &id, now_ms())
+        .verifications()
+        .cancel(p.scope(), &id, now_ms())
         .await
         .map_err(refused(
             Conflict::VerificationNotCancelable,
@@ -273,7 +278,8 @@ pub async fn get_verification_credential(
     let id = id_of("identity_verification", &id, IdentityVerificationId::parse)?;
     let stored = state
         .store
-        .verification_credential(p.scope(), &id)
+        .verifications()
+        .credential(p.scope(), &id)
         .await
         .map_err(missing("identity_verification", id.as_str()))?;
     let Some(text) = stored else {
@@ -370,7 +376,12 @@ impl SimulatedProvider {
     /// Answers every session due at `now` (unix ms). Returns how many moved.
     pub async fn process_due(&self, now: i64) -> Result<usize, ApiError> {
         let mut moved = 0;
-        for v in self.store.due_verifications(Mode::Testnet, now, 50).await? {
+        for v in self
+            .store
+            .verifications()
+            .due(Mode::Testnet, now, 50)
+            .await?
+        {
             // One session's failure (logged, retried at the next step) holds up no other.
             match self.answer(&v, now).await {
                 Ok(done) => moved += usize::from(done),
@@ -386,12 +397,16 @@ impl SimulatedProvider {
     async fn answer(&self, v: &Verification, now: i64) -> Result<bool, ApiError> {
         Ok(match v.simulated_answer() {
             SimulatedAnswer::Failed { code, reason } => {
-                self.store.fail_verification(v, (code, reason), now).await?
+                self.store
+                    .verifications()
+                    .fail(v, (code, reason), now)
+                    .await?
             }
             SimulatedAnswer::Verified => {
                 let (credential_id, credential) = self.issue(v).await?;
                 self.store
-                    .complete_verification(v, &credential_id, &credential, now)
+                    .verifications()
+                    .complete(v, &credential_id, &credential, now)
                     .await?
             }
         })
@@ -418,11 +433,12 @@ impl SimulatedProvider {
         };
         let record = match self
             .store
+            .identity()
             .reserve_credential(scope, &new, issued_at)
             .await?
         {
             Some(r) => r,
-            None => self.store.issued_credential(scope, &id).await?,
+            None => self.store.identity().issued_credential(scope, &id).await?,
         };
         let (key, did, vm) = issuer_of(&self.store, v.mode).await?;
         let unsigned = unsigned_credential(&id, ctype, &did, &subject, issued_at, valid_until);

@@ -117,7 +117,8 @@ pub async fn create_webhook_endpoint(
     link_created(&state, &format!("/v1/webhook-endpoints/{}", endpoint.id)).await?;
     state
         .store
-        .create_webhook_endpoint(&endpoint, &secret)
+        .webhooks()
+        .create_endpoint(&endpoint, &secret)
         .await?;
     let mut v = views::webhook_endpoint(&endpoint);
     v.secret = Some(secret);
@@ -142,7 +143,8 @@ pub async fn get_webhook_endpoint(
     let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
     let e = state
         .store
-        .webhook_endpoint(p.scope(), &id)
+        .webhooks()
+        .endpoint(p.scope(), &id)
         .await
         .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
@@ -167,7 +169,8 @@ pub async fn list_webhook_endpoints(
     no_more_query(q)?;
     let page = state
         .store
-        .list_webhook_endpoints(p.scope(), limit, after.as_deref())
+        .webhooks()
+        .list_endpoints(p.scope(), limit, after.as_deref())
         .await?;
     let data = page.data.iter().map(views::webhook_endpoint).collect();
     Ok(json_response(
@@ -225,7 +228,8 @@ pub async fn update_webhook_endpoint(
     };
     let e = state
         .store
-        .update_webhook_endpoint(p.scope(), &id, &change, now_ms())
+        .webhooks()
+        .update_endpoint(p.scope(), &id, &change, now_ms())
         .await
         .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(StatusCode::OK, views::webhook_endpoint(&e)))
@@ -252,7 +256,8 @@ pub async fn delete_webhook_endpoint(
     let id = id_of("webhook_endpoint", &id, WebhookEndpointId::parse)?;
     let e = state
         .store
-        .delete_webhook_endpoint(p.scope(), &id)
+        .webhooks()
+        .delete_endpoint(p.scope(), &id)
         .await
         .map_err(missing("webhook_endpoint", id.as_str()))?;
     Ok(json_response(
@@ -286,7 +291,8 @@ pub async fn rotate_webhook_secret(
     let overlap = i64::try_from(ROTATION_OVERLAP.as_millis()).unwrap_or(i64::MAX / 2);
     let e = state
         .store
-        .rotate_webhook_secret(p.scope(), &id, &secret, now + overlap, now)
+        .webhooks()
+        .rotate_secret(p.scope(), &id, &secret, now + overlap, now)
         .await
         .map_err(missing("webhook_endpoint", id.as_str()))?;
     let mut v = views::webhook_endpoint(&e);
@@ -315,12 +321,14 @@ pub async fn list_webhook_deliveries(
     no_more_query(q)?;
     state
         .store
-        .webhook_endpoint(p.scope(), &id)
+        .webhooks()
+        .endpoint(p.scope(), &id)
         .await
         .map_err(missing("webhook_endpoint", id.as_str()))?;
     let page = state
         .store
-        .list_webhook_deliveries(p.scope(), &id, limit, after.as_deref())
+        .webhooks()
+        .list_deliveries(p.scope(), &id, limit, after.as_deref())
         .await?;
     let data = page.data.iter().map(views::webhook_delivery).collect();
     Ok(json_response(
@@ -358,7 +366,8 @@ pub async fn redeliver_event(
         .transpose()?;
     let deliveries = state
         .store
-        .redeliver_event(p.scope(), &id, endpoint.as_ref(), now_ms())
+        .webhooks()
+        .redeliver(p.scope(), &id, endpoint.as_ref(), now_ms())
         .await
         .map_err(|e| match (e, &endpoint) {
             // The event is looked up first: a missing endpoint is the other 404.

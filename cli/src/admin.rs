@@ -59,7 +59,8 @@ pub async fn accounts(cmd: AccountsCommand) -> anyhow::Result<()> {
             let account = db
                 .open()
                 .await?
-                .create_account(name.trim(), now_ms())
+                .accounts()
+                .create(name.trim(), now_ms())
                 .await?;
             println!("{}", account.id);
         }
@@ -77,7 +78,7 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
                 bail!("no account {account}");
             };
             let store = db.open().await?;
-            let (key, secret) = match store.create_api_key(&id, mode, now_ms()).await {
+            let (key, secret) = match store.api_keys().create(&id, mode, now_ms()).await {
                 Err(StoreError::NotFound) => bail!("no account {account}"),
                 other => other?,
             };
@@ -92,8 +93,8 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::List { account, db } => {
             let store = db.open().await?;
             let keys = match account.as_deref().map(AccountId::parse) {
-                None => store.list_api_keys(None).await?,
-                Some(Some(id)) => store.list_api_keys(Some(&id)).await?,
+                None => store.api_keys().list(None).await?,
+                Some(Some(id)) => store.api_keys().list(Some(&id)).await?,
                 // What is not an account's id names no account, which has no keys.
                 Some(None) => Vec::new(),
             };
@@ -122,7 +123,7 @@ pub async fn keys(cmd: KeysCommand) -> anyhow::Result<()> {
             let Some(key) = ApiKeyId::parse(&id) else {
                 bail!("no API key {id}");
             };
-            match db.open().await?.revoke_api_key(&key, now_ms()).await {
+            match db.open().await?.api_keys().revoke(&key, now_ms()).await {
                 Err(StoreError::NotFound) => bail!("no API key {id}"),
                 other => {
                     other?;

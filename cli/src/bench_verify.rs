@@ -200,9 +200,10 @@ fn library(doc: &Value, n: usize, concurrency: usize) -> anyhow::Result<Figures>
 async fn http(doc: &Value, n: usize, concurrency: usize) -> anyhow::Result<Figures> {
     let dir = tempfile::tempdir()?;
     let store = openrail_store::testing::fresh_sqlite(dir.path()).await?;
-    let account = store.create_account("Bench", now_ms()).await?;
+    let account = store.accounts().create("Bench", now_ms()).await?;
     let (_, api_key) = store
-        .create_api_key(&account.id, openrail_store::Mode::Testnet, now_ms())
+        .api_keys()
+        .create(&account.id, openrail_store::Mode::Testnet, now_ms())
         .await?;
     let config = openrail_api::ApiConfig {
         rate_per_sec: 1e9,

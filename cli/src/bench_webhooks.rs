@@ -51,7 +51,7 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
         None => format!("sqlite://{}", dir.path().join("bench.db").display()),
     };
     let store = Store::connect(&url).await.context("opening the database")?;
-    let account = store.create_account("bench", now_ms()).await?;
+    let account = store.accounts().create("bench", now_ms()).await?;
     let socket = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let port = socket.local_addr()?.port();
     let secret = new_secret();
@@ -66,7 +66,8 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     let server = tokio::spawn(async move { axum::serve(socket, app).await });
     let now = now_ms();
     store
-        .create_webhook_endpoint(
+        .webhooks()
+        .create_endpoint(
             &WebhookEndpoint::new(
                 &account.id,
                 Mode::Testnet,
@@ -81,7 +82,8 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
     eprintln!("writing {n} events…");
     for i in 0..n {
         store
-            .insert_mandate(&active_mandate_row(
+            .mandates()
+            .insert(&active_mandate_row(
                 &MandateId::new(),
                 &account.id,
                 Mode::Testnet,

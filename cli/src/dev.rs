@@ -65,8 +65,8 @@ pub async fn run(args: DevArgs) -> anyhow::Result<()> {
             let _ = std::fs::remove_file(format!("{}{suffix}", db_path.display()));
         }
         let store = openrail_store::Store::connect(&format!("sqlite://{}", db_path.display())).await?;
-        let account = store.create_account("Dev account", now_ms()).await?;
-        let (_, api_key) = store.create_api_key(&account.id, openrail_store::Mode::Testnet, now_ms()).await?;
+        let account = store.accounts().create("Dev account", now_ms()).await?;
+        let (_, api_key) = store.api_keys().create(&account.id, openrail_store::Mode::Testnet, now_ms()).await?;
         let server = crate::node::start(
             store,
             &devnet.manifest.settlement,

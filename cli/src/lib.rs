@@ -457,7 +457,7 @@ async fn serve(mut args: ServeArgs) -> anyhow::Result<()> {
     for m in std::iter::once(&testnet).chain(mainnet.as_ref()) {
         for d in std::iter::once(m).chain(m.attestation.as_deref()) {
             let lease = openrail_store::lease::chain_lease(d.deployment.chain_id);
-            store.release_lease(&lease, &node_id).await?;
+            store.leases().release(&lease, &node_id).await?;
         }
     }
     Ok(())

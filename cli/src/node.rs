@@ -137,7 +137,7 @@ impl Node {
             .collect();
         for chain_id in led {
             loop {
-                match self.store.unsettled_txs(chain_id).await {
+                match self.store.journal().unsettled(chain_id).await {
                     Ok(txs) if txs.is_empty() => break,
                     Ok(txs) => {
                         tracing::debug!(
@@ -351,7 +351,8 @@ impl Leadership {
     async fn try_take(&self) -> bool {
         match self
             .store
-            .acquire_lease(
+            .leases()
+            .acquire(
                 &self.lease,
                 &self.holder,
                 &self.url,
@@ -372,7 +373,7 @@ impl Leadership {
                 }
                 Err(e) => {
                     tracing::error!(error = %format!("{e:#}"), lease = %self.lease, "could not take the lead; giving the lease up");
-                    if let Err(e) = self.store.release_lease(&self.lease, &self.holder).await {
+                    if let Err(e) = self.store.leases().release(&self.lease, &self.holder).await {
                         tracing::warn!(error = %e, "releasing the lease failed");
                     }
                     false
@@ -482,7 +483,8 @@ impl Leadership {
             }
             match self
                 .store
-                .acquire_lease(
+                .leases()
+                .acquire(
                     &self.lease,
                     &self.holder,
                     &self.url,

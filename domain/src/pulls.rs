@@ -74,7 +74,7 @@ impl PullResolution {
 }
 
 /// What the diagnosis of a `transfer_failed` pull needs of it: the token transfer it asked
-/// for (`Store::pull_transfer` reads it from the pull's row and its mandate's;
+/// for (`store.pulls().transfer` reads it from the pull's row and its mandate's;
 /// `openrail_chain::diagnose::pull_transfer_failure` asks the chain why it failed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullTransfer {

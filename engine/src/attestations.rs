@@ -55,20 +55,29 @@ pub(crate) async fn run(
     let Some(id) = target(store, w, AttestationId::parse).await else {
         return Ok(Next::Kept);
     };
-    let a = store.attestation_unscoped(&id).await.map_err(logged)?;
+    let a = store
+        .attestations()
+        .get_unscoped(&id)
+        .await
+        .map_err(logged)?;
     if !revoke {
         if a.status != AttestationStatus::Pending {
             return Ok(Next::Close);
         }
         if send(store, net, attest_input(&a), w).await? == Sent::Unsent {
             store
-                .fail_unsent_attestation(&id, now_ms())
+                .attestations()
+                .fail_unsent(&id, now_ms())
                 .await
                 .map_err(logged)?;
             return Ok(Next::Close);
         }
         // Its fate is recorded: on success, the uid from the receipt.
-        let a = store.attestation_unscoped(&id).await.map_err(logged)?;
+        let a = store
+            .attestations()
+            .get_unscoped(&id)
+            .await
+            .map_err(logged)?;
         if a.status == AttestationStatus::Active {
             uid_of(store, net, &a, false).await;
         }
@@ -123,7 +132,11 @@ async fn uid_of(store: &Store, net: &Network, a: &Attestation, fresh: bool) -> O
     if stored == Some(uid) {
         return Some(uid);
     }
-    if let Err(e) = store.record_attestation_uid(&a.id, &uid.to_string()).await {
+    if let Err(e) = store
+        .attestations()
+        .record_uid(&a.id, &uid.to_string())
+        .await
+    {
         tracing::error!(attestation = %a.id, error = %e, "recording the attestation uid failed");
     }
     Some(uid)
@@ -159,7 +172,8 @@ pub(crate) async fn relay(store: &Store, net: &Network) {
         .map(|(_, s)| openrail_chain::attestations::schema_uid(s).to_string())
         .collect();
     let todo = match store
-        .attestations_to_relay(net.chain_id, &schemas, 50)
+        .attestations()
+        .to_relay(net.chain_id, &schemas, 50)
         .await
     {
         Ok(t) => t,
@@ -176,6 +190,7 @@ pub(crate) async fn relay(store: &Store, net: &Network) {
             RelayStep::Attested => a.tx_hash.clone(),
             RelayStep::Revoked => {
                 match store
+                    .outbox()
                     .succeeded_tx(a.id.as_str(), TxKind::RevokeAttestation)
                     .await
                 {
@@ -232,6 +247,7 @@ pub(crate) async fn relay(store: &Store, net: &Network) {
         };
         let json = signed.as_ref().map(|s| (s.to_json(), s.sequence));
         let queued = store
+            .attestations()
             .queue_receipt(
                 &a.id,
                 step,

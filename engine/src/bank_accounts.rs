@@ -68,6 +68,6 @@ pub fn prepare(
 
 /// Writes a prepared account.
 pub async fn accept(store: &Store, account: &BankAccount) -> Result<(), ServiceError> {
-    store.create_bank_account(account).await?;
+    store.bank().create_account(account).await?;
     Ok(())
 }

@@ -122,7 +122,11 @@ pub async fn check(
         return Ok(());
     };
     let schema = schema_of(kind).to_string();
-    if store.holds_attestation(mode, wallet, &schema, now).await? {
+    if store
+        .attestations()
+        .holds(mode, wallet, &schema, now)
+        .await?
+    {
         return Ok(());
     }
     Err(ServiceError::IdentityRequirementUnmet {

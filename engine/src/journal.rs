@@ -35,7 +35,8 @@ impl Journal for StoreJournal {
         Box::pin(async move {
             let recorded = self
                 .store
-                .record_tx(
+                .journal()
+                .record(
                     tx.chain_id,
                     tx.nonce,
                     &tx.hash.to_string(),
@@ -56,7 +57,7 @@ impl Journal for StoreJournal {
 
     fn unsettled<'a>(&'a self, chain_id: u64) -> UnsettledFuture<'a> {
         Box::pin(async move {
-            let rows = self.store.unsettled_txs(chain_id).await?;
+            let rows = self.store.journal().unsettled(chain_id).await?;
             let mut out = Vec::with_capacity(rows.len());
             for row in rows {
                 out.push(JournaledTx {
@@ -80,7 +81,8 @@ impl Journal for StoreJournal {
     ) -> JournalFuture<'a> {
         Box::pin(async move {
             self.store
-                .mark_tx(chain_id, &hash.to_string(), fate.status(), block, now_ms())
+                .journal()
+                .mark(chain_id, &hash.to_string(), fate.status(), block, now_ms())
                 .await
                 .map_err(Into::into)
         })
@@ -89,7 +91,8 @@ impl Journal for StoreJournal {
     fn reorged<'a>(&'a self, chain_id: u64, hash: TxHash) -> JournalFuture<'a> {
         Box::pin(async move {
             self.store
-                .unmine_tx(chain_id, &hash.to_string(), now_ms())
+                .journal()
+                .unmine(chain_id, &hash.to_string(), now_ms())
                 .await
                 .map(drop)
                 .map_err(Into::into)

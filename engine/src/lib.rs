@@ -2,7 +2,7 @@
 //! the chain's lease (see [`lead`]) and works through the outbox: request
 //! handlers — in this process or any other — write an object and what must be sent for it
 //! in one database transaction and send nothing; the engine claims queued work
-//! ([`Store::queued_work`]), builds each transaction from the rows (so a request and a
+//! ([`Outbox::queued`](openrail_store::outbox::Outbox::queued)), builds each transaction from the rows (so a request and a
 //! takeover after a crash send the same), sends it through the submitter (pulls in flight
 //! together are batched into one `pullBatch`), records the outcome through the store's
 //! status transitions, closes the work and wakes whoever waits for it
@@ -135,9 +135,9 @@ impl Waiter<'_> {
                 // A mined batch's fate closes its pulls' work as it is recorded, which may
                 // be a moment before their outcomes are: the request waits for the pull
                 // itself (it answered 202 `pending` under load while the outcome was due).
-                return Ok(store.pull_status(&intent).await? != Some(PullStatus::Pending));
+                return Ok(store.pulls().status(&intent).await? != Some(PullStatus::Pending));
             }
-            Ok(!store.work_open(&intent, kind).await?)
+            Ok(!store.outbox().is_open(&intent, kind).await?)
         })
         .await
     }
@@ -304,7 +304,8 @@ struct Ctx {
 async fn poll_queued(ctx: &Ctx, mode: Mode) {
     let work = match ctx
         .store
-        .queued_work(ctx.net.chain_id, mode, now_ms(), CLAIM)
+        .outbox()
+        .queued(ctx.net.chain_id, mode, now_ms(), CLAIM)
         .await
     {
         Ok(work) => work,
@@ -370,11 +371,11 @@ async fn run_work(ctx: Ctx, w: Work, prefetched: (Option<DebitPull>, Option<bool
             .map(|_| Next::Close),
     };
     let recorded = match next {
-        Ok(Next::Close) => store.close_work(&w.intent, w.kind, now_ms()).await,
+        Ok(Next::Close) => store.outbox().close(&w.intent, w.kind, now_ms()).await,
         Ok(Next::Later) => {
             let due =
                 now_ms().saturating_add(i64::try_from(drive_poll.as_millis()).unwrap_or(i64::MAX));
-            store.defer_work(&w.intent, w.kind, due).await
+            store.outbox().defer(&w.intent, w.kind, due).await
         }
         // Not recorded here (`Left`): a new holder or the watcher does it.
         Ok(Next::Kept | Next::Again) | Err(Left) => Ok(()),
@@ -420,7 +421,7 @@ async fn target<T>(store: &Store, w: &Work, parse: fn(&str) -> Option<T>) -> Opt
     let id = parse(&w.intent);
     if id.is_none() {
         corrupt(w);
-        if let Err(e) = store.close_work(&w.intent, w.kind, now_ms()).await {
+        if let Err(e) = store.outbox().close(&w.intent, w.kind, now_ms()).await {
             tracing::error!(intent = %w.intent, error = %e, "closing corrupt work failed");
         }
     }
@@ -476,7 +477,11 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
         return out;
     }
     let intents: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
-    out.journaled = match store.journaled_intents(&intents, TxKind::PullBatch).await {
+    out.journaled = match store
+        .outbox()
+        .journaled_intents(&intents, TxKind::PullBatch)
+        .await
+    {
         Ok(j) => Some(j),
         Err(e) => {
             tracing::warn!(error = %e, "reading the journal of claimed pulls failed");
@@ -484,7 +489,7 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
         }
     };
     for chunk in ids.chunks(500) {
-        match store.pulls_unscoped(chunk).await {
+        match store.pulls().get_many_unscoped(chunk).await {
             Ok(pulls) => out
                 .pulls
                 .extend(pulls.into_iter().map(|p| (p.id.to_string(), p))),
@@ -512,15 +517,16 @@ async fn deliver(
             let Some(id) = target(store, w, MandateId::parse).await else {
                 return Ok(None);
             };
-            let m = store.mandate_unscoped(&id).await.map_err(logged)?;
+            let m = store.mandates().get_unscoped(&id).await.map_err(logged)?;
             if m.status != MandateStatus::Pending {
                 return Ok(None);
             }
-            let auth = store.authorization(m.id.as_str()).await.map_err(logged)?;
+            let auth = store.consent().get(m.id.as_str()).await.map_err(logged)?;
             let call = create_mandate_call(&m, net, auth.as_ref());
             if send(store, net, call, w).await? == Sent::Unsent {
                 store
-                    .fail_unsent_mandate(&m.id, now_ms())
+                    .mandates()
+                    .fail_unsent(&m.id, now_ms())
                     .await
                     .map_err(logged)?;
             }
@@ -529,17 +535,19 @@ async fn deliver(
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
                 return Ok(None);
             };
-            let k = store.session_key_unscoped(&id).await.map_err(logged)?;
+            let k = store.keys().get_unscoped(&id).await.map_err(logged)?;
             if k.status != KeyStatus::Pending {
                 return Ok(None);
             }
             let m = store
-                .mandate_unscoped(&k.mandate_id)
+                .mandates()
+                .get_unscoped(&k.mandate_id)
                 .await
                 .map_err(logged)?;
             if send(store, net, issue_key_call(&k, &m), w).await? == Sent::Unsent {
                 store
-                    .fail_unsent_key(&k.id, now_ms())
+                    .keys()
+                    .fail_unsent(&k.id, now_ms())
                     .await
                     .map_err(logged)?;
             }
@@ -548,7 +556,7 @@ async fn deliver(
             let Some(id) = target(store, w, MandateId::parse).await else {
                 return Ok(None);
             };
-            let m = store.mandate_unscoped(&id).await.map_err(logged)?;
+            let m = store.mandates().get_unscoped(&id).await.map_err(logged)?;
             let call = m.onchain_id.parse().ok().map(|mandate_id| {
                 AllowanceStateMachine::cancelMandateCall {
                     mandateId: mandate_id,
@@ -564,7 +572,7 @@ async fn deliver(
             let Some(id) = target(store, w, SessionKeyId::parse).await else {
                 return Ok(None);
             };
-            let k = store.session_key_unscoped(&id).await.map_err(logged)?;
+            let k = store.keys().get_unscoped(&id).await.map_err(logged)?;
             let call = k.onchain_id.parse().ok().map(|key_id| {
                 AllowanceStateMachine::revokeSessionKeyCall { keyId: key_id }
                     .abi_encode()
@@ -579,6 +587,7 @@ async fn deliver(
             let journaled = match journaled {
                 Some(j) => j,
                 None => store
+                    .outbox()
                     .journaled_status(id.as_str(), TxKind::PullBatch)
                     .await
                     .map_err(logged)?
@@ -592,12 +601,13 @@ async fn deliver(
             stages::mark("claimed", [id.as_str()]);
             let p = match prefetched {
                 Some(p) => p,
-                None => store.pull_unscoped(&id).await.map_err(logged)?,
+                None => store.pulls().get_unscoped(&id).await.map_err(logged)?,
             };
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
                 store
-                    .close_work(p.id.as_str(), w.kind, now_ms())
+                    .outbox()
+                    .close(p.id.as_str(), w.kind, now_ms())
                     .await
                     .map_err(logged)?;
                 return Ok(None);
@@ -609,7 +619,8 @@ async fn deliver(
             let Some(request) = pull_request(&p, key_id) else {
                 tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
                 store
-                    .resolve_pull(&p.id, &PullResolution::failed(), now_ms())
+                    .pulls()
+                    .resolve(&p.id, &PullResolution::failed(), now_ms())
                     .await
                     .map_err(logged)?;
                 return Ok(None);
@@ -622,7 +633,12 @@ async fn deliver(
             };
             // The receipt the attestation chain's operator signed for this mirror; none
             // left to record when the mirror has it (or a later one) already.
-            let Some(json) = store.receipt_to_record(id.as_str()).await.map_err(logged)? else {
+            let Some(json) = store
+                .attestations()
+                .receipt_to_record(id.as_str())
+                .await
+                .map_err(logged)?
+            else {
                 return Ok(None);
             };
             let call = openrail_chain::attestations::SignedReceipt::from_json(&json)
@@ -683,7 +699,7 @@ async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> R
             // it. Had that write failed (logged there), the transaction would still read
             // `signed`: record the fate here, so the work never closes on an object its
             // fate did not move.
-            match store.journaled_status(&w.intent, kind).await {
+            match store.outbox().journaled_status(&w.intent, kind).await {
                 Ok(Some(TxStatus::Signed)) => {
                     let fate = if m.success {
                         TxStatus::Succeeded
@@ -692,7 +708,8 @@ async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> R
                     };
                     let hash = m.tx_hash.to_string();
                     if let Err(e) = store
-                        .mark_tx(net.chain_id, &hash, fate, Some(m.block_number), now_ms())
+                        .journal()
+                        .mark(net.chain_id, &hash, fate, Some(m.block_number), now_ms())
                         .await
                     {
                         tracing::error!(intent = %w.intent, tx = %hash, error = %e, "recording a mined transaction's fate failed; left to recovery");
@@ -713,7 +730,7 @@ async fn send(store: &Store, net: &Network, input: Option<Bytes>, w: &Work) -> R
             // is, and its receipt was missed): its fate takes effect when it is recorded
             // (from its receipt at the submitter's next start, or by the watcher from its
             // block). Only work with no live transaction has failed.
-            match store.journaled_status(&w.intent, kind).await {
+            match store.outbox().journaled_status(&w.intent, kind).await {
                 Ok(Some(TxStatus::Signed | TxStatus::Succeeded)) => {
                     tracing::warn!(intent = %w.intent, kind = w.kind.as_str(), error = %e, "outcome unknown; left to its fate");
                     Err(Left)
@@ -867,7 +884,7 @@ async fn submit_and_record(
                 Some(asm),
             ) = (&outcome, net.allowance_state_machine)
             {
-                let transfer = store.pull_transfer(id).await.ok();
+                let transfer = store.pulls().transfer(id).await.ok();
                 r.decline_code = Some(
                     openrail_chain::diagnose::pull_transfer_failure(
                         &net.reader,
@@ -892,7 +909,7 @@ async fn submit_and_record(
             // mined (or is mined and its receipt was missed): the pull stays `pending` for
             // the watcher, and a restart rebroadcasts it. Only a pull with no live
             // transaction has failed.
-            match store.tx_status_for_intent(id.as_str()).await {
+            match store.payments().tx_status_for_intent(id.as_str()).await {
                 Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
                     tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
                     return Err(Left);
@@ -907,7 +924,7 @@ async fn submit_and_record(
         }
     };
     // Committed with the other outcomes, new pulls and fates that arrive meanwhile.
-    let recorded = match store.record_pull_outcome(id, resolution, now_ms()).await {
+    let recorded = match store.pulls().record_outcome(id, resolution, now_ms()).await {
         Ok(r) => r,
         Err(e) => {
             tracing::error!(pull = %id, error = %e, "recording pull outcome failed");

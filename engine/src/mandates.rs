@@ -79,7 +79,8 @@ pub async fn prepare(
     let (payer_account_id, payer_address) = match &req.payer {
         Payer::BankAccount(id) => {
             let ba = store
-                .bank_account(scope, id)
+                .bank()
+                .account(scope, id)
                 .await
                 .map_err(ServiceError::missing("bank_account", id.as_str()))?;
             if ba.currency != currency {
@@ -224,7 +225,11 @@ pub async fn accept<'a>(
         net,
         prepared.mandate.id.as_str(),
         prepared.authorization.is_some(),
-        || store.insert_mandate_with(&prepared.mandate, prepared.authorization.as_ref()),
+        || {
+            store
+                .mandates()
+                .insert_with(&prepared.mandate, prepared.authorization.as_ref())
+        },
     )
     .await
 }
@@ -242,7 +247,8 @@ pub enum Step<'a> {
 /// The mandate `id` of `scope`, or [`ServiceError::Missing`].
 async fn find(store: &Store, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, ServiceError> {
     store
-        .mandate(scope, id)
+        .mandates()
+        .get(scope, id)
         .await
         .map_err(ServiceError::missing("mandate", id.as_str()))
 }
@@ -271,7 +277,8 @@ pub async fn authorize<'a>(
         }
     }
     let auth = store
-        .authorization(m.id.as_str())
+        .consent()
+        .get(m.id.as_str())
         .await?
         .ok_or_else(|| ServiceError::Internal(format!("mandate {id} has no authorization")))?;
     let msg = crate::consent::mandate_message(&m, net, &auth)
@@ -282,6 +289,7 @@ pub async fn authorize<'a>(
         crate::consent::check_given(net, &auth, msg.payer, digest, signature, now).await?;
     let waiter = waiter(net, m.id.as_str());
     if store
+        .consent()
         .authorize(
             openrail_store::consent::Authorizable::Mandate,
             m.id.as_str(),
@@ -312,7 +320,7 @@ pub async fn cancel<'a>(
         MandateStatus::Canceled => Ok(Step::Done),
         MandateStatus::RequiresAuthorization => {
             // Nothing is on chain: the request to sign is withdrawn.
-            store.cancel_unauthorized_mandate(&m.id, now).await?;
+            store.mandates().cancel_unauthorized(&m.id, now).await?;
             Ok(Step::Done)
         }
         MandateStatus::Pending | MandateStatus::Failed => Err(ServiceError::Declined {
@@ -324,7 +332,7 @@ pub async fn cancel<'a>(
         }),
         MandateStatus::Active => {
             let waiter = waiter(net, m.id.as_str());
-            store.request_cancel(&m.id, now).await?;
+            store.outbox().request_cancel(&m.id, now).await?;
             Ok(Step::Queued(waiter))
         }
     }

@@ -124,7 +124,7 @@ impl Network {
         if let Some(k) = self.key_ids.lock().expect("not poisoned").get(id) {
             return Ok(*k);
         }
-        let k = store.session_key_unscoped(id).await?;
+        let k = store.keys().get_unscoped(id).await?;
         let onchain: B256 = k
             .onchain_id
             .parse()

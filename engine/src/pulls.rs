@@ -73,7 +73,8 @@ pub async fn prepare(
     now: i64,
 ) -> Result<Prepared, ServiceError> {
     let (key, mandate) = store
-        .session_key_and_mandate(scope, &req.session_key_id)
+        .keys()
+        .get_with_mandate(scope, &req.session_key_id)
         .await
         .map_err(ServiceError::missing(
             "session_key",
@@ -200,7 +201,7 @@ pub async fn accept<'a>(
     // it is visible, handed to it once committed.
     let claimed = pull.status == PullStatus::Pending && net.outcomes.claim(&pull.id);
     // Committed with the other pulls, outcomes and fates that arrive meanwhile.
-    if let Err(e) = store.accept_pull(pull.clone()).await {
+    if let Err(e) = store.pulls().accept(pull.clone()).await {
         if claimed {
             net.outcomes.release(&pull.id);
         }
@@ -266,7 +267,7 @@ async fn agent_authorization(
         detail: "is too large".into(),
     })?;
     crate::consent::not_expired(deadline, now)?;
-    if store.agent_nonce_taken(&key.id, &nonce).await? {
+    if store.pulls().agent_nonce_taken(&key.id, &nonce).await? {
         return Err(ServiceError::Declined {
             reason: DeclineReason::NonceUsed,
             detail: format!("nonce {nonce} was used on session key {} already", key.id),

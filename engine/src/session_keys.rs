@@ -63,7 +63,8 @@ pub async fn prepare(
         });
     }
     let mandate = store
-        .mandate(scope, &req.mandate_id)
+        .mandates()
+        .get(scope, &req.mandate_id)
         .await
         .map_err(ServiceError::missing("mandate", req.mandate_id.as_str()))?;
     let max_amount = req
@@ -228,7 +229,8 @@ pub async fn accept<'a>(
 ) -> Result<Waiter<'a>, ServiceError> {
     let waiter = waiter(net, prepared.key.id.as_str());
     store
-        .insert_session_key(&prepared.key, &hash_secret(&prepared.secret))
+        .keys()
+        .insert(&prepared.key, &hash_secret(&prepared.secret))
         .await?;
     Ok(waiter)
 }
@@ -243,13 +245,14 @@ pub async fn revoke<'a>(
     now: i64,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     let k = store
-        .session_key(scope, id)
+        .keys()
+        .get(scope, id)
         .await
         .map_err(ServiceError::missing("session_key", id.as_str()))?;
     if k.status == KeyStatus::Revoked {
         return Ok(None);
     }
     let waiter = waiter(net, k.id.as_str());
-    store.request_revoke(&k.id, now).await?;
+    store.outbox().request_revoke(&k.id, now).await?;
     Ok(Some(waiter))
 }

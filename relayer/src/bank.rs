@@ -149,7 +149,8 @@ impl SimulatedBank {
         let transfer = match self
             .store
             // The simulated bank keeps its own time.
-            .start_bank_transfer(bank_account_id, direction, amount, key, now_ms())
+            .bank()
+            .start_transfer(bank_account_id, direction, amount, key, now_ms())
             .await
         {
             Err(StoreError::NotFound) => return Err(BankError::UnknownAccount),
@@ -162,11 +163,12 @@ impl SimulatedBank {
     /// Applies every transition due at `now`; returns how many transfers changed.
     pub async fn process_due(&self, now: i64) -> Result<usize, BankError> {
         let mut changed = 0;
-        for (t, account) in self.store.due_bank_transfers(now, 100).await? {
+        for (t, account) in self.store.bank().due_transfers(now, 100).await? {
             if let Some(tr) = next(&t, account.behavior, account.balance, account.delay_ms, now) {
                 let applied = self
                     .store
-                    .apply_bank_transition(
+                    .bank()
+                    .apply_transition(
                         &t,
                         tr.status,
                         tr.failure_reason,

@@ -144,14 +144,14 @@ impl Watcher {
     /// Applies what is new since the cursor (at most a bounded range of blocks).
     pub async fn step(&self) -> Result<Step, WatcherError> {
         // A key's expiry changes no row of its own: announce it once (`session_key.expired`).
-        self.store.announce_expired_keys(now_ms(), 100).await?;
+        self.store.keys().announce_expired(now_ms(), 100).await?;
         let head = self.provider.get_block_number().await?;
         let safe = match self.tag {
             Some(tag) => tag.number(&self.provider).await?.min(head),
             None => head.saturating_sub(self.confirmations),
         };
         let mut step = Step::default();
-        let from = match self.store.chain_cursor(self.chain_id).await? {
+        let from = match self.store.journal().chain_cursor(self.chain_id).await? {
             None => self.start_block,
             Some(c) => {
                 if self.cursor_at(c.block_number).await? == c {
@@ -240,7 +240,8 @@ impl Watcher {
             // Transactions the service did not journal (a direct operator call) carry no intents.
             let Some((kind, intents)) = self
                 .store
-                .tx_intents(self.chain_id, &hash.to_string())
+                .journal()
+                .intents(self.chain_id, &hash.to_string())
                 .await?
             else {
                 continue;
@@ -260,7 +261,7 @@ impl Watcher {
                     Some(id),
                 ) = (&outcome, PullId::parse(&intent))
                 {
-                    let transfer = self.store.pull_transfer(&id).await.ok();
+                    let transfer = self.store.pulls().transfer(&id).await.ok();
                     r.decline_code = Some(
                         openrail_chain::diagnose::pull_transfer_failure(
                             &self.provider,
@@ -281,6 +282,7 @@ impl Watcher {
         }
         step.pulls_resolved = self
             .store
+            .journal()
             .commit_chain_events(
                 self.chain_id,
                 &cursor,
@@ -316,7 +318,8 @@ impl Watcher {
         let cursor = self.cursor_at(from - 1).await?;
         let (txs, pulls) = self
             .store
-            .rewind_chain(self.chain_id, from, &cursor, now_ms())
+            .journal()
+            .rewind(self.chain_id, from, &cursor, now_ms())
             .await?;
         step.pulls_undone = pulls;
         for (hash, raw) in txs {
@@ -332,7 +335,8 @@ impl Watcher {
                         TxFate::Reverted
                     };
                     self.store
-                        .mark_tx(
+                        .journal()
+                        .mark(
                             self.chain_id,
                             &hash,
                             fate.status(),

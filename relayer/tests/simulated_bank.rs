@@ -6,7 +6,11 @@ use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{BankAccountId, Currency, Mode, Store, now_ms};
 
 async fn account(store: &Store, owner: &str, behavior: Behavior, balance: i64) -> BankAccount {
-    let dev = store.create_account("Bank tests", now_ms()).await.unwrap();
+    let dev = store
+        .accounts()
+        .create("Bank tests", now_ms())
+        .await
+        .unwrap();
     let a = BankAccount {
         id: BankAccountId::new(),
         account_id: dev.id,
@@ -19,7 +23,7 @@ async fn account(store: &Store, owner: &str, behavior: Behavior, balance: i64) -
         created_at: now_ms(),
         held: 0,
     };
-    store.create_bank_account(&a).await.unwrap();
+    store.bank().create_account(&a).await.unwrap();
     a
 }
 
@@ -28,7 +32,7 @@ async fn balance(store: &Store, a: &BankAccount) -> i64 {
         account_id: &a.account_id,
         mode: a.mode,
     };
-    store.bank_account(scope, &a.id).await.unwrap().balance
+    store.bank().account(scope, &a.id).await.unwrap().balance
 }
 
 async fn scenario(store: Store) {
@@ -63,7 +67,7 @@ async fn scenario(store: Store) {
     let status = |id: &BankAccountId| {
         let store = store.clone();
         let id = id.clone();
-        async move { store.bank_transfers(&id).await.unwrap()[0].clone() }
+        async move { store.bank().transfers(&id).await.unwrap()[0].clone() }
     };
     assert_eq!(
         (status(&ok.id).await.status, balance(&store, &ok).await),
@@ -136,10 +140,10 @@ async fn concurrent_debits(store: Store) {
         account_id: &a.account_id,
         mode: a.mode,
     };
-    let held = store.bank_account(scope, &a.id).await.unwrap();
+    let held = store.bank().account(scope, &a.id).await.unwrap();
     assert_eq!((held.balance, held.held), (1_000, 1_000));
     bank.process_due(now_ms() + 1_000).await.unwrap();
-    let after = store.bank_account(scope, &a.id).await.unwrap();
+    let after = store.bank().account(scope, &a.id).await.unwrap();
     assert_eq!((after.balance, after.held), (0, 0));
 }
 

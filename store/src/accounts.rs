@@ -7,6 +7,28 @@ use crate::db::{Store, StoreError};
 use crate::exec::{Record, Stmt};
 use crate::ids::{AccountId, ApiKeyId, Mode, hash_secret, random_id};
 
+/// API keys (`store.api_keys()`).
+#[derive(Debug, Clone, Copy)]
+pub struct ApiKeys<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on API keys ([`ApiKeys`]).
+    pub fn api_keys(&self) -> ApiKeys<'_> {
+        ApiKeys(self)
+    }
+}
+
+/// Developer accounts (`store.accounts()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Accounts<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on developer accounts ([`Accounts`]).
+    pub fn accounts(&self) -> Accounts<'_> {
+        Accounts(self)
+    }
+}
+
 /// A developer account.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Account {
@@ -19,7 +41,7 @@ pub struct Account {
     /// unverified unless [`Account::business_verified`].
     pub business_name: Option<String>,
     /// Whether Openrail verified the business name (nothing does yet but
-    /// [`Store::set_business_verified`]).
+    /// [`Accounts::set_business_verified`]).
     pub business_verified: bool,
     /// Unix milliseconds.
     pub created_at: i64,
@@ -41,7 +63,7 @@ pub struct ApiKey {
     /// Unix milliseconds, when revoked.
     pub revoked_at: Option<i64>,
     /// Unix milliseconds, when it last authenticated a request (kept to the minute: see
-    /// [`Store::touch_api_key`]).
+    /// [`ApiKeys::touch`]).
     pub last_used_at: Option<i64>,
 }
 
@@ -92,9 +114,9 @@ pub fn new_api_key_secret(mode: Mode) -> String {
     random_id(&format!("sk_{}_", mode.as_str()), 32)
 }
 
-impl Store {
+impl Accounts<'_> {
     /// Creates a developer account at `now` (unix ms).
-    pub async fn create_account(&self, name: &str, now: i64) -> Result<Account, StoreError> {
+    pub async fn create(self, name: &str, now: i64) -> Result<Account, StoreError> {
         let account = Account {
             id: AccountId::new(),
             name: name.to_string(),
@@ -106,18 +128,18 @@ impl Store {
             .bind(&account.id)
             .bind(&account.name)
             .bind(account.created_at)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(account)
     }
 
     /// An account by id.
-    pub async fn account(&self, id: &AccountId) -> Result<Account, StoreError> {
+    pub async fn get(self, id: &AccountId) -> Result<Account, StoreError> {
         let row = sqlx::query(
             "SELECT id, name, business_name, business_verified, created_at FROM accounts WHERE id = $1",
         )
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         Ok(Account {
@@ -132,7 +154,7 @@ impl Store {
     /// Sets (or, with `None`, clears) the business name of account `id`. A new name is
     /// not verified, whatever the old one was.
     pub async fn set_business_name(
-        &self,
+        self,
         id: &AccountId,
         business_name: Option<&str>,
     ) -> Result<(), StoreError> {
@@ -143,7 +165,7 @@ impl Store {
         )
         .bind(id)
         .bind(business_name)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound);
@@ -155,14 +177,14 @@ impl Store {
     /// yet: nothing in the service calls this; it is here for the operator's tools and
     /// tests.
     pub async fn set_business_verified(
-        &self,
+        self,
         id: &AccountId,
         verified: bool,
     ) -> Result<(), StoreError> {
         let done = sqlx::query("UPDATE accounts SET business_verified = $2 WHERE id = $1")
             .bind(id)
             .bind(i64::from(verified))
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound);
@@ -173,7 +195,7 @@ impl Store {
     /// Where account `id`'s one-time payments of `mode` settle (the settlement chain until
     /// the account chooses otherwise).
     pub async fn payments_chain(
-        &self,
+        self,
         id: &AccountId,
         mode: Mode,
     ) -> Result<PaymentsChain, StoreError> {
@@ -182,7 +204,7 @@ impl Store {
         )
         .bind(id)
         .bind(mode.as_str())
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         let Some(row) = row else {
             return Ok(PaymentsChain::default());
@@ -195,7 +217,7 @@ impl Store {
     /// Sets where account `id`'s one-time payments of `mode` settle from `now` on (payments
     /// already created keep their chain).
     pub async fn set_payments_chain(
-        &self,
+        self,
         id: &AccountId,
         mode: Mode,
         chain: PaymentsChain,
@@ -210,19 +232,21 @@ impl Store {
         .bind(mode.as_str())
         .bind(chain.as_str())
         .bind(now)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
+}
 
+impl ApiKeys<'_> {
     /// Creates an API key; returns its record and the secret, which is not stored.
-    pub async fn create_api_key(
-        &self,
+    pub async fn create(
+        self,
         account_id: &AccountId,
         mode: Mode,
         now: i64,
     ) -> Result<(ApiKey, String), StoreError> {
-        self.account(account_id).await?;
+        self.0.accounts().get(account_id).await?;
         let secret = new_api_key_secret(mode);
         let key = ApiKey {
             id: ApiKeyId::new(),
@@ -242,22 +266,19 @@ impl Store {
         .bind(hash_secret(&secret))
         .bind(&key.last4)
         .bind(key.created_at)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok((key, secret))
     }
 
     /// API keys, newest first; of one account when given.
-    pub async fn list_api_keys(
-        &self,
-        account_id: Option<&AccountId>,
-    ) -> Result<Vec<ApiKey>, StoreError> {
+    pub async fn list(self, account_id: Option<&AccountId>) -> Result<Vec<ApiKey>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, account_id, mode, last4, created_at, revoked_at, last_used_at FROM api_keys \
              WHERE ($1 IS NULL OR account_id = $1) ORDER BY created_at DESC, id DESC",
         )
         .bind(account_id)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -278,10 +299,12 @@ impl Store {
 
     /// Revokes an API key at `now`; it stops authenticating at once. Revoking twice is a
     /// no-op.
-    pub async fn revoke_api_key(&self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
-        self.revoke_key_of(None, id, now).await
+    pub async fn revoke(self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
+        self.0.revoke_key_of(None, id, now).await
     }
+}
 
+impl Store {
     /// Revokes key `id` at `now`, when it belongs to `account_id` if given (a key of
     /// another account is [`StoreError::NotFound`]).
     async fn revoke_key_of(
@@ -305,23 +328,22 @@ impl Store {
             Ok(())
         }
     }
+}
 
+impl ApiKeys<'_> {
     /// The principal of a live API key secret, or `None`.
-    pub async fn authenticate_api_key(
-        &self,
-        secret: &str,
-    ) -> Result<Option<Principal>, StoreError> {
+    pub async fn authenticate(self, secret: &str) -> Result<Option<Principal>, StoreError> {
         // Every request with an API key authenticates with this read: inline on SQLite
         // (see `crate::inline`).
         let hash = hash_secret(secret);
         let mut stmt = Stmt::new(
-            self.backend(),
+            self.0.backend(),
             "SELECT id, account_id, mode, last_used_at FROM api_keys \
              WHERE secret_hash = $1 AND revoked_at IS NULL"
                 .to_string(),
         );
         stmt.text(Some(&hash));
-        let row = self.hot_row(&stmt).await?;
+        let row = self.0.hot_row(&stmt).await?;
         row.map(|r| {
             let mode = r.string("mode")?;
             Ok(Principal {
@@ -338,25 +360,25 @@ impl Store {
     /// Records that key `id` authenticated a request at `now`. Callers write it at most
     /// about once a minute per key (when the recorded time is older), so the hot path
     /// costs no write per request.
-    pub async fn touch_api_key(&self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
+    pub async fn touch(self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
         )
         .bind(id)
         .bind(now)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// Revokes key `id` of `account_id` at `now` (a key of another account is
     /// [`StoreError::NotFound`]). Revoking twice is a no-op.
-    pub async fn revoke_account_api_key(
-        &self,
+    pub async fn revoke_of_account(
+        self,
         account_id: &AccountId,
         id: &ApiKeyId,
         now: i64,
     ) -> Result<(), StoreError> {
-        self.revoke_key_of(Some(account_id), id, now).await
+        self.0.revoke_key_of(Some(account_id), id, now).await
     }
 }

@@ -1,23 +1,63 @@
-//! Mandates, session keys and debit pulls: rows and queries.
+//! Mandates, session keys and debit pulls: their queries and status writers (their rows
+//! are `rows::agentic`'s, re-exported here).
 
 use std::collections::HashMap;
 
 use sqlx::AnyConnection;
 use sqlx::Row;
-use sqlx::any::AnyRow;
 
-use crate::attestation::Attestation;
 use crate::db::{Store, StoreError};
-use crate::epoch::Interval;
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, AttestationId, BankAccountId, MandateId, Mode, PullId, SessionKeyId};
-use crate::journal::{TxKind, TxStatus};
+use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
+pub(crate) use crate::rows::agentic::{
+    ATTESTATION_COLS, KEY_COLS, MANDATE_COLS, PULL_COLS, attestation_of, bank_funded, key_of,
+    key_use_in, mandate_from, mandate_of, mandate_use_in, pull_of, spend_in,
+};
+pub use crate::rows::agentic::{
+    AgentAuthorization, DebitPull, EpochUse, IdentityRequirements, Mandate, SessionKey,
+};
+pub use crate::rows::{Page, Scope};
+pub(crate) use crate::rows::{corrupt, currency_of, i64_of, in_list, u64_of};
+use openrail_domain::journal::{TxKind, TxStatus};
 pub use openrail_domain::pulls::{DeclineReason, PullResolution};
 use openrail_domain::status::AttestationStatus;
 pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
+
+/// Session keys: their rows, lists, epoch use and the moves their owner makes (`store.keys()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Keys<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on session keys ([`Keys`]).
+    pub fn keys(&self) -> Keys<'_> {
+        Keys(self)
+    }
+}
+
+/// Debit pulls: accepting them (through the group writer), their outcomes and reads (`store.pulls()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Pulls<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on debit pulls ([`Pulls`]).
+    pub fn pulls(&self) -> Pulls<'_> {
+        Pulls(self)
+    }
+}
+
+/// Mandates: their rows, lists, epoch use and the moves their owner makes (`store.mandates()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Mandates<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on mandates ([`Mandates`]).
+    pub fn mandates(&self) -> Mandates<'_> {
+        Mandates(self)
+    }
+}
 
 string_enum!(
     /// A session key's status as lists filter it: the stored [`KeyStatus`], with `active`
@@ -50,464 +90,24 @@ impl KeyFilter {
     }
 }
 
-/// `'a', 'b'` of statuses, for a conditional `UPDATE` (`IN (…)`; never empty: `NULL`
-/// matches nothing).
-pub(crate) fn in_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let list: Vec<String> = names.map(|n| format!("'{n}'")).collect();
-    if list.is_empty() {
-        "NULL".into()
-    } else {
-        list.join(", ")
-    }
-}
-
-/// A mandate row.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Mandate {
-    /// `man_…`
-    pub id: MandateId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// Mode of the key that created it.
-    pub mode: Mode,
-    /// As given: a wallet address (or, later, a bank account id).
-    pub payer_account_id: String,
-    /// The wallet the chain pulls from.
-    pub payer_address: String,
-    /// Currency.
-    pub currency: Currency,
-    /// Ceiling per epoch, minor units.
-    pub max_amount: u64,
-    /// Epoch length.
-    pub interval: Interval,
-    /// Free text, part of what a wallet payer signs.
-    pub purpose: Option<String>,
-    /// Who may be paid (checksummed addresses, in the order signed): every key's
-    /// destinations are among them. Empty only for a bank-funded mandate (any destination).
-    pub payees: Vec<String>,
-    /// The agent every key must have as its signer (checksummed), when the payer named one.
-    pub agent: Option<String>,
-    /// The identity it requires (signed by the payer, enforced on chain), when any.
-    pub requirements: Option<IdentityRequirements>,
-    /// Lifecycle.
-    pub status: MandateStatus,
-    /// Chain holding it.
-    pub chain_id: u64,
-    /// Allowance state machine address.
-    pub contract: String,
-    /// On-chain id (0x bytes32).
-    pub onchain_id: String,
-    /// Creating transaction.
-    pub tx_hash: Option<String>,
-    /// Unix ms.
-    pub created_at: i64,
-}
-
-/// The identity a mandate requires: the payer holds an active attestation of the `payer`
-/// kind, and every key's signer one of the `agent` kind, attested by `attester` (the mode's
-/// attestation chain operator) and recorded in the settlement chain's attestation mirror.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct IdentityRequirements {
-    /// Whose attestations count (checksummed).
-    pub attester: String,
-    /// The kind of credential the payer must hold.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payer: Option<crate::verification::VerificationType>,
-    /// The kind of credential every key's signer must hold.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<crate::verification::VerificationType>,
-}
-
-impl Mandate {
-    /// Whether a bank account pays it (its payer on chain is the treasury, and each pull's
-    /// bank leg runs after the chain authorized it).
-    pub fn is_bank_funded(&self) -> bool {
-        bank_funded(&self.payer_account_id)
-    }
-}
-
-/// Whether a mandate whose payer is `payer_account_id` is funded from a bank account.
-fn bank_funded(payer_account_id: &str) -> bool {
-    payer_account_id.starts_with("ba_")
-}
-
-/// A session key row.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SessionKey {
-    /// `sk_…`
-    pub id: SessionKeyId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// Mode.
-    pub mode: Mode,
-    /// Parent mandate.
-    pub mandate_id: MandateId,
-    /// Unix ms.
-    pub expires_at: i64,
-    /// Key ceiling per epoch, minor units.
-    pub max_amount: Option<u64>,
-    /// As given.
-    pub allowed_destinations: Vec<String>,
-    /// Stored status.
-    pub status: KeyStatus,
-    /// On-chain id (0x bytes32).
-    pub onchain_id: String,
-    /// Issuing transaction.
-    pub tx_hash: Option<String>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// The agent whose signature each pull needs (checksummed address), if any.
-    pub signer: Option<String>,
-}
-
-/// An agent's signature of one pull on a key with a signer.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct AgentAuthorization {
-    /// The agent's nonce, decimal.
-    pub nonce: String,
-    /// Unix seconds.
-    pub deadline: i64,
-    /// 0x hex.
-    pub signature: String,
-}
-
-/// A debit pull row.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct DebitPull {
-    /// `pull_…`
-    pub id: PullId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// Mode.
-    pub mode: Mode,
-    /// The key pulled against.
-    pub session_key_id: SessionKeyId,
-    /// Its mandate.
-    pub mandate_id: MandateId,
-    /// Minor units.
-    pub amount: u64,
-    /// Currency.
-    pub currency: Currency,
-    /// As given (or the default).
-    pub destination: String,
-    /// The wallet paid.
-    pub destination_address: String,
-    /// Free text.
-    pub description: Option<String>,
-    /// Lifecycle.
-    pub status: PullStatus,
-    /// Why it was declined.
-    pub decline_code: Option<DeclineReason>,
-    /// Allowance left when declined for the ceiling (minor units).
-    pub remaining: Option<u64>,
-    /// When that allowance resets (unix ms).
-    pub resets_at: Option<i64>,
-    /// The transaction that carried it.
-    pub tx_hash: Option<String>,
-    /// Block time of the authorization (unix ms).
-    pub authorized_at: Option<i64>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-    /// Why the bank leg of an authorized pull failed.
-    pub failure_reason: Option<String>,
-    /// The agent's signature, on a key with a signer.
-    pub agent: Option<AgentAuthorization>,
-}
-
-/// The current epoch of a mandate or key: its bounds, what was spent and what is left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct EpochUse {
-    /// Unix seconds.
-    pub starts_at: i64,
-    /// Unix seconds.
-    pub ends_at: i64,
-    /// Minor units spent this epoch.
-    pub spent: u64,
-    /// Minor units left this epoch (0 unless the mandate, or key, can pull).
-    pub remaining: u64,
-}
-
-/// A page of a list.
-#[derive(Debug, Clone)]
-pub struct Page<T> {
-    /// Newest first.
-    pub data: Vec<T>,
-    /// Whether older objects follow.
-    pub has_more: bool,
-}
-
-/// Who is asking, for scoping every read.
-#[derive(Debug, Clone, Copy)]
-pub struct Scope<'a> {
-    /// Account.
-    pub account_id: &'a AccountId,
-    /// Mode.
-    pub mode: Mode,
-}
-
-fn corrupt(what: &str, v: &str) -> StoreError {
-    StoreError::Corrupt(format!("{what} {v:?}"))
-}
-
-fn u64_of(v: i64) -> u64 {
-    u64::try_from(v).unwrap_or_default()
-}
-
-fn i64_of(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
-}
-
-pub(crate) const MANDATE_COLS: &str = "id, account_id, mode, payer_account_id, payer_address, currency, max_amount, interval, \
-    purpose, status, chain_id, contract, onchain_id, tx_hash, created_at, payees, agent, requirements";
-pub(crate) const KEY_COLS: &str = "id, account_id, mode, mandate_id, expires_at, max_amount, allowed_destinations, status, \
-    onchain_id, tx_hash, created_at, signer";
-pub(crate) const PULL_COLS: &str = "id, account_id, mode, session_key_id, mandate_id, amount, currency, destination, \
-    destination_address, description, status, decline_code, remaining, resets_at, tx_hash, authorized_at, \
-    created_at, updated_at, failure_reason, agent_nonce, agent_deadline, agent_signature";
-
-fn mode_of(r: &impl Record, col: &str) -> Result<Mode, StoreError> {
-    let s = r.string(col)?;
-    Mode::parse(&s).ok_or_else(|| corrupt("mode", &s))
-}
-
-fn currency_of(r: &impl Record, col: &str) -> Result<Currency, StoreError> {
-    let s = r.string(col)?;
-    Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
-}
-
-pub(crate) fn mandate_of(r: &impl Record) -> Result<Mandate, StoreError> {
-    mandate_from(r, "")
-}
-
-/// A mandate from the columns of `r` named with `prefix`.
-fn mandate_from(r: &impl Record, prefix: &str) -> Result<Mandate, StoreError> {
-    // Column names as written when there is no prefix (every read but one), without an
-    // allocation each.
-    let c = |name: &'static str| -> std::borrow::Cow<'static, str> {
-        if prefix.is_empty() {
-            name.into()
-        } else {
-            format!("{prefix}{name}").into()
-        }
-    };
-    let interval = r.string(&c("interval"))?;
-    let status = r.string(&c("status"))?;
-    let payees = r.string(&c("payees"))?;
-    let requirements = match r.text(&c("requirements"))? {
-        Some(j) => Some(serde_json::from_str(&j).map_err(|_| corrupt("requirements", &j))?),
-        None => None,
-    };
-    Ok(Mandate {
-        id: MandateId::from_trusted(r.string(&c("id"))?),
-        account_id: AccountId::from_trusted(r.string(&c("account_id"))?),
-        mode: mode_of(r, &c("mode"))?,
-        payer_account_id: r.string(&c("payer_account_id"))?,
-        payer_address: r.string(&c("payer_address"))?,
-        currency: currency_of(r, &c("currency"))?,
-        max_amount: u64_of(r.integer(&c("max_amount"))?),
-        interval: Interval::parse(&interval).ok_or_else(|| corrupt("interval", &interval))?,
-        purpose: r.text(&c("purpose"))?,
-        payees: serde_json::from_str(&payees).map_err(|_| corrupt("payees", &payees))?,
-        agent: r.text(&c("agent"))?,
-        requirements,
-        status: MandateStatus::parse(&status).ok_or_else(|| corrupt("mandate status", &status))?,
-        chain_id: u64_of(r.integer(&c("chain_id"))?),
-        contract: r.string(&c("contract"))?,
-        onchain_id: r.string(&c("onchain_id"))?,
-        tx_hash: r.text(&c("tx_hash"))?,
-        created_at: r.integer(&c("created_at"))?,
-    })
-}
-
-pub(crate) fn key_of(r: &impl Record) -> Result<SessionKey, StoreError> {
-    let dests = r.string("allowed_destinations")?;
-    let status = r.string("status")?;
-    Ok(SessionKey {
-        id: SessionKeyId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: mode_of(r, "mode")?,
-        mandate_id: MandateId::from_trusted(r.string("mandate_id")?),
-        expires_at: r.integer("expires_at")?,
-        max_amount: r.int("max_amount")?.map(u64_of),
-        allowed_destinations: serde_json::from_str(&dests)
-            .map_err(|_| corrupt("destinations", &dests))?,
-        status: KeyStatus::parse(&status).ok_or_else(|| corrupt("key status", &status))?,
-        onchain_id: r.string("onchain_id")?,
-        tx_hash: r.text("tx_hash")?,
-        created_at: r.integer("created_at")?,
-        signer: r.text("signer")?,
-    })
-}
-
-pub(crate) fn pull_of(r: &impl Record) -> Result<DebitPull, StoreError> {
-    let status = r.string("status")?;
-    let mode = r.string("mode")?;
-    let currency = r.string("currency")?;
-    Ok(DebitPull {
-        id: PullId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        session_key_id: SessionKeyId::from_trusted(r.string("session_key_id")?),
-        mandate_id: MandateId::from_trusted(r.string("mandate_id")?),
-        amount: u64_of(r.integer("amount")?),
-        currency: Currency::parse(&currency).ok_or_else(|| corrupt("currency", &currency))?,
-        destination: r.string("destination")?,
-        destination_address: r.string("destination_address")?,
-        description: r.text("description")?,
-        status: PullStatus::parse(&status).ok_or_else(|| corrupt("pull status", &status))?,
-        decline_code: match r.text("decline_code")? {
-            None => None,
-            Some(c) => Some(DeclineReason::parse(&c).ok_or_else(|| corrupt("decline code", &c))?),
-        },
-        remaining: r.int("remaining")?.map(u64_of),
-        resets_at: r.int("resets_at")?,
-        tx_hash: r.text("tx_hash")?,
-        authorized_at: r.int("authorized_at")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-        failure_reason: r.text("failure_reason")?,
-        agent: match (
-            r.text("agent_nonce")?,
-            r.int("agent_deadline")?,
-            r.text("agent_signature")?,
-        ) {
-            (Some(nonce), Some(deadline), Some(signature)) => Some(AgentAuthorization {
-                nonce,
-                deadline,
-                signature,
-            }),
-            _ => None,
-        },
-    })
-}
-
-impl Store {
-    /// One row of `table` by id, within the account and mode of `scope`.
-    pub(crate) async fn scoped_row(
-        &self,
-        table: &'static str,
-        cols: &'static str,
-        scope: Scope<'_>,
-        id: &str,
-    ) -> Result<AnyRow, StoreError> {
-        let sql =
-            format!("SELECT {cols} FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3");
-        self.scoped_sql_row(&sql, scope, id).await
-    }
-
-    /// The row `sql` reads for object `id` of `scope`: `$1` is the id, `$2` the account,
-    /// `$3` the mode.
-    pub(crate) async fn scoped_sql_row(
-        &self,
-        sql: &str,
-        scope: Scope<'_>,
-        id: &str,
-    ) -> Result<AnyRow, StoreError> {
-        sqlx::query(sql)
-            .bind(id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)
-    }
-
-    pub(crate) async fn list_rows(
-        &self,
-        table: &'static str,
-        cols: &'static str,
-        scope: Scope<'_>,
-        filters: &[(&'static str, &str)],
-        limit: u32,
-        starting_after: Option<&str>,
-    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
-        self.list_rows_where(table, cols, scope, filters, None, limit, starting_after)
-            .await
-    }
-
-    /// [`Store::list_rows`], with one more condition on an integer column: `(column,
-    /// passed, at)` keeps rows whose `column <= at` when `passed`, `column > at` when not
-    /// (a session key's expiry).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn list_rows_where(
-        &self,
-        table: &'static str,
-        cols: &'static str,
-        scope: Scope<'_>,
-        filters: &[(&'static str, &str)],
-        time: Option<(&'static str, bool, i64)>,
-        limit: u32,
-        starting_after: Option<&str>,
-    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
-        let limit = limit.clamp(1, 100);
-        // An unknown cursor is an error, not an empty page (which would look like the end).
-        if let Some(after) = starting_after {
-            let known = sqlx::query(&format!(
-                "SELECT 1 FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
-            ))
-            .bind(after)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?;
-            if known.is_none() {
-                return Err(StoreError::UnknownCursor);
-            }
-        }
-        // Each filter is a column (named by the caller, never by a request) equal to a bound
-        // value: $4, $5, …
-        let mut filter_sql: String = filters
-            .iter()
-            .enumerate()
-            .map(|(i, (col, _))| format!(" AND {col} = ${}", i + 4))
-            .collect();
-        if let Some((col, passed, _)) = time {
-            let op = if passed { "<=" } else { ">" };
-            filter_sql.push_str(&format!(" AND {col} {op} ${}", filters.len() + 4));
-        }
-        // Cursor: rows strictly older than the named row, in (created_at, id) order.
-        let sql = format!(
-            "SELECT {cols} FROM {table} WHERE account_id = $1 AND mode = $2{filter_sql} AND \
-             ($3 IS NULL OR (created_at, id) < (SELECT created_at, id FROM {table} WHERE id = $3 AND account_id = $1)) \
-             ORDER BY created_at DESC, id DESC LIMIT {}",
-            limit + 1
-        );
-        let query = sqlx::query(&sql)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .bind(starting_after);
-        let mut query = query;
-        for (_, v) in filters {
-            query = query.bind(*v);
-        }
-        if let Some((_, _, at)) = time {
-            query = query.bind(at);
-        }
-        let mut rows = query.fetch_all(self.pool()).await?;
-        let has_more = rows.len() > limit as usize;
-        rows.truncate(limit as usize);
-        Ok((rows, has_more))
-    }
-
+impl Mandates<'_> {
     /// Inserts a new mandate with its `mandate.created` event (and
     /// `mandate.requires_authorization` when the payer must sign).
-    pub async fn insert_mandate(&self, m: &Mandate) -> Result<(), StoreError> {
-        self.insert_mandate_with(m, None).await
+    pub async fn insert(self, m: &Mandate) -> Result<(), StoreError> {
+        self.0.mandates().insert_with(m, None).await
     }
 
-    /// [`Store::insert_mandate`], with what its wallet payer is asked to sign written first
+    /// [`Mandates::insert`], with what its wallet payer is asked to sign written first
     /// in the same transaction (so the first event shows it, and a crash leaves both or
     /// neither).
-    pub async fn insert_mandate_with(
-        &self,
+    pub async fn insert_with(
+        self,
         m: &Mandate,
-        authorization: Option<&crate::consent::Authorization>,
+        authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         if let Some(a) = authorization {
-            crate::consent::insert_authorization_in(&mut tx, a).await?;
+            crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
         }
         sqlx::query(&format!(
             "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
@@ -570,8 +170,8 @@ impl Store {
     /// transaction was refused), with its event, at `now` (unix ms). Every outcome that has
     /// a transaction is that transaction's fate (see [`crate::journal::apply_fates_in`]).
     /// Returns whether it moved.
-    pub async fn fail_unsent_mandate(&self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn fail_unsent(self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
+        let mut tx = self.0.write_tx().await?;
         let moved = move_mandate_in(
             &mut tx,
             id.as_str(),
@@ -586,28 +186,31 @@ impl Store {
     }
 
     /// A mandate of this account and mode.
-    pub async fn mandate(&self, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &MandateId) -> Result<Mandate, StoreError> {
         mandate_of(
             &self
+                .0
                 .scoped_row("mandates", MANDATE_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Mandates, newest first.
-    pub async fn list_mandates(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Mandate>, StoreError> {
-        self.list_mandates_in(scope, None, limit, starting_after)
+        self.0
+            .mandates()
+            .list_in(scope, None, limit, starting_after)
             .await
     }
 
     /// Mandates of one stored status when given, newest first.
-    pub async fn list_mandates_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         status: Option<MandateStatus>,
         limit: u32,
@@ -615,6 +218,7 @@ impl Store {
     ) -> Result<Page<Mandate>, StoreError> {
         let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "mandates",
                 MANDATE_COLS,
@@ -629,15 +233,13 @@ impl Store {
             has_more,
         })
     }
+}
 
+impl Keys<'_> {
     /// Inserts a new session key with the hash of its agent secret, and its
     /// `session_key.created` event.
-    pub async fn insert_session_key(
-        &self,
-        k: &SessionKey,
-        secret_hash: &str,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn insert(self, k: &SessionKey, secret_hash: &str) -> Result<(), StoreError> {
+        let mut tx = self.0.write_tx().await?;
         sqlx::query(&format!(
             "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
         ))
@@ -679,9 +281,9 @@ impl Store {
         Ok(())
     }
 
-    /// Fails a session key no transaction carries, as [`Store::fail_unsent_mandate`].
-    pub async fn fail_unsent_key(&self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+    /// Fails a session key no transaction carries, as [`Mandates::fail_unsent`].
+    pub async fn fail_unsent(self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
+        let mut tx = self.0.write_tx().await?;
         let moved = move_key_in(
             &mut tx,
             id.as_str(),
@@ -696,21 +298,18 @@ impl Store {
     }
 
     /// A session key of this account and mode.
-    pub async fn session_key(
-        &self,
-        scope: Scope<'_>,
-        id: &SessionKeyId,
-    ) -> Result<SessionKey, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
         key_of(
             &self
+                .0
                 .scoped_row("session_keys", KEY_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Session key `id` of `scope` with its mandate, in one read (what a pull is judged on).
-    pub async fn session_key_and_mandate(
-        &self,
+    pub async fn get_with_mandate(
+        self,
         scope: Scope<'_>,
         id: &SessionKeyId,
     ) -> Result<(SessionKey, Mandate), StoreError> {
@@ -733,45 +332,49 @@ impl Store {
             )
         });
         // Read inline on SQLite: this is every pull's read (see `crate::inline`).
-        let mut stmt = Stmt::new(self.backend(), sql.clone());
+        let mut stmt = Stmt::new(self.0.backend(), sql.clone());
         stmt.text(Some(id.as_str()))
             .text(Some(scope.account_id.as_str()))
             .text(Some(scope.mode.as_str()));
-        let row = self.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
+        let row = self.0.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
         Ok((key_of(&row)?, mandate_from(&row, "m_")?))
     }
 
     /// The session key whose agent secret hashes to `secret_hash`.
-    pub async fn session_key_by_secret(
-        &self,
-        secret_hash: &str,
-    ) -> Result<Option<SessionKey>, StoreError> {
+    pub async fn by_secret(self, secret_hash: &str) -> Result<Option<SessionKey>, StoreError> {
         // Every agent's request authenticates with this read: inline on SQLite.
         let mut stmt = Stmt::new(
-            self.backend(),
+            self.0.backend(),
             format!("SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"),
         );
         stmt.text(Some(secret_hash));
-        self.hot_row(&stmt).await?.as_ref().map(key_of).transpose()
+        self.0
+            .hot_row(&stmt)
+            .await?
+            .as_ref()
+            .map(key_of)
+            .transpose()
     }
 
     /// Session keys, newest first; of one mandate when given.
-    pub async fn list_session_keys(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         mandate_id: Option<&str>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<SessionKey>, StoreError> {
-        self.list_session_keys_in(scope, mandate_id, None, 0, limit, starting_after)
+        self.0
+            .keys()
+            .list_in(scope, mandate_id, None, 0, limit, starting_after)
             .await
     }
 
     /// The account's keys in `scope`, newest first: of `mandate_id` when given, and with
     /// the status `status` shows at `now` (unix ms) when given (the dashboard's filter;
     /// `expired` is an active key whose time passed).
-    pub async fn list_session_keys_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         mandate_id: Option<&str>,
         status: Option<KeyFilter>,
@@ -789,6 +392,7 @@ impl Store {
             .and_then(|(_, passed)| passed)
             .map(|passed| ("expires_at", passed, now));
         let (rows, has_more) = self
+            .0
             .list_rows_where(
                 "session_keys",
                 KEY_COLS,
@@ -804,16 +408,18 @@ impl Store {
             has_more,
         })
     }
+}
 
+impl Pulls<'_> {
     /// Inserts a new debit pull.
-    pub async fn insert_pull(&self, p: &DebitPull) -> Result<(), StoreError> {
-        self.insert_pulls(std::slice::from_ref(p)).await
+    pub async fn insert(self, p: &DebitPull) -> Result<(), StoreError> {
+        self.0.pulls().insert_many(std::slice::from_ref(p)).await
     }
 
     /// Inserts new pulls in one transaction (requests that arrive together share one
-    /// commit), each as [`Store::insert_pull`].
-    pub async fn insert_pulls(&self, pulls: &[DebitPull]) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+    /// commit), each as [`Pulls::insert`].
+    pub async fn insert_many(self, pulls: &[DebitPull]) -> Result<(), StoreError> {
+        let mut tx = self.0.write_tx().await?;
         insert_pulls_in(&mut tx, pulls).await?;
         tx.commit().await?;
         Ok(())
@@ -822,16 +428,47 @@ impl Store {
     /// Records how a pull ended on chain, at `now` (unix ms); only a pending pull changes.
     /// Returns whether it changed (false when it was already resolved, e.g. by the relayer
     /// or the API first).
-    pub async fn resolve_pull(
-        &self,
+    pub async fn resolve(
+        self,
         id: &PullId,
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = resolve_pull_in(&mut tx, id.as_str(), r, now).await?;
         tx.commit().await?;
         Ok(moved)
+    }
+}
+
+impl Keys<'_> {
+    /// Records `session_key.expired` for active keys whose time passed by `now` (unix ms),
+    /// once each (at most `limit` a call). Returns how many.
+    pub async fn announce_expired(self, now: i64, limit: u32) -> Result<u64, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
+             AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
+        ))
+        .bind(now)
+        .fetch_all(self.0.pool())
+        .await?;
+        let mut announced = 0;
+        for r in rows {
+            let id: String = r.try_get("id")?;
+            let mut tx = self.0.write_tx().await?;
+            let moved = sqlx::query(
+                "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
+            )
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+            if moved.rows_affected() == 1 {
+                events::record(&mut tx, EventType::SessionKeyExpired, &id, now).await?;
+                announced += 1;
+            }
+            tx.commit().await?;
+        }
+        Ok(announced)
     }
 }
 
@@ -852,7 +489,7 @@ pub(crate) async fn mandate_chains_in(
             conn.backend(),
             format!(
                 "SELECT id, chain_id, payer_account_id FROM mandates WHERE id IN ({})",
-                crate::db::numbered(1, chunk.len())
+                crate::sql::numbered(1, chunk.len())
             ),
         );
         for id in chunk {
@@ -899,7 +536,7 @@ pub(crate) async fn insert_pull_rows_in(
             conn.backend(),
             format!(
                 "INSERT INTO debit_pulls ({PULL_COLS}) VALUES {}",
-                crate::db::placeholders(chunk.len(), 22)
+                crate::sql::placeholders(chunk.len(), 22)
             ),
         );
         for p in chunk {
@@ -1089,9 +726,9 @@ pub(crate) async fn move_key_in(
 /// list or subquery of key ids reading `$1` = `id` — inside the caller's transaction, so a
 /// key's revocation or its mandate's cancellation and its credential's status bit commit
 /// together; and queues the revoke of those credentials' attestations, as
-/// `Store::revoke_credential` does. Written here, beside the two status writers that call
+/// `Identity::revoke_credential` does. Written here, beside the two status writers that call
 /// it (`identity` imports this module). A credential recorded concurrently is not missed:
-/// `Store::record_agent_credential` checks the key and its mandate under their row locks.
+/// `Identity::record_agent_credential` checks the key and its mandate under their row locks.
 async fn revoke_agent_credentials_in(
     conn: &mut impl Exec,
     keys: &str,
@@ -1254,7 +891,7 @@ pub(crate) async fn change_pulls_in(
                  failure_reason = COALESCE(v.column11, debit_pulls.failure_reason), updated_at = v.column12 \
                  FROM (VALUES {}) AS v WHERE debit_pulls.id = v.column1 \
                  AND debit_pulls.status IN (v.column3, v.column4){} RETURNING {returning}",
-                crate::db::placeholders(chunk.len(), 12),
+                crate::sql::placeholders(chunk.len(), 12),
                 guard.sql_for("debit_pulls.id")
             ),
         );
@@ -1342,10 +979,10 @@ pub(crate) async fn change_pulls_in(
     Ok((moved, resolved))
 }
 
-impl Store {
-    /// Records how several pulls ended, in one transaction (as [`Store::resolve_pull`] each).
-    pub async fn resolve_pulls(
-        &self,
+impl Pulls<'_> {
+    /// Records how several pulls ended, in one transaction (as [`Pulls::resolve`] each).
+    pub async fn resolve_many(
+        self,
         items: &[(PullId, PullResolution)],
         now: i64,
     ) -> Result<Vec<bool>, StoreError> {
@@ -1353,7 +990,7 @@ impl Store {
             .iter()
             .map(|(id, r)| (id.as_str(), PullChange::Resolve(r)))
             .collect();
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let (moved, _) = change_pulls_in(&mut tx, &items, Guard::None, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -1361,10 +998,10 @@ impl Store {
 
     /// The status of pull `id` (`None`: no such pull), one column read: what a request
     /// waiting for its pull asks.
-    pub async fn pull_status(&self, id: &str) -> Result<Option<PullStatus>, StoreError> {
+    pub async fn status(self, id: &str) -> Result<Option<PullStatus>, StoreError> {
         let row = sqlx::query("SELECT status FROM debit_pulls WHERE id = $1")
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
         row.map(|r| {
             let s: String = r.try_get("status")?;
@@ -1374,12 +1011,12 @@ impl Store {
     }
 
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
-    pub async fn pull_unscoped(&self, id: &PullId) -> Result<DebitPull, StoreError> {
+    pub async fn get_unscoped(self, id: &PullId) -> Result<DebitPull, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         pull_of(&row)
@@ -1387,12 +1024,12 @@ impl Store {
 
     /// The token transfer pull `id` asked for (its amount, its mandate's payer and
     /// currency), by id alone: what the diagnosis of a `transfer_failed` decline reads.
-    pub async fn pull_transfer(
-        &self,
+    pub async fn transfer(
+        self,
         id: &PullId,
     ) -> Result<openrail_domain::pulls::PullTransfer, StoreError> {
-        let p = self.pull_unscoped(id).await?;
-        let m = self.mandate_unscoped(&p.mandate_id).await?;
+        let p = self.0.pulls().get_unscoped(id).await?;
+        let m = self.0.mandates().get_unscoped(&p.mandate_id).await?;
         Ok(openrail_domain::pulls::PullTransfer {
             payer_address: m.payer_address,
             currency: m.currency,
@@ -1402,74 +1039,83 @@ impl Store {
 
     /// The pulls with these ids (by id alone, the engine's view), in one query; ids with
     /// no pull are left out.
-    pub async fn pulls_unscoped(&self, ids: &[PullId]) -> Result<Vec<DebitPull>, StoreError> {
+    pub async fn get_many_unscoped(self, ids: &[PullId]) -> Result<Vec<DebitPull>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let sql = format!(
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id IN ({})",
-            crate::db::numbered(1, ids.len())
+            crate::sql::numbered(1, ids.len())
         );
-        let sql = crate::db::positional(self.backend(), sql);
+        let sql = crate::sql::positional(self.0.backend(), sql);
         let mut q = sqlx::query(&sql);
         for id in ids {
             q = q.bind(id);
         }
-        q.fetch_all(self.pool())
+        q.fetch_all(self.0.pool())
             .await?
             .iter()
             .map(pull_of)
             .collect()
     }
+}
 
+impl Keys<'_> {
     /// A session key by id alone (the engine's view, not a request's).
-    pub async fn session_key_unscoped(&self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
+    pub async fn get_unscoped(self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {KEY_COLS} FROM session_keys WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         key_of(&row)
     }
+}
 
+impl Mandates<'_> {
     /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
-    pub async fn mandate_unscoped(&self, id: &MandateId) -> Result<Mandate, StoreError> {
+    pub async fn get_unscoped(self, id: &MandateId) -> Result<Mandate, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         mandate_of(&row)
     }
+}
 
+impl Pulls<'_> {
     /// A debit pull of this account and mode.
-    pub async fn pull(&self, scope: Scope<'_>, id: &PullId) -> Result<DebitPull, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &PullId) -> Result<DebitPull, StoreError> {
         pull_of(
             &self
+                .0
                 .scoped_row("debit_pulls", PULL_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Debit pulls, newest first; of one session key when given.
-    pub async fn list_pulls(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         session_key_id: Option<&str>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<DebitPull>, StoreError> {
-        self.list_pulls_in(scope, session_key_id, None, limit, starting_after)
+        self.0
+            .pulls()
+            .list_in(scope, session_key_id, None, limit, starting_after)
             .await
     }
 
     /// Debit pulls, newest first; of one session key and one status when given.
-    pub async fn list_pulls_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         session_key_id: Option<&str>,
         status: Option<PullStatus>,
@@ -1482,6 +1128,7 @@ impl Store {
             .chain(status.map(|s| ("status", s.as_str())))
             .collect();
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "debit_pulls",
                 PULL_COLS,
@@ -1500,7 +1147,7 @@ impl Store {
     /// Whether a pull on `session_key_id` carrying the agent's `nonce` is in flight or
     /// went through (a declined or failed one used no nonce on chain).
     pub async fn agent_nonce_taken(
-        &self,
+        self,
         session_key_id: &SessionKeyId,
         nonce: &str,
     ) -> Result<bool, StoreError> {
@@ -1510,37 +1157,37 @@ impl Store {
         )
         .bind(session_key_id)
         .bind(nonce)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         Ok(row.is_some())
     }
+}
 
+impl Keys<'_> {
     /// Sum of pulls of a key the chain authorized since `since_ms` (block time): authorized,
     /// settled, and failed after authorization (a bank-funded pull whose debit failed still
     /// used its ceiling on chain).
-    pub async fn key_spend(
-        &self,
+    pub async fn spend(
+        self,
         session_key_id: &SessionKeyId,
         since_ms: i64,
     ) -> Result<u64, StoreError> {
         spend_in(
-            &mut *self.pool().acquire().await?,
+            &mut *self.0.pool().acquire().await?,
             "session_key_id",
             session_key_id.as_str(),
             since_ms,
         )
         .await
     }
+}
 
+impl Mandates<'_> {
     /// Sum of pulls of a mandate the chain authorized since `since_ms` (block time), as
-    /// [`Store::key_spend`].
-    pub async fn mandate_spend(
-        &self,
-        mandate_id: &MandateId,
-        since_ms: i64,
-    ) -> Result<u64, StoreError> {
+    /// [`Keys::spend`].
+    pub async fn spend(self, mandate_id: &MandateId, since_ms: i64) -> Result<u64, StoreError> {
         spend_in(
-            &mut *self.pool().acquire().await?,
+            &mut *self.0.pool().acquire().await?,
             "mandate_id",
             mandate_id.as_str(),
             since_ms,
@@ -1549,90 +1196,22 @@ impl Store {
     }
 
     /// Spend and remaining of a mandate in the epoch containing `now` (unix ms).
-    pub async fn mandate_use(&self, m: &Mandate, now: i64) -> Result<EpochUse, StoreError> {
-        mandate_use_in(&mut *self.pool().acquire().await?, m, now).await
+    pub async fn epoch_use(self, m: &Mandate, now: i64) -> Result<EpochUse, StoreError> {
+        mandate_use_in(&mut *self.0.pool().acquire().await?, m, now).await
     }
+}
 
+impl Keys<'_> {
     /// Spend and remaining of a key in the epoch containing `now` (unix ms): its own
     /// ceiling and its mandate's, whichever is tighter.
-    pub async fn key_use(
-        &self,
+    pub async fn epoch_use(
+        self,
         k: &SessionKey,
         m: &Mandate,
         now: i64,
     ) -> Result<EpochUse, StoreError> {
-        key_use_in(&mut *self.pool().acquire().await?, k, m, now).await
+        key_use_in(&mut *self.0.pool().acquire().await?, k, m, now).await
     }
-}
-
-async fn spend_in(
-    conn: &mut impl Exec,
-    col: &'static str,
-    id: &str,
-    since_ms: i64,
-) -> Result<u64, StoreError> {
-    let mut q = Stmt::new(
-        conn.backend(),
-        format!(
-            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS spent FROM debit_pulls WHERE {col} = $1 \
-             AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
-        ),
-    );
-    q.text(Some(id)).int(since_ms);
-    let rows = conn.fetch(&q).await?;
-    let row = rows
-        .first()
-        .ok_or_else(|| StoreError::Corrupt("a sum returned no row".into()))?;
-    Ok(u64_of(row.integer("spent")?))
-}
-
-/// [`Store::mandate_use`] on a connection (inside a transaction when recording an event).
-pub(crate) async fn mandate_use_in(
-    conn: &mut impl Exec,
-    m: &Mandate,
-    now: i64,
-) -> Result<EpochUse, StoreError> {
-    let epoch = m.interval.epoch_at(now / 1000);
-    let spent = spend_in(conn, "mandate_id", m.id.as_str(), epoch.starts_at * 1000).await?;
-    let remaining = if m.status == MandateStatus::Active {
-        m.max_amount.saturating_sub(spent)
-    } else {
-        0
-    };
-    Ok(EpochUse {
-        starts_at: epoch.starts_at,
-        ends_at: epoch.ends_at,
-        spent,
-        remaining,
-    })
-}
-
-/// [`Store::key_use`] on a connection.
-pub(crate) async fn key_use_in(
-    conn: &mut impl Exec,
-    k: &SessionKey,
-    m: &Mandate,
-    now: i64,
-) -> Result<EpochUse, StoreError> {
-    let mandate = mandate_use_in(conn, m, now).await?;
-    let spent = spend_in(
-        conn,
-        "session_key_id",
-        k.id.as_str(),
-        mandate.starts_at * 1000,
-    )
-    .await?;
-    let live = k.status == KeyStatus::Active && now < k.expires_at;
-    let own = k
-        .max_amount
-        .map(|max| max.saturating_sub(spent))
-        .unwrap_or(u64::MAX);
-    let remaining = if live { own.min(mandate.remaining) } else { 0 };
-    Ok(EpochUse {
-        spent,
-        remaining,
-        ..mandate
-    })
 }
 
 /// A pull whose mandate is funded from a bank account: what its bank leg and payout need.
@@ -1656,12 +1235,9 @@ pub struct BankFundedPull {
     pub currency: Currency,
 }
 
-impl Store {
+impl Pulls<'_> {
     /// Pull `id` when its mandate is funded from a bank account (`None` otherwise).
-    pub async fn bank_funded_pull(
-        &self,
-        id: &PullId,
-    ) -> Result<Option<BankFundedPull>, StoreError> {
+    pub async fn bank_funded(self, id: &PullId) -> Result<Option<BankFundedPull>, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.status, p.amount, m.payer_account_id, p.destination_address, p.currency, \
              CAST(CASE WHEN EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
@@ -1671,7 +1247,7 @@ impl Store {
              WHERE p.id = $1 AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\'",
         )
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             let status: String = r.try_get("status")?;
@@ -1691,8 +1267,8 @@ impl Store {
 
     /// Ends an authorized pull's bank leg at `now` (unix ms): `settled`, or `failed` with the
     /// bank's reason.
-    pub async fn finish_pull_bank_leg(
-        &self,
+    pub async fn finish_bank_leg(
+        self,
         id: &PullId,
         status: PullStatus,
         failure_reason: Option<&str>,
@@ -1702,7 +1278,7 @@ impl Store {
             status,
             failure_reason,
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let (moved, _) =
             change_pulls_in(&mut tx, &[(id.as_str(), change)], Guard::None, now).await?;
         tx.commit().await?;
@@ -1826,45 +1402,6 @@ pub(crate) async fn fate_effect_in(
         | TxKind::CancelNonce => false,
     };
     Ok(())
-}
-
-// Identity attestations' rows and their one status writer live here, with the other
-// objects whose status a journaled transaction's fate moves (`fate_effect_in`): the fate's
-// dispatch is inside the store's known module circle, and a module it calls that records
-// events would join it.
-
-/// The columns [`attestation_of`] reads.
-pub(crate) const ATTESTATION_COLS: &str = "id, account_id, mode, chain_id, registry, schema_uid, recipient, \
-     credential_id, credential_digest, issuer, credential_type, expires_at, status_list_credential, \
-     status_list_index, status, uid, tx_hash, revoked_at, created_at, updated_at, mirrored_sequence";
-
-/// An attestation from its row (columns [`ATTESTATION_COLS`]).
-pub(crate) fn attestation_of(r: &impl crate::exec::Record) -> Result<Attestation, StoreError> {
-    let mode = r.string("mode")?;
-    let status = r.string("status")?;
-    Ok(Attestation {
-        id: AttestationId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
-        registry: r.string("registry")?,
-        schema_uid: r.string("schema_uid")?,
-        recipient: r.string("recipient")?,
-        credential_id: r.text("credential_id")?,
-        credential_digest: r.string("credential_digest")?,
-        issuer: r.string("issuer")?,
-        credential_type: r.string("credential_type")?,
-        expires_at: r.int("expires_at")?,
-        status_list_credential: r.text("status_list_credential")?,
-        status_list_index: r.int("status_list_index")?.map(|i| i as u64),
-        status: AttestationStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
-        uid: r.text("uid")?,
-        tx_hash: r.text("tx_hash")?,
-        revoked_at: r.int("revoked_at")?,
-        mirrored_sequence: r.int("mirrored_sequence")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-    })
 }
 
 /// **The one place an attestation's status changes after creation.** Moves attestation `id`

@@ -25,6 +25,17 @@ use crate::outbox::{self, WorkKind};
 pub(crate) use crate::agentic::{ATTESTATION_COLS as COLS, attestation_of, move_attestation_in};
 pub use crate::attestation::Attestation;
 
+/// Identity attestations and the receipts relayed to the mirror (`store.attestations()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Attestations<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on identity attestations and the receipts relayed to the mirror ([`Attestations`]).
+    pub fn attestations(&self) -> Attestations<'_> {
+        Attestations(self)
+    }
+}
+
 fn of_any(r: &AnyRow) -> Result<Attestation, StoreError> {
     attestation_of(r)
 }
@@ -55,10 +66,10 @@ pub(crate) async fn revoke_for_credential_in(
     Ok(())
 }
 
-impl Store {
+impl Attestations<'_> {
     /// Inserts a new (`pending`) attestation with its `identity.attestation.pending` event
     /// and its `attest` work on its chain, in one transaction.
-    pub async fn insert_attestation(&self, a: &Attestation) -> Result<(), StoreError> {
+    pub async fn insert(self, a: &Attestation) -> Result<(), StoreError> {
         if a.status != AttestationStatus::Pending {
             return Err(StoreError::Transition(format!(
                 "attestation {} starts pending, not {}",
@@ -66,7 +77,7 @@ impl Store {
                 a.status.as_str()
             )));
         }
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         sqlx::query(&format!(
             "INSERT INTO identity_attestations ({COLS}) VALUES \
              ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
@@ -115,28 +126,26 @@ impl Store {
     }
 
     /// An attestation of this account and mode.
-    pub async fn attestation(
-        &self,
+    pub async fn get(
+        self,
         scope: Scope<'_>,
         id: &AttestationId,
     ) -> Result<Attestation, StoreError> {
         of_any(
             &self
+                .0
                 .scoped_row("identity_attestations", COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// An attestation, whoever owns it (the engine's read).
-    pub async fn attestation_unscoped(
-        &self,
-        id: &AttestationId,
-    ) -> Result<Attestation, StoreError> {
+    pub async fn get_unscoped(self, id: &AttestationId) -> Result<Attestation, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {COLS} FROM identity_attestations WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.writer())
+        .fetch_optional(self.0.writer())
         .await?
         .ok_or(StoreError::NotFound)?;
         of_any(&row)
@@ -144,8 +153,8 @@ impl Store {
 
     /// Attestations of this account and mode, newest first, optionally about one
     /// `recipient` (0x, checksummed).
-    pub async fn list_attestations(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         recipient: Option<&str>,
         limit: u32,
@@ -154,6 +163,7 @@ impl Store {
         let filters: Vec<(&'static str, &str)> =
             recipient.map(|r| ("recipient", r)).into_iter().collect();
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "identity_attestations",
                 COLS,
@@ -172,33 +182,29 @@ impl Store {
     /// Records the on-chain uid of attestation `id`, as read from its `attest` receipt (a
     /// reorganisation that mines the same transaction in another block changes it: the
     /// registry's uid includes the block's time).
-    pub async fn record_attestation_uid(
-        &self,
-        id: &AttestationId,
-        uid: &str,
-    ) -> Result<(), StoreError> {
+    pub async fn record_uid(self, id: &AttestationId, uid: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE identity_attestations SET uid = $2 WHERE id = $1")
             .bind(id)
             .bind(uid)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(())
     }
 
     /// Queues the revoke of attestation `id` of `scope` at `now` (a pending one is revoked
     /// once it is on chain). Returns it as it stands.
-    pub async fn request_attestation_revoke(
-        &self,
+    pub async fn request_revoke(
+        self,
         scope: Scope<'_>,
         id: &AttestationId,
         now: i64,
     ) -> Result<Attestation, StoreError> {
-        let a = self.attestation(scope, id).await?;
+        let a = self.0.attestations().get(scope, id).await?;
         if matches!(
             a.status,
             AttestationStatus::Pending | AttestationStatus::Active
         ) {
-            let mut tx = self.write_tx().await?;
+            let mut tx = self.0.write_tx().await?;
             outbox::enqueue_for(
                 &mut tx,
                 OF_ATTESTATION,
@@ -214,12 +220,8 @@ impl Store {
 
     /// Fails an attestation no transaction carries (its row makes no usable call, or its
     /// only transaction was refused), with its event. Returns whether it moved.
-    pub async fn fail_unsent_attestation(
-        &self,
-        id: &AttestationId,
-        now: i64,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn fail_unsent(self, id: &AttestationId, now: i64) -> Result<bool, StoreError> {
+        let mut tx = self.0.write_tx().await?;
         let moved = move_attestation_in(
             &mut *tx,
             id.as_str(),
@@ -236,14 +238,14 @@ impl Store {
     /// Moves attestation `id` to `to` at `now` through its one writer, refusing a move the
     /// lifecycle does not allow ([`StoreError::Transition`], nothing written). The service
     /// moves attestations only by their transactions' fates; this is the table's check.
-    pub async fn move_attestation(
-        &self,
+    pub async fn move_to(
+        self,
         id: &AttestationId,
         to: AttestationStatus,
         now: i64,
     ) -> Result<bool, StoreError> {
         use openrail_domain::status::Lifecycle;
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let row = sqlx::query("SELECT status FROM identity_attestations WHERE id = $1")
             .bind(id)
             .fetch_optional(&mut *tx)
@@ -292,13 +294,13 @@ impl RelayStep {
     }
 }
 
-impl Store {
+impl Attestations<'_> {
     /// Attestations of attestation chain `chain_id` under one of `schemas` whose next
     /// receipt has not been queued for the settlement chain (at most `limit`, oldest change
     /// first), with that step: an active one's attestation, a revoked one's revocation (an
     /// attestation revoked before its first receipt went needs only the second).
-    pub async fn attestations_to_relay(
-        &self,
+    pub async fn to_relay(
+        self,
         chain_id: u64,
         schemas: &[String],
         limit: u32,
@@ -315,7 +317,7 @@ impl Store {
         ))
         .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
         .bind(i64::from(limit))
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -335,14 +337,14 @@ impl Store {
     /// `None` when the step changed nothing the mirror must hear of (its log left the slot
     /// as it was). Returns whether this call recorded it (false: done already).
     pub async fn queue_receipt(
-        &self,
+        self,
         id: &AttestationId,
         step: RelayStep,
         receipt: Option<(&str, u64)>,
         settlement_chain_id: u64,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let updated = sqlx::query(
             "UPDATE identity_attestations SET relayed = $2, receipt = COALESCE($3, receipt), \
              receipt_sequence = COALESCE($4, receipt_sequence) WHERE id = $1 AND relayed < $2",
@@ -379,13 +381,13 @@ impl Store {
 
     /// The signed receipt (JSON) attestation `id` has for the mirror, unless the mirror
     /// recorded it (or a later one) already.
-    pub async fn receipt_to_record(&self, id: &str) -> Result<Option<String>, StoreError> {
+    pub async fn receipt_to_record(self, id: &str) -> Result<Option<String>, StoreError> {
         let row = sqlx::query(
             "SELECT receipt FROM identity_attestations WHERE id = $1 AND receipt IS NOT NULL \
              AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)",
         )
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| r.try_get("receipt").map_err(StoreError::from))
             .transpose()
@@ -394,8 +396,8 @@ impl Store {
     /// Whether wallet `recipient` (checksummed) holds, in `mode` at `now`, an active and
     /// unexpired attestation of schema `schema_uid` whose receipt the settlement chain's
     /// mirror recorded: what a mandate's identity requirement asks, as the chain will.
-    pub async fn holds_attestation(
-        &self,
+    pub async fn holds(
+        self,
         mode: crate::ids::Mode,
         recipient: &str,
         schema_uid: &str,
@@ -410,7 +412,7 @@ impl Store {
         .bind(recipient)
         .bind(schema_uid)
         .bind(now)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         Ok(row.is_some())
     }

@@ -1,16 +1,29 @@
 //! Testnet's simulated bank: accounts with a chosen behaviour and their transfers. The rules
 //! that move transfers live in `openrail-relayer` (sans-IO); this module stores them.
 
-use crate::exec::{Exec, Record, Stmt};
+use crate::exec::{Exec, Stmt};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::ids::{AccountId, BankAccountId, BankTransferId, Mode};
 use crate::money::Currency;
+pub use crate::rows::bank::{BankTransfer, Direction};
+pub(crate) use crate::rows::bank::{TRANSFER_COLS, transfer_of};
+use crate::rows::{Page, Scope};
 pub use openrail_domain::status::TransferStatus;
+
+/// Testnet's simulated bank: its accounts and their transfers (`store.bank()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Bank<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on the testnet's simulated bank ([`Bank`]).
+    pub fn bank(&self) -> Bank<'_> {
+        Bank(self)
+    }
+}
 
 string_enum!(
     /// How a simulated account behaves.
@@ -38,16 +51,6 @@ impl Behavior {
     }
 }
 
-string_enum!(
-    /// Money out of or into the account.
-    Direction {
-        /// Out of the account.
-        Debit = "debit",
-        /// Into the account.
-        Credit = "credit",
-    }
-);
-
 /// A simulated bank account.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BankAccount {
@@ -73,32 +76,8 @@ pub struct BankAccount {
     pub created_at: i64,
 }
 
-/// A transfer on a simulated account.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BankTransfer {
-    /// `btr_…`
-    pub id: BankTransferId,
-    /// The account.
-    pub bank_account_id: BankAccountId,
-    /// Debit or credit.
-    pub direction: Direction,
-    /// Minor units.
-    pub amount: u64,
-    /// Lifecycle.
-    pub status: TransferStatus,
-    /// Why it failed.
-    pub failure_reason: Option<String>,
-    /// When it is next due for a transition (`i64::MAX`: final).
-    pub due_at: i64,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
-
 const ACCOUNT_COLS: &str =
     "id, account_id, mode, owner_name, currency, balance, behavior, delay_ms, created_at, held";
-pub(crate) const TRANSFER_COLS: &str = "id, bank_account_id, direction, amount, status, failure_reason, due_at, created_at, updated_at";
 
 fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
@@ -128,26 +107,9 @@ fn account_prefixed(r: &AnyRow, prefix: &str) -> Result<BankAccount, StoreError>
     })
 }
 
-pub(crate) fn transfer_of(r: &impl Record) -> Result<BankTransfer, StoreError> {
-    let direction = r.string("direction")?;
-    let status = r.string("status")?;
-    Ok(BankTransfer {
-        id: BankTransferId::from_trusted(r.string("id")?),
-        bank_account_id: BankAccountId::from_trusted(r.string("bank_account_id")?),
-        direction: Direction::parse(&direction).ok_or_else(|| corrupt("direction", &direction))?,
-        amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
-        status: TransferStatus::parse(&status)
-            .ok_or_else(|| corrupt("transfer status", &status))?,
-        failure_reason: r.text("failure_reason")?,
-        due_at: r.integer("due_at")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-    })
-}
-
-impl Store {
+impl Bank<'_> {
     /// Creates a simulated bank account.
-    pub async fn create_bank_account(&self, a: &BankAccount) -> Result<(), StoreError> {
+    pub async fn create_account(self, a: &BankAccount) -> Result<(), StoreError> {
         sqlx::query(&format!(
             "INSERT INTO bank_accounts ({ACCOUNT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
         ))
@@ -161,32 +123,34 @@ impl Store {
         .bind(a.delay_ms)
         .bind(a.created_at)
         .bind(a.held)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// A bank account of this account and mode.
-    pub async fn bank_account(
-        &self,
+    pub async fn account(
+        self,
         scope: Scope<'_>,
         id: &BankAccountId,
     ) -> Result<BankAccount, StoreError> {
         account_of(
             &self
+                .0
                 .scoped_row("bank_accounts", ACCOUNT_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Bank accounts, newest first.
-    pub async fn list_bank_accounts(
-        &self,
+    pub async fn list_accounts(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<BankAccount>, StoreError> {
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "bank_accounts",
                 ACCOUNT_COLS,
@@ -203,15 +167,15 @@ impl Store {
     }
 
     /// The transfers of a bank account, newest first (at most 100).
-    pub async fn bank_transfers(
-        &self,
+    pub async fn transfers(
+        self,
         bank_account_id: &BankAccountId,
     ) -> Result<Vec<BankTransfer>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE bank_account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100"
         ))
         .bind(bank_account_id)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter().map(transfer_of).collect()
     }
@@ -221,8 +185,8 @@ impl Store {
     /// - held`) in the same database transaction, with one conditional statement, so
     /// concurrent debits never spend one balance twice; when it is not available the debit
     /// is recorded failed at once with `insufficient_funds` and holds nothing.
-    pub async fn start_bank_transfer(
-        &self,
+    pub async fn start_transfer(
+        self,
         bank_account_id: &BankAccountId,
         direction: Direction,
         amount: u64,
@@ -231,14 +195,14 @@ impl Store {
     ) -> Result<BankTransfer, StoreError> {
         let account = sqlx::query("SELECT delay_ms FROM bank_accounts WHERE id = $1")
             .bind(bank_account_id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?
             .ok_or(StoreError::NotFound)?;
         let delay: i64 = account.try_get("delay_ms")?;
 
         let amount = i64::try_from(amount).unwrap_or(i64::MAX);
         let id = BankTransferId::new();
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \
              ON CONFLICT (idempotency_key) DO NOTHING"
@@ -275,14 +239,14 @@ impl Store {
             "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
         ))
         .bind(idempotency_key)
-        .fetch_one(self.pool())
+        .fetch_one(self.0.pool())
         .await?;
         transfer_of(&row)
     }
 
     /// Transfers due at `now` with their accounts, oldest first.
-    pub async fn due_bank_transfers(
-        &self,
+    pub async fn due_transfers(
+        self,
         now: i64,
         limit: u32,
     ) -> Result<Vec<(BankTransfer, BankAccount)>, StoreError> {
@@ -301,7 +265,7 @@ impl Store {
              WHERE t.status IN ('pending', 'settled') AND t.due_at <= $1 ORDER BY t.due_at, t.id LIMIT {limit}"
         ))
         .bind(now)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter()
             .map(|r| Ok((transfer_of(r)?, account_prefixed(r, "a_")?)))
@@ -311,8 +275,8 @@ impl Store {
     /// Moves a transfer from the state it was read in to `status`, the account's balance
     /// by `balance_delta` and its held amount by `held_delta`, in one transaction. Returns
     /// false when another worker moved it first.
-    pub async fn apply_bank_transition(
-        &self,
+    pub async fn apply_transition(
+        self,
         t: &BankTransfer,
         status: TransferStatus,
         failure_reason: Option<&str>,
@@ -320,7 +284,7 @@ impl Store {
         next_due: i64,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let change = (status, failure_reason, next_due);
         if !move_transfer_in(&mut *tx, &t.id, (t.status, t.due_at), change, now).await? {
             return Ok(false);
@@ -338,17 +302,17 @@ impl Store {
     }
 }
 
-impl Store {
+impl Bank<'_> {
     /// The transfer started with `idempotency_key`, if any.
-    pub async fn bank_transfer_by_key(
-        &self,
+    pub async fn transfer_by_key(
+        self,
         idempotency_key: &str,
     ) -> Result<Option<BankTransfer>, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
         ))
         .bind(idempotency_key)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.as_ref().map(transfer_of).transpose()
     }

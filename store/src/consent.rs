@@ -3,30 +3,23 @@
 //! once given. Moving an object out of `requires_authorization` and storing the signature
 //! happen in one database transaction, so two concurrent authorizations never both send.
 
-use sqlx::AnyConnection;
-
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
-use crate::exec::{Exec, Record, Stmt};
 use crate::ids::MandateId;
 use crate::outbox::WorkKind;
 use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
+pub use crate::rows::consent::Authorization;
+pub(crate) use crate::rows::consent::{authorization_in, insert_authorization_in};
 
-/// A requested (and perhaps given) authorization.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Authorization {
-    /// `man_…` or `pay_…`.
-    pub object_id: String,
-    /// Who must sign (checksummed address).
-    pub signer: String,
-    /// The signer's nonce, decimal.
-    pub nonce: String,
-    /// Unix seconds; the signature is good until then.
-    pub deadline: i64,
-    /// 0x hex, once given.
-    pub signature: Option<String>,
-    /// Unix ms, once given.
-    pub authorized_at: Option<i64>,
+/// Payer consent: what a payer is asked to sign, and the signature once given (`store.consent()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Consent<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on payer consent ([`Consent`]).
+    pub fn consent(&self) -> Consent<'_> {
+        Consent(self)
+    }
 }
 
 /// The object whose authorization is recorded.
@@ -38,32 +31,29 @@ pub enum Authorizable {
     Payment,
 }
 
-impl Store {
+impl Consent<'_> {
     /// Records what `a.signer` is asked to sign. Insert it before the object's row (or
-    /// with it: [`Store::insert_mandate_with`], [`Store::insert_payment_with`]).
-    pub async fn insert_authorization(&self, a: &Authorization) -> Result<(), StoreError> {
-        insert_authorization_in(&mut *self.writer().acquire().await?, a).await
+    /// with it: [`Mandates::insert_with`](crate::agentic::Mandates::insert_with), [`Payments::insert_with`](crate::payments::Payments::insert_with)).
+    pub async fn insert(self, a: &Authorization) -> Result<(), StoreError> {
+        insert_authorization_in(&mut *self.0.writer().acquire().await?, a).await
     }
 
     /// The authorization of `object_id`, if one was asked for.
-    pub async fn authorization(
-        &self,
-        object_id: &str,
-    ) -> Result<Option<Authorization>, StoreError> {
-        authorization_in(&mut *self.pool().acquire().await?, object_id).await
+    pub async fn get(self, object_id: &str) -> Result<Option<Authorization>, StoreError> {
+        authorization_in(&mut *self.0.pool().acquire().await?, object_id).await
     }
 
     /// Stores the signature and moves the object from `requires_authorization` to
     /// `pending`, in one transaction. Returns false (nothing changed) when the object was
     /// no longer waiting for authorization.
     pub async fn authorize(
-        &self,
+        self,
         what: Authorizable,
         object_id: &str,
         signature: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         // The signature first, so the event's snapshot shows it; rolled back (the
         // transaction dropped) when the object was no longer waiting.
         sqlx::query(
@@ -104,15 +94,17 @@ impl Store {
         tx.commit().await?;
         Ok(true)
     }
+}
 
+impl crate::agentic::Mandates<'_> {
     /// Withdraws a mandate's request to sign at `now` (unix ms): `requires_authorization` →
     /// `canceled`, nothing having been sent. Returns false when it was no longer waiting.
-    pub async fn cancel_unauthorized_mandate(
-        &self,
+    pub async fn cancel_unauthorized(
+        self,
         mandate_id: &MandateId,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         // Only from `requires_authorization`: anything else has been sent (or is final).
         let moved = move_mandate_in(
             &mut tx,
@@ -126,51 +118,4 @@ impl Store {
         tx.commit().await?;
         Ok(moved)
     }
-}
-
-/// [`Store::authorization`] on a connection (inside a transaction when recording an event).
-pub(crate) async fn authorization_in(
-    conn: &mut impl Exec,
-    object_id: &str,
-) -> Result<Option<Authorization>, StoreError> {
-    let mut q = Stmt::new(
-        conn.backend(),
-        "SELECT object_id, signer, nonce, deadline, signature, authorized_at FROM authorizations \
-         WHERE object_id = $1"
-            .to_string(),
-    );
-    q.text(Some(object_id));
-    let rows = conn.fetch(&q).await?;
-    rows.first()
-        .map(|r| {
-            Ok(Authorization {
-                object_id: r.string("object_id")?,
-                signer: r.string("signer")?,
-                nonce: r.string("nonce")?,
-                deadline: r.integer("deadline")?,
-                signature: r.text("signature")?,
-                authorized_at: r.int("authorized_at")?,
-            })
-        })
-        .transpose()
-}
-
-/// Records what `a.signer` is asked to sign, inside the caller's transaction.
-pub(crate) async fn insert_authorization_in(
-    conn: &mut AnyConnection,
-    a: &Authorization,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO authorizations (object_id, signer, nonce, deadline, signature, authorized_at) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
-    )
-    .bind(&a.object_id)
-    .bind(&a.signer)
-    .bind(&a.nonce)
-    .bind(a.deadline)
-    .bind(&a.signature)
-    .bind(a.authorized_at)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
 }

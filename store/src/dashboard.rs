@@ -7,6 +7,17 @@ use crate::accounts::Account;
 use crate::db::{Store, StoreError};
 use crate::ids::AccountId;
 
+/// The dashboard's users, sessions and failed logins (`store.dashboard()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Dashboard<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on the dashboard's users, sessions and failed logins ([`Dashboard`]).
+    pub fn dashboard(&self) -> Dashboard<'_> {
+        Dashboard(self)
+    }
+}
+
 /// A person who signs in to an account's dashboard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DashboardUser {
@@ -40,11 +51,11 @@ pub enum SignUp {
     EmailTaken,
 }
 
-impl Store {
+impl Dashboard<'_> {
     /// Creates an account named after `email`, with the business name it gave (if any;
     /// unverified) and its dashboard user, in one transaction.
     pub async fn sign_up(
-        &self,
+        self,
         email: &str,
         password_hash: &str,
         business_name: Option<&str>,
@@ -57,7 +68,7 @@ impl Store {
             business_verified: false,
             created_at: now,
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let taken = sqlx::query("SELECT 1 AS one FROM dashboard_users WHERE email = $1")
             .bind(email)
             .fetch_optional(&mut *tx)
@@ -96,12 +107,12 @@ impl Store {
     }
 
     /// The dashboard user of `email` (lowercased by the caller), if any.
-    pub async fn dashboard_user(&self, email: &str) -> Result<Option<DashboardUser>, StoreError> {
+    pub async fn user(self, email: &str) -> Result<Option<DashboardUser>, StoreError> {
         let row = sqlx::query(
             "SELECT account_id, email, password_hash FROM dashboard_users WHERE email = $1",
         )
         .bind(email)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             Ok(DashboardUser {
@@ -114,8 +125,8 @@ impl Store {
     }
 
     /// Starts a session of `account_id` whose cookie secret hashes to `secret_hash`.
-    pub async fn create_dashboard_session(
-        &self,
+    pub async fn create_session(
+        self,
         secret_hash: &str,
         account_id: &AccountId,
         csrf_token: &str,
@@ -131,14 +142,14 @@ impl Store {
         .bind(csrf_token)
         .bind(now)
         .bind(expires_at)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// The live session whose cookie secret hashes to `secret_hash` at `now`.
-    pub async fn dashboard_session(
-        &self,
+    pub async fn session(
+        self,
         secret_hash: &str,
         now: i64,
     ) -> Result<Option<DashboardSession>, StoreError> {
@@ -150,7 +161,7 @@ impl Store {
         )
         .bind(secret_hash)
         .bind(now)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             Ok(DashboardSession {
@@ -165,15 +176,11 @@ impl Store {
 
     /// Ends a session (signing out); ending an unknown one is a no-op. Also drops every
     /// session of any account that expired before `now`.
-    pub async fn end_dashboard_session(
-        &self,
-        secret_hash: &str,
-        now: i64,
-    ) -> Result<(), StoreError> {
+    pub async fn end_session(self, secret_hash: &str, now: i64) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM dashboard_sessions WHERE secret_hash = $1 OR expires_at <= $2")
             .bind(secret_hash)
             .bind(now)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(())
     }
@@ -181,12 +188,12 @@ impl Store {
     /// Records one failed sign-in against each of `subjects` at `now`, and drops records
     /// older than `forget_before`.
     pub async fn record_login_failure(
-        &self,
+        self,
         subjects: &[&str],
         now: i64,
         forget_before: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         sqlx::query("DELETE FROM dashboard_login_failures WHERE at < $1")
             .bind(forget_before)
             .execute(&mut *tx)
@@ -203,22 +210,22 @@ impl Store {
     }
 
     /// Failed sign-ins recorded against `subject` since `since` (unix ms).
-    pub async fn login_failures(&self, subject: &str, since: i64) -> Result<i64, StoreError> {
+    pub async fn login_failures(self, subject: &str, since: i64) -> Result<i64, StoreError> {
         let row = sqlx::query(
             "SELECT COUNT(*) AS n FROM dashboard_login_failures WHERE subject = $1 AND at >= $2",
         )
         .bind(subject)
         .bind(since)
-        .fetch_one(self.pool())
+        .fetch_one(self.0.pool())
         .await?;
         Ok(row.try_get("n")?)
     }
 
     /// Forgets the failed sign-ins of `subject` (after a successful one).
-    pub async fn clear_login_failures(&self, subject: &str) -> Result<(), StoreError> {
+    pub async fn clear_login_failures(self, subject: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM dashboard_login_failures WHERE subject = $1")
             .bind(subject)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(())
     }
@@ -226,7 +233,7 @@ impl Store {
     /// The block each of `hashes` was mined in on `chain_id`, as the journal knows it
     /// (hashes it does not know, or not yet mined, are absent).
     pub async fn tx_blocks(
-        &self,
+        self,
         chain_id: u64,
         hashes: &[&str],
     ) -> Result<std::collections::HashMap<String, u64>, StoreError> {
@@ -237,7 +244,7 @@ impl Store {
             )
             .bind(*hash)
             .bind(chain_id as i64)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
             if let Some(r) = row {
                 let block: i64 = r.try_get("block_number")?;

@@ -1,85 +1,19 @@
 //! The database: SQLite (default, one file) or PostgreSQL (`postgres://…`), through one
 //! code path (`sqlx::Any`, `$N` placeholders, integer times and amounts). Every SQL
-//! statement of the project lives in this crate.
+//! statement of the project lives in this crate. [`Store`] holds the pools, the inline
+//! reader and the group writer's queue; the aggregates' methods are on their handles
+//! (`store.pulls()`, …), defined in their modules.
 
 use std::str::FromStr;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, ConnectOptions};
 
-/// Which database the store talks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    /// SQLite, one file.
-    Sqlite,
-    /// PostgreSQL.
-    Postgres,
-}
+pub use crate::sql::{Backend, StoreError};
 
-/// Errors of the store.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The database URL is neither `sqlite:` nor `postgres://`.
-    #[error("unsupported database url (use sqlite://PATH or postgres://…)")]
-    UnsupportedUrl,
-    /// A PostgreSQL URL's `max_connections` is not a whole number from 1 to 1000.
-    #[error("max_connections in the database url must be a whole number from 1 to 1000")]
-    BadPoolSize,
-    /// A query failed.
-    #[error("database error: {0}")]
-    Db(#[from] sqlx::Error),
-    /// A statement of the group writer's own SQLite connection failed.
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// Applying migrations failed.
-    #[error("migration error: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    /// A row the caller named does not exist.
-    #[error("not found")]
-    NotFound,
-    /// A stored value could not be understood (a bug or a hand-edited database).
-    #[error("corrupt row: {0}")]
-    Corrupt(String),
-    /// A list's `starting_after` names no object of that list (for this account and mode).
-    #[error("starting_after names no object of this list")]
-    UnknownCursor,
-    /// A status change the object's lifecycle does not allow (a bug: callers move objects
-    /// only along `openrail_domain::status`).
-    #[error("transition not allowed: {0}")]
-    Transition(String),
-}
-
-impl StoreError {
-    /// Whether the same operation may succeed if retried (pool exhausted, connection lost,
-    /// serialization failure, SQLite busy).
-    pub fn is_transient(&self) -> bool {
-        match self {
-            StoreError::Db(
-                sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed,
-            ) => true,
-            StoreError::Db(sqlx::Error::Database(e)) => {
-                // 40001 serialization_failure, 40P01 deadlock, 53300 too_many_connections
-                // (Postgres); 5/6 busy/locked (SQLite).
-                matches!(
-                    e.code().as_deref(),
-                    Some("40001" | "40P01" | "53300" | "5" | "6" | "517")
-                )
-            }
-            StoreError::Sqlite(e) => matches!(
-                e.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            ),
-            StoreError::Db(_)
-            | StoreError::UnsupportedUrl
-            | StoreError::BadPoolSize
-            | StoreError::Migrate(_)
-            | StoreError::NotFound
-            | StoreError::UnknownCursor
-            | StoreError::Transition(_)
-            | StoreError::Corrupt(_) => false,
-        }
-    }
-}
+/// Where a store keeps its group writer's queue (shared by the store's clones).
+pub(crate) type GroupSlot =
+    std::sync::Arc<std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>>;
 
 /// A handle on the database; cheap to clone.
 #[derive(Debug, Clone)]
@@ -90,8 +24,9 @@ pub struct Store {
     /// 1 to 100 ms between tries; for PostgreSQL the same pool as reads.
     writer: AnyPool,
     backend: Backend,
-    /// The group commit of the hot path's writes (see [`crate::group`]).
-    group: crate::group::Group,
+    /// The queue of the group commit of the hot path's writes, started on first use; only
+    /// the group writer (`group`, above the aggregates it writes) knows its type.
+    group: GroupSlot,
     /// The file, for SQLite.
     sqlite_file: Option<String>,
     /// Hot-path reads on a SQLite file (see [`crate::inline`]).
@@ -219,7 +154,8 @@ impl Store {
         &self.pool
     }
 
-    pub(crate) fn group(&self) -> &crate::group::Group {
+    /// The group writer's queue, once started (see `group`).
+    pub(crate) fn group(&self) -> &GroupSlot {
         &self.group
     }
 
@@ -241,41 +177,6 @@ impl Store {
     pub(crate) fn writer(&self) -> &AnyPool {
         &self.writer
     }
-}
-
-/// `sql` as `backend` runs it best. SQLite looks a numbered parameter (`$7`) up by its name
-/// in a list it scans from the start — when it parses the statement and again, through
-/// sqlx, at every execution — so a statement with `n` of them costs `n²`: a group's
-/// 64-row insert of 22 columns took milliseconds in that scan alone. Its anonymous `?`
-/// parameters are bound by position without a lookup. So for SQLite, a statement whose
-/// parameters appear in the text in the order of their numbers (`$1`, `$2`, … — what
-/// [`placeholders`] and [`numbered`] build) is rewritten with `?`; any other statement, and
-/// every statement for PostgreSQL, is left as written.
-pub(crate) fn positional(backend: Backend, sql: String) -> String {
-    if backend != Backend::Sqlite {
-        return sql;
-    }
-    let mut out = String::with_capacity(sql.len());
-    let mut expected = 1usize;
-    let mut rest = sql.as_str();
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let digits = rest[at + 1..]
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
-        match rest[at + 1..at + 1 + digits].parse::<usize>() {
-            Ok(n) if n == expected => {
-                out.push('?');
-                expected += 1;
-            }
-            // Out of order (or a `$` that is no parameter): as written.
-            _ => return sql,
-        }
-        rest = &rest[at + 1 + digits..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The file a `sqlite:` URL names (`None` for one in memory).
@@ -316,32 +217,6 @@ fn sqlite_file(url: &str) -> Option<String> {
     let path = rest.split('?').next().unwrap_or_default();
     (!path.is_empty() && path != ":memory:" && !url.contains("mode=memory"))
         .then(|| path.to_string())
-}
-
-/// The backend of a connection of the store.
-pub(crate) fn backend_of(conn: &sqlx::AnyConnection) -> Backend {
-    if conn.backend_name().eq_ignore_ascii_case("sqlite") {
-        Backend::Sqlite
-    } else {
-        Backend::Postgres
-    }
-}
-
-/// `rows` groups of `cols` numbered placeholders, `($1, $2), ($3, $4)`: the `VALUES` of a
-/// statement that writes many rows (both backends number their parameters this way).
-pub(crate) fn placeholders(rows: usize, cols: usize) -> String {
-    (0..rows)
-        .map(|r| format!("({})", numbered(r * cols + 1, cols)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `n` numbered placeholders from `$first`, `$3, $4, $5`: the list of an `IN (…)`.
-pub(crate) fn numbered(first: usize, n: usize) -> String {
-    (first..first + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
@@ -385,44 +260,5 @@ mod tests {
         assert_eq!(sqlite_file("sqlite::memory:"), None);
         assert_eq!(sqlite_file("sqlite://a.db?mode=memory"), None);
         assert_eq!(sqlite_file("postgres://x@h/db"), None);
-    }
-
-    #[test]
-    fn numbered_counts_from_first() {
-        assert_eq!(super::numbered(3, 3), "$3, $4, $5");
-        assert_eq!(super::numbered(1, 1), "$1");
-    }
-
-    #[test]
-    fn sqlite_gets_anonymous_parameters_only_when_they_come_in_order() {
-        use super::{Backend, placeholders, positional};
-        let sql = format!("INSERT INTO t (a, b) VALUES {}", placeholders(2, 2));
-        assert_eq!(
-            positional(Backend::Sqlite, sql.clone()),
-            "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)"
-        );
-        assert_eq!(positional(Backend::Postgres, sql.clone()), sql);
-        // Numbers out of text order, a repeated number, or a bare `$`: left as written.
-        for sql in [
-            "UPDATE t SET a = $2 WHERE id = $1",
-            "SELECT $1, $1",
-            "SELECT '$' || $1",
-        ] {
-            assert_eq!(positional(Backend::Sqlite, sql.into()), sql);
-        }
-        assert_eq!(
-            positional(
-                Backend::Sqlite,
-                "UPDATE t SET a = $1 WHERE id IN ($2, $3)".into()
-            ),
-            "UPDATE t SET a = ? WHERE id IN (?, ?)"
-        );
-        assert_eq!(positional(Backend::Sqlite, "SELECT 1".into()), "SELECT 1");
-    }
-
-    #[test]
-    fn placeholders_number_rows_then_columns() {
-        assert_eq!(super::placeholders(1, 1), "($1)");
-        assert_eq!(super::placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
     }
 }

@@ -16,19 +16,33 @@
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::{
-    self, DebitPull, EpochUse, KEY_COLS, KeyStatus, MANDATE_COLS, Mandate, MandateStatus,
-    PULL_COLS, Page, PullStatus, Scope, SessionKey,
-};
-use crate::bank::{self, BankTransfer, TRANSFER_COLS, TransferStatus};
-use crate::consent::{self, Authorization};
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
 use crate::money::Currency;
-use crate::payments::{self, Payment, PaymentStatus, RefundStatus};
+use crate::rows::agentic::{
+    self as agentic, DebitPull, EpochUse, KEY_COLS, MANDATE_COLS, Mandate, PULL_COLS, SessionKey,
+};
+use crate::rows::bank::{self, BankTransfer, TRANSFER_COLS};
+use crate::rows::consent::{self, Authorization};
+use crate::rows::payments::{self, Payment};
+use crate::rows::{Page, Scope};
 use crate::verification::{Verification, VerificationStatus};
-use openrail_domain::status::AttestationStatus;
+use openrail_domain::status::{
+    AttestationStatus, KeyStatus, MandateStatus, PaymentStatus, PullStatus, RefundStatus,
+    TransferStatus,
+};
+
+/// Events, as read back (each change writes its own, in its transaction) (`store.events()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Events<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on events as read back ([`Events`]).
+    pub fn events(&self) -> Events<'_> {
+        Events(self)
+    }
+}
 
 string_enum!(
     /// What happened. The part before the last dot names the object.
@@ -312,7 +326,7 @@ pub enum Snapshot {
     /// A webhook endpoint (never its secrets).
     WebhookEndpoint {
         /// The row.
-        webhook_endpoint: crate::webhooks::WebhookEndpoint,
+        webhook_endpoint: crate::rows::webhooks::WebhookEndpoint,
     },
     /// An identity verification session.
     IdentityVerification {
@@ -484,7 +498,7 @@ async fn snapshot_in(
         }
         ObjectKind::WebhookEndpoint => {
             let id = crate::ids::WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
-            let e = crate::webhooks::endpoint_in(conn, &id).await?;
+            let e = crate::rows::webhooks::endpoint_in(conn, &id).await?;
             let (account, mode) = (e.account_id.clone(), e.mode);
             let snap = Snapshot::WebhookEndpoint {
                 webhook_endpoint: e,
@@ -498,14 +512,8 @@ async fn snapshot_in(
             )));
         }
         ObjectKind::Attestation => {
-            let a = crate::agentic::attestation_of(
-                &row_in(
-                    conn,
-                    "identity_attestations",
-                    crate::agentic::ATTESTATION_COLS,
-                    id,
-                )
-                .await?,
+            let a = agentic::attestation_of(
+                &row_in(conn, "identity_attestations", agentic::ATTESTATION_COLS, id).await?,
             )?;
             let (account, mode) = (a.account_id.clone(), a.mode);
             (
@@ -582,7 +590,7 @@ pub(crate) async fn insert_all(
             conn.backend(),
             format!(
                 "INSERT INTO events (id, account_id, mode, type, object_id, created_at, data) VALUES {}",
-                crate::db::placeholders(chunk.len(), 7)
+                crate::sql::placeholders(chunk.len(), 7)
             ),
         );
         for e in chunk {
@@ -602,19 +610,20 @@ pub(crate) async fn insert_all(
     Ok(())
 }
 
-impl Store {
+impl Events<'_> {
     /// An event of this account and mode.
-    pub async fn event(&self, scope: Scope<'_>, id: &EventId) -> Result<Event, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &EventId) -> Result<Event, StoreError> {
         event_of(
             &self
+                .0
                 .scoped_row("events", EVENT_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Events of this account and mode, newest first.
-    pub async fn list_events(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         filter: EventFilter<'_>,
         limit: u32,
@@ -630,7 +639,7 @@ impl Store {
                 .bind(after)
                 .bind(scope.account_id)
                 .bind(scope.mode.as_str())
-                .fetch_optional(self.pool())
+                .fetch_optional(self.0.pool())
                 .await?
                 .ok_or(StoreError::UnknownCursor)?;
                 Some(row.try_get::<i64, _>("seq")?)
@@ -666,7 +675,7 @@ impl Store {
             .bind(type_val)
             .bind(filter.object_id)
             .bind(filter.created_gte)
-            .fetch_all(self.pool())
+            .fetch_all(self.0.pool())
             .await?;
         let has_more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
@@ -678,10 +687,10 @@ impl Store {
 
     /// The types of the events of object `id`, oldest first (any account: for checks and
     /// tests).
-    pub async fn event_types_of(&self, id: &str) -> Result<Vec<EventType>, StoreError> {
+    pub async fn types_of(self, id: &str) -> Result<Vec<EventType>, StoreError> {
         let rows = sqlx::query("SELECT type FROM events WHERE object_id = $1 ORDER BY seq")
             .bind(id)
-            .fetch_all(self.pool())
+            .fetch_all(self.0.pool())
             .await?;
         rows.iter()
             .map(|r| {
@@ -689,35 +698,6 @@ impl Store {
                 EventType::parse(&t).ok_or_else(|| StoreError::Corrupt(format!("event type {t:?}")))
             })
             .collect()
-    }
-
-    /// Records `session_key.expired` for active keys whose time passed by `now` (unix ms),
-    /// once each (at most `limit` a call). Returns how many.
-    pub async fn announce_expired_keys(&self, now: i64, limit: u32) -> Result<u64, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
-             AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
-        ))
-        .bind(now)
-        .fetch_all(self.pool())
-        .await?;
-        let mut announced = 0;
-        for r in rows {
-            let id: String = r.try_get("id")?;
-            let mut tx = self.write_tx().await?;
-            let moved = sqlx::query(
-                "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
-            )
-            .bind(&id)
-            .execute(&mut *tx)
-            .await?;
-            if moved.rows_affected() == 1 {
-                record(&mut tx, EventType::SessionKeyExpired, &id, now).await?;
-                announced += 1;
-            }
-            tx.commit().await?;
-        }
-        Ok(announced)
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use sqlx::{AnyConnection, Row as _};
 
-use crate::db::{Backend, StoreError};
+use crate::sql::{Backend, StoreError};
 
 /// A value bound to a statement. A NULL keeps its type (PostgreSQL infers a `VALUES`
 /// column's type from what is bound).
@@ -31,10 +31,10 @@ pub(crate) struct Stmt<'a> {
 }
 
 impl<'a> Stmt<'a> {
-    /// `sql` for `backend` (see [`crate::db::positional`]), no arguments yet.
+    /// `sql` for `backend` (see [`crate::sql::positional`]), no arguments yet.
     pub(crate) fn new(backend: Backend, sql: String) -> Self {
         Self {
-            sql: crate::db::positional(backend, sql),
+            sql: crate::sql::positional(backend, sql),
             args: Vec::new(),
         }
     }
@@ -121,7 +121,7 @@ impl Exec for AnyConnection {
     type Row = sqlx::any::AnyRow;
 
     fn backend(&self) -> Backend {
-        crate::db::backend_of(self)
+        crate::sql::backend_of(self)
     }
 
     async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
@@ -222,7 +222,7 @@ impl Exec for rusqlite::Connection {
 /// Binds `args` to `st` by number: SQLite numbers a named parameter (`$2`) by where it
 /// first appears in the text, not by its name, so a statement that names `$2` before `$1`
 /// (or repeats one) would otherwise get its arguments in the wrong places. An anonymous
-/// `?` (what [`crate::db::positional`] writes) is bound by its position.
+/// `?` (what [`crate::sql::positional`] writes) is bound by its position.
 fn bind_sqlite(st: &mut rusqlite::Statement<'_>, args: &[Arg<'_>]) -> Result<(), StoreError> {
     for i in 1..=st.parameter_count() {
         let n = match st.parameter_name(i) {

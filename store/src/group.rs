@@ -9,8 +9,6 @@
 //! The group's task starts on first use, in the caller's Tokio runtime; if it is gone (that
 //! runtime ended), a job is written alone.
 
-use std::sync::{Arc, OnceLock};
-
 use tokio::sync::{mpsc, oneshot};
 
 use crate::agentic::{DebitPull, PullResolution};
@@ -54,39 +52,42 @@ enum Job {
     },
 }
 
-/// The handle on a store's group writer (shared by the store's clones).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Group(Arc<OnceLock<mpsc::UnboundedSender<Job>>>);
+/// The queue of `store`'s group writer, started on first use (the store keeps it without
+/// knowing its type: the store sits below the aggregates a group writes).
+fn sender(store: &Store) -> &mpsc::UnboundedSender<Job> {
+    store
+        .group()
+        .get_or_init(|| Box::new(start(store)))
+        .downcast_ref::<mpsc::UnboundedSender<Job>>()
+        .expect("a store's group slot holds its group writer's queue")
+}
 
-impl Group {
-    fn sender(&self, store: &Store) -> &mpsc::UnboundedSender<Job> {
-        self.0.get_or_init(|| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            // On SQLite, groups are written by a thread of their own holding a rusqlite
-            // connection, every statement a direct call: sqlx runs each statement as a
-            // round trip to its connection's own thread, and each return waits for a
-            // turn on the runtime.
-            match store.sqlite_file().map(sqlite_connection) {
-                Some(Ok(conn)) => match std::thread::Builder::new()
-                    .name("openrail-group-writer".into())
-                    .spawn(move || write_on_thread(conn, rx))
-                {
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::error!(error = %e, "the group writer's thread did not start");
-                    }
-                },
-                Some(Err(e)) => {
-                    tracing::warn!(error = %e, "the group writer's SQLite connection did not open; groups go through sqlx");
-                    tokio::spawn(run(store.clone(), rx));
-                }
-                None => {
-                    tokio::spawn(run(store.clone(), rx));
-                }
+/// Starts `store`'s group writer; returns its queue.
+fn start(store: &Store) -> mpsc::UnboundedSender<Job> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    // On SQLite, groups are written by a thread of their own holding a rusqlite
+    // connection, every statement a direct call: sqlx runs each statement as a
+    // round trip to its connection's own thread, and each return waits for a
+    // turn on the runtime.
+    match store.sqlite_file().map(sqlite_connection) {
+        Some(Ok(conn)) => match std::thread::Builder::new()
+            .name("openrail-group-writer".into())
+            .spawn(move || write_on_thread(conn, rx))
+        {
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "the group writer's thread did not start");
             }
-            tx
-        })
+        },
+        Some(Err(e)) => {
+            tracing::warn!(error = %e, "the group writer's SQLite connection did not open; groups go through sqlx");
+            tokio::spawn(run(store.clone(), rx));
+        }
+        None => {
+            tokio::spawn(run(store.clone(), rx));
+        }
     }
+    tx
 }
 
 /// Takes what queued as one group (up to [`GROUP`] jobs).
@@ -267,24 +268,26 @@ impl Store {
         job: Job,
         answer: oneshot::Receiver<Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        if let Err(mpsc::error::SendError(job)) = self.group().sender(self).send(job) {
+        if let Err(mpsc::error::SendError(job)) = sender(self).send(job) {
             write_through_sqlx(self, vec![job]).await;
         }
         answer.await.map_err(stopped)?
     }
+}
 
+impl crate::agentic::Pulls<'_> {
     /// Writes a new pull with its `debit_pull.created` event and, when pending, its work,
     /// committed with the other writes of its group; returns once it is committed.
-    pub async fn accept_pull(&self, p: DebitPull) -> Result<(), StoreError> {
+    pub async fn accept(self, p: DebitPull) -> Result<(), StoreError> {
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::Insert(Box::new(p), reply), answer).await
+        self.0.submit(Job::Insert(Box::new(p), reply), answer).await
     }
 
-    /// Records how pending pull `id` ended, at `now` (as [`Store::resolve_pull`]), committed
+    /// Records how pending pull `id` ended, at `now` (as [`Pulls::resolve`](crate::agentic::Pulls::resolve)), committed
     /// with the other writes of its group; returns the pull as recorded when it moved
     /// (`None`: it was no longer pending).
-    pub async fn record_pull_outcome(
-        &self,
+    pub async fn record_outcome(
+        self,
         id: &PullId,
         resolution: PullResolution,
         now: i64,
@@ -296,10 +299,12 @@ impl Store {
             now,
             reply,
         };
-        self.submit(job, answer).await
+        self.0.submit(job, answer).await
     }
+}
 
-    /// Journals a signed transaction (see [`Store::record_tx`]), committed with the other
+impl Store {
+    /// Journals a signed transaction (see [`Journal::record`](crate::journal::Journal::record)), committed with the other
     /// writes of its group.
     pub(crate) async fn record_in_group(
         &self,
@@ -308,12 +313,14 @@ impl Store {
         let (reply, answer) = oneshot::channel();
         self.submit(Job::Record(Box::new(row), reply), answer).await
     }
+}
 
+impl crate::journal::Journal<'_> {
     /// Sets a journaled transaction's status (and its block, when mined) at `now`,
     /// committed with the other writes of its group; its effect on the objects it carries
     /// takes place in the same transaction (see [`crate::journal::apply_fates_in`]).
-    pub async fn mark_tx(
-        &self,
+    pub async fn mark(
+        self,
         chain_id: u64,
         hash: &str,
         status: TxStatus,
@@ -329,7 +336,7 @@ impl Store {
             now,
             reply,
         };
-        self.submit(job, answer).await
+        self.0.submit(job, answer).await
     }
 }
 

@@ -11,6 +11,17 @@ use crate::agentic::{Page, Scope};
 use crate::db::{Backend, Store, StoreError};
 use crate::ids::{AccountId, Mode, SessionKeyId, random_id};
 
+/// Openrail's issuer: agent credentials, issued credentials, status lists and presentation challenges (`store.identity()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Identity<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on Openrail's issuer ([`Identity`]).
+    pub fn identity(&self) -> Identity<'_> {
+        Identity(self)
+    }
+}
+
 /// How many entries a status list has (the Bitstring Status List minimum, 16 KiB: large
 /// enough that a list says nothing about which credential a verifier asks about).
 pub const STATUS_LIST_LENGTH: u64 = 131_072;
@@ -116,7 +127,7 @@ pub struct AgentCredential {
     pub created_at: i64,
 }
 
-/// What [`Store::record_agent_credential`] did.
+/// What [`Identity::record_agent_credential`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentCredentialRecord {
     /// Recorded now: the key's first.
@@ -138,10 +149,10 @@ fn agent_credential_of(r: &AnyRow) -> Result<AgentCredential, StoreError> {
     })
 }
 
-impl Store {
+impl Identity<'_> {
     /// The AgentCredential issued for session key `key` of `scope`, if one was.
     pub async fn agent_credential(
-        &self,
+        self,
         scope: Scope<'_>,
         key: &SessionKeyId,
     ) -> Result<Option<AgentCredential>, StoreError> {
@@ -153,27 +164,27 @@ impl Store {
         .bind(key)
         .bind(scope.account_id)
         .bind(scope.mode.as_str())
-        .fetch_optional(self.writer())
+        .fetch_optional(self.0.writer())
         .await?;
         row.as_ref().map(agent_credential_of).transpose()
     }
 
     /// Records `credential` (signed JSON, its record `credential_id` reserved by
-    /// [`Store::reserve_credential`]) as the AgentCredential of session key `key`, when the
+    /// [`Identity::reserve_credential`]) as the AgentCredential of session key `key`, when the
     /// key is still `active` and unexpired at `now` and its mandate `active`. Checked under
     /// the key's and the mandate's row locks (PostgreSQL: `FOR SHARE`; SQLite: the write
     /// transaction), so a revocation or cancellation either committed first — refused here,
     /// and the reserved record revoked — or waits for this one and then sees the record
     /// and revokes it (`store::agentic`, in the status change's transaction).
     pub async fn record_agent_credential(
-        &self,
+        self,
         key: &SessionKeyId,
         credential_id: &str,
         credential: &str,
         now: i64,
     ) -> Result<AgentCredentialRecord, StoreError> {
-        let mut tx = self.write_tx().await?;
-        let lock = match self.backend() {
+        let mut tx = self.0.write_tx().await?;
+        let lock = match self.0.backend() {
             Backend::Postgres => " FOR SHARE",
             Backend::Sqlite => "",
         };
@@ -244,8 +255,8 @@ impl Store {
 
     /// Openrail's issuer for `mode`, made by `make` the first time it is asked for (two
     /// processes asking at once agree on the one stored first).
-    pub async fn identity_issuer(
-        &self,
+    pub async fn issuer(
+        self,
         mode: Mode,
         make: impl FnOnce() -> Issuer,
         now: i64,
@@ -258,7 +269,7 @@ impl Store {
         };
         let row = sqlx::query("SELECT secret_key, did FROM identity_issuers WHERE mode = $1")
             .bind(mode.as_str())
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
         if let Some(r) = row {
             return read(r);
@@ -272,26 +283,26 @@ impl Store {
         .bind(&new.secret_key)
         .bind(&new.did)
         .bind(now)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         let r = sqlx::query("SELECT secret_key, did FROM identity_issuers WHERE mode = $1")
             .bind(mode.as_str())
-            .fetch_one(self.writer())
+            .fetch_one(self.0.writer())
             .await?;
         read(r)
     }
 
     /// Reserves a status slot for a new credential of `scope` and records it (digest
-    /// empty until [`Store::seal_credential`]): a random free index of the mode's current
+    /// empty until [`Identity::seal_credential`]): a random free index of the mode's current
     /// revocation list, a new list when that one is half used. Returns the record, or
     /// `None` when a credential with this id exists already (of any account).
     pub async fn reserve_credential(
-        &self,
+        self,
         scope: Scope<'_>,
         c: &NewCredential<'_>,
         now: i64,
     ) -> Result<Option<IssuedCredential>, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let taken = sqlx::query("SELECT 1 AS one FROM identity_credentials WHERE id = $1")
             .bind(c.id)
             .fetch_optional(&mut *tx)
@@ -348,7 +359,12 @@ impl Store {
             .await?;
             if inserted.rows_affected() == 1 {
                 tx.commit().await?;
-                return self.issued_credential(scope, c.id).await.map(Some);
+                return self
+                    .0
+                    .identity()
+                    .issued_credential(scope, c.id)
+                    .await
+                    .map(Some);
             }
         }
         Err(StoreError::Corrupt(format!(
@@ -357,18 +373,18 @@ impl Store {
     }
 
     /// Records the digest of credential `id` once it is signed.
-    pub async fn seal_credential(&self, id: &str, digest: &str) -> Result<(), StoreError> {
+    pub async fn seal_credential(self, id: &str, digest: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE identity_credentials SET digest = $2 WHERE id = $1 AND digest = ''")
             .bind(id)
             .bind(digest)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(())
     }
 
     /// A credential this account issued in this mode.
     pub async fn issued_credential(
-        &self,
+        self,
         scope: Scope<'_>,
         id: &str,
     ) -> Result<IssuedCredential, StoreError> {
@@ -378,7 +394,7 @@ impl Store {
         .bind(id)
         .bind(scope.account_id)
         .bind(scope.mode.as_str())
-        .fetch_optional(self.writer())
+        .fetch_optional(self.0.writer())
         .await?
         .ok_or(StoreError::NotFound)?;
         credential_of(&row)
@@ -387,12 +403,13 @@ impl Store {
     /// The credentials this account issued in this mode, newest first (the records: type,
     /// subject, status slot, revocation; never the credentials).
     pub async fn list_issued_credentials(
-        &self,
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<IssuedCredential>, StoreError> {
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "identity_credentials",
                 CREDENTIAL_COLS,
@@ -412,12 +429,12 @@ impl Store {
     /// is set for good), and queues the revoke of its attestations on the attestation chain
     /// in the same transaction. Returns the record; revoking again changes nothing.
     pub async fn revoke_credential(
-        &self,
+        self,
         scope: Scope<'_>,
         id: &str,
         now: i64,
     ) -> Result<IssuedCredential, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let revoked = sqlx::query(
             "UPDATE identity_credentials SET revoked_at = $4 \
              WHERE id = $1 AND account_id = $2 AND mode = $3 AND revoked_at IS NULL",
@@ -432,16 +449,16 @@ impl Store {
             crate::attestations::revoke_for_credential_in(&mut tx, id, now).await?;
         }
         tx.commit().await?;
-        self.issued_credential(scope, id).await
+        self.0.identity().issued_credential(scope, id).await
     }
 
     /// Status list `id` with the indexes of its revoked credentials.
-    pub async fn status_list(&self, id: &str) -> Result<StatusList, StoreError> {
+    pub async fn status_list(self, id: &str) -> Result<StatusList, StoreError> {
         let row = sqlx::query(
             "SELECT id, mode, purpose, length FROM identity_status_lists WHERE id = $1",
         )
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         let mode: String = row.try_get("mode")?;
@@ -450,7 +467,7 @@ impl Store {
              WHERE status_list_id = $1 AND revoked_at IS NOT NULL ORDER BY status_index",
         )
         .bind(id)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?
         .iter()
         .map(|r| Ok(r.try_get::<i64, _>("status_index")? as u64))
@@ -468,7 +485,7 @@ impl Store {
     /// A new single-use challenge for a presentation in `mode`, valid until `expires_at`
     /// (unix ms), bound to `domain` when given.
     pub async fn create_challenge(
-        &self,
+        self,
         mode: Mode,
         domain: Option<&str>,
         expires_at: i64,
@@ -484,7 +501,7 @@ impl Store {
         .bind(domain)
         .bind(expires_at)
         .bind(now)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(challenge)
     }
@@ -492,7 +509,7 @@ impl Store {
     /// Uses challenge `challenge` of `mode` at `now`: `Some(domain)` the first time, before
     /// it expires; `None` when unknown, used or expired.
     pub async fn use_challenge(
-        &self,
+        self,
         mode: Mode,
         challenge: &str,
         now: i64,
@@ -504,7 +521,7 @@ impl Store {
         .bind(challenge)
         .bind(mode.as_str())
         .bind(now)
-        .fetch_optional(self.writer())
+        .fetch_optional(self.0.writer())
         .await?;
         row.map(|r| Ok(r.try_get("domain")?)).transpose()
     }

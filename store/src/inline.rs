@@ -11,8 +11,8 @@
 
 use std::sync::Mutex;
 
-use crate::db::StoreError;
 use crate::exec::{SqliteRow, Stmt};
+use crate::sql::StoreError;
 
 /// Idle read connections to one SQLite file, opened on demand: at most as many as threads
 /// that read at once.

@@ -8,10 +8,32 @@ use crate::agentic::{
 use crate::db::{Store, StoreError};
 pub use openrail_domain::journal::{TxKind, TxStatus};
 
+/// Idempotency keys of API requests (`store.idempotency()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Idempotency<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on idempotency keys of API requests ([`Idempotency`]).
+    pub fn idempotency(&self) -> Idempotency<'_> {
+        Idempotency(self)
+    }
+}
+
+/// The journal of signed transactions: recording them, their fates and the chain watcher's cursor (`store.journal()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Journal<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on the journal of signed transactions ([`Journal`]).
+    pub fn journal(&self) -> Journal<'_> {
+        Journal(self)
+    }
+}
+
 /// What an `Idempotency-Key` lookup found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyBegin {
-    /// First use: the request runs; call [`Store::finish_idempotency`] with its response.
+    /// First use: the request runs; call [`Idempotency::finish`] with its response.
     Started,
     /// Same key, same request, finished: replay this response.
     Replay {
@@ -26,20 +48,14 @@ pub enum IdempotencyBegin {
     InProgress,
     /// Same key, same request, whose process died while running it after creating the
     /// object at this API path: answer with that object as it is now (or, if it was never
-    /// created, [`Store::restart_idempotency`] and run the request again).
+    /// created, [`Idempotency::restart`] and run the request again).
     Recover {
         /// The object's path, e.g. `/v1/debit-pulls/pull_…`.
         resource: String,
     },
 }
 
-/// `ORDER BY` of an intent's transactions (`t`), the one that tells its fate first: a
-/// mined one, else one still live, else the newest dead one. An intent has several when
-/// a transaction was replaced with other fees or re-sent under another nonce.
-pub(crate) const LIVE_FIRST: &str = "CASE t.status WHEN 'succeeded' THEN 0 WHEN 'reverted' THEN 0 \
-     WHEN 'signed' THEN 1 ELSE 2 END";
-
-/// A journaled transaction whose fate is not known (see [`Store::unsettled_txs`]).
+/// A journaled transaction whose fate is not known (see [`Journal::unsettled`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnsettledTx {
     /// Operator nonce.
@@ -54,7 +70,7 @@ pub struct UnsettledTx {
     pub intents: Vec<String>,
 }
 
-/// Counts of a chain's journal by status (see [`Store::journal_summary`]).
+/// Counts of a chain's journal by status (see [`Journal::summary`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct JournalSummary {
     /// Fate not known yet.
@@ -85,14 +101,14 @@ pub struct OnchainEnds {
 /// How often `begin_idempotency` claims again when the claim in its way vanishes.
 const IDEMPOTENCY_CLAIM_ATTEMPTS: usize = 5;
 
-impl Store {
+impl Journal<'_> {
     /// Persists a signed transaction (and its intents) before broadcast; with a `fence`
     /// (lease name, holder), only while that lease is held and unexpired, checked in the
     /// same statement. Returns whether it was recorded; `false` means the caller lost the
     /// lease and must not broadcast.
     #[allow(clippy::too_many_arguments)]
-    pub async fn record_tx(
-        &self,
+    pub async fn record(
+        self,
         chain_id: u64,
         nonce: u64,
         hash: &str,
@@ -103,29 +119,30 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let (lease, holder) = fence.unwrap_or_default();
-        self.record_in_group(SignedRow {
-            chain_id,
-            nonce,
-            hash: hash.to_string(),
-            raw: raw.to_string(),
-            kind,
-            intents: intents.to_vec(),
-            lease: lease.to_string(),
-            holder: holder.to_string(),
-            now,
-        })
-        .await
+        self.0
+            .record_in_group(SignedRow {
+                chain_id,
+                nonce,
+                hash: hash.to_string(),
+                raw: raw.to_string(),
+                kind,
+                intents: intents.to_vec(),
+                lease: lease.to_string(),
+                holder: holder.to_string(),
+                now,
+            })
+            .await
     }
 
     /// Journaled transactions of `chain_id` still `signed` (fate unknown), by nonce (a
     /// nonce has one row per signed variant).
-    pub async fn unsettled_txs(&self, chain_id: u64) -> Result<Vec<UnsettledTx>, StoreError> {
+    pub async fn unsettled(self, chain_id: u64) -> Result<Vec<UnsettledTx>, StoreError> {
         let rows = sqlx::query(
             "SELECT nonce, hash, raw, kind, intents FROM chain_txs WHERE chain_id = $1 AND status = 'signed' \
              ORDER BY nonce, created_at",
         )
         .bind(chain_id as i64)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -145,23 +162,23 @@ impl Store {
     }
 
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
-    pub async fn txs_for_intent(&self, intent: &str) -> Result<u64, StoreError> {
+    pub async fn count_for_intent(self, intent: &str) -> Result<u64, StoreError> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM chain_tx_intents WHERE intent = $1")
             .bind(intent)
-            .fetch_one(self.pool())
+            .fetch_one(self.0.pool())
             .await?;
         Ok(row.try_get::<i64, _>("n")? as u64)
     }
 
     /// How many journaled transactions of `chain_id` stand at each status, and how many
     /// distinct nonces the mined ones use (tests compare it with the operator's nonce).
-    pub async fn journal_summary(&self, chain_id: u64) -> Result<JournalSummary, StoreError> {
+    pub async fn summary(self, chain_id: u64) -> Result<JournalSummary, StoreError> {
         let rows = sqlx::query(
             "SELECT status, COUNT(*) AS n, COUNT(DISTINCT nonce) AS nonces FROM chain_txs \
              WHERE chain_id = $1 GROUP BY status",
         )
         .bind(chain_id as i64)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         let mut summary = JournalSummary::default();
         for r in rows {
@@ -183,13 +200,15 @@ impl Store {
         }
         Ok(summary)
     }
+}
 
+impl Idempotency<'_> {
     /// Claims an idempotency key at `now` for a request with `fingerprint`, run by the process
     /// `node_id` (alive while it holds the lease [`crate::lease::node_lease`]). A claim of
     /// a dead process is recovered: see [`IdempotencyBegin::Recover`]; one that created
     /// nothing is taken over and the request runs again.
-    pub async fn begin_idempotency(
-        &self,
+    pub async fn begin(
+        self,
         api_key_id: &str,
         key: &str,
         fingerprint: &str,
@@ -200,7 +219,7 @@ impl Store {
             .bind(api_key_id)
             .bind(key)
             .bind(now - IDEMPOTENCY_TTL_MS)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         // The claim that blocked the insert may be abandoned (deleted after a 5xx) before it
         // is read: then claim again, rather than fail on a row that is gone.
@@ -215,7 +234,7 @@ impl Store {
             .bind(fingerprint)
             .bind(now)
             .bind(node_id)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
             if inserted.rows_affected() == 1 {
                 return Ok(IdempotencyBegin::Started);
@@ -229,7 +248,7 @@ impl Store {
             .bind(api_key_id)
             .bind(key)
             .bind(now)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
             if found.is_some() {
                 break;
@@ -278,12 +297,14 @@ impl Store {
             IdempotencyBegin::InProgress
         })
     }
+}
 
+impl Idempotency<'_> {
     /// Takes an in-flight claim over for `node_id`, clearing its link, where `condition`
     /// (on `$5` = `value`) still holds; returns whether this caller got it (of several
     /// retries racing, one does).
     async fn take_over_claim(
-        &self,
+        self,
         api_key_id: &str,
         key: &str,
         node_id: &str,
@@ -300,16 +321,15 @@ impl Store {
         .bind(node_id)
         .bind(now)
         .bind(value)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
-
     /// After [`IdempotencyBegin::Recover`] found no object at `resource` (the process died
     /// between linking and creating it): takes the claim over for `node_id` so the request
     /// runs again (the claim dated `now`); returns whether this caller got it.
-    pub async fn restart_idempotency(
-        &self,
+    pub async fn restart(
+        self,
         api_key_id: &str,
         key: &str,
         resource: &str,
@@ -322,12 +342,7 @@ impl Store {
 
     /// Links a claimed key to the object its request is about to create (its API path),
     /// before the object is written: after a crash, a retry gets that object.
-    pub async fn link_idempotency(
-        &self,
-        api_key_id: &str,
-        key: &str,
-        resource: &str,
-    ) -> Result<(), StoreError> {
+    pub async fn link(self, api_key_id: &str, key: &str, resource: &str) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE idempotency_keys SET resource = $3 \
              WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'",
@@ -335,14 +350,14 @@ impl Store {
         .bind(api_key_id)
         .bind(key)
         .bind(resource)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// Stores the response of a claimed idempotency key.
-    pub async fn finish_idempotency(
-        &self,
+    pub async fn finish(
+        self,
         api_key_id: &str,
         key: &str,
         status: u16,
@@ -356,18 +371,18 @@ impl Store {
         .bind(key)
         .bind(i64::from(status))
         .bind(body)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// Releases a claimed key without a stored response (the request failed on our side
     /// before doing anything), so a retry runs again.
-    pub async fn abandon_idempotency(&self, api_key_id: &str, key: &str) -> Result<(), StoreError> {
+    pub async fn abandon(self, api_key_id: &str, key: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'")
             .bind(api_key_id)
             .bind(key)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(())
     }
@@ -382,10 +397,10 @@ pub struct ChainCursor {
     pub block_hash: String,
 }
 
-impl Store {
+impl Journal<'_> {
     /// The kind and intents of a journaled transaction.
-    pub async fn tx_intents(
-        &self,
+    pub async fn intents(
+        self,
         chain_id: u64,
         hash: &str,
     ) -> Result<Option<(TxKind, Vec<String>)>, StoreError> {
@@ -393,7 +408,7 @@ impl Store {
             sqlx::query("SELECT kind, intents FROM chain_txs WHERE chain_id = $1 AND hash = $2")
                 .bind(chain_id as i64)
                 .bind(hash)
-                .fetch_optional(self.pool())
+                .fetch_optional(self.0.pool())
                 .await?;
         row.map(|r| {
             let kind: String = r.try_get("kind")?;
@@ -408,11 +423,11 @@ impl Store {
     }
 
     /// Where the relayer stands on `chain_id`.
-    pub async fn chain_cursor(&self, chain_id: u64) -> Result<Option<ChainCursor>, StoreError> {
+    pub async fn chain_cursor(self, chain_id: u64) -> Result<Option<ChainCursor>, StoreError> {
         let row =
             sqlx::query("SELECT block_number, block_hash FROM chain_cursors WHERE chain_id = $1")
                 .bind(chain_id as i64)
-                .fetch_optional(self.pool())
+                .fetch_optional(self.0.pool())
                 .await?;
         row.map(|r| {
             Ok(ChainCursor {
@@ -427,7 +442,7 @@ impl Store {
     /// transaction, at `now` (unix ms): after a crash either both happened or neither. Returns how many pulls
     /// changed (pulls already resolved are left as they are).
     pub async fn commit_chain_events(
-        &self,
+        self,
         chain_id: u64,
         cursor: &ChainCursor,
         pulls: &[(String, crate::agentic::PullResolution)],
@@ -435,7 +450,7 @@ impl Store {
         ended: &OnchainEnds,
         now: i64,
     ) -> Result<usize, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let mut changed = 0;
         for (id, resolution) in pulls {
             changed +=
@@ -533,13 +548,8 @@ impl Store {
     /// before the watcher's depth (the submitter noticed its receipt gone): it goes back to
     /// `signed` (fate unknown) and the pulls it resolved back to `pending`, with a
     /// `debit_pull.reorged` event each. Returns how many pulls went back.
-    pub async fn unmine_tx(
-        &self,
-        chain_id: u64,
-        hash: &str,
-        now: i64,
-    ) -> Result<usize, StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn unmine(self, chain_id: u64, hash: &str, now: i64) -> Result<usize, StoreError> {
+        let mut tx = self.0.write_tx().await?;
         let pulls = unmine_in(&mut tx, chain_id, hash, now).await?;
         tx.commit().await?;
         Ok(pulls)
@@ -551,14 +561,14 @@ impl Store {
     /// and the cursor moves to `cursor` (the block before `from_block`), so a crash never
     /// leaves effects undone but not re-scanned. Returns the transactions (hash, raw) for
     /// the caller to look up or rebroadcast, and how many pulls went back to `pending`.
-    pub async fn rewind_chain(
-        &self,
+    pub async fn rewind(
+        self,
         chain_id: u64,
         from_block: u64,
         cursor: &ChainCursor,
         now: i64,
     ) -> Result<(Vec<(String, String)>, usize), StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let rows = sqlx::query(
             "SELECT hash, raw FROM chain_txs WHERE chain_id = $1 AND block_number >= $2 \
              AND status IN ('succeeded', 'reverted') ORDER BY nonce",
@@ -644,7 +654,7 @@ pub(crate) async fn mark_txs_in(
                  THEN COALESCE(chain_txs.mined_at, v.column6) ELSE NULL END \
                  FROM (VALUES {}) AS v WHERE chain_txs.chain_id = v.column1 AND chain_txs.hash = v.column2 \
                  AND (v.column5 IS NULL OR chain_txs.status = v.column5)",
-                crate::db::placeholders(chunk.len(), 6)
+                crate::sql::placeholders(chunk.len(), 6)
             ),
         );
         for (chain_id, hash, status, block, only_from) in chunk {
@@ -680,7 +690,7 @@ pub(crate) async fn apply_fates_in(
                 backend,
                 format!(
                     "{sql} WHERE applied = 0 AND status <> 'signed' AND hash IN ({})",
-                    crate::db::numbered(1, chunk.len())
+                    crate::sql::numbered(1, chunk.len())
                 ),
             );
             for hash in chunk {
@@ -732,7 +742,7 @@ pub(crate) async fn apply_fates_in(
     Ok(())
 }
 
-/// A signed transaction to journal (see [`Store::record_tx`]).
+/// A signed transaction to journal (see [`Journal::record`]).
 #[derive(Debug, Clone)]
 pub(crate) struct SignedRow {
     pub(crate) chain_id: u64,
@@ -779,7 +789,7 @@ pub(crate) async fn record_tx_in(
             conn.backend(),
             format!(
                 "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",
-                crate::db::placeholders(chunk.len(), 2)
+                crate::sql::placeholders(chunk.len(), 2)
             ),
         );
         for intent in chunk {

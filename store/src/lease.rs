@@ -2,7 +2,7 @@
 //! renewed. `openrail serve` processes sharing a database use one lease per settlement
 //! chain ([`chain_lease`]): its holder is the only sender of that chain's operator
 //! transactions, and journaling a transaction checks the lease in the same statement
-//! ([`Store::record_tx`]), so a holder that stalled past its lease can no longer send.
+//! ([`Journal::record`](crate::journal::Journal::record)), so a holder that stalled past its lease can no longer send.
 //!
 //! Times are the processes' clocks (unix ms); they are assumed to agree to well within a
 //! lease's length.
@@ -10,6 +10,17 @@
 use sqlx::Row;
 
 use crate::db::{Store, StoreError};
+
+/// Chain leases: which process sends for a chain (`store.leases()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Leases<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on chain leases ([`Leases`]).
+    pub fn leases(&self) -> Leases<'_> {
+        Leases(self)
+    }
+}
 
 /// The lease of the settlement chain `chain_id`.
 pub fn chain_lease(chain_id: u64) -> String {
@@ -40,12 +51,12 @@ impl Lease {
     }
 }
 
-impl Store {
+impl Leases<'_> {
     /// Takes or renews the lease `name` for `holder` (serving at `url`) for `ttl` from `now`
     /// (`Duration::ZERO` lets it lapse at once). Succeeds when the lease is free, expired,
     /// or already `holder`'s; returns whether `holder` holds it now.
-    pub async fn acquire_lease(
-        &self,
+    pub async fn acquire(
+        self,
         name: &str,
         holder: &str,
         url: &str,
@@ -64,26 +75,26 @@ impl Store {
         .bind(url)
         .bind(now + ttl_ms)
         .bind(now)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
     /// Gives the lease up at once (a clean shutdown), if `holder` holds it.
-    pub async fn release_lease(&self, name: &str, holder: &str) -> Result<(), StoreError> {
+    pub async fn release(self, name: &str, holder: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE leases SET expires_at = 0 WHERE name = $1 AND holder = $2")
             .bind(name)
             .bind(holder)
-            .execute(self.writer())
+            .execute(self.0.writer())
             .await?;
         Ok(())
     }
 
     /// The lease `name`, live or not.
-    pub async fn lease(&self, name: &str) -> Result<Option<Lease>, StoreError> {
+    pub async fn get(self, name: &str) -> Result<Option<Lease>, StoreError> {
         let row = sqlx::query("SELECT holder, url, expires_at FROM leases WHERE name = $1")
             .bind(name)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
         row.map(|r| {
             Ok(Lease {

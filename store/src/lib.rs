@@ -1,11 +1,28 @@
-//! Every SQL query and the migrations runner, with the rows of each object. Money, epochs,
-//! the lifecycles with their transitions, the typed ids (with secrets' hashes and the
-//! mode), the journal's `TxKind`/`TxStatus`, a pull's `DeclineReason`/`PullResolution`,
-//! and the `crash` points and `stages` marks live in `openrail-domain`, so the chain crate
-//! names them without depending on this one; they are re-exported here under their old
-//! paths (`money`, `epoch`, `ids`, `crash`, `stages`, `journal::TxKind`,
-//! `agentic::DeclineReason`, …, and the ids at the crate root). This crate's `crash-points`
-//! feature turns on the domain's. It knows nothing of HTTP or chains.
+//! Every SQL query and the migrations runner, with the rows of each object. [`Store`] is
+//! the connection (connect, backend, migrations, `ops_snapshot`); each aggregate is
+//! reached through a small `Copy` handle borrowing it, which carries that aggregate's
+//! methods: `store.mandates()`, `keys()`, `pulls()`, `payments()`, `consent()`, `bank()`,
+//! `journal()`, `idempotency()`, `outbox()`, `events()`, `webhooks()`, `accounts()`,
+//! `api_keys()`, `dashboard()`, `identity()`, `attestations()`, `verifications()`,
+//! `leases()`. What runs inside another aggregate's transaction is a free `*_in(conn, …)`
+//! function of its module.
+//!
+//! The modules import each other without a cycle (`xtask/src/module_graph.rs`): `sql`
+//! (backend, errors, placeholders) and `exec` (one statement, either executor) at the
+//! bottom; `inline` and `db` (the `Store`) above them; `rows` (each object's row type and
+//! reader) above `db`; `outbox` and `events` (whose snapshots hold the rows) above `rows`;
+//! the aggregates above them; and `group`, the group writer, above the aggregates it
+//! writes (`db` keeps its queue without naming its type).
+//!
+//! Money, epochs, the lifecycles with their transitions, the typed ids (with secrets'
+//! hashes and the mode), the journal's `TxKind`/`TxStatus`, a pull's
+//! `DeclineReason`/`PullResolution`, and the `crash` points and `stages` marks live in
+//! `openrail-domain`, so the chain crate names them without depending on this one; they
+//! are re-exported here under their old paths (`money`, `epoch`, `ids`, `crash`,
+//! `stages`, `journal::TxKind`, `agentic::DeclineReason`, …, and the ids at the crate
+//! root), as are the rows under their aggregates' paths (`agentic::Mandate`,
+//! `payments::Payment`, …). This crate's `crash-points` feature turns on the domain's. It
+//! knows nothing of HTTP or chains.
 
 #[macro_use]
 extern crate openrail_domain;
@@ -33,7 +50,9 @@ pub mod ops_metrics;
 pub use openrail_domain::money;
 pub mod outbox;
 pub mod payments;
+mod rows;
 pub use openrail_domain::stages;
+mod sql;
 pub mod testing;
 pub mod verification;
 pub mod verifications;

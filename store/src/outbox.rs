@@ -1,6 +1,6 @@
 //! The transactional outbox: what must be sent on chain. A request writes its object and
 //! the row saying what to send in one database transaction and sends nothing; the chain's
-//! lease holder claims queued rows ([`Store::queued_work`]), sends them, records the
+//! lease holder claims queued rows ([`Outbox::queued`]), sends them, records the
 //! outcome and closes the row. Whatever process accepted a request, and whatever crashed
 //! in between, the work is in the database until it is done.
 //!
@@ -16,7 +16,18 @@ use sqlx::Row;
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Stmt};
 use crate::ids::{MandateId, Mode, SessionKeyId};
-use crate::journal::TxKind;
+use openrail_domain::journal::TxKind;
+
+/// Work queued for a chain, and the journal's view of it (`store.outbox()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Outbox<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on work queued for a chain, and the journal's view of it ([`Outbox`]).
+    pub fn outbox(&self) -> Outbox<'_> {
+        Outbox(self)
+    }
+}
 
 string_enum!(
     /// What a row of the outbox asks the engine to do. The first five send one operator
@@ -127,7 +138,7 @@ pub(crate) async fn enqueue_all(
             format!(
                 "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES {} \
                  ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
-                crate::db::placeholders(chunk.len(), 5)
+                crate::sql::placeholders(chunk.len(), 5)
             ),
         );
         for (intent, kind, chain_id, mode, now) in chunk {
@@ -154,7 +165,7 @@ pub(crate) async fn close_all(
             conn.backend(),
             format!(
                 "UPDATE outbox SET done_at = $1 WHERE kind = $2 AND done_at IS NULL AND intent IN ({})",
-                crate::db::numbered(3, chunk.len())
+                crate::sql::numbered(3, chunk.len())
             ),
         );
         q.int(now).text(Some(kind.as_str()));
@@ -197,13 +208,13 @@ pub(crate) async fn chain_of(
     Ok(u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default())
 }
 
-impl Store {
+impl Outbox<'_> {
     /// Open rows of `chain_id` and `mode` due at `now` whose transaction is not journaled,
     /// oldest first (at most `limit`). Driving work ([`WorkKind::Payment`],
     /// [`WorkKind::Payout`]) journals transactions of another kind and stays claimable until
-    /// it is closed; it is due again after [`Store::defer_work`].
-    pub async fn queued_work(
-        &self,
+    /// it is closed; it is due again after [`Outbox::defer`].
+    pub async fn queued(
+        self,
         chain_id: u64,
         mode: Mode,
         now: i64,
@@ -219,7 +230,7 @@ impl Store {
         .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
         .bind(mode.as_str())
         .bind(now)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -238,7 +249,7 @@ impl Store {
     /// the engine's last check before it sends, against a read of queued work that went
     /// stale while an earlier pass sent the same intent.
     pub async fn journaled_intents(
-        &self,
+        self,
         intents: &[&str],
         kind: TxKind,
     ) -> Result<std::collections::HashSet<String>, StoreError> {
@@ -247,14 +258,14 @@ impl Store {
             let sql = format!(
                 "SELECT DISTINCT i.intent FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
                  WHERE t.kind = $1 AND i.intent IN ({})",
-                crate::db::numbered(2, chunk.len())
+                crate::sql::numbered(2, chunk.len())
             );
-            let sql = crate::db::positional(self.backend(), sql);
+            let sql = crate::sql::positional(self.0.backend(), sql);
             let mut q = sqlx::query(&sql).bind(kind.as_str());
             for intent in chunk {
                 q = q.bind(*intent);
             }
-            for r in q.fetch_all(self.pool()).await? {
+            for r in q.fetch_all(self.0.pool()).await? {
                 found.insert(r.try_get("intent")?);
             }
         }
@@ -262,34 +273,34 @@ impl Store {
     }
 
     /// Whether `intent` still has open `kind` work (queued, or sent and not yet recorded).
-    pub async fn work_open(&self, intent: &str, kind: WorkKind) -> Result<bool, StoreError> {
+    pub async fn is_open(self, intent: &str, kind: WorkKind) -> Result<bool, StoreError> {
         let row =
             sqlx::query("SELECT 1 FROM outbox WHERE intent = $1 AND kind = $2 AND done_at IS NULL")
                 .bind(intent)
                 .bind(kind.as_str())
-                .fetch_optional(self.pool())
+                .fetch_optional(self.0.pool())
                 .await?;
         Ok(row.is_some())
     }
 
     /// The journal status of the newest `kind` transaction carrying `intent`, if any.
     pub async fn journaled_status(
-        &self,
+        self,
         intent: &str,
         kind: TxKind,
-    ) -> Result<Option<crate::journal::TxStatus>, StoreError> {
+    ) -> Result<Option<openrail_domain::journal::TxStatus>, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT t.status FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
              WHERE i.intent = $1 AND t.kind = $2 ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
-            LIVE_FIRST = crate::journal::LIVE_FIRST
+            LIVE_FIRST = crate::sql::LIVE_FIRST
         ))
         .bind(intent)
         .bind(kind.as_str())
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             let s: String = r.try_get("status")?;
-            crate::journal::TxStatus::parse(&s)
+            openrail_domain::journal::TxStatus::parse(&s)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {s:?}")))
         })
         .transpose()
@@ -297,7 +308,7 @@ impl Store {
 
     /// The hash of the succeeded transaction of `kind` carrying `intent`, when there is one.
     pub async fn succeeded_tx(
-        &self,
+        self,
         intent: &str,
         kind: TxKind,
     ) -> Result<Option<String>, StoreError> {
@@ -308,44 +319,34 @@ impl Store {
         )
         .bind(intent)
         .bind(kind.as_str())
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| r.try_get("hash").map_err(StoreError::from))
             .transpose()
     }
 
     /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).
-    pub async fn close_work(
-        &self,
-        intent: &str,
-        kind: WorkKind,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        close(&mut *self.writer().acquire().await?, intent, kind, now).await
+    pub async fn close(self, intent: &str, kind: WorkKind, now: i64) -> Result<(), StoreError> {
+        close(&mut *self.0.writer().acquire().await?, intent, kind, now).await
     }
 
     /// Makes the open row of `intent` and `kind` due again only at `due_at` (driving work
     /// waiting for a bank transfer or a confirmation).
-    pub async fn defer_work(
-        &self,
-        intent: &str,
-        kind: WorkKind,
-        due_at: i64,
-    ) -> Result<(), StoreError> {
+    pub async fn defer(self, intent: &str, kind: WorkKind, due_at: i64) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE outbox SET due_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL",
         )
         .bind(intent)
         .bind(kind.as_str())
         .bind(due_at)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
-    pub async fn request_cancel(&self, mandate_id: &MandateId, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn request_cancel(self, mandate_id: &MandateId, now: i64) -> Result<(), StoreError> {
+        let mut tx = self.0.write_tx().await?;
         enqueue_for(
             &mut tx,
             OF_MANDATE,
@@ -359,8 +360,8 @@ impl Store {
     }
 
     /// Queues the revoke of session key `key_id` at `now`.
-    pub async fn request_revoke(&self, key_id: &SessionKeyId, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+    pub async fn request_revoke(self, key_id: &SessionKeyId, now: i64) -> Result<(), StoreError> {
+        let mut tx = self.0.write_tx().await?;
         enqueue_for(
             &mut tx,
             OF_KEY,

@@ -1,25 +1,27 @@
 //! One-time payments: rows and queries.
 
-use crate::exec::{Exec, Record, Stmt};
+use crate::exec::{Exec, Stmt};
 use sqlx::Row;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{AccountId, Mode, PaymentId};
-use crate::journal::TxStatus;
-use crate::money::Currency;
+use crate::ids::PaymentId;
+pub(crate) use crate::rows::payments::{COLS, payment_of};
+pub use crate::rows::payments::{PartyKind, Payment};
+use crate::rows::{Page, Scope};
+use openrail_domain::journal::TxStatus;
 pub use openrail_domain::status::{PaymentStatus, RefundStatus};
 
-string_enum!(
-    /// What a payment's source or destination is.
-    PartyKind {
-        /// A wallet on the settlement chain (an address).
-        Wallet = "wallet",
-        /// A bank account (`ba_…`).
-        BankAccount = "bank_account",
+/// One-time payments: their rows, lists and status changes (`store.payments()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Payments<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on one-time payments ([`Payments`]).
+    pub fn payments(&self) -> Payments<'_> {
+        Payments(self)
     }
-);
+}
 
 impl Payment {
     /// Whether nothing is left to do for it: succeeded, canceled, or failed owing no
@@ -30,79 +32,6 @@ impl Payment {
             PaymentStatus::Succeeded | PaymentStatus::Failed | PaymentStatus::Canceled
         ) && self.refund_status != Some(RefundStatus::Pending)
     }
-}
-
-/// A payment row.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Payment {
-    /// `pay_…`
-    pub id: PaymentId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// Mode.
-    pub mode: Mode,
-    /// Minor units.
-    pub amount: u64,
-    /// Currency.
-    pub currency: Currency,
-    /// `wallet` or `bank_account`.
-    pub source_type: PartyKind,
-    /// Wallet address or `ba_…`.
-    pub source_id: String,
-    /// `wallet` or `bank_account`.
-    pub destination_type: PartyKind,
-    /// Wallet address or `ba_…`.
-    pub destination_address: String,
-    /// Lifecycle.
-    pub status: PaymentStatus,
-    /// Why it failed.
-    pub failure_reason: Option<String>,
-    /// Chain it settles on.
-    pub chain_id: u64,
-    /// Its transaction.
-    pub tx_hash: Option<String>,
-    /// The refund to the source, when the destination leg failed after the source leg.
-    pub refund_status: Option<RefundStatus>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
-
-pub(crate) const COLS: &str = "id, account_id, mode, amount, currency, source_type, source_id, destination_type, \
-    destination_address, status, failure_reason, chain_id, tx_hash, created_at, updated_at, refund_status";
-
-fn party_of(r: &impl Record, col: &str) -> Result<PartyKind, StoreError> {
-    let v = r.string(col)?;
-    PartyKind::parse(&v).ok_or_else(|| StoreError::Corrupt(format!("party kind {v:?}")))
-}
-
-pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
-    let mode = r.string("mode")?;
-    let currency = r.string("currency")?;
-    let status = r.string("status")?;
-    let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
-    Ok(Payment {
-        id: PaymentId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?,
-        amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
-        currency: Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?,
-        source_type: party_of(r, "source_type")?,
-        source_id: r.string("source_id")?,
-        destination_type: party_of(r, "destination_type")?,
-        destination_address: r.string("destination_address")?,
-        status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
-        failure_reason: r.text("failure_reason")?,
-        chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
-        tx_hash: r.text("tx_hash")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-        refund_status: match r.text("refund_status")? {
-            None => None,
-            Some(v) => Some(RefundStatus::parse(&v).ok_or_else(|| bad("refund status", &v))?),
-        },
-    })
 }
 
 /// A payment's move: its new status and what it sets with it (`None`: left as it is).
@@ -189,24 +118,24 @@ pub(crate) async fn move_payment_in(
     Ok(moved)
 }
 
-impl Store {
+impl Payments<'_> {
     /// Inserts a new payment with its `payment.created` event (and
     /// `payment.requires_authorization` when the payer must sign).
-    pub async fn insert_payment(&self, p: &Payment) -> Result<(), StoreError> {
-        self.insert_payment_with(p, None).await
+    pub async fn insert(self, p: &Payment) -> Result<(), StoreError> {
+        self.0.payments().insert_with(p, None).await
     }
 
-    /// [`Store::insert_payment`], with what its wallet source is asked to sign written
+    /// [`Payments::insert`], with what its wallet source is asked to sign written
     /// first in the same transaction (so the first event shows it, and a crash leaves both
     /// or neither).
-    pub async fn insert_payment_with(
-        &self,
+    pub async fn insert_with(
+        self,
         p: &Payment,
-        authorization: Option<&crate::consent::Authorization>,
+        authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         if let Some(a) = authorization {
-            crate::consent::insert_authorization_in(&mut tx, a).await?;
+            crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
         }
         sqlx::query(&format!(
             "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
@@ -264,13 +193,9 @@ impl Store {
     /// → `canceled` with its `payment.canceled` event, in one transaction; nothing was
     /// queued or sent for it. Returns false (nothing changed) when it was no longer waiting
     /// for its payer.
-    pub async fn cancel_unauthorized_payment(
-        &self,
-        id: &PaymentId,
-        now: i64,
-    ) -> Result<bool, StoreError> {
+    pub async fn cancel_unauthorized(self, id: &PaymentId, now: i64) -> Result<bool, StoreError> {
         let change = PaymentChange::to(PaymentStatus::Canceled);
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_payment_in(
             &mut *tx,
             id.as_str(),
@@ -285,8 +210,8 @@ impl Store {
 
     /// Fails a processing payment whose source leg already succeeded, owing a refund to
     /// its source, in one statement. Returns whether it moved.
-    pub async fn fail_payment_owing_refund(
-        &self,
+    pub async fn fail_owing_refund(
+        self,
         id: &PaymentId,
         failure_reason: &str,
         tx_hash: Option<&str>,
@@ -298,7 +223,7 @@ impl Store {
             refund: Some((None, RefundStatus::Pending)),
             ..PaymentChange::to(PaymentStatus::Failed)
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_payment_in(
             &mut *tx,
             id.as_str(),
@@ -313,7 +238,7 @@ impl Store {
 
     /// Records the end of a pending refund at `now` (unix ms). Returns whether it moved.
     pub async fn finish_refund(
-        &self,
+        self,
         id: &PaymentId,
         to: RefundStatus,
         now: i64,
@@ -323,7 +248,7 @@ impl Store {
             refund: Some((Some(RefundStatus::Pending), to)),
             ..PaymentChange::to(PaymentStatus::Failed)
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved =
             move_payment_in(&mut *tx, id.as_str(), PaymentStatus::Failed, &change, now).await?;
         tx.commit().await?;
@@ -334,8 +259,8 @@ impl Store {
     /// ([`PaymentStatus::sources`]; `to == from` records a transaction hash learnt later,
     /// no state change). Returns whether it moved; a move the lifecycle does not allow is
     /// [`StoreError::Transition`] and writes nothing.
-    pub async fn set_payment_status(
-        &self,
+    pub async fn set_status(
+        self,
         id: &PaymentId,
         from: PaymentStatus,
         to: PaymentStatus,
@@ -348,35 +273,38 @@ impl Store {
             tx_hash,
             ..PaymentChange::to(to)
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_payment_in(&mut *tx, id.as_str(), from, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
 
     /// A payment of this account and mode.
-    pub async fn payment(&self, scope: Scope<'_>, id: &PaymentId) -> Result<Payment, StoreError> {
+    pub async fn get(self, scope: Scope<'_>, id: &PaymentId) -> Result<Payment, StoreError> {
         payment_of(
             &self
+                .0
                 .scoped_row("payments", COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Payments, newest first.
-    pub async fn list_payments(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Payment>, StoreError> {
-        self.list_payments_in(scope, None, limit, starting_after)
+        self.0
+            .payments()
+            .list_in(scope, None, limit, starting_after)
             .await
     }
 
     /// Payments of one status when given, newest first.
-    pub async fn list_payments_in(
-        &self,
+    pub async fn list_in(
+        self,
         scope: Scope<'_>,
         status: Option<PaymentStatus>,
         limit: u32,
@@ -384,6 +312,7 @@ impl Store {
     ) -> Result<Page<Payment>, StoreError> {
         let filters: Vec<_> = status.map(|s| ("status", s.as_str())).into_iter().collect();
         let (rows, has_more) = self
+            .0
             .list_rows("payments", COLS, scope, &filters, limit, starting_after)
             .await?;
         Ok(Page {
@@ -393,12 +322,12 @@ impl Store {
     }
 }
 
-impl Store {
+impl Payments<'_> {
     /// A payment by id alone (the engine's view, not a request's).
-    pub async fn payment_unscoped(&self, id: &PaymentId) -> Result<Payment, StoreError> {
+    pub async fn get_unscoped(self, id: &PaymentId) -> Result<Payment, StoreError> {
         let row = sqlx::query(&format!("SELECT {COLS} FROM payments WHERE id = $1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?
             .ok_or(StoreError::NotFound)?;
         payment_of(&row)
@@ -408,7 +337,7 @@ impl Store {
     /// and whether a mined one is confirmed (its block at or below the relayer's cursor,
     /// which stays the chain's confirmation depth behind its head).
     pub async fn tx_status_for_intent(
-        &self,
+        self,
         intent: &str,
     ) -> Result<Option<JournaledStatus>, StoreError> {
         let row = sqlx::query(&format!(
@@ -417,10 +346,10 @@ impl Store {
              THEN 1 ELSE 0 END AS BIGINT) AS confirmed FROM chain_tx_intents i \
              JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
              ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
-            LIVE_FIRST = crate::journal::LIVE_FIRST
+            LIVE_FIRST = crate::sql::LIVE_FIRST
         ))
         .bind(intent)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?;
         row.map(|r| {
             let status: String = r.try_get("status")?;
@@ -436,7 +365,7 @@ impl Store {
     }
 }
 
-/// Where the transaction carrying an intent stands (see [`Store::tx_status_for_intent`]).
+/// Where the transaction carrying an intent stands (see [`Payments::tx_status_for_intent`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JournaledStatus {
     /// Its journal status.

@@ -7,8 +7,8 @@
 //!
 //! Testnet's provider is simulated: the session's [`Scenario`] says what it answers and
 //! how soon (`due_at`); the lease holder's clock moves due sessions
-//! (`Store::due_verifications`, then [`Store::fail_verification`] or
-//! [`Store::complete_verification`]). Every status change goes through one function,
+//! (`Verifications::due`, then [`Verifications::fail`] or
+//! [`Verifications::complete`]). Every status change goes through one function,
 //! [`move_verification_in`], which checks the move against [`VerificationStatus::sources`]
 //! and writes the event in the same transaction.
 
@@ -24,6 +24,17 @@ pub use crate::verification::{
     DEFAULT_FAILURE_REASON, FAILED_CHECK_CODE, LastError, Scenario, SimulatedAnswer, Verification,
     VerificationStatus, VerificationType,
 };
+
+/// Identity verification sessions (`store.verifications()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Verifications<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on identity verification sessions ([`Verifications`]).
+    pub fn verifications(&self) -> Verifications<'_> {
+        Verifications(self)
+    }
+}
 
 const COLS: &str = "id, account_id, mode, type, subject, status, scenario, \
      failure_reason, last_error_code, last_error_reason, credential_id, issuer_base, due_at, \
@@ -184,17 +195,17 @@ async fn record_in(
     events::insert_all(conn, &[event]).await
 }
 
-impl Store {
+impl Verifications<'_> {
     /// Creates session `id` (`requires_input`) with its `identity.verification.created`
     /// event.
-    pub async fn create_verification(
-        &self,
+    pub async fn create(
+        self,
         scope: Scope<'_>,
         id: &IdentityVerificationId,
         n: &NewVerification<'_>,
         now: i64,
     ) -> Result<Verification, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         sqlx::query(&format!(
             "INSERT INTO identity_verifications ({COLS}) \
              VALUES ($1, $2, $3, $4, $5, 'requires_input', $6, $7, NULL, NULL, NULL, $8, NULL, 0, $9, $9)"
@@ -218,29 +229,31 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
-        self.verification(scope, id).await
+        self.0.verifications().get(scope, id).await
     }
 
     /// A session of this account and mode.
-    pub async fn verification(
-        &self,
+    pub async fn get(
+        self,
         scope: Scope<'_>,
         id: &IdentityVerificationId,
     ) -> Result<Verification, StoreError> {
         let row = self
+            .0
             .scoped_row("identity_verifications", COLS, scope, id.as_str())
             .await?;
         verification_of(&row)
     }
 
     /// Sessions of this account and mode, newest first.
-    pub async fn list_verifications(
-        &self,
+    pub async fn list(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Verification>, StoreError> {
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "identity_verifications",
                 COLS,
@@ -257,12 +270,13 @@ impl Store {
     }
 
     /// The signed credential a verified session issued (none before).
-    pub async fn verification_credential(
-        &self,
+    pub async fn credential(
+        self,
         scope: Scope<'_>,
         id: &IdentityVerificationId,
     ) -> Result<Option<String>, StoreError> {
         let row: AnyRow = self
+            .0
             .scoped_row("identity_verifications", "credential", scope, id.as_str())
             .await?;
         Ok(row.try_get("credential")?)
@@ -271,13 +285,13 @@ impl Store {
     /// Submits a session (the flow is finished): `requires_input` → `processing`, due
     /// after its scenario's delay. The last error is cleared. A session in another status
     /// is [`StoreError::Transition`].
-    pub async fn submit_verification(
-        &self,
+    pub async fn submit(
+        self,
         scope: Scope<'_>,
         id: &IdentityVerificationId,
         now: i64,
     ) -> Result<Verification, StoreError> {
-        let v = self.verification(scope, id).await?;
+        let v = self.0.verifications().get(scope, id).await?;
         let scenario = v.scenario;
         let change = Change {
             to: VerificationStatus::Processing,
@@ -288,19 +302,19 @@ impl Store {
             due_at: Some(now + scenario.delay_ms()),
             submissions: v.submissions + 1,
         };
-        self.move_scoped(scope, &v, &change, now).await
+        self.0.move_scoped(scope, &v, &change, now).await
     }
 
     /// Cancels a session that was not submitted: `requires_input` → `canceled`. Canceling a
     /// canceled session answers it as it is; any other status is
     /// [`StoreError::Transition`].
-    pub async fn cancel_verification(
-        &self,
+    pub async fn cancel(
+        self,
         scope: Scope<'_>,
         id: &IdentityVerificationId,
         now: i64,
     ) -> Result<Verification, StoreError> {
-        let v = self.verification(scope, id).await?;
+        let v = self.0.verifications().get(scope, id).await?;
         if v.status == VerificationStatus::Canceled {
             return Ok(v);
         }
@@ -316,9 +330,11 @@ impl Store {
             due_at: None,
             submissions: v.submissions,
         };
-        self.move_scoped(scope, &v, &change, now).await
+        self.0.move_scoped(scope, &v, &change, now).await
     }
+}
 
+impl Store {
     /// Moves `v` (as read) and answers it as it then is; a session another writer moved
     /// first is a [`StoreError::Transition`] from its new status.
     async fn move_scoped(
@@ -331,7 +347,7 @@ impl Store {
         let mut tx = self.write_tx().await?;
         let moved = move_verification_in(&mut tx, &v.id, v.status, change, now).await?;
         tx.commit().await?;
-        let now_is = self.verification(scope, &v.id).await?;
+        let now_is = self.verifications().get(scope, &v.id).await?;
         if !moved {
             return Err(StoreError::Transition(format!(
                 "identity verification {}: {} → {}",
@@ -342,11 +358,13 @@ impl Store {
         }
         Ok(now_is)
     }
+}
 
+impl Verifications<'_> {
     /// Sessions the provider must answer by `now` (`processing`, due), oldest due first,
     /// of every account of `mode`.
-    pub async fn due_verifications(
-        &self,
+    pub async fn due(
+        self,
         mode: Mode,
         now: i64,
         limit: u32,
@@ -357,15 +375,15 @@ impl Store {
         ))
         .bind(now)
         .bind(mode.as_str())
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter().map(verification_of).collect()
     }
 
     /// The provider's check of `v` (read `processing`) failed: back to `requires_input`
     /// with `last_error`. False when another worker answered it first.
-    pub async fn fail_verification(
-        &self,
+    pub async fn fail(
+        self,
         v: &Verification,
         (code, reason): (&str, &str),
         now: i64,
@@ -379,7 +397,7 @@ impl Store {
             due_at: None,
             submissions: v.submissions,
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_verification_in(&mut tx, &v.id, v.status, &change, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -388,8 +406,8 @@ impl Store {
     /// The provider's check of `v` (read `processing`) passed and credential
     /// `credential_id` (signed: `credential`) was issued: `verified`. False when another
     /// worker answered it first.
-    pub async fn complete_verification(
-        &self,
+    pub async fn complete(
+        self,
         v: &Verification,
         credential_id: &str,
         credential: &str,
@@ -404,7 +422,7 @@ impl Store {
             due_at: None,
             submissions: v.submissions,
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let moved = move_verification_in(&mut tx, &v.id, v.status, &change, now).await?;
         tx.commit().await?;
         Ok(moved)

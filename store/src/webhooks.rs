@@ -14,7 +14,7 @@
 //! Secrets are stored as given: the server signs with them, so unlike API keys they
 //! cannot be kept as hashes. They are never returned after creation or rotation.
 
-use crate::exec::{Exec, Record, Stmt};
+use crate::exec::{Exec, Stmt};
 use std::collections::BTreeMap;
 
 use base64::Engine;
@@ -22,20 +22,23 @@ use rand::RngCore;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::ids::{AccountId, EventId, Mode, WebhookDeliveryId, WebhookEndpointId};
+pub(crate) use crate::rows::webhooks::{ENDPOINT_COLS, endpoint_of};
+pub use crate::rows::webhooks::{EndpointStatus, WebhookEndpoint};
+use crate::rows::{Page, Scope};
 
-string_enum!(
-    /// Whether an endpoint receives deliveries.
-    EndpointStatus {
-        /// Deliveries are attempted.
-        Enabled = "enabled",
-        /// Nothing is sent (disabled by its owner, or after failing for too long).
-        Disabled = "disabled",
+/// Webhook endpoints, the fan-out of events and the deliveries (`store.webhooks()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Webhooks<'a>(pub(crate) &'a Store);
+
+impl Store {
+    /// The handle on webhook endpoints, the fan-out of events and the deliveries ([`Webhooks`]).
+    pub fn webhooks(&self) -> Webhooks<'_> {
+        Webhooks(self)
     }
-);
+}
 
 string_enum!(
     /// Where a delivery stands.
@@ -51,35 +54,6 @@ string_enum!(
 
 /// What [`EndpointStatus::Disabled`] endpoints say when the failures disabled them.
 pub const DISABLED_FAILING: &str = "failing";
-
-/// A webhook endpoint, without its secrets (also what its events carry).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct WebhookEndpoint {
-    /// `we_…`
-    pub id: WebhookEndpointId,
-    /// Owner.
-    pub account_id: AccountId,
-    /// The mode of the events it receives.
-    pub mode: Mode,
-    /// Where deliveries are POSTed.
-    pub url: String,
-    /// Free text.
-    pub description: Option<String>,
-    /// Event types delivered; `["*"]` for all.
-    pub enabled_events: Vec<String>,
-    /// Enabled or disabled.
-    pub status: EndpointStatus,
-    /// Why it is disabled ([`DISABLED_FAILING`], or `null` when its owner disabled it).
-    pub disabled_reason: Option<String>,
-    /// Unix ms of the first failed attempt since the last success.
-    pub failing_since: Option<i64>,
-    /// Until when (unix ms) the secret before the last rotation still signs.
-    pub previous_secret_expires_at: Option<i64>,
-    /// Unix ms.
-    pub created_at: i64,
-    /// Unix ms.
-    pub updated_at: i64,
-}
 
 impl WebhookEndpoint {
     /// A new enabled endpoint of `account_id` in `mode`, created at `now`, with a new id.
@@ -302,35 +276,11 @@ impl Fanout {
     }
 }
 
-const ENDPOINT_COLS: &str = "id, account_id, mode, url, description, enabled_events, status, \
-     disabled_reason, failing_since, previous_secret_expires_at, created_at, updated_at";
-
 const DELIVERY_COLS: &str = "id, endpoint_id, event_id, redelivery, status, attempts, \
      next_attempt_at, last_attempt_at, last_status_code, last_error, last_latency_ms, created_at";
 
 fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
-}
-
-fn endpoint_of(r: &impl Record) -> Result<WebhookEndpoint, StoreError> {
-    let mode = r.string("mode")?;
-    let status = r.string("status")?;
-    let events = r.string("enabled_events")?;
-    Ok(WebhookEndpoint {
-        id: WebhookEndpointId::from_trusted(r.string("id")?),
-        account_id: AccountId::from_trusted(r.string("account_id")?),
-        mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        url: r.string("url")?,
-        description: r.text("description")?,
-        enabled_events: serde_json::from_str(&events)
-            .map_err(|_| corrupt("enabled_events", &events))?,
-        status: EndpointStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
-        disabled_reason: r.text("disabled_reason")?,
-        failing_since: r.int("failing_since")?,
-        previous_secret_expires_at: r.int("previous_secret_expires_at")?,
-        created_at: r.integer("created_at")?,
-        updated_at: r.integer("updated_at")?,
-    })
 }
 
 fn delivery_of(r: &AnyRow) -> Result<Delivery, StoreError> {
@@ -354,20 +304,6 @@ fn delivery_of(r: &AnyRow) -> Result<Delivery, StoreError> {
     })
 }
 
-/// Endpoint `id` as it is inside `conn`'s transaction (for its events' snapshots).
-pub(crate) async fn endpoint_in(
-    conn: &mut impl Exec,
-    id: &WebhookEndpointId,
-) -> Result<WebhookEndpoint, StoreError> {
-    let mut q = Stmt::new(
-        conn.backend(),
-        format!("SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE id = $1"),
-    );
-    q.text(Some(id.as_str()));
-    let rows = conn.fetch(&q).await?;
-    endpoint_of(rows.first().ok_or(StoreError::NotFound)?)
-}
-
 fn events_json(events: &[String]) -> String {
     serde_json::to_string(events).expect("strings serialize")
 }
@@ -389,7 +325,7 @@ async fn insert_deliveries(
             "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, account_id, mode, \
              redelivery, status, attempts, next_attempt_at, created_at, updated_at) VALUES {} \
              ON CONFLICT DO NOTHING",
-            crate::db::placeholders(chunk.len(), 11)
+            crate::sql::placeholders(chunk.len(), 11)
         );
         let mut q = sqlx::query(&sql);
         for (endpoint, event, account, mode) in chunk {
@@ -413,10 +349,10 @@ async fn insert_deliveries(
     Ok(ids)
 }
 
-impl Store {
+impl Webhooks<'_> {
     /// Writes a new endpoint with its signing secret.
-    pub async fn create_webhook_endpoint(
-        &self,
+    pub async fn create_endpoint(
+        self,
         e: &WebhookEndpoint,
         secret: &str,
     ) -> Result<(), StoreError> {
@@ -437,32 +373,34 @@ impl Store {
         .bind(e.created_at)
         .bind(e.updated_at)
         .bind(secret)
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         Ok(())
     }
 
     /// An endpoint of this account and mode.
-    pub async fn webhook_endpoint(
-        &self,
+    pub async fn endpoint(
+        self,
         scope: Scope<'_>,
         id: &WebhookEndpointId,
     ) -> Result<WebhookEndpoint, StoreError> {
         endpoint_of(
             &self
+                .0
                 .scoped_row("webhook_endpoints", ENDPOINT_COLS, scope, id.as_str())
                 .await?,
         )
     }
 
     /// Endpoints of this account and mode, newest first.
-    pub async fn list_webhook_endpoints(
-        &self,
+    pub async fn list_endpoints(
+        self,
         scope: Scope<'_>,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<WebhookEndpoint>, StoreError> {
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "webhook_endpoints",
                 ENDPOINT_COLS,
@@ -480,14 +418,14 @@ impl Store {
 
     /// Changes an endpoint at `now`; returns it as it is then. Enabling clears its failure
     /// record.
-    pub async fn update_webhook_endpoint(
-        &self,
+    pub async fn update_endpoint(
+        self,
         scope: Scope<'_>,
         id: &WebhookEndpointId,
         change: &EndpointChange,
         now: i64,
     ) -> Result<WebhookEndpoint, StoreError> {
-        let mut e = self.webhook_endpoint(scope, id).await?;
+        let mut e = self.0.webhooks().endpoint(scope, id).await?;
         if let Some(url) = &change.url {
             e.url = url.clone();
         }
@@ -498,7 +436,7 @@ impl Store {
             e.description = d.clone();
         }
         e.updated_at = now;
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let done = sqlx::query(
             "UPDATE webhook_endpoints SET url = $1, enabled_events = $2, description = $3, updated_at = $4 \
              WHERE id = $5 AND account_id = $6 AND mode = $7",
@@ -530,13 +468,13 @@ impl Store {
     }
 
     /// Deletes an endpoint and its deliveries; returns it as it was.
-    pub async fn delete_webhook_endpoint(
-        &self,
+    pub async fn delete_endpoint(
+        self,
         scope: Scope<'_>,
         id: &WebhookEndpointId,
     ) -> Result<WebhookEndpoint, StoreError> {
-        let e = self.webhook_endpoint(scope, id).await?;
-        let mut tx = self.write_tx().await?;
+        let e = self.0.webhooks().endpoint(scope, id).await?;
+        let mut tx = self.0.write_tx().await?;
         let done = sqlx::query(
             "DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3",
         )
@@ -558,8 +496,8 @@ impl Store {
 
     /// Replaces an endpoint's secret with `secret` at `now`; the old one keeps signing
     /// beside it until `overlap_until` (unix ms). Returns the endpoint.
-    pub async fn rotate_webhook_secret(
-        &self,
+    pub async fn rotate_secret(
+        self,
         scope: Scope<'_>,
         id: &WebhookEndpointId,
         secret: &str,
@@ -577,26 +515,22 @@ impl Store {
         .bind(id)
         .bind(scope.account_id)
         .bind(scope.mode.as_str())
-        .execute(self.writer())
+        .execute(self.0.writer())
         .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound);
         }
-        self.webhook_endpoint(scope, id).await
+        self.0.webhooks().endpoint(scope, id).await
     }
 
     /// The secrets that sign deliveries to endpoint `id` at `now` (any account: for the
     /// deliverer).
-    pub async fn webhook_secrets(
-        &self,
-        id: &WebhookEndpointId,
-        now: i64,
-    ) -> Result<Secrets, StoreError> {
+    pub async fn secrets(self, id: &WebhookEndpointId, now: i64) -> Result<Secrets, StoreError> {
         let row = sqlx::query(
             "SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1",
         )
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         let until: Option<i64> = row.try_get("previous_secret_expires_at")?;
@@ -608,10 +542,10 @@ impl Store {
     }
 
     /// The fan-out cursor of `mode`: every event at or below it has its deliveries.
-    pub async fn webhook_cursor(&self, mode: Mode) -> Result<i64, StoreError> {
+    pub async fn cursor(self, mode: Mode) -> Result<i64, StoreError> {
         let row = sqlx::query("SELECT seq FROM webhook_cursors WHERE mode = $1")
             .bind(mode.as_str())
-            .fetch_optional(self.pool())
+            .fetch_optional(self.0.pool())
             .await?;
         Ok(match row {
             Some(r) => r.try_get("seq")?,
@@ -622,7 +556,7 @@ impl Store {
     /// Heads of the events after `after` (at most `limit`, ascending) and of the events
     /// numbered `recheck`, of every mode (the fan-out sees gaps in the one sequence).
     pub async fn event_heads(
-        &self,
+        self,
         after: i64,
         recheck: &[i64],
         limit: u32,
@@ -643,13 +577,13 @@ impl Store {
         for chunk in recheck.chunks(500) {
             let sql = format!(
                 "SELECT seq, id, account_id, mode, type, created_at FROM events WHERE seq IN ({})",
-                crate::db::numbered(1, chunk.len())
+                crate::sql::numbered(1, chunk.len())
             );
             let mut q = sqlx::query(&sql);
             for s in chunk {
                 q = q.bind(*s);
             }
-            for r in q.fetch_all(self.pool()).await? {
+            for r in q.fetch_all(self.0.pool()).await? {
                 out.push(head(&r)?);
             }
         }
@@ -658,7 +592,7 @@ impl Store {
              ORDER BY seq LIMIT {limit}"
         ))
         .bind(after)
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         for r in rows {
             out.push(head(&r)?);
@@ -674,8 +608,8 @@ impl Store {
     /// restart reads those events again, which is harmless) and the database is spared
     /// a write per batch of events no endpoint wants. Returns how many deliveries it
     /// wrote, and whether it moved the cursor.
-    pub async fn fan_out_webhooks(
-        &self,
+    pub async fn fan_out(
+        self,
         mode: Mode,
         events: &[EventHead],
         cursor: i64,
@@ -688,7 +622,7 @@ impl Store {
             ))
             .bind(mode.as_str())
             .bind(EndpointStatus::Enabled.as_str())
-            .fetch_all(self.pool())
+            .fetch_all(self.0.pool())
             .await?;
             rows.iter()
                 .map(endpoint_of)
@@ -710,7 +644,7 @@ impl Store {
         if rows.is_empty() && !move_anyway {
             return Ok((0, false));
         }
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         insert_deliveries(&mut tx, &rows, 0, now).await?;
         sqlx::query(
             "INSERT INTO webhook_cursors (mode, seq) VALUES ($1, $2) \
@@ -729,8 +663,8 @@ impl Store {
     /// endpoint with a backlog, or a slow one, cannot take every slot. Deliveries being
     /// attempted stay due until their outcome is recorded, so they count against their
     /// endpoint's share.
-    pub async fn due_webhook_deliveries(
-        &self,
+    pub async fn due_deliveries(
+        self,
         mode: Mode,
         now: i64,
         limit: u32,
@@ -749,7 +683,7 @@ impl Store {
         .bind(DeliveryStatus::Pending.as_str())
         .bind(now)
         .bind(EndpointStatus::Enabled.as_str())
-        .fetch_all(self.pool())
+        .fetch_all(self.0.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -771,8 +705,8 @@ impl Store {
     /// (cleared by a success; a failure when it has failed since more than
     /// `disable_after_ms` ago disables it, with its `webhook_endpoint.disabled` event), in
     /// the same transaction.
-    pub async fn record_webhook_attempt(
-        &self,
+    pub async fn record_attempt(
+        self,
         id: &WebhookDeliveryId,
         attempt: &Attempt,
         now: i64,
@@ -783,7 +717,7 @@ impl Store {
             (false, Some(_)) => DeliveryStatus::Pending,
             (false, None) => DeliveryStatus::Failed,
         };
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let row = sqlx::query(
             "UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, \
              next_attempt_at = $2, last_attempt_at = $3, last_status_code = $4, last_error = $5, \
@@ -841,14 +775,15 @@ impl Store {
     }
 
     /// Deliveries to endpoint `endpoint` of this account and mode, newest first.
-    pub async fn list_webhook_deliveries(
-        &self,
+    pub async fn list_deliveries(
+        self,
         scope: Scope<'_>,
         endpoint: &WebhookEndpointId,
         limit: u32,
         starting_after: Option<&str>,
     ) -> Result<Page<Delivery>, StoreError> {
         let (rows, has_more) = self
+            .0
             .list_rows(
                 "webhook_deliveries",
                 DELIVERY_COLS,
@@ -865,12 +800,12 @@ impl Store {
     }
 
     /// A delivery by id (any account: for tests and the deliverer).
-    pub async fn webhook_delivery(&self, id: &WebhookDeliveryId) -> Result<Delivery, StoreError> {
+    pub async fn delivery(self, id: &WebhookDeliveryId) -> Result<Delivery, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {DELIVERY_COLS} FROM webhook_deliveries WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.0.pool())
         .await?
         .ok_or(StoreError::NotFound)?;
         delivery_of(&row)
@@ -879,16 +814,16 @@ impl Store {
     /// Queues event `event` of this account and mode again, at `now`: to `endpoint` when
     /// given (whatever its event types), else to every enabled endpoint that wants its
     /// type. Returns the new deliveries.
-    pub async fn redeliver_event(
-        &self,
+    pub async fn redeliver(
+        self,
         scope: Scope<'_>,
         event: &EventId,
         endpoint: Option<&WebhookEndpointId>,
         now: i64,
     ) -> Result<Vec<Delivery>, StoreError> {
-        let ev = self.event(scope, event).await?;
+        let ev = self.0.events().get(scope, event).await?;
         let targets: Vec<WebhookEndpoint> = match endpoint {
-            Some(id) => vec![self.webhook_endpoint(scope, id).await?],
+            Some(id) => vec![self.0.webhooks().endpoint(scope, id).await?],
             None => {
                 let rows = sqlx::query(&format!(
                     "SELECT {ENDPOINT_COLS} FROM webhook_endpoints \
@@ -897,7 +832,7 @@ impl Store {
                 .bind(scope.account_id)
                 .bind(scope.mode.as_str())
                 .bind(EndpointStatus::Enabled.as_str())
-                .fetch_all(self.pool())
+                .fetch_all(self.0.pool())
                 .await?;
                 rows.iter()
                     .map(endpoint_of)
@@ -918,12 +853,12 @@ impl Store {
                 )
             })
             .collect();
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.0.write_tx().await?;
         let ids = insert_deliveries(&mut tx, &rows, now.max(1), now).await?;
         tx.commit().await?;
         let mut out = Vec::with_capacity(ids.len());
         for id in &ids {
-            out.push(self.webhook_delivery(id).await?);
+            out.push(self.0.webhooks().delivery(id).await?);
         }
         Ok(out)
     }

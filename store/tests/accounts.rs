@@ -5,18 +5,20 @@ use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{AccountId, ApiKeyId, Mode, Store, StoreError};
 
 async fn accounts_and_keys(store: Store) {
-    let account = store.create_account("Acme", now_ms()).await.unwrap();
+    let account = store.accounts().create("Acme", now_ms()).await.unwrap();
     assert!(account.id.as_str().starts_with("acct_"));
-    assert_eq!(store.account(&account.id).await.unwrap(), account);
+    assert_eq!(store.accounts().get(&account.id).await.unwrap(), account);
 
     let (key, secret) = store
-        .create_api_key(&account.id, Mode::Testnet, now_ms())
+        .api_keys()
+        .create(&account.id, Mode::Testnet, now_ms())
         .await
         .unwrap();
     assert!(secret.starts_with("sk_testnet_"));
     assert_eq!(key.last4, secret[secret.len() - 4..]);
     let principal = store
-        .authenticate_api_key(&secret)
+        .api_keys()
+        .authenticate(&secret)
         .await
         .unwrap()
         .expect("live key authenticates");
@@ -25,36 +27,43 @@ async fn accounts_and_keys(store: Store) {
         (account.id.as_str(), Mode::Testnet)
     );
     assert_eq!(
-        store.authenticate_api_key("sk_testnet_nope").await.unwrap(),
+        store
+            .api_keys()
+            .authenticate("sk_testnet_nope")
+            .await
+            .unwrap(),
         None
     );
 
     let (_, live) = store
-        .create_api_key(&account.id, Mode::Mainnet, now_ms())
+        .api_keys()
+        .create(&account.id, Mode::Mainnet, now_ms())
         .await
         .unwrap();
     assert!(live.starts_with("sk_mainnet_"));
-    let listed = store.list_api_keys(Some(&account.id)).await.unwrap();
+    let listed = store.api_keys().list(Some(&account.id)).await.unwrap();
     assert_eq!(listed.len(), 2);
     assert_eq!(
         store
-            .list_api_keys(Some(&AccountId::new()))
+            .api_keys()
+            .list(Some(&AccountId::new()))
             .await
             .unwrap()
             .len(),
         0
     );
 
-    store.revoke_api_key(&key.id, now_ms()).await.unwrap();
-    assert_eq!(store.authenticate_api_key(&secret).await.unwrap(), None);
-    store.revoke_api_key(&key.id, now_ms()).await.unwrap();
+    store.api_keys().revoke(&key.id, now_ms()).await.unwrap();
+    assert_eq!(store.api_keys().authenticate(&secret).await.unwrap(), None);
+    store.api_keys().revoke(&key.id, now_ms()).await.unwrap();
     assert!(matches!(
-        store.revoke_api_key(&ApiKeyId::new(), now_ms()).await,
+        store.api_keys().revoke(&ApiKeyId::new(), now_ms()).await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
         store
-            .create_api_key(&AccountId::new(), Mode::Testnet, now_ms())
+            .api_keys()
+            .create(&AccountId::new(), Mode::Testnet, now_ms())
             .await,
         Err(StoreError::NotFound)
     ));

@@ -25,7 +25,8 @@ async fn key(
 ) -> SessionKeyId {
     let id = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: id.clone(),
                 account_id: scope.account_id.clone(),
@@ -56,6 +57,7 @@ async fn issue(
 ) -> (String, AgentCredentialRecord) {
     let id = format!("urn:uuid:agent-{k}");
     store
+        .identity()
         .reserve_credential(
             scope,
             &NewCredential {
@@ -69,6 +71,7 @@ async fn issue(
         .await
         .unwrap();
     let r = store
+        .identity()
         .record_agent_credential(k, &id, text, now_ms())
         .await
         .unwrap();
@@ -77,6 +80,7 @@ async fn issue(
 
 async fn revoked(store: &Store, scope: Scope<'_>, id: &str) -> bool {
     store
+        .identity()
         .issued_credential(scope, id)
         .await
         .unwrap()
@@ -90,7 +94,8 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
     let hash = format!("0x{nonce:064x}");
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 CHAIN_A,
                 nonce,
                 &hash,
@@ -104,7 +109,8 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
             .unwrap()
     );
     store
-        .mark_tx(
+        .journal()
+        .mark(
             CHAIN_A,
             &hash,
             TxStatus::Succeeded,
@@ -117,7 +123,7 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
 
 async fn agent_credentials(store: Store) {
     let now = now_ms();
-    let account = store.create_account("Agents", now).await.unwrap();
+    let account = store.accounts().create("Agents", now).await.unwrap();
     let scope = Scope {
         account_id: &account.id,
         mode: Mode::Testnet,
@@ -127,7 +133,8 @@ async fn agent_credentials(store: Store) {
     let m2 = MandateId::parse("man_ac2").unwrap();
     for m in [&m1, &m2] {
         store
-            .insert_mandate(&active_mandate_row(
+            .mandates()
+            .insert(&active_mandate_row(
                 m,
                 &account.id,
                 Mode::Testnet,
@@ -146,7 +153,10 @@ async fn agent_credentials(store: Store) {
     let expired = key(&store, scope, &m2, "ac5", now - 1).await;
 
     // One per key: the first recording wins, a second answers it.
-    assert_eq!(store.agent_credential(scope, &k1).await.unwrap(), None);
+    assert_eq!(
+        store.identity().agent_credential(scope, &k1).await.unwrap(),
+        None
+    );
     let (c1, first) = issue(&store, scope, &k1, "{\"n\":1}").await;
     let AgentCredentialRecord::New(recorded) = first else {
         panic!("{first:?}")
@@ -155,24 +165,29 @@ async fn agent_credentials(store: Store) {
     let (_, again) = issue(&store, scope, &k1, "{\"n\":2}").await;
     assert_eq!(again, AgentCredentialRecord::Existing(recorded.clone()));
     assert_eq!(
-        store.agent_credential(scope, &k1).await.unwrap(),
+        store.identity().agent_credential(scope, &k1).await.unwrap(),
         Some(recorded)
     );
     // Another account sees none.
-    let other = store.create_account("Other", now).await.unwrap();
+    let other = store.accounts().create("Other", now).await.unwrap();
     let other_scope = Scope {
         account_id: &other.id,
         mode: Mode::Testnet,
     };
     assert_eq!(
-        store.agent_credential(other_scope, &k1).await.unwrap(),
+        store
+            .identity()
+            .agent_credential(other_scope, &k1)
+            .await
+            .unwrap(),
         None
     );
 
     // The key's revocation revokes its credential, and queues its attestations' revoke.
     let att = AttestationId::new();
     store
-        .insert_attestation(&Attestation {
+        .attestations()
+        .insert(&Attestation {
             id: att.clone(),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
@@ -199,20 +214,22 @@ async fn agent_credentials(store: Store) {
         .unwrap();
     assert!(
         !store
-            .work_open(att.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(att.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
     assert!(!revoked(&store, scope, &c1).await);
     succeeded(&store, 0, TxKind::RevokeSessionKey, k1.as_str()).await;
     assert_eq!(
-        store.session_key(scope, &k1).await.unwrap().status,
+        store.keys().get(scope, &k1).await.unwrap().status,
         KeyStatus::Revoked
     );
     assert!(revoked(&store, scope, &c1).await, "revoked with the key");
     assert!(
         store
-            .work_open(att.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(att.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -230,7 +247,7 @@ async fn agent_credentials(store: Store) {
     assert!(matches!(r4, AgentCredentialRecord::New(_)));
     succeeded(&store, 1, TxKind::CancelMandate, m1.as_str()).await;
     assert_eq!(
-        store.mandate(scope, &m1).await.unwrap().status,
+        store.mandates().get(scope, &m1).await.unwrap().status,
         MandateStatus::Canceled
     );
     assert!(
@@ -248,7 +265,10 @@ async fn agent_credentials(store: Store) {
         let (c, r) = issue(&store, scope, k, "{}").await;
         assert_eq!(r, AgentCredentialRecord::KeyNotLive, "{k}");
         assert!(revoked(&store, scope, &c).await, "{k}");
-        assert_eq!(store.agent_credential(scope, k).await.unwrap(), None);
+        assert_eq!(
+            store.identity().agent_credential(scope, k).await.unwrap(),
+            None
+        );
     }
 }
 

@@ -41,7 +41,7 @@ fn row(id: &AttestationId, scope: Scope<'_>, credential: Option<&str>, now: i64)
 
 async fn attestations(store: Store) {
     let now = now_ms();
-    let account = store.create_account("Acme", now).await.unwrap();
+    let account = store.accounts().create("Acme", now).await.unwrap();
     let scope = Scope {
         account_id: &account.id,
         mode: Mode::Testnet,
@@ -50,13 +50,21 @@ async fn attestations(store: Store) {
     // Created pending, with its event and its work on chain B.
     let a = AttestationId::new();
     store
-        .insert_attestation(&row(&a, scope, None, now))
+        .attestations()
+        .insert(&row(&a, scope, None, now))
         .await
         .unwrap();
-    assert!(store.work_open(a.as_str(), WorkKind::Attest).await.unwrap());
+    assert!(
+        store
+            .outbox()
+            .is_open(a.as_str(), WorkKind::Attest)
+            .await
+            .unwrap()
+    );
     assert_eq!(
         store
-            .queued_work(CHAIN_B, Mode::Testnet, now, 10)
+            .outbox()
+            .queued(CHAIN_B, Mode::Testnet, now, 10)
             .await
             .unwrap()[0]
             .intent,
@@ -64,7 +72,8 @@ async fn attestations(store: Store) {
     );
     assert!(
         store
-            .queued_work(31337, Mode::Testnet, now, 10)
+            .outbox()
+            .queued(31337, Mode::Testnet, now, 10)
             .await
             .unwrap()
             .is_empty()
@@ -74,12 +83,12 @@ async fn attestations(store: Store) {
     // reached back to pending.
     for to in [AttestationStatus::Revoked, AttestationStatus::Pending] {
         assert!(matches!(
-            store.move_attestation(&a, to, now).await,
+            store.attestations().move_to(&a, to, now).await,
             Err(StoreError::Transition(_))
         ));
     }
     assert_eq!(
-        store.attestation(scope, &a).await.unwrap().status,
+        store.attestations().get(scope, &a).await.unwrap().status,
         AttestationStatus::Pending
     );
 
@@ -87,7 +96,8 @@ async fn attestations(store: Store) {
     let hash = format!("0x{}", "a".repeat(64));
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 CHAIN_B,
                 0,
                 &hash,
@@ -101,40 +111,57 @@ async fn attestations(store: Store) {
             .unwrap()
     );
     store
-        .mark_tx(CHAIN_B, &hash, TxStatus::Succeeded, Some(1), now + 1)
+        .journal()
+        .mark(CHAIN_B, &hash, TxStatus::Succeeded, Some(1), now + 1)
         .await
         .unwrap();
-    let got = store.attestation(scope, &a).await.unwrap();
+    let got = store.attestations().get(scope, &a).await.unwrap();
     assert_eq!(got.status, AttestationStatus::Active);
     assert_eq!(got.tx_hash.as_deref(), Some(hash.as_str()));
-    assert!(!store.work_open(a.as_str(), WorkKind::Attest).await.unwrap());
-    store.record_attestation_uid(&a, "0xuid").await.unwrap();
+    assert!(
+        !store
+            .outbox()
+            .is_open(a.as_str(), WorkKind::Attest)
+            .await
+            .unwrap()
+    );
+    store.attestations().record_uid(&a, "0xuid").await.unwrap();
     assert_eq!(
-        store.attestation(scope, &a).await.unwrap().uid.as_deref(),
+        store
+            .attestations()
+            .get(scope, &a)
+            .await
+            .unwrap()
+            .uid
+            .as_deref(),
         Some("0xuid")
     );
     // Active → failed is not in the table.
     assert!(matches!(
         store
-            .move_attestation(&a, AttestationStatus::Failed, now)
+            .attestations()
+            .move_to(&a, AttestationStatus::Failed, now)
             .await,
         Err(StoreError::Transition(_))
     ));
 
     // Revoke: queued, its transaction's success revokes it (once, however often recorded).
     store
-        .request_attestation_revoke(scope, &a, now)
+        .attestations()
+        .request_revoke(scope, &a, now)
         .await
         .unwrap();
     assert!(
         store
-            .work_open(a.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(a.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
     let revoke = format!("0x{}", "b".repeat(64));
     store
-        .record_tx(
+        .journal()
+        .record(
             CHAIN_B,
             1,
             &revoke,
@@ -148,22 +175,25 @@ async fn attestations(store: Store) {
         .unwrap();
     for _ in 0..2 {
         store
-            .mark_tx(CHAIN_B, &revoke, TxStatus::Succeeded, Some(2), now + 2)
+            .journal()
+            .mark(CHAIN_B, &revoke, TxStatus::Succeeded, Some(2), now + 2)
             .await
             .unwrap();
     }
-    let got = store.attestation(scope, &a).await.unwrap();
+    let got = store.attestations().get(scope, &a).await.unwrap();
     assert_eq!(got.status, AttestationStatus::Revoked);
     assert_eq!(got.revoked_at, Some(now + 2));
     assert!(
         !store
-            .work_open(a.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(a.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
     assert!(matches!(
         store
-            .move_attestation(&a, AttestationStatus::Active, now)
+            .attestations()
+            .move_to(&a, AttestationStatus::Active, now)
             .await,
         Err(StoreError::Transition(_))
     ));
@@ -171,12 +201,14 @@ async fn attestations(store: Store) {
     // A reverted `attest` fails it (no other transaction live).
     let f = AttestationId::new();
     store
-        .insert_attestation(&row(&f, scope, None, now))
+        .attestations()
+        .insert(&row(&f, scope, None, now))
         .await
         .unwrap();
     let reverted = format!("0x{}", "c".repeat(64));
     store
-        .record_tx(
+        .journal()
+        .record(
             CHAIN_B,
             2,
             &reverted,
@@ -189,16 +221,18 @@ async fn attestations(store: Store) {
         .await
         .unwrap();
     store
-        .mark_tx(CHAIN_B, &reverted, TxStatus::Reverted, Some(3), now + 3)
+        .journal()
+        .mark(CHAIN_B, &reverted, TxStatus::Reverted, Some(3), now + 3)
         .await
         .unwrap();
     assert_eq!(
-        store.attestation(scope, &f).await.unwrap().status,
+        store.attestations().get(scope, &f).await.unwrap().status,
         AttestationStatus::Failed
     );
 
     // Revoking a credential queues the revoke of its live attestations, in its transaction.
     store
+        .identity()
         .reserve_credential(
             scope,
             &NewCredential {
@@ -214,29 +248,34 @@ async fn attestations(store: Store) {
         .unwrap();
     let c = AttestationId::new();
     store
-        .insert_attestation(&row(&c, scope, Some("urn:uuid:att"), now))
+        .attestations()
+        .insert(&row(&c, scope, Some("urn:uuid:att"), now))
         .await
         .unwrap();
     assert!(
         !store
-            .work_open(c.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(c.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
     store
+        .identity()
         .revoke_credential(scope, "urn:uuid:att", now)
         .await
         .unwrap();
     assert!(
         store
-            .work_open(c.as_str(), WorkKind::RevokeAttestation)
+            .outbox()
+            .is_open(c.as_str(), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
 
     // Events, in order, per object.
     let events = store
-        .list_events(scope, Default::default(), 100, None)
+        .events()
+        .list(scope, Default::default(), 100, None)
         .await
         .unwrap();
     let mut of_a: Vec<&str> = events
@@ -263,12 +302,14 @@ async fn attestations(store: Store) {
 
     // Lists by recipient, scoped.
     let page = store
-        .list_attestations(scope, Some(&format!("0x{}", "3".repeat(40))), 10, None)
+        .attestations()
+        .list(scope, Some(&format!("0x{}", "3".repeat(40))), 10, None)
         .await
         .unwrap();
     assert_eq!(page.data.len(), 3);
     let none = store
-        .list_attestations(
+        .attestations()
+        .list(
             scope,
             Some("0x0000000000000000000000000000000000000000"),
             10,

@@ -8,6 +8,7 @@ use openrail_store::{AccountId, MandateId, Mode, SessionKeyId, Store, StoreError
 async fn dashboard(store: Store) {
     let now = 1_700_000_000_000;
     let openrail_store::dashboard::SignUp::Created(account) = store
+        .dashboard()
         .sign_up("a@example.com", "$argon2id$x", Some("Acme Ltd"), now)
         .await
         .unwrap()
@@ -16,65 +17,92 @@ async fn dashboard(store: Store) {
     };
     assert_eq!(
         store
+            .dashboard()
             .sign_up("a@example.com", "$argon2id$y", None, now)
             .await
             .unwrap(),
         openrail_store::dashboard::SignUp::EmailTaken
     );
     let user = store
-        .dashboard_user("a@example.com")
+        .dashboard()
+        .user("a@example.com")
         .await
         .unwrap()
         .unwrap();
     assert_eq!(user.account_id, account.id);
     assert_eq!(user.password_hash, "$argon2id$x");
     // The business name, unverified; a new name is unverified again.
-    let a = store.account(&account.id).await.unwrap();
+    let a = store.accounts().get(&account.id).await.unwrap();
     assert_eq!(
         (a.business_name.as_deref(), a.business_verified),
         (Some("Acme Ltd"), false)
     );
     store
+        .accounts()
         .set_business_verified(&account.id, true)
         .await
         .unwrap();
     store
+        .accounts()
         .set_business_name(&account.id, Some("Acme Ltd"))
         .await
         .unwrap();
-    assert!(store.account(&account.id).await.unwrap().business_verified);
+    assert!(
+        store
+            .accounts()
+            .get(&account.id)
+            .await
+            .unwrap()
+            .business_verified
+    );
     store
+        .accounts()
         .set_business_name(&account.id, Some("Acme Refunds"))
         .await
         .unwrap();
-    let a = store.account(&account.id).await.unwrap();
+    let a = store.accounts().get(&account.id).await.unwrap();
     assert_eq!(
         (a.business_name.as_deref(), a.business_verified),
         (Some("Acme Refunds"), false)
     );
-    store.set_business_name(&account.id, None).await.unwrap();
+    store
+        .accounts()
+        .set_business_name(&account.id, None)
+        .await
+        .unwrap();
     assert_eq!(
-        store.account(&account.id).await.unwrap().business_name,
+        store
+            .accounts()
+            .get(&account.id)
+            .await
+            .unwrap()
+            .business_name,
         None
     );
     assert!(matches!(
-        store.set_business_name(&AccountId::new(), Some("x")).await,
+        store
+            .accounts()
+            .set_business_name(&AccountId::new(), Some("x"))
+            .await,
         Err(StoreError::NotFound)
     ));
     assert!(
         store
-            .dashboard_user("b@example.com")
+            .dashboard()
+            .user("b@example.com")
             .await
             .unwrap()
             .is_none()
     );
 
     store
-        .create_dashboard_session("h1", &account.id, "csrf1", now, now + 1000)
+        .dashboard()
+        .create_session("h1", &account.id, "csrf1", now, now + 1000)
         .await
         .unwrap();
     let s = store
-        .dashboard_session("h1", now + 999)
+        .dashboard()
+        .session("h1", now + 999)
         .await
         .unwrap()
         .unwrap();
@@ -85,62 +113,113 @@ async fn dashboard(store: Store) {
     assert_eq!(s.email, "a@example.com");
     assert!(
         store
-            .dashboard_session("h1", now + 1000)
+            .dashboard()
+            .session("h1", now + 1000)
             .await
             .unwrap()
             .is_none(),
         "expired"
     );
-    assert!(store.dashboard_session("h2", now).await.unwrap().is_none());
-    store.end_dashboard_session("h1", now).await.unwrap();
     assert!(
-        store.dashboard_session("h1", now).await.unwrap().is_none(),
+        store
+            .dashboard()
+            .session("h2", now)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    store.dashboard().end_session("h1", now).await.unwrap();
+    assert!(
+        store
+            .dashboard()
+            .session("h1", now)
+            .await
+            .unwrap()
+            .is_none(),
         "signed out"
     );
 
     store
+        .dashboard()
         .record_login_failure(&["email:a", "ip:1"], now, 0)
         .await
         .unwrap();
     store
+        .dashboard()
         .record_login_failure(&["email:a"], now + 10, 0)
         .await
         .unwrap();
-    assert_eq!(store.login_failures("email:a", now).await.unwrap(), 2);
-    assert_eq!(store.login_failures("email:a", now + 5).await.unwrap(), 1);
-    assert_eq!(store.login_failures("ip:1", now).await.unwrap(), 1);
+    assert_eq!(
+        store
+            .dashboard()
+            .login_failures("email:a", now)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        store
+            .dashboard()
+            .login_failures("email:a", now + 5)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store.dashboard().login_failures("ip:1", now).await.unwrap(),
+        1
+    );
     store
+        .dashboard()
         .record_login_failure(&[], now + 20, now + 5)
         .await
         .unwrap();
     assert_eq!(
-        store.login_failures("email:a", 0).await.unwrap(),
+        store
+            .dashboard()
+            .login_failures("email:a", 0)
+            .await
+            .unwrap(),
         1,
         "old ones forgotten"
     );
-    store.clear_login_failures("email:a").await.unwrap();
-    assert_eq!(store.login_failures("email:a", 0).await.unwrap(), 0);
+    store
+        .dashboard()
+        .clear_login_failures("email:a")
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .dashboard()
+            .login_failures("email:a", 0)
+            .await
+            .unwrap(),
+        0
+    );
 
     // API keys: last use and revocation scoped to the account.
     let (key, _) = store
-        .create_api_key(&account.id, Mode::Testnet, now)
+        .api_keys()
+        .create(&account.id, Mode::Testnet, now)
         .await
         .unwrap();
-    store.touch_api_key(&key.id, now + 60_000).await.unwrap();
-    store.touch_api_key(&key.id, now + 1).await.unwrap();
-    let keys = store.list_api_keys(Some(&account.id)).await.unwrap();
+    store.api_keys().touch(&key.id, now + 60_000).await.unwrap();
+    store.api_keys().touch(&key.id, now + 1).await.unwrap();
+    let keys = store.api_keys().list(Some(&account.id)).await.unwrap();
     assert_eq!(keys[0].last_used_at, Some(now + 60_000), "never moves back");
     assert!(matches!(
         store
-            .revoke_account_api_key(&AccountId::new(), &key.id, now)
+            .api_keys()
+            .revoke_of_account(&AccountId::new(), &key.id, now)
             .await,
         Err(StoreError::NotFound)
     ));
     store
-        .revoke_account_api_key(&account.id, &key.id, now)
+        .api_keys()
+        .revoke_of_account(&account.id, &key.id, now)
         .await
         .unwrap();
-    let keys = store.list_api_keys(Some(&account.id)).await.unwrap();
+    let keys = store.api_keys().list(Some(&account.id)).await.unwrap();
     assert_eq!(keys[0].revoked_at, Some(now));
 }
 
@@ -148,10 +227,11 @@ async fn dashboard(store: Store) {
 /// into `active` and `expired`, with paging inside a filter.
 async fn key_filter(store: Store) {
     let now = 1_700_000_000_000;
-    let account = store.create_account("keys", now).await.unwrap();
+    let account = store.accounts().create("keys", now).await.unwrap();
     let mid = MandateId::parse("man_keyfilter").unwrap();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &mid,
             &account.id,
             Mode::Testnet,
@@ -185,7 +265,8 @@ async fn key_filter(store: Store) {
             signer: None,
         };
         store
-            .insert_session_key(&key, &format!("hash-{id}"))
+            .keys()
+            .insert(&key, &format!("hash-{id}"))
             .await
             .unwrap();
     }
@@ -197,7 +278,8 @@ async fn key_filter(store: Store) {
         let store = store.clone();
         async move {
             let page = store
-                .list_session_keys_in(scope, None, filter, now, limit, after)
+                .keys()
+                .list_in(scope, None, filter, now, limit, after)
                 .await
                 .unwrap();
             let ids: Vec<String> = page.data.iter().map(|k| k.id.to_string()).collect();

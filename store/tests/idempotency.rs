@@ -16,10 +16,11 @@ async fn abandon_race(store: Store) {
         tokio::spawn(async move {
             for _ in 0..rounds {
                 if let Ok(IdempotencyBegin::Started) = store
-                    .begin_idempotency("cred", "k", "fp", "node_a", now_ms())
+                    .idempotency()
+                    .begin("cred", "k", "fp", "node_a", now_ms())
                     .await
                 {
-                    store.abandon_idempotency("cred", "k").await.unwrap();
+                    store.idempotency().abandon("cred", "k").await.unwrap();
                 }
             }
         })
@@ -27,12 +28,13 @@ async fn abandon_race(store: Store) {
     let mut started = 0;
     for _ in 0..rounds {
         match store
-            .begin_idempotency("cred", "k", "fp", "node_b", now_ms())
+            .idempotency()
+            .begin("cred", "k", "fp", "node_b", now_ms())
             .await
         {
             Ok(IdempotencyBegin::Started) => {
                 started += 1;
-                store.abandon_idempotency("cred", "k").await.unwrap();
+                store.idempotency().abandon("cred", "k").await.unwrap();
             }
             Ok(_) => {}
             Err(e) => panic!("begin_idempotency failed while a claim was abandoned: {e}"),

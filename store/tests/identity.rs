@@ -14,22 +14,25 @@ async fn identity(store: Store) {
     };
     // The first issuer of a mode stays; the other mode has its own.
     let first = store
-        .identity_issuer(Mode::Testnet, || made("a"), now)
+        .identity()
+        .issuer(Mode::Testnet, || made("a"), now)
         .await
         .unwrap();
     assert_eq!(first, made("a"));
     let again = store
-        .identity_issuer(Mode::Testnet, || made("b"), now)
+        .identity()
+        .issuer(Mode::Testnet, || made("b"), now)
         .await
         .unwrap();
     assert_eq!(again, first);
     let live = store
-        .identity_issuer(Mode::Mainnet, || made("c"), now)
+        .identity()
+        .issuer(Mode::Mainnet, || made("c"), now)
         .await
         .unwrap();
     assert_eq!(live, made("c"));
 
-    let account = store.create_account("Acme", now).await.unwrap();
+    let account = store.accounts().create("Acme", now).await.unwrap();
     let scope = Scope {
         account_id: &account.id,
         mode: Mode::Testnet,
@@ -39,6 +42,7 @@ async fn identity(store: Store) {
     for i in 0..20 {
         let id = format!("urn:uuid:{i}");
         let c = store
+            .identity()
             .reserve_credential(
                 scope,
                 &NewCredential {
@@ -71,39 +75,68 @@ async fn identity(store: Store) {
         valid_until: None,
     };
     assert_eq!(
-        store.reserve_credential(scope, &again, now).await.unwrap(),
+        store
+            .identity()
+            .reserve_credential(scope, &again, now)
+            .await
+            .unwrap(),
         None
     );
-    store.seal_credential("urn:uuid:3", "abcd").await.unwrap();
+    store
+        .identity()
+        .seal_credential("urn:uuid:3", "abcd")
+        .await
+        .unwrap();
     // Sealed once: a second digest does not replace it.
-    store.seal_credential("urn:uuid:3", "ffff").await.unwrap();
-    let c = store.issued_credential(scope, "urn:uuid:3").await.unwrap();
+    store
+        .identity()
+        .seal_credential("urn:uuid:3", "ffff")
+        .await
+        .unwrap();
+    let c = store
+        .identity()
+        .issued_credential(scope, "urn:uuid:3")
+        .await
+        .unwrap();
     assert_eq!(c.digest, "abcd");
 
-    assert!(store.status_list(&list).await.unwrap().set.is_empty());
+    assert!(
+        store
+            .identity()
+            .status_list(&list)
+            .await
+            .unwrap()
+            .set
+            .is_empty()
+    );
     let revoked = store
+        .identity()
         .revoke_credential(scope, "urn:uuid:3", now + 5)
         .await
         .unwrap();
     assert_eq!(revoked.revoked_at, Some(now + 5));
     // Final: revoking again keeps the first time.
     let again = store
+        .identity()
         .revoke_credential(scope, "urn:uuid:3", now + 9)
         .await
         .unwrap();
     assert_eq!(again.revoked_at, Some(now + 5));
-    let l = store.status_list(&list).await.unwrap();
+    let l = store.identity().status_list(&list).await.unwrap();
     assert_eq!(l.set, vec![c.status_index]);
     assert_eq!((l.mode, l.length), (Mode::Testnet, STATUS_LIST_LENGTH));
 
     // Another account, or the other mode, sees none of it.
-    let other = store.create_account("Other", now).await.unwrap();
+    let other = store.accounts().create("Other", now).await.unwrap();
     let theirs = Scope {
         account_id: &other.id,
         mode: Mode::Testnet,
     };
     assert!(matches!(
-        store.revoke_credential(theirs, "urn:uuid:4", now).await,
+        store
+            .identity()
+            .revoke_credential(theirs, "urn:uuid:4", now)
+            .await,
         Err(StoreError::NotFound)
     ));
     let mainnet = Scope {
@@ -111,45 +144,65 @@ async fn identity(store: Store) {
         mode: Mode::Mainnet,
     };
     assert!(matches!(
-        store.issued_credential(mainnet, "urn:uuid:4").await,
+        store
+            .identity()
+            .issued_credential(mainnet, "urn:uuid:4")
+            .await,
         Err(StoreError::NotFound)
     ));
-    assert!(store.status_list(&list).await.unwrap().set.len() == 1);
+    assert!(store.identity().status_list(&list).await.unwrap().set.len() == 1);
 
     // Challenges: single use, before they expire, in their mode.
     let ch = store
+        .identity()
         .create_challenge(Mode::Testnet, Some("example.com"), now + 1000, now)
         .await
         .unwrap();
     assert_eq!(
-        store.use_challenge(Mode::Mainnet, &ch, now).await.unwrap(),
+        store
+            .identity()
+            .use_challenge(Mode::Mainnet, &ch, now)
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
-        store.use_challenge(Mode::Testnet, &ch, now).await.unwrap(),
+        store
+            .identity()
+            .use_challenge(Mode::Testnet, &ch, now)
+            .await
+            .unwrap(),
         Some(Some("example.com".into()))
     );
     assert_eq!(
-        store.use_challenge(Mode::Testnet, &ch, now).await.unwrap(),
+        store
+            .identity()
+            .use_challenge(Mode::Testnet, &ch, now)
+            .await
+            .unwrap(),
         None
     );
     let late = store
+        .identity()
         .create_challenge(Mode::Testnet, None, now + 10, now)
         .await
         .unwrap();
     assert_eq!(
         store
+            .identity()
             .use_challenge(Mode::Testnet, &late, now + 10)
             .await
             .unwrap(),
         None
     );
     let open = store
+        .identity()
         .create_challenge(Mode::Testnet, None, now + 10, now)
         .await
         .unwrap();
     assert_eq!(
         store
+            .identity()
             .use_challenge(Mode::Testnet, &open, now + 9)
             .await
             .unwrap(),

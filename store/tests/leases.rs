@@ -12,7 +12,8 @@ use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
     let lease = chain_lease(7);
     store
-        .record_tx(
+        .journal()
+        .record(
             7,
             nonce,
             &format!("0xhash{nonce}"),
@@ -28,30 +29,33 @@ async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
 
 async fn leases_and_fence(store: Store) {
     let lease = chain_lease(7);
-    assert_eq!(store.lease(&lease).await.unwrap(), None);
+    assert_eq!(store.leases().get(&lease).await.unwrap(), None);
     // Nobody holds it: nothing journals under the fence.
     assert!(!record(&store, 0, "a").await);
 
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
+            .leases()
+            .acquire(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .acquire_lease(&lease, "b", "http://b", MINUTE, now_ms())
+            .leases()
+            .acquire(&lease, "b", "http://b", MINUTE, now_ms())
             .await
             .unwrap()
     );
     // The holder renews; the other still cannot take it.
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
+            .leases()
+            .acquire(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
-    let held = store.lease(&lease).await.unwrap().unwrap();
+    let held = store.leases().get(&lease).await.unwrap().unwrap();
     assert_eq!((held.holder.as_str(), held.url.as_str()), ("a", "http://a"));
     assert!(held.live_at(openrail_store::now_ms()));
     assert!(record(&store, 0, "a").await);
@@ -61,40 +65,45 @@ async fn leases_and_fence(store: Store) {
     // journal writes are refused from then on.
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", Duration::ZERO, now_ms())
+            .leases()
+            .acquire(&lease, "a", "http://a", Duration::ZERO, now_ms())
             .await
             .unwrap()
     );
     assert!(!record(&store, 1, "a").await);
     assert!(
         store
-            .acquire_lease(&lease, "b", "http://b", MINUTE, now_ms())
+            .leases()
+            .acquire(&lease, "b", "http://b", MINUTE, now_ms())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
+            .leases()
+            .acquire(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
     assert!(record(&store, 1, "b").await);
     assert!(!record(&store, 2, "a").await);
-    assert_eq!(store.txs_for_intent("pull_1").await.unwrap(), 1);
-    assert_eq!(store.txs_for_intent("pull_2").await.unwrap(), 0);
+    assert_eq!(store.journal().count_for_intent("pull_1").await.unwrap(), 1);
+    assert_eq!(store.journal().count_for_intent("pull_2").await.unwrap(), 0);
 
     // A clean stop hands it over at once.
-    store.release_lease(&lease, "b").await.unwrap();
+    store.leases().release(&lease, "b").await.unwrap();
     assert!(
         store
-            .acquire_lease(&lease, "a", "http://a", MINUTE, now_ms())
+            .leases()
+            .acquire(&lease, "a", "http://a", MINUTE, now_ms())
             .await
             .unwrap()
     );
     // Unfenced journaling (a single process without leases) always records.
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 7,
                 3,
                 "0xhash3",
@@ -112,9 +121,10 @@ async fn leases_and_fence(store: Store) {
 /// Idempotency claims of dead processes: taken over when they created nothing, recovered
 /// to their object when they did, and never by two retries at once.
 async fn idempotency_recovery(store: Store) {
-    let account = store.create_account("Idem", now_ms()).await.unwrap();
+    let account = store.accounts().create("Idem", now_ms()).await.unwrap();
     let (key, _) = store
-        .create_api_key(&account.id, openrail_store::Mode::Testnet, now_ms())
+        .api_keys()
+        .create(&account.id, openrail_store::Mode::Testnet, now_ms())
         .await
         .unwrap();
     let cred = key.id.as_str();
@@ -123,7 +133,8 @@ async fn idempotency_recovery(store: Store) {
         async move {
             assert!(
                 store
-                    .acquire_lease(&node_lease(node), node, "http://x", MINUTE, now_ms())
+                    .leases()
+                    .acquire(&node_lease(node), node, "http://x", MINUTE, now_ms())
                     .await
                     .unwrap()
             );
@@ -135,7 +146,8 @@ async fn idempotency_recovery(store: Store) {
         let store = store.clone();
         async move {
             store
-                .begin_idempotency(cred, "k", fingerprint, node, now_ms())
+                .idempotency()
+                .begin(cred, "k", fingerprint, node, now_ms())
                 .await
                 .unwrap()
         }
@@ -148,12 +160,14 @@ async fn idempotency_recovery(store: Store) {
     assert_eq!(begin("c", "other").await, IdempotencyBegin::Mismatch);
     // "b" links the object it is about to create, then dies.
     store
-        .link_idempotency(cred, "k", "/v1/payments/pay_1")
+        .idempotency()
+        .link(cred, "k", "/v1/payments/pay_1")
         .await
         .unwrap();
     assert!(
         store
-            .acquire_lease(&node_lease("b"), "b", "http://x", Duration::ZERO, now_ms())
+            .leases()
+            .acquire(&node_lease("b"), "b", "http://x", Duration::ZERO, now_ms())
             .await
             .unwrap()
     );
@@ -164,20 +178,23 @@ async fn idempotency_recovery(store: Store) {
     // The object never came to exist: one retry takes the claim over, not two.
     assert!(
         store
-            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "c", now_ms())
+            .idempotency()
+            .restart(cred, "k", "/v1/payments/pay_1", "c", now_ms())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .restart_idempotency(cred, "k", "/v1/payments/pay_1", "d", now_ms())
+            .idempotency()
+            .restart(cred, "k", "/v1/payments/pay_1", "d", now_ms())
             .await
             .unwrap()
     );
     assert_eq!(begin("d", "f").await, IdempotencyBegin::InProgress);
     // Finished: replayed.
     store
-        .finish_idempotency(cred, "k", 201, "{}")
+        .idempotency()
+        .finish(cred, "k", 201, "{}")
         .await
         .unwrap();
     assert_eq!(

@@ -29,7 +29,8 @@ async fn pending_pull(
     let mid = MandateId::parse(&format!("man_{tag}")).unwrap();
     let kid = SessionKeyId::parse(&format!("sk_{tag}")).unwrap();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &mid,
             account,
             Mode::Testnet,
@@ -40,7 +41,8 @@ async fn pending_pull(
         .await
         .unwrap();
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: kid.clone(),
                 account_id: account.clone(),
@@ -61,7 +63,8 @@ async fn pending_pull(
         .unwrap();
     let id = PullId::parse(&format!("pull_{tag}")).unwrap();
     store
-        .insert_pull(&pending_pull_row(
+        .pulls()
+        .insert(&pending_pull_row(
             &id,
             account,
             &kid,
@@ -88,7 +91,8 @@ fn authorized() -> PullResolution {
 /// What the engine of `chain` would claim now (+ `later` ms): (intent, kind) pairs.
 async fn claimable(store: &Store, chain: u64, later: i64) -> Vec<(String, WorkKind)> {
     store
-        .queued_work(chain, Mode::Testnet, now_ms() + later, 100)
+        .outbox()
+        .queued(chain, Mode::Testnet, now_ms() + later, 100)
         .await
         .unwrap()
         .into_iter()
@@ -125,7 +129,8 @@ fn payment(
 
 async fn driving_work(store: Store) {
     let account = store
-        .create_account("Outbox test", now_ms())
+        .accounts()
+        .create("Outbox test", now_ms())
         .await
         .unwrap()
         .id;
@@ -153,13 +158,15 @@ async fn driving_work(store: Store) {
     // transaction, on its chain; the wallet-funded pull moved its money already.
     assert!(
         store
-            .resolve_pull(&bank_pull, &authorized(), now_ms())
+            .pulls()
+            .resolve(&bank_pull, &authorized(), now_ms())
             .await
             .unwrap()
     );
     assert!(
         store
-            .resolve_pull(&wallet_pull, &authorized(), now_ms())
+            .pulls()
+            .resolve(&wallet_pull, &authorized(), now_ms())
             .await
             .unwrap()
     );
@@ -170,20 +177,23 @@ async fn driving_work(store: Store) {
     assert_eq!(claimable(&store, CHAIN_B, 0).await, vec![]);
     assert!(
         !store
-            .work_open(bank_pull.as_str(), WorkKind::PullBatch)
+            .outbox()
+            .is_open(bank_pull.as_str(), WorkKind::PullBatch)
             .await
             .unwrap()
     );
     assert!(
         !store
-            .work_open(wallet_pull.as_str(), WorkKind::Payout)
+            .outbox()
+            .is_open(wallet_pull.as_str(), WorkKind::Payout)
             .await
             .unwrap()
     );
 
     // Driving work that waits is due again only at its time; closed, it is gone.
     store
-        .defer_work(bank_pull.as_str(), WorkKind::Payout, now_ms() + 60_000)
+        .outbox()
+        .defer(bank_pull.as_str(), WorkKind::Payout, now_ms() + 60_000)
         .await
         .unwrap();
     assert_eq!(claimable(&store, CHAIN_A, 0).await, vec![]);
@@ -192,7 +202,8 @@ async fn driving_work(store: Store) {
         vec![(bank_pull.to_string(), WorkKind::Payout)]
     );
     store
-        .close_work(bank_pull.as_str(), WorkKind::Payout, now_ms())
+        .outbox()
+        .close(bank_pull.as_str(), WorkKind::Payout, now_ms())
         .await
         .unwrap();
     assert_eq!(claimable(&store, CHAIN_A, 61_000).await, vec![]);
@@ -200,7 +211,8 @@ async fn driving_work(store: Store) {
     // A payment with nothing to sign is queued with its row; one a wallet must sign only
     // once it is authorized.
     store
-        .insert_payment(&payment(
+        .payments()
+        .insert(&payment(
             &account,
             "pay_bank",
             PaymentStatus::Pending,
@@ -210,7 +222,8 @@ async fn driving_work(store: Store) {
         .unwrap();
     let wallet = "0x0707070707070707070707070707070707070707";
     store
-        .insert_authorization(&Authorization {
+        .consent()
+        .insert(&Authorization {
             object_id: "pay_wallet".into(),
             signer: wallet.into(),
             nonce: "1".into(),
@@ -221,7 +234,8 @@ async fn driving_work(store: Store) {
         .await
         .unwrap();
     store
-        .insert_payment(&payment(
+        .payments()
+        .insert(&payment(
             &account,
             "pay_wallet",
             PaymentStatus::RequiresAuthorization,
@@ -235,6 +249,7 @@ async fn driving_work(store: Store) {
     );
     assert!(
         store
+            .consent()
             .authorize(Authorizable::Payment, "pay_wallet", "0xsig", now_ms())
             .await
             .unwrap()
@@ -255,7 +270,8 @@ async fn backfill(url: &str) {
     use sqlx::{Connection, Executor};
     let store = Store::connect(url).await.unwrap();
     let account = store
-        .create_account("Backfill test", now_ms())
+        .accounts()
+        .create("Backfill test", now_ms())
         .await
         .unwrap()
         .id;
@@ -271,7 +287,8 @@ async fn backfill(url: &str) {
     for id in [&bank_pull, &wallet_pull] {
         assert!(
             store
-                .resolve_pull(id, &authorized(), now_ms())
+                .pulls()
+                .resolve(id, &authorized(), now_ms())
                 .await
                 .unwrap()
         );
@@ -281,7 +298,8 @@ async fn backfill(url: &str) {
         ("pay_done", PaymentStatus::Succeeded),
     ] {
         store
-            .insert_payment(&payment(
+            .payments()
+            .insert(&payment(
                 &account,
                 id,
                 status,
@@ -320,7 +338,8 @@ async fn backfill(url: &str) {
 /// check before it sends (after marking the claimed pulls in flight) and the claim agree.
 async fn journaled_pulls_are_not_sent_again(store: Store) {
     let account = store
-        .create_account("Journal test", now_ms())
+        .accounts()
+        .create("Journal test", now_ms())
         .await
         .unwrap()
         .id;
@@ -336,7 +355,8 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
     // The first pull rides a journaled batch (fate unknown); the second is only queued.
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 CHAIN_A,
                 0,
                 "0xbatch",
@@ -351,6 +371,7 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
     );
     let ids = [sent.as_str(), queued.as_str()];
     let journaled = store
+        .outbox()
         .journaled_intents(&ids, TxKind::PullBatch)
         .await
         .unwrap();
@@ -358,6 +379,7 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
     // Another kind of transaction carrying the same id does not count.
     assert!(
         store
+            .outbox()
             .journaled_intents(&ids, TxKind::CreateMandate)
             .await
             .unwrap()
@@ -374,7 +396,8 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
 async fn journal(store: &Store, hash: &str, nonce: u64, kind: TxKind, intents: &[String]) {
     assert!(
         store
-            .record_tx(CHAIN_A, nonce, hash, "0x00", kind, intents, None, now_ms())
+            .journal()
+            .record(CHAIN_A, nonce, hash, "0x00", kind, intents, None, now_ms())
             .await
             .unwrap()
     );
@@ -389,7 +412,7 @@ async fn journal(store: &Store, hash: &str, nonce: u64, kind: TxKind, intents: &
 async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
     use openrail_store::agentic::MandateStatus;
     use openrail_store::events::EventType;
-    let account = store.create_account("Fates", now_ms()).await.unwrap().id;
+    let account = store.accounts().create("Fates", now_ms()).await.unwrap().id;
     let wallet = "0x0707070707070707070707070707070707070707";
     let a = pending_pull(&store, &account, "fa", wallet, CHAIN_A).await;
     let b = pending_pull(&store, &account, "fb", wallet, CHAIN_A).await;
@@ -405,14 +428,16 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
     journal(&store, "0xreverted", 1, TxKind::PullBatch, &[c.to_string()]).await;
     let open = |id: String, kind: WorkKind| {
         let store = store.clone();
-        async move { store.work_open(&id, kind).await.unwrap() }
+        async move { store.outbox().is_open(&id, kind).await.unwrap() }
     };
     store
-        .mark_tx(CHAIN_A, "0xsettled", TxStatus::Succeeded, Some(7), now_ms())
+        .journal()
+        .mark(CHAIN_A, "0xsettled", TxStatus::Succeeded, Some(7), now_ms())
         .await
         .unwrap();
     store
-        .mark_tx(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
+        .journal()
+        .mark(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
         .await
         .unwrap();
     for id in [&a, &b, &c] {
@@ -422,24 +447,25 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
         );
     }
     assert_eq!(
-        store.pull_unscoped(&c).await.unwrap().status,
+        store.pulls().get_unscoped(&c).await.unwrap().status,
         PullStatus::Failed,
         "a reverted batch fails its pull (its only transaction) as the fate is recorded"
     );
     for id in [&a, &b] {
         assert_eq!(
-            store.pull_unscoped(id).await.unwrap().status,
+            store.pulls().get_unscoped(id).await.unwrap().status,
             PullStatus::Pending,
             "a batch's success says nothing of its pulls' outcomes (its logs do)"
         );
     }
     // Recorded again (a receipt read twice): nothing changes, no second event.
     store
-        .mark_tx(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
+        .journal()
+        .mark(CHAIN_A, "0xreverted", TxStatus::Reverted, Some(8), now_ms())
         .await
         .unwrap();
     assert_eq!(
-        store.event_types_of(c.as_str()).await.unwrap(),
+        store.events().types_of(c.as_str()).await.unwrap(),
         [EventType::DebitPullCreated, EventType::DebitPullFailed]
     );
 
@@ -449,33 +475,36 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
     let mid = MandateId::parse("man_fates").unwrap();
     let mut m = active_mandate_row(&mid, &account, Mode::Testnet, wallet, CHAIN_A, now);
     m.status = MandateStatus::Pending;
-    store.insert_mandate(&m).await.unwrap();
+    store.mandates().insert(&m).await.unwrap();
     let intents = [mid.to_string()];
     journal(&store, "0xfirst", 2, TxKind::CreateMandate, &intents).await;
     journal(&store, "0xsecond", 3, TxKind::CreateMandate, &intents).await;
     store
-        .mark_tx(CHAIN_A, "0xfirst", TxStatus::Reverted, Some(9), now_ms())
+        .journal()
+        .mark(CHAIN_A, "0xfirst", TxStatus::Reverted, Some(9), now_ms())
         .await
         .unwrap();
     assert_eq!(
-        store.mandate_unscoped(&mid).await.unwrap().status,
+        store.mandates().get_unscoped(&mid).await.unwrap().status,
         MandateStatus::Pending,
         "another transaction of it is still live"
     );
     assert!(!open(mid.to_string(), WorkKind::CreateMandate).await);
     store
-        .mark_tx(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
+        .journal()
+        .mark(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
         .await
         .unwrap();
-    let activated = store.mandate_unscoped(&mid).await.unwrap();
+    let activated = store.mandates().get_unscoped(&mid).await.unwrap();
     assert_eq!(activated.status, MandateStatus::Active);
     assert_eq!(activated.tx_hash.as_deref(), Some("0xsecond"));
     store
-        .mark_tx(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
+        .journal()
+        .mark(CHAIN_A, "0xsecond", TxStatus::Succeeded, Some(10), now_ms())
         .await
         .unwrap();
     assert_eq!(
-        store.event_types_of(mid.as_str()).await.unwrap(),
+        store.events().types_of(mid.as_str()).await.unwrap(),
         [EventType::MandateCreated, EventType::MandateActivated]
     );
 }

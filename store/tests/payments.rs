@@ -8,15 +8,20 @@ use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{Currency, Mode, PaymentId, Store, StoreError, now_ms};
 
 async fn settings_and_lifecycle(store: Store) {
-    let account = store.create_account("Acme", now_ms()).await.unwrap();
+    let account = store.accounts().create("Acme", now_ms()).await.unwrap();
     // The settlement chain until the account chooses, per mode.
     for mode in [Mode::Testnet, Mode::Mainnet] {
         assert_eq!(
-            store.payments_chain(&account.id, mode).await.unwrap(),
+            store
+                .accounts()
+                .payments_chain(&account.id, mode)
+                .await
+                .unwrap(),
             PaymentsChain::Settlement
         );
     }
     store
+        .accounts()
         .set_payments_chain(
             &account.id,
             Mode::Testnet,
@@ -27,6 +32,7 @@ async fn settings_and_lifecycle(store: Store) {
         .unwrap();
     assert_eq!(
         store
+            .accounts()
             .payments_chain(&account.id, Mode::Testnet)
             .await
             .unwrap(),
@@ -34,6 +40,7 @@ async fn settings_and_lifecycle(store: Store) {
     );
     assert_eq!(
         store
+            .accounts()
             .payments_chain(&account.id, Mode::Mainnet)
             .await
             .unwrap(),
@@ -41,6 +48,7 @@ async fn settings_and_lifecycle(store: Store) {
         "the other mode keeps its own"
     );
     store
+        .accounts()
         .set_payments_chain(
             &account.id,
             Mode::Testnet,
@@ -51,6 +59,7 @@ async fn settings_and_lifecycle(store: Store) {
         .unwrap();
     assert_eq!(
         store
+            .accounts()
             .payments_chain(&account.id, Mode::Testnet)
             .await
             .unwrap(),
@@ -76,7 +85,7 @@ async fn settings_and_lifecycle(store: Store) {
         created_at: now,
         updated_at: now,
     };
-    store.insert_payment(&p).await.unwrap();
+    store.payments().insert(&p).await.unwrap();
     let scope = Scope {
         account_id: &account.id,
         mode: Mode::Testnet,
@@ -89,12 +98,13 @@ async fn settings_and_lifecycle(store: Store) {
                 account_id: &account,
                 mode: Mode::Testnet,
             };
-            store.payment(scope, &id).await.unwrap().status
+            store.payments().get(scope, &id).await.unwrap().status
         }
     };
     // Skipping `processing` is outside the lifecycle: refused, nothing written.
     let skipped = store
-        .set_payment_status(
+        .payments()
+        .set_status(
             &p.id,
             PaymentStatus::Pending,
             PaymentStatus::Succeeded,
@@ -116,7 +126,8 @@ async fn settings_and_lifecycle(store: Store) {
     ] {
         assert!(
             store
-                .set_payment_status(&p.id, from, to, None, Some("0xab"), now)
+                .payments()
+                .set_status(&p.id, from, to, None, Some("0xab"), now)
                 .await
                 .unwrap(),
             "{from:?} → {to:?}"
@@ -124,7 +135,8 @@ async fn settings_and_lifecycle(store: Store) {
     }
     assert_eq!(
         store
-            .payment(scope, &p.id)
+            .payments()
+            .get(scope, &p.id)
             .await
             .unwrap()
             .tx_hash
@@ -133,7 +145,8 @@ async fn settings_and_lifecycle(store: Store) {
     );
     // Nothing leaves a final status.
     let back = store
-        .set_payment_status(
+        .payments()
+        .set_status(
             &p.id,
             PaymentStatus::Succeeded,
             PaymentStatus::Pending,
@@ -147,7 +160,8 @@ async fn settings_and_lifecycle(store: Store) {
     // A move from a status the payment is no longer in moves nothing.
     assert!(
         !store
-            .set_payment_status(
+            .payments()
+            .set_status(
                 &p.id,
                 PaymentStatus::Pending,
                 PaymentStatus::Processing,

@@ -16,7 +16,7 @@ const SUBJECT: &str = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 
 async fn verifications(store: Store) {
     let now = now_ms();
-    let account = store.create_account("Acme", now).await.unwrap();
+    let account = store.accounts().create("Acme", now).await.unwrap();
     let scope = Scope {
         account_id: &account.id,
         mode: Mode::Testnet,
@@ -34,7 +34,8 @@ async fn verifications(store: Store) {
     // → verified with its credential.
     let id = IdentityVerificationId::new();
     let v = store
-        .create_verification(scope, &id, &new(Scenario::Failed, Some("expired")), now)
+        .verifications()
+        .create(scope, &id, &new(Scenario::Failed, Some("expired")), now)
         .await
         .unwrap();
     assert_eq!(v.status, S::RequiresInput);
@@ -45,48 +46,53 @@ async fn verifications(store: Store) {
     // Nothing is due before submission; cancel and complete are the table's to refuse.
     assert!(
         store
-            .due_verifications(Mode::Testnet, now + 60_000, 10)
+            .verifications()
+            .due(Mode::Testnet, now + 60_000, 10)
             .await
             .unwrap()
             .is_empty()
     );
     assert!(matches!(
         store
-            .complete_verification(&v, "urn:uuid:x", "{}", now)
+            .verifications()
+            .complete(&v, "urn:uuid:x", "{}", now)
             .await,
         Err(StoreError::Transition(_))
     ));
-    let v = store.submit_verification(scope, &id, now).await.unwrap();
+    let v = store.verifications().submit(scope, &id, now).await.unwrap();
     assert_eq!(v.status, S::Processing);
     assert_eq!(v.due_at, Some(now + Scenario::Failed.delay_ms()));
     // Submitting or canceling a session under check is refused and changes nothing.
     for refused in [
-        store.submit_verification(scope, &id, now).await,
-        store.cancel_verification(scope, &id, now).await,
+        store.verifications().submit(scope, &id, now).await,
+        store.verifications().cancel(scope, &id, now).await,
     ] {
         assert!(
             matches!(refused, Err(StoreError::Transition(_))),
             "{refused:?}"
         );
     }
-    assert_eq!(store.verification(scope, &id).await.unwrap(), v);
+    assert_eq!(store.verifications().get(scope, &id).await.unwrap(), v);
     // Due only once its time has come, and only in its mode.
     assert!(
         store
-            .due_verifications(Mode::Testnet, now, 10)
+            .verifications()
+            .due(Mode::Testnet, now, 10)
             .await
             .unwrap()
             .is_empty()
     );
     assert!(
         store
-            .due_verifications(Mode::Mainnet, now + 60_000, 10)
+            .verifications()
+            .due(Mode::Mainnet, now + 60_000, 10)
             .await
             .unwrap()
             .is_empty()
     );
     let due = store
-        .due_verifications(Mode::Testnet, now + 1_000, 10)
+        .verifications()
+        .due(Mode::Testnet, now + 1_000, 10)
         .await
         .unwrap();
     assert_eq!(due, vec![v.clone()]);
@@ -95,23 +101,26 @@ async fn verifications(store: Store) {
     };
     assert!(
         store
-            .fail_verification(&v, (code, reason), now + 1)
+            .verifications()
+            .fail(&v, (code, reason), now + 1)
             .await
             .unwrap()
     );
     // A second worker answering the same read finds it moved.
     assert!(
         !store
-            .fail_verification(&v, (code, reason), now + 1)
+            .verifications()
+            .fail(&v, (code, reason), now + 1)
             .await
             .unwrap()
     );
-    let v = store.verification(scope, &id).await.unwrap();
+    let v = store.verifications().get(scope, &id).await.unwrap();
     assert_eq!(v.status, S::RequiresInput);
     let err = v.last_error.clone().expect("the failed check's error");
     assert_eq!((err.code.as_str(), err.reason.as_str()), (code, "expired"));
     let v = store
-        .submit_verification(scope, &id, now + 2)
+        .verifications()
+        .submit(scope, &id, now + 2)
         .await
         .unwrap();
     assert_eq!(
@@ -121,6 +130,7 @@ async fn verifications(store: Store) {
     assert_eq!(v.simulated_answer(), SimulatedAnswer::Verified);
     // Its credential must exist (the column refers to it).
     store
+        .identity()
         .reserve_credential(
             scope,
             &NewCredential {
@@ -136,16 +146,18 @@ async fn verifications(store: Store) {
         .expect("a new credential");
     assert!(
         store
-            .complete_verification(&v, "urn:uuid:v1", "{\"signed\":true}", now + 3)
+            .verifications()
+            .complete(&v, "urn:uuid:v1", "{\"signed\":true}", now + 3)
             .await
             .unwrap()
     );
-    let v = store.verification(scope, &id).await.unwrap();
+    let v = store.verifications().get(scope, &id).await.unwrap();
     assert_eq!(v.status, S::Verified);
     assert_eq!(v.credential_id.as_deref(), Some("urn:uuid:v1"));
     assert_eq!(
         store
-            .verification_credential(scope, &id)
+            .verifications()
+            .credential(scope, &id)
             .await
             .unwrap()
             .as_deref(),
@@ -153,8 +165,8 @@ async fn verifications(store: Store) {
     );
     // Verified is final.
     for refused in [
-        store.submit_verification(scope, &id, now).await,
-        store.cancel_verification(scope, &id, now).await,
+        store.verifications().submit(scope, &id, now).await,
+        store.verifications().cancel(scope, &id, now).await,
     ] {
         assert!(
             matches!(refused, Err(StoreError::Transition(_))),
@@ -162,7 +174,7 @@ async fn verifications(store: Store) {
         );
     }
     assert_eq!(
-        store.event_types_of(id.as_str()).await.unwrap(),
+        store.events().types_of(id.as_str()).await.unwrap(),
         vec![
             EventType::IdentityVerificationCreated,
             EventType::IdentityVerificationProcessing,
@@ -175,25 +187,38 @@ async fn verifications(store: Store) {
     // Cancel: from requires_input only, once (a second cancel answers it as it is).
     let other = IdentityVerificationId::new();
     store
-        .create_verification(scope, &other, &new(Scenario::Slow, None), now)
+        .verifications()
+        .create(scope, &other, &new(Scenario::Slow, None), now)
         .await
         .unwrap();
-    let c = store.cancel_verification(scope, &other, now).await.unwrap();
+    let c = store
+        .verifications()
+        .cancel(scope, &other, now)
+        .await
+        .unwrap();
     assert_eq!(c.status, S::Canceled);
     assert_eq!(
-        store.cancel_verification(scope, &other, now).await.unwrap(),
+        store
+            .verifications()
+            .cancel(scope, &other, now)
+            .await
+            .unwrap(),
         c
     );
     assert!(matches!(
-        store.submit_verification(scope, &other, now).await,
+        store.verifications().submit(scope, &other, now).await,
         Err(StoreError::Transition(_))
     ));
     assert_eq!(
-        store.verification_credential(scope, &other).await.unwrap(),
+        store
+            .verifications()
+            .credential(scope, &other)
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
-        store.event_types_of(other.as_str()).await.unwrap(),
+        store.events().types_of(other.as_str()).await.unwrap(),
         vec![
             EventType::IdentityVerificationCreated,
             EventType::IdentityVerificationCanceled,
@@ -201,13 +226,13 @@ async fn verifications(store: Store) {
     );
 
     // Scoped: another account or mode sees nothing.
-    let stranger = store.create_account("Other", now).await.unwrap();
+    let stranger = store.accounts().create("Other", now).await.unwrap();
     let theirs = Scope {
         account_id: &stranger.id,
         mode: Mode::Testnet,
     };
     assert!(matches!(
-        store.verification(theirs, &id).await,
+        store.verifications().get(theirs, &id).await,
         Err(StoreError::NotFound)
     ));
     let live = Scope {
@@ -215,23 +240,25 @@ async fn verifications(store: Store) {
         mode: Mode::Mainnet,
     };
     assert!(matches!(
-        store.cancel_verification(live, &other, now).await,
+        store.verifications().cancel(live, &other, now).await,
         Err(StoreError::NotFound)
     ));
 
     // Paging: newest first.
-    let first = store.list_verifications(scope, 1, None).await.unwrap();
+    let first = store.verifications().list(scope, 1, None).await.unwrap();
     assert!(first.has_more);
     assert_eq!(first.data[0].id, other);
     let second = store
-        .list_verifications(scope, 1, Some(first.data[0].id.as_str()))
+        .verifications()
+        .list(scope, 1, Some(first.data[0].id.as_str()))
         .await
         .unwrap();
     assert!(!second.has_more);
     assert_eq!(second.data[0].id, id);
     assert!(matches!(
         store
-            .list_verifications(scope, 1, Some("idv_unknown"))
+            .verifications()
+            .list(scope, 1, Some("idv_unknown"))
             .await,
         Err(StoreError::UnknownCursor)
     ));

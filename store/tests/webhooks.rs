@@ -14,7 +14,8 @@ use openrail_store::{AccountId, MandateId, Mode, Store, StoreError, WebhookEndpo
 async fn mandate(store: &Store, account: &AccountId, mode: Mode, at: i64) -> MandateId {
     let id = MandateId::new();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &id, account, mode, "ba_payer", 31337, at,
         ))
         .await
@@ -39,7 +40,8 @@ async fn endpoint(
     );
     let secret = new_secret();
     store
-        .create_webhook_endpoint(&endpoint, &secret)
+        .webhooks()
+        .create_endpoint(&endpoint, &secret)
         .await
         .unwrap();
     (endpoint.id, secret)
@@ -54,11 +56,16 @@ fn scope(account: &AccountId, mode: Mode) -> Scope<'_> {
 
 /// Fans out everything after the stored cursor (no gaps on a fresh database).
 async fn fan_out(store: &Store, mode: Mode) -> usize {
-    let cursor = store.webhook_cursor(mode).await.unwrap();
-    let heads = store.event_heads(cursor, &[], 500).await.unwrap();
+    let cursor = store.webhooks().cursor(mode).await.unwrap();
+    let heads = store
+        .webhooks()
+        .event_heads(cursor, &[], 500)
+        .await
+        .unwrap();
     let to = heads.last().map_or(cursor, |h| h.seq);
     let (written, moved) = store
-        .fan_out_webhooks(mode, &heads, to, now_ms(), true)
+        .webhooks()
+        .fan_out(mode, &heads, to, now_ms(), true)
         .await
         .unwrap();
     assert!(moved);
@@ -76,8 +83,8 @@ fn failed(status: u16, retry_at: Option<i64>) -> Attempt {
 }
 
 async fn webhooks(store: Store) {
-    let a1 = store.create_account("one", now_ms()).await.unwrap().id;
-    let a2 = store.create_account("two", now_ms()).await.unwrap().id;
+    let a1 = store.accounts().create("one", now_ms()).await.unwrap().id;
+    let a2 = store.accounts().create("two", now_ms()).await.unwrap().id;
     let t0 = now_ms() - 60_000;
     let (all, _) = endpoint(&store, &a1, Mode::Testnet, &["*"], t0).await;
     let (created_only, _) = endpoint(&store, &a1, Mode::Testnet, &["mandate.created"], t0).await;
@@ -88,18 +95,21 @@ async fn webhooks(store: Store) {
     // Scoped by account and mode.
     assert!(matches!(
         store
-            .webhook_endpoint(scope(&a2, Mode::Testnet), &all)
+            .webhooks()
+            .endpoint(scope(&a2, Mode::Testnet), &all)
             .await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
         store
-            .webhook_endpoint(scope(&a1, Mode::Mainnet), &all)
+            .webhooks()
+            .endpoint(scope(&a1, Mode::Mainnet), &all)
             .await,
         Err(StoreError::NotFound)
     ));
     let page = store
-        .list_webhook_endpoints(scope(&a1, Mode::Testnet), 10, None)
+        .webhooks()
+        .list_endpoints(scope(&a1, Mode::Testnet), 10, None)
         .await
         .unwrap();
     assert_eq!(page.data.len(), 3);
@@ -116,7 +126,8 @@ async fn webhooks(store: Store) {
         let store = store.clone();
         async move {
             store
-                .list_webhook_deliveries(scope(&account, mode), &e, 100, None)
+                .webhooks()
+                .list_deliveries(scope(&account, mode), &e, 100, None)
                 .await
                 .unwrap()
                 .data
@@ -161,9 +172,10 @@ async fn webhooks(store: Store) {
     // The cursor moved with the deliveries: nothing is fanned out twice …
     assert_eq!(fan_out(&store, Mode::Testnet).await, 0);
     // … and writing the same events again (a restart before the cursor's commit) is a no-op.
-    let heads = store.event_heads(0, &[], 500).await.unwrap();
+    let heads = store.webhooks().event_heads(0, &[], 500).await.unwrap();
     store
-        .fan_out_webhooks(
+        .webhooks()
+        .fan_out(
             Mode::Testnet,
             &heads,
             heads.last().unwrap().seq,
@@ -190,13 +202,15 @@ async fn webhooks(store: Store) {
     // Due now; a failure waits for its retry and marks the endpoint failing.
     let now = now_ms();
     let due = store
-        .due_webhook_deliveries(Mode::Testnet, now, 100, 100)
+        .webhooks()
+        .due_deliveries(Mode::Testnet, now, 100, 100)
         .await
         .unwrap();
     assert_eq!(due.len(), 5);
     // At most `per_endpoint` of one endpoint: `all` and `other` have two each.
     let shared = store
-        .due_webhook_deliveries(Mode::Testnet, now, 100, 1)
+        .webhooks()
+        .due_deliveries(Mode::Testnet, now, 100, 1)
         .await
         .unwrap();
     assert_eq!(shared.len(), 3);
@@ -206,7 +220,8 @@ async fn webhooks(store: Store) {
     assert_eq!(by_endpoint.len(), 3);
     // m1's `mandate.created` (its oldest event) to `all`.
     let created_event = store
-        .list_events(
+        .events()
+        .list(
             scope(&a1, Mode::Testnet),
             EventFilter {
                 object_id: Some(m1.as_str()),
@@ -227,11 +242,12 @@ async fn webhooks(store: Store) {
         .unwrap()
         .clone();
     let r = store
-        .record_webhook_attempt(&d.id, &failed(500, Some(now + 1_000)), now, 86_400_000)
+        .webhooks()
+        .record_attempt(&d.id, &failed(500, Some(now + 1_000)), now, 86_400_000)
         .await
         .unwrap();
     assert!(!r.endpoint_disabled);
-    let after = store.webhook_delivery(&d.id).await.unwrap();
+    let after = store.webhooks().delivery(&d.id).await.unwrap();
     assert_eq!(
         (
             after.status,
@@ -245,7 +261,8 @@ async fn webhooks(store: Store) {
         let store = store.clone();
         async move {
             store
-                .due_webhook_deliveries(Mode::Testnet, at, 100, 100)
+                .webhooks()
+                .due_deliveries(Mode::Testnet, at, 100, 100)
                 .await
                 .unwrap()
                 .into_iter()
@@ -256,7 +273,8 @@ async fn webhooks(store: Store) {
     assert!(!due_ids(now).await.contains(&d.id));
     assert!(due_ids(now + 1_000).await.contains(&d.id));
     let e = store
-        .webhook_endpoint(scope(&a1, Mode::Testnet), &all)
+        .webhooks()
+        .endpoint(scope(&a1, Mode::Testnet), &all)
         .await
         .unwrap();
     assert_eq!(e.failing_since, Some(now));
@@ -270,20 +288,23 @@ async fn webhooks(store: Store) {
         retry_at: Some(now + 5_000),
     };
     store
-        .record_webhook_attempt(&d.id, &ok, now + 1_000, 86_400_000)
+        .webhooks()
+        .record_attempt(&d.id, &ok, now + 1_000, 86_400_000)
         .await
         .unwrap();
     store
-        .record_webhook_attempt(&d.id, &failed(500, None), now + 1_001, 86_400_000)
+        .webhooks()
+        .record_attempt(&d.id, &failed(500, None), now + 1_001, 86_400_000)
         .await
         .unwrap();
-    let after = store.webhook_delivery(&d.id).await.unwrap();
+    let after = store.webhooks().delivery(&d.id).await.unwrap();
     assert_eq!(
         (after.status, after.attempts, after.next_attempt_at),
         (DeliveryStatus::Succeeded, 2, None)
     );
     let e = store
-        .webhook_endpoint(scope(&a1, Mode::Testnet), &all)
+        .webhooks()
+        .endpoint(scope(&a1, Mode::Testnet), &all)
         .await
         .unwrap();
     assert_eq!(e.failing_since, None);
@@ -291,11 +312,12 @@ async fn webhooks(store: Store) {
     // The schedule spent: failed for good.
     let d2 = due.iter().find(|d| d.endpoint_id == other).unwrap().clone();
     store
-        .record_webhook_attempt(&d2.id, &failed(503, None), now, 86_400_000)
+        .webhooks()
+        .record_attempt(&d2.id, &failed(503, None), now, 86_400_000)
         .await
         .unwrap();
     assert_eq!(
-        store.webhook_delivery(&d2.id).await.unwrap().status,
+        store.webhooks().delivery(&d2.id).await.unwrap().status,
         DeliveryStatus::Failed
     );
 
@@ -307,26 +329,34 @@ async fn webhooks(store: Store) {
         .unwrap()
         .clone();
     store
-        .record_webhook_attempt(&d3.id, &failed(500, Some(now + 10)), now, 1_000)
+        .webhooks()
+        .record_attempt(&d3.id, &failed(500, Some(now + 10)), now, 1_000)
         .await
         .unwrap();
     let r = store
-        .record_webhook_attempt(&d3.id, &failed(500, Some(now + 2_000)), now + 1_500, 1_000)
+        .webhooks()
+        .record_attempt(&d3.id, &failed(500, Some(now + 2_000)), now + 1_500, 1_000)
         .await
         .unwrap();
     assert!(r.endpoint_disabled);
     let e = store
-        .webhook_endpoint(scope(&a1, Mode::Testnet), &created_only)
+        .webhooks()
+        .endpoint(scope(&a1, Mode::Testnet), &created_only)
         .await
         .unwrap();
     assert_eq!(e.status, EndpointStatus::Disabled);
     assert_eq!(e.disabled_reason.as_deref(), Some("failing"));
     assert_eq!(
-        store.event_types_of(created_only.as_str()).await.unwrap(),
+        store
+            .events()
+            .types_of(created_only.as_str())
+            .await
+            .unwrap(),
         vec![EventType::WebhookEndpointDisabled]
     );
     let ev = store
-        .list_events(
+        .events()
+        .list(
             scope(&a1, Mode::Testnet),
             EventFilter {
                 object_id: Some(created_only.as_str()),
@@ -342,7 +372,8 @@ async fn webhooks(store: Store) {
     assert!(!due_ids(now + 10_000).await.contains(&d3.id));
     // Enabling it again clears the record; its delivery is due again.
     let e = store
-        .update_webhook_endpoint(
+        .webhooks()
+        .update_endpoint(
             scope(&a1, Mode::Testnet),
             &created_only,
             &EndpointChange {
@@ -357,21 +388,23 @@ async fn webhooks(store: Store) {
     assert!(due_ids(now + 10_000).await.contains(&d3.id));
 
     // Rotation: both secrets sign until the overlap ends.
-    let before = store.webhook_secrets(&all, now).await.unwrap();
+    let before = store.webhooks().secrets(&all, now).await.unwrap();
     assert_eq!(before.previous, None);
     let next = new_secret();
     store
-        .rotate_webhook_secret(scope(&a1, Mode::Testnet), &all, &next, now + 1_000, now)
+        .webhooks()
+        .rotate_secret(scope(&a1, Mode::Testnet), &all, &next, now + 1_000, now)
         .await
         .unwrap();
-    let during = store.webhook_secrets(&all, now + 999).await.unwrap();
+    let during = store.webhooks().secrets(&all, now + 999).await.unwrap();
     assert_eq!(
         (during.current.as_str(), during.previous.as_deref()),
         (next.as_str(), Some(before.current.as_str()))
     );
     assert_eq!(
         store
-            .webhook_secrets(&all, now + 1_000)
+            .webhooks()
+            .secrets(&all, now + 1_000)
             .await
             .unwrap()
             .previous,
@@ -379,7 +412,8 @@ async fn webhooks(store: Store) {
     );
     assert!(matches!(
         store
-            .rotate_webhook_secret(scope(&a2, Mode::Testnet), &all, &next, now, now)
+            .webhooks()
+            .rotate_secret(scope(&a2, Mode::Testnet), &all, &next, now, now)
             .await,
         Err(StoreError::NotFound)
     ));
@@ -387,7 +421,8 @@ async fn webhooks(store: Store) {
     // Redelivery: a new row next to the fan-out's, to every enabled endpoint that wants
     // the type, or to the one named.
     let again = store
-        .redeliver_event(scope(&a1, Mode::Testnet), &d.event_id, None, now + 3_000)
+        .webhooks()
+        .redeliver(scope(&a1, Mode::Testnet), &d.event_id, None, now + 3_000)
         .await
         .unwrap();
     let mut to: Vec<_> = again.iter().map(|d| d.endpoint_id.clone()).collect();
@@ -401,7 +436,8 @@ async fn webhooks(store: Store) {
             .all(|d| d.redelivery && d.status == DeliveryStatus::Pending)
     );
     let one = store
-        .redeliver_event(
+        .webhooks()
+        .redeliver(
             scope(&a1, Mode::Testnet),
             &d.event_id,
             Some(&payments),
@@ -412,23 +448,26 @@ async fn webhooks(store: Store) {
     assert_eq!(one.len(), 1);
     assert!(matches!(
         store
-            .redeliver_event(scope(&a2, Mode::Testnet), &d.event_id, None, now)
+            .webhooks()
+            .redeliver(scope(&a2, Mode::Testnet), &d.event_id, None, now)
             .await,
         Err(StoreError::NotFound)
     ));
 
     // Deleting an endpoint deletes its deliveries.
     store
-        .delete_webhook_endpoint(scope(&a1, Mode::Testnet), &all)
+        .webhooks()
+        .delete_endpoint(scope(&a1, Mode::Testnet), &all)
         .await
         .unwrap();
     assert!(matches!(
-        store.webhook_delivery(&d.id).await,
+        store.webhooks().delivery(&d.id).await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
         store
-            .delete_webhook_endpoint(scope(&a1, Mode::Testnet), &all)
+            .webhooks()
+            .delete_endpoint(scope(&a1, Mode::Testnet), &all)
             .await,
         Err(StoreError::NotFound)
     ));

@@ -24,7 +24,7 @@ pub async fn assert_journal_consistent(
     nonce_at_start: u64,
 ) -> anyhow::Result<()> {
     let chain_id = h.settlement_deployment().chain_id;
-    let journal = store.journal_summary(chain_id).await?;
+    let journal = store.journal().summary(chain_id).await?;
     assert_eq!((journal.signed, journal.rejected), (0, 0), "{journal:?}");
     assert_eq!(journal.mined, journal.mined_nonces, "{journal:?}");
     let nonce = h
@@ -146,10 +146,10 @@ pub async fn wait_all_final(
 ) -> anyhow::Result<Final> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
-        let pulls = store.list_pulls(scope, None, 100, None).await?.data;
-        let payments = store.list_payments(scope, 100, None).await?.data;
-        let mandates = store.list_mandates(scope, 100, None).await?.data;
-        let keys = store.list_session_keys(scope, None, 100, None).await?.data;
+        let pulls = store.pulls().list(scope, None, 100, None).await?.data;
+        let payments = store.payments().list(scope, 100, None).await?.data;
+        let mandates = store.mandates().list(scope, 100, None).await?.data;
+        let keys = store.keys().list(scope, None, 100, None).await?.data;
         let open_setup = mandates
             .iter()
             .filter(|m| m.status == MandateStatus::Pending)
@@ -228,7 +228,7 @@ pub async fn assert_events(
     id: &str,
     expected: &[openrail_store::events::EventType],
 ) -> anyhow::Result<()> {
-    let got = store.event_types_of(id).await?;
+    let got = store.events().types_of(id).await?;
     assert_eq!(got, expected, "events of {id}");
     Ok(())
 }

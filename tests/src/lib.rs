@@ -482,10 +482,12 @@ impl Harness {
     ) -> anyhow::Result<Server> {
         let store = Store::connect(&database_url).await?;
         let account = store
-            .create_account("Harness", openrail_store::now_ms())
+            .accounts()
+            .create("Harness", openrail_store::now_ms())
             .await?;
         let (_, api_key) = store
-            .create_api_key(&account.id, Mode::Testnet, openrail_store::now_ms())
+            .api_keys()
+            .create(&account.id, Mode::Testnet, openrail_store::now_ms())
             .await?;
         Ok(Server {
             base_url: String::new(),
@@ -897,7 +899,8 @@ impl Harness {
         let user = self
             .server()
             .store
-            .dashboard_user(email)
+            .dashboard()
+            .user(email)
             .await?
             .context("no user")?;
         let mut s = DashboardSession {

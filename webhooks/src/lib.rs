@@ -755,11 +755,15 @@ impl Deliverer {
     ) -> Result<usize, StoreError> {
         let store = &self.store;
         if state.is_none() {
-            *state = Some(Fanout::new(store.webhook_cursor(self.mode).await?, grace));
+            *state = Some(Fanout::new(
+                store.webhooks().cursor(self.mode).await?,
+                grace,
+            ));
         }
         let f = state.as_mut().expect("set above");
         let before = f.cursor();
         let heads = store
+            .webhooks()
             .event_heads(f.after(), &f.gaps(), FANOUT_PAGE as u32)
             .await?;
         let seqs: Vec<i64> = heads.iter().map(|h| h.seq).collect();
@@ -768,7 +772,8 @@ impl Deliverer {
             return Ok(0);
         }
         let (_, moved) = store
-            .fan_out_webhooks(
+            .webhooks()
+            .fan_out(
                 self.mode,
                 &heads,
                 f.cursor(),
@@ -795,7 +800,8 @@ impl Deliverer {
         let limit = u32::try_from(free + busy).unwrap_or(256);
         let due = self
             .store
-            .due_webhook_deliveries(self.mode, now_ms(), limit, self.options.per_endpoint)
+            .webhooks()
+            .due_deliveries(self.mode, now_ms(), limit, self.options.per_endpoint)
             .await?;
         let mut started = 0;
         for d in due {
@@ -828,7 +834,7 @@ impl Deliverer {
             account_id: &d.account_id,
             mode: self.mode,
         };
-        let event = store.event(scope, &d.event_id).await?;
+        let event = store.events().get(scope, &d.event_id).await?;
         let body = match (self.render)(&event) {
             Ok(body) => body,
             Err(e) => {
@@ -838,7 +844,7 @@ impl Deliverer {
         };
         let now = now_ms();
         let timestamp = now / 1000;
-        let secrets = store.webhook_secrets(&d.endpoint_id, now).await?;
+        let secrets = store.webhooks().secrets(&d.endpoint_id, now).await?;
         let signature = signature_header(&secrets, d.event_id.as_str(), timestamp, &body)?;
         let headers = [
             ("webhook-id", d.event_id.to_string()),
@@ -876,7 +882,8 @@ impl Deliverer {
         let disable_after =
             i64::try_from(self.options.disable_after.as_millis()).unwrap_or(i64::MAX / 2);
         let recorded = store
-            .record_webhook_attempt(&d.id, &attempt, done, disable_after)
+            .webhooks()
+            .record_attempt(&d.id, &attempt, done, disable_after)
             .await?;
         if recorded.endpoint_disabled {
             tracing::warn!(endpoint = %d.endpoint_id, "webhook endpoint disabled after failing for too long");

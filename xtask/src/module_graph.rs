@@ -1,8 +1,6 @@
 //! The modules of every crate depend on each other without a cycle. A module is a file or
 //! folder under `src/` (its submodules count as it); an edge is a `crate::<module>` path in
-//! its code (comments aside). One cycle is known and may only shrink: `store`'s, to be
-//! taken apart by splitting the store (its domain types and the group writer sit in the same circle as
-//! the SQL of each aggregate). Any other cycle, or a module joining the known one, fails.
+//! its code (comments aside). Any cycle fails.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -188,14 +186,8 @@ fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
     t.out
 }
 
-/// `store`'s known cycle: it may lose modules, never gain them.
-const STORE_KNOWN: &[&str] = &[
-    "agentic", "bank", "consent", "db", "events", "exec", "group", "inline", "journal", "outbox",
-    "payments", "webhooks",
-];
-
 #[test]
-fn no_crate_has_an_import_cycle_but_stores_known_one() {
+fn no_crate_has_an_import_cycle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let crates = members(&root);
     assert!(crates.len() >= 9, "{crates:?}");
@@ -204,13 +196,8 @@ fn no_crate_has_an_import_cycle_but_stores_known_one() {
         let src = root.join(krate).join("src");
         let edges = graph(&src);
         seen_edges += edges.values().map(BTreeSet::len).sum::<usize>();
-        for cycle in cycles(&edges) {
-            let known: BTreeSet<String> = STORE_KNOWN.iter().map(|s| s.to_string()).collect();
-            assert!(
-                krate == "store" && cycle.is_subset(&known),
-                "import cycle in {krate}: {cycle:?}"
-            );
-        }
+        let found = cycles(&edges);
+        assert!(found.is_empty(), "import cycle in {krate}: {found:?}");
     }
     // The check sees real edges.
     assert!(seen_edges > 50, "{seen_edges}");

@@ -67,7 +67,8 @@ impl FromRequestParts<AppState> for Session {
         let secret = cookie(&parts.headers, SESSION_COOKIE).ok_or(DashError::SignedOut)?;
         state
             .store
-            .dashboard_session(&hash_secret(&secret), now_ms())
+            .dashboard()
+            .session(&hash_secret(&secret), now_ms())
             .await?
             .map(Session)
             .ok_or(DashError::SignedOut)
@@ -377,7 +378,8 @@ async fn start_session(
     let now = now_ms();
     state
         .store
-        .create_dashboard_session(
+        .dashboard()
+        .create_session(
             &hash_secret(&secret),
             account_id,
             &random_id("", 32),
@@ -463,7 +465,12 @@ pub async fn signup(
         "signup:{}",
         client_address(&state, conn.as_ref().map(|c| &c.0), &headers)
     );
-    if state.store.login_failures(&by_address, since).await? >= state.config.max_signups_per_address
+    if state
+        .store
+        .dashboard()
+        .login_failures(&by_address, since)
+        .await?
+        >= state.config.max_signups_per_address
     {
         return Err(DashError::TooManySignUps {
             retry_after_secs: (FAILURE_WINDOW_MS / 1000) as u64,
@@ -472,11 +479,13 @@ pub async fn signup(
     // Counted with the failed sign-ins (one table, one window), before the costly hash.
     state
         .store
+        .dashboard()
         .record_login_failure(&[&by_address], now, since)
         .await?;
     let hash = hash_password(password).await?;
     match state
         .store
+        .dashboard()
         .sign_up(&email, &hash, business_name.as_deref(), now)
         .await?
     {
@@ -501,14 +510,24 @@ pub async fn login(
         client_address(&state, conn.as_ref().map(|c| &c.0), &headers)
     );
     let since = now - FAILURE_WINDOW_MS;
-    if state.store.login_failures(&by_email, since).await? >= MAX_FAILURES_PER_EMAIL
-        || state.store.login_failures(&by_address, since).await? >= MAX_FAILURES_PER_ADDRESS
+    if state
+        .store
+        .dashboard()
+        .login_failures(&by_email, since)
+        .await?
+        >= MAX_FAILURES_PER_EMAIL
+        || state
+            .store
+            .dashboard()
+            .login_failures(&by_address, since)
+            .await?
+            >= MAX_FAILURES_PER_ADDRESS
     {
         return Err(DashError::TooManyAttempts {
             retry_after_secs: (FAILURE_WINDOW_MS / 1000) as u64,
         });
     }
-    let user = state.store.dashboard_user(&email).await?;
+    let user = state.store.dashboard().user(&email).await?;
     let phc = match &user {
         Some(u) => u.password_hash.clone(),
         None => dummy_hash().await?,
@@ -516,12 +535,17 @@ pub async fn login(
     let good = verify_password(password, phc).await? && user.is_some();
     match user {
         Some(u) if good => {
-            state.store.clear_login_failures(&by_email).await?;
+            state
+                .store
+                .dashboard()
+                .clear_login_failures(&by_email)
+                .await?;
             start_session(&state, &headers, &u.account_id).await
         }
         _ => {
             state
                 .store
+                .dashboard()
                 .record_login_failure(&[&by_email, &by_address], now, since)
                 .await?;
             Ok(form_page(
@@ -550,7 +574,8 @@ pub async fn logout(
     if let Some(secret) = cookie(&headers, SESSION_COOKIE) {
         state
             .store
-            .end_dashboard_session(&hash_secret(&secret), now_ms())
+            .dashboard()
+            .end_session(&hash_secret(&secret), now_ms())
             .await?;
     }
     let mut res = Redirect::to("/login").into_response();

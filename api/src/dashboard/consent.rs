@@ -52,13 +52,15 @@ async fn subject(state: &AppState, id: &str) -> Result<Subject, DashError> {
     let found = if let Some(mid) = MandateId::parse(id) {
         state
             .store
-            .mandate_unscoped(&mid)
+            .mandates()
+            .get_unscoped(&mid)
             .await
             .map(|m| Subject::Mandate(mid, owner(m.account_id, m.mode)))
     } else if let Some(pid) = PaymentId::parse(id) {
         state
             .store
-            .payment_unscoped(&pid)
+            .payments()
+            .get_unscoped(&pid)
             .await
             .map(|p| Subject::Payment(pid, owner(p.account_id, p.mode)))
     } else {
@@ -217,13 +219,13 @@ pub async fn page_of(state: &AppState, id: &str) -> Result<Response, DashError> 
         Subject::Mandate(m, p) => (p.account_id().clone(), m.to_string()),
         Subject::Payment(pay, p) => (p.account_id().clone(), pay.to_string()),
     };
-    let who = who_asks(&state.store.account(&account_id).await?);
+    let who = who_asks(&state.store.accounts().get(&account_id).await?);
     let status = text(&v, &["status"]);
     let method = text(&v, &["authorization", "method"]);
     let signer = text(&v, &["authorization", "signer"]);
     let expires = text(&v, &["authorization", "expires_at"]);
     let auth = if method == "payer_signature" {
-        state.store.authorization(&object_id).await?
+        state.store.consent().get(&object_id).await?
     } else {
         None
     };

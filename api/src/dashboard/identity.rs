@@ -536,7 +536,7 @@ async fn tx_of(state: &AppState, chain_id: u64, tx: &str) -> Result<String, Dash
     if tx.is_empty() {
         return Ok("<span class=\"empty\">not sent</span>".into());
     }
-    let blocks = state.store.tx_blocks(chain_id, &[tx]).await?;
+    let blocks = state.store.dashboard().tx_blocks(chain_id, &[tx]).await?;
     let block = match blocks.get(tx) {
         Some(b) => format!("block {b}"),
         None => "<span class=\"empty\">block pending</span>".into(),
@@ -772,6 +772,7 @@ pub async fn credentials(
     let p = principal(&s);
     let page_ = state
         .store
+        .identity()
         .list_issued_credentials(p.scope(), PAGE, lq.after.as_deref())
         .await
         .map_err(cursor_error)?;

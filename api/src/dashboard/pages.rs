@@ -55,7 +55,7 @@ async fn keys_page(
     headers: &HeaderMap,
     created: Option<(&str, &str)>,
 ) -> Result<Html<String>, DashError> {
-    let keys = state.store.list_api_keys(Some(&s.0.account_id)).await?;
+    let keys = state.store.api_keys().list(Some(&s.0.account_id)).await?;
     let csrf = csrf_field(&s.0.csrf_token);
     let mut body = String::from(
         "<h1>API keys</h1><p class=\"lead\">A key authenticates your server to the API: \
@@ -204,7 +204,8 @@ pub async fn create_key(
     let now = now_ms();
     let (key, secret) = state
         .store
-        .create_api_key(&s.0.account_id, mode, now)
+        .api_keys()
+        .create(&s.0.account_id, mode, now)
         .await?;
     let sealed = seal_new_key(&session, key.id.as_str(), &secret, now + 60_000);
     let mut res = Redirect::to("/dashboard").into_response();
@@ -229,7 +230,8 @@ pub async fn revoke_key(
     let id = ApiKeyId::parse(&id).ok_or_else(missing)?;
     match state
         .store
-        .revoke_account_api_key(&s.0.account_id, &id, now_ms())
+        .api_keys()
+        .revoke_of_account(&s.0.account_id, &id, now_ms())
         .await
     {
         Ok(()) => Ok(Redirect::to("/dashboard").into_response()),
@@ -248,7 +250,7 @@ async fn settings_page(
     saved: bool,
     error: Option<(&str, &str)>,
 ) -> Result<Response, DashError> {
-    let account = state.store.account(&s.0.account_id).await?;
+    let account = state.store.accounts().get(&s.0.account_id).await?;
     let value = match error {
         Some((_, sent)) => sent.to_string(),
         None => account.business_name.clone().unwrap_or_default(),
@@ -313,6 +315,7 @@ pub async fn save_settings(
         Ok(name) => {
             state
                 .store
+                .accounts()
                 .set_business_name(&s.0.account_id, name.as_deref())
                 .await?;
             Ok(Redirect::to("/dashboard/settings?saved").into_response())
@@ -378,7 +381,11 @@ async fn blocks_of(state: &AppState, objects: &[Value]) -> Result<HashMap<String
         .map(|v| text(v, &["onchain", "tx_hash"]))
         .filter(|t| !t.is_empty())
         .collect();
-    Ok(state.store.tx_blocks(net.chain_id, &hashes).await?)
+    Ok(state
+        .store
+        .dashboard()
+        .tx_blocks(net.chain_id, &hashes)
+        .await?)
 }
 
 /// The status filter and paging of a list page, from its query.
@@ -590,7 +597,8 @@ pub async fn mandates(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_mandates_in(p.scope(), status, PAGE, q.after.as_deref())
+        .mandates()
+        .list_in(p.scope(), status, PAGE, q.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let mut views = Vec::new();
@@ -772,12 +780,13 @@ pub async fn session_keys(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_session_keys_in(p.scope(), None, status, now_ms(), PAGE, lq.after.as_deref())
+        .keys()
+        .list_in(p.scope(), None, status, now_ms(), PAGE, lq.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let mut data = Vec::new();
     for k in &page_.data {
-        let m = state.store.mandate(p.scope(), &k.mandate_id).await?;
+        let m = state.store.mandates().get(p.scope(), &k.mandate_id).await?;
         data.push(
             serde_json::to_value(crate::agentic::render_key(&state, k, &m).await?)
                 .unwrap_or_default(),
@@ -873,7 +882,8 @@ pub async fn pulls(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_pulls_in(p.scope(), None, status, PAGE, q.after.as_deref())
+        .pulls()
+        .list_in(p.scope(), None, status, PAGE, q.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let chain_id = state.testnet.as_ref().map_or(0, |n| n.chain_id);
@@ -951,7 +961,8 @@ pub async fn payments(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_payments_in(p.scope(), status, PAGE, q.after.as_deref())
+        .payments()
+        .list_in(p.scope(), status, PAGE, q.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let mut views = Vec::new();
@@ -1034,7 +1045,8 @@ pub async fn bank_accounts(
     let p = principal(&s);
     let page_ = state
         .store
-        .list_bank_accounts(p.scope(), PAGE, q.after.as_deref())
+        .bank()
+        .list_accounts(p.scope(), PAGE, q.after.as_deref())
         .await
         .map_err(cursor_error)?;
     let rows: Vec<(String, Vec<String>)> = page_

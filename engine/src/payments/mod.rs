@@ -123,7 +123,7 @@ impl PaymentDriver {
     /// One step of payment `id`: as far as it can go now. `Done` once it is final
     /// (succeeded, or failed owing no refund).
     pub async fn drive_payment(&self, id: &PaymentId) -> Result<Drive, PaymentError> {
-        let p = self.store.payment_unscoped(id).await?;
+        let p = self.store.payments().get_unscoped(id).await?;
         if p.is_final() {
             return Ok(Drive::Done);
         }
@@ -133,13 +133,15 @@ impl PaymentDriver {
             return Ok(Drive::Done);
         }
         let moved = self.advance(&p).await?;
-        Ok(if self.store.payment_unscoped(id).await?.is_final() {
-            Drive::Done
-        } else if moved {
-            Drive::Moved
-        } else {
-            Drive::Waiting
-        })
+        Ok(
+            if self.store.payments().get_unscoped(id).await?.is_final() {
+                Drive::Done
+            } else if moved {
+                Drive::Moved
+            } else {
+                Drive::Waiting
+            },
+        )
     }
 
     /// One step of the bank leg and payout of pull `id` (authorized on a bank-funded
@@ -148,7 +150,7 @@ impl PaymentDriver {
     /// `pending` (it is authorized again, or fails, from the chain).
     pub async fn drive_payout(&self, id: &PullId) -> Result<Drive, PaymentError> {
         use openrail_store::agentic::PullStatus;
-        let Some(pull) = self.store.bank_funded_pull(id).await? else {
+        let Some(pull) = self.store.pulls().bank_funded(id).await? else {
             tracing::error!(pull = %id, "payout work for a pull without a bank-funded mandate; dropped");
             return Ok(Drive::Done);
         };
@@ -160,7 +162,7 @@ impl PaymentDriver {
             }
         }
         let moved = self.settle_pull(&pull).await?;
-        Ok(match self.store.bank_funded_pull(id).await? {
+        Ok(match self.store.pulls().bank_funded(id).await? {
             Some(p) if p.status == PullStatus::Authorized && moved => Drive::Moved,
             Some(p) if p.status == PullStatus::Authorized => Drive::Waiting,
             _ => Drive::Done,
@@ -195,7 +197,8 @@ impl PaymentDriver {
                 let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
                 return Ok(self
                     .store
-                    .finish_pull_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason), now_ms())
+                    .pulls()
+                    .finish_bank_leg(&pull.pull_id, PullStatus::Failed, Some(reason), now_ms())
                     .await?);
             }
             TransferStatus::Settled => {}
@@ -233,7 +236,8 @@ impl PaymentDriver {
             }
             Leg::Done(_) => Ok(self
                 .store
-                .finish_pull_bank_leg(&pull.pull_id, PullStatus::Settled, None, now_ms())
+                .pulls()
+                .finish_bank_leg(&pull.pull_id, PullStatus::Settled, None, now_ms())
                 .await?),
             Leg::Failed { hash, .. } => {
                 tracing::error!(pull = %pull.pull_id, tx = %hash, "the treasury's payout failed; crediting the debit back");
@@ -250,7 +254,8 @@ impl PaymentDriver {
                 }
                 Ok(self
                     .store
-                    .finish_pull_bank_leg(
+                    .pulls()
+                    .finish_bank_leg(
                         &pull.pull_id,
                         PullStatus::Failed,
                         Some("payout_failed"),
@@ -300,7 +305,8 @@ impl PaymentDriver {
         if from_bank {
             let Some(debit) = self
                 .store
-                .bank_transfer_by_key(&format!("{}:debit", p.id))
+                .bank()
+                .transfer_by_key(&format!("{}:debit", p.id))
                 .await?
             else {
                 return Ok(false);
@@ -350,7 +356,8 @@ impl PaymentDriver {
                 TransferStatus::Settled => Ok(self.succeed(p, None).await?),
                 TransferStatus::Failed => Ok(self
                     .store
-                    .fail_payment_owing_refund(
+                    .payments()
+                    .fail_owing_refund(
                         &p.id,
                         credit.failure_reason.as_deref().unwrap_or("bank_failure"),
                         None,
@@ -365,7 +372,8 @@ impl PaymentDriver {
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
             Leg::Failed { hash, .. } => Ok(self
                 .store
-                .fail_payment_owing_refund(&p.id, "payout_failed", Some(&hash), now_ms())
+                .payments()
+                .fail_owing_refund(&p.id, "payout_failed", Some(&hash), now_ms())
                 .await?),
             Leg::NotSent => {
                 self.send_leg(
@@ -439,13 +447,18 @@ impl PaymentDriver {
         if outcome == RefundStatus::Failed {
             tracing::error!(payment = %p.id, source = %p.source_id, "refund to the payment's source failed; an operator must act");
         }
-        Ok(self.store.finish_refund(&p.id, outcome, now_ms()).await?)
+        Ok(self
+            .store
+            .payments()
+            .finish_refund(&p.id, outcome, now_ms())
+            .await?)
     }
 
     /// `pending` → `processing`; false when another step moved it first.
     async fn start_processing(&self, p: &Payment) -> Result<bool, StoreError> {
         self.store
-            .set_payment_status(
+            .payments()
+            .set_status(
                 &p.id,
                 PaymentStatus::Pending,
                 PaymentStatus::Processing,
@@ -459,7 +472,8 @@ impl PaymentDriver {
     /// `processing` → `succeeded`, with the transaction that finished it.
     async fn succeed(&self, p: &Payment, tx: Option<&str>) -> Result<bool, StoreError> {
         self.store
-            .set_payment_status(
+            .payments()
+            .set_status(
                 &p.id,
                 PaymentStatus::Processing,
                 PaymentStatus::Succeeded,
@@ -499,7 +513,8 @@ impl PaymentDriver {
     ) -> Result<bool, PaymentError> {
         Ok(self
             .store
-            .set_payment_status(
+            .payments()
+            .set_status(
                 &p.id,
                 PaymentStatus::Processing,
                 PaymentStatus::Failed,
@@ -512,27 +527,29 @@ impl PaymentDriver {
 
     /// The fate of the journaled transaction carrying `intent`.
     async fn leg_status(&self, intent: &str) -> Result<Leg, PaymentError> {
-        Ok(match self.store.tx_status_for_intent(intent).await? {
-            None => Leg::NotSent,
-            Some(tx) => match tx.status {
-                TxStatus::Signed => Leg::InFlight,
-                // Mined but not yet confirmed: nothing follows from it yet (no bank leg, no
-                // final status), since a reorganisation could still undo it.
-                TxStatus::Succeeded | TxStatus::Reverted if !tx.confirmed => Leg::InFlight,
-                TxStatus::Succeeded => Leg::Done(tx.hash),
-                TxStatus::Reverted => Leg::Failed {
-                    reason: "transaction_reverted",
-                    hash: tx.hash,
+        Ok(
+            match self.store.payments().tx_status_for_intent(intent).await? {
+                None => Leg::NotSent,
+                Some(tx) => match tx.status {
+                    TxStatus::Signed => Leg::InFlight,
+                    // Mined but not yet confirmed: nothing follows from it yet (no bank leg, no
+                    // final status), since a reorganisation could still undo it.
+                    TxStatus::Succeeded | TxStatus::Reverted if !tx.confirmed => Leg::InFlight,
+                    TxStatus::Succeeded => Leg::Done(tx.hash),
+                    TxStatus::Reverted => Leg::Failed {
+                        reason: "transaction_reverted",
+                        hash: tx.hash,
+                    },
+                    TxStatus::Rejected => Leg::Failed {
+                        reason: "transaction_failed",
+                        hash: tx.hash,
+                    },
+                    // Marked only once another transaction carries the leg, which the journal's
+                    // order reads first; seen alone, that one is still being journaled.
+                    TxStatus::Replaced => Leg::InFlight,
                 },
-                TxStatus::Rejected => Leg::Failed {
-                    reason: "transaction_failed",
-                    hash: tx.hash,
-                },
-                // Marked only once another transaction carries the leg, which the journal's
-                // order reads first; seen alone, that one is still being journaled.
-                TxStatus::Replaced => Leg::InFlight,
             },
-        })
+        )
     }
 
     /// Sends one router transfer for `intent` and waits for it; its fate is read back from
@@ -563,7 +580,7 @@ impl PaymentDriver {
             .abi_encode()
             .into()
         } else {
-            let auth = match self.store.authorization(p.id.as_str()).await {
+            let auth = match self.store.consent().get(p.id.as_str()).await {
                 Ok(Some(a)) => a,
                 Ok(None) => {
                     tracing::error!(payment = %p.id, "wallet payment without an authorization");

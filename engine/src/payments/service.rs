@@ -72,7 +72,8 @@ pub async fn prepare(
             ),
             Leg::BankAccount(id) => {
                 let ba = store
-                    .bank_account(scope, &id)
+                    .bank()
+                    .account(scope, &id)
                     .await
                     .map_err(ServiceError::missing("bank_account", id.as_str()))?;
                 if ba.currency != currency {
@@ -150,7 +151,11 @@ pub async fn accept<'a>(
         net,
         prepared.payment.id.as_str(),
         prepared.authorization.is_some(),
-        || store.insert_payment_with(&prepared.payment, prepared.authorization.as_ref()),
+        || {
+            store
+                .payments()
+                .insert_with(&prepared.payment, prepared.authorization.as_ref())
+        },
     )
     .await
 }
@@ -169,7 +174,8 @@ pub async fn authorize<'a>(
     now: i64,
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     let payment = store
-        .payment(scope, id)
+        .payments()
+        .get(scope, id)
         .await
         .map_err(ServiceError::missing("payment", id.as_str()))?;
     match payment.status {
@@ -188,7 +194,8 @@ pub async fn authorize<'a>(
         ))
     })?;
     let auth = store
-        .authorization(payment.id.as_str())
+        .consent()
+        .get(payment.id.as_str())
         .await?
         .ok_or_else(|| ServiceError::Internal(format!("payment {id} has no authorization")))?;
     let msg = crate::consent::payment_message(&payment, net, &auth)
@@ -199,6 +206,7 @@ pub async fn authorize<'a>(
         crate::consent::check_given(net, &auth, msg.from, digest, signature, now).await?;
     let waiter = waiter(net, payment.id.as_str());
     if store
+        .consent()
         .authorize(
             openrail_store::consent::Authorizable::Payment,
             payment.id.as_str(),
@@ -210,7 +218,7 @@ pub async fn authorize<'a>(
         return Ok(Some(waiter));
     }
     // Another request moved it meanwhile: authorized it (answered as it is), or canceled it.
-    match store.payment(scope, id).await?.status {
+    match store.payments().get(scope, id).await?.status {
         PaymentStatus::Canceled => Err(canceled(id)),
         _ => Ok(None),
     }
@@ -237,17 +245,18 @@ pub async fn cancel(
     now: i64,
 ) -> Result<(), ServiceError> {
     let payment = store
-        .payment(scope, id)
+        .payments()
+        .get(scope, id)
         .await
         .map_err(ServiceError::missing("payment", id.as_str()))?;
     let status = match payment.status {
         PaymentStatus::Canceled => return Ok(()),
         PaymentStatus::RequiresAuthorization => {
-            if store.cancel_unauthorized_payment(id, now).await? {
+            if store.payments().cancel_unauthorized(id, now).await? {
                 return Ok(());
             }
             // Its payer signed (or another request canceled it) meanwhile.
-            let now_status = store.payment(scope, id).await?.status;
+            let now_status = store.payments().get(scope, id).await?.status;
             if now_status == PaymentStatus::Canceled {
                 return Ok(());
             }

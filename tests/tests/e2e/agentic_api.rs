@@ -86,7 +86,11 @@ async fn mandate_key_pulls_declines_and_revocation() -> anyhow::Result<()> {
     // Every intent was journaled before broadcast, in exactly one transaction.
     let store = &h.server().store;
     for intent in [&declined, &mandate, &k1] {
-        assert_eq!(store.txs_for_intent(intent).await?, 1, "{intent}");
+        assert_eq!(
+            store.journal().count_for_intent(intent).await?,
+            1,
+            "{intent}"
+        );
     }
     let g = h.get(&format!("/v1/debit-pulls/{declined}")).await?;
     assert_eq!(
@@ -502,7 +506,8 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
     let s = h.server();
     let (_, live) = s
         .store
-        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
         .await?;
     let r = h
         .call(Method::GET, "/v1/mandates", None, Some(&live), &[])
@@ -513,11 +518,13 @@ async fn idempotency_auth_modes_and_bad_input() -> anyhow::Result<()> {
     );
     let other_account = s
         .store
-        .create_account("Other", openrail_store::now_ms())
+        .accounts()
+        .create("Other", openrail_store::now_ms())
         .await?;
     let (_, other_key) = s
         .store
-        .create_api_key(&other_account.id, Mode::Testnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&other_account.id, Mode::Testnet, openrail_store::now_ms())
         .await?;
     let r = h
         .call(
@@ -885,7 +892,8 @@ async fn modes_are_isolated() -> anyhow::Result<()> {
     let s = h.server();
     let (_, live) = s
         .store
-        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
         .await?;
     let payer = dev_demo_payer().address().to_string();
     let body = json!({"payer_account_id": payer, "max_amount": "10", "currency": "USD", "interval": "daily"});

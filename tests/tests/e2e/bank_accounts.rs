@@ -84,7 +84,8 @@ async fn create_and_read_bank_accounts() -> anyhow::Result<()> {
     let s = h.server();
     let (_, live) = s
         .store
-        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
         .await?;
     let r = h
         .call(

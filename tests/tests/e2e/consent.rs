@@ -1016,7 +1016,8 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
     let dash = h.dashboard_sign_up(email, None).await?;
     let store = &h.server().store;
     let (_, secret) = store
-        .create_api_key(&dash.account_id, openrail_store::Mode::Testnet, 0)
+        .api_keys()
+        .create(&dash.account_id, openrail_store::Mode::Testnet, 0)
         .await?;
     let created = h
         .call(
@@ -1082,14 +1083,18 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
     }
     assert_eq!(
         store
-            .account(&dash.account_id)
+            .accounts()
+            .get(&dash.account_id)
             .await?
             .business_name
             .as_deref(),
         Some("Acme Refunds Ltd")
     );
     // Only the store marks a name verified (no verification exists yet).
-    store.set_business_verified(&dash.account_id, true).await?;
+    store
+        .accounts()
+        .set_business_verified(&dash.account_id, true)
+        .await?;
     let page = h.page(&link).await?;
     assert!(
         page.text.contains("(business name verified by Openrail)"),
@@ -1106,7 +1111,7 @@ async fn the_consent_page_names_the_business_unverified_never_the_email() -> any
     let other = h
         .dashboard_sign_up("billing@shop.example", Some("Corner Shop"))
         .await?;
-    let account = store.account(&other.account_id).await?;
+    let account = store.accounts().get(&other.account_id).await?;
     assert_eq!(
         (account.business_name.as_deref(), account.business_verified),
         (Some("Corner Shop"), false)

@@ -406,7 +406,8 @@ async fn an_expired_key_is_declined_off_chain() -> anyhow::Result<()> {
     let secret = "sks_testnet_expiredlongago";
     server
         .store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 onchain_id: alloy::primitives::keccak256(&id).to_string(),
                 id: openrail_store::SessionKeyId::parse(&id).expect("a session key id"),

@@ -282,7 +282,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     for (id, status) in &all.mandates {
         assert_eq!(*status, MandateStatus::Active, "mandate {id}");
         assert_eq!(
-            store.txs_for_intent(id).await?,
+            store.journal().count_for_intent(id).await?,
             1,
             "one transaction for {id}"
         );
@@ -290,7 +290,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     for (id, status) in &all.keys {
         assert_eq!(*status, KeyStatus::Active, "session key {id}");
         assert_eq!(
-            store.txs_for_intent(id).await?,
+            store.journal().count_for_intent(id).await?,
             1,
             "one transaction for {id}"
         );
@@ -310,7 +310,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             wallet_pulled += amount;
         }
         assert_eq!(
-            store.txs_for_intent(id).await?,
+            store.journal().count_for_intent(id).await?,
             1,
             "one transaction for pull {id}"
         );
@@ -330,7 +330,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         e.1 += 1;
         for intent in [id.clone(), format!("{id}:source"), format!("{id}:refund")] {
             assert!(
-                store.txs_for_intent(&intent).await? <= 1,
+                store.journal().count_for_intent(&intent).await? <= 1,
                 "one transaction for {intent}"
             );
         }
@@ -362,7 +362,8 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     }
     for id in all.mandates.keys() {
         let bank_funded = store
-            .mandate(
+            .mandates()
+            .get(
                 scope,
                 &openrail_store::MandateId::parse(id).expect("a mandate id"),
             )
@@ -400,7 +401,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     }
     for bank in [&payer_bank, &dest_bank] {
         let bank = openrail_store::BankAccountId::parse(bank).expect("a bank account id");
-        for t in store.bank_transfers(&bank).await? {
+        for t in store.bank().transfers(&bank).await? {
             audit::assert_events(
                 &store,
                 t.id.as_str(),
@@ -431,7 +432,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
                 mode: Mode::Testnet,
             };
             let id = openrail_store::BankAccountId::parse(&id).expect("a bank account id");
-            anyhow::Ok(store.bank_account(scope, &id).await?.balance)
+            anyhow::Ok(store.bank().account(scope, &id).await?.balance)
         }
     };
     let spent = (bank_pulled + bw.0 + bb.0) as i64;
@@ -471,7 +472,8 @@ fn leg(kind: PartyKind) -> &'static str {
 
 async fn count(store: &Store, bank_account: &str, direction: Direction) -> anyhow::Result<usize> {
     Ok(store
-        .bank_transfers(&openrail_store::BankAccountId::parse(bank_account).expect("an id"))
+        .bank()
+        .transfers(&openrail_store::BankAccountId::parse(bank_account).expect("an id"))
         .await?
         .iter()
         .filter(|t| t.direction == direction)

@@ -134,7 +134,7 @@ async fn a_wallet_verified_attested_and_revoked_through_the_dashboards_forms() -
         account_id: &d.account_id,
         mode: Mode::Testnet,
     };
-    let row = store.attestation(scope, &id).await?;
+    let row = store.attestations().get(scope, &id).await?;
     assert_eq!(row.status, AttestationStatus::Active);
     assert_eq!(row.credential_id.as_deref(), Some(credential.as_str()));
     let uid = row.uid.expect("a uid once active");
@@ -166,12 +166,17 @@ async fn a_wallet_verified_attested_and_revoked_through_the_dashboards_forms() -
         "nothing left to revoke"
     );
     assert_eq!(
-        store.attestation(scope, &id).await?.status,
+        store.attestations().get(scope, &id).await?.status,
         AttestationStatus::Revoked
     );
 
     // A form posted without a session changes nothing: sign in first.
-    let before = store.list_verifications(scope, 100, None).await?.data.len();
+    let before = store
+        .verifications()
+        .list(scope, 100, None)
+        .await?
+        .data
+        .len();
     let res = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()?
@@ -185,7 +190,12 @@ async fn a_wallet_verified_attested_and_revoked_through_the_dashboards_forms() -
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(res.headers()["location"], "/login");
     assert_eq!(
-        store.list_verifications(scope, 100, None).await?.data.len(),
+        store
+            .verifications()
+            .list(scope, 100, None)
+            .await?
+            .data
+            .len(),
         before
     );
     Ok(())

@@ -284,8 +284,8 @@ async fn payments_bank_transfers_and_key_expiry_have_events() -> anyhow::Result<
     assert_eq!(t.len(), 2, "{t:?}");
     let store = &h.server().store;
     let later = openrail_store::now_ms() + 3_600_000;
-    assert_eq!(store.announce_expired_keys(later, 100).await?, 1);
-    assert_eq!(store.announce_expired_keys(later, 100).await?, 0);
+    assert_eq!(store.keys().announce_expired(later, 100).await?, 1);
+    assert_eq!(store.keys().announce_expired(later, 100).await?, 0);
     assert_eq!(
         trail(&h, &short).await?,
         pairs(&[

@@ -14,10 +14,11 @@ use openrail_tests::{fresh_store, pending_pull_row};
 /// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);
 /// returns the account's id.
 async fn account_with_key(store: &Store) -> anyhow::Result<AccountId> {
-    let account = store.create_account("Intake test", now_ms()).await?;
+    let account = store.accounts().create("Intake test", now_ms()).await?;
     let now = now_ms();
     store
-        .insert_mandate(&active_mandate_row(
+        .mandates()
+        .insert(&active_mandate_row(
             &MandateId::parse("man_intake").expect("an id"),
             &account.id,
             Mode::Testnet,
@@ -27,7 +28,8 @@ async fn account_with_key(store: &Store) -> anyhow::Result<AccountId> {
         ))
         .await?;
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: SessionKeyId::parse("sk_intake").expect("an id"),
                 account_id: account.id.clone(),
@@ -65,9 +67,9 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
     };
     // Queued before the writer runs (one runtime thread): one batch of three.
     let (a, dup, b) = tokio::join!(
-        store.accept_pull(pull("pull_a")),
-        store.accept_pull(pull("pull_a")),
-        store.accept_pull(pull("pull_b")),
+        store.pulls().accept(pull("pull_a")),
+        store.pulls().accept(pull("pull_a")),
+        store.pulls().accept(pull("pull_b")),
     );
     assert!(a.is_ok(), "{a:?}");
     assert!(dup.is_err(), "a repeated id is refused");
@@ -75,16 +77,17 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
     for id in ["pull_a", "pull_b"] {
         assert_eq!(
             store
-                .pull_unscoped(&PullId::parse(id).expect("an id"))
+                .pulls()
+                .get_unscoped(&PullId::parse(id).expect("an id"))
                 .await?
                 .id,
             id
         );
         assert_eq!(
-            store.event_types_of(id).await?,
+            store.events().types_of(id).await?,
             [EventType::DebitPullCreated]
         );
-        assert!(store.work_open(id, WorkKind::PullBatch).await?);
+        assert!(store.outbox().is_open(id, WorkKind::PullBatch).await?);
     }
     Ok(())
 }
@@ -106,10 +109,11 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
             Address::repeat_byte(3),
         )
     };
-    store.accept_pull(pull("pull_sent")).await?;
+    store.pulls().accept(pull("pull_sent")).await?;
     assert!(
         store
-            .record_tx(
+            .journal()
+            .record(
                 31337,
                 0,
                 "0xsent",
@@ -132,10 +136,12 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
     let sent = PullId::parse("pull_sent").expect("an id");
     // One group (one runtime thread): a repeated id fails it, so each job is written alone.
     let (a, dup, outcome, fate) = tokio::join!(
-        store.accept_pull(pull("pull_a")),
-        store.accept_pull(pull("pull_a")),
-        store.record_pull_outcome(&sent, authorized, now_ms()),
-        store.mark_tx(31337, "0xsent", TxStatus::Succeeded, Some(5), now_ms()),
+        store.pulls().accept(pull("pull_a")),
+        store.pulls().accept(pull("pull_a")),
+        store.pulls().record_outcome(&sent, authorized, now_ms()),
+        store
+            .journal()
+            .mark(31337, "0xsent", TxStatus::Succeeded, Some(5), now_ms()),
     );
     assert!(a.is_ok(), "{a:?}");
     assert!(dup.is_err(), "a repeated id is refused");
@@ -146,15 +152,16 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
     );
     fate?;
     assert_eq!(
-        store.pull_unscoped(&sent).await?.status,
+        store.pulls().get_unscoped(&sent).await?.status,
         PullStatus::Authorized
     );
     assert_eq!(
-        store.event_types_of("pull_sent").await?,
+        store.events().types_of("pull_sent").await?,
         [EventType::DebitPullCreated, EventType::DebitPullAuthorized]
     );
     assert_eq!(
         store
+            .outbox()
             .journaled_status("pull_sent", TxKind::PullBatch)
             .await?,
         Some(TxStatus::Succeeded)

@@ -125,14 +125,15 @@ async fn sigterm_during_a_burst_answers_every_request_and_loses_no_pull() -> any
         account_id: &account_id,
         mode: Mode::Testnet,
     };
-    let stored = store.list_pulls(scope, None, 100, None).await?.data;
+    let stored = store.pulls().list(scope, None, 100, None).await?.data;
     assert_eq!(stored.len(), accepted.len());
 
     // The chain's lease was released (not left to expire): the next process leads at once.
     // (`serve --manifest` serves the settlement chain only.)
     let chain_id = h.settlement_deployment().chain_id;
     let lease = store
-        .lease(&openrail_store::lease::chain_lease(chain_id))
+        .leases()
+        .get(&openrail_store::lease::chain_lease(chain_id))
         .await?
         .expect("the lease row");
     assert_eq!(
@@ -146,7 +147,11 @@ async fn sigterm_during_a_burst_answers_every_request_and_loses_no_pull() -> any
         let (status, _, _) = done.pulls.get(id).expect("every accepted pull is stored");
         // 60 pulls of 1.25 stay within the mandate's 1,000 a day: each one moved.
         assert_eq!(*status, PullStatus::Authorized, "{id}");
-        assert_eq!(store.txs_for_intent(id).await?, 1, "{id}: one transaction");
+        assert_eq!(
+            store.journal().count_for_intent(id).await?,
+            1,
+            "{id}: one transaction"
+        );
     }
     audit::assert_journal_consistent(&h, &store, nonce_at_start).await?;
     Ok(())
@@ -462,7 +467,8 @@ async fn sign_up_reveals_no_email_and_is_limited() -> anyhow::Result<()> {
     assert!(
         h.server()
             .store
-            .dashboard_user("taken@example.com")
+            .dashboard()
+            .user("taken@example.com")
             .await?
             .is_some()
     );
@@ -478,7 +484,8 @@ async fn the_key_created_page_is_post_redirect_get() -> anyhow::Result<()> {
     let before = h
         .server()
         .store
-        .list_api_keys(Some(&d.account_id))
+        .api_keys()
+        .list(Some(&d.account_id))
         .await?
         .len();
     let created = d
@@ -509,7 +516,8 @@ async fn the_key_created_page_is_post_redirect_get() -> anyhow::Result<()> {
     let after = h
         .server()
         .store
-        .list_api_keys(Some(&d.account_id))
+        .api_keys()
+        .list(Some(&d.account_id))
         .await?
         .len();
     assert_eq!(after, before + 1, "one key for one POST");

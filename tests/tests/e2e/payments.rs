@@ -631,6 +631,7 @@ async fn a_chain_the_server_does_not_serve_is_refused() -> anyhow::Result<()> {
     let server = h.server();
     server
         .store
+        .accounts()
         .set_payments_chain(
             &server.account_id,
             openrail_store::Mode::Testnet,

@@ -40,7 +40,8 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     let server = h.server();
     let (store, account_id) = (server.store.clone(), server.account_id.clone());
     store
-        .insert_pull(&pending_pull_row(
+        .pulls()
+        .insert(&pending_pull_row(
             "pull_unsent",
             &account_id,
             k.str("id"),
@@ -49,7 +50,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
             dev_spare().address(),
         ))
         .await?;
-    assert_eq!(store.txs_for_intent("pull_unsent").await?, 0);
+    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 0);
 
     h.restart().await?;
     let scope = Scope {
@@ -57,7 +58,8 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         mode: Mode::Testnet,
     };
     let mut pull = store
-        .pull(
+        .pulls()
+        .get(
             scope,
             &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
         )
@@ -68,14 +70,15 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         pull = store
-            .pull(
+            .pulls()
+            .get(
                 scope,
                 &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
             )
             .await?;
     }
     assert_eq!(pull.status, PullStatus::Authorized);
-    assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);
+    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 1);
     assert_eq!(
         h.balance("USD", dev_spare().address()).await?,
         units(12) + alloy::primitives::U256::from(500_000u64)
@@ -87,7 +90,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     // A second restart finds nothing left to send.
     h.restart().await?;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(store.txs_for_intent("pull_unsent").await?, 1);
+    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 1);
     h.stop().await;
     Ok(())
 }

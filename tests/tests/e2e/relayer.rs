@@ -65,14 +65,15 @@ async fn fixture() -> anyhow::Result<Fixture> {
     .await?;
 
     // Rows as the API would have written them, and the mandate and key on chain.
-    let account = store.create_account("Relayer test", now_ms()).await?;
+    let account = store.accounts().create("Relayer test", now_ms()).await?;
     let (mid, kid) = (
         MandateId::parse("man_relayer").expect("an id"),
         SessionKeyId::parse("sk_relayer").expect("an id"),
     );
     let now = now_ms();
     store
-        .insert_mandate(&Mandate {
+        .mandates()
+        .insert(&Mandate {
             id: mid.clone(),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
@@ -94,7 +95,8 @@ async fn fixture() -> anyhow::Result<Fixture> {
         })
         .await?;
     store
-        .insert_session_key(
+        .keys()
+        .insert(
             &SessionKey {
                 id: kid.clone(),
                 account_id: account.id.clone(),
@@ -178,7 +180,8 @@ async fn fixture() -> anyhow::Result<Fixture> {
 /// A pending pull row, as the API writes it before submitting.
 async fn pending_pull(f: &Fixture, id: &str, amount_minor: u64) -> anyhow::Result<()> {
     f.store
-        .insert_pull(&pending_pull_row(
+        .pulls()
+        .insert(&pending_pull_row(
             id,
             &f.account_id,
             f.kid.as_str(),
@@ -216,7 +219,10 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
     }
     for id in &pulls {
         let id = PullId::parse(id).expect("a pull id");
-        assert_eq!(store.pull(scope, &id).await?.status, PullStatus::Pending);
+        assert_eq!(
+            store.pulls().get(scope, &id).await?.status,
+            PullStatus::Pending
+        );
     }
 
     let watcher = Watcher::new(
@@ -231,6 +237,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
     let step = watcher.step().await?;
     assert_eq!(step.pulls_resolved, 3);
     let cursor = store
+        .journal()
         .chain_cursor(f.chain_id)
         .await?
         .expect("cursor committed");
@@ -239,7 +246,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         .iter()
         .map(|p| PullId::parse(p).expect("a pull id"))
         .collect();
-    let status = |i: usize| store.pull(scope, &ids[i]);
+    let status = |i: usize| store.pulls().get(scope, &ids[i]);
     assert_eq!(status(0).await?.status, PullStatus::Authorized);
     assert_eq!(status(1).await?.status, PullStatus::Authorized);
     let declined = status(2).await?;
@@ -248,7 +255,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         (PullStatus::Declined, Some("allowance_exceeded"))
     );
     assert_eq!(declined.remaining, Some(1_000)); // 10.00 left of 100.00
-    assert_eq!(store.mandate_spend(mid, 0).await?, 9_000);
+    assert_eq!(store.mandates().spend(mid, 0).await?, 9_000);
 
     // Nothing new: the cursor stays, nothing is applied twice.
     let again = watcher.step().await?;
@@ -299,7 +306,8 @@ async fn watcher_says_what_stopped_a_refused_transfer() -> anyhow::Result<()> {
     };
     let pull = f
         .store
-        .pull(scope, &PullId::parse("pull_unapproved").expect("a pull id"))
+        .pulls()
+        .get(scope, &PullId::parse("pull_unapproved").expect("a pull id"))
         .await?;
     assert_eq!(
         (pull.status, pull.decline_code.map(|r| r.as_str())),
@@ -365,8 +373,8 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         crashing.pull(req).await.is_err(),
         "the crashed submitter cannot answer"
     );
-    assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
-    assert_eq!(f.store.unsettled_txs(f.chain_id).await?.len(), 1);
+    assert_eq!(f.store.journal().count_for_intent("pull_crash").await?, 1);
+    assert_eq!(f.store.journal().unsettled(f.chain_id).await?.len(), 1);
 
     // A new process rebroadcasts the exact journaled bytes; the watcher records the outcome.
     let restarted = Submitter::start(
@@ -390,7 +398,8 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         watcher.step().await?;
         status = f
             .store
-            .pull(scope, &PullId::parse("pull_crash").expect("an id"))
+            .pulls()
+            .get(scope, &PullId::parse("pull_crash").expect("an id"))
             .await?
             .status;
         if status != PullStatus::Pending {
@@ -400,7 +409,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     }
     assert_eq!(status, PullStatus::Authorized);
     // Never two transactions for one intent, and the nonce moved on (the next call works).
-    assert_eq!(f.store.txs_for_intent("pull_crash").await?, 1);
+    assert_eq!(f.store.journal().count_for_intent("pull_crash").await?, 1);
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(15));
     let cancel = AllowanceStateMachine::cancelMandateCall {
         mandateId: mandate_onchain(&f.mid),
@@ -453,11 +462,12 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert_eq!(watcher.step().await?.pulls_resolved, 1);
     let before = f
         .store
-        .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+        .pulls()
+        .get(scope, &PullId::parse("pull_reorg").expect("an id"))
         .await?;
     assert_eq!(before.status, PullStatus::Authorized);
     assert_eq!(before.tx_hash, Some(tx_hash.to_string()));
-    assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
+    assert_eq!(f.store.mandates().spend(&f.mid, 0).await?, 2_500);
 
     // anvil replaces every block from the pull's on with empty ones: the pull's event and
     // its token move are gone from the chain.
@@ -479,7 +489,8 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert_eq!((step.pulls_undone, step.rebroadcast), (1, 1));
     let mut after = f
         .store
-        .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+        .pulls()
+        .get(scope, &PullId::parse("pull_reorg").expect("an id"))
         .await?;
     for _ in 0..50 {
         if after.status != PullStatus::Pending {
@@ -489,7 +500,8 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
         watcher.step().await?;
         after = f
             .store
-            .pull(scope, &PullId::parse("pull_reorg").expect("an id"))
+            .pulls()
+            .get(scope, &PullId::parse("pull_reorg").expect("an id"))
             .await?;
     }
     assert_eq!(after.status, PullStatus::Authorized);
@@ -505,12 +517,12 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert!(receipt.status());
     // Effects once: one transaction for the intent, tokens moved once, spend counted once,
     // the journal settled, and the operator's nonce not jammed (the next call works).
-    assert_eq!(f.store.txs_for_intent("pull_reorg").await?, 1);
+    assert_eq!(f.store.journal().count_for_intent("pull_reorg").await?, 1);
     // Its events tell the story: authorized, undone by the reorganisation, authorized again.
     {
         use openrail_store::events::EventType as E;
         assert_eq!(
-            f.store.event_types_of("pull_reorg").await?,
+            f.store.events().types_of("pull_reorg").await?,
             [
                 E::DebitPullCreated,
                 E::DebitPullAuthorized,
@@ -519,9 +531,9 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
             ]
         );
     }
-    assert!(f.store.unsettled_txs(f.chain_id).await?.is_empty());
+    assert!(f.store.journal().unsettled(f.chain_id).await?.is_empty());
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(25));
-    assert_eq!(f.store.mandate_spend(&f.mid, 0).await?, 2_500);
+    assert_eq!(f.store.mandates().spend(&f.mid, 0).await?, 2_500);
     let cancel = AllowanceStateMachine::cancelMandateCall {
         mandateId: mandate_onchain(&f.mid),
     };
@@ -570,11 +582,12 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     let dir = tempfile::tempdir()?;
     let store = openrail_tests::fresh_store(dir.path()).await?;
     let d = h.settlement_deployment().clone();
-    let account = store.create_account("Fates", now_ms()).await?;
+    let account = store.accounts().create("Fates", now_ms()).await?;
     let mid = MandateId::parse("man_unjournaledfate").expect("an id");
     // Funded from a bank account: the operator creates it on chain, no payer signature.
     store
-        .insert_mandate(&Mandate {
+        .mandates()
+        .insert(&Mandate {
             id: mid.clone(),
             account_id: account.id.clone(),
             mode: Mode::Testnet,
@@ -612,7 +625,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let m = loop {
-        let m = store.mandate_unscoped(&mid).await?;
+        let m = store.mandates().get_unscoped(&mid).await?;
         if m.status != MandateStatus::Pending || std::time::Instant::now() > deadline {
             break m;
         }
@@ -623,6 +636,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     let tx = m.tx_hash.expect("its creating transaction");
     assert_eq!(
         store
+            .outbox()
             .journaled_status(mid.as_str(), TxKind::CreateMandate)
             .await?,
         Some(openrail_store::journal::TxStatus::Succeeded),
@@ -630,7 +644,8 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     );
     assert!(
         !store
-            .work_open(
+            .outbox()
+            .is_open(
                 mid.as_str(),
                 openrail_store::outbox::WorkKind::CreateMandate
             )
@@ -638,7 +653,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     );
     use openrail_store::events::EventType;
     assert_eq!(
-        store.event_types_of(mid.as_str()).await?,
+        store.events().types_of(mid.as_str()).await?,
         [EventType::MandateCreated, EventType::MandateActivated]
     );
     h.stop().await;

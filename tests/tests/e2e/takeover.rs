@@ -41,7 +41,11 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
     a.leading(Duration::from_secs(30)).await?;
     // The harness talks to the process it started last: the follower.
     let mut b = h.spawn_server(None).await?;
-    let lease = store.lease(&chain_lease(chain_id)).await?.expect("a lease");
+    let lease = store
+        .leases()
+        .get(&chain_lease(chain_id))
+        .await?
+        .expect("a lease");
     assert_eq!(lease.holder, a.node_id);
 
     // Through the follower: mandates and keys are queued, sent by the holder, and come back
@@ -126,7 +130,8 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         mode: Mode::Testnet,
     };
     let open_pulls = store
-        .list_pulls(scope, None, 100, None)
+        .pulls()
+        .list(scope, None, 100, None)
         .await?
         .data
         .iter()
@@ -136,7 +141,8 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         })
         .count();
     let open_payments = store
-        .list_payments(scope, 100, None)
+        .payments()
+        .list(scope, 100, None)
         .await?
         .data
         .iter()
@@ -151,7 +157,11 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         "takeover: {} ms after SIGKILL (lease 1500 ms, renewed every 500 ms)",
         killed.elapsed().as_millis()
     );
-    let lease = store.lease(&chain_lease(chain_id)).await?.expect("a lease");
+    let lease = store
+        .leases()
+        .get(&chain_lease(chain_id))
+        .await?
+        .expect("a lease");
     assert_eq!(lease.holder, b.node_id);
 
     let all = audit::wait_all_final(&store, scope, &[&bank_key], &mut b).await?;
@@ -170,7 +180,7 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         };
         assert_eq!(*status, want, "pull {id}");
         assert_eq!(
-            store.txs_for_intent(id).await?,
+            store.journal().count_for_intent(id).await?,
             1,
             "one transaction for {id}"
         );
@@ -223,7 +233,8 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     // answers at its address.
     assert!(
         store
-            .acquire_lease(
+            .leases()
+            .acquire(
                 &chain_lease(chain_id),
                 "ghost",
                 "http://127.0.0.1:9",
@@ -246,7 +257,7 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     assert_eq!(r.str("status"), "pending");
     let id = r.str("id").to_string();
-    assert!(store.work_open(&id, WorkKind::CreateMandate).await?);
+    assert!(store.outbox().is_open(&id, WorkKind::CreateMandate).await?);
     // A payment is driven by the same engine: the follower writes it and its work, and
     // neither debits the bank nor pays out.
     let r = h
@@ -263,15 +274,16 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
         r.body
     );
     let pay = r.str("id").to_string();
-    assert!(store.work_open(&pay, WorkKind::Payment).await?);
+    assert!(store.outbox().is_open(&pay, WorkKind::Payment).await?);
     // It never sends: no transaction journaled, the operator's nonce untouched, the bank
     // never asked.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(store.txs_for_intent(&id).await?, 0);
-    assert_eq!(store.txs_for_intent(&pay).await?, 0);
+    assert_eq!(store.journal().count_for_intent(&id).await?, 0);
+    assert_eq!(store.journal().count_for_intent(&pay).await?, 0);
     assert!(
         store
-            .bank_transfer_by_key(&format!("{pay}:debit"))
+            .bank()
+            .transfer_by_key(&format!("{pay}:debit"))
             .await?
             .is_none()
     );
@@ -283,7 +295,10 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
 
     // Once the lease is free, a holder (here the follower, promoted) sends the queued work:
     // one transaction, and the mandate is active.
-    store.release_lease(&chain_lease(chain_id), "ghost").await?;
+    store
+        .leases()
+        .release(&chain_lease(chain_id), "ghost")
+        .await?;
     follower.leading(Duration::from_secs(30)).await?;
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
@@ -294,8 +309,8 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(status, "active");
-    assert_eq!(store.txs_for_intent(&id).await?, 1);
-    assert!(!store.work_open(&id, WorkKind::CreateMandate).await?);
+    assert_eq!(store.journal().count_for_intent(&id).await?, 1);
+    assert!(!store.outbox().is_open(&id, WorkKind::CreateMandate).await?);
     // The payment too: the bank debited once, one payout, and its work closed.
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
@@ -306,8 +321,8 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(status, "succeeded");
-    assert_eq!(store.txs_for_intent(&pay).await?, 1);
-    assert!(!store.work_open(&pay, WorkKind::Payment).await?);
+    assert_eq!(store.journal().count_for_intent(&pay).await?, 1);
+    assert!(!store.outbox().is_open(&pay, WorkKind::Payment).await?);
     follower.kill().await?;
     h.stop().await;
     Ok(())
@@ -415,10 +430,12 @@ async fn deploy_then_serve_on_fresh_chains() -> anyhow::Result<()> {
     let database_url = openrail_tests::fresh_database_url(dir.path()).await?;
     let store = openrail_store::Store::connect(&database_url).await?;
     let account = store
-        .create_account("Deployed", openrail_store::now_ms())
+        .accounts()
+        .create("Deployed", openrail_store::now_ms())
         .await?;
     let (_, api_key) = store
-        .create_api_key(&account.id, Mode::Testnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&account.id, Mode::Testnet, openrail_store::now_ms())
         .await?;
     let mut child = tokio::process::Command::new(SERVER)
         .arg("serve")
@@ -578,13 +595,16 @@ async fn a_configuration_serves_testnet_and_mainnet_apart() -> anyhow::Result<()
     let database_url = openrail_tests::fresh_database_url(dir.path()).await?;
     let store = openrail_store::Store::connect(&database_url).await?;
     let account = store
-        .create_account("Both modes", openrail_store::now_ms())
+        .accounts()
+        .create("Both modes", openrail_store::now_ms())
         .await?;
     let (_, test_key) = store
-        .create_api_key(&account.id, Mode::Testnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&account.id, Mode::Testnet, openrail_store::now_ms())
         .await?;
     let (_, main_key) = store
-        .create_api_key(&account.id, Mode::Mainnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&account.id, Mode::Mainnet, openrail_store::now_ms())
         .await?;
     let serve = |config: &std::path::Path| {
         tokio::process::Command::new(SERVER)

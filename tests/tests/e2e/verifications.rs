@@ -405,7 +405,8 @@ async fn sessions_cancel_page_refuse_bad_input_and_mainnet_is_unavailable() -> a
     let s = h.server();
     let (_, live) = s
         .store
-        .create_api_key(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
+        .api_keys()
+        .create(&s.account_id, Mode::Mainnet, openrail_store::now_ms())
         .await?;
     for (method, path, body) in [
         (

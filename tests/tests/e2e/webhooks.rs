@@ -623,7 +623,8 @@ async fn endpoints_are_checked_and_scoped() -> anyhow::Result<()> {
     let s = h.server();
     let (_, mainnet_key) = s
         .store
-        .create_api_key(&s.account_id, Mode::Mainnet, now_ms())
+        .api_keys()
+        .create(&s.account_id, Mode::Mainnet, now_ms())
         .await?;
     let main = Some(mainnet_key.as_str());
 

@@ -96,11 +96,11 @@ async fn one_waiting_pull(
 async fn journaled(h: &Harness, intent: &str, n: u64, within: Duration) -> anyhow::Result<()> {
     let store = &h.server().store;
     let until = Instant::now() + within;
-    while store.txs_for_intent(intent).await? < n {
+    while store.journal().count_for_intent(intent).await? < n {
         anyhow::ensure!(
             Instant::now() < until,
             "{intent} has {} journaled transactions, not {n}, after {within:?}",
-            store.txs_for_intent(intent).await?
+            store.journal().count_for_intent(intent).await?
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -112,6 +112,7 @@ async fn journaled_hash(h: &Harness, intent: &str) -> anyhow::Result<alloy::prim
     let tx = h
         .server()
         .store
+        .payments()
         .tx_status_for_intent(intent)
         .await?
         .ok_or_else(|| anyhow::anyhow!("{intent} has no transaction"))?;
@@ -159,7 +160,7 @@ async fn books_balance(
     let store = &h.server().store;
     let mut paid = U256::ZERO;
     for ((id, cents), status) in pulls.iter().zip(statuses) {
-        let tx = store.tx_status_for_intent(id).await?;
+        let tx = store.payments().tx_status_for_intent(id).await?;
         match status.as_str() {
             "authorized" => {
                 paid += U256::from(*cents) * U256::from(10_000u64);
@@ -181,7 +182,7 @@ async fn books_balance(
     let chain_id = h.settlement_deployment().chain_id;
     let until = Instant::now() + Duration::from_secs(20);
     loop {
-        let summary = store.journal_summary(chain_id).await?;
+        let summary = store.journal().summary(chain_id).await?;
         let operator = dev_operator().address();
         let pending = h
             .settlement
@@ -255,7 +256,8 @@ async fn blocks_that_stop_and_resume_see_replacements_and_one_of_them_mined() ->
     let summary = h
         .server()
         .store
-        .journal_summary(h.settlement_deployment().chain_id)
+        .journal()
+        .summary(h.settlement_deployment().chain_id)
         .await?;
     assert!(summary.replaced >= 1, "{summary:?}");
     h.stop().await;
@@ -525,6 +527,7 @@ async fn a_reorganisation_deeper_than_the_depth_is_undone_redone_and_reported() 
     while h
         .server()
         .store
+        .journal()
         .chain_cursor(chain_id)
         .await?
         .is_none_or(|c| c.block_number < mined_in + 1)
@@ -589,6 +592,7 @@ async fn the_chains_safe_block_as_the_depth() -> anyhow::Result<()> {
         async move {
             Ok::<_, anyhow::Error>(
                 store
+                    .journal()
                     .chain_cursor(chain_id)
                     .await?
                     .map_or(0, |c| c.block_number),

@@ -1,0 +1,177 @@
+//! Every object's row as the store reads it: its type, its columns and how a row becomes
+//! it (`*_of`), and the reads an event's snapshot takes inside the writer's transaction.
+//! Below every aggregate and `events` (whose snapshots hold these rows), above the
+//! executor; no module here writes a status.
+
+use sqlx::any::AnyRow;
+
+use crate::db::{Store, StoreError};
+use crate::exec::Record;
+use crate::ids::{AccountId, Mode};
+use crate::money::Currency;
+
+pub(crate) mod agentic;
+pub(crate) mod bank;
+pub(crate) mod consent;
+pub(crate) mod payments;
+pub(crate) mod webhooks;
+
+/// A page of a list.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// Newest first.
+    pub data: Vec<T>,
+    /// Whether older objects follow.
+    pub has_more: bool,
+}
+
+/// Who is asking, for scoping every read.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    /// Account.
+    pub account_id: &'a AccountId,
+    /// Mode.
+    pub mode: Mode,
+}
+
+/// `'a', 'b'` of statuses, for a conditional `UPDATE` (`IN (…)`; never empty: `NULL`
+/// matches nothing).
+pub(crate) fn in_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let list: Vec<String> = names.map(|n| format!("'{n}'")).collect();
+    if list.is_empty() {
+        "NULL".into()
+    } else {
+        list.join(", ")
+    }
+}
+
+pub(crate) fn corrupt(what: &str, v: &str) -> StoreError {
+    StoreError::Corrupt(format!("{what} {v:?}"))
+}
+
+pub(crate) fn u64_of(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or_default()
+}
+
+pub(crate) fn i64_of(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn mode_of(r: &impl Record, col: &str) -> Result<Mode, StoreError> {
+    let s = r.string(col)?;
+    Mode::parse(&s).ok_or_else(|| corrupt("mode", &s))
+}
+
+pub(crate) fn currency_of(r: &impl Record, col: &str) -> Result<Currency, StoreError> {
+    let s = r.string(col)?;
+    Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
+}
+
+impl Store {
+    /// One row of `table` by id, within the account and mode of `scope`.
+    pub(crate) async fn scoped_row(
+        &self,
+        table: &'static str,
+        cols: &'static str,
+        scope: Scope<'_>,
+        id: &str,
+    ) -> Result<AnyRow, StoreError> {
+        let sql =
+            format!("SELECT {cols} FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3");
+        self.scoped_sql_row(&sql, scope, id).await
+    }
+
+    /// The row `sql` reads for object `id` of `scope`: `$1` is the id, `$2` the account,
+    /// `$3` the mode.
+    pub(crate) async fn scoped_sql_row(
+        &self,
+        sql: &str,
+        scope: Scope<'_>,
+        id: &str,
+    ) -> Result<AnyRow, StoreError> {
+        sqlx::query(sql)
+            .bind(id)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or(StoreError::NotFound)
+    }
+
+    pub(crate) async fn list_rows(
+        &self,
+        table: &'static str,
+        cols: &'static str,
+        scope: Scope<'_>,
+        filters: &[(&'static str, &str)],
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
+        self.list_rows_where(table, cols, scope, filters, None, limit, starting_after)
+            .await
+    }
+
+    /// [`Store::list_rows`], with one more condition on an integer column: `(column,
+    /// passed, at)` keeps rows whose `column <= at` when `passed`, `column > at` when not
+    /// (a session key's expiry).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn list_rows_where(
+        &self,
+        table: &'static str,
+        cols: &'static str,
+        scope: Scope<'_>,
+        filters: &[(&'static str, &str)],
+        time: Option<(&'static str, bool, i64)>,
+        limit: u32,
+        starting_after: Option<&str>,
+    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
+        let limit = limit.clamp(1, 100);
+        // An unknown cursor is an error, not an empty page (which would look like the end).
+        if let Some(after) = starting_after {
+            let known = sqlx::query(&format!(
+                "SELECT 1 FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
+            ))
+            .bind(after)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .fetch_optional(self.pool())
+            .await?;
+            if known.is_none() {
+                return Err(StoreError::UnknownCursor);
+            }
+        }
+        // Each filter is a column (named by the caller, never by a request) equal to a bound
+        // value: $4, $5, …
+        let mut filter_sql: String = filters
+            .iter()
+            .enumerate()
+            .map(|(i, (col, _))| format!(" AND {col} = ${}", i + 4))
+            .collect();
+        if let Some((col, passed, _)) = time {
+            let op = if passed { "<=" } else { ">" };
+            filter_sql.push_str(&format!(" AND {col} {op} ${}", filters.len() + 4));
+        }
+        // Cursor: rows strictly older than the named row, in (created_at, id) order.
+        let sql = format!(
+            "SELECT {cols} FROM {table} WHERE account_id = $1 AND mode = $2{filter_sql} AND \
+             ($3 IS NULL OR (created_at, id) < (SELECT created_at, id FROM {table} WHERE id = $3 AND account_id = $1)) \
+             ORDER BY created_at DESC, id DESC LIMIT {}",
+            limit + 1
+        );
+        let query = sqlx::query(&sql)
+            .bind(scope.account_id)
+            .bind(scope.mode.as_str())
+            .bind(starting_after);
+        let mut query = query;
+        for (_, v) in filters {
+            query = query.bind(*v);
+        }
+        if let Some((_, _, at)) = time {
+            query = query.bind(at);
+        }
+        let mut rows = query.fetch_all(self.pool()).await?;
+        let has_more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        Ok((rows, has_more))
+    }
+}
