@@ -15,7 +15,7 @@ use crate::agentic::{account_only, network};
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
-use crate::openapi::{READ, Route, WRITE, route, schema};
+use crate::route::{READ, Route, WRITE, route, schema};
 use crate::types::{self, AccountUpdate, RequestBody};
 
 async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiError> {

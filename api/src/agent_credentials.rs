@@ -22,7 +22,7 @@ use crate::agentic::{account_only, agent_may_read_key, id_of, missing};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict, DeclineReason};
 use crate::identity::{issuer, public_base, rfc3339, sign_reserved};
-use crate::openapi::{Codes, READ, Route, WRITE, route};
+use crate::route::{Codes, READ, Route, WRITE, route};
 use crate::verifications::{TYPES_VOCABULARY, derived_uuid};
 
 /// The credential's type.

@@ -31,10 +31,10 @@ use crate::context::{Principal, link_created};
 use crate::types::{self, DebitPullCreate, MandateCreate, RequestBody, SessionKeyCreate, Text};
 
 use crate::error::{ApiError, DeclineReason, ErrorCode};
-use crate::openapi::{
+use crate::represent;
+use crate::route::{
     Codes, IDENTITY_FORBIDDEN, LIST, LinkArg, Param, READ, Route, WRITE, examples, route, schema,
 };
-use crate::represent;
 use crate::views;
 use openrail_engine::network::Network;
 use openrail_engine::{mandates, pulls, session_keys};
@@ -479,7 +479,10 @@ pub const CREATE_SESSION_KEY: Route = route!(post "/v1/session-keys", "createSes
     .links(&[
         ("GetSessionKey", GET_SESSION_KEY.id, LinkArg::Id),
         ("RevokeSessionKey", REVOKE_SESSION_KEY.id, LinkArg::Id),
-        ("IssueAgentCredential", crate::agent_credentials::ISSUE_AGENT_CREDENTIAL.id, LinkArg::Id),
+        // By its id, not its constant: `agent_credentials` reads this module's keys, and a
+        // link back would make the two modules import each other (`routes_are_consistent`
+        // fails on a link to no listed operation).
+        ("IssueAgentCredential", "issueAgentCredential", LinkArg::Id),
         ("CreateDebitPull", CREATE_DEBIT_PULL.id, LinkArg::Body(&[("session_key_id", "$response.body#/id")])),
         ("ListDebitPulls", LIST_DEBIT_PULLS.id, LinkArg::Query("session_key_id")),
     ]);

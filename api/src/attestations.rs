@@ -39,9 +39,7 @@ use crate::error::{ApiError, Conflict, ErrorCode};
 use crate::identity::{
     STATUS_LISTS_PATH, credential_type, issuer, own_lists, public_base, verify_off_thread,
 };
-use crate::openapi::{
-    CREDENTIAL_REVOKED, Codes, LinkArg, Param, READ, Route, WRITE, route, schema,
-};
+use crate::route::{CREDENTIAL_REVOKED, Codes, LinkArg, Param, READ, Route, WRITE, route, schema};
 use crate::{types, views};
 
 /// What the attestation says of its credential (no claims).

@@ -13,7 +13,7 @@ use crate::agentic::{currency_of, missing};
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
-use crate::openapi::{LinkArg, READ, Route, WRITE, route, schema};
+use crate::route::{LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{self, BankAccountCreate, Money, RequestBody};
 use crate::views::{self, rfc3339_ms};
 use openrail_engine::bank_accounts;

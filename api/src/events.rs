@@ -18,8 +18,8 @@ use crate::agentic::{missing, no_more_query, paging};
 use crate::body::invalid;
 use crate::context::Principal;
 use crate::error::ApiError;
-use crate::openapi::{LinkArg, Param, READ, Route, route, schema};
 use crate::represent;
+use crate::route::{LinkArg, Param, READ, Route, route, schema};
 use crate::types;
 use crate::views::rfc3339_ms;
 

@@ -33,7 +33,7 @@ use crate::agentic::account_only;
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict};
-use crate::openapi::{CREDENTIAL_REVOKED, Codes, Route, VERIFY, WRITE, route};
+use crate::route::{CREDENTIAL_REVOKED, Codes, Route, VERIFY, WRITE, route};
 
 /// How long a presentation challenge may be used.
 pub const CHALLENGE_TTL_MS: i64 = 10 * 60 * 1000;

@@ -28,6 +28,7 @@ pub mod openapi;
 pub mod payments;
 mod represent;
 mod rfc3339;
+pub mod route;
 pub mod server;
 pub mod types;
 pub mod verifications;

@@ -19,8 +19,8 @@ use crate::agentic::{
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict, DeclineReason, ErrorCode};
-use crate::openapi::{Codes, LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::represent;
+use crate::route::{Codes, LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{self, AuthorizationCreate, PaymentCreate, RequestBody};
 use axum::Extension;
 use axum::extract::{Path, Query, State};

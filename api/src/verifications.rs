@@ -37,7 +37,7 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict};
 use crate::identity::{issuer_of, public_base, rfc3339, sign_reserved};
-use crate::openapi::{
+use crate::route::{
     Codes, LIST, LinkArg, NOT_WAITING_FOR_INPUT, READ, Route, WRITE, route, schema,
 };
 use crate::types::{self, IdentityVerificationCreate, RequestBody};

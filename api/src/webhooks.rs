@@ -20,7 +20,7 @@ use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
 use crate::delivery;
 use crate::error::ApiError;
-use crate::openapi::{LIST, LinkArg, READ, Route, WRITE, route, schema};
+use crate::route::{LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{
     self, RedeliverCreate, RequestBody, Text, WebhookEndpointCreate, WebhookEndpointUpdate,
 };
