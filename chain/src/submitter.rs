@@ -1103,6 +1103,8 @@ impl Sender {
                         chain_id = self.core.chain_id,
                         nonce,
                         hash = %variant.hash,
+                        gas = payload.gas,
+                        max_fee = variant.fees.max_fee,
                         objects = payload.intents.len(),
                         object_ids = %object_ids(&payload.intents),
                         "sent"
@@ -1525,27 +1527,25 @@ impl BlockScan {
     }
 }
 
-/// How long a transaction is in the node's pool before a block that leaves it out makes
-/// the tracker ask whether the node still has it.
+/// How long a transaction is in flight before a block that leaves it out makes the tracker
+/// ask whether the node still has it.
 const REVIVE_AFTER: Duration = Duration::from_millis(200);
 
-/// After a block mined some of ours: when the lowest nonce still in flight was left out of
-/// it although sent well before, asks the node whether it still has it, and rebroadcasts it
-/// and every later one the node forgot. A node may drop a transaction from its pool (anvil
-/// drops one that did not fit the block it was building, and with it those of later
-/// nonces); until the gap is filled no later nonce can be mined, so waiting for the next
-/// periodic [`check`] (every [`SubmitterOptions::check_every`]) would leave blocks empty.
+/// After a block mined some of ours: asks the node whether it still has each transaction
+/// in flight that was sent well before, and rebroadcasts those it forgot. A node may drop
+/// one from its pool: anvil, building a block, skips the first of ours that does not fit
+/// what is left of the block, then drops a later, smaller one that would fit (its nonce is
+/// too high at that point). Until the gap is filled no later nonce can be mined, so waiting
+/// for the next periodic [`check`] (every [`SubmitterOptions::check_every`]) left blocks
+/// nearly empty.
 async fn revive_dropped(core: &Core, pending: &mut [Flight]) {
     pending.sort_by_key(|f| f.nonce);
-    let Some(lowest) = pending.first() else {
-        return;
-    };
-    if lowest.last_sent.elapsed() < REVIVE_AFTER || core.knows(lowest.newest().hash).await {
-        return;
-    }
-    for (i, flight) in pending.iter_mut().enumerate() {
+    for flight in pending.iter_mut() {
+        if flight.last_sent.elapsed() < REVIVE_AFTER {
+            continue;
+        }
         let newest = flight.newest().clone();
-        if i > 0 && core.knows(newest.hash).await {
+        if core.knows(newest.hash).await {
             continue;
         }
         match core.broadcast(&newest.raw).await {
@@ -1553,9 +1553,9 @@ async fn revive_dropped(core: &Core, pending: &mut [Flight]) {
                 tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it");
                 flight.last_sent = Instant::now();
             }
-            // Known after all (a node may not serve its pool by hash): so are the later.
-            Err(Refusal::AlreadyKnown) if i == 0 => return,
-            Err(Refusal::AlreadyKnown) => {}
+            // Known after all: the node does not serve its pool by hash, so asking tells
+            // nothing; the periodic check looks at the rest.
+            Err(Refusal::AlreadyKnown) => return,
             Err(r) => {
                 // The periodic check looks at it again (replaced, re-sent or cancelled there).
                 tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused");
