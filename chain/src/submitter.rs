@@ -1385,6 +1385,10 @@ async fn track(
     let mut pause = Duration::from_millis(1);
     let mut scan = BlockScan::default();
     loop {
+        // Flights from here on joined since the last pass: their transactions may be in a
+        // block a pass already read before they were handed over (on automine, every
+        // transaction is mined as it is sent), so each is looked up once on its own.
+        let known = pending.len();
         if pending.is_empty() {
             if shallow.is_empty() {
                 match incoming.recv().await {
@@ -1410,14 +1414,18 @@ async fn track(
         // node does not serve a block's receipts.
         let full = last_check.elapsed() >= options.check_every;
         let found = scan.new_receipts(&core, full).await;
-        for flight in pending.drain(..) {
-            let mined = match &found {
-                Some(receipts) => Ok(flight
+        for (at, flight) in pending.drain(..).enumerate() {
+            let in_blocks = found.as_ref().and_then(|receipts| {
+                flight
                     .variants
                     .iter()
                     .enumerate()
-                    .find_map(|(i, v)| receipts.get(&v.hash).map(|r| (i, r.clone())))),
-                None => core.mined_variant(&flight.variants).await,
+                    .find_map(|(i, v)| receipts.get(&v.hash).map(|r| (i, r.clone())))
+            });
+            let mined = match (in_blocks, &found) {
+                (Some(m), _) => Ok(Some(m)),
+                (None, Some(_)) if at < known => Ok(None),
+                (None, _) => core.mined_variant(&flight.variants).await,
             };
             match mined {
                 Ok(Some((i, receipt))) => {
