@@ -115,9 +115,7 @@ pub async fn serve(
         stop: Arc::new(tokio::sync::Notify::new()),
     };
     let stop = stopper.stop.clone();
-    let listener = tokio::net::TcpListener::bind((bind, port))
-        .await
-        .map_err(ServeError::Bind)?;
+    let listener = listen(std::net::SocketAddr::new(bind, port)).map_err(ServeError::Bind)?;
     let local = listener.local_addr().map_err(ServeError::Bind)?;
     // The URL this process is known by (its leases'): the configured URL, else the bound
     // address (loopback when bound to every interface).
@@ -185,4 +183,24 @@ pub enum ServeError {
     /// The database failed.
     #[error(transparent)]
     Store(#[from] openrail_store::StoreError),
+}
+
+/// Connections the kernel holds for the server before it accepts them (capped by the
+/// system's `net.core.somaxconn`).
+const BACKLOG: u32 = 4096;
+
+/// A listener on `addr` with a backlog of [`BACKLOG`]. Tokio's `TcpListener::bind` asks for
+/// 1,024: when more clients than that connect at once (measured: 5,000 agents starting
+/// together), the kernel drops the rest of their handshakes and each client waits a second
+/// to try again (7,858 listen overflows in one `bench pulls` run).
+pub fn listen(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = match addr {
+        std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    // As std's and tokio's `bind` do on Unix: a restarted server binds its port at once.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
 }

@@ -316,6 +316,9 @@ fn print_cpu(api: &ApiFigures) {
         "context switches per pull in this process: {:.1}",
         api.switches_per_pull
     );
+    if let Some(n) = api.listen_overflows {
+        println!("connections dropped on a full accept queue (the machine's, during the run): {n}");
+    }
 }
 
 /// The database the end-to-end phase ran on.
@@ -370,6 +373,9 @@ struct ApiFigures {
     /// Context switches of this process's threads per pull in the end-to-end phase (each
     /// hand-off between threads — a database worker, a runtime thread — costs one or two).
     switches_per_pull: f64,
+    /// Connections the kernel dropped because the server's accept queue was full (the
+    /// machine's count, during the run; `None` where `/proc/net/netstat` is not read).
+    listen_overflows: Option<u64>,
     /// On a chain with a block time: how full the run kept its blocks.
     block_fill: Option<BlockFill>,
 }
@@ -403,6 +409,18 @@ fn cpu_by_thread() -> HashMap<&'static str, f64> {
         *out.entry(kind).or_default() += secs;
     }
     out
+}
+
+/// The machine's count of connections dropped because a listener's accept queue was full
+/// (`TcpExt: ListenOverflows`).
+fn listen_overflows() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/net/netstat").ok()?;
+    let mut lines = text.lines().filter(|l| l.starts_with("TcpExt:"));
+    let (names, values) = (lines.next()?, lines.next()?);
+    let at = names
+        .split_whitespace()
+        .position(|n| n == "ListenOverflows")?;
+    values.split_whitespace().nth(at)?.parse().ok()
 }
 
 /// Context switches, voluntary and not, of this process's threads alive now.
@@ -814,6 +832,7 @@ async fn measure(
         anvil_pid.and_then(|p| cpu_seconds(&p.to_string())),
     );
     let switches_before = context_switches();
+    let overflows_before = listen_overflows();
     let threads_before = cpu_by_thread();
     let block_before = op.get_block_number().await?;
     // The load's HTTP clients run on a runtime of their own, one thread named
@@ -888,6 +907,9 @@ async fn measure(
         per_pull(cpu_before.1, cpu_after.1),
     );
     let switches_per_pull = context_switches().saturating_sub(switches_before) as f64 / n as f64;
+    let listen_overflows = listen_overflows()
+        .zip(overflows_before)
+        .map(|(after, before)| after.saturating_sub(before));
     let mut cpu_by_thread: Vec<(&'static str, f64)> = cpu_by_thread()
         .into_iter()
         .map(|(kind, after)| {
@@ -928,6 +950,7 @@ async fn measure(
             cpu_per_pull,
             cpu_by_thread,
             switches_per_pull,
+            listen_overflows,
             block_fill,
         }),
     ))
