@@ -111,7 +111,8 @@ pub fn waiter<'a>(net: &'a Network, intent: &str) -> Waiter<'a> {
 impl Waiter<'_> {
     /// Waits up to `wait` for the `kind` work to be done (its outcome recorded), whichever
     /// process does it: woken at once by this process's engine, else reading the database
-    /// every [`WAIT_POLL`]. Returns whether it was.
+    /// every [`WAIT_POLL`] (every [`HANDED_OFF_POLL`] while work handed to this process's
+    /// engine has had no news from it). Returns whether it was.
     pub async fn wait(
         self,
         store: &Store,
@@ -143,8 +144,8 @@ impl Waiter<'_> {
     }
 
     /// Waits up to `wait` until `done` says so, asking it each time this process's engine
-    /// reports a step of the work, and at least every [`WAIT_POLL`]. Returns whether it
-    /// did.
+    /// reports a step of the work, and at least every [`WAIT_POLL`] (or
+    /// [`HANDED_OFF_POLL`], as [`Waiter::wait`]). Returns whether it did.
     pub async fn wait_until<F, Fut>(self, wait: Duration, done: F) -> Result<bool, StoreError>
     where
         F: Fn() -> Fut,
