@@ -1552,24 +1552,53 @@ async fn revive_dropped(core: &Core, pending: &mut [Flight]) {
         if flight.last_sent.elapsed() < REVIVE_AFTER {
             continue;
         }
-        let newest = flight.newest().clone();
-        if core.knows(newest.hash).await {
-            continue;
-        }
-        match core.broadcast(&newest.raw).await {
-            Ok(()) => {
-                tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it");
-                flight.last_sent = Instant::now();
-            }
-            // Known after all: the node does not serve its pool by hash, so asking tells
-            // nothing; the periodic check looks at the rest.
-            Err(Refusal::AlreadyKnown) => return,
-            Err(r) => {
-                // The periodic check looks at it again (replaced, re-sent or cancelled there).
-                tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused");
-            }
+        match rebroadcast_if_forgotten(core, flight).await {
+            Ok(Resent::Yes) => flight.last_sent = Instant::now(),
+            Ok(Resent::Had | Resent::Refused) => {}
+            // The node does not serve its pool by hash, or did not answer: the periodic
+            // check looks at the rest.
+            Ok(Resent::Unknowable) | Err(_) => return,
         }
     }
+}
+
+/// What [`rebroadcast_if_forgotten`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resent {
+    /// The node has the transaction.
+    Had,
+    /// It had forgotten it; it has it again.
+    Yes,
+    /// It said it did not have it, then refused it as known: it does not serve its pool
+    /// by hash, so asking tells nothing.
+    Unknowable,
+    /// It refused it (the periodic check replaces, re-sends or cancels it).
+    Refused,
+}
+
+/// Asks the node for `flight`'s newest transaction and rebroadcasts it when the node no
+/// longer has it (a pool may drop one).
+async fn rebroadcast_if_forgotten(core: &Core, flight: &Flight) -> Result<Resent, ChainError> {
+    let newest = flight.newest();
+    if core
+        .provider
+        .get_transaction_by_hash(newest.hash)
+        .await?
+        .is_some()
+    {
+        return Ok(Resent::Had);
+    }
+    Ok(match core.broadcast(&newest.raw).await {
+        Ok(()) => {
+            tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it");
+            Resent::Yes
+        }
+        Err(Refusal::AlreadyKnown) => Resent::Unknowable,
+        Err(r) => {
+            tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused");
+            Resent::Refused
+        }
+    })
 }
 
 /// Resolves a nonce whose variant `winner` was mined; returns what to watch until it is
@@ -1755,23 +1784,7 @@ async fn check(
         let waited = flight.last_sent.elapsed() >= options.replace_after;
         if !underpriced && !waited {
             // Still waiting its turn: make sure the node has it (a pool may drop it).
-            if core
-                .provider
-                .get_transaction_by_hash(newest.hash)
-                .await?
-                .is_none()
-            {
-                match core.broadcast(&newest.raw).await {
-                    Ok(()) => {
-                        tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, "the node had dropped a transaction; rebroadcast it")
-                    }
-                    // Known after all (a node may not serve its pool by hash).
-                    Err(Refusal::AlreadyKnown) => {}
-                    Err(r) => {
-                        tracing::warn!(chain_id = core.chain_id, nonce = flight.nonce, hash = %newest.hash, refusal = ?r, "rebroadcast refused")
-                    }
-                }
-            }
+            rebroadcast_if_forgotten(core, flight).await?;
             i += 1;
             continue;
         }
