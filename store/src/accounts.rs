@@ -343,7 +343,7 @@ impl ApiKeys<'_> {
                 .to_string(),
         );
         stmt.text(Some(&hash));
-        let row = self.0.hot_row(&stmt).await?;
+        let row = self.0.fetch_optional(&stmt).await?;
         row.map(|r| {
             let mode = r.string("mode")?;
             Ok(Principal {

@@ -336,7 +336,11 @@ impl Keys<'_> {
         stmt.text(Some(id.as_str()))
             .text(Some(scope.account_id.as_str()))
             .text(Some(scope.mode.as_str()));
-        let row = self.0.hot_row(&stmt).await?.ok_or(StoreError::NotFound)?;
+        let row = self
+            .0
+            .fetch_optional(&stmt)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         Ok((key_of(&row)?, mandate_from(&row, "m_")?))
     }
 
@@ -349,7 +353,7 @@ impl Keys<'_> {
         );
         stmt.text(Some(secret_hash));
         self.0
-            .hot_row(&stmt)
+            .fetch_optional(&stmt)
             .await?
             .as_ref()
             .map(key_of)

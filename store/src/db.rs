@@ -31,6 +31,8 @@ pub struct Store {
     sqlite_file: Option<String>,
     /// Hot-path reads on a SQLite file (see [`crate::inline`]).
     inline: Option<std::sync::Arc<crate::inline::InlineReader>>,
+    /// Every write on a SQLite file (see [`crate::writer`]).
+    sqlite_writer: Option<crate::writer::Writer>,
 }
 
 impl Store {
@@ -96,7 +98,12 @@ impl Store {
             }
         };
         let sqlite_file = sqlite_file(&url);
+        let sqlite_writer = sqlite_file
+            .as_deref()
+            .map(crate::writer::Writer::start)
+            .transpose()?;
         let store = Self {
+            sqlite_writer,
             pool,
             writer,
             backend,
@@ -132,21 +139,93 @@ impl Store {
         self.backend
     }
 
-    /// The first row of `stmt`, read on a request's hot path: inline on a SQLite file
-    /// (see [`crate::inline`]), else through sqlx.
-    pub(crate) async fn hot_row(
+    /// Runs `body` in one write transaction, committed when it returns `Ok` and rolled
+    /// back otherwise; returns what it returned. On SQLite every write of the process goes
+    /// through here (or the group commit) to the one writing connection, on its thread
+    /// ([`crate::writer`]); on PostgreSQL it is a transaction of the pool. The body runs
+    /// its statements on the [`Tx`](crate::exec::Tx) it is given (and only there: it may
+    /// run on another thread, so it owns what it needs).
+    pub(crate) async fn write<T, F>(&self, body: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(crate::exec::Tx<'c>) -> crate::exec::TxFuture<'c, T> + Send + 'static,
+    {
+        if let Some(writer) = &self.sqlite_writer {
+            return writer.write(body).await;
+        }
+        let mut tx = self.pool.begin().await?;
+        match body(crate::exec::Tx::Any(&mut *tx)).await {
+            Ok(v) => {
+                tx.commit().await?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = tx.rollback().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs one statement that changes rows, in a transaction of its own (see
+    /// [`Store::write`]); returns how many rows it changed.
+    pub(crate) async fn execute(&self, stmt: crate::exec::Stmt<'_>) -> Result<u64, StoreError> {
+        use crate::exec::Exec;
+        let stmt = stmt.into_owned();
+        self.write(move |mut tx| Box::pin(async move { tx.execute(&stmt).await }))
+            .await
+    }
+
+    /// The rows `stmt` reads: inline on SQLite (see [`crate::inline`]), from the pool on
+    /// PostgreSQL.
+    pub(crate) async fn fetch(
         &self,
         stmt: &crate::exec::Stmt<'_>,
-    ) -> Result<Option<crate::exec::HotRow>, StoreError> {
-        use crate::exec::HotRow;
+    ) -> Result<Vec<crate::exec::Row>, StoreError> {
+        use crate::exec::Row;
         Ok(match &self.inline {
-            Some(reader) => reader.fetch(stmt)?.into_iter().next().map(HotRow::Sqlite),
+            Some(reader) => reader.fetch(stmt)?.into_iter().map(Row::Sqlite).collect(),
+            None => stmt
+                .query()
+                .fetch_all(self.pool())
+                .await?
+                .into_iter()
+                .map(Row::Any)
+                .collect(),
+        })
+    }
+
+    /// The first row `stmt` reads, if any (see [`Store::fetch`]).
+    pub(crate) async fn fetch_optional(
+        &self,
+        stmt: &crate::exec::Stmt<'_>,
+    ) -> Result<Option<crate::exec::Row>, StoreError> {
+        use crate::exec::Row;
+        Ok(match &self.inline {
+            Some(reader) => reader.fetch(stmt)?.into_iter().next().map(Row::Sqlite),
             None => stmt
                 .query()
                 .fetch_optional(self.pool())
                 .await?
-                .map(HotRow::Any),
+                .map(Row::Any),
         })
+    }
+
+    /// The first row `stmt` reads ([`StoreError::NotFound`] when none).
+    pub(crate) async fn fetch_one(
+        &self,
+        stmt: &crate::exec::Stmt<'_>,
+    ) -> Result<crate::exec::Row, StoreError> {
+        self.fetch_optional(stmt).await?.ok_or(StoreError::NotFound)
+    }
+
+    /// A new statement for this store's backend (see [`crate::exec::Stmt`]).
+    pub(crate) fn stmt<'a>(&self, sql: impl Into<String>) -> crate::exec::Stmt<'a> {
+        crate::exec::Stmt::new(self.backend, sql.into())
+    }
+
+    /// The SQLite writer (`None` on PostgreSQL).
+    pub(crate) fn sqlite_writer(&self) -> Option<&crate::writer::Writer> {
+        self.sqlite_writer.as_ref()
     }
 
     /// Where reads go.

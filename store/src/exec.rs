@@ -23,6 +23,60 @@ pub(crate) enum Arg<'a> {
     Text(Option<Cow<'a, str>>),
 }
 
+impl From<i64> for Arg<'_> {
+    fn from(v: i64) -> Self {
+        Arg::Int(Some(v))
+    }
+}
+
+impl From<Option<i64>> for Arg<'_> {
+    fn from(v: Option<i64>) -> Self {
+        Arg::Int(v)
+    }
+}
+
+impl From<bool> for Arg<'_> {
+    fn from(v: bool) -> Self {
+        Arg::Int(Some(i64::from(v)))
+    }
+}
+
+impl<'a> From<&'a str> for Arg<'a> {
+    fn from(v: &'a str) -> Self {
+        Arg::Text(Some(Cow::Borrowed(v)))
+    }
+}
+
+impl<'a> From<&'a String> for Arg<'a> {
+    fn from(v: &'a String) -> Self {
+        Arg::Text(Some(Cow::Borrowed(v)))
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Arg<'a> {
+    fn from(v: Option<&'a str>) -> Self {
+        Arg::Text(v.map(Cow::Borrowed))
+    }
+}
+
+impl<'a> From<&'a Option<String>> for Arg<'a> {
+    fn from(v: &'a Option<String>) -> Self {
+        Arg::Text(v.as_deref().map(Cow::Borrowed))
+    }
+}
+
+impl From<String> for Arg<'_> {
+    fn from(v: String) -> Self {
+        Arg::Text(Some(Cow::Owned(v)))
+    }
+}
+
+impl From<Option<String>> for Arg<'_> {
+    fn from(v: Option<String>) -> Self {
+        Arg::Text(v.map(Cow::Owned))
+    }
+}
+
 /// A statement: SQL with numbered `$N` parameters and their values in order.
 #[derive(Debug, Clone)]
 pub(crate) struct Stmt<'a> {
@@ -55,6 +109,35 @@ impl<'a> Stmt<'a> {
     pub(crate) fn owned(&mut self, v: String) -> &mut Self {
         self.args.push(Arg::Text(Some(Cow::Owned(v))));
         self
+    }
+
+    /// Binds `v` next (an integer or text, or NULL of either), builder style:
+    /// `Stmt::new(b, sql).bind(id).bind(now)`.
+    pub(crate) fn bind(mut self, v: impl Into<Arg<'a>>) -> Self {
+        self.args.push(v.into());
+        self
+    }
+
+    /// Binds `v` next, in place.
+    pub(crate) fn push(&mut self, v: impl Into<Arg<'a>>) -> &mut Self {
+        self.args.push(v.into());
+        self
+    }
+
+    /// The statement with its text arguments owned, so it can outlive what they borrowed
+    /// (a write sent to the SQLite writer's thread).
+    pub(crate) fn into_owned(self) -> Stmt<'static> {
+        Stmt {
+            sql: self.sql,
+            args: self
+                .args
+                .into_iter()
+                .map(|a| match a {
+                    Arg::Int(v) => Arg::Int(v),
+                    Arg::Text(v) => Arg::Text(v.map(|t| Cow::Owned(t.into_owned()))),
+                })
+                .collect(),
+        }
     }
 
     pub(crate) fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
@@ -115,6 +198,22 @@ pub(crate) trait Exec: Send {
         &mut self,
         stmt: &Stmt<'_>,
     ) -> impl Future<Output = Result<Vec<Self::Row>, StoreError>> + Send;
+
+    /// Runs `stmt` and returns its first row, if any.
+    fn fetch_optional(
+        &mut self,
+        stmt: &Stmt<'_>,
+    ) -> impl Future<Output = Result<Option<Self::Row>, StoreError>> + Send {
+        async move { Ok(self.fetch(stmt).await?.into_iter().next()) }
+    }
+
+    /// Runs `stmt` and returns its first row ([`StoreError::NotFound`] when none).
+    fn fetch_one(
+        &mut self,
+        stmt: &Stmt<'_>,
+    ) -> impl Future<Output = Result<Self::Row, StoreError>> + Send {
+        async move { self.fetch_optional(stmt).await?.ok_or(StoreError::NotFound) }
+    }
 }
 
 impl Exec for AnyConnection {
@@ -209,9 +308,7 @@ impl Exec for rusqlite::Connection {
     }
 
     async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
-        let mut st = self.prepare_cached(&stmt.sql)?;
-        bind_sqlite(&mut st, &stmt.args)?;
-        Ok(st.raw_execute()? as u64)
+        execute_sqlite(self, stmt)
     }
 
     async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
@@ -241,6 +338,16 @@ fn bind_sqlite(st: &mut rusqlite::Statement<'_>, args: &[Arg<'_>]) -> Result<(),
     Ok(())
 }
 
+/// Runs `stmt` on `conn` synchronously; returns how many rows it changed.
+pub(crate) fn execute_sqlite(
+    conn: &mut rusqlite::Connection,
+    stmt: &Stmt<'_>,
+) -> Result<u64, StoreError> {
+    let mut st = conn.prepare_cached(&stmt.sql)?;
+    bind_sqlite(&mut st, &stmt.args)?;
+    Ok(st.raw_execute()? as u64)
+}
+
 /// The rows of `stmt` on `conn`, read synchronously.
 pub(crate) fn fetch_sqlite(
     conn: &mut rusqlite::Connection,
@@ -264,29 +371,76 @@ pub(crate) fn fetch_sqlite(
     Ok(out)
 }
 
-/// A row read by either executor (see [`crate::db::Store::hot_row`]).
-pub(crate) enum HotRow {
-    /// Read inline on SQLite.
+/// A row read by either executor.
+pub(crate) enum Row {
+    /// Read by rusqlite (SQLite).
     Sqlite(SqliteRow),
-    /// Read through sqlx.
+    /// Read through sqlx (PostgreSQL).
     Any(sqlx::any::AnyRow),
 }
 
-impl Record for HotRow {
+impl Record for Row {
     fn int(&self, col: &str) -> Result<Option<i64>, StoreError> {
         match self {
-            HotRow::Sqlite(r) => r.int(col),
-            HotRow::Any(r) => r.int(col),
+            Row::Sqlite(r) => r.int(col),
+            Row::Any(r) => r.int(col),
         }
     }
 
     fn text(&self, col: &str) -> Result<Option<String>, StoreError> {
         match self {
-            HotRow::Sqlite(r) => r.text(col),
-            HotRow::Any(r) => r.text(col),
+            Row::Sqlite(r) => r.text(col),
+            Row::Any(r) => r.text(col),
         }
     }
 }
+
+/// The connection of a write transaction (see [`crate::db::Store::write`]): on SQLite the
+/// writer's own rusqlite connection, on its thread ([`crate::writer`]); on PostgreSQL a
+/// sqlx transaction's.
+pub(crate) enum Tx<'c> {
+    /// The SQLite writer's connection, inside its transaction.
+    Sqlite(&'c mut rusqlite::Connection),
+    /// A sqlx transaction's connection.
+    Any(&'c mut AnyConnection),
+}
+
+impl Exec for Tx<'_> {
+    type Row = Row;
+
+    fn backend(&self) -> Backend {
+        match self {
+            Tx::Sqlite(_) => Backend::Sqlite,
+            Tx::Any(c) => crate::sql::backend_of(c),
+        }
+    }
+
+    async fn execute(&mut self, stmt: &Stmt<'_>) -> Result<u64, StoreError> {
+        match self {
+            Tx::Sqlite(c) => execute_sqlite(c, stmt),
+            Tx::Any(c) => Exec::execute(&mut **c, stmt).await,
+        }
+    }
+
+    async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Self::Row>, StoreError> {
+        Ok(match self {
+            Tx::Sqlite(c) => fetch_sqlite(c, stmt)?
+                .into_iter()
+                .map(Row::Sqlite)
+                .collect(),
+            Tx::Any(c) => Exec::fetch(&mut **c, stmt)
+                .await?
+                .into_iter()
+                .map(Row::Any)
+                .collect(),
+        })
+    }
+}
+
+/// What a write transaction's body returns: a future borrowing the transaction's
+/// connection for `'c` (see [`crate::db::Store::write`]).
+pub(crate) type TxFuture<'c, T> =
+    std::pin::Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'c>>;
 
 #[cfg(test)]
 mod tests {

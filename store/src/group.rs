@@ -6,8 +6,10 @@
 //! receipt. A group that fails is written again job by job, so one bad row never fails the
 //! others.
 //!
-//! The group's task starts on first use, in the caller's Tokio runtime; if it is gone (that
-//! runtime ended), a job is written alone.
+//! On SQLite the group's jobs go to the one writer's thread ([`crate::writer`]), which
+//! writes the ones queued together as a group; on PostgreSQL a task of their own, started
+//! on first use in the caller's Tokio runtime (if that runtime ended, a job is written
+//! alone), writes them through a transaction of the pool.
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -52,42 +54,19 @@ enum Job {
     },
 }
 
-/// The queue of `store`'s group writer, started on first use (the store keeps it without
-/// knowing its type: the store sits below the aggregates a group writes).
+/// The queue of `store`'s group writer through sqlx (PostgreSQL), started on first use in
+/// the caller's runtime (the store keeps it without knowing its type: the store sits below
+/// the aggregates a group writes).
 fn sender(store: &Store) -> &mpsc::UnboundedSender<Job> {
     store
         .group()
-        .get_or_init(|| Box::new(start(store)))
+        .get_or_init(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(run(store.clone(), rx));
+            Box::new(tx)
+        })
         .downcast_ref::<mpsc::UnboundedSender<Job>>()
         .expect("a store's group slot holds its group writer's queue")
-}
-
-/// Starts `store`'s group writer; returns its queue.
-fn start(store: &Store) -> mpsc::UnboundedSender<Job> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    // On SQLite, groups are written by a thread of their own holding a rusqlite
-    // connection, every statement a direct call: sqlx runs each statement as a
-    // round trip to its connection's own thread, and each return waits for a
-    // turn on the runtime.
-    match store.sqlite_file().map(sqlite_connection) {
-        Some(Ok(conn)) => match std::thread::Builder::new()
-            .name("openrail-group-writer".into())
-            .spawn(move || write_on_thread(conn, rx))
-        {
-            Ok(_) => {}
-            Err(e) => {
-                tracing::error!(error = %e, "the group writer's thread did not start");
-            }
-        },
-        Some(Err(e)) => {
-            tracing::warn!(error = %e, "the group writer's SQLite connection did not open; groups go through sqlx");
-            tokio::spawn(run(store.clone(), rx));
-        }
-        None => {
-            tokio::spawn(run(store.clone(), rx));
-        }
-    }
-    tx
 }
 
 /// Takes what queued as one group (up to [`GROUP`] jobs).
@@ -102,69 +81,48 @@ fn gather(first: Job, jobs: &mut mpsc::UnboundedReceiver<Job>) -> Vec<Job> {
     group
 }
 
-/// The group writer through sqlx (PostgreSQL, or a SQLite database in memory).
+/// The group writer through sqlx (PostgreSQL).
 async fn run(store: Store, mut jobs: mpsc::UnboundedReceiver<Job>) {
     while let Some(first) = jobs.recv().await {
         write_through_sqlx(&store, gather(first, &mut jobs)).await;
     }
 }
 
-/// The group writer's own SQLite connection, with the pragmas of the store's.
-fn sqlite_connection(path: String) -> Result<rusqlite::Connection, StoreError> {
-    let conn = rusqlite::Connection::open(&path)?;
-    conn.execute_batch(
-        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
-         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; \
-         PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;",
-    )?;
-    conn.set_prepared_statement_cache_capacity(64);
-    // While another connection writes, try again after 50 µs (SQLite's own handler sleeps
-    // a millisecond and more), for up to about the store's 5 s. The store's sqlx writer
-    // begins its transactions IMMEDIATE (see `Store::write_tx`), so the two take turns on
-    // SQLite's write lock.
-    conn.busy_handler(Some(|tries| {
-        std::thread::sleep(std::time::Duration::from_micros(50));
-        tries < 50_000
-    }))?;
-    Ok(conn)
-}
-
-/// The group writer on SQLite: a thread that blocks on the queue and writes each group
-/// through `conn`, then answers its jobs (waking their tasks directly). It ends when the
-/// store is dropped.
-fn write_on_thread(mut conn: rusqlite::Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    // The statements' futures are ready at once (rusqlite blocks); a current-thread
-    // runtime only drives them.
-    let rt = match tokio::runtime::Builder::new_current_thread().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!(error = %e, "the group writer's thread has no runtime");
-            return;
-        }
+/// The group on SQLite: the jobs the writer's thread took from its queue together,
+/// written in one transaction of its connection (each alone when that fails, so one bad
+/// row does not fail the others), then answered (waking their tasks directly).
+fn write_on_writer(
+    conn: &mut rusqlite::Connection,
+    rt: &tokio::runtime::Runtime,
+    jobs: Vec<crate::writer::GroupJob>,
+) {
+    let group: Vec<Job> = jobs
+        .into_iter()
+        .filter_map(|j| j.downcast::<Job>().ok().map(|j| *j))
+        .collect();
+    let write = |conn: &mut rusqlite::Connection, group: &[Job]| {
+        crate::writer::in_transaction(conn, |c| rt.block_on(write_group_in(c, group)))
     };
-    while let Some(first) = jobs.blocking_recv() {
-        let group = gather(first, &mut jobs);
-        let started = std::time::Instant::now();
-        let written = rt.block_on(write_sqlite(&mut conn, &group));
-        crate::stages::group_written(group.len(), started.elapsed());
-        match written {
-            Err(e) if group.len() > 1 => {
-                tracing::warn!(error = %e, jobs = group.len(), "group write failed; writing its jobs one by one");
-                for job in group {
-                    let r = rt.block_on(write_sqlite(&mut conn, std::slice::from_ref(&job)));
-                    reply_all(vec![job], r);
-                }
+    let started = std::time::Instant::now();
+    let written = write(conn, &group);
+    crate::stages::group_written(group.len(), started.elapsed());
+    match written {
+        Err(e) if group.len() > 1 => {
+            tracing::warn!(error = %e, jobs = group.len(), "group write failed; writing its jobs one by one");
+            for job in group {
+                let r = write(conn, std::slice::from_ref(&job));
+                reply_all(vec![job], r);
             }
-            written => reply_all(group, written),
         }
+        written => reply_all(group, written),
     }
 }
 
-/// Writes `group` in one transaction of the store's sqlx writer (each job alone when that
-/// fails, so one bad row does not fail the others) and answers its jobs.
+/// Writes `group` in one sqlx transaction (each job alone when that fails, so one bad row
+/// does not fail the others) and answers its jobs.
 async fn write_through_sqlx(store: &Store, group: Vec<Job>) {
     async fn once(store: &Store, group: &[Job]) -> Result<Written, StoreError> {
-        let mut tx = store.write_tx().await?;
+        let mut tx = store.pool().begin().await?;
         let moved = write_group_in(&mut *tx, group).await?;
         tx.commit().await?;
         Ok(moved)
@@ -235,41 +193,30 @@ fn reply_all(group: Vec<Job>, written: Result<Written, StoreError>) {
     }
 }
 
-/// One group in one transaction of `conn`; rolled back when a statement fails.
-async fn write_sqlite(
-    conn: &mut rusqlite::Connection,
-    group: &[Job],
-) -> Result<Written, StoreError> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    match write_group_in(conn, group).await {
-        Ok(moved) => match conn.execute_batch("COMMIT") {
-            Ok(()) => Ok(moved),
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                Err(e.into())
-            }
-        },
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
-}
-
 fn stopped<T>(_: T) -> StoreError {
     StoreError::Corrupt("the group writer stopped".into())
 }
 
 impl Store {
-    /// Hands `job` to the group writer and waits for its `answer`; with no writer (its
-    /// runtime ended), writes it alone.
+    /// Hands `job` to the group writer (the SQLite writer's thread, or the sqlx task of
+    /// PostgreSQL) and waits for its `answer`; on PostgreSQL with no task (its runtime
+    /// ended), writes it alone.
     async fn submit<T>(
         &self,
         job: Job,
         answer: oneshot::Receiver<Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        if let Err(mpsc::error::SendError(job)) = sender(self).send(job) {
-            write_through_sqlx(self, vec![job]).await;
+        match self.sqlite_writer() {
+            Some(writer) => {
+                if writer.group(Box::new(job), write_on_writer).is_err() {
+                    return Err(stopped(()));
+                }
+            }
+            None => {
+                if let Err(mpsc::error::SendError(job)) = sender(self).send(job) {
+                    write_through_sqlx(self, vec![job]).await;
+                }
+            }
         }
         answer.await.map_err(stopped)?
     }

@@ -57,6 +57,7 @@ pub mod testing;
 pub mod verification;
 pub mod verifications;
 pub mod webhooks;
+mod writer;
 
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};

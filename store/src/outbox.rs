@@ -102,24 +102,25 @@ pub struct Work {
 /// Queues `kind` for `intent` on `chain_id` (once: an open row for the same intent and
 /// kind stays the only one). Inside the transaction that writes the object.
 pub(crate) async fn enqueue(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     intent: &str,
     kind: WorkKind,
     chain_id: u64,
     mode: Mode,
     now: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query(
+    let q = Stmt::new(
+        conn.backend(),
         "INSERT INTO outbox (intent, kind, chain_id, mode, created_at) VALUES ($1, $2, $3, $4, $5) \
-         ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING",
+         ON CONFLICT (intent, kind) WHERE done_at IS NULL DO NOTHING"
+            .into(),
     )
     .bind(intent)
     .bind(kind.as_str())
     .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
     .bind(mode.as_str())
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
+    .bind(now);
+    conn.execute(&q).await?;
     Ok(())
 }
 

@@ -133,60 +133,68 @@ impl Payments<'_> {
         p: &Payment,
         authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        if let Some(a) = authorization {
-            crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
-        }
-        sqlx::query(&format!(
-            "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
-        ))
-        .bind(&p.id)
-        .bind(&p.account_id)
-        .bind(p.mode.as_str())
-        .bind(i64::try_from(p.amount).unwrap_or(i64::MAX))
-        .bind(p.currency.code())
-        .bind(p.source_type.as_str())
-        .bind(&p.source_id)
-        .bind(p.destination_type.as_str())
-        .bind(&p.destination_address)
-        .bind(p.status.as_str())
-        .bind(&p.failure_reason)
-        .bind(i64::try_from(p.chain_id).unwrap_or(i64::MAX))
-        .bind(&p.tx_hash)
-        .bind(p.created_at)
-        .bind(p.updated_at)
-        .bind(p.refund_status.map(|r| r.as_str()))
-        .execute(&mut *tx)
-        .await?;
-        events::record(
-            &mut tx,
-            EventType::PaymentCreated,
-            p.id.as_str(),
-            p.created_at,
-        )
-        .await?;
-        if p.status == PaymentStatus::Pending {
-            // Nothing to sign: the engine drives it from now on.
-            crate::outbox::enqueue(
-                &mut tx,
-                p.id.as_str(),
-                crate::outbox::WorkKind::Payment,
-                p.chain_id,
-                p.mode,
-                p.created_at,
-            )
-            .await?;
-        } else {
-            events::record(
-                &mut tx,
-                EventType::of_payment(p.status),
-                p.id.as_str(),
-                p.created_at,
-            )
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        let p = p.clone();
+        let authorization = authorization.cloned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    if let Some(a) = &authorization {
+                        crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
+                    }
+                    let q = Stmt::new(
+                        tx.backend(),
+                        format!(
+                            "INSERT INTO payments ({COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)"
+                        ),
+                    )
+                    .bind(p.id.as_str())
+                    .bind(p.account_id.as_str())
+                    .bind(p.mode.as_str())
+                    .bind(i64::try_from(p.amount).unwrap_or(i64::MAX))
+                    .bind(p.currency.code())
+                    .bind(p.source_type.as_str())
+                    .bind(&p.source_id)
+                    .bind(p.destination_type.as_str())
+                    .bind(&p.destination_address)
+                    .bind(p.status.as_str())
+                    .bind(&p.failure_reason)
+                    .bind(i64::try_from(p.chain_id).unwrap_or(i64::MAX))
+                    .bind(&p.tx_hash)
+                    .bind(p.created_at)
+                    .bind(p.updated_at)
+                    .bind(p.refund_status.map(|r| r.as_str()));
+                    tx.execute(&q).await?;
+                    events::record(
+                        &mut tx,
+                        EventType::PaymentCreated,
+                        p.id.as_str(),
+                        p.created_at,
+                    )
+                    .await?;
+                    if p.status == PaymentStatus::Pending {
+                        // Nothing to sign: the engine drives it from now on.
+                        crate::outbox::enqueue(
+                            &mut tx,
+                            p.id.as_str(),
+                            crate::outbox::WorkKind::Payment,
+                            p.chain_id,
+                            p.mode,
+                            p.created_at,
+                        )
+                        .await?;
+                    } else {
+                        events::record(
+                            &mut tx,
+                            EventType::of_payment(p.status),
+                            p.id.as_str(),
+                            p.created_at,
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .await
     }
 
     /// Withdraws a payment's request to sign at `now` (unix ms): `requires_authorization`

@@ -11,6 +11,13 @@ pub enum Backend {
     Postgres,
 }
 
+/// What every SQLite connection of the store sets first: WAL (readers beside the writer),
+/// a 5 s busy wait (another process writing the same file), foreign keys, `NORMAL`
+/// synchronous (a process crash loses no commit; a power loss may lose the last ones), a statement's temporary tables in memory, and 16 MiB of page cache.
+pub(crate) const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
+     PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; \
+     PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;";
+
 /// Errors of the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

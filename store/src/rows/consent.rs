@@ -1,8 +1,6 @@
 //! What a payer is asked to sign for a mandate or a payment, and the signature once given
 //! (the `authorizations` table).
 
-use sqlx::AnyConnection;
-
 use crate::db::StoreError;
 use crate::exec::{Exec, Record, Stmt};
 
@@ -52,20 +50,21 @@ pub(crate) async fn authorization_in(
 
 /// Records what `a.signer` is asked to sign, inside the caller's transaction.
 pub(crate) async fn insert_authorization_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     a: &Authorization,
 ) -> Result<(), StoreError> {
-    sqlx::query(
+    let q = Stmt::new(
+        conn.backend(),
         "INSERT INTO authorizations (object_id, signer, nonce, deadline, signature, authorized_at) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
+         VALUES ($1, $2, $3, $4, $5, $6)"
+            .into(),
     )
     .bind(&a.object_id)
     .bind(&a.signer)
     .bind(&a.nonce)
     .bind(a.deadline)
     .bind(&a.signature)
-    .bind(a.authorized_at)
-    .execute(&mut *conn)
-    .await?;
+    .bind(a.authorized_at);
+    conn.execute(&q).await?;
     Ok(())
 }
