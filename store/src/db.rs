@@ -1,7 +1,9 @@
-//! The database: SQLite (default, one file) or PostgreSQL (`postgres://…`), through one
-//! code path (`sqlx::Any`, `$N` placeholders, integer times and amounts). Every SQL
-//! statement of the project lives in this crate. [`Store`] holds the pools, the inline
-//! reader and the group writer's queue; the aggregates' methods are on their handles
+//! The database: SQLite (default, one file) or PostgreSQL (`postgres://…`). Every SQL
+//! statement of the project lives in this crate, written once as a [`crate::exec::Stmt`]
+//! (`$N` placeholders, integer times and amounts) and run by the backend's executor:
+//! on SQLite rusqlite, every write on the one writer's thread ([`Store::write`],
+//! [`crate::writer`]) and every read inline ([`Store::fetch`], [`crate::inline`]); on
+//! PostgreSQL a sqlx pool. The aggregates' methods are on their handles
 //! (`store.pulls()`, …), defined in their modules.
 
 use std::str::FromStr;
@@ -18,21 +20,24 @@ pub(crate) type GroupSlot =
 /// A handle on the database; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: AnyPool,
-    /// Where writes go: for SQLite a pool of one connection, so writers queue here (in
-    /// order, without holding a thread) instead of in SQLite's busy handler, which sleeps
-    /// 1 to 100 ms between tries; for PostgreSQL the same pool as reads.
-    writer: AnyPool,
-    backend: Backend,
-    /// The queue of the group commit of the hot path's writes, started on first use; only
-    /// the group writer (`group`, above the aggregates it writes) knows its type.
+    exec: Executor,
+    /// The queue of the group commit of the hot path's writes on PostgreSQL, started on
+    /// first use; only the group writer (`group`, above the aggregates it writes) knows
+    /// its type. (On SQLite the group goes to the writer's thread.)
     group: GroupSlot,
-    /// The file, for SQLite.
-    sqlite_file: Option<String>,
-    /// Hot-path reads on a SQLite file (see [`crate::inline`]).
-    inline: Option<std::sync::Arc<crate::inline::InlineReader>>,
-    /// Every write on a SQLite file (see [`crate::writer`]).
-    sqlite_writer: Option<crate::writer::Writer>,
+}
+
+/// Who runs the statements.
+#[derive(Debug, Clone)]
+enum Executor {
+    /// One SQLite file: every write on the one writer's thread ([`crate::writer`]), every
+    /// read inline on the calling thread ([`crate::inline`]); both rusqlite.
+    Sqlite {
+        writer: crate::writer::Writer,
+        reader: std::sync::Arc<crate::inline::InlineReader>,
+    },
+    /// PostgreSQL: a sqlx pool for reads and write transactions alike.
+    Postgres(AnyPool),
 }
 
 impl Store {
@@ -47,96 +52,73 @@ impl Store {
         } else {
             return Err(StoreError::UnsupportedUrl);
         };
-        let url = match backend {
-            Backend::Sqlite if !url.contains('?') => format!("{url}?mode=rwc"),
-            _ => url.to_string(),
-        };
-        let (url, pg_connections) = match backend {
-            Backend::Postgres => pool_size(&url)?,
-            Backend::Sqlite => (url, DEFAULT_PG_CONNECTIONS),
-        };
-        let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
-        let sqlite = |connections: u32| {
-            AnyPoolOptions::new()
-                .max_connections(connections)
-                // No ping before handing out an idle connection (sqlx's default): a SQLite
-                // connection is a file, it does not hang up, and the ping was one more
-                // round trip to the connection's worker thread for every read and every
-                // write transaction (context switches per pull in `bench pulls`: 16.4-17.1
-                // with it, 12.5-12.7 without).
-                .test_before_acquire(false)
-                .after_connect(|conn, _| {
-                    Box::pin(async move {
-                        use sqlx::Executor;
-                        // temp_store: a statement's temporary tables and journals in
-                        // memory, not in files created and deleted per statement;
-                        // cache_size: 16 MiB of pages per connection (default 2).
-                        conn.execute(
-                            "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
-                             PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; \
-                             PRAGMA temp_store = MEMORY; \
-                             PRAGMA cache_size = -16384;",
-                        )
-                        .await?;
-                        Ok(())
-                    })
-                })
-        };
-        let (pool, writer) = match backend {
-            // One writer at a time is SQLite's model; WAL lets readers run beside it.
+        let exec = match backend {
             Backend::Sqlite => {
-                let pool = sqlite(8).connect_with(options.clone()).await?;
-                let writer = sqlite(1).connect_with(options).await?;
-                (pool, writer)
+                // A file: a database in memory would be one per connection.
+                let file = sqlite_file(url).ok_or(StoreError::UnsupportedUrl)?;
+                let url = match url.contains('?') {
+                    true => url.to_string(),
+                    false => format!("{url}?mode=rwc"),
+                };
+                // The migrations run on a connection of their own, closed before the
+                // writer opens: sqlx's migrator keeps its ledger, and nothing else writes
+                // yet.
+                let mut conn = AnyConnectOptions::from_str(&url)?
+                    .disable_statement_logging()
+                    .connect()
+                    .await?;
+                sqlx::Executor::execute(&mut conn, crate::sql::SQLITE_PRAGMAS).await?;
+                migrate(Backend::Sqlite, &mut conn).await?;
+                conn.close().await?;
+                Executor::Sqlite {
+                    writer: crate::writer::Writer::start(&file)?,
+                    reader: std::sync::Arc::new(crate::inline::InlineReader::new(file)),
+                }
             }
             Backend::Postgres => {
+                let (url, connections) = pool_size(url)?;
+                let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
                 let pool = AnyPoolOptions::new()
-                    .max_connections(pg_connections)
+                    .max_connections(connections)
                     .connect_with(options)
                     .await?;
-                (pool.clone(), pool)
+                migrate(Backend::Postgres, &mut *pool.acquire().await?).await?;
+                Executor::Postgres(pool)
             }
         };
-        let sqlite_file = sqlite_file(&url);
-        let sqlite_writer = sqlite_file
-            .as_deref()
-            .map(crate::writer::Writer::start)
-            .transpose()?;
-        let store = Self {
-            sqlite_writer,
-            pool,
-            writer,
-            backend,
+        Ok(Self {
+            exec,
             group: Default::default(),
-            inline: sqlite_file
-                .clone()
-                .map(|f| std::sync::Arc::new(crate::inline::InlineReader::new(f))),
-            sqlite_file,
-        };
-        store.migrate().await?;
-        Ok(store)
-    }
-
-    async fn migrate(&self) -> Result<(), StoreError> {
-        use crate::migrations::{Folder, migrator};
-        migrator(match self.backend {
-            Backend::Sqlite => Folder::Sqlite,
-            Backend::Postgres => Folder::Postgres,
         })
-        .await?
-        .run(&self.writer)
-        .await?;
-        Ok(())
-    }
-
-    /// The file of a SQLite database (`None` for PostgreSQL or a database in memory).
-    pub(crate) fn sqlite_file(&self) -> Option<String> {
-        self.sqlite_file.clone()
     }
 
     /// Which database this is.
     pub fn backend(&self) -> Backend {
-        self.backend
+        match self.exec {
+            Executor::Sqlite { .. } => Backend::Sqlite,
+            Executor::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// The group writer's queue on PostgreSQL, once started (see `group`).
+    pub(crate) fn group(&self) -> &GroupSlot {
+        &self.group
+    }
+
+    /// The PostgreSQL pool (`None` on SQLite).
+    pub(crate) fn pg_pool(&self) -> Option<&AnyPool> {
+        match &self.exec {
+            Executor::Postgres(pool) => Some(pool),
+            Executor::Sqlite { .. } => None,
+        }
+    }
+
+    /// The SQLite writer (`None` on PostgreSQL).
+    pub(crate) fn sqlite_writer(&self) -> Option<&crate::writer::Writer> {
+        match &self.exec {
+            Executor::Sqlite { writer, .. } => Some(writer),
+            Executor::Postgres(_) => None,
+        }
     }
 
     /// Runs `body` in one write transaction, committed when it returns `Ok` and rolled
@@ -150,10 +132,11 @@ impl Store {
         T: Send + 'static,
         F: for<'c> FnOnce(crate::exec::Tx<'c>) -> crate::exec::TxFuture<'c, T> + Send + 'static,
     {
-        if let Some(writer) = &self.sqlite_writer {
-            return writer.write(body).await;
-        }
-        let mut tx = self.pool.begin().await?;
+        let pool = match &self.exec {
+            Executor::Sqlite { writer, .. } => return writer.write(body).await,
+            Executor::Postgres(pool) => pool,
+        };
+        let mut tx = pool.begin().await?;
         match body(crate::exec::Tx::Any(&mut *tx)).await {
             Ok(v) => {
                 tx.commit().await?;
@@ -182,11 +165,13 @@ impl Store {
         stmt: &crate::exec::Stmt<'_>,
     ) -> Result<Vec<crate::exec::Row>, StoreError> {
         use crate::exec::Row;
-        Ok(match &self.inline {
-            Some(reader) => reader.fetch(stmt)?.into_iter().map(Row::Sqlite).collect(),
-            None => stmt
+        Ok(match &self.exec {
+            Executor::Sqlite { reader, .. } => {
+                reader.fetch(stmt)?.into_iter().map(Row::Sqlite).collect()
+            }
+            Executor::Postgres(pool) => stmt
                 .query()
-                .fetch_all(self.pool())
+                .fetch_all(pool)
                 .await?
                 .into_iter()
                 .map(Row::Any)
@@ -200,11 +185,13 @@ impl Store {
         stmt: &crate::exec::Stmt<'_>,
     ) -> Result<Option<crate::exec::Row>, StoreError> {
         use crate::exec::Row;
-        Ok(match &self.inline {
-            Some(reader) => reader.fetch(stmt)?.into_iter().next().map(Row::Sqlite),
-            None => stmt
+        Ok(match &self.exec {
+            Executor::Sqlite { reader, .. } => {
+                reader.fetch(stmt)?.into_iter().next().map(Row::Sqlite)
+            }
+            Executor::Postgres(pool) => stmt
                 .query()
-                .fetch_optional(self.pool())
+                .fetch_optional(pool)
                 .await?
                 .map(Row::Any),
         })
@@ -220,42 +207,22 @@ impl Store {
 
     /// A new statement for this store's backend (see [`crate::exec::Stmt`]).
     pub(crate) fn stmt<'a>(&self, sql: impl Into<String>) -> crate::exec::Stmt<'a> {
-        crate::exec::Stmt::new(self.backend, sql.into())
+        crate::exec::Stmt::new(self.backend(), sql.into())
     }
 
-    /// The SQLite writer (`None` on PostgreSQL).
-    pub(crate) fn sqlite_writer(&self) -> Option<&crate::writer::Writer> {
-        self.sqlite_writer.as_ref()
-    }
+}
 
-    /// Where reads go.
-    pub(crate) fn pool(&self) -> &AnyPool {
-        &self.pool
-    }
-
-    /// The group writer's queue, once started (see `group`).
-    pub(crate) fn group(&self) -> &GroupSlot {
-        &self.group
-    }
-
-    /// A write transaction. On SQLite it takes the database's write lock at once (`BEGIN
-    /// IMMEDIATE`): the group writer writes through a connection of its own (see
-    /// [`crate::group`]), and a deferred transaction that read before that connection
-    /// committed could not write afterwards (SQLite answers `SQLITE_BUSY_SNAPSHOT`, which
-    /// no waiting cures); an immediate one waits for its turn instead.
-    pub(crate) async fn write_tx(
-        &self,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
-        match self.backend {
-            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.writer.begin().await,
-        }
-    }
-
-    /// Where writes go (transactions and single statements that change rows).
-    pub(crate) fn writer(&self) -> &AnyPool {
-        &self.writer
-    }
+/// Applies the migrations of `backend` on `conn`.
+async fn migrate(backend: Backend, conn: &mut sqlx::AnyConnection) -> Result<(), StoreError> {
+    use crate::migrations::{Folder, migrator};
+    migrator(match backend {
+        Backend::Sqlite => Folder::Sqlite,
+        Backend::Postgres => Folder::Postgres,
+    })
+    .await?
+    .run(conn)
+    .await?;
+    Ok(())
 }
 
 /// The file a `sqlite:` URL names (`None` for one in memory).

@@ -122,7 +122,8 @@ fn write_on_writer(
 /// does not fail the others) and answers its jobs.
 async fn write_through_sqlx(store: &Store, group: Vec<Job>) {
     async fn once(store: &Store, group: &[Job]) -> Result<Written, StoreError> {
-        let mut tx = store.pool().begin().await?;
+        let pool = store.pg_pool().ok_or_else(|| stopped(()))?;
+        let mut tx = pool.begin().await?;
         let moved = write_group_in(&mut *tx, group).await?;
         tx.commit().await?;
         Ok(moved)

@@ -1,13 +1,13 @@
-//! Reads on a request's hot path, run inline on SQLite. Through sqlx every SQLite statement
-//! is a round trip to the connection's own worker thread (and a wait for a pool
-//! connection first); a pull's request reads twice (its API key, then its session key with
-//! the mandate), so on two cores those hand-offs cost more than the reads. Here the read
-//! runs on the calling task's thread through a rusqlite connection of its own, the
-//! statement written once (see [`crate::exec`]) and the row read by column name. A read is
-//! one indexed lookup (tens of microseconds), short enough not to hold up the runtime;
-//! none is held across an `.await`. In WAL mode a reader never waits for the writer.
+//! Reads on SQLite, run inline: the statement runs on the calling task's thread through a
+//! rusqlite connection of its own (written once, see [`crate::exec`]; rows read by column
+//! name), with no hand-off to a worker thread and no wait for a pool connection. A pull's
+//! request reads twice (its API key, then its session key with the mandate); through
+//! sqlx each read was a round trip to a connection's worker thread, and on two cores
+//! those hand-offs cost more than the reads. Reads are indexed lookups or pages of at
+//! most a list's limit, short enough not to hold up the runtime; none is held across an
+//! `.await`. In WAL mode a reader never waits for the writer ([`crate::writer`]).
 //!
-//! PostgreSQL, and SQLite in memory, read through sqlx as everything else.
+//! PostgreSQL reads through its sqlx pool.
 
 use std::sync::Mutex;
 
