@@ -1,10 +1,8 @@
 //! Developer accounts and their API keys. A key is shown once at creation and stored only
 //! as its SHA-256.
 
-use sqlx::Row;
-
 use crate::db::{Store, StoreError};
-use crate::exec::{Record, Stmt};
+use crate::exec::Record;
 use crate::ids::{AccountId, ApiKeyId, Mode, hash_secret, random_id};
 
 /// API keys (`store.api_keys()`).
@@ -124,30 +122,31 @@ impl Accounts<'_> {
             business_verified: false,
             created_at: now,
         };
-        sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
-            .bind(&account.id)
+        let q = self
+            .0
+            .stmt("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+            .bind(account.id.as_str())
             .bind(&account.name)
-            .bind(account.created_at)
-            .execute(self.0.writer())
-            .await?;
+            .bind(account.created_at);
+        self.0.execute(q).await?;
         Ok(account)
     }
 
     /// An account by id.
     pub async fn get(self, id: &AccountId) -> Result<Account, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, name, business_name, business_verified, created_at FROM accounts WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT id, name, business_name, business_verified, created_at FROM accounts WHERE id = $1",
+            )
+            .bind(id.as_str());
+        let row = self.0.fetch_one(&q).await?;
         Ok(Account {
-            id: row.try_get("id")?,
-            name: row.try_get("name")?,
-            business_name: row.try_get("business_name")?,
-            business_verified: row.try_get::<i64, _>("business_verified")? != 0,
-            created_at: row.try_get("created_at")?,
+            id: AccountId::from_trusted(row.string("id")?),
+            name: row.string("name")?,
+            business_name: row.text("business_name")?,
+            business_verified: row.integer("business_verified")? != 0,
+            created_at: row.integer("created_at")?,
         })
     }
 
@@ -158,16 +157,16 @@ impl Accounts<'_> {
         id: &AccountId,
         business_name: Option<&str>,
     ) -> Result<(), StoreError> {
-        let done = sqlx::query(
-            "UPDATE accounts SET business_name = $2, \
-             business_verified = CASE WHEN business_name = $2 THEN business_verified ELSE 0 END \
-             WHERE id = $1",
-        )
-        .bind(id)
-        .bind(business_name)
-        .execute(self.0.writer())
-        .await?;
-        if done.rows_affected() == 0 {
+        let q = self
+            .0
+            .stmt(
+                "UPDATE accounts SET business_name = $2, \
+                 business_verified = CASE WHEN business_name = $2 THEN business_verified ELSE 0 END \
+                 WHERE id = $1",
+            )
+            .bind(id.as_str())
+            .bind(business_name);
+        if self.0.execute(q).await? == 0 {
             return Err(StoreError::NotFound);
         }
         Ok(())
@@ -181,12 +180,12 @@ impl Accounts<'_> {
         id: &AccountId,
         verified: bool,
     ) -> Result<(), StoreError> {
-        let done = sqlx::query("UPDATE accounts SET business_verified = $2 WHERE id = $1")
-            .bind(id)
-            .bind(i64::from(verified))
-            .execute(self.0.writer())
-            .await?;
-        if done.rows_affected() == 0 {
+        let q = self
+            .0
+            .stmt("UPDATE accounts SET business_verified = $2 WHERE id = $1")
+            .bind(id.as_str())
+            .bind(i64::from(verified));
+        if self.0.execute(q).await? == 0 {
             return Err(StoreError::NotFound);
         }
         Ok(())
@@ -199,17 +198,15 @@ impl Accounts<'_> {
         id: &AccountId,
         mode: Mode,
     ) -> Result<PaymentsChain, StoreError> {
-        let row = sqlx::query(
-            "SELECT payments_chain FROM account_settings WHERE account_id = $1 AND mode = $2",
-        )
-        .bind(id)
-        .bind(mode.as_str())
-        .fetch_optional(self.0.pool())
-        .await?;
-        let Some(row) = row else {
+        let q = self
+            .0
+            .stmt("SELECT payments_chain FROM account_settings WHERE account_id = $1 AND mode = $2")
+            .bind(id.as_str())
+            .bind(mode.as_str());
+        let Some(row) = self.0.fetch_optional(&q).await? else {
             return Ok(PaymentsChain::default());
         };
-        let chain: String = row.try_get("payments_chain")?;
+        let chain = row.string("payments_chain")?;
         PaymentsChain::parse(&chain)
             .ok_or_else(|| StoreError::Corrupt(format!("payments_chain {chain}")))
     }
@@ -223,17 +220,18 @@ impl Accounts<'_> {
         chain: PaymentsChain,
         now: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO account_settings (account_id, mode, payments_chain, updated_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, mode) \
-             DO UPDATE SET payments_chain = excluded.payments_chain, updated_at = excluded.updated_at",
-        )
-        .bind(id)
-        .bind(mode.as_str())
-        .bind(chain.as_str())
-        .bind(now)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "INSERT INTO account_settings (account_id, mode, payments_chain, updated_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (account_id, mode) \
+                 DO UPDATE SET payments_chain = excluded.payments_chain, updated_at = excluded.updated_at",
+            )
+            .bind(id.as_str())
+            .bind(mode.as_str())
+            .bind(chain.as_str())
+            .bind(now);
+        self.0.execute(q).await?;
         Ok(())
     }
 }
@@ -257,41 +255,43 @@ impl ApiKeys<'_> {
             revoked_at: None,
             last_used_at: None,
         };
-        sqlx::query(
-            "INSERT INTO api_keys (id, account_id, mode, secret_hash, last4, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(&key.id)
-        .bind(&key.account_id)
-        .bind(mode.as_str())
-        .bind(hash_secret(&secret))
-        .bind(&key.last4)
-        .bind(key.created_at)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "INSERT INTO api_keys (id, account_id, mode, secret_hash, last4, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(key.id.as_str())
+            .bind(key.account_id.as_str())
+            .bind(mode.as_str())
+            .bind(hash_secret(&secret))
+            .bind(&key.last4)
+            .bind(key.created_at);
+        self.0.execute(q).await?;
         Ok((key, secret))
     }
 
     /// API keys, newest first; of one account when given.
     pub async fn list(self, account_id: Option<&AccountId>) -> Result<Vec<ApiKey>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id, account_id, mode, last4, created_at, revoked_at, last_used_at FROM api_keys \
-             WHERE ($1 IS NULL OR account_id = $1) ORDER BY created_at DESC, id DESC",
-        )
-        .bind(account_id)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT id, account_id, mode, last4, created_at, revoked_at, last_used_at FROM api_keys \
+                 WHERE ($1 IS NULL OR account_id = $1) ORDER BY created_at DESC, id DESC",
+            )
+            .bind(account_id.map(AccountId::as_str));
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| {
-                let mode: String = r.try_get("mode")?;
+                let mode = r.string("mode")?;
                 Ok(ApiKey {
-                    id: r.try_get("id")?,
-                    account_id: r.try_get("account_id")?,
+                    id: ApiKeyId::from_trusted(r.string("id")?),
+                    account_id: AccountId::from_trusted(r.string("account_id")?),
                     mode: Mode::parse(&mode)
                         .ok_or_else(|| StoreError::Corrupt(format!("mode {mode}")))?,
-                    last4: r.try_get("last4")?,
-                    created_at: r.try_get("created_at")?,
-                    revoked_at: r.try_get("revoked_at")?,
-                    last_used_at: r.try_get("last_used_at")?,
+                    last4: r.string("last4")?,
+                    created_at: r.integer("created_at")?,
+                    revoked_at: r.int("revoked_at")?,
+                    last_used_at: r.int("last_used_at")?,
                 })
             })
             .collect()
@@ -313,16 +313,15 @@ impl Store {
         id: &ApiKeyId,
         now: i64,
     ) -> Result<(), StoreError> {
-        let done = sqlx::query(
-            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) \
-             WHERE id = $1 AND ($2 IS NULL OR account_id = $2)",
-        )
-        .bind(id)
-        .bind(account_id)
-        .bind(now)
-        .execute(self.writer())
-        .await?;
-        if done.rows_affected() == 0 {
+        let q = self
+            .stmt(
+                "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) \
+                 WHERE id = $1 AND ($2 IS NULL OR account_id = $2)",
+            )
+            .bind(id.as_str())
+            .bind(account_id.map(AccountId::as_str))
+            .bind(now);
+        if self.execute(q).await? == 0 {
             Err(StoreError::NotFound)
         } else {
             Ok(())
@@ -336,13 +335,13 @@ impl ApiKeys<'_> {
         // Every request with an API key authenticates with this read: inline on SQLite
         // (see `crate::inline`).
         let hash = hash_secret(secret);
-        let mut stmt = Stmt::new(
-            self.0.backend(),
-            "SELECT id, account_id, mode, last_used_at FROM api_keys \
-             WHERE secret_hash = $1 AND revoked_at IS NULL"
-                .to_string(),
-        );
-        stmt.text(Some(&hash));
+        let stmt = self
+            .0
+            .stmt(
+                "SELECT id, account_id, mode, last_used_at FROM api_keys \
+                 WHERE secret_hash = $1 AND revoked_at IS NULL",
+            )
+            .bind(&hash);
         let row = self.0.fetch_optional(&stmt).await?;
         row.map(|r| {
             let mode = r.string("mode")?;
@@ -361,13 +360,14 @@ impl ApiKeys<'_> {
     /// about once a minute per key (when the recorded time is older), so the hot path
     /// costs no write per request.
     pub async fn touch(self, id: &ApiKeyId, now: i64) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
-        )
-        .bind(id)
-        .bind(now)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
+            )
+            .bind(id.as_str())
+            .bind(now);
+        self.0.execute(q).await?;
         Ok(())
     }
 

@@ -1,9 +1,7 @@
 //! Testnet's simulated bank: accounts with a chosen behaviour and their transfers. The rules
 //! that move transfers live in `openrail-relayer` (sans-IO); this module stores them.
 
-use crate::exec::{Exec, Stmt};
-use sqlx::Row;
-use sqlx::any::AnyRow;
+use crate::exec::{Exec, Record, Stmt};
 
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
@@ -83,48 +81,49 @@ fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
 }
 
-fn account_of(r: &AnyRow) -> Result<BankAccount, StoreError> {
+fn account_of(r: &impl Record) -> Result<BankAccount, StoreError> {
     account_prefixed(r, "")
 }
 
 /// A bank account from columns named `<prefix><column>` (joins alias them).
-fn account_prefixed(r: &AnyRow, prefix: &str) -> Result<BankAccount, StoreError> {
+fn account_prefixed(r: &impl Record, prefix: &str) -> Result<BankAccount, StoreError> {
     let col = |c: &str| format!("{prefix}{c}");
-    let mode: String = r.try_get(col("mode").as_str())?;
-    let currency: String = r.try_get(col("currency").as_str())?;
-    let behavior: String = r.try_get(col("behavior").as_str())?;
+    let mode = r.string(&col("mode"))?;
+    let currency = r.string(&col("currency"))?;
+    let behavior = r.string(&col("behavior"))?;
     Ok(BankAccount {
-        id: r.try_get(col("id").as_str())?,
-        account_id: r.try_get(col("account_id").as_str())?,
+        id: BankAccountId::from_trusted(r.string(&col("id"))?),
+        account_id: AccountId::from_trusted(r.string(&col("account_id"))?),
         mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
-        owner_name: r.try_get(col("owner_name").as_str())?,
+        owner_name: r.string(&col("owner_name"))?,
         currency: Currency::parse(&currency).ok_or_else(|| corrupt("currency", &currency))?,
-        balance: r.try_get(col("balance").as_str())?,
+        balance: r.integer(&col("balance"))?,
         behavior: Behavior::parse(&behavior).ok_or_else(|| corrupt("behavior", &behavior))?,
-        delay_ms: r.try_get(col("delay_ms").as_str())?,
-        created_at: r.try_get(col("created_at").as_str())?,
-        held: r.try_get(col("held").as_str())?,
+        delay_ms: r.integer(&col("delay_ms"))?,
+        created_at: r.integer(&col("created_at"))?,
+        held: r.integer(&col("held"))?,
     })
 }
 
 impl Bank<'_> {
     /// Creates a simulated bank account.
     pub async fn create_account(self, a: &BankAccount) -> Result<(), StoreError> {
-        sqlx::query(&format!(
-            "INSERT INTO bank_accounts ({ACCOUNT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
-        ))
-        .bind(&a.id)
-        .bind(&a.account_id)
-        .bind(a.mode.as_str())
-        .bind(&a.owner_name)
-        .bind(a.currency.code())
-        .bind(a.balance)
-        .bind(a.behavior.as_str())
-        .bind(a.delay_ms)
-        .bind(a.created_at)
-        .bind(a.held)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "INSERT INTO bank_accounts ({ACCOUNT_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)"
+            ))
+            .bind(a.id.as_str())
+            .bind(a.account_id.as_str())
+            .bind(a.mode.as_str())
+            .bind(&a.owner_name)
+            .bind(a.currency.code())
+            .bind(a.balance)
+            .bind(a.behavior.as_str())
+            .bind(a.delay_ms)
+            .bind(a.created_at)
+            .bind(a.held);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -171,12 +170,13 @@ impl Bank<'_> {
         self,
         bank_account_id: &BankAccountId,
     ) -> Result<Vec<BankTransfer>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE bank_account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100"
-        ))
-        .bind(bank_account_id)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE bank_account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100"
+            ))
+            .bind(bank_account_id.as_str());
+        let rows = self.0.fetch(&q).await?;
         rows.iter().map(transfer_of).collect()
     }
 
@@ -193,55 +193,64 @@ impl Bank<'_> {
         idempotency_key: &str,
         now: i64,
     ) -> Result<BankTransfer, StoreError> {
-        let account = sqlx::query("SELECT delay_ms FROM bank_accounts WHERE id = $1")
-            .bind(bank_account_id)
-            .fetch_optional(self.0.pool())
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let delay: i64 = account.try_get("delay_ms")?;
+        let q = self
+            .0
+            .stmt("SELECT delay_ms FROM bank_accounts WHERE id = $1")
+            .bind(bank_account_id.as_str());
+        let delay = self.0.fetch_one(&q).await?.integer("delay_ms")?;
 
         let amount = i64::try_from(amount).unwrap_or(i64::MAX);
         let id = BankTransferId::new();
-        let mut tx = self.0.write_tx().await?;
-        let inserted = sqlx::query(&format!(
-            "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \
-             ON CONFLICT (idempotency_key) DO NOTHING"
-        ))
-        .bind(&id)
-        .bind(bank_account_id)
-        .bind(direction.as_str())
-        .bind(amount)
-        .bind(now + delay)
-        .bind(now)
-        .bind(idempotency_key)
-        .execute(&mut *tx)
-        .await?;
-        let created = inserted.rows_affected() == 1;
-        if created {
-            events::record(&mut tx, EventType::BankTransferCreated, id.as_str(), now).await?;
-        }
-        if created && direction == Direction::Debit {
-            let held = sqlx::query(
-                "UPDATE bank_accounts SET held = held + $2 WHERE id = $1 AND balance - held >= $2",
-            )
-            .bind(bank_account_id)
-            .bind(amount)
-            .execute(&mut *tx)
+        let bank_account_id = bank_account_id.clone();
+        let key = idempotency_key.to_owned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        format!(
+                            "INSERT INTO bank_transfers ({TRANSFER_COLS}, idempotency_key) VALUES ($1,$2,$3,$4,'pending',NULL,$5,$6,$6,$7) \
+                             ON CONFLICT (idempotency_key) DO NOTHING"
+                        ),
+                    )
+                    .bind(id.as_str())
+                    .bind(bank_account_id.as_str())
+                    .bind(direction.as_str())
+                    .bind(amount)
+                    .bind(now + delay)
+                    .bind(now)
+                    .bind(&key);
+                    let created = tx.execute(&q).await? == 1;
+                    if created {
+                        events::record(&mut tx, EventType::BankTransferCreated, id.as_str(), now)
+                            .await?;
+                    }
+                    if created && direction == Direction::Debit {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "UPDATE bank_accounts SET held = held + $2 WHERE id = $1 AND balance - held >= $2"
+                                .into(),
+                        )
+                        .bind(bank_account_id.as_str())
+                        .bind(amount);
+                        if tx.execute(&q).await? == 0 {
+                            let (from, due) = (TransferStatus::Pending, now + delay);
+                            let change =
+                                (TransferStatus::Failed, Some("insufficient_funds"), i64::MAX);
+                            move_transfer_in(&mut tx, &id, (from, due), change, now).await?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
             .await?;
-            if held.rows_affected() == 0 {
-                let (from, due) = (TransferStatus::Pending, now + delay);
-                let change = (TransferStatus::Failed, Some("insufficient_funds"), i64::MAX);
-                move_transfer_in(&mut *tx, &id, (from, due), change, now).await?;
-            }
-        }
-        tx.commit().await?;
-        let row = sqlx::query(&format!(
-            "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
-        ))
-        .bind(idempotency_key)
-        .fetch_one(self.0.pool())
-        .await?;
-        transfer_of(&row)
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
+            ))
+            .bind(idempotency_key);
+        transfer_of(&self.0.fetch_one(&q).await?)
     }
 
     /// Transfers due at `now` with their accounts, oldest first.
@@ -260,13 +269,14 @@ impl Bank<'_> {
             .map(|c| format!("a.{c} AS a_{c}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let rows = sqlx::query(&format!(
-            "SELECT {cols}, {acols} FROM bank_transfers t JOIN bank_accounts a ON a.id = t.bank_account_id \
-             WHERE t.status IN ('pending', 'settled') AND t.due_at <= $1 ORDER BY t.due_at, t.id LIMIT {limit}"
-        ))
-        .bind(now)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {cols}, {acols} FROM bank_transfers t JOIN bank_accounts a ON a.id = t.bank_account_id \
+                 WHERE t.status IN ('pending', 'settled') AND t.due_at <= $1 ORDER BY t.due_at, t.id LIMIT {limit}"
+            ))
+            .bind(now);
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| Ok((transfer_of(r)?, account_prefixed(r, "a_")?)))
             .collect()
@@ -284,21 +294,28 @@ impl Bank<'_> {
         next_due: i64,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let change = (status, failure_reason, next_due);
-        if !move_transfer_in(&mut *tx, &t.id, (t.status, t.due_at), change, now).await? {
-            return Ok(false);
-        }
-        sqlx::query(
-            "UPDATE bank_accounts SET balance = balance + $2, held = held + $3 WHERE id = $1",
-        )
-        .bind(&t.bank_account_id)
-        .bind(balance_delta)
-        .bind(held_delta)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        let t = t.clone();
+        let failure_reason = failure_reason.map(str::to_owned);
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let change = (status, failure_reason.as_deref(), next_due);
+                    if !move_transfer_in(&mut tx, &t.id, (t.status, t.due_at), change, now).await? {
+                        return Ok(false);
+                    }
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "UPDATE bank_accounts SET balance = balance + $2, held = held + $3 WHERE id = $1"
+                            .into(),
+                    )
+                    .bind(t.bank_account_id.as_str())
+                    .bind(balance_delta)
+                    .bind(held_delta);
+                    tx.execute(&q).await?;
+                    Ok(true)
+                })
+            })
+            .await
     }
 }
 
@@ -308,12 +325,13 @@ impl Bank<'_> {
         self,
         idempotency_key: &str,
     ) -> Result<Option<BankTransfer>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
-        ))
-        .bind(idempotency_key)
-        .fetch_optional(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {TRANSFER_COLS} FROM bank_transfers WHERE idempotency_key = $1"
+            ))
+            .bind(idempotency_key);
+        let row = self.0.fetch_optional(&q).await?;
         row.as_ref().map(transfer_of).transpose()
     }
 }

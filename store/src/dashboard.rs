@@ -1,10 +1,9 @@
 //! The developer dashboard's people, sessions and failed sign-ins. Passwords arrive here
 //! already hashed (argon2id, by `openrail-api`); session secrets arrive as their SHA-256.
 
-use sqlx::Row;
-
 use crate::accounts::Account;
 use crate::db::{Store, StoreError};
+use crate::exec::{Exec, Record, Stmt};
 use crate::ids::AccountId;
 
 /// The dashboard's users, sessions and failed logins (`store.dashboard()`).
@@ -68,57 +67,77 @@ impl Dashboard<'_> {
             business_verified: false,
             created_at: now,
         };
-        let mut tx = self.0.write_tx().await?;
-        let taken = sqlx::query("SELECT 1 AS one FROM dashboard_users WHERE email = $1")
-            .bind(email)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if taken.is_some() {
-            return Ok(SignUp::EmailTaken);
+        // Set when the unique index refused the user: the transaction is rolled back (its
+        // body fails) and the sign-up answers `EmailTaken`.
+        let lost = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (email, password_hash) = (email.to_owned(), password_hash.to_owned());
+        let signed_up = {
+            let account = account.clone();
+            let lost = lost.clone();
+            self.0
+                .write(move |mut tx| {
+                    Box::pin(async move {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "SELECT 1 AS one FROM dashboard_users WHERE email = $1".into(),
+                        )
+                        .bind(&email);
+                        if tx.fetch_optional(&q).await?.is_some() {
+                            return Ok(false);
+                        }
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "INSERT INTO accounts (id, name, business_name, created_at) VALUES ($1, $2, $3, $4)"
+                                .into(),
+                        )
+                        .bind(account.id.as_str())
+                        .bind(&account.name)
+                        .bind(&account.business_name)
+                        .bind(now);
+                        tx.execute(&q).await?;
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "INSERT INTO dashboard_users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)"
+                                .into(),
+                        )
+                        .bind(account.id.as_str())
+                        .bind(&email)
+                        .bind(&password_hash)
+                        .bind(now);
+                        match tx.execute(&q).await {
+                            Ok(_) => Ok(true),
+                            // Two sign-ups of one email at once (PostgreSQL; SQLite's
+                            // writer runs them in turn): the unique index keeps one.
+                            Err(e) if is_unique_violation(&e) => {
+                                lost.store(true, std::sync::atomic::Ordering::Relaxed);
+                                Err(e)
+                            }
+                            Err(e) => Err(e),
+                        }
+                    })
+                })
+                .await
+        };
+        match signed_up {
+            Ok(true) => Ok(SignUp::Created(account)),
+            Ok(false) => Ok(SignUp::EmailTaken),
+            Err(_) if lost.load(std::sync::atomic::Ordering::Relaxed) => Ok(SignUp::EmailTaken),
+            Err(e) => Err(e),
         }
-        sqlx::query(
-            "INSERT INTO accounts (id, name, business_name, created_at) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(&account.id)
-        .bind(&account.name)
-        .bind(&account.business_name)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let inserted = sqlx::query(
-            "INSERT INTO dashboard_users (account_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(&account.id)
-        .bind(email)
-        .bind(password_hash)
-        .bind(now)
-        .execute(&mut *tx)
-        .await;
-        match inserted {
-            Ok(_) => {}
-            // Two sign-ups of one email at once: the unique index keeps one.
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                return Ok(SignUp::EmailTaken);
-            }
-            Err(e) => return Err(e.into()),
-        }
-        tx.commit().await?;
-        Ok(SignUp::Created(account))
     }
 
     /// The dashboard user of `email` (lowercased by the caller), if any.
     pub async fn user(self, email: &str) -> Result<Option<DashboardUser>, StoreError> {
-        let row = sqlx::query(
-            "SELECT account_id, email, password_hash FROM dashboard_users WHERE email = $1",
-        )
-        .bind(email)
-        .fetch_optional(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt("SELECT account_id, email, password_hash FROM dashboard_users WHERE email = $1")
+            .bind(email);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
             Ok(DashboardUser {
-                account_id: r.try_get("account_id")?,
-                email: r.try_get("email")?,
-                password_hash: r.try_get("password_hash")?,
+                account_id: AccountId::from_trusted(r.string("account_id")?),
+                email: r.string("email")?,
+                password_hash: r.string("password_hash")?,
             })
         })
         .transpose()
@@ -133,17 +152,18 @@ impl Dashboard<'_> {
         now: i64,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO dashboard_sessions (secret_hash, account_id, csrf_token, created_at, expires_at) \
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(secret_hash)
-        .bind(account_id)
-        .bind(csrf_token)
-        .bind(now)
-        .bind(expires_at)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "INSERT INTO dashboard_sessions (secret_hash, account_id, csrf_token, created_at, expires_at) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(secret_hash)
+            .bind(account_id.as_str())
+            .bind(csrf_token)
+            .bind(now)
+            .bind(expires_at);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -153,22 +173,23 @@ impl Dashboard<'_> {
         secret_hash: &str,
         now: i64,
     ) -> Result<Option<DashboardSession>, StoreError> {
-        let row = sqlx::query(
-            "SELECT s.account_id AS account_id, u.email AS email, s.csrf_token AS csrf_token, \
-             s.expires_at AS expires_at FROM dashboard_sessions s \
-             JOIN dashboard_users u ON u.account_id = s.account_id \
-             WHERE s.secret_hash = $1 AND s.expires_at > $2",
-        )
-        .bind(secret_hash)
-        .bind(now)
-        .fetch_optional(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT s.account_id AS account_id, u.email AS email, s.csrf_token AS csrf_token, \
+                 s.expires_at AS expires_at FROM dashboard_sessions s \
+                 JOIN dashboard_users u ON u.account_id = s.account_id \
+                 WHERE s.secret_hash = $1 AND s.expires_at > $2",
+            )
+            .bind(secret_hash)
+            .bind(now);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
             Ok(DashboardSession {
-                account_id: r.try_get("account_id")?,
-                email: r.try_get("email")?,
-                csrf_token: r.try_get("csrf_token")?,
-                expires_at: r.try_get("expires_at")?,
+                account_id: AccountId::from_trusted(r.string("account_id")?),
+                email: r.string("email")?,
+                csrf_token: r.string("csrf_token")?,
+                expires_at: r.integer("expires_at")?,
             })
         })
         .transpose()
@@ -177,11 +198,12 @@ impl Dashboard<'_> {
     /// Ends a session (signing out); ending an unknown one is a no-op. Also drops every
     /// session of any account that expired before `now`.
     pub async fn end_session(self, secret_hash: &str, now: i64) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM dashboard_sessions WHERE secret_hash = $1 OR expires_at <= $2")
+        let q = self
+            .0
+            .stmt("DELETE FROM dashboard_sessions WHERE secret_hash = $1 OR expires_at <= $2")
             .bind(secret_hash)
-            .bind(now)
-            .execute(self.0.writer())
-            .await?;
+            .bind(now);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -193,40 +215,51 @@ impl Dashboard<'_> {
         now: i64,
         forget_before: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        sqlx::query("DELETE FROM dashboard_login_failures WHERE at < $1")
-            .bind(forget_before)
-            .execute(&mut *tx)
-            .await?;
-        for s in subjects {
-            sqlx::query("INSERT INTO dashboard_login_failures (subject, at) VALUES ($1, $2)")
-                .bind(*s)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        let subjects: Vec<String> = subjects.iter().map(|s| s.to_string()).collect();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "DELETE FROM dashboard_login_failures WHERE at < $1".into(),
+                    )
+                    .bind(forget_before);
+                    tx.execute(&q).await?;
+                    for s in &subjects {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "INSERT INTO dashboard_login_failures (subject, at) VALUES ($1, $2)"
+                                .into(),
+                        )
+                        .bind(s)
+                        .bind(now);
+                        tx.execute(&q).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .await
     }
 
     /// Failed sign-ins recorded against `subject` since `since` (unix ms).
     pub async fn login_failures(self, subject: &str, since: i64) -> Result<i64, StoreError> {
-        let row = sqlx::query(
-            "SELECT COUNT(*) AS n FROM dashboard_login_failures WHERE subject = $1 AND at >= $2",
-        )
-        .bind(subject)
-        .bind(since)
-        .fetch_one(self.0.pool())
-        .await?;
-        Ok(row.try_get("n")?)
+        let q = self
+            .0
+            .stmt(
+                "SELECT COUNT(*) AS n FROM dashboard_login_failures WHERE subject = $1 AND at >= $2",
+            )
+            .bind(subject)
+            .bind(since);
+        self.0.fetch_one(&q).await?.integer("n")
     }
 
     /// Forgets the failed sign-ins of `subject` (after a successful one).
     pub async fn clear_login_failures(self, subject: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM dashboard_login_failures WHERE subject = $1")
-            .bind(subject)
-            .execute(self.0.writer())
-            .await?;
+        let q = self
+            .0
+            .stmt("DELETE FROM dashboard_login_failures WHERE subject = $1")
+            .bind(subject);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -239,18 +272,33 @@ impl Dashboard<'_> {
     ) -> Result<std::collections::HashMap<String, u64>, StoreError> {
         let mut out = std::collections::HashMap::new();
         for hash in hashes {
-            let row = sqlx::query(
-                "SELECT block_number FROM chain_txs WHERE hash = $1 AND chain_id = $2 AND block_number IS NOT NULL",
-            )
-            .bind(*hash)
-            .bind(chain_id as i64)
-            .fetch_optional(self.0.pool())
-            .await?;
-            if let Some(r) = row {
-                let block: i64 = r.try_get("block_number")?;
+            let q = self
+                .0
+                .stmt(
+                    "SELECT block_number FROM chain_txs WHERE hash = $1 AND chain_id = $2 AND block_number IS NOT NULL",
+                )
+                .bind(*hash)
+                .bind(chain_id as i64);
+            if let Some(r) = self.0.fetch_optional(&q).await? {
+                let block = r.integer("block_number")?;
                 out.insert(hash.to_string(), block as u64);
             }
         }
         Ok(out)
+    }
+}
+
+/// Whether `e` is a unique index refusing a row (PostgreSQL's `unique_violation`; SQLite's
+/// `UNIQUE` or `PRIMARY KEY` constraint).
+fn is_unique_violation(e: &StoreError) -> bool {
+    match e {
+        StoreError::Db(e) => e
+            .as_database_error()
+            .is_some_and(|d| d.is_unique_violation()),
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(
+            f.extended_code,
+            rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+        ),
+        _ => false,
     }
 }

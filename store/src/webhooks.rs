@@ -14,13 +14,11 @@
 //! Secrets are stored as given: the server signs with them, so unlike API keys they
 //! cannot be kept as hashes. They are never returned after creation or rotation.
 
-use crate::exec::{Exec, Stmt};
+use crate::exec::{Exec, Record, Stmt};
 use std::collections::BTreeMap;
 
 use base64::Engine;
 use rand::RngCore;
-use sqlx::Row;
-use sqlx::any::AnyRow;
 
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
@@ -283,24 +281,21 @@ fn corrupt(what: &str, v: &str) -> StoreError {
     StoreError::Corrupt(format!("{what} {v:?}"))
 }
 
-fn delivery_of(r: &AnyRow) -> Result<Delivery, StoreError> {
-    let status: String = r.try_get("status")?;
-    let redelivery: i64 = r.try_get("redelivery")?;
-    let attempts: i32 = r.try_get("attempts")?;
-    let code: Option<i32> = r.try_get("last_status_code")?;
+fn delivery_of(r: &impl Record) -> Result<Delivery, StoreError> {
+    let status = r.string("status")?;
     Ok(Delivery {
-        id: r.try_get("id")?,
-        endpoint_id: r.try_get("endpoint_id")?,
-        event_id: r.try_get("event_id")?,
-        redelivery: redelivery != 0,
+        id: WebhookDeliveryId::from_trusted(r.string("id")?),
+        endpoint_id: WebhookEndpointId::from_trusted(r.string("endpoint_id")?),
+        event_id: EventId::from_trusted(r.string("event_id")?),
+        redelivery: r.integer("redelivery")? != 0,
         status: DeliveryStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
-        attempts: i64::from(attempts),
-        next_attempt_at: r.try_get("next_attempt_at")?,
-        last_attempt_at: r.try_get("last_attempt_at")?,
-        last_status_code: code.map(i64::from),
-        last_error: r.try_get("last_error")?,
-        last_latency_ms: r.try_get("last_latency_ms")?,
-        created_at: r.try_get("created_at")?,
+        attempts: r.integer("attempts")?,
+        next_attempt_at: r.int("next_attempt_at")?,
+        last_attempt_at: r.int("last_attempt_at")?,
+        last_status_code: r.int("last_status_code")?,
+        last_error: r.text("last_error")?,
+        last_latency_ms: r.int("last_latency_ms")?,
+        created_at: r.integer("created_at")?,
     })
 }
 
@@ -314,7 +309,7 @@ const DELIVERIES_PER_INSERT: usize = 100;
 /// Writes pending deliveries `(endpoint, event, account, mode)` due at `now`; a fan-out
 /// row (`redelivery` 0) that exists already is left alone.
 async fn insert_deliveries(
-    conn: &mut sqlx::AnyConnection,
+    conn: &mut impl Exec,
     rows: &[(WebhookEndpointId, EventId, AccountId, Mode)],
     redelivery: i64,
     now: i64,
@@ -327,24 +322,23 @@ async fn insert_deliveries(
              ON CONFLICT DO NOTHING",
             crate::sql::placeholders(chunk.len(), 11)
         );
-        let mut q = sqlx::query(&sql);
+        let mut q = Stmt::new(conn.backend(), sql);
         for (endpoint, event, account, mode) in chunk {
             let id = WebhookDeliveryId::new();
-            q = q
-                .bind(id.clone())
-                .bind(endpoint.clone())
-                .bind(event.clone())
-                .bind(account.clone())
-                .bind(mode.as_str())
-                .bind(redelivery)
-                .bind(DeliveryStatus::Pending.as_str())
-                .bind(0i32)
-                .bind(now)
-                .bind(now)
-                .bind(now);
+            q.push(id.as_str().to_owned())
+                .push(endpoint.as_str())
+                .push(event.as_str())
+                .push(account.as_str())
+                .push(mode.as_str())
+                .push(redelivery)
+                .push(DeliveryStatus::Pending.as_str())
+                .push(0i64)
+                .push(now)
+                .push(now)
+                .push(now);
             ids.push(id);
         }
-        q.execute(&mut *conn).await?;
+        conn.execute(&q).await?;
     }
     Ok(ids)
 }
@@ -356,25 +350,26 @@ impl Webhooks<'_> {
         e: &WebhookEndpoint,
         secret: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query(&format!(
-            "INSERT INTO webhook_endpoints ({ENDPOINT_COLS}, secret) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-        ))
-        .bind(&e.id)
-        .bind(&e.account_id)
-        .bind(e.mode.as_str())
-        .bind(&e.url)
-        .bind(&e.description)
-        .bind(events_json(&e.enabled_events))
-        .bind(e.status.as_str())
-        .bind(&e.disabled_reason)
-        .bind(e.failing_since)
-        .bind(e.previous_secret_expires_at)
-        .bind(e.created_at)
-        .bind(e.updated_at)
-        .bind(secret)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "INSERT INTO webhook_endpoints ({ENDPOINT_COLS}, secret) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+            ))
+            .bind(e.id.as_str())
+            .bind(e.account_id.as_str())
+            .bind(e.mode.as_str())
+            .bind(&e.url)
+            .bind(&e.description)
+            .bind(events_json(&e.enabled_events))
+            .bind(e.status.as_str())
+            .bind(&e.disabled_reason)
+            .bind(e.failing_since)
+            .bind(e.previous_secret_expires_at)
+            .bind(e.created_at)
+            .bind(e.updated_at)
+            .bind(secret);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -436,35 +431,42 @@ impl Webhooks<'_> {
             e.description = d.clone();
         }
         e.updated_at = now;
-        let mut tx = self.0.write_tx().await?;
-        let done = sqlx::query(
-            "UPDATE webhook_endpoints SET url = $1, enabled_events = $2, description = $3, updated_at = $4 \
-             WHERE id = $5 AND account_id = $6 AND mode = $7",
-        )
-        .bind(&e.url)
-        .bind(events_json(&e.enabled_events))
-        .bind(&e.description)
-        .bind(now)
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        if let Some(enabled) = change.enabled {
-            move_endpoint_in(&mut *tx, id.as_str(), EndpointMove::Owner { enabled }, now).await?;
-            if enabled {
-                e.status = EndpointStatus::Enabled;
-                e.failing_since = None;
-            } else {
-                e.status = EndpointStatus::Disabled;
-            }
-            e.disabled_reason = None;
-        }
-        tx.commit().await?;
-        Ok(e)
+        let (account_id, mode) = (scope.account_id.clone(), scope.mode);
+        let enabled = change.enabled;
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "UPDATE webhook_endpoints SET url = $1, enabled_events = $2, description = $3, updated_at = $4 \
+                         WHERE id = $5 AND account_id = $6 AND mode = $7"
+                            .into(),
+                    )
+                    .bind(&e.url)
+                    .bind(events_json(&e.enabled_events))
+                    .bind(&e.description)
+                    .bind(now)
+                    .bind(e.id.as_str())
+                    .bind(account_id.as_str())
+                    .bind(mode.as_str());
+                    if tx.execute(&q).await? == 0 {
+                        return Err(StoreError::NotFound);
+                    }
+                    if let Some(enabled) = enabled {
+                        move_endpoint_in(&mut tx, e.id.as_str(), EndpointMove::Owner { enabled }, now)
+                            .await?;
+                        if enabled {
+                            e.status = EndpointStatus::Enabled;
+                            e.failing_since = None;
+                        } else {
+                            e.status = EndpointStatus::Disabled;
+                        }
+                        e.disabled_reason = None;
+                    }
+                    Ok(e)
+                })
+            })
+            .await
     }
 
     /// Deletes an endpoint and its deliveries; returns it as it was.
@@ -474,23 +476,31 @@ impl Webhooks<'_> {
         id: &WebhookEndpointId,
     ) -> Result<WebhookEndpoint, StoreError> {
         let e = self.0.webhooks().endpoint(scope, id).await?;
-        let mut tx = self.0.write_tx().await?;
-        let done = sqlx::query(
-            "DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3",
-        )
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        sqlx::query("DELETE FROM webhook_deliveries WHERE endpoint_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
+        let (id, account_id, mode) = (id.clone(), scope.account_id.clone(), scope.mode);
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND mode = $3"
+                            .into(),
+                    )
+                    .bind(id.as_str())
+                    .bind(account_id.as_str())
+                    .bind(mode.as_str());
+                    if tx.execute(&q).await? == 0 {
+                        return Err(StoreError::NotFound);
+                    }
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "DELETE FROM webhook_deliveries WHERE endpoint_id = $1".into(),
+                    )
+                    .bind(id.as_str());
+                    tx.execute(&q).await?;
+                    Ok(())
+                })
+            })
             .await?;
-        tx.commit().await?;
         Ok(e)
     }
 
@@ -504,20 +514,20 @@ impl Webhooks<'_> {
         overlap_until: i64,
         now: i64,
     ) -> Result<WebhookEndpoint, StoreError> {
-        let done = sqlx::query(
-            "UPDATE webhook_endpoints SET previous_secret = secret, secret = $1, \
-             previous_secret_expires_at = $2, updated_at = $3 \
-             WHERE id = $4 AND account_id = $5 AND mode = $6",
-        )
-        .bind(secret)
-        .bind(overlap_until)
-        .bind(now)
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .execute(self.0.writer())
-        .await?;
-        if done.rows_affected() == 0 {
+        let q = self
+            .0
+            .stmt(
+                "UPDATE webhook_endpoints SET previous_secret = secret, secret = $1, \
+                 previous_secret_expires_at = $2, updated_at = $3 \
+                 WHERE id = $4 AND account_id = $5 AND mode = $6",
+            )
+            .bind(secret)
+            .bind(overlap_until)
+            .bind(now)
+            .bind(id.as_str())
+            .bind(scope.account_id.as_str())
+            .bind(scope.mode.as_str());
+        if self.0.execute(q).await? == 0 {
             return Err(StoreError::NotFound);
         }
         self.0.webhooks().endpoint(scope, id).await
@@ -526,29 +536,29 @@ impl Webhooks<'_> {
     /// The secrets that sign deliveries to endpoint `id` at `now` (any account: for the
     /// deliverer).
     pub async fn secrets(self, id: &WebhookEndpointId, now: i64) -> Result<Secrets, StoreError> {
-        let row = sqlx::query(
-            "SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        let until: Option<i64> = row.try_get("previous_secret_expires_at")?;
-        let previous: Option<String> = row.try_get("previous_secret")?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1",
+            )
+            .bind(id.as_str());
+        let row = self.0.fetch_one(&q).await?;
+        let until = row.int("previous_secret_expires_at")?;
+        let previous = row.text("previous_secret")?;
         Ok(Secrets {
-            current: row.try_get("secret")?,
+            current: row.string("secret")?,
             previous: previous.filter(|_| until.is_some_and(|u| u > now)),
         })
     }
 
     /// The fan-out cursor of `mode`: every event at or below it has its deliveries.
     pub async fn cursor(self, mode: Mode) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT seq FROM webhook_cursors WHERE mode = $1")
-            .bind(mode.as_str())
-            .fetch_optional(self.0.pool())
-            .await?;
-        Ok(match row {
-            Some(r) => r.try_get("seq")?,
+        let q = self
+            .0
+            .stmt("SELECT seq FROM webhook_cursors WHERE mode = $1")
+            .bind(mode.as_str());
+        Ok(match self.0.fetch_optional(&q).await? {
+            Some(r) => r.integer("seq")?,
             None => 0,
         })
     }
@@ -561,39 +571,39 @@ impl Webhooks<'_> {
         recheck: &[i64],
         limit: u32,
     ) -> Result<Vec<EventHead>, StoreError> {
-        let head = |r: &AnyRow| -> Result<EventHead, StoreError> {
-            let mode: String = r.try_get("mode")?;
-            let kind: String = r.try_get("type")?;
+        let head = |r: &crate::exec::Row| -> Result<EventHead, StoreError> {
+            let mode = r.string("mode")?;
+            let kind = r.string("type")?;
             Ok(EventHead {
-                seq: r.try_get("seq")?,
-                id: r.try_get("id")?,
-                account_id: r.try_get("account_id")?,
+                seq: r.integer("seq")?,
+                id: EventId::from_trusted(r.string("id")?),
+                account_id: AccountId::from_trusted(r.string("account_id")?),
                 mode: Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
                 kind: EventType::parse(&kind).ok_or_else(|| corrupt("event type", &kind))?,
-                created_at: r.try_get("created_at")?,
+                created_at: r.integer("created_at")?,
             })
         };
         let mut out = Vec::new();
         for chunk in recheck.chunks(500) {
-            let sql = format!(
+            let mut q = self.0.stmt(format!(
                 "SELECT seq, id, account_id, mode, type, created_at FROM events WHERE seq IN ({})",
                 crate::sql::numbered(1, chunk.len())
-            );
-            let mut q = sqlx::query(&sql);
+            ));
             for s in chunk {
-                q = q.bind(*s);
+                q.push(*s);
             }
-            for r in q.fetch_all(self.0.pool()).await? {
+            for r in self.0.fetch(&q).await? {
                 out.push(head(&r)?);
             }
         }
-        let rows = sqlx::query(&format!(
-            "SELECT seq, id, account_id, mode, type, created_at FROM events WHERE seq > $1 \
-             ORDER BY seq LIMIT {limit}"
-        ))
-        .bind(after)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT seq, id, account_id, mode, type, created_at FROM events WHERE seq > $1 \
+                 ORDER BY seq LIMIT {limit}"
+            ))
+            .bind(after);
+        let rows = self.0.fetch(&q).await?;
         for r in rows {
             out.push(head(&r)?);
         }
@@ -617,13 +627,14 @@ impl Webhooks<'_> {
         move_anyway: bool,
     ) -> Result<(usize, bool), StoreError> {
         let endpoints = if events.iter().any(|e| e.mode == mode) {
-            let rows = sqlx::query(&format!(
-                "SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE mode = $1 AND status = $2"
-            ))
-            .bind(mode.as_str())
-            .bind(EndpointStatus::Enabled.as_str())
-            .fetch_all(self.0.pool())
-            .await?;
+            let q = self
+                .0
+                .stmt(format!(
+                    "SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE mode = $1 AND status = $2"
+                ))
+                .bind(mode.as_str())
+                .bind(EndpointStatus::Enabled.as_str());
+            let rows = self.0.fetch(&q).await?;
             rows.iter()
                 .map(endpoint_of)
                 .collect::<Result<Vec<_>, _>>()?
@@ -644,18 +655,25 @@ impl Webhooks<'_> {
         if rows.is_empty() && !move_anyway {
             return Ok((0, false));
         }
-        let mut tx = self.0.write_tx().await?;
-        insert_deliveries(&mut tx, &rows, 0, now).await?;
-        sqlx::query(
-            "INSERT INTO webhook_cursors (mode, seq) VALUES ($1, $2) \
-             ON CONFLICT (mode) DO UPDATE SET seq = excluded.seq",
-        )
-        .bind(mode.as_str())
-        .bind(cursor)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok((rows.len(), true))
+        let written = rows.len();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    insert_deliveries(&mut tx, &rows, 0, now).await?;
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "INSERT INTO webhook_cursors (mode, seq) VALUES ($1, $2) \
+                         ON CONFLICT (mode) DO UPDATE SET seq = excluded.seq"
+                            .into(),
+                    )
+                    .bind(mode.as_str())
+                    .bind(cursor);
+                    tx.execute(&q).await?;
+                    Ok(())
+                })
+            })
+            .await?;
+        Ok((written, true))
     }
 
     /// Pending deliveries of `mode` due at `now` to enabled endpoints, soonest first, at
@@ -670,31 +688,31 @@ impl Webhooks<'_> {
         limit: u32,
         per_endpoint: u32,
     ) -> Result<Vec<DueDelivery>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT id, endpoint_id, url, event_id, account_id, attempts FROM ( \
-             SELECT d.id AS id, d.endpoint_id AS endpoint_id, e.url AS url, d.event_id AS event_id, \
-             d.account_id AS account_id, d.attempts AS attempts, d.next_attempt_at AS next_attempt_at, \
-             ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn \
-             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
-             WHERE d.mode = $1 AND d.status = $2 AND d.next_attempt_at <= $3 AND e.status = $4 \
-             ) due WHERE rn <= {per_endpoint} ORDER BY next_attempt_at, id LIMIT {limit}"
-        ))
-        .bind(mode.as_str())
-        .bind(DeliveryStatus::Pending.as_str())
-        .bind(now)
-        .bind(EndpointStatus::Enabled.as_str())
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT id, endpoint_id, url, event_id, account_id, attempts FROM ( \
+                 SELECT d.id AS id, d.endpoint_id AS endpoint_id, e.url AS url, d.event_id AS event_id, \
+                 d.account_id AS account_id, d.attempts AS attempts, d.next_attempt_at AS next_attempt_at, \
+                 ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn \
+                 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
+                 WHERE d.mode = $1 AND d.status = $2 AND d.next_attempt_at <= $3 AND e.status = $4 \
+                 ) due WHERE rn <= {per_endpoint} ORDER BY next_attempt_at, id LIMIT {limit}"
+            ))
+            .bind(mode.as_str())
+            .bind(DeliveryStatus::Pending.as_str())
+            .bind(now)
+            .bind(EndpointStatus::Enabled.as_str());
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| {
-                let attempts: i32 = r.try_get("attempts")?;
                 Ok(DueDelivery {
-                    id: r.try_get("id")?,
-                    endpoint_id: r.try_get("endpoint_id")?,
-                    url: r.try_get("url")?,
-                    event_id: r.try_get("event_id")?,
-                    account_id: r.try_get("account_id")?,
-                    attempts: i64::from(attempts),
+                    id: WebhookDeliveryId::from_trusted(r.string("id")?),
+                    endpoint_id: WebhookEndpointId::from_trusted(r.string("endpoint_id")?),
+                    url: r.string("url")?,
+                    event_id: EventId::from_trusted(r.string("event_id")?),
+                    account_id: AccountId::from_trusted(r.string("account_id")?),
+                    attempts: r.integer("attempts")?,
                 })
             })
             .collect()
@@ -717,61 +735,70 @@ impl Webhooks<'_> {
             (false, Some(_)) => DeliveryStatus::Pending,
             (false, None) => DeliveryStatus::Failed,
         };
-        let mut tx = self.0.write_tx().await?;
-        let row = sqlx::query(
-            "UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, \
-             next_attempt_at = $2, last_attempt_at = $3, last_status_code = $4, last_error = $5, \
-             last_latency_ms = $6, updated_at = $3 WHERE id = $7 AND status = $8 \
-             RETURNING endpoint_id",
-        )
-        .bind(status.as_str())
-        .bind(if attempt.delivered {
-            None
-        } else {
-            attempt.retry_at
-        })
-        .bind(now)
-        .bind(attempt.status_code.map(i32::from))
-        .bind(attempt.error.as_deref())
-        .bind(attempt.latency_ms)
-        .bind(id)
-        .bind(DeliveryStatus::Pending.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(row) = row else {
-            // Deleted with its endpoint, or already recorded: nothing to do.
-            return Ok(Recorded {
-                endpoint_disabled: false,
-            });
-        };
-        let endpoint: WebhookEndpointId = row.try_get("endpoint_id")?;
-        let mut disabled = false;
-        if attempt.delivered {
-            sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1")
-                .bind(&endpoint)
-                .execute(&mut *tx)
-                .await?;
-        } else {
-            sqlx::query(
-                "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2",
-            )
-            .bind(now)
-            .bind(&endpoint)
-            .execute(&mut *tx)
-            .await?;
-            let cutoff = now.saturating_sub(disable_after_ms);
-            disabled = move_endpoint_in(
-                &mut *tx,
-                endpoint.as_str(),
-                EndpointMove::Failing { cutoff },
-                now,
-            )
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(Recorded {
-            endpoint_disabled: disabled,
-        })
+        let id = id.clone();
+        let attempt = attempt.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, \
+                         next_attempt_at = $2, last_attempt_at = $3, last_status_code = $4, last_error = $5, \
+                         last_latency_ms = $6, updated_at = $3 WHERE id = $7 AND status = $8 \
+                         RETURNING endpoint_id"
+                            .into(),
+                    )
+                    .bind(status.as_str())
+                    .bind(if attempt.delivered {
+                        None
+                    } else {
+                        attempt.retry_at
+                    })
+                    .bind(now)
+                    .bind(attempt.status_code.map(i64::from))
+                    .bind(attempt.error.as_deref())
+                    .bind(attempt.latency_ms)
+                    .bind(id.as_str())
+                    .bind(DeliveryStatus::Pending.as_str());
+                    let Some(row) = tx.fetch_optional(&q).await? else {
+                        // Deleted with its endpoint, or already recorded: nothing to do.
+                        return Ok(Recorded {
+                            endpoint_disabled: false,
+                        });
+                    };
+                    let endpoint = row.string("endpoint_id")?;
+                    let mut disabled = false;
+                    if attempt.delivered {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1".into(),
+                        )
+                        .bind(&endpoint);
+                        tx.execute(&q).await?;
+                    } else {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2"
+                                .into(),
+                        )
+                        .bind(now)
+                        .bind(&endpoint);
+                        tx.execute(&q).await?;
+                        let cutoff = now.saturating_sub(disable_after_ms);
+                        disabled = move_endpoint_in(
+                            &mut tx,
+                            &endpoint,
+                            EndpointMove::Failing { cutoff },
+                            now,
+                        )
+                        .await?;
+                    }
+                    Ok(Recorded {
+                        endpoint_disabled: disabled,
+                    })
+                })
+            })
+            .await
     }
 
     /// Deliveries to endpoint `endpoint` of this account and mode, newest first.
@@ -801,14 +828,13 @@ impl Webhooks<'_> {
 
     /// A delivery by id (any account: for tests and the deliverer).
     pub async fn delivery(self, id: &WebhookDeliveryId) -> Result<Delivery, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {DELIVERY_COLS} FROM webhook_deliveries WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        delivery_of(&row)
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {DELIVERY_COLS} FROM webhook_deliveries WHERE id = $1"
+            ))
+            .bind(id.as_str());
+        delivery_of(&self.0.fetch_one(&q).await?)
     }
 
     /// Queues event `event` of this account and mode again, at `now`: to `endpoint` when
@@ -825,15 +851,16 @@ impl Webhooks<'_> {
         let targets: Vec<WebhookEndpoint> = match endpoint {
             Some(id) => vec![self.0.webhooks().endpoint(scope, id).await?],
             None => {
-                let rows = sqlx::query(&format!(
-                    "SELECT {ENDPOINT_COLS} FROM webhook_endpoints \
-                     WHERE account_id = $1 AND mode = $2 AND status = $3"
-                ))
-                .bind(scope.account_id)
-                .bind(scope.mode.as_str())
-                .bind(EndpointStatus::Enabled.as_str())
-                .fetch_all(self.0.pool())
-                .await?;
+                let q = self
+                    .0
+                    .stmt(format!(
+                        "SELECT {ENDPOINT_COLS} FROM webhook_endpoints \
+                         WHERE account_id = $1 AND mode = $2 AND status = $3"
+                    ))
+                    .bind(scope.account_id.as_str())
+                    .bind(scope.mode.as_str())
+                    .bind(EndpointStatus::Enabled.as_str());
+                let rows = self.0.fetch(&q).await?;
                 rows.iter()
                     .map(endpoint_of)
                     .collect::<Result<Vec<_>, _>>()?
@@ -853,9 +880,12 @@ impl Webhooks<'_> {
                 )
             })
             .collect();
-        let mut tx = self.0.write_tx().await?;
-        let ids = insert_deliveries(&mut tx, &rows, now.max(1), now).await?;
-        tx.commit().await?;
+        let ids = self
+            .0
+            .write(move |mut tx| {
+                Box::pin(async move { insert_deliveries(&mut tx, &rows, now.max(1), now).await })
+            })
+            .await?;
         let mut out = Vec::with_capacity(ids.len());
         for id in &ids {
             out.push(self.0.webhooks().delivery(id).await?);
