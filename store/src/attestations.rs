@@ -11,14 +11,12 @@
 //! The row holds what the chain holds — the credential's digest, issuer, type, expiry and
 //! status reference, and the wallet it is about — never the credential's claims.
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
-
 pub use openrail_domain::status::AttestationStatus;
 
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
+use crate::exec::{Exec, Record, Stmt};
 use crate::ids::AttestationId;
 use crate::outbox::{self, WorkKind};
 
@@ -36,7 +34,7 @@ impl Store {
     }
 }
 
-fn of_any(r: &AnyRow) -> Result<Attestation, StoreError> {
+fn of_any(r: &impl Record) -> Result<Attestation, StoreError> {
     attestation_of(r)
 }
 
@@ -46,22 +44,32 @@ const OF_ATTESTATION: &str = "SELECT chain_id, mode FROM identity_attestations W
 /// Queues the revoke of every attestation of credential `credential_id` that is not
 /// revoked or failed, inside the caller's transaction (the credential's revocation).
 pub(crate) async fn revoke_for_credential_in(
-    conn: &mut sqlx::AnyConnection,
+    conn: &mut impl Exec,
     credential_id: &str,
     now: i64,
 ) -> Result<(), StoreError> {
-    let ids: Vec<String> = sqlx::query(
+    let q = Stmt::new(
+        conn.backend(),
         "SELECT id FROM identity_attestations WHERE credential_id = $1 \
-         AND status IN ('pending', 'active') ORDER BY created_at, id",
+         AND status IN ('pending', 'active') ORDER BY created_at, id"
+            .into(),
     )
-    .bind(credential_id)
-    .fetch_all(&mut *conn)
-    .await?
-    .iter()
-    .map(|r| r.try_get("id"))
-    .collect::<Result<_, _>>()?;
+    .bind(credential_id);
+    let ids: Vec<String> = conn
+        .fetch(&q)
+        .await?
+        .iter()
+        .map(|r| r.string("id"))
+        .collect::<Result<_, _>>()?;
     for id in ids {
-        outbox::enqueue_for(conn, OF_ATTESTATION, &id, WorkKind::RevokeAttestation, now).await?;
+        outbox::enqueue_for(
+            &mut *conn,
+            OF_ATTESTATION,
+            &id,
+            WorkKind::RevokeAttestation,
+            now,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -77,52 +85,59 @@ impl Attestations<'_> {
                 a.status.as_str()
             )));
         }
-        let mut tx = self.0.write_tx().await?;
-        sqlx::query(&format!(
-            "INSERT INTO identity_attestations ({COLS}) VALUES \
-             ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
-        ))
-        .bind(&a.id)
-        .bind(&a.account_id)
-        .bind(a.mode.as_str())
-        .bind(i64::try_from(a.chain_id).unwrap_or(i64::MAX))
-        .bind(&a.registry)
-        .bind(&a.schema_uid)
-        .bind(&a.recipient)
-        .bind(&a.credential_id)
-        .bind(&a.credential_digest)
-        .bind(&a.issuer)
-        .bind(&a.credential_type)
-        .bind(a.expires_at)
-        .bind(&a.status_list_credential)
-        .bind(a.status_list_index.map(|i| i as i64))
-        .bind(a.status.as_str())
-        .bind(&a.uid)
-        .bind(&a.tx_hash)
-        .bind(a.revoked_at)
-        .bind(a.created_at)
-        .bind(a.updated_at)
-        .bind(a.mirrored_sequence)
-        .execute(&mut *tx)
-        .await?;
-        events::record(
-            &mut *tx,
-            EventType::IdentityAttestationPending,
-            a.id.as_str(),
-            a.created_at,
-        )
-        .await?;
-        outbox::enqueue(
-            &mut tx,
-            a.id.as_str(),
-            WorkKind::Attest,
-            a.chain_id,
-            a.mode,
-            a.created_at,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(())
+        let a = a.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        format!(
+                            "INSERT INTO identity_attestations ({COLS}) VALUES \
+                             ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
+                        ),
+                    )
+                    .bind(a.id.as_str())
+                    .bind(a.account_id.as_str())
+                    .bind(a.mode.as_str())
+                    .bind(i64::try_from(a.chain_id).unwrap_or(i64::MAX))
+                    .bind(&a.registry)
+                    .bind(&a.schema_uid)
+                    .bind(&a.recipient)
+                    .bind(&a.credential_id)
+                    .bind(&a.credential_digest)
+                    .bind(&a.issuer)
+                    .bind(&a.credential_type)
+                    .bind(a.expires_at)
+                    .bind(&a.status_list_credential)
+                    .bind(a.status_list_index.map(|i| i as i64))
+                    .bind(a.status.as_str())
+                    .bind(&a.uid)
+                    .bind(&a.tx_hash)
+                    .bind(a.revoked_at)
+                    .bind(a.created_at)
+                    .bind(a.updated_at)
+                    .bind(a.mirrored_sequence);
+                    tx.execute(&q).await?;
+                    events::record(
+                        &mut tx,
+                        EventType::IdentityAttestationPending,
+                        a.id.as_str(),
+                        a.created_at,
+                    )
+                    .await?;
+                    outbox::enqueue(
+                        &mut tx,
+                        a.id.as_str(),
+                        WorkKind::Attest,
+                        a.chain_id,
+                        a.mode,
+                        a.created_at,
+                    )
+                    .await?;
+                    Ok(())
+                })
+            })
+            .await
     }
 
     /// An attestation of this account and mode.
@@ -141,13 +156,17 @@ impl Attestations<'_> {
 
     /// An attestation, whoever owns it (the engine's read).
     pub async fn get_unscoped(self, id: &AttestationId) -> Result<Attestation, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {COLS} FROM identity_attestations WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(self.0.writer())
-        .await?
-        .ok_or(StoreError::NotFound)?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {COLS} FROM identity_attestations WHERE id = $1"
+            ))
+            .bind(id.as_str());
+        let row = self
+            .0
+            .fetch_optional(&q)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         of_any(&row)
     }
 
@@ -183,11 +202,12 @@ impl Attestations<'_> {
     /// reorganisation that mines the same transaction in another block changes it: the
     /// registry's uid includes the block's time).
     pub async fn record_uid(self, id: &AttestationId, uid: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE identity_attestations SET uid = $2 WHERE id = $1")
-            .bind(id)
-            .bind(uid)
-            .execute(self.0.writer())
-            .await?;
+        let q = self
+            .0
+            .stmt("UPDATE identity_attestations SET uid = $2 WHERE id = $1")
+            .bind(id.as_str())
+            .bind(uid);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -204,16 +224,21 @@ impl Attestations<'_> {
             a.status,
             AttestationStatus::Pending | AttestationStatus::Active
         ) {
-            let mut tx = self.0.write_tx().await?;
-            outbox::enqueue_for(
-                &mut tx,
-                OF_ATTESTATION,
-                id.as_str(),
-                WorkKind::RevokeAttestation,
-                now,
-            )
-            .await?;
-            tx.commit().await?;
+            let id = id.clone();
+            self.0
+                .write(move |mut tx| {
+                    Box::pin(async move {
+                        outbox::enqueue_for(
+                            &mut tx,
+                            OF_ATTESTATION,
+                            id.as_str(),
+                            WorkKind::RevokeAttestation,
+                            now,
+                        )
+                        .await
+                    })
+                })
+                .await?;
         }
         Ok(a)
     }
@@ -221,18 +246,22 @@ impl Attestations<'_> {
     /// Fails an attestation no transaction carries (its row makes no usable call, or its
     /// only transaction was refused), with its event. Returns whether it moved.
     pub async fn fail_unsent(self, id: &AttestationId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_attestation_in(
-            &mut *tx,
-            id.as_str(),
-            AttestationStatus::Failed,
-            None,
-            "",
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(moved)
+        let id = id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    move_attestation_in(
+                        &mut tx,
+                        id.as_str(),
+                        AttestationStatus::Failed,
+                        None,
+                        "",
+                        now,
+                    )
+                    .await
+                })
+            })
+            .await
     }
 
     /// Moves attestation `id` to `to` at `now` through its one writer, refusing a move the
@@ -245,25 +274,30 @@ impl Attestations<'_> {
         now: i64,
     ) -> Result<bool, StoreError> {
         use openrail_domain::status::Lifecycle;
-        let mut tx = self.0.write_tx().await?;
-        let row = sqlx::query("SELECT status FROM identity_attestations WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let from: String = row.try_get("status")?;
-        let from = AttestationStatus::parse(&from)
-            .ok_or_else(|| StoreError::Corrupt(format!("status {from:?}")))?;
-        if !to.reachable_from(from) {
-            return Err(StoreError::Transition(format!(
-                "attestation {id}: {} → {}",
-                from.as_str(),
-                to.as_str()
-            )));
-        }
-        let moved = move_attestation_in(&mut *tx, id.as_str(), to, None, "", now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        let id = id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "SELECT status FROM identity_attestations WHERE id = $1".into(),
+                    )
+                    .bind(id.as_str());
+                    let row = tx.fetch_optional(&q).await?.ok_or(StoreError::NotFound)?;
+                    let from = row.string("status")?;
+                    let from = AttestationStatus::parse(&from)
+                        .ok_or_else(|| StoreError::Corrupt(format!("status {from:?}")))?;
+                    if !to.reachable_from(from) {
+                        return Err(StoreError::Transition(format!(
+                            "attestation {id}: {} → {}",
+                            from.as_str(),
+                            to.as_str()
+                        )));
+                    }
+                    move_attestation_in(&mut tx, id.as_str(), to, None, "", now).await
+                })
+            })
+            .await
     }
 }
 
@@ -309,16 +343,17 @@ impl Attestations<'_> {
             return Ok(Vec::new());
         }
         let listed = crate::agentic::in_list(schemas.iter().map(String::as_str));
-        let rows = sqlx::query(&format!(
-            "SELECT {COLS} FROM identity_attestations WHERE chain_id = $1 AND uid IS NOT NULL \
-             AND schema_uid IN ({listed}) \
-             AND ((status = 'active' AND relayed < 1) OR (status = 'revoked' AND relayed < 2)) \
-             ORDER BY updated_at, id LIMIT $2"
-        ))
-        .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
-        .bind(i64::from(limit))
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {COLS} FROM identity_attestations WHERE chain_id = $1 AND uid IS NOT NULL \
+                 AND schema_uid IN ({listed}) \
+                 AND ((status = 'active' AND relayed < 1) OR (status = 'revoked' AND relayed < 2)) \
+                 ORDER BY updated_at, id LIMIT $2"
+            ))
+            .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
+            .bind(i64::from(limit));
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| {
                 let a = of_any(r)?;
@@ -344,53 +379,63 @@ impl Attestations<'_> {
         settlement_chain_id: u64,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let updated = sqlx::query(
-            "UPDATE identity_attestations SET relayed = $2, receipt = COALESCE($3, receipt), \
-             receipt_sequence = COALESCE($4, receipt_sequence) WHERE id = $1 AND relayed < $2",
-        )
-        .bind(id)
-        .bind(step.level())
-        .bind(receipt.map(|(json, _)| json))
-        .bind(receipt.map(|(_, seq)| i64::try_from(seq).unwrap_or(i64::MAX)))
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-        if updated && receipt.is_some() {
-            let mode: String = sqlx::query("SELECT mode FROM identity_attestations WHERE id = $1")
-                .bind(id)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("mode")?;
-            let mode = crate::ids::Mode::parse(&mode)
-                .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
-            outbox::enqueue(
-                &mut tx,
-                id.as_str(),
-                step.work(),
-                settlement_chain_id,
-                mode,
-                now,
-            )
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(updated)
+        let id = id.clone();
+        let receipt = receipt.map(|(json, seq)| (json.to_owned(), seq));
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "UPDATE identity_attestations SET relayed = $2, receipt = COALESCE($3, receipt), \
+                         receipt_sequence = COALESCE($4, receipt_sequence) WHERE id = $1 AND relayed < $2"
+                            .into(),
+                    )
+                    .bind(id.as_str())
+                    .bind(step.level())
+                    .bind(receipt.as_ref().map(|(json, _)| json.as_str()))
+                    .bind(
+                        receipt
+                            .as_ref()
+                            .map(|(_, seq)| i64::try_from(*seq).unwrap_or(i64::MAX)),
+                    );
+                    let updated = tx.execute(&q).await? == 1;
+                    if updated && receipt.is_some() {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "SELECT mode FROM identity_attestations WHERE id = $1".into(),
+                        )
+                        .bind(id.as_str());
+                        let mode = tx.fetch_one(&q).await?.string("mode")?;
+                        let mode = crate::ids::Mode::parse(&mode)
+                            .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
+                        outbox::enqueue(
+                            &mut tx,
+                            id.as_str(),
+                            step.work(),
+                            settlement_chain_id,
+                            mode,
+                            now,
+                        )
+                        .await?;
+                    }
+                    Ok(updated)
+                })
+            })
+            .await
     }
 
     /// The signed receipt (JSON) attestation `id` has for the mirror, unless the mirror
     /// recorded it (or a later one) already.
     pub async fn receipt_to_record(self, id: &str) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query(
-            "SELECT receipt FROM identity_attestations WHERE id = $1 AND receipt IS NOT NULL \
-             AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)",
-        )
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?;
-        row.map(|r| r.try_get("receipt").map_err(StoreError::from))
-            .transpose()
+        let q = self
+            .0
+            .stmt(
+                "SELECT receipt FROM identity_attestations WHERE id = $1 AND receipt IS NOT NULL \
+                 AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)",
+            )
+            .bind(id);
+        let row = self.0.fetch_optional(&q).await?;
+        row.map(|r| r.string("receipt")).transpose()
     }
 
     /// Whether wallet `recipient` (checksummed) holds, in `mode` at `now`, an active and
@@ -403,18 +448,18 @@ impl Attestations<'_> {
         schema_uid: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let row = sqlx::query(
-            "SELECT 1 AS one FROM identity_attestations WHERE mode = $1 AND recipient = $2 \
-             AND schema_uid = $3 AND status = 'active' AND (expires_at IS NULL OR expires_at > $4) \
-             AND mirrored_sequence IS NOT NULL AND mirrored_sequence >= receipt_sequence LIMIT 1",
-        )
-        .bind(mode.as_str())
-        .bind(recipient)
-        .bind(schema_uid)
-        .bind(now)
-        .fetch_optional(self.0.pool())
-        .await?;
-        Ok(row.is_some())
+        let q = self
+            .0
+            .stmt(
+                "SELECT 1 AS one FROM identity_attestations WHERE mode = $1 AND recipient = $2 \
+                 AND schema_uid = $3 AND status = 'active' AND (expires_at IS NULL OR expires_at > $4) \
+                 AND mirrored_sequence IS NOT NULL AND mirrored_sequence >= receipt_sequence LIMIT 1",
+            )
+            .bind(mode.as_str())
+            .bind(recipient)
+            .bind(schema_uid)
+            .bind(now);
+        Ok(self.0.fetch_optional(&q).await?.is_some())
     }
 }
 

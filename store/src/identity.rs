@@ -4,11 +4,10 @@
 //! not kept: their digest, type, subject and status slot are (no personal data).
 
 use rand::Rng;
-use sqlx::Row;
-use sqlx::any::AnyRow;
 
 use crate::agentic::{Page, Scope};
 use crate::db::{Backend, Store, StoreError};
+use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, Mode, SessionKeyId, random_id};
 
 /// Openrail's issuer: agent credentials, issued credentials, status lists and presentation challenges (`store.identity()`).
@@ -84,20 +83,20 @@ pub struct StatusList {
 const CREDENTIAL_COLS: &str = "id, account_id, mode, type, subject, digest, status_list_id, \
      status_index, revoked_at, valid_until, created_at";
 
-fn credential_of(r: &AnyRow) -> Result<IssuedCredential, StoreError> {
-    let mode: String = r.try_get("mode")?;
+fn credential_of(r: &impl Record) -> Result<IssuedCredential, StoreError> {
+    let mode = r.string("mode")?;
     Ok(IssuedCredential {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
+        id: r.string("id")?,
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?,
-        credential_type: r.try_get("type")?,
-        subject: r.try_get("subject")?,
-        digest: r.try_get("digest")?,
-        status_list_id: r.try_get("status_list_id")?,
-        status_index: r.try_get::<i64, _>("status_index")? as u64,
-        revoked_at: r.try_get("revoked_at")?,
-        valid_until: r.try_get("valid_until")?,
-        created_at: r.try_get("created_at")?,
+        credential_type: r.string("type")?,
+        subject: r.text("subject")?,
+        digest: r.string("digest")?,
+        status_list_id: r.string("status_list_id")?,
+        status_index: r.integer("status_index")? as u64,
+        revoked_at: r.int("revoked_at")?,
+        valid_until: r.int("valid_until")?,
+        created_at: r.integer("created_at")?,
     })
 }
 
@@ -140,12 +139,20 @@ pub enum AgentCredentialRecord {
     KeyNotLive,
 }
 
-fn agent_credential_of(r: &AnyRow) -> Result<AgentCredential, StoreError> {
+fn agent_credential_of(r: &impl Record) -> Result<AgentCredential, StoreError> {
     Ok(AgentCredential {
-        session_key_id: r.try_get("session_key_id")?,
-        credential_id: r.try_get("credential_id")?,
-        credential: r.try_get("credential")?,
-        created_at: r.try_get("created_at")?,
+        session_key_id: SessionKeyId::from_trusted(r.string("session_key_id")?),
+        credential_id: r.string("credential_id")?,
+        credential: r.string("credential")?,
+        created_at: r.integer("created_at")?,
+    })
+}
+
+/// Openrail's issuer from its row.
+fn issuer_of(r: &impl Record) -> Result<Issuer, StoreError> {
+    Ok(Issuer {
+        secret_key: r.string("secret_key")?,
+        did: r.string("did")?,
     })
 }
 
@@ -156,16 +163,17 @@ impl Identity<'_> {
         scope: Scope<'_>,
         key: &SessionKeyId,
     ) -> Result<Option<AgentCredential>, StoreError> {
-        let row = sqlx::query(
-            "SELECT a.session_key_id, a.credential_id, a.credential, a.created_at \
-             FROM agent_credentials a JOIN session_keys k ON k.id = a.session_key_id \
-             WHERE a.session_key_id = $1 AND k.account_id = $2 AND k.mode = $3",
-        )
-        .bind(key)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT a.session_key_id, a.credential_id, a.credential, a.created_at \
+                 FROM agent_credentials a JOIN session_keys k ON k.id = a.session_key_id \
+                 WHERE a.session_key_id = $1 AND k.account_id = $2 AND k.mode = $3",
+            )
+            .bind(key.as_str())
+            .bind(scope.account_id.as_str())
+            .bind(scope.mode.as_str());
+        let row = self.0.fetch_optional(&q).await?;
         row.as_ref().map(agent_credential_of).transpose()
     }
 
@@ -183,74 +191,73 @@ impl Identity<'_> {
         credential: &str,
         now: i64,
     ) -> Result<AgentCredentialRecord, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let lock = match self.0.backend() {
-            Backend::Postgres => " FOR SHARE",
-            Backend::Sqlite => "",
-        };
-        let row = sqlx::query(&format!(
-            "SELECT k.status AS key_status, k.expires_at AS expires_at, m.status AS mandate_status \
-             FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1{lock}"
-        ))
-        .bind(key)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        let key_status: String = row.try_get("key_status")?;
-        let mandate_status: String = row.try_get("mandate_status")?;
-        let expires_at: i64 = row.try_get("expires_at")?;
-        let live = key_status == crate::agentic::KeyStatus::Active.as_str()
-            && expires_at > now
-            && mandate_status == crate::agentic::MandateStatus::Active.as_str();
-        let existing = sqlx::query(
-            "SELECT session_key_id, credential_id, credential, created_at FROM agent_credentials \
-             WHERE session_key_id = $1",
-        )
-        .bind(key)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(row) = existing {
-            tx.commit().await?;
-            return Ok(AgentCredentialRecord::Existing(agent_credential_of(&row)?));
-        }
-        if !live {
-            sqlx::query(
-                "UPDATE identity_credentials SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL \
-                 AND NOT EXISTS (SELECT 1 FROM agent_credentials WHERE credential_id = $1)",
-            )
-            .bind(credential_id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            return Ok(AgentCredentialRecord::KeyNotLive);
-        }
-        let inserted = sqlx::query(
-            "INSERT INTO agent_credentials (session_key_id, credential_id, credential, created_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (session_key_id) DO NOTHING",
-        )
-        .bind(key)
-        .bind(credential_id)
-        .bind(credential)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-        let row = sqlx::query(
-            "SELECT session_key_id, credential_id, credential, created_at FROM agent_credentials \
-             WHERE session_key_id = $1",
-        )
-        .bind(key)
-        .fetch_one(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        let recorded = agent_credential_of(&row)?;
-        Ok(if inserted {
-            AgentCredentialRecord::New(recorded)
-        } else {
-            AgentCredentialRecord::Existing(recorded)
-        })
+        let key = key.clone();
+        let credential_id = credential_id.to_owned();
+        let credential = credential.to_owned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let lock = match tx.backend() {
+                        Backend::Postgres => " FOR SHARE",
+                        Backend::Sqlite => "",
+                    };
+                    let q = Stmt::new(
+                        tx.backend(),
+                        format!(
+                            "SELECT k.status AS key_status, k.expires_at AS expires_at, m.status AS mandate_status \
+                             FROM session_keys k JOIN mandates m ON m.id = k.mandate_id WHERE k.id = $1{lock}"
+                        ),
+                    )
+                    .bind(key.as_str());
+                    let row = tx.fetch_optional(&q).await?.ok_or(StoreError::NotFound)?;
+                    let key_status = row.string("key_status")?;
+                    let mandate_status = row.string("mandate_status")?;
+                    let expires_at = row.integer("expires_at")?;
+                    let live = key_status == crate::agentic::KeyStatus::Active.as_str()
+                        && expires_at > now
+                        && mandate_status == crate::agentic::MandateStatus::Active.as_str();
+                    let recorded = Stmt::new(
+                        tx.backend(),
+                        "SELECT session_key_id, credential_id, credential, created_at FROM agent_credentials \
+                         WHERE session_key_id = $1"
+                            .into(),
+                    )
+                    .bind(key.as_str());
+                    if let Some(row) = tx.fetch_optional(&recorded).await? {
+                        return Ok(AgentCredentialRecord::Existing(agent_credential_of(&row)?));
+                    }
+                    if !live {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "UPDATE identity_credentials SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL \
+                             AND NOT EXISTS (SELECT 1 FROM agent_credentials WHERE credential_id = $1)"
+                                .into(),
+                        )
+                        .bind(credential_id.as_str())
+                        .bind(now);
+                        tx.execute(&q).await?;
+                        return Ok(AgentCredentialRecord::KeyNotLive);
+                    }
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "INSERT INTO agent_credentials (session_key_id, credential_id, credential, created_at) \
+                         VALUES ($1, $2, $3, $4) ON CONFLICT (session_key_id) DO NOTHING"
+                            .into(),
+                    )
+                    .bind(key.as_str())
+                    .bind(credential_id.as_str())
+                    .bind(credential.as_str())
+                    .bind(now);
+                    let inserted = tx.execute(&q).await? == 1;
+                    let recorded = agent_credential_of(&tx.fetch_one(&recorded).await?)?;
+                    Ok(if inserted {
+                        AgentCredentialRecord::New(recorded)
+                    } else {
+                        AgentCredentialRecord::Existing(recorded)
+                    })
+                })
+            })
+            .await
     }
 
     /// Openrail's issuer for `mode`, made by `make` the first time it is asked for (two
@@ -261,35 +268,31 @@ impl Identity<'_> {
         make: impl FnOnce() -> Issuer,
         now: i64,
     ) -> Result<Issuer, StoreError> {
-        let read = |r: AnyRow| -> Result<Issuer, StoreError> {
-            Ok(Issuer {
-                secret_key: r.try_get("secret_key")?,
-                did: r.try_get("did")?,
-            })
-        };
-        let row = sqlx::query("SELECT secret_key, did FROM identity_issuers WHERE mode = $1")
-            .bind(mode.as_str())
-            .fetch_optional(self.0.pool())
-            .await?;
-        if let Some(r) = row {
-            return read(r);
+        const READ: &str = "SELECT secret_key, did FROM identity_issuers WHERE mode = $1";
+        let q = self.0.stmt(READ).bind(mode.as_str());
+        if let Some(r) = self.0.fetch_optional(&q).await? {
+            return issuer_of(&r);
         }
         let new = make();
-        sqlx::query(
-            "INSERT INTO identity_issuers (mode, secret_key, did, created_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (mode) DO NOTHING",
-        )
-        .bind(mode.as_str())
-        .bind(&new.secret_key)
-        .bind(&new.did)
-        .bind(now)
-        .execute(self.0.writer())
-        .await?;
-        let r = sqlx::query("SELECT secret_key, did FROM identity_issuers WHERE mode = $1")
-            .bind(mode.as_str())
-            .fetch_one(self.0.writer())
-            .await?;
-        read(r)
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "INSERT INTO identity_issuers (mode, secret_key, did, created_at) VALUES ($1, $2, $3, $4) \
+                         ON CONFLICT (mode) DO NOTHING"
+                            .into(),
+                    )
+                    .bind(mode.as_str())
+                    .bind(new.secret_key)
+                    .bind(new.did)
+                    .bind(now);
+                    tx.execute(&q).await?;
+                    let q = Stmt::new(tx.backend(), READ.into()).bind(mode.as_str());
+                    issuer_of(&tx.fetch_one(&q).await?)
+                })
+            })
+            .await
     }
 
     /// Reserves a status slot for a new credential of `scope` and records it (digest
@@ -302,83 +305,98 @@ impl Identity<'_> {
         c: &NewCredential<'_>,
         now: i64,
     ) -> Result<Option<IssuedCredential>, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let taken = sqlx::query("SELECT 1 AS one FROM identity_credentials WHERE id = $1")
-            .bind(c.id)
-            .fetch_optional(&mut *tx)
+        let id = c.id.to_owned();
+        let account_id = scope.account_id.clone();
+        let mode = scope.mode;
+        let credential_type = c.credential_type.to_owned();
+        let subject = c.subject.map(str::to_owned);
+        let valid_until = c.valid_until;
+        let reserved = self
+            .0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "SELECT 1 AS one FROM identity_credentials WHERE id = $1".into(),
+                    )
+                    .bind(id.as_str());
+                    if tx.fetch_optional(&q).await?.is_some() {
+                        return Ok(false);
+                    }
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "SELECT l.id, (SELECT COUNT(*) FROM identity_credentials c WHERE c.status_list_id = l.id) AS used \
+                         FROM identity_status_lists l WHERE l.mode = $1 AND l.purpose = 'revocation' \
+                         ORDER BY l.created_at DESC, l.id DESC LIMIT 1"
+                            .into(),
+                    )
+                    .bind(mode.as_str());
+                    let list_id = match tx.fetch_optional(&q).await? {
+                        Some(r) if (r.integer("used")? as u64) < STATUS_LIST_FILL => r.string("id")?,
+                        _ => {
+                            let id = random_id("sl_", 24);
+                            let q = Stmt::new(
+                                tx.backend(),
+                                "INSERT INTO identity_status_lists (id, mode, purpose, length, created_at) \
+                                 VALUES ($1, $2, 'revocation', $3, $4)"
+                                    .into(),
+                            )
+                            .bind(id.as_str())
+                            .bind(mode.as_str())
+                            .bind(STATUS_LIST_LENGTH as i64)
+                            .bind(now);
+                            tx.execute(&q).await?;
+                            id
+                        }
+                    };
+                    // At most half the list is used: a random index is free at least half the time.
+                    for _ in 0..64 {
+                        let index = rand::thread_rng().gen_range(0..STATUS_LIST_LENGTH) as i64;
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "INSERT INTO identity_credentials (id, account_id, mode, type, subject, digest, \
+                             status_list_id, status_index, valid_until, created_at) \
+                             VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, $9) \
+                             ON CONFLICT (status_list_id, status_index) DO NOTHING"
+                                .into(),
+                        )
+                        .bind(id.as_str())
+                        .bind(account_id.as_str())
+                        .bind(mode.as_str())
+                        .bind(credential_type.as_str())
+                        .bind(subject.as_deref())
+                        .bind(list_id.as_str())
+                        .bind(index)
+                        .bind(valid_until)
+                        .bind(now);
+                        if tx.execute(&q).await? == 1 {
+                            return Ok(true);
+                        }
+                    }
+                    Err(StoreError::Corrupt(format!(
+                        "status list {list_id}: no free index found"
+                    )))
+                })
+            })
             .await?;
-        if taken.is_some() {
+        if !reserved {
             return Ok(None);
         }
-        let current = sqlx::query(
-            "SELECT l.id, (SELECT COUNT(*) FROM identity_credentials c WHERE c.status_list_id = l.id) AS used \
-             FROM identity_status_lists l WHERE l.mode = $1 AND l.purpose = 'revocation' \
-             ORDER BY l.created_at DESC, l.id DESC LIMIT 1",
-        )
-        .bind(scope.mode.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
-        let list_id = match current {
-            Some(r) if (r.try_get::<i64, _>("used")? as u64) < STATUS_LIST_FILL => {
-                r.try_get::<String, _>("id")?
-            }
-            _ => {
-                let id = random_id("sl_", 24);
-                sqlx::query(
-                    "INSERT INTO identity_status_lists (id, mode, purpose, length, created_at) \
-                     VALUES ($1, $2, 'revocation', $3, $4)",
-                )
-                .bind(&id)
-                .bind(scope.mode.as_str())
-                .bind(STATUS_LIST_LENGTH as i64)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                id
-            }
-        };
-        // At most half the list is used: a random index is free at least half the time.
-        for _ in 0..64 {
-            let index = rand::thread_rng().gen_range(0..STATUS_LIST_LENGTH) as i64;
-            let inserted = sqlx::query(
-                "INSERT INTO identity_credentials (id, account_id, mode, type, subject, digest, \
-                 status_list_id, status_index, valid_until, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, $9) \
-                 ON CONFLICT (status_list_id, status_index) DO NOTHING",
-            )
-            .bind(c.id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .bind(c.credential_type)
-            .bind(c.subject)
-            .bind(&list_id)
-            .bind(index)
-            .bind(c.valid_until)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            if inserted.rows_affected() == 1 {
-                tx.commit().await?;
-                return self
-                    .0
-                    .identity()
-                    .issued_credential(scope, c.id)
-                    .await
-                    .map(Some);
-            }
-        }
-        Err(StoreError::Corrupt(format!(
-            "status list {list_id}: no free index found"
-        )))
+        self.0
+            .identity()
+            .issued_credential(scope, c.id)
+            .await
+            .map(Some)
     }
 
     /// Records the digest of credential `id` once it is signed.
     pub async fn seal_credential(self, id: &str, digest: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE identity_credentials SET digest = $2 WHERE id = $1 AND digest = ''")
+        let q = self
+            .0
+            .stmt("UPDATE identity_credentials SET digest = $2 WHERE id = $1 AND digest = ''")
             .bind(id)
-            .bind(digest)
-            .execute(self.0.writer())
-            .await?;
+            .bind(digest);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -388,15 +406,19 @@ impl Identity<'_> {
         scope: Scope<'_>,
         id: &str,
     ) -> Result<IssuedCredential, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {CREDENTIAL_COLS} FROM identity_credentials WHERE id = $1 AND account_id = $2 AND mode = $3"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .fetch_optional(self.0.writer())
-        .await?
-        .ok_or(StoreError::NotFound)?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {CREDENTIAL_COLS} FROM identity_credentials WHERE id = $1 AND account_id = $2 AND mode = $3"
+            ))
+            .bind(id)
+            .bind(scope.account_id.as_str())
+            .bind(scope.mode.as_str());
+        let row = self
+            .0
+            .fetch_optional(&q)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         credential_of(&row)
     }
 
@@ -434,50 +456,65 @@ impl Identity<'_> {
         id: &str,
         now: i64,
     ) -> Result<IssuedCredential, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let revoked = sqlx::query(
-            "UPDATE identity_credentials SET revoked_at = $4 \
-             WHERE id = $1 AND account_id = $2 AND mode = $3 AND revoked_at IS NULL",
-        )
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        if revoked.rows_affected() == 1 {
-            crate::attestations::revoke_for_credential_in(&mut tx, id, now).await?;
-        }
-        tx.commit().await?;
+        let credential_id = id.to_owned();
+        let account_id = scope.account_id.clone();
+        let mode = scope.mode;
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "UPDATE identity_credentials SET revoked_at = $4 \
+                         WHERE id = $1 AND account_id = $2 AND mode = $3 AND revoked_at IS NULL"
+                            .into(),
+                    )
+                    .bind(credential_id.as_str())
+                    .bind(account_id.as_str())
+                    .bind(mode.as_str())
+                    .bind(now);
+                    if tx.execute(&q).await? == 1 {
+                        crate::attestations::revoke_for_credential_in(&mut tx, &credential_id, now)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .await?;
         self.0.identity().issued_credential(scope, id).await
     }
 
     /// Status list `id` with the indexes of its revoked credentials.
     pub async fn status_list(self, id: &str) -> Result<StatusList, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, mode, purpose, length FROM identity_status_lists WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        let mode: String = row.try_get("mode")?;
-        let set = sqlx::query(
-            "SELECT status_index FROM identity_credentials \
-             WHERE status_list_id = $1 AND revoked_at IS NOT NULL ORDER BY status_index",
-        )
-        .bind(id)
-        .fetch_all(self.0.pool())
-        .await?
-        .iter()
-        .map(|r| Ok(r.try_get::<i64, _>("status_index")? as u64))
-        .collect::<Result<_, StoreError>>()?;
+        let q = self
+            .0
+            .stmt("SELECT id, mode, purpose, length FROM identity_status_lists WHERE id = $1")
+            .bind(id);
+        let row = self
+            .0
+            .fetch_optional(&q)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let mode = row.string("mode")?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT status_index FROM identity_credentials \
+                 WHERE status_list_id = $1 AND revoked_at IS NOT NULL ORDER BY status_index",
+            )
+            .bind(id);
+        let set = self
+            .0
+            .fetch(&q)
+            .await?
+            .iter()
+            .map(|r| Ok(r.integer("status_index")? as u64))
+            .collect::<Result<_, StoreError>>()?;
         Ok(StatusList {
-            id: row.try_get("id")?,
+            id: row.string("id")?,
             mode: Mode::parse(&mode)
                 .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?,
-            purpose: row.try_get("purpose")?,
-            length: row.try_get::<i64, _>("length")? as u64,
+            purpose: row.string("purpose")?,
+            length: row.integer("length")? as u64,
             set,
         })
     }
@@ -492,17 +529,18 @@ impl Identity<'_> {
         now: i64,
     ) -> Result<String, StoreError> {
         let challenge = random_id("chl_", 32);
-        sqlx::query(
-            "INSERT INTO identity_challenges (challenge, mode, domain, expires_at, created_at) \
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(&challenge)
-        .bind(mode.as_str())
-        .bind(domain)
-        .bind(expires_at)
-        .bind(now)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "INSERT INTO identity_challenges (challenge, mode, domain, expires_at, created_at) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(challenge.as_str())
+            .bind(mode.as_str())
+            .bind(domain)
+            .bind(expires_at)
+            .bind(now);
+        self.0.execute(q).await?;
         Ok(challenge)
     }
 
@@ -514,15 +552,25 @@ impl Identity<'_> {
         challenge: &str,
         now: i64,
     ) -> Result<Option<Option<String>>, StoreError> {
-        let row = sqlx::query(
-            "UPDATE identity_challenges SET used_at = $3 \
-             WHERE challenge = $1 AND mode = $2 AND used_at IS NULL AND expires_at > $3 RETURNING domain",
-        )
-        .bind(challenge)
-        .bind(mode.as_str())
-        .bind(now)
-        .fetch_optional(self.0.writer())
-        .await?;
-        row.map(|r| Ok(r.try_get("domain")?)).transpose()
+        let q = self
+            .0
+            .stmt(
+                "UPDATE identity_challenges SET used_at = $3 \
+                 WHERE challenge = $1 AND mode = $2 AND used_at IS NULL AND expires_at > $3 RETURNING domain",
+            )
+            .bind(challenge)
+            .bind(mode.as_str())
+            .bind(now)
+            .into_owned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    tx.fetch_optional(&q)
+                        .await?
+                        .map(|r| r.text("domain"))
+                        .transpose()
+                })
+            })
+            .await
     }
 }

@@ -2,9 +2,8 @@
 //! journal, the outbox, webhook deliveries and bank transfers. Read-only; each query is one
 //! `GROUP BY` over an indexed or small table.
 
-use sqlx::Row;
-
 use crate::db::{Store, StoreError};
+use crate::exec::Record;
 
 /// Counts at one moment (see [`Store::ops_snapshot`]).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -40,19 +39,18 @@ impl Store {
     pub async fn ops_snapshot(&self, now: i64) -> Result<OpsSnapshot, StoreError> {
         let mut s = OpsSnapshot::default();
         let mut per_chain: std::collections::BTreeMap<u64, Vec<i64>> = Default::default();
-        for r in sqlx::query(
-            "SELECT chain_id, mined_at - created_at AS took FROM chain_txs \
-             WHERE mined_at IS NOT NULL AND mined_at >= $1 ORDER BY mined_at DESC LIMIT $2",
-        )
-        .bind(now - 3_600_000)
-        .bind(INCLUSION_SAMPLE)
-        .fetch_all(self.pool())
-        .await?
-        {
+        let q = self
+            .stmt(
+                "SELECT chain_id, mined_at - created_at AS took FROM chain_txs \
+                 WHERE mined_at IS NOT NULL AND mined_at >= $1 ORDER BY mined_at DESC LIMIT $2",
+            )
+            .bind(now - 3_600_000)
+            .bind(INCLUSION_SAMPLE);
+        for r in self.fetch(&q).await? {
             per_chain
-                .entry(r.try_get::<i64, _>("chain_id")? as u64)
+                .entry(r.integer("chain_id")? as u64)
                 .or_default()
-                .push(r.try_get::<i64, _>("took")?.max(0));
+                .push(r.integer("took")?.max(0));
         }
         for (chain, mut took) in per_chain {
             took.sort_unstable();
@@ -64,56 +62,48 @@ impl Store {
                 quantile(&took, 0.99),
             ));
         }
-        for r in sqlx::query(
+        let q = self.stmt(
             "SELECT chain_id, kind, status, COUNT(*) AS n FROM chain_txs \
              GROUP BY chain_id, kind, status",
-        )
-        .fetch_all(self.pool())
-        .await?
-        {
+        );
+        for r in self.fetch(&q).await? {
             s.transactions.push((
-                r.try_get::<i64, _>("chain_id")? as u64,
-                r.try_get("kind")?,
-                r.try_get("status")?,
-                r.try_get::<i64, _>("n")? as u64,
+                r.integer("chain_id")? as u64,
+                r.string("kind")?,
+                r.string("status")?,
+                r.integer("n")? as u64,
             ));
         }
-        for r in sqlx::query(
+        let q = self.stmt(
             "SELECT chain_id, COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox \
              WHERE done_at IS NULL GROUP BY chain_id",
-        )
-        .fetch_all(self.pool())
-        .await?
-        {
-            let oldest: i64 = r.try_get("oldest")?;
+        );
+        for r in self.fetch(&q).await? {
+            let oldest = r.integer("oldest")?;
             s.outbox.push((
-                r.try_get::<i64, _>("chain_id")? as u64,
-                r.try_get::<i64, _>("n")? as u64,
+                r.integer("chain_id")? as u64,
+                r.integer("n")? as u64,
                 (now - oldest).max(0),
             ));
         }
-        for r in sqlx::query(
+        let q = self.stmt(
             "SELECT mode, status, COUNT(*) AS n FROM webhook_deliveries GROUP BY mode, status",
-        )
-        .fetch_all(self.pool())
-        .await?
-        {
+        );
+        for r in self.fetch(&q).await? {
             s.webhook_deliveries.push((
-                r.try_get("mode")?,
-                r.try_get("status")?,
-                r.try_get::<i64, _>("n")? as u64,
+                r.string("mode")?,
+                r.string("status")?,
+                r.integer("n")? as u64,
             ));
         }
-        for r in sqlx::query(
+        let q = self.stmt(
             "SELECT direction, status, COUNT(*) AS n FROM bank_transfers GROUP BY direction, status",
-        )
-        .fetch_all(self.pool())
-        .await?
-        {
+        );
+        for r in self.fetch(&q).await? {
             s.bank_transfers.push((
-                r.try_get("direction")?,
-                r.try_get("status")?,
-                r.try_get::<i64, _>("n")? as u64,
+                r.string("direction")?,
+                r.string("status")?,
+                r.integer("n")? as u64,
             ));
         }
         Ok(s)

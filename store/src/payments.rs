@@ -1,7 +1,6 @@
 //! One-time payments: rows and queries.
 
-use crate::exec::{Exec, Stmt};
-use sqlx::Row;
+use crate::exec::{Exec, Record, Stmt};
 
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
@@ -203,17 +202,8 @@ impl Payments<'_> {
     /// for its payer.
     pub async fn cancel_unauthorized(self, id: &PaymentId, now: i64) -> Result<bool, StoreError> {
         let change = PaymentChange::to(PaymentStatus::Canceled);
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_payment_in(
-            &mut *tx,
-            id.as_str(),
-            PaymentStatus::RequiresAuthorization,
-            &change,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(moved)
+        self.move_payment(id, PaymentStatus::RequiresAuthorization, &change, now)
+            .await
     }
 
     /// Fails a processing payment whose source leg already succeeded, owing a refund to
@@ -231,17 +221,8 @@ impl Payments<'_> {
             refund: Some((None, RefundStatus::Pending)),
             ..PaymentChange::to(PaymentStatus::Failed)
         };
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_payment_in(
-            &mut *tx,
-            id.as_str(),
-            PaymentStatus::Processing,
-            &change,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(moved)
+        self.move_payment(id, PaymentStatus::Processing, &change, now)
+            .await
     }
 
     /// Records the end of a pending refund at `now` (unix ms). Returns whether it moved.
@@ -256,11 +237,8 @@ impl Payments<'_> {
             refund: Some((Some(RefundStatus::Pending), to)),
             ..PaymentChange::to(PaymentStatus::Failed)
         };
-        let mut tx = self.0.write_tx().await?;
-        let moved =
-            move_payment_in(&mut *tx, id.as_str(), PaymentStatus::Failed, &change, now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        self.move_payment(id, PaymentStatus::Failed, &change, now)
+            .await
     }
 
     /// Moves a payment from `from` to `to` at `now` (unix ms), as its lifecycle allows
@@ -281,10 +259,34 @@ impl Payments<'_> {
             tx_hash,
             ..PaymentChange::to(to)
         };
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_payment_in(&mut *tx, id.as_str(), from, &change, now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        self.move_payment(id, from, &change, now).await
+    }
+
+    /// [`move_payment_in`] in a transaction of its own.
+    async fn move_payment(
+        self,
+        id: &PaymentId,
+        from: PaymentStatus,
+        change: &PaymentChange<'_>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let id = id.as_str().to_owned();
+        let (to, refund) = (change.to, change.refund);
+        let failure_reason = change.failure_reason.map(str::to_owned);
+        let tx_hash = change.tx_hash.map(str::to_owned);
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let change = PaymentChange {
+                        to,
+                        failure_reason: failure_reason.as_deref(),
+                        tx_hash: tx_hash.as_deref(),
+                        refund,
+                    };
+                    move_payment_in(&mut tx, &id, from, &change, now).await
+                })
+            })
+            .await
     }
 
     /// A payment of this account and mode.
@@ -333,9 +335,13 @@ impl Payments<'_> {
 impl Payments<'_> {
     /// A payment by id alone (the engine's view, not a request's).
     pub async fn get_unscoped(self, id: &PaymentId) -> Result<Payment, StoreError> {
-        let row = sqlx::query(&format!("SELECT {COLS} FROM payments WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(self.0.pool())
+        let q = self
+            .0
+            .stmt(format!("SELECT {COLS} FROM payments WHERE id = $1"))
+            .bind(id.as_str());
+        let row = self
+            .0
+            .fetch_optional(&q)
             .await?
             .ok_or(StoreError::NotFound)?;
         payment_of(&row)
@@ -348,25 +354,26 @@ impl Payments<'_> {
         self,
         intent: &str,
     ) -> Result<Option<JournaledStatus>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT t.status, t.hash, CAST(CASE WHEN t.block_number <= \
-             (SELECT c.block_number FROM chain_cursors c WHERE c.chain_id = t.chain_id) \
-             THEN 1 ELSE 0 END AS BIGINT) AS confirmed FROM chain_tx_intents i \
-             JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
-             ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
-            LIVE_FIRST = crate::sql::LIVE_FIRST
-        ))
-        .bind(intent)
-        .fetch_optional(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT t.status, t.hash, CAST(CASE WHEN t.block_number <= \
+                 (SELECT c.block_number FROM chain_cursors c WHERE c.chain_id = t.chain_id) \
+                 THEN 1 ELSE 0 END AS BIGINT) AS confirmed FROM chain_tx_intents i \
+                 JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 \
+                 ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
+                LIVE_FIRST = crate::sql::LIVE_FIRST
+            ))
+            .bind(intent);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
-            let status: String = r.try_get("status")?;
+            let status = r.string("status")?;
             let status = TxStatus::parse(&status)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {status}")))?;
             Ok(JournaledStatus {
                 status,
-                hash: r.try_get("hash")?,
-                confirmed: r.try_get::<i64, _>("confirmed")? == 1,
+                hash: r.string("hash")?,
+                confirmed: r.integer("confirmed")? == 1,
             })
         })
         .transpose()

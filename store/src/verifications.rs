@@ -12,9 +12,6 @@
 //! [`move_verification_in`], which checks the move against [`VerificationStatus::sources`]
 //! and writes the event in the same transaction.
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
-
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
@@ -205,31 +202,46 @@ impl Verifications<'_> {
         n: &NewVerification<'_>,
         now: i64,
     ) -> Result<Verification, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        sqlx::query(&format!(
-            "INSERT INTO identity_verifications ({COLS}) \
-             VALUES ($1, $2, $3, $4, $5, 'requires_input', $6, $7, NULL, NULL, NULL, $8, NULL, 0, $9, $9)"
-        ))
-        .bind(id)
-        .bind(scope.account_id)
-        .bind(scope.mode.as_str())
-        .bind(n.kind.as_str())
-        .bind(n.subject)
-        .bind(n.scenario.as_str())
-        .bind(n.failure_reason)
-        .bind(n.issuer_base)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        record_in(
-            &mut tx,
-            EventType::IdentityVerificationCreated,
-            id.as_str(),
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        self.0.verifications().get(scope, id).await
+        let id = id.clone();
+        let account_id = scope.account_id.clone();
+        let mode = scope.mode;
+        let (kind, scenario) = (n.kind, n.scenario);
+        let subject = n.subject.to_owned();
+        let failure_reason = n.failure_reason.map(str::to_owned);
+        let issuer_base = n.issuer_base.to_owned();
+        let id = self
+            .0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let q = Stmt::new(
+                        tx.backend(),
+                        format!(
+                            "INSERT INTO identity_verifications ({COLS}) \
+                             VALUES ($1, $2, $3, $4, $5, 'requires_input', $6, $7, NULL, NULL, NULL, $8, NULL, 0, $9, $9)"
+                        ),
+                    )
+                    .bind(id.as_str())
+                    .bind(account_id.as_str())
+                    .bind(mode.as_str())
+                    .bind(kind.as_str())
+                    .bind(subject)
+                    .bind(scenario.as_str())
+                    .bind(failure_reason)
+                    .bind(issuer_base)
+                    .bind(now);
+                    tx.execute(&q).await?;
+                    record_in(
+                        &mut tx,
+                        EventType::IdentityVerificationCreated,
+                        id.as_str(),
+                        now,
+                    )
+                    .await?;
+                    Ok(id)
+                })
+            })
+            .await?;
+        self.0.verifications().get(scope, &id).await
     }
 
     /// A session of this account and mode.
@@ -275,11 +287,11 @@ impl Verifications<'_> {
         scope: Scope<'_>,
         id: &IdentityVerificationId,
     ) -> Result<Option<String>, StoreError> {
-        let row: AnyRow = self
+        let row = self
             .0
             .scoped_row("identity_verifications", "credential", scope, id.as_str())
             .await?;
-        Ok(row.try_get("credential")?)
+        row.text("credential")
     }
 
     /// Submits a session (the flow is finished): `requires_input` → `processing`, due
@@ -344,9 +356,7 @@ impl Store {
         change: &Change<'_>,
         now: i64,
     ) -> Result<Verification, StoreError> {
-        let mut tx = self.write_tx().await?;
-        let moved = move_verification_in(&mut tx, &v.id, v.status, change, now).await?;
-        tx.commit().await?;
+        let moved = self.move_verification(v, change, now).await?;
         let now_is = self.verifications().get(scope, &v.id).await?;
         if !moved {
             return Err(StoreError::Transition(format!(
@@ -357,6 +367,45 @@ impl Store {
             )));
         }
         Ok(now_is)
+    }
+
+    /// Moves `v` (as read) as `change` says, in a transaction of its own (see
+    /// [`move_verification_in`]). Returns false when another writer moved it first.
+    async fn move_verification(
+        &self,
+        v: &Verification,
+        change: &Change<'_>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let (id, from) = (v.id.clone(), v.status);
+        let (to, scenario, due_at, submissions) = (
+            change.to,
+            change.scenario,
+            change.due_at,
+            change.submissions,
+        );
+        let failure_reason = change.failure_reason.map(str::to_owned);
+        let last_error = change
+            .last_error
+            .map(|(code, reason)| (code.to_owned(), reason.to_owned()));
+        let credential = change
+            .credential
+            .map(|(id, json)| (id.to_owned(), json.to_owned()));
+        self.write(move |mut tx| {
+            Box::pin(async move {
+                let change = Change {
+                    to,
+                    scenario,
+                    failure_reason: failure_reason.as_deref(),
+                    last_error: last_error.as_ref().map(|(c, r)| (c.as_str(), r.as_str())),
+                    credential: credential.as_ref().map(|(i, j)| (i.as_str(), j.as_str())),
+                    due_at,
+                    submissions,
+                };
+                move_verification_in(&mut tx, &id, from, &change, now).await
+            })
+        })
+        .await
     }
 }
 
@@ -369,14 +418,15 @@ impl Verifications<'_> {
         now: i64,
         limit: u32,
     ) -> Result<Vec<Verification>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLS} FROM identity_verifications \
-             WHERE status = 'processing' AND due_at <= $1 AND mode = $2 ORDER BY due_at, id LIMIT {limit}"
-        ))
-        .bind(now)
-        .bind(mode.as_str())
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT {COLS} FROM identity_verifications \
+                 WHERE status = 'processing' AND due_at <= $1 AND mode = $2 ORDER BY due_at, id LIMIT {limit}"
+            ))
+            .bind(now)
+            .bind(mode.as_str());
+        let rows = self.0.fetch(&q).await?;
         rows.iter().map(verification_of).collect()
     }
 
@@ -397,10 +447,7 @@ impl Verifications<'_> {
             due_at: None,
             submissions: v.submissions,
         };
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_verification_in(&mut tx, &v.id, v.status, &change, now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        self.0.move_verification(v, &change, now).await
     }
 
     /// The provider's check of `v` (read `processing`) passed and credential
@@ -422,9 +469,6 @@ impl Verifications<'_> {
             due_at: None,
             submissions: v.submissions,
         };
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_verification_in(&mut tx, &v.id, v.status, &change, now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        self.0.move_verification(v, &change, now).await
     }
 }
