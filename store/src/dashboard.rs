@@ -108,7 +108,7 @@ impl Dashboard<'_> {
                             Ok(_) => Ok(true),
                             // Two sign-ups of one email at once (PostgreSQL; SQLite's
                             // writer runs them in turn): the unique index keeps one.
-                            Err(e) if is_unique_violation(&e) => {
+                            Err(e) if e.is_unique_violation() => {
                                 lost.store(true, std::sync::atomic::Ordering::Relaxed);
                                 Err(e)
                             }
@@ -285,20 +285,5 @@ impl Dashboard<'_> {
             }
         }
         Ok(out)
-    }
-}
-
-/// Whether `e` is a unique index refusing a row (PostgreSQL's `unique_violation`; SQLite's
-/// `UNIQUE` or `PRIMARY KEY` constraint).
-fn is_unique_violation(e: &StoreError) -> bool {
-    match e {
-        StoreError::Db(e) => e
-            .as_database_error()
-            .is_some_and(|d| d.is_unique_violation()),
-        StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(
-            f.extended_code,
-            rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-        ),
-        _ => false,
     }
 }

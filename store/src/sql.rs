@@ -83,6 +83,31 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether a unique index refused a row (PostgreSQL's `unique_violation`; SQLite's
+    /// `UNIQUE` or `PRIMARY KEY` constraint).
+    pub fn is_unique_violation(&self) -> bool {
+        match self {
+            StoreError::Db(e) => e
+                .as_database_error()
+                .is_some_and(|d| d.is_unique_violation()),
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(
+                f.extended_code,
+                rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                    | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+            ),
+            StoreError::Sqlite(_)
+            | StoreError::UnsupportedUrl
+            | StoreError::BadPoolSize
+            | StoreError::Migrate(_)
+            | StoreError::NotFound
+            | StoreError::UnknownCursor
+            | StoreError::Transition(_)
+            | StoreError::Corrupt(_) => false,
+        }
+    }
+}
+
 /// `sql` as `backend` runs it best. SQLite looks a numbered parameter (`$7`) up by its name
 /// in a list it scans from the start — when it parses the statement and again, through
 /// sqlx, at every execution — so a statement with `n` of them costs `n²`: a group's
