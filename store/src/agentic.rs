@@ -3,15 +3,13 @@
 
 use std::collections::HashMap;
 
-use sqlx::AnyConnection;
-use sqlx::Row;
-
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
+use crate::rows::Reads;
 pub(crate) use crate::rows::agentic::{
     ATTESTATION_COLS, KEY_COLS, MANDATE_COLS, PULL_COLS, attestation_of, bank_funded, key_of,
     key_use_in, mandate_from, mandate_of, mandate_use_in, pull_of, spend_in,
@@ -37,7 +35,7 @@ impl Store {
     }
 }
 
-/// Debit pulls: accepting them (through the group writer), their outcomes and reads (`store.pulls()`).
+/// Debit pulls: accepting them (through the group commit), their outcomes and reads (`store.pulls()`).
 #[derive(Debug, Clone, Copy)]
 pub struct Pulls<'a>(pub(crate) &'a Store);
 
@@ -105,65 +103,18 @@ impl Mandates<'_> {
         m: &Mandate,
         authorization: Option<&crate::rows::consent::Authorization>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        if let Some(a) = authorization {
-            crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
-        }
-        sqlx::query(&format!(
-            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
-        ))
-        .bind(&m.id)
-        .bind(&m.account_id)
-        .bind(m.mode.as_str())
-        .bind(&m.payer_account_id)
-        .bind(&m.payer_address)
-        .bind(m.currency.code())
-        .bind(i64_of(m.max_amount))
-        .bind(m.interval.as_str())
-        .bind(&m.purpose)
-        .bind(m.status.as_str())
-        .bind(i64_of(m.chain_id))
-        .bind(&m.contract)
-        .bind(&m.onchain_id)
-        .bind(&m.tx_hash)
-        .bind(m.created_at)
-        .bind(serde_json::to_string(&m.payees).expect("strings serialize"))
-        .bind(&m.agent)
-        .bind(
-            m.requirements
-                .as_ref()
-                .map(|r| serde_json::to_string(r).expect("requirements serialize")),
-        )
-        .execute(&mut *tx)
-        .await?;
-        events::record(
-            &mut tx,
-            EventType::MandateCreated,
-            m.id.as_str(),
-            m.created_at,
-        )
-        .await?;
-        if m.status == MandateStatus::Pending {
-            outbox::enqueue(
-                &mut tx,
-                m.id.as_str(),
-                WorkKind::CreateMandate,
-                m.chain_id,
-                m.mode,
-                m.created_at,
-            )
-            .await?;
-        } else {
-            events::record(
-                &mut tx,
-                EventType::of_mandate(m.status),
-                m.id.as_str(),
-                m.created_at,
-            )
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        let m = m.clone();
+        let authorization = authorization.cloned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    if let Some(a) = &authorization {
+                        crate::rows::consent::insert_authorization_in(&mut tx, a).await?;
+                    }
+                    insert_mandate_in(&mut tx, &m).await
+                })
+            })
+            .await
     }
 
     /// Fails a mandate no transaction carries (its rows make no usable call, or its only
@@ -171,18 +122,22 @@ impl Mandates<'_> {
     /// a transaction is that transaction's fate (see [`crate::journal::apply_fates_in`]).
     /// Returns whether it moved.
     pub async fn fail_unsent(self, id: &MandateId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_mandate_in(
-            &mut tx,
-            id.as_str(),
-            MandateStatus::Failed,
-            None,
-            Guard::None,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(moved)
+        let id = id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    move_mandate_in(
+                        &mut tx,
+                        id.as_str(),
+                        MandateStatus::Failed,
+                        None,
+                        Guard::None,
+                        now,
+                    )
+                    .await
+                })
+            })
+            .await
     }
 
     /// A mandate of this account and mode.
@@ -239,62 +194,33 @@ impl Keys<'_> {
     /// Inserts a new session key with the hash of its agent secret, and its
     /// `session_key.created` event.
     pub async fn insert(self, k: &SessionKey, secret_hash: &str) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        sqlx::query(&format!(
-            "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
-        ))
-        .bind(&k.id)
-        .bind(&k.account_id)
-        .bind(k.mode.as_str())
-        .bind(&k.mandate_id)
-        .bind(k.expires_at)
-        .bind(k.max_amount.map(i64_of))
-        .bind(serde_json::to_string(&k.allowed_destinations).expect("strings serialize"))
-        .bind(k.status.as_str())
-        .bind(&k.onchain_id)
-        .bind(&k.tx_hash)
-        .bind(k.created_at)
-        .bind(&k.signer)
-        .bind(secret_hash)
-        .execute(&mut *tx)
-        .await?;
-        events::record(
-            &mut tx,
-            EventType::SessionKeyCreated,
-            k.id.as_str(),
-            k.created_at,
-        )
-        .await?;
-        if k.status == KeyStatus::Pending {
-            let chain_id = outbox::chain_of(&mut tx, &k.mandate_id).await?;
-            outbox::enqueue(
-                &mut tx,
-                k.id.as_str(),
-                WorkKind::IssueSessionKey,
-                chain_id,
-                k.mode,
-                k.created_at,
-            )
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        let k = k.clone();
+        let secret_hash = secret_hash.to_owned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move { insert_key_in(&mut tx, &k, &secret_hash).await })
+            })
+            .await
     }
 
     /// Fails a session key no transaction carries, as [`Mandates::fail_unsent`].
     pub async fn fail_unsent(self, id: &SessionKeyId, now: i64) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let moved = move_key_in(
-            &mut tx,
-            id.as_str(),
-            KeyStatus::Failed,
-            None,
-            Guard::None,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(moved)
+        let id = id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    move_key_in(
+                        &mut tx,
+                        id.as_str(),
+                        KeyStatus::Failed,
+                        None,
+                        Guard::None,
+                        now,
+                    )
+                    .await
+                })
+            })
+            .await
     }
 
     /// A session key of this account and mode.
@@ -423,10 +349,10 @@ impl Pulls<'_> {
     /// Inserts new pulls in one transaction (requests that arrive together share one
     /// commit), each as [`Pulls::insert`].
     pub async fn insert_many(self, pulls: &[DebitPull]) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        insert_pulls_in(&mut tx, pulls).await?;
-        tx.commit().await?;
-        Ok(())
+        let pulls = pulls.to_vec();
+        self.0
+            .write(move |mut tx| Box::pin(async move { insert_pulls_in(&mut tx, &pulls).await }))
+            .await
     }
 
     /// Records how a pull ended on chain, at `now` (unix ms); only a pending pull changes.
@@ -438,10 +364,13 @@ impl Pulls<'_> {
         r: &PullResolution,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let moved = resolve_pull_in(&mut tx, id.as_str(), r, now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        let id = id.clone();
+        let r = r.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move { resolve_pull_in(&mut tx, id.as_str(), &r, now).await })
+            })
+            .await
     }
 }
 
@@ -449,31 +378,145 @@ impl Keys<'_> {
     /// Records `session_key.expired` for active keys whose time passed by `now` (unix ms),
     /// once each (at most `limit` a call). Returns how many.
     pub async fn announce_expired(self, now: i64, limit: u32) -> Result<u64, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
-             AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
-        ))
-        .bind(now)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT id FROM session_keys WHERE status = 'active' AND expires_at <= $1 \
+                 AND expiry_announced = 0 ORDER BY expires_at LIMIT {limit}"
+            ))
+            .bind(now);
+        let rows = self.0.fetch(&q).await?;
         let mut announced = 0;
         for r in rows {
-            let id: String = r.try_get("id")?;
-            let mut tx = self.0.write_tx().await?;
-            let moved = sqlx::query(
-                "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0",
-            )
-            .bind(&id)
-            .execute(&mut *tx)
-            .await?;
-            if moved.rows_affected() == 1 {
-                events::record(&mut tx, EventType::SessionKeyExpired, &id, now).await?;
+            let id = r.string("id")?;
+            let moved = self
+                .0
+                .write(move |mut tx| {
+                    Box::pin(async move {
+                        let q = Stmt::new(
+                            tx.backend(),
+                            "UPDATE session_keys SET expiry_announced = 1 WHERE id = $1 AND expiry_announced = 0"
+                                .into(),
+                        )
+                        .bind(id.as_str());
+                        let moved = tx.execute(&q).await? == 1;
+                        if moved {
+                            events::record(&mut tx, EventType::SessionKeyExpired, &id, now).await?;
+                        }
+                        Ok(moved)
+                    })
+                })
+                .await?;
+            if moved {
                 announced += 1;
             }
-            tx.commit().await?;
         }
         Ok(announced)
     }
+}
+
+/// A new mandate with its events and, when pending, its work, inside the caller's
+/// transaction (see [`Mandates::insert_with`]).
+async fn insert_mandate_in(conn: &mut impl Exec, m: &Mandate) -> Result<(), StoreError> {
+    let q = Stmt::new(
+        conn.backend(),
+        format!(
+            "INSERT INTO mandates ({MANDATE_COLS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
+        ),
+    )
+    .bind(m.id.as_str())
+    .bind(m.account_id.as_str())
+    .bind(m.mode.as_str())
+    .bind(&m.payer_account_id)
+    .bind(&m.payer_address)
+    .bind(m.currency.code())
+    .bind(i64_of(m.max_amount))
+    .bind(m.interval.as_str())
+    .bind(&m.purpose)
+    .bind(m.status.as_str())
+    .bind(i64_of(m.chain_id))
+    .bind(&m.contract)
+    .bind(&m.onchain_id)
+    .bind(&m.tx_hash)
+    .bind(m.created_at)
+    .bind(serde_json::to_string(&m.payees).expect("strings serialize"))
+    .bind(&m.agent)
+    .bind(
+        m.requirements
+            .as_ref()
+            .map(|r| serde_json::to_string(r).expect("requirements serialize")),
+    );
+    conn.execute(&q).await?;
+    events::record(conn, EventType::MandateCreated, m.id.as_str(), m.created_at).await?;
+    if m.status == MandateStatus::Pending {
+        outbox::enqueue(
+            conn,
+            m.id.as_str(),
+            WorkKind::CreateMandate,
+            m.chain_id,
+            m.mode,
+            m.created_at,
+        )
+        .await?;
+    } else {
+        events::record(
+            conn,
+            EventType::of_mandate(m.status),
+            m.id.as_str(),
+            m.created_at,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// A new session key with the hash of its agent secret, its event and, when pending, its
+/// work, inside the caller's transaction (see [`Keys::insert`]).
+async fn insert_key_in(
+    conn: &mut impl Exec,
+    k: &SessionKey,
+    secret_hash: &str,
+) -> Result<(), StoreError> {
+    let q = Stmt::new(
+        conn.backend(),
+        format!(
+            "INSERT INTO session_keys ({KEY_COLS}, secret_hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)"
+        ),
+    )
+    .bind(k.id.as_str())
+    .bind(k.account_id.as_str())
+    .bind(k.mode.as_str())
+    .bind(k.mandate_id.as_str())
+    .bind(k.expires_at)
+    .bind(k.max_amount.map(i64_of))
+    .bind(serde_json::to_string(&k.allowed_destinations).expect("strings serialize"))
+    .bind(k.status.as_str())
+    .bind(&k.onchain_id)
+    .bind(&k.tx_hash)
+    .bind(k.created_at)
+    .bind(&k.signer)
+    .bind(secret_hash);
+    conn.execute(&q).await?;
+    events::record(
+        conn,
+        EventType::SessionKeyCreated,
+        k.id.as_str(),
+        k.created_at,
+    )
+    .await?;
+    if k.status == KeyStatus::Pending {
+        let chain_id = outbox::chain_of(conn, &k.mandate_id).await?;
+        outbox::enqueue(
+            conn,
+            k.id.as_str(),
+            WorkKind::IssueSessionKey,
+            chain_id,
+            k.mode,
+            k.created_at,
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// Most pulls one statement inserts (22 parameters each).
@@ -517,7 +560,7 @@ pub(crate) async fn mandate_chains_in(
 /// pull declined off chain gets its `debit_pull.declined` event instead) — a few
 /// statements for many pulls.
 pub(crate) async fn insert_pulls_in(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     pulls: &[DebitPull],
 ) -> Result<(), StoreError> {
     insert_pull_rows_in(conn, pulls).await?;
@@ -990,25 +1033,31 @@ impl Pulls<'_> {
         items: &[(PullId, PullResolution)],
         now: i64,
     ) -> Result<Vec<bool>, StoreError> {
-        let items: Vec<(&str, PullChange<'_>)> = items
-            .iter()
-            .map(|(id, r)| (id.as_str(), PullChange::Resolve(r)))
-            .collect();
-        let mut tx = self.0.write_tx().await?;
-        let (moved, _) = change_pulls_in(&mut tx, &items, Guard::None, now).await?;
-        tx.commit().await?;
-        Ok(moved)
+        let resolutions = items.to_vec();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let items: Vec<(&str, PullChange<'_>)> = resolutions
+                        .iter()
+                        .map(|(id, r)| (id.as_str(), PullChange::Resolve(r)))
+                        .collect();
+                    let (moved, _) = change_pulls_in(&mut tx, &items, Guard::None, now).await?;
+                    Ok(moved)
+                })
+            })
+            .await
     }
 
     /// The status of pull `id` (`None`: no such pull), one column read: what a request
     /// waiting for its pull asks.
     pub async fn status(self, id: &str) -> Result<Option<PullStatus>, StoreError> {
-        let row = sqlx::query("SELECT status FROM debit_pulls WHERE id = $1")
-            .bind(id)
-            .fetch_optional(self.0.pool())
-            .await?;
+        let q = self
+            .0
+            .stmt("SELECT status FROM debit_pulls WHERE id = $1")
+            .bind(id);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
-            let s: String = r.try_get("status")?;
+            let s = r.string("status")?;
             PullStatus::parse(&s).ok_or_else(|| StoreError::Corrupt(format!("pull status {s:?}")))
         })
         .transpose()
@@ -1016,14 +1065,11 @@ impl Pulls<'_> {
 
     /// A debit pull by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn get_unscoped(self, id: &PullId) -> Result<DebitPull, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        pull_of(&row)
+        let q = self
+            .0
+            .stmt(format!("SELECT {PULL_COLS} FROM debit_pulls WHERE id = $1"))
+            .bind(id.as_str());
+        pull_of(&self.0.fetch_one(&q).await?)
     }
 
     /// The token transfer pull `id` asked for (its amount, its mandate's payer and
@@ -1051,44 +1097,33 @@ impl Pulls<'_> {
             "SELECT {PULL_COLS} FROM debit_pulls WHERE id IN ({})",
             crate::sql::numbered(1, ids.len())
         );
-        let sql = crate::sql::positional(self.0.backend(), sql);
-        let mut q = sqlx::query(&sql);
+        let mut q = self.0.stmt(sql);
         for id in ids {
-            q = q.bind(id);
+            q.push(id.as_str());
         }
-        q.fetch_all(self.0.pool())
-            .await?
-            .iter()
-            .map(pull_of)
-            .collect()
+        self.0.fetch(&q).await?.iter().map(pull_of).collect()
     }
 }
 
 impl Keys<'_> {
     /// A session key by id alone (the engine's view, not a request's).
     pub async fn get_unscoped(self, id: &SessionKeyId) -> Result<SessionKey, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {KEY_COLS} FROM session_keys WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        key_of(&row)
+        let q = self
+            .0
+            .stmt(format!("SELECT {KEY_COLS} FROM session_keys WHERE id = $1"))
+            .bind(id.as_str());
+        key_of(&self.0.fetch_one(&q).await?)
     }
 }
 
 impl Mandates<'_> {
     /// A mandate by id alone (the relayer's and the submitter's view, not a request's).
     pub async fn get_unscoped(self, id: &MandateId) -> Result<Mandate, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        mandate_of(&row)
+        let q = self
+            .0
+            .stmt(format!("SELECT {MANDATE_COLS} FROM mandates WHERE id = $1"))
+            .bind(id.as_str());
+        mandate_of(&self.0.fetch_one(&q).await?)
     }
 }
 
@@ -1155,15 +1190,15 @@ impl Pulls<'_> {
         session_key_id: &SessionKeyId,
         nonce: &str,
     ) -> Result<bool, StoreError> {
-        let row = sqlx::query(
-            "SELECT 1 FROM debit_pulls WHERE session_key_id = $1 AND agent_nonce = $2 \
-             AND status IN ('pending', 'authorized', 'settled')",
-        )
-        .bind(session_key_id)
-        .bind(nonce)
-        .fetch_optional(self.0.pool())
-        .await?;
-        Ok(row.is_some())
+        let q = self
+            .0
+            .stmt(
+                "SELECT 1 FROM debit_pulls WHERE session_key_id = $1 AND agent_nonce = $2 \
+                 AND status IN ('pending', 'authorized', 'settled')",
+            )
+            .bind(session_key_id.as_str())
+            .bind(nonce);
+        Ok(self.0.fetch_optional(&q).await?.is_some())
     }
 }
 
@@ -1177,7 +1212,7 @@ impl Keys<'_> {
         since_ms: i64,
     ) -> Result<u64, StoreError> {
         spend_in(
-            &mut *self.0.pool().acquire().await?,
+            &mut Reads(self.0),
             "session_key_id",
             session_key_id.as_str(),
             since_ms,
@@ -1191,7 +1226,7 @@ impl Mandates<'_> {
     /// [`Keys::spend`].
     pub async fn spend(self, mandate_id: &MandateId, since_ms: i64) -> Result<u64, StoreError> {
         spend_in(
-            &mut *self.0.pool().acquire().await?,
+            &mut Reads(self.0),
             "mandate_id",
             mandate_id.as_str(),
             since_ms,
@@ -1201,7 +1236,7 @@ impl Mandates<'_> {
 
     /// Spend and remaining of a mandate in the epoch containing `now` (unix ms).
     pub async fn epoch_use(self, m: &Mandate, now: i64) -> Result<EpochUse, StoreError> {
-        mandate_use_in(&mut *self.0.pool().acquire().await?, m, now).await
+        mandate_use_in(&mut Reads(self.0), m, now).await
     }
 }
 
@@ -1214,7 +1249,7 @@ impl Keys<'_> {
         m: &Mandate,
         now: i64,
     ) -> Result<EpochUse, StoreError> {
-        key_use_in(&mut *self.0.pool().acquire().await?, k, m, now).await
+        key_use_in(&mut Reads(self.0), k, m, now).await
     }
 }
 
@@ -1242,7 +1277,7 @@ pub struct BankFundedPull {
 impl Pulls<'_> {
     /// Pull `id` when its mandate is funded from a bank account (`None` otherwise).
     pub async fn bank_funded(self, id: &PullId) -> Result<Option<BankFundedPull>, StoreError> {
-        let row = sqlx::query(
+        let q = self.0.stmt(
             "SELECT p.id, p.status, p.amount, m.payer_account_id, p.destination_address, p.currency, \
              CAST(CASE WHEN EXISTS (SELECT 1 FROM chain_txs t JOIN chain_cursors c ON c.chain_id = t.chain_id \
                          WHERE t.hash = p.tx_hash AND t.block_number <= c.block_number) \
@@ -1250,19 +1285,18 @@ impl Pulls<'_> {
              FROM debit_pulls p JOIN mandates m ON m.id = p.mandate_id \
              WHERE p.id = $1 AND m.payer_account_id LIKE 'ba\\_%' ESCAPE '\\'",
         )
-        .bind(id)
-        .fetch_optional(self.0.pool())
-        .await?;
+        .bind(id.as_str());
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
-            let status: String = r.try_get("status")?;
+            let status = r.string("status")?;
             Ok(BankFundedPull {
-                pull_id: r.try_get("id")?,
+                pull_id: PullId::from_trusted(r.string("id")?),
                 status: PullStatus::parse(&status)
                     .ok_or_else(|| StoreError::Corrupt(format!("pull status {status:?}")))?,
-                confirmed: r.try_get::<i64, _>("confirmed")? == 1,
-                amount: u64_of(r.try_get("amount")?),
-                bank_account_id: r.try_get("payer_account_id")?,
-                destination: r.try_get("destination_address")?,
+                confirmed: r.integer("confirmed")? == 1,
+                amount: u64_of(r.integer("amount")?),
+                bank_account_id: BankAccountId::from_trusted(r.string("payer_account_id")?),
+                destination: r.string("destination_address")?,
                 currency: currency_of(&r, "currency")?,
             })
         })
@@ -1278,15 +1312,22 @@ impl Pulls<'_> {
         failure_reason: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let change = PullChange::BankLeg {
-            status,
-            failure_reason,
-        };
-        let mut tx = self.0.write_tx().await?;
-        let (moved, _) =
-            change_pulls_in(&mut tx, &[(id.as_str(), change)], Guard::None, now).await?;
-        tx.commit().await?;
-        Ok(moved[0])
+        let id = id.clone();
+        let failure_reason = failure_reason.map(str::to_owned);
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    let change = PullChange::BankLeg {
+                        status,
+                        failure_reason: failure_reason.as_deref(),
+                    };
+                    let (moved, _) =
+                        change_pulls_in(&mut tx, &[(id.as_str(), change)], Guard::None, now)
+                            .await?;
+                    Ok(moved[0])
+                })
+            })
+            .await
     }
 }
 

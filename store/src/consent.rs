@@ -5,6 +5,7 @@
 
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
+use crate::exec::{Exec, Stmt};
 use crate::ids::MandateId;
 use crate::outbox::WorkKind;
 use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
@@ -22,6 +23,15 @@ impl Store {
     }
 }
 
+/// Why [`Consent::authorize`]'s transaction is rolled back when its object was no longer
+/// waiting for authorization (the signature it wrote first goes with it): an error the
+/// body returns, which `authorize` answers as `false`.
+const NOT_WAITING: &str = "the object no longer waits for authorization";
+
+fn not_waiting() -> StoreError {
+    StoreError::Transition(NOT_WAITING.into())
+}
+
 /// The object whose authorization is recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Authorizable {
@@ -35,12 +45,17 @@ impl Consent<'_> {
     /// Records what `a.signer` is asked to sign. Insert it before the object's row (or
     /// with it: [`Mandates::insert_with`](crate::agentic::Mandates::insert_with), [`Payments::insert_with`](crate::payments::Payments::insert_with)).
     pub async fn insert(self, a: &Authorization) -> Result<(), StoreError> {
-        insert_authorization_in(&mut *self.0.writer().acquire().await?, a).await
+        let a = a.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move { insert_authorization_in(&mut tx, &a).await })
+            })
+            .await
     }
 
     /// The authorization of `object_id`, if one was asked for.
     pub async fn get(self, object_id: &str) -> Result<Option<Authorization>, StoreError> {
-        authorization_in(&mut *self.0.pool().acquire().await?, object_id).await
+        authorization_in(&mut crate::rows::Reads(self.0), object_id).await
     }
 
     /// Stores the signature and moves the object from `requires_authorization` to
@@ -53,46 +68,61 @@ impl Consent<'_> {
         signature: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        // The signature first, so the event's snapshot shows it; rolled back (the
-        // transaction dropped) when the object was no longer waiting.
-        sqlx::query(
-            "UPDATE authorizations SET signature = $2, authorized_at = $3 WHERE object_id = $1",
-        )
-        .bind(object_id)
-        .bind(signature)
-        .bind(now_ms)
-        .execute(&mut *tx)
-        .await?;
-        let moved = match what {
-            Authorizable::Mandate => {
-                move_mandate_in(
-                    &mut tx,
-                    object_id,
-                    MandateStatus::Pending,
-                    None,
-                    Guard::None,
-                    now_ms,
-                )
-                .await?
-            }
-            Authorizable::Payment => {
-                let change = PaymentChange::to(PaymentStatus::Pending);
-                let from = PaymentStatus::RequiresAuthorization;
-                move_payment_in(&mut *tx, object_id, from, &change, now_ms).await?
-            }
-        };
-        if !moved {
-            return Ok(false);
+        let object_id = object_id.to_owned();
+        let signature = signature.to_owned();
+        let done = self
+            .0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    // The signature first, so the event's snapshot shows it; rolled back
+                    // (the body returns an error) when the object was no longer waiting.
+                    let q = Stmt::new(
+                        tx.backend(),
+                        "UPDATE authorizations SET signature = $2, authorized_at = $3 WHERE object_id = $1"
+                            .into(),
+                    )
+                    .bind(object_id.as_str())
+                    .bind(signature.as_str())
+                    .bind(now_ms);
+                    tx.execute(&q).await?;
+                    let moved = match what {
+                        Authorizable::Mandate => {
+                            move_mandate_in(
+                                &mut tx,
+                                &object_id,
+                                MandateStatus::Pending,
+                                None,
+                                Guard::None,
+                                now_ms,
+                            )
+                            .await?
+                        }
+                        Authorizable::Payment => {
+                            let change = PaymentChange::to(PaymentStatus::Pending);
+                            let from = PaymentStatus::RequiresAuthorization;
+                            move_payment_in(&mut tx, &object_id, from, &change, now_ms).await?
+                        }
+                    };
+                    if !moved {
+                        return Err(not_waiting());
+                    }
+                    // The object can now be sent: queue it in the same transaction.
+                    let (lookup, work) = match what {
+                        Authorizable::Mandate => {
+                            (crate::outbox::OF_MANDATE, WorkKind::CreateMandate)
+                        }
+                        Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::Payment),
+                    };
+                    crate::outbox::enqueue_for(&mut tx, lookup, &object_id, work, now_ms).await?;
+                    Ok(())
+                })
+            })
+            .await;
+        match done {
+            Ok(()) => Ok(true),
+            Err(StoreError::Transition(why)) if why == NOT_WAITING => Ok(false),
+            Err(e) => Err(e),
         }
-        // The object can now be sent: queue it in the same transaction.
-        let (lookup, work) = match what {
-            Authorizable::Mandate => (crate::outbox::OF_MANDATE, WorkKind::CreateMandate),
-            Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::Payment),
-        };
-        crate::outbox::enqueue_for(&mut tx, lookup, object_id, work, now_ms).await?;
-        tx.commit().await?;
-        Ok(true)
     }
 }
 
@@ -104,18 +134,23 @@ impl crate::agentic::Mandates<'_> {
         mandate_id: &MandateId,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        // Only from `requires_authorization`: anything else has been sent (or is final).
-        let moved = move_mandate_in(
-            &mut tx,
-            mandate_id.as_str(),
-            MandateStatus::Canceled,
-            None,
-            Guard::Unauthorized,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(moved)
+        let mandate_id = mandate_id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    // Only from `requires_authorization`: anything else has been sent (or is
+                    // final).
+                    move_mandate_in(
+                        &mut tx,
+                        mandate_id.as_str(),
+                        MandateStatus::Canceled,
+                        None,
+                        Guard::Unauthorized,
+                        now,
+                    )
+                    .await
+                })
+            })
+            .await
     }
 }

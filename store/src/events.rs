@@ -13,9 +13,6 @@
 //! commit order by a few transactions in flight: a reader paging newest-first may see a
 //! later sequence number before an earlier one commits.
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
-
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{AccountId, EventId, Mode};
@@ -381,18 +378,18 @@ pub struct EventFilter<'a> {
 
 const EVENT_COLS: &str = "seq, id, account_id, mode, type, object_id, created_at, data";
 
-fn event_of(r: &AnyRow) -> Result<Event, StoreError> {
-    let mode: String = r.try_get("mode")?;
-    let kind: String = r.try_get("type")?;
-    let data: String = r.try_get("data")?;
+fn event_of(r: &impl Record) -> Result<Event, StoreError> {
+    let mode = r.string("mode")?;
+    let kind = r.string("type")?;
+    let data = r.string("data")?;
     Ok(Event {
-        id: r.try_get("id")?,
-        account_id: r.try_get("account_id")?,
+        id: EventId::from_trusted(r.string("id")?),
+        account_id: AccountId::from_trusted(r.string("account_id")?),
         mode: Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?,
         kind: EventType::parse(&kind)
             .ok_or_else(|| StoreError::Corrupt(format!("event type {kind:?}")))?,
-        object_id: r.try_get("object_id")?,
-        created_at: r.try_get("created_at")?,
+        object_id: r.string("object_id")?,
+        created_at: r.integer("created_at")?,
         snapshot: serde_json::from_str(&data)
             .map_err(|e| StoreError::Corrupt(format!("event data: {e}")))?,
     })
@@ -633,16 +630,18 @@ impl Events<'_> {
         let before = match starting_after {
             None => None,
             Some(after) => {
-                let row = sqlx::query(
-                    "SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND mode = $3",
-                )
-                .bind(after)
-                .bind(scope.account_id)
-                .bind(scope.mode.as_str())
-                .fetch_optional(self.0.pool())
-                .await?
-                .ok_or(StoreError::UnknownCursor)?;
-                Some(row.try_get::<i64, _>("seq")?)
+                let q = self
+                    .0
+                    .stmt("SELECT seq FROM events WHERE id = $1 AND account_id = $2 AND mode = $3")
+                    .bind(after)
+                    .bind(scope.account_id.as_str())
+                    .bind(scope.mode.as_str());
+                let row = self
+                    .0
+                    .fetch_optional(&q)
+                    .await?
+                    .ok_or(StoreError::UnknownCursor)?;
+                Some(row.integer("seq")?)
             }
         };
         let (type_sql, type_val) = match filter.kind {
@@ -668,15 +667,16 @@ impl Events<'_> {
              ($6 IS NULL OR created_at >= $6) ORDER BY seq DESC LIMIT {}",
             limit + 1
         );
-        let mut rows = sqlx::query(&sql)
-            .bind(scope.account_id)
+        let q = self
+            .0
+            .stmt(sql)
+            .bind(scope.account_id.as_str())
             .bind(scope.mode.as_str())
             .bind(before)
             .bind(type_val)
             .bind(filter.object_id)
-            .bind(filter.created_gte)
-            .fetch_all(self.0.pool())
-            .await?;
+            .bind(filter.created_gte);
+        let mut rows = self.0.fetch(&q).await?;
         let has_more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
         Ok(Page {
@@ -688,13 +688,14 @@ impl Events<'_> {
     /// The types of the events of object `id`, oldest first (any account: for checks and
     /// tests).
     pub async fn types_of(self, id: &str) -> Result<Vec<EventType>, StoreError> {
-        let rows = sqlx::query("SELECT type FROM events WHERE object_id = $1 ORDER BY seq")
-            .bind(id)
-            .fetch_all(self.0.pool())
-            .await?;
+        let q = self
+            .0
+            .stmt("SELECT type FROM events WHERE object_id = $1 ORDER BY seq")
+            .bind(id);
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| {
-                let t: String = r.try_get("type")?;
+                let t = r.string("type")?;
                 EventType::parse(&t).ok_or_else(|| StoreError::Corrupt(format!("event type {t:?}")))
             })
             .collect()

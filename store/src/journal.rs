@@ -1,11 +1,10 @@
 //! The outbound transaction journal and idempotency records.
 
-use sqlx::Row;
-
 use crate::agentic::{
     Guard, KeyStatus, MandateStatus, PullChange, change_pulls_in, move_key_in, move_mandate_in,
 };
 use crate::db::{Store, StoreError};
+use crate::exec::{Exec, Record, Stmt};
 pub use openrail_domain::journal::{TxKind, TxStatus};
 
 /// Idempotency keys of API requests (`store.idempotency()`).
@@ -137,21 +136,22 @@ impl Journal<'_> {
     /// Journaled transactions of `chain_id` still `signed` (fate unknown), by nonce (a
     /// nonce has one row per signed variant).
     pub async fn unsettled(self, chain_id: u64) -> Result<Vec<UnsettledTx>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT nonce, hash, raw, kind, intents FROM chain_txs WHERE chain_id = $1 AND status = 'signed' \
-             ORDER BY nonce, created_at",
-        )
-        .bind(chain_id as i64)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT nonce, hash, raw, kind, intents FROM chain_txs WHERE chain_id = $1 AND status = 'signed' \
+                 ORDER BY nonce, created_at",
+            )
+            .bind(chain_id as i64);
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| {
-                let kind: String = r.try_get("kind")?;
-                let intents: String = r.try_get("intents")?;
+                let kind = r.string("kind")?;
+                let intents = r.string("intents")?;
                 Ok(UnsettledTx {
-                    nonce: r.try_get::<i64, _>("nonce")? as u64,
-                    hash: r.try_get("hash")?,
-                    raw: r.try_get("raw")?,
+                    nonce: r.integer("nonce")? as u64,
+                    hash: r.string("hash")?,
+                    raw: r.string("raw")?,
                     kind: TxKind::parse(&kind)
                         .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?,
                     intents: serde_json::from_str(&intents)
@@ -163,30 +163,29 @@ impl Journal<'_> {
 
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
     pub async fn count_for_intent(self, intent: &str) -> Result<u64, StoreError> {
-        let row = sqlx::query("SELECT COUNT(*) AS n FROM chain_tx_intents WHERE intent = $1")
-            .bind(intent)
-            .fetch_one(self.0.pool())
-            .await?;
-        Ok(row.try_get::<i64, _>("n")? as u64)
+        let q = self
+            .0
+            .stmt("SELECT COUNT(*) AS n FROM chain_tx_intents WHERE intent = $1")
+            .bind(intent);
+        let row = self.0.fetch_one(&q).await?;
+        Ok(row.integer("n")? as u64)
     }
 
     /// How many journaled transactions of `chain_id` stand at each status, and how many
     /// distinct nonces the mined ones use (tests compare it with the operator's nonce).
     pub async fn summary(self, chain_id: u64) -> Result<JournalSummary, StoreError> {
-        let rows = sqlx::query(
-            "SELECT status, COUNT(*) AS n, COUNT(DISTINCT nonce) AS nonces FROM chain_txs \
-             WHERE chain_id = $1 GROUP BY status",
-        )
-        .bind(chain_id as i64)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "SELECT status, COUNT(*) AS n, COUNT(DISTINCT nonce) AS nonces FROM chain_txs \
+                 WHERE chain_id = $1 GROUP BY status",
+            )
+            .bind(chain_id as i64);
+        let rows = self.0.fetch(&q).await?;
         let mut summary = JournalSummary::default();
         for r in rows {
-            let status: String = r.try_get("status")?;
-            let (count, nonces) = (
-                r.try_get::<i64, _>("n")? as u64,
-                r.try_get::<i64, _>("nonces")? as u64,
-            );
+            let status = r.string("status")?;
+            let (count, nonces) = (r.integer("n")? as u64, r.integer("nonces")? as u64);
             match TxStatus::parse(&status) {
                 Some(TxStatus::Signed) => summary.signed = count,
                 Some(TxStatus::Succeeded | TxStatus::Reverted) => {
@@ -215,41 +214,43 @@ impl Idempotency<'_> {
         node_id: &str,
         now: i64,
     ) -> Result<IdempotencyBegin, StoreError> {
-        sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < $3")
+        let q = self
+            .0
+            .stmt("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < $3")
             .bind(api_key_id)
             .bind(key)
-            .bind(now - IDEMPOTENCY_TTL_MS)
-            .execute(self.0.writer())
-            .await?;
+            .bind(now - IDEMPOTENCY_TTL_MS);
+        self.0.execute(q).await?;
         // The claim that blocked the insert may be abandoned (deleted after a 5xx) before it
         // is read: then claim again, rather than fail on a row that is gone.
         let mut found = None;
         for _ in 0..IDEMPOTENCY_CLAIM_ATTEMPTS {
-            let inserted = sqlx::query(
-                "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at, node_id) \
-                 VALUES ($1, $2, $3, 'in_flight', $4, $5) ON CONFLICT DO NOTHING",
-            )
-            .bind(api_key_id)
-            .bind(key)
-            .bind(fingerprint)
-            .bind(now)
-            .bind(node_id)
-            .execute(self.0.writer())
-            .await?;
-            if inserted.rows_affected() == 1 {
+            let q = self
+                .0
+                .stmt(
+                    "INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, created_at, node_id) \
+                     VALUES ($1, $2, $3, 'in_flight', $4, $5) ON CONFLICT DO NOTHING",
+                )
+                .bind(api_key_id)
+                .bind(key)
+                .bind(fingerprint)
+                .bind(now)
+                .bind(node_id);
+            if self.0.execute(q).await? == 1 {
                 return Ok(IdempotencyBegin::Started);
             }
-            found = sqlx::query(
-                "SELECT fingerprint, status, response_status, response_body, node_id, resource, \
-                 (SELECT COUNT(*) FROM leases l WHERE l.name = 'node:' || idempotency_keys.node_id \
-                  AND l.expires_at > $3) AS holder_alive \
-                 FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
-            )
-            .bind(api_key_id)
-            .bind(key)
-            .bind(now)
-            .fetch_optional(self.0.pool())
-            .await?;
+            let q = self
+                .0
+                .stmt(
+                    "SELECT fingerprint, status, response_status, response_body, node_id, resource, \
+                     (SELECT COUNT(*) FROM leases l WHERE l.name = 'node:' || idempotency_keys.node_id \
+                      AND l.expires_at > $3) AS holder_alive \
+                     FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2",
+                )
+                .bind(api_key_id)
+                .bind(key)
+                .bind(now);
+            found = self.0.fetch_optional(&q).await?;
             if found.is_some() {
                 break;
             }
@@ -258,18 +259,18 @@ impl Idempotency<'_> {
         let Some(row) = found else {
             return Ok(IdempotencyBegin::InProgress);
         };
-        let stored: String = row.try_get("fingerprint")?;
-        let status: String = row.try_get("status")?;
-        let holder: Option<String> = row.try_get("node_id")?;
-        let resource: Option<String> = row.try_get("resource")?;
-        let holder_alive = row.try_get::<i64, _>("holder_alive")? > 0;
+        let stored = row.string("fingerprint")?;
+        let status = row.string("status")?;
+        let holder = row.text("node_id")?;
+        let resource = row.text("resource")?;
+        let holder_alive = row.integer("holder_alive")? > 0;
         if stored != fingerprint {
             return Ok(IdempotencyBegin::Mismatch);
         }
         if status != "in_flight" {
             return Ok(IdempotencyBegin::Replay {
-                status: row.try_get::<Option<i64>, _>(2)?.unwrap_or(500) as u16,
-                body: row.try_get::<Option<String>, _>(3)?.unwrap_or_default(),
+                status: row.int("response_status")?.unwrap_or(500) as u16,
+                body: row.text("response_body")?.unwrap_or_default(),
             });
         }
         // A claim from before claims named their process has no holder to check: it stays
@@ -312,18 +313,18 @@ impl Idempotency<'_> {
         value: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(&format!(
-            "UPDATE idempotency_keys SET node_id = $3, resource = NULL, created_at = $4 \
-             WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight' AND {condition}"
-        ))
-        .bind(api_key_id)
-        .bind(key)
-        .bind(node_id)
-        .bind(now)
-        .bind(value)
-        .execute(self.0.writer())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        let q = self
+            .0
+            .stmt(format!(
+                "UPDATE idempotency_keys SET node_id = $3, resource = NULL, created_at = $4 \
+                 WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight' AND {condition}"
+            ))
+            .bind(api_key_id)
+            .bind(key)
+            .bind(node_id)
+            .bind(now)
+            .bind(value);
+        Ok(self.0.execute(q).await? == 1)
     }
     /// After [`IdempotencyBegin::Recover`] found no object at `resource` (the process died
     /// between linking and creating it): takes the claim over for `node_id` so the request
@@ -343,15 +344,16 @@ impl Idempotency<'_> {
     /// Links a claimed key to the object its request is about to create (its API path),
     /// before the object is written: after a crash, a retry gets that object.
     pub async fn link(self, api_key_id: &str, key: &str, resource: &str) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE idempotency_keys SET resource = $3 \
-             WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'",
-        )
-        .bind(api_key_id)
-        .bind(key)
-        .bind(resource)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "UPDATE idempotency_keys SET resource = $3 \
+                 WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'",
+            )
+            .bind(api_key_id)
+            .bind(key)
+            .bind(resource);
+        self.0.execute(q).await?;
         Ok(())
     }
 
@@ -363,27 +365,29 @@ impl Idempotency<'_> {
         status: u16,
         body: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 \
-             WHERE api_key_id = $1 AND idempotency_key = $2",
-        )
-        .bind(api_key_id)
-        .bind(key)
-        .bind(i64::from(status))
-        .bind(body)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 \
+                 WHERE api_key_id = $1 AND idempotency_key = $2",
+            )
+            .bind(api_key_id)
+            .bind(key)
+            .bind(i64::from(status))
+            .bind(body);
+        self.0.execute(q).await?;
         Ok(())
     }
 
     /// Releases a claimed key without a stored response (the request failed on our side
     /// before doing anything), so a retry runs again.
     pub async fn abandon(self, api_key_id: &str, key: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'")
+        let q = self
+            .0
+            .stmt("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_flight'")
             .bind(api_key_id)
-            .bind(key)
-            .execute(self.0.writer())
-            .await?;
+            .bind(key);
+        self.0.execute(q).await?;
         Ok(())
     }
 }
@@ -404,17 +408,17 @@ impl Journal<'_> {
         chain_id: u64,
         hash: &str,
     ) -> Result<Option<(TxKind, Vec<String>)>, StoreError> {
-        let row =
-            sqlx::query("SELECT kind, intents FROM chain_txs WHERE chain_id = $1 AND hash = $2")
-                .bind(chain_id as i64)
-                .bind(hash)
-                .fetch_optional(self.0.pool())
-                .await?;
+        let q = self
+            .0
+            .stmt("SELECT kind, intents FROM chain_txs WHERE chain_id = $1 AND hash = $2")
+            .bind(chain_id as i64)
+            .bind(hash);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
-            let kind: String = r.try_get("kind")?;
+            let kind = r.string("kind")?;
             let kind = TxKind::parse(&kind)
                 .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
-            let intents: String = r.try_get("intents")?;
+            let intents = r.string("intents")?;
             let intents = serde_json::from_str(&intents)
                 .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
             Ok((kind, intents))
@@ -424,15 +428,15 @@ impl Journal<'_> {
 
     /// Where the relayer stands on `chain_id`.
     pub async fn chain_cursor(self, chain_id: u64) -> Result<Option<ChainCursor>, StoreError> {
-        let row =
-            sqlx::query("SELECT block_number, block_hash FROM chain_cursors WHERE chain_id = $1")
-                .bind(chain_id as i64)
-                .fetch_optional(self.0.pool())
-                .await?;
+        let q = self
+            .0
+            .stmt("SELECT block_number, block_hash FROM chain_cursors WHERE chain_id = $1")
+            .bind(chain_id as i64);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
             Ok(ChainCursor {
-                block_number: r.try_get::<i64, _>("block_number")? as u64,
-                block_hash: r.try_get("block_hash")?,
+                block_number: r.integer("block_number")? as u64,
+                block_hash: r.string("block_hash")?,
             })
         })
         .transpose()
@@ -450,98 +454,18 @@ impl Journal<'_> {
         ended: &OnchainEnds,
         now: i64,
     ) -> Result<usize, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let mut changed = 0;
-        for (id, resolution) in pulls {
-            changed +=
-                usize::from(crate::agentic::resolve_pull_in(&mut tx, id, resolution, now).await?);
-        }
-        // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
-        // Not undone by `rewind_chain`: a reorganisation that drops a payer's own cancel
-        // leaves the API showing `canceled` while the chain has it active (pulls on it
-        // would still be declined here, off chain). Rare; an operator can cancel again.
-        for onchain_id in &ended.mandates_canceled {
-            let rows =
-                sqlx::query("SELECT id FROM mandates WHERE chain_id = $1 AND onchain_id = $2")
-                    .bind(chain_id as i64)
-                    .bind(onchain_id)
-                    .fetch_all(&mut *tx)
-                    .await?;
-            for r in rows {
-                let id: String = r.try_get("id")?;
-                move_mandate_in(
-                    &mut tx,
-                    &id,
-                    MandateStatus::Canceled,
-                    None,
-                    Guard::None,
-                    now,
-                )
-                .await?;
-            }
-        }
-        for onchain_id in &ended.keys_revoked {
-            let rows = sqlx::query("SELECT id FROM session_keys WHERE onchain_id = $1")
-                .bind(onchain_id)
-                .fetch_all(&mut *tx)
-                .await?;
-            for r in rows {
-                let id: String = r.try_get("id")?;
-                move_key_in(&mut tx, &id, KeyStatus::Revoked, None, Guard::None, now).await?;
-            }
-        }
-        // Transactions seen emitting events succeeded in that block; this settles journal
-        // entries whose fate nobody else is waiting for (rebroadcast after a reorg).
-        let signed = Some(TxStatus::Signed);
-        for (hash, block) in mined {
-            // Its nonce's other variants (other fees, same work) can never be mined.
-            let others: Vec<String> = sqlx::query(
-                "SELECT hash FROM chain_txs WHERE chain_id = $1 AND status = 'signed' AND hash <> $2 \
-                 AND nonce = (SELECT nonce FROM chain_txs WHERE chain_id = $1 AND hash = $2)",
-            )
-            .bind(chain_id as i64)
-            .bind(hash)
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(|r| r.try_get("hash"))
-            .collect::<Result<_, _>>()?;
-            let mut marks = vec![(
-                chain_id,
-                hash.as_str(),
-                TxStatus::Succeeded,
-                Some(*block),
-                signed,
-            )];
-            marks.extend(
-                others
-                    .iter()
-                    .map(|h| (chain_id, h.as_str(), TxStatus::Replaced, None, signed)),
-            );
-            mark_txs_in(&mut *tx, &marks, now).await?;
-        }
-        let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
-        apply_fates_in(&mut tx, &hashes, now).await?;
-        let updated = sqlx::query(
-            "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
-        )
-        .bind(chain_id as i64)
-        .bind(cursor.block_number as i64)
-        .bind(&cursor.block_hash)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        if updated.rows_affected() == 0 {
-            sqlx::query("INSERT INTO chain_cursors (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4)")
-                .bind(chain_id as i64)
-                .bind(cursor.block_number as i64)
-                .bind(&cursor.block_hash)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(changed)
+        let cursor = cursor.clone();
+        let pulls = pulls.to_vec();
+        let mined = mined.to_vec();
+        let ended = ended.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    commit_chain_events_in(&mut tx, chain_id, &cursor, &pulls, &mined, &ended, now)
+                        .await
+                })
+            })
+            .await
     }
 
     /// Undoes what transaction `hash` did when a reorganisation took it out of the chain
@@ -549,10 +473,12 @@ impl Journal<'_> {
     /// `signed` (fate unknown) and the pulls it resolved back to `pending`, with a
     /// `debit_pull.reorged` event each. Returns how many pulls went back.
     pub async fn unmine(self, chain_id: u64, hash: &str, now: i64) -> Result<usize, StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let pulls = unmine_in(&mut tx, chain_id, hash, now).await?;
-        tx.commit().await?;
-        Ok(pulls)
+        let hash = hash.to_owned();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move { unmine_in(&mut tx, chain_id, &hash, now).await })
+            })
+            .await
     }
 
     /// Undoes what the blocks from `from_block` on did, after a reorganisation removed
@@ -568,65 +494,194 @@ impl Journal<'_> {
         cursor: &ChainCursor,
         now: i64,
     ) -> Result<(Vec<(String, String)>, usize), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        let rows = sqlx::query(
-            "SELECT hash, raw FROM chain_txs WHERE chain_id = $1 AND block_number >= $2 \
-             AND status IN ('succeeded', 'reverted') ORDER BY nonce",
+        let cursor = cursor.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(
+                    async move { rewind_in(&mut tx, chain_id, from_block, &cursor, now).await },
+                )
+            })
+            .await
+    }
+}
+
+/// [`Journal::commit_chain_events`] inside the caller's transaction.
+async fn commit_chain_events_in(
+    conn: &mut impl Exec,
+    chain_id: u64,
+    cursor: &ChainCursor,
+    pulls: &[(String, crate::agentic::PullResolution)],
+    mined: &[(String, u64)],
+    ended: &OnchainEnds,
+    now: i64,
+) -> Result<usize, StoreError> {
+    let mut changed = 0;
+    for (id, resolution) in pulls {
+        changed += usize::from(crate::agentic::resolve_pull_in(conn, id, resolution, now).await?);
+    }
+    // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
+    // Not undone by `rewind_chain`: a reorganisation that drops a payer's own cancel
+    // leaves the API showing `canceled` while the chain has it active (pulls on it
+    // would still be declined here, off chain). Rare; an operator can cancel again.
+    for onchain_id in &ended.mandates_canceled {
+        let q = Stmt::new(
+            conn.backend(),
+            "SELECT id FROM mandates WHERE chain_id = $1 AND onchain_id = $2".into(),
         )
         .bind(chain_id as i64)
-        .bind(from_block as i64)
-        .fetch_all(&mut *tx)
-        .await?;
-        let txs: Vec<(String, String)> = rows
+        .bind(onchain_id);
+        let ids: Vec<String> = conn
+            .fetch(&q)
+            .await?
             .iter()
-            .map(|r| Ok((r.try_get("hash")?, r.try_get("raw")?)))
-            .collect::<Result<_, StoreError>>()?;
-        let mut pulls = 0;
-        for (hash, _) in &txs {
-            pulls += unmine_in(&mut tx, chain_id, hash, now).await?;
+            .map(|r| r.string("id"))
+            .collect::<Result<_, _>>()?;
+        for id in ids {
+            move_mandate_in(conn, &id, MandateStatus::Canceled, None, Guard::None, now).await?;
         }
-        sqlx::query(
-            "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1",
+    }
+    for onchain_id in &ended.keys_revoked {
+        let q = Stmt::new(
+            conn.backend(),
+            "SELECT id FROM session_keys WHERE onchain_id = $1".into(),
+        )
+        .bind(onchain_id);
+        let ids: Vec<String> = conn
+            .fetch(&q)
+            .await?
+            .iter()
+            .map(|r| r.string("id"))
+            .collect::<Result<_, _>>()?;
+        for id in ids {
+            move_key_in(conn, &id, KeyStatus::Revoked, None, Guard::None, now).await?;
+        }
+    }
+    // Transactions seen emitting events succeeded in that block; this settles journal
+    // entries whose fate nobody else is waiting for (rebroadcast after a reorg).
+    let signed = Some(TxStatus::Signed);
+    for (hash, block) in mined {
+        // Its nonce's other variants (other fees, same work) can never be mined.
+        let q = Stmt::new(
+            conn.backend(),
+            "SELECT hash FROM chain_txs WHERE chain_id = $1 AND status = 'signed' AND hash <> $2 \
+             AND nonce = (SELECT nonce FROM chain_txs WHERE chain_id = $1 AND hash = $2)"
+                .into(),
+        )
+        .bind(chain_id as i64)
+        .bind(hash);
+        let others: Vec<String> = conn
+            .fetch(&q)
+            .await?
+            .iter()
+            .map(|r| r.string("hash"))
+            .collect::<Result<_, _>>()?;
+        let mut marks = vec![(
+            chain_id,
+            hash.as_str(),
+            TxStatus::Succeeded,
+            Some(*block),
+            signed,
+        )];
+        marks.extend(
+            others
+                .iter()
+                .map(|h| (chain_id, h.as_str(), TxStatus::Replaced, None, signed)),
+        );
+        mark_txs_in(conn, &marks, now).await?;
+    }
+    let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
+    apply_fates_in(conn, &hashes, now).await?;
+    if set_cursor_in(conn, chain_id, cursor, now).await? == 0 {
+        let q = Stmt::new(
+            conn.backend(),
+            "INSERT INTO chain_cursors (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4)"
+                .into(),
         )
         .bind(chain_id as i64)
         .bind(cursor.block_number as i64)
         .bind(&cursor.block_hash)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok((txs, pulls))
+        .bind(now);
+        conn.execute(&q).await?;
     }
+    Ok(changed)
+}
+
+/// Moves the cursor of `chain_id` to `cursor` inside the caller's transaction; returns how
+/// many rows changed (0: the chain has no cursor yet).
+async fn set_cursor_in(
+    conn: &mut impl Exec,
+    chain_id: u64,
+    cursor: &ChainCursor,
+    now: i64,
+) -> Result<u64, StoreError> {
+    let q = Stmt::new(
+        conn.backend(),
+        "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1"
+            .into(),
+    )
+    .bind(chain_id as i64)
+    .bind(cursor.block_number as i64)
+    .bind(&cursor.block_hash)
+    .bind(now);
+    conn.execute(&q).await
+}
+
+/// [`Journal::rewind`] inside the caller's transaction.
+async fn rewind_in(
+    conn: &mut impl Exec,
+    chain_id: u64,
+    from_block: u64,
+    cursor: &ChainCursor,
+    now: i64,
+) -> Result<(Vec<(String, String)>, usize), StoreError> {
+    let q = Stmt::new(
+        conn.backend(),
+        "SELECT hash, raw FROM chain_txs WHERE chain_id = $1 AND block_number >= $2 \
+         AND status IN ('succeeded', 'reverted') ORDER BY nonce"
+            .into(),
+    )
+    .bind(chain_id as i64)
+    .bind(from_block as i64);
+    let txs: Vec<(String, String)> = conn
+        .fetch(&q)
+        .await?
+        .iter()
+        .map(|r| Ok((r.string("hash")?, r.string("raw")?)))
+        .collect::<Result<_, StoreError>>()?;
+    let mut pulls = 0;
+    for (hash, _) in &txs {
+        pulls += unmine_in(conn, chain_id, hash, now).await?;
+    }
+    set_cursor_in(conn, chain_id, cursor, now).await?;
+    Ok((txs, pulls))
 }
 
 /// Puts mined transaction `hash` back to `signed` and the pulls it resolved back to
 /// `pending` (with their events), inside the caller's transaction; returns how many pulls.
 async fn unmine_in(
-    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    conn: &mut impl Exec,
     chain_id: u64,
     hash: &str,
     now: i64,
 ) -> Result<usize, StoreError> {
-    mark_txs_in(
-        &mut **tx,
-        &[(chain_id, hash, TxStatus::Signed, None, None)],
-        now,
+    mark_txs_in(conn, &[(chain_id, hash, TxStatus::Signed, None, None)], now).await?;
+    let q = Stmt::new(
+        conn.backend(),
+        "SELECT id FROM debit_pulls WHERE tx_hash = $1 AND status IN ('authorized', 'declined')"
+            .into(),
     )
-    .await?;
-    let ids: Vec<String> = sqlx::query(
-        "SELECT id FROM debit_pulls WHERE tx_hash = $1 AND status IN ('authorized', 'declined')",
-    )
-    .bind(hash)
-    .fetch_all(&mut **tx)
-    .await?
-    .iter()
-    .map(|r| r.try_get("id"))
-    .collect::<Result<_, _>>()?;
+    .bind(hash);
+    let ids: Vec<String> = conn
+        .fetch(&q)
+        .await?
+        .iter()
+        .map(|r| r.string("id"))
+        .collect::<Result<_, _>>()?;
     let changes: Vec<(&str, PullChange<'_>)> = ids
         .iter()
         .map(|id| (id.as_str(), PullChange::Reorg))
         .collect();
-    let (moved, _) = change_pulls_in(&mut **tx, &changes, Guard::None, now).await?;
+    let (moved, _) = change_pulls_in(conn, &changes, Guard::None, now).await?;
     Ok(moved.into_iter().filter(|m| *m).count())
 }
 
@@ -640,12 +695,12 @@ pub(crate) type TxMark<'a> = (u64, &'a str, TxStatus, Option<u64>, Option<TxStat
 /// object's, a transaction's status follows what the chain says, in any order (a receipt,
 /// a reorganisation, a variant mined after a reorg): no transition table.
 pub(crate) async fn mark_txs_in(
-    conn: &mut impl crate::exec::Exec,
+    conn: &mut impl Exec,
     marks: &[TxMark<'_>],
     now: i64,
 ) -> Result<(), StoreError> {
     for chunk in marks.chunks(400) {
-        let mut q = crate::exec::Stmt::new(
+        let mut q = Stmt::new(
             conn.backend(),
             format!(
                 "UPDATE chain_txs SET status = v.column3, block_number = v.column4, \
@@ -671,22 +726,21 @@ pub(crate) async fn mark_txs_in(
 }
 
 /// **The one place a journaled transaction's fate takes effect**, inside the transaction
-/// that records the fate (the group writer's, for a receipt; the watcher's, for a
+/// that records the fate (the group commit's, for a receipt; the watcher's, for a
 /// transaction seen in a block): for each of `hashes` whose fate is known and not yet
 /// applied, the effect on every object it carries ([`crate::agentic::fate_effect_in`]),
 /// its work closed (nothing is left to send for it), and the fate marked applied — so a
 /// fate recorded twice (a receipt and a rescan) takes effect once, and a reorganisation,
 /// which puts the transaction back to `signed`, lets its next fate take effect again.
 pub(crate) async fn apply_fates_in(
-    conn: &mut impl crate::exec::Exec,
+    conn: &mut impl Exec,
     hashes: &[&str],
     now: i64,
 ) -> Result<(), StoreError> {
-    use crate::exec::Record;
     let backend = conn.backend();
     for chunk in hashes.chunks(500) {
         let known = |sql: &str| {
-            let mut q = crate::exec::Stmt::new(
+            let mut q = Stmt::new(
                 backend,
                 format!(
                     "{sql} WHERE applied = 0 AND status <> 'signed' AND hash IN ({})",
@@ -759,11 +813,8 @@ pub(crate) struct SignedRow {
 
 /// Journals `t` inside the caller's transaction when its lease is still held (or it has
 /// none), with one `chain_tx_intents` row per intent; returns whether it was journaled.
-pub(crate) async fn record_tx_in(
-    conn: &mut impl crate::exec::Exec,
-    t: &SignedRow,
-) -> Result<bool, StoreError> {
-    let mut q = crate::exec::Stmt::new(
+pub(crate) async fn record_tx_in(conn: &mut impl Exec, t: &SignedRow) -> Result<bool, StoreError> {
+    let mut q = Stmt::new(
         conn.backend(),
         "INSERT INTO chain_txs (chain_id, nonce, hash, raw, kind, intents, status, created_at) \
          SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), \
@@ -785,7 +836,7 @@ pub(crate) async fn record_tx_in(
         return Ok(false);
     }
     for chunk in t.intents.chunks(500) {
-        let mut q = crate::exec::Stmt::new(
+        let mut q = Stmt::new(
             conn.backend(),
             format!(
                 "INSERT INTO chain_tx_intents (intent, hash) VALUES {} ON CONFLICT DO NOTHING",

@@ -7,9 +7,8 @@
 //! Times are the processes' clocks (unix ms); they are assumed to agree to well within a
 //! lease's length.
 
-use sqlx::Row;
-
 use crate::db::{Store, StoreError};
+use crate::exec::Record;
 
 /// Chain leases: which process sends for a chain (`store.leases()`).
 #[derive(Debug, Clone, Copy)]
@@ -64,43 +63,45 @@ impl Leases<'_> {
         now: i64,
     ) -> Result<bool, StoreError> {
         let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX / 2);
-        let done = sqlx::query(
-            "INSERT INTO leases (name, holder, url, expires_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, url = excluded.url, \
-             expires_at = excluded.expires_at \
-             WHERE leases.holder = excluded.holder OR leases.expires_at <= $5",
-        )
-        .bind(name)
-        .bind(holder)
-        .bind(url)
-        .bind(now + ttl_ms)
-        .bind(now)
-        .execute(self.0.writer())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        let q = self
+            .0
+            .stmt(
+                "INSERT INTO leases (name, holder, url, expires_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, url = excluded.url, \
+                 expires_at = excluded.expires_at \
+                 WHERE leases.holder = excluded.holder OR leases.expires_at <= $5",
+            )
+            .bind(name)
+            .bind(holder)
+            .bind(url)
+            .bind(now + ttl_ms)
+            .bind(now);
+        Ok(self.0.execute(q).await? == 1)
     }
 
     /// Gives the lease up at once (a clean shutdown), if `holder` holds it.
     pub async fn release(self, name: &str, holder: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE leases SET expires_at = 0 WHERE name = $1 AND holder = $2")
+        let q = self
+            .0
+            .stmt("UPDATE leases SET expires_at = 0 WHERE name = $1 AND holder = $2")
             .bind(name)
-            .bind(holder)
-            .execute(self.0.writer())
-            .await?;
+            .bind(holder);
+        self.0.execute(q).await?;
         Ok(())
     }
 
     /// The lease `name`, live or not.
     pub async fn get(self, name: &str) -> Result<Option<Lease>, StoreError> {
-        let row = sqlx::query("SELECT holder, url, expires_at FROM leases WHERE name = $1")
-            .bind(name)
-            .fetch_optional(self.0.pool())
-            .await?;
+        let q = self
+            .0
+            .stmt("SELECT holder, url, expires_at FROM leases WHERE name = $1")
+            .bind(name);
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
             Ok(Lease {
-                holder: r.try_get("holder")?,
-                url: r.try_get("url")?,
-                expires_at: r.try_get("expires_at")?,
+                holder: r.string("holder")?,
+                url: r.string("url")?,
+                expires_at: r.integer("expires_at")?,
             })
         })
         .transpose()

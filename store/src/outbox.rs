@@ -10,11 +10,8 @@
 //! its work and takes effect in the same database transaction (see
 //! [`crate::journal::apply_fates_in`]).
 
-use sqlx::AnyConnection;
-use sqlx::Row;
-
 use crate::db::{Store, StoreError};
-use crate::exec::{Exec, Stmt};
+use crate::exec::{Exec, Record, Stmt};
 use crate::ids::{MandateId, Mode, SessionKeyId};
 use openrail_domain::journal::TxKind;
 
@@ -180,33 +177,34 @@ pub(crate) async fn close_all(
 
 /// Closes the open row of `intent` and `kind`, if any, at `now`.
 pub(crate) async fn close(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     intent: &str,
     kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query(
-        "UPDATE outbox SET done_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL",
+    let q = Stmt::new(
+        conn.backend(),
+        "UPDATE outbox SET done_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL".into(),
     )
     .bind(intent)
     .bind(kind.as_str())
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
+    .bind(now);
+    conn.execute(&q).await?;
     Ok(())
 }
 
 /// The chain of mandate `mandate_id`.
 pub(crate) async fn chain_of(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     mandate_id: &MandateId,
 ) -> Result<u64, StoreError> {
-    let row = sqlx::query("SELECT chain_id FROM mandates WHERE id = $1")
-        .bind(mandate_id)
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or(StoreError::NotFound)?;
-    Ok(u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default())
+    let q = Stmt::new(
+        conn.backend(),
+        "SELECT chain_id FROM mandates WHERE id = $1".into(),
+    )
+    .bind(mandate_id.as_str());
+    let row = conn.fetch_one(&q).await?;
+    Ok(u64::try_from(row.integer("chain_id")?).unwrap_or_default())
 }
 
 impl Outbox<'_> {
@@ -221,24 +219,25 @@ impl Outbox<'_> {
         now: i64,
         limit: u32,
     ) -> Result<Vec<Work>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT o.seq, o.intent, o.kind FROM outbox o WHERE o.chain_id = $1 AND o.mode = $2 \
-             AND o.done_at IS NULL AND (o.due_at IS NULL OR o.due_at <= $3) \
-             AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
-             JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = o.intent AND t.kind = o.kind) \
-             ORDER BY o.seq LIMIT {limit}"
-        ))
-        .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
-        .bind(mode.as_str())
-        .bind(now)
-        .fetch_all(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT o.seq, o.intent, o.kind FROM outbox o WHERE o.chain_id = $1 AND o.mode = $2 \
+                 AND o.done_at IS NULL AND (o.due_at IS NULL OR o.due_at <= $3) \
+                 AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
+                 JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = o.intent AND t.kind = o.kind) \
+                 ORDER BY o.seq LIMIT {limit}"
+            ))
+            .bind(i64::try_from(chain_id).unwrap_or(i64::MAX))
+            .bind(mode.as_str())
+            .bind(now);
+        let rows = self.0.fetch(&q).await?;
         rows.iter()
             .map(|r| {
-                let kind: String = r.try_get("kind")?;
+                let kind = r.string("kind")?;
                 Ok(Work {
-                    seq: r.try_get("seq")?,
-                    intent: r.try_get("intent")?,
+                    seq: r.integer("seq")?,
+                    intent: r.string("intent")?,
                     kind: WorkKind::parse(&kind)
                         .ok_or_else(|| StoreError::Corrupt(format!("outbox kind {kind:?}")))?,
                 })
@@ -261,13 +260,12 @@ impl Outbox<'_> {
                  WHERE t.kind = $1 AND i.intent IN ({})",
                 crate::sql::numbered(2, chunk.len())
             );
-            let sql = crate::sql::positional(self.0.backend(), sql);
-            let mut q = sqlx::query(&sql).bind(kind.as_str());
+            let mut q = self.0.stmt(sql).bind(kind.as_str());
             for intent in chunk {
-                q = q.bind(*intent);
+                q.push(*intent);
             }
-            for r in q.fetch_all(self.0.pool()).await? {
-                found.insert(r.try_get("intent")?);
+            for r in self.0.fetch(&q).await? {
+                found.insert(r.string("intent")?);
             }
         }
         Ok(found)
@@ -275,13 +273,12 @@ impl Outbox<'_> {
 
     /// Whether `intent` still has open `kind` work (queued, or sent and not yet recorded).
     pub async fn is_open(self, intent: &str, kind: WorkKind) -> Result<bool, StoreError> {
-        let row =
-            sqlx::query("SELECT 1 FROM outbox WHERE intent = $1 AND kind = $2 AND done_at IS NULL")
-                .bind(intent)
-                .bind(kind.as_str())
-                .fetch_optional(self.0.pool())
-                .await?;
-        Ok(row.is_some())
+        let q = self
+            .0
+            .stmt("SELECT 1 FROM outbox WHERE intent = $1 AND kind = $2 AND done_at IS NULL")
+            .bind(intent)
+            .bind(kind.as_str());
+        Ok(self.0.fetch_optional(&q).await?.is_some())
     }
 
     /// The journal status of the newest `kind` transaction carrying `intent`, if any.
@@ -290,17 +287,18 @@ impl Outbox<'_> {
         intent: &str,
         kind: TxKind,
     ) -> Result<Option<openrail_domain::journal::TxStatus>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT t.status FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-             WHERE i.intent = $1 AND t.kind = $2 ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
-            LIVE_FIRST = crate::sql::LIVE_FIRST
-        ))
-        .bind(intent)
-        .bind(kind.as_str())
-        .fetch_optional(self.0.pool())
-        .await?;
+        let q = self
+            .0
+            .stmt(format!(
+                "SELECT t.status FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                 WHERE i.intent = $1 AND t.kind = $2 ORDER BY {LIVE_FIRST}, t.created_at DESC LIMIT 1",
+                LIVE_FIRST = crate::sql::LIVE_FIRST
+            ))
+            .bind(intent)
+            .bind(kind.as_str());
+        let row = self.0.fetch_optional(&q).await?;
         row.map(|r| {
-            let s: String = r.try_get("status")?;
+            let s = r.string("status")?;
             openrail_domain::journal::TxStatus::parse(&s)
                 .ok_or_else(|| StoreError::Corrupt(format!("journal status {s:?}")))
         })
@@ -313,66 +311,78 @@ impl Outbox<'_> {
         intent: &str,
         kind: TxKind,
     ) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query(
-            "SELECT t.hash FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
-             WHERE i.intent = $1 AND t.kind = $2 AND t.status = 'succeeded' \
-             ORDER BY t.created_at DESC LIMIT 1",
-        )
-        .bind(intent)
-        .bind(kind.as_str())
-        .fetch_optional(self.0.pool())
-        .await?;
-        row.map(|r| r.try_get("hash").map_err(StoreError::from))
-            .transpose()
+        let q = self
+            .0
+            .stmt(
+                "SELECT t.hash FROM chain_tx_intents i JOIN chain_txs t ON t.hash = i.hash \
+                 WHERE i.intent = $1 AND t.kind = $2 AND t.status = 'succeeded' \
+                 ORDER BY t.created_at DESC LIMIT 1",
+            )
+            .bind(intent)
+            .bind(kind.as_str());
+        let row = self.0.fetch_optional(&q).await?;
+        row.map(|r| r.string("hash")).transpose()
     }
 
     /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).
     pub async fn close(self, intent: &str, kind: WorkKind, now: i64) -> Result<(), StoreError> {
-        close(&mut *self.0.writer().acquire().await?, intent, kind, now).await
+        let intent = intent.to_owned();
+        self.0
+            .write(move |mut tx| Box::pin(async move { close(&mut tx, &intent, kind, now).await }))
+            .await
     }
 
     /// Makes the open row of `intent` and `kind` due again only at `due_at` (driving work
     /// waiting for a bank transfer or a confirmation).
     pub async fn defer(self, intent: &str, kind: WorkKind, due_at: i64) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE outbox SET due_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL",
-        )
-        .bind(intent)
-        .bind(kind.as_str())
-        .bind(due_at)
-        .execute(self.0.writer())
-        .await?;
+        let q = self
+            .0
+            .stmt(
+                "UPDATE outbox SET due_at = $3 WHERE intent = $1 AND kind = $2 AND done_at IS NULL",
+            )
+            .bind(intent)
+            .bind(kind.as_str())
+            .bind(due_at);
+        self.0.execute(q).await?;
         Ok(())
     }
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(self, mandate_id: &MandateId, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        enqueue_for(
-            &mut tx,
-            OF_MANDATE,
-            mandate_id.as_str(),
-            WorkKind::CancelMandate,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(())
+        let mandate_id = mandate_id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    enqueue_for(
+                        &mut tx,
+                        OF_MANDATE,
+                        mandate_id.as_str(),
+                        WorkKind::CancelMandate,
+                        now,
+                    )
+                    .await
+                })
+            })
+            .await
     }
 
     /// Queues the revoke of session key `key_id` at `now`.
     pub async fn request_revoke(self, key_id: &SessionKeyId, now: i64) -> Result<(), StoreError> {
-        let mut tx = self.0.write_tx().await?;
-        enqueue_for(
-            &mut tx,
-            OF_KEY,
-            key_id.as_str(),
-            WorkKind::RevokeSessionKey,
-            now,
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(())
+        let key_id = key_id.clone();
+        self.0
+            .write(move |mut tx| {
+                Box::pin(async move {
+                    enqueue_for(
+                        &mut tx,
+                        OF_KEY,
+                        key_id.as_str(),
+                        WorkKind::RevokeSessionKey,
+                        now,
+                    )
+                    .await
+                })
+            })
+            .await
     }
 }
 
@@ -389,7 +399,7 @@ pub(crate) const OF_PAYMENT: &str = "SELECT chain_id, mode FROM payments WHERE i
 /// Queues `kind` for `intent`, whose chain and mode `lookup` reads, inside the caller's
 /// transaction.
 pub(crate) async fn enqueue_for(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     lookup: &'static str,
     intent: &str,
     kind: WorkKind,
@@ -405,22 +415,19 @@ pub(crate) async fn enqueue_for(
 /// Queues `kind` for `intent` when `lookup` finds its chain and mode; returns whether it
 /// did. Inside the caller's transaction.
 pub(crate) async fn enqueue_if(
-    conn: &mut AnyConnection,
+    conn: &mut impl Exec,
     lookup: &'static str,
     intent: &str,
     kind: WorkKind,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let Some(row) = sqlx::query(lookup)
-        .bind(intent)
-        .fetch_optional(&mut *conn)
-        .await?
-    else {
+    let q = Stmt::new(conn.backend(), lookup.into()).bind(intent);
+    let Some(row) = conn.fetch_optional(&q).await? else {
         return Ok(false);
     };
-    let mode: String = row.try_get("mode")?;
+    let mode = row.string("mode")?;
     let mode = Mode::parse(&mode).ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
-    let chain_id = u64::try_from(row.try_get::<i64, _>("chain_id")?).unwrap_or_default();
+    let chain_id = u64::try_from(row.integer("chain_id")?).unwrap_or_default();
     enqueue(conn, intent, kind, chain_id, mode, now).await?;
     Ok(true)
 }

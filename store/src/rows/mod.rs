@@ -3,10 +3,8 @@
 //! Below every aggregate and `events` (whose snapshots hold these rows), above the
 //! executor; no module here writes a status.
 
-use sqlx::any::AnyRow;
-
 use crate::db::{Store, StoreError};
-use crate::exec::Record;
+use crate::exec::{Exec, Record, Row, Stmt};
 use crate::ids::{AccountId, Mode};
 use crate::money::Currency;
 
@@ -67,6 +65,30 @@ pub(crate) fn currency_of(r: &impl Record, col: &str) -> Result<Currency, StoreE
     Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))
 }
 
+/// The store's reads as an executor, for the reads written once for a transaction and
+/// for a read alone ([`crate::rows::agentic::spend_in`], [`crate::rows::consent::authorization_in`]):
+/// each statement is a read of its own ([`Store::fetch`]). It writes nothing: a statement
+/// that changes rows is refused.
+pub(crate) struct Reads<'a>(pub(crate) &'a Store);
+
+impl Exec for Reads<'_> {
+    type Row = Row;
+
+    fn backend(&self) -> crate::sql::Backend {
+        self.0.backend()
+    }
+
+    async fn execute(&mut self, _stmt: &Stmt<'_>) -> Result<u64, StoreError> {
+        Err(StoreError::Corrupt(
+            "a write outside a transaction (the store's reads write nothing)".into(),
+        ))
+    }
+
+    async fn fetch(&mut self, stmt: &Stmt<'_>) -> Result<Vec<Row>, StoreError> {
+        self.0.fetch(stmt).await
+    }
+}
+
 impl Store {
     /// One row of `table` by id, within the account and mode of `scope`.
     pub(crate) async fn scoped_row(
@@ -75,7 +97,7 @@ impl Store {
         cols: &'static str,
         scope: Scope<'_>,
         id: &str,
-    ) -> Result<AnyRow, StoreError> {
+    ) -> Result<Row, StoreError> {
         let sql =
             format!("SELECT {cols} FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3");
         self.scoped_sql_row(&sql, scope, id).await
@@ -88,14 +110,13 @@ impl Store {
         sql: &str,
         scope: Scope<'_>,
         id: &str,
-    ) -> Result<AnyRow, StoreError> {
-        sqlx::query(sql)
+    ) -> Result<Row, StoreError> {
+        let q = self
+            .stmt(sql)
             .bind(id)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(StoreError::NotFound)
+            .bind(scope.account_id.as_str())
+            .bind(scope.mode.as_str());
+        self.fetch_optional(&q).await?.ok_or(StoreError::NotFound)
     }
 
     pub(crate) async fn list_rows(
@@ -106,7 +127,7 @@ impl Store {
         filters: &[(&'static str, &str)],
         limit: u32,
         starting_after: Option<&str>,
-    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
+    ) -> Result<(Vec<Row>, bool), StoreError> {
         self.list_rows_where(table, cols, scope, filters, None, limit, starting_after)
             .await
     }
@@ -124,18 +145,18 @@ impl Store {
         time: Option<(&'static str, bool, i64)>,
         limit: u32,
         starting_after: Option<&str>,
-    ) -> Result<(Vec<AnyRow>, bool), StoreError> {
+    ) -> Result<(Vec<Row>, bool), StoreError> {
         let limit = limit.clamp(1, 100);
         // An unknown cursor is an error, not an empty page (which would look like the end).
         if let Some(after) = starting_after {
-            let known = sqlx::query(&format!(
-                "SELECT 1 FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
-            ))
-            .bind(after)
-            .bind(scope.account_id)
-            .bind(scope.mode.as_str())
-            .fetch_optional(self.pool())
-            .await?;
+            let q = self
+                .stmt(format!(
+                    "SELECT 1 FROM {table} WHERE id = $1 AND account_id = $2 AND mode = $3"
+                ))
+                .bind(after)
+                .bind(scope.account_id.as_str())
+                .bind(scope.mode.as_str());
+            let known = self.fetch_optional(&q).await?;
             if known.is_none() {
                 return Err(StoreError::UnknownCursor);
             }
@@ -158,18 +179,18 @@ impl Store {
              ORDER BY created_at DESC, id DESC LIMIT {}",
             limit + 1
         );
-        let query = sqlx::query(&sql)
-            .bind(scope.account_id)
+        let mut query = self
+            .stmt(sql)
+            .bind(scope.account_id.as_str())
             .bind(scope.mode.as_str())
             .bind(starting_after);
-        let mut query = query;
         for (_, v) in filters {
-            query = query.bind(*v);
+            query.push(*v);
         }
         if let Some((_, _, at)) = time {
-            query = query.bind(at);
+            query.push(at);
         }
-        let mut rows = query.fetch_all(self.pool()).await?;
+        let mut rows = self.fetch(&query).await?;
         let has_more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
         Ok((rows, has_more))
