@@ -23,15 +23,6 @@ impl Store {
     }
 }
 
-/// Why [`Consent::authorize`]'s transaction is rolled back when its object was no longer
-/// waiting for authorization (the signature it wrote first goes with it): an error the
-/// body returns, which `authorize` answers as `false`.
-const NOT_WAITING: &str = "the object no longer waits for authorization";
-
-fn not_waiting() -> StoreError {
-    StoreError::Transition(NOT_WAITING.into())
-}
-
 /// The object whose authorization is recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Authorizable {
@@ -72,10 +63,10 @@ impl Consent<'_> {
         let signature = signature.to_owned();
         let done = self
             .0
-            .write(move |mut tx| {
+            .write_or_undo(move |mut tx| {
                 Box::pin(async move {
-                    // The signature first, so the event's snapshot shows it; rolled back
-                    // (the body returns an error) when the object was no longer waiting.
+                    // The signature first, so the event's snapshot shows it; undone (the
+                    // body returns `None`) when the object was no longer waiting.
                     let q = Stmt::new(
                         tx.backend(),
                         "UPDATE authorizations SET signature = $2, authorized_at = $3 WHERE object_id = $1"
@@ -104,7 +95,7 @@ impl Consent<'_> {
                         }
                     };
                     if !moved {
-                        return Err(not_waiting());
+                        return Ok(None);
                     }
                     // The object can now be sent: queue it in the same transaction.
                     let (lookup, work) = match what {
@@ -114,15 +105,11 @@ impl Consent<'_> {
                         Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::Payment),
                     };
                     crate::outbox::enqueue_for(&mut tx, lookup, &object_id, work, now_ms).await?;
-                    Ok(())
+                    Ok(Some(()))
                 })
             })
-            .await;
-        match done {
-            Ok(()) => Ok(true),
-            Err(StoreError::Transition(why)) if why == NOT_WAITING => Ok(false),
-            Err(e) => Err(e),
-        }
+            .await?;
+        Ok(done.is_some())
     }
 }
 

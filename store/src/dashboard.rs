@@ -67,15 +67,12 @@ impl Dashboard<'_> {
             business_verified: false,
             created_at: now,
         };
-        // Set when the unique index refused the user: the transaction is rolled back (its
-        // body fails) and the sign-up answers `EmailTaken`.
-        let lost = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (email, password_hash) = (email.to_owned(), password_hash.to_owned());
+        // `None`: the email is taken, and what the body wrote is undone.
         let signed_up = {
             let account = account.clone();
-            let lost = lost.clone();
             self.0
-                .write(move |mut tx| {
+                .write_or_undo(move |mut tx| {
                     Box::pin(async move {
                         let q = Stmt::new(
                             tx.backend(),
@@ -83,7 +80,7 @@ impl Dashboard<'_> {
                         )
                         .bind(&email);
                         if tx.fetch_optional(&q).await?.is_some() {
-                            return Ok(false);
+                            return Ok(None);
                         }
                         let q = Stmt::new(
                             tx.backend(),
@@ -105,13 +102,10 @@ impl Dashboard<'_> {
                         .bind(&password_hash)
                         .bind(now);
                         match tx.execute(&q).await {
-                            Ok(_) => Ok(true),
+                            Ok(_) => Ok(Some(())),
                             // Two sign-ups of one email at once (PostgreSQL; SQLite's
                             // writer runs them in turn): the unique index keeps one.
-                            Err(e) if e.is_unique_violation() => {
-                                lost.store(true, std::sync::atomic::Ordering::Relaxed);
-                                Err(e)
-                            }
+                            Err(e) if e.is_unique_violation() => Ok(None),
                             Err(e) => Err(e),
                         }
                     })
@@ -119,9 +113,8 @@ impl Dashboard<'_> {
                 .await
         };
         match signed_up {
-            Ok(true) => Ok(SignUp::Created(account)),
-            Ok(false) => Ok(SignUp::EmailTaken),
-            Err(_) if lost.load(std::sync::atomic::Ordering::Relaxed) => Ok(SignUp::EmailTaken),
+            Ok(Some(())) => Ok(SignUp::Created(account)),
+            Ok(None) => Ok(SignUp::EmailTaken),
             Err(e) => Err(e),
         }
     }

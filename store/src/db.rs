@@ -69,7 +69,7 @@ impl Store {
                     .await?;
                 sqlx::Executor::execute(&mut conn, crate::sql::SQLITE_PRAGMAS).await?;
                 migrate(Backend::Sqlite, &mut conn).await?;
-                conn.close().await?;
+                sqlx::Connection::close(conn).await?;
                 Executor::Sqlite {
                     writer: crate::writer::Writer::start(&file)?,
                     reader: std::sync::Arc::new(crate::inline::InlineReader::new(file)),
@@ -132,14 +132,40 @@ impl Store {
         T: Send + 'static,
         F: for<'c> FnOnce(crate::exec::Tx<'c>) -> crate::exec::TxFuture<'c, T> + Send + 'static,
     {
+        self.write_keeping(body, |_| true).await
+    }
+
+    /// [`Store::write`] whose body may decline: it returns `None` to roll back what it
+    /// wrote (and `write_or_undo` answers `None`), `Some` to commit.
+    pub(crate) async fn write_or_undo<T, F>(&self, body: F) -> Result<Option<T>, StoreError>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(crate::exec::Tx<'c>) -> crate::exec::TxFuture<'c, Option<T>>
+            + Send
+            + 'static,
+    {
+        self.write_keeping(body, Option::is_some).await
+    }
+
+    /// Runs `body` in one write transaction, committed when it returns `Ok` with a value
+    /// `keep` accepts, rolled back otherwise.
+    async fn write_keeping<T, F>(&self, body: F, keep: fn(&T) -> bool) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(crate::exec::Tx<'c>) -> crate::exec::TxFuture<'c, T> + Send + 'static,
+    {
         let pool = match &self.exec {
-            Executor::Sqlite { writer, .. } => return writer.write(body).await,
+            Executor::Sqlite { writer, .. } => return writer.write(body, keep).await,
             Executor::Postgres(pool) => pool,
         };
         let mut tx = pool.begin().await?;
         match body(crate::exec::Tx::Any(&mut *tx)).await {
-            Ok(v) => {
+            Ok(v) if keep(&v) => {
                 tx.commit().await?;
+                Ok(v)
+            }
+            Ok(v) => {
+                tx.rollback().await?;
                 Ok(v)
             }
             Err(e) => {
@@ -189,11 +215,7 @@ impl Store {
             Executor::Sqlite { reader, .. } => {
                 reader.fetch(stmt)?.into_iter().next().map(Row::Sqlite)
             }
-            Executor::Postgres(pool) => stmt
-                .query()
-                .fetch_optional(pool)
-                .await?
-                .map(Row::Any),
+            Executor::Postgres(pool) => stmt.query().fetch_optional(pool).await?.map(Row::Any),
         })
     }
 
@@ -209,7 +231,6 @@ impl Store {
     pub(crate) fn stmt<'a>(&self, sql: impl Into<String>) -> crate::exec::Stmt<'a> {
         crate::exec::Stmt::new(self.backend(), sql.into())
     }
-
 }
 
 /// Applies the migrations of `backend` on `conn`.

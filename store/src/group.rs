@@ -101,7 +101,7 @@ fn write_on_writer(
         .filter_map(|j| j.downcast::<Job>().ok().map(|j| *j))
         .collect();
     let write = |conn: &mut rusqlite::Connection, group: &[Job]| {
-        crate::writer::in_transaction(conn, |c| rt.block_on(write_group_in(c, group)))
+        crate::writer::in_transaction(conn, |_| true, |c| rt.block_on(write_group_in(c, group)))
     };
     let started = std::time::Instant::now();
     let written = write(conn, &group);

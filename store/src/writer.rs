@@ -68,15 +68,18 @@ impl Writer {
     }
 
     /// Runs `body` in a transaction of its own on the writer's thread: committed when it
-    /// returns `Ok`, rolled back otherwise. Returns what it returned.
-    pub(crate) async fn write<T, F>(&self, body: F) -> Result<T, StoreError>
+    /// returns `Ok` with a value `keep` accepts, rolled back otherwise. Returns what it
+    /// returned.
+    pub(crate) async fn write<T, F>(&self, body: F, keep: fn(&T) -> bool) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: for<'c> FnOnce(Tx<'c>) -> TxFuture<'c, T> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
         let job: TxJob = Box::new(move |conn, rt| {
-            let _ = reply.send(in_transaction(conn, |c| rt.block_on(body(Tx::Sqlite(c)))));
+            let _ = reply.send(in_transaction(conn, keep, |c| {
+                rt.block_on(body(Tx::Sqlite(c)))
+            }));
         });
         self.jobs.send(Job::Tx(job)).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
@@ -95,15 +98,21 @@ impl Writer {
 }
 
 /// Runs `body` inside one transaction of `conn` (the writer's thread): committed when it
-/// returns `Ok`, rolled back when it fails or panics.
+/// returns `Ok` with a value `keep` accepts, rolled back otherwise (an error, a panic, or a
+/// value `keep` refuses, which is still returned).
 pub(crate) fn in_transaction<T>(
     conn: &mut rusqlite::Connection,
+    keep: fn(&T) -> bool,
     body: impl FnOnce(&mut rusqlite::Connection) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let done = std::panic::catch_unwind(AssertUnwindSafe(|| body(&mut *conn)))
         .unwrap_or_else(|_| Err(StoreError::Corrupt("a write panicked".into())));
     match done {
+        Ok(v) if !keep(&v) => {
+            conn.execute_batch("ROLLBACK")?;
+            Ok(v)
+        }
         Ok(v) => match conn.execute_batch("COMMIT") {
             Ok(()) => Ok(v),
             Err(e) => {
