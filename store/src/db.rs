@@ -159,7 +159,7 @@ impl Store {
             Executor::Postgres(pool) => pool,
         };
         let mut tx = pool.begin().await?;
-        match body(crate::exec::Tx::Any(&mut *tx)).await {
+        match body(crate::exec::Tx::Any(&mut tx)).await {
             Ok(v) if keep(&v) => {
                 tx.commit().await?;
                 Ok(v)
