@@ -55,12 +55,7 @@ pub(crate) async fn revoke_for_credential_in(
             .into(),
     )
     .bind(credential_id);
-    let ids: Vec<String> = conn
-        .fetch(&q)
-        .await?
-        .iter()
-        .map(|r| r.string("id"))
-        .collect::<Result<_, _>>()?;
+    let ids = conn.strings(&q, "id").await?;
     for id in ids {
         outbox::enqueue_for(
             &mut *conn,

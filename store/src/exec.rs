@@ -207,6 +207,21 @@ pub(crate) trait Exec: Send {
         async move { Ok(self.fetch(stmt).await?.into_iter().next()) }
     }
 
+    /// Runs `stmt` and returns the text column `col` of every row (never NULL).
+    fn strings(
+        &mut self,
+        stmt: &Stmt<'_>,
+        col: &str,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send {
+        async move {
+            self.fetch(stmt)
+                .await?
+                .iter()
+                .map(|r| r.string(col))
+                .collect()
+        }
+    }
+
     /// Runs `stmt` and returns its first row ([`StoreError::NotFound`] when none).
     fn fetch_one(
         &mut self,

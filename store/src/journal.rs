@@ -530,12 +530,7 @@ async fn commit_chain_events_in(
         )
         .bind(chain_id as i64)
         .bind(onchain_id);
-        let ids: Vec<String> = conn
-            .fetch(&q)
-            .await?
-            .iter()
-            .map(|r| r.string("id"))
-            .collect::<Result<_, _>>()?;
+        let ids = conn.strings(&q, "id").await?;
         for id in ids {
             move_mandate_in(conn, &id, MandateStatus::Canceled, None, Guard::None, now).await?;
         }
@@ -546,12 +541,7 @@ async fn commit_chain_events_in(
             "SELECT id FROM session_keys WHERE onchain_id = $1".into(),
         )
         .bind(onchain_id);
-        let ids: Vec<String> = conn
-            .fetch(&q)
-            .await?
-            .iter()
-            .map(|r| r.string("id"))
-            .collect::<Result<_, _>>()?;
+        let ids = conn.strings(&q, "id").await?;
         for id in ids {
             move_key_in(conn, &id, KeyStatus::Revoked, None, Guard::None, now).await?;
         }
@@ -569,12 +559,7 @@ async fn commit_chain_events_in(
         )
         .bind(chain_id as i64)
         .bind(hash);
-        let others: Vec<String> = conn
-            .fetch(&q)
-            .await?
-            .iter()
-            .map(|r| r.string("hash"))
-            .collect::<Result<_, _>>()?;
+        let others = conn.strings(&q, "hash").await?;
         let mut marks = vec![(
             chain_id,
             hash.as_str(),
@@ -591,39 +576,31 @@ async fn commit_chain_events_in(
     }
     let hashes: Vec<&str> = mined.iter().map(|(hash, _)| hash.as_str()).collect();
     apply_fates_in(conn, &hashes, now).await?;
-    if set_cursor_in(conn, chain_id, cursor, now).await? == 0 {
-        let q = Stmt::new(
-            conn.backend(),
-            "INSERT INTO chain_cursors (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4)"
-                .into(),
-        )
-        .bind(chain_id as i64)
-        .bind(cursor.block_number as i64)
-        .bind(&cursor.block_hash)
-        .bind(now);
-        conn.execute(&q).await?;
-    }
+    set_cursor_in(conn, chain_id, cursor, now).await?;
     Ok(changed)
 }
 
-/// Moves the cursor of `chain_id` to `cursor` inside the caller's transaction; returns how
-/// many rows changed (0: the chain has no cursor yet).
+/// Moves the cursor of `chain_id` to `cursor` (its first, when it has none) inside the
+/// caller's transaction.
 async fn set_cursor_in(
     conn: &mut impl Exec,
     chain_id: u64,
     cursor: &ChainCursor,
     now: i64,
-) -> Result<u64, StoreError> {
+) -> Result<(), StoreError> {
     let q = Stmt::new(
         conn.backend(),
-        "UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_at = $4 WHERE chain_id = $1"
+        "INSERT INTO chain_cursors (chain_id, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number, \
+         block_hash = excluded.block_hash, updated_at = excluded.updated_at"
             .into(),
     )
     .bind(chain_id as i64)
     .bind(cursor.block_number as i64)
     .bind(&cursor.block_hash)
     .bind(now);
-    conn.execute(&q).await
+    conn.execute(&q).await?;
+    Ok(())
 }
 
 /// [`Journal::rewind`] inside the caller's transaction.
@@ -671,12 +648,7 @@ async fn unmine_in(
             .into(),
     )
     .bind(hash);
-    let ids: Vec<String> = conn
-        .fetch(&q)
-        .await?
-        .iter()
-        .map(|r| r.string("id"))
-        .collect::<Result<_, _>>()?;
+    let ids = conn.strings(&q, "id").await?;
     let changes: Vec<(&str, PullChange<'_>)> = ids
         .iter()
         .map(|id| (id.as_str(), PullChange::Reorg))
