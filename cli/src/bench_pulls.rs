@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use alloy::eips::eip2718::Encodable2718;
 use alloy::network::{EthereumWallet, NetworkTransactionBuilder, TransactionBuilder};
-use alloy::primitives::{Address, U256, keccak256};
+use alloy::primitives::{Address, B256, U256, keccak256};
 use alloy::providers::Provider;
 use alloy::providers::ext::AnvilApi;
 use alloy::rpc::types::TransactionRequest;
@@ -64,6 +64,11 @@ async fn send_sliced<P: Provider + Clone + 'static>(
 /// anvil, where 8 in flight reached 2,046–2,231 (measured from outside for issue 25).
 const SENDS: usize = 8;
 
+/// How long the raw sender waits on automine for a transaction's receipt before it sends
+/// the transaction again: anvil has been seen to lose one (sent among others out of nonce
+/// order, or after a revert), and every later nonce then waits behind it.
+const RESEND_AFTER: Duration = Duration::from_millis(250);
+
 /// Sends `raws` keeping at most [`SENDS`] calls and `window` unmined transactions in flight;
 /// the time until the last is mined.
 async fn send_windowed<P: Provider + Clone + 'static>(
@@ -73,25 +78,23 @@ async fn send_windowed<P: Provider + Clone + 'static>(
 ) -> anyhow::Result<Duration> {
     let n = raws.len();
     let start = Instant::now();
-    // Bounded: a bench finishes or fails with a reason, never hangs (anvil has been seen to
-    // stop mining a slice's transactions after a revert).
+    // Bounded: a bench finishes or fails with a reason, never hangs.
     let give_up = start + Duration::from_secs(120 + n as u64 / 20);
     // A signed transaction's hash is the hash of its bytes: known before it is sent.
     let hashes: Vec<_> = raws.iter().map(keccak256).collect();
     let mut sends = tokio::task::JoinSet::new();
     for (i, raw) in raws.iter().enumerate() {
         if i >= window {
-            let behind = hashes[i - window];
-            while op.get_transaction_receipt(behind).await?.is_none() {
-                anyhow::ensure!(
-                    Instant::now() < give_up,
-                    "raw phase: transaction {} of {n} was not mined within {} s (anvil is not \
-                     keeping up; try again, or fewer pulls with --n)",
-                    i - window + 1,
-                    (give_up - start).as_secs()
-                );
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
+            mined_or_resent(
+                op,
+                &raws[i - window],
+                hashes[i - window],
+                i - window,
+                n,
+                start,
+                give_up,
+            )
+            .await?;
         }
         while sends.len() >= SENDS {
             sends.join_next().await.context("a send")???;
@@ -102,17 +105,42 @@ async fn send_windowed<P: Provider + Clone + 'static>(
     while let Some(sent) = sends.join_next().await {
         sent??;
     }
-    let last = *hashes.last().context("no transaction")?;
-    while op.get_transaction_receipt(last).await?.is_none() {
-        anyhow::ensure!(
-            Instant::now() < give_up,
-            "raw phase: the last of {n} transactions was not mined within {} s (anvil is \
-             not keeping up; fewer pulls with --n)",
-            (give_up - start).as_secs()
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    // In nonce order: a later transaction is mined only after every earlier one.
+    for i in n.saturating_sub(window)..n {
+        mined_or_resent(op, &raws[i], hashes[i], i, n, start, give_up).await?;
     }
     Ok(start.elapsed())
+}
+
+/// Waits until transaction `i` of `n` (`raw`, hashed `hash`) is mined, sending it again
+/// after each [`RESEND_AFTER`] without a receipt (an error of a resend — "already known",
+/// "nonce too low" — only means it is there or mined); fails past `give_up`.
+async fn mined_or_resent<P: Provider>(
+    op: &P,
+    raw: &[u8],
+    hash: B256,
+    i: usize,
+    n: usize,
+    start: Instant,
+    give_up: Instant,
+) -> anyhow::Result<()> {
+    let mut resend_at = Instant::now() + RESEND_AFTER;
+    while op.get_transaction_receipt(hash).await?.is_none() {
+        anyhow::ensure!(
+            Instant::now() < give_up,
+            "raw phase: transaction {} of {n} was not mined within {} s, though sent again \
+             every {} ms (anvil is not keeping up; try again, or fewer pulls with --n)",
+            i + 1,
+            (give_up - start).as_secs(),
+            RESEND_AFTER.as_millis()
+        );
+        if Instant::now() >= resend_at {
+            let _ = op.send_raw_transaction(raw).await;
+            resend_at = Instant::now() + RESEND_AFTER;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    Ok(())
 }
 
 /// A chain with a block time and a block gas limit (as an L2 or mainnet), rather than
