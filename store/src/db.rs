@@ -288,6 +288,90 @@ fn sqlite_file(url: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::exec::{Exec, Record, Stmt};
+
+    /// Writes `k` (a key of the `leases` table) in a transaction whose body then answers
+    /// `outcome`.
+    fn put(
+        k: &'static str,
+        outcome: Result<Option<()>, super::StoreError>,
+    ) -> impl for<'c> FnOnce(crate::exec::Tx<'c>) -> crate::exec::TxFuture<'c, Option<()>> {
+        move |mut tx| {
+            Box::pin(async move {
+                let q = Stmt::new(
+                    tx.backend(),
+                    "INSERT INTO leases (name, holder, url, expires_at) VALUES ($1, 'h', 'u', 0)"
+                        .into(),
+                )
+                .bind(k);
+                tx.execute(&q).await?;
+                outcome
+            })
+        }
+    }
+
+    async fn written(store: &super::Store) -> Vec<String> {
+        let q = store.stmt("SELECT name FROM leases ORDER BY name");
+        store
+            .fetch(&q)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.string("name").unwrap())
+            .collect()
+    }
+
+    /// The one writer commits a body that succeeds, rolls back one that fails, declines
+    /// (`write_or_undo` answered `None`) or panics, and keeps writing after each.
+    #[tokio::test]
+    async fn the_sqlite_writer_commits_only_what_succeeds_and_survives_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::testing::fresh_sqlite(dir.path()).await.unwrap();
+        store.write(put("a", Ok(Some(())))).await.unwrap();
+        let failed = store
+            .write(put("b", Err(super::StoreError::NotFound)))
+            .await;
+        assert!(matches!(failed, Err(super::StoreError::NotFound)));
+        assert_eq!(store.write_or_undo(put("c", Ok(None))).await.unwrap(), None);
+        let panicked = store
+            .write(|_tx| -> crate::exec::TxFuture<'_, ()> { panic!("a bug in a body") })
+            .await;
+        assert!(matches!(panicked, Err(super::StoreError::Corrupt(_))));
+        assert_eq!(
+            store.write_or_undo(put("d", Ok(Some(())))).await.unwrap(),
+            Some(())
+        );
+        assert_eq!(written(&store).await, ["a", "d"]);
+    }
+
+    /// Writes sent at once from many tasks all land, each once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_writes_go_through_the_one_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::testing::fresh_sqlite(dir.path()).await.unwrap();
+        const NAMES: [&str; 8] = ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"];
+        let mut tasks = tokio::task::JoinSet::new();
+        for k in NAMES {
+            let store = store.clone();
+            tasks.spawn(async move { store.write(put(k, Ok(Some(())))).await });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done.unwrap().unwrap();
+        }
+        assert_eq!(written(&store).await, NAMES);
+    }
+
+    /// A SQLite database is a file: one in memory would be a different database on each
+    /// connection, so it is refused.
+    #[tokio::test]
+    async fn a_sqlite_database_in_memory_is_refused() {
+        for url in ["sqlite::memory:", "sqlite://a.db?mode=memory"] {
+            assert!(matches!(
+                super::Store::connect(url).await,
+                Err(super::StoreError::UnsupportedUrl)
+            ));
+        }
+    }
     #[test]
     fn a_postgres_url_may_size_its_pool() {
         use super::pool_size;
