@@ -65,8 +65,9 @@ async fn send_sliced<P: Provider + Clone + 'static>(
 const SENDS: usize = 8;
 
 /// How long the raw sender waits on automine for a transaction's receipt before it sends
-/// the transaction again: anvil has been seen to lose one (sent among others out of nonce
-/// order, or after a revert), and every later nonce then waits behind it.
+/// the transaction again and mines a block: anvil has been seen to leave one unmined (sent
+/// among others out of nonce order, or after a revert), and every later nonce then waits
+/// behind it.
 const RESEND_AFTER: Duration = Duration::from_millis(250);
 
 /// Sends `raws` keeping at most [`SENDS`] calls and `window` unmined transactions in flight;
@@ -112,9 +113,10 @@ async fn send_windowed<P: Provider + Clone + 'static>(
     Ok(start.elapsed())
 }
 
-/// Waits until transaction `i` of `n` (`raw`, hashed `hash`) is mined, sending it again
-/// after each [`RESEND_AFTER`] without a receipt (an error of a resend — "already known",
-/// "nonce too low" — only means it is there or mined); fails past `give_up`.
+/// Waits until transaction `i` of `n` (`raw`, hashed `hash`) is mined, sending it again and
+/// mining a block after each [`RESEND_AFTER`] without a receipt (an error of a resend —
+/// "already known", "nonce too low" — only means it is there or mined); fails past
+/// `give_up`.
 async fn mined_or_resent<P: Provider>(
     op: &P,
     raw: &[u8],
@@ -136,6 +138,10 @@ async fn mined_or_resent<P: Provider>(
         );
         if Instant::now() >= resend_at {
             let _ = op.send_raw_transaction(raw).await;
+            // A transaction can also sit in anvil's pool, known ("already known" to the
+            // resend) but never mined, since automine mines when a transaction arrives:
+            // a block mines it.
+            let _: Result<serde_json::Value, _> = op.raw_request("evm_mine".into(), ()).await;
             resend_at = Instant::now() + RESEND_AFTER;
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
