@@ -310,6 +310,12 @@ mod tests {
         }
     }
 
+    /// A fresh SQLite store in `dir` (not through `crate::testing`, which sits above `db`).
+    async fn sqlite_in(dir: &tempfile::TempDir) -> super::Store {
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        super::Store::connect(&url).await.unwrap()
+    }
+
     async fn written(store: &super::Store) -> Vec<String> {
         let q = store.stmt("SELECT name FROM leases ORDER BY name");
         store
@@ -326,7 +332,7 @@ mod tests {
     #[tokio::test]
     async fn the_sqlite_writer_commits_only_what_succeeds_and_survives_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        let store = crate::testing::fresh_sqlite(dir.path()).await.unwrap();
+        let store = sqlite_in(&dir).await;
         store.write(put("a", Ok(Some(())))).await.unwrap();
         let failed = store
             .write(put("b", Err(super::StoreError::NotFound)))
@@ -348,7 +354,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_writes_go_through_the_one_writer() {
         let dir = tempfile::tempdir().unwrap();
-        let store = crate::testing::fresh_sqlite(dir.path()).await.unwrap();
+        let store = sqlite_in(&dir).await;
         const NAMES: [&str; 8] = ["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"];
         let mut tasks = tokio::task::JoinSet::new();
         for k in NAMES {
