@@ -38,6 +38,10 @@ pub enum BenchCommand {
         /// Gas per block of that chain (e.g. 30000000).
         #[arg(long, requires = "block_time")]
         gas_limit: Option<u64>,
+        /// On automine, skip the raw phase: only the end-to-end figures (for comparing two
+        /// builds of the service, where the raw ceiling is the same chain both times).
+        #[arg(long, conflicts_with = "block_time")]
+        no_raw: bool,
     },
     /// Webhook deliveries per second: events written to a fresh database, fanned out and
     /// delivered signed to a receiver on 127.0.0.1 by the lease holder's deliverer.
@@ -74,6 +78,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             postgres,
             block_time,
             gas_limit,
+            no_raw,
         } => {
             let real = block_time.zip(gas_limit).map(|(block_time, gas_limit)| {
                 crate::bench_pulls::RealChain {
@@ -81,7 +86,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
                     gas_limit,
                 }
             });
-            crate::bench_pulls::run(n, concurrency, postgres, real).await
+            crate::bench_pulls::run(n, concurrency, postgres, real, no_raw).await
         }
         BenchCommand::Webhooks {
             n,

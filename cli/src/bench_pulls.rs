@@ -164,6 +164,7 @@ pub async fn run(
     concurrency: usize,
     postgres: Option<String>,
     real: Option<RealChain>,
+    no_raw: bool,
 ) -> anyhow::Result<()> {
     if n == 0 || concurrency == 0 {
         bail!("--n and --concurrency must be positive");
@@ -179,10 +180,14 @@ pub async fn run(
             ..DevnetConfig::default()
         })
     };
-    let devnet = fresh().await?;
-    let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, None, None).await;
-    devnet.stop().await;
-    let by_window = result?.0;
+    let by_window = if no_raw {
+        Vec::new()
+    } else {
+        let devnet = fresh().await?;
+        let result = measure(&devnet, n, concurrency, &RAW_WINDOWS, None, None).await;
+        devnet.stop().await;
+        result?.0
+    };
     let devnet = fresh().await?;
     let result = measure(
         &devnet,
@@ -199,7 +204,6 @@ pub async fn run(
         .iter()
         .map(|(_, (r, _, _))| *r)
         .fold(0.0, f64::max);
-    let ratio = api.per_sec / raw;
     println!(
         "Debit pulls: {n} pulls, {concurrency} concurrent HTTP clients, {}, one anvil (automine)\n",
         database_label(&postgres)
@@ -211,14 +215,21 @@ pub async fn run(
             "| raw: unbatched `pull` txs straight to anvil, ≤ {SENDS} sends and ≤ {window} unmined at once (slices of ≤ {SLICE}: {slowest:.0}–{fastest:.0}) | {rate:.0} | — | — |"
         );
     }
-    println!("| raw ceiling: the best window | {raw:.0} | — | — |");
+    if !by_window.is_empty() {
+        println!("| raw ceiling: the best window | {raw:.0} | — | — |");
+    }
     println!(
         "| end to end: `POST /v1/debit-pulls` (batched on chain) | {:.0} | {:.1} ms | {:.1} ms |",
         api.per_sec,
         ms(api.p50),
         ms(api.p99)
     );
-    println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 100 ms");
+    if by_window.is_empty() {
+        println!("\n(raw phase skipped: --no-raw)");
+    } else {
+        let ratio = api.per_sec / raw;
+        println!("\nend-to-end / raw ratio: {ratio:.2}× (target ≥ 2×); p99 target ≤ 100 ms");
+    }
     print_cpu(&api);
     let g = &api.groups;
     println!(

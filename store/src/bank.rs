@@ -340,7 +340,7 @@ impl Bank<'_> {
 /// transaction: moves transfer `id`, still in the status and due time it was read in
 /// (`from`), to `(status, failure_reason, next due time)`, as its lifecycle allows
 /// ([`TransferStatus::sources`]; otherwise [`StoreError::Transition`], nothing written).
-/// Records its event when the status changed. Returns false when another worker moved it
+/// Records its event. Returns false when another worker moved it
 /// first.
 pub(crate) async fn move_transfer_in(
     conn: &mut impl Exec,
@@ -350,7 +350,9 @@ pub(crate) async fn move_transfer_in(
     now: i64,
 ) -> Result<bool, StoreError> {
     use openrail_domain::status::Lifecycle;
-    if from != to && !to.reachable_from(from) {
+    // No status follows itself (the table's shape): a "move" to the status it has would
+    // apply its balance change a second time.
+    if !to.reachable_from(from) {
         return Err(StoreError::Transition(format!(
             "bank transfer {id}: {} → {}",
             from.as_str(),
@@ -371,7 +373,7 @@ pub(crate) async fn move_transfer_in(
         .text(Some(from.as_str()))
         .int(due_at);
     let moved = conn.execute(&q).await? == 1;
-    if moved && from != to {
+    if moved {
         events::record(conn, EventType::of_transfer(to), id.as_str(), now).await?;
     }
     Ok(moved)

@@ -59,6 +59,10 @@ fn open(path: &str) -> Result<rusqlite::Connection, StoreError> {
     conn.execute_batch(
         "PRAGMA query_only = ON; PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;",
     )?;
-    conn.set_prepared_statement_cache_capacity(16);
+    // Every SQLite read comes here (the writer's connection only reads inside its
+    // transactions), and list pages build their SQL by filter: room for all of them, as on
+    // the writer's connection, so a busy mix does not push the hot lookups out and prepare
+    // them again.
+    conn.set_prepared_statement_cache_capacity(128);
     Ok(conn)
 }
