@@ -259,9 +259,9 @@ impl Keys<'_> {
         });
         // Read inline on SQLite: this is every pull's read (see `crate::inline`).
         let mut stmt = Stmt::new(self.0.backend(), sql.clone());
-        stmt.text(Some(id.as_str()))
-            .text(Some(scope.account_id.as_str()))
-            .text(Some(scope.mode.as_str()));
+        stmt.push(id.as_str())
+            .push(scope.account_id.as_str())
+            .push(scope.mode.as_str());
         let row = self
             .0
             .fetch_optional(&stmt)
@@ -277,7 +277,7 @@ impl Keys<'_> {
             self.0.backend(),
             format!("SELECT {KEY_COLS} FROM session_keys WHERE secret_hash = $1"),
         );
-        stmt.text(Some(secret_hash));
+        stmt.push(secret_hash);
         self.0
             .fetch_optional(&stmt)
             .await?
@@ -540,7 +540,7 @@ pub(crate) async fn mandate_chains_in(
             ),
         );
         for id in chunk {
-            q.text(Some(id));
+            q.push(id);
         }
         for r in conn.fetch(&q).await? {
             let payer = r.string("payer_account_id")?;
@@ -587,28 +587,28 @@ pub(crate) async fn insert_pull_rows_in(
             ),
         );
         for p in chunk {
-            q.text(Some(p.id.as_str()))
-                .text(Some(p.account_id.as_str()))
-                .text(Some(p.mode.as_str()))
-                .text(Some(p.session_key_id.as_str()))
-                .text(Some(p.mandate_id.as_str()))
-                .int(i64_of(p.amount))
-                .text(Some(p.currency.code()))
-                .text(Some(&p.destination))
-                .text(Some(&p.destination_address))
-                .text(p.description.as_deref())
-                .text(Some(p.status.as_str()))
-                .text(p.decline_code.map(DeclineReason::as_str))
-                .int(p.remaining.map(i64_of))
-                .int(p.resets_at)
-                .text(p.tx_hash.as_deref())
-                .int(p.authorized_at)
-                .int(p.created_at)
-                .int(p.updated_at)
-                .text(p.failure_reason.as_deref())
-                .text(p.agent.as_ref().map(|a| a.nonce.as_str()))
-                .int(p.agent.as_ref().map(|a| a.deadline))
-                .text(p.agent.as_ref().map(|a| a.signature.as_str()));
+            q.push(p.id.as_str())
+                .push(p.account_id.as_str())
+                .push(p.mode.as_str())
+                .push(p.session_key_id.as_str())
+                .push(p.mandate_id.as_str())
+                .push(i64_of(p.amount))
+                .push(p.currency.code())
+                .push(&p.destination)
+                .push(&p.destination_address)
+                .push(p.description.as_deref())
+                .push(p.status.as_str())
+                .push(p.decline_code.map(DeclineReason::as_str))
+                .push(p.remaining.map(i64_of))
+                .push(p.resets_at)
+                .push(p.tx_hash.as_deref())
+                .push(p.authorized_at)
+                .push(p.created_at)
+                .push(p.updated_at)
+                .push(p.failure_reason.as_deref())
+                .push(p.agent.as_ref().map(|a| a.nonce.as_str()))
+                .push(p.agent.as_ref().map(|a| a.deadline))
+                .push(p.agent.as_ref().map(|a| a.signature.as_str()));
         }
         conn.execute(&q).await?;
     }
@@ -716,7 +716,7 @@ pub(crate) async fn move_mandate_in(
             guard.sql()
         ),
     );
-    q.text(Some(id)).text(Some(to.as_str())).text(tx_hash);
+    q.push(id).push(to.as_str()).push(tx_hash);
     let moved = conn.execute(&q).await? == 1;
     if moved {
         events::record(conn, EventType::of_mandate(to), id, now).await?;
@@ -754,10 +754,7 @@ pub(crate) async fn move_key_in(
             guard.sql()
         ),
     );
-    q.text(Some(id))
-        .text(Some(to.as_str()))
-        .text(tx_hash)
-        .int(revoked_at);
+    q.push(id).push(to.as_str()).push(tx_hash).push(revoked_at);
     let moved = conn.execute(&q).await? == 1;
     if let (true, Some(kind)) = (moved, EventType::of_key(to)) {
         events::record(conn, kind, id, now).await?;
@@ -790,7 +787,7 @@ async fn revoke_agent_credentials_in(
             "UPDATE identity_credentials SET revoked_at = $2 WHERE revoked_at IS NULL AND id IN ({of_keys})"
         ),
     );
-    q.text(Some(id)).int(Some(now));
+    q.push(id).push(now);
     if conn.execute(&q).await? == 0 {
         return Ok(());
     }
@@ -801,7 +798,7 @@ async fn revoke_agent_credentials_in(
              WHERE status IN ('pending', 'active') AND credential_id IN ({of_keys}) ORDER BY created_at, id"
         ),
     );
-    q.text(Some(id));
+    q.push(id);
     let mut work = Vec::new();
     for r in conn.fetch(&q).await? {
         let mode = r.string("mode")?;
@@ -945,44 +942,44 @@ pub(crate) async fn change_pulls_in(
         for &i in chunk {
             let (id, c) = &items[i];
             let from = c.from();
-            q.text(Some(id))
-                .text(Some(c.to().as_str()))
-                .text(Some(from[0].as_str()))
-                .text(Some(from[from.len() - 1].as_str()));
+            q.push(id)
+                .push(c.to().as_str())
+                .push(from[0].as_str())
+                .push(from[from.len() - 1].as_str());
             match c {
                 PullChange::Resolve(r) => {
-                    q.int(1)
-                        .text(r.decline_code.map(DeclineReason::as_str))
-                        .int(
+                    q.push(1)
+                        .push(r.decline_code.map(DeclineReason::as_str))
+                        .push(
                             r.remaining_token_units
                                 .map(|u| i64::try_from(u / scale).unwrap_or(i64::MAX)),
                         )
-                        .int(r.resets_at_s.map(|s| s.saturating_mul(1000)))
-                        .text(r.tx_hash.as_deref())
-                        .int(r.authorized_at)
-                        .text(None);
+                        .push(r.resets_at_s.map(|s| s.saturating_mul(1000)))
+                        .push(r.tx_hash.as_deref())
+                        .push(r.authorized_at)
+                        .push(None::<&str>);
                 }
                 PullChange::BankLeg { failure_reason, .. } => {
-                    q.int(0)
-                        .text(None)
-                        .int(None)
-                        .int(None)
-                        .text(None)
-                        .int(None)
-                        .text(*failure_reason);
+                    q.push(0)
+                        .push(None::<&str>)
+                        .push(None::<i64>)
+                        .push(None::<i64>)
+                        .push(None::<&str>)
+                        .push(None::<i64>)
+                        .push(*failure_reason);
                 }
                 // The outcome read from the lost block goes with it.
                 PullChange::Reorg => {
-                    q.int(1)
-                        .text(None)
-                        .int(None)
-                        .int(None)
-                        .text(None)
-                        .int(None)
-                        .text(None);
+                    q.push(1)
+                        .push(None::<&str>)
+                        .push(None::<i64>)
+                        .push(None::<i64>)
+                        .push(None::<&str>)
+                        .push(None::<i64>)
+                        .push(None::<&str>);
                 }
             }
-            q.int(now);
+            q.push(now);
         }
         let mut at: HashMap<&str, usize> = chunk.iter().map(|&i| (items[i].0, i)).collect();
         for row in conn.fetch(&q).await? {
@@ -1428,7 +1425,7 @@ pub(crate) async fn fate_effect_in(
                  AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)"
                     .to_string(),
             );
-            q.text(Some(intent));
+            q.push(intent);
             conn.execute(&q).await? == 1
         }
         // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
@@ -1478,11 +1475,11 @@ pub(crate) async fn move_attestation_in(
             in_list(to.sources().iter().map(|s| s.as_str()))
         ),
     );
-    q.text(Some(id))
-        .text(Some(to.as_str()))
-        .text(tx_hash)
-        .int(revoked_at)
-        .int(Some(now));
+    q.push(id)
+        .push(to.as_str())
+        .push(tx_hash)
+        .push(revoked_at)
+        .push(now);
     let moved = conn.execute(&q).await? == 1;
     if moved {
         events::record(conn, EventType::of_attestation(to), id, now).await?;

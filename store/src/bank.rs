@@ -365,13 +365,13 @@ pub(crate) async fn move_transfer_in(
          WHERE id = $1 AND status = $6 AND due_at = $7"
             .into(),
     );
-    q.text(Some(id.as_str()))
-        .text(Some(to.as_str()))
-        .text(failure_reason)
-        .int(next_due)
-        .int(now)
-        .text(Some(from.as_str()))
-        .int(due_at);
+    q.push(id.as_str())
+        .push(to.as_str())
+        .push(failure_reason)
+        .push(next_due)
+        .push(now)
+        .push(from.as_str())
+        .push(due_at);
     let moved = conn.execute(&q).await? == 1;
     if moved {
         events::record(conn, EventType::of_transfer(to), id.as_str(), now).await?;

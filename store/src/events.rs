@@ -405,7 +405,7 @@ async fn row_in<E: Exec>(
         conn.backend(),
         format!("SELECT {cols} FROM {table} WHERE id = $1"),
     );
-    q.text(Some(id));
+    q.push(id);
     conn.fetch(&q)
         .await?
         .into_iter()
@@ -594,13 +594,13 @@ pub(crate) async fn insert_all(
             let data = serde_json::to_string(&e.snapshot).map_err(|err| {
                 StoreError::Corrupt(format!("snapshot of {}: {err}", e.object_id))
             })?;
-            q.owned(EventId::new().into())
-                .text(Some(e.account_id.as_str()))
-                .text(Some(e.mode.as_str()))
-                .text(Some(e.kind.as_str()))
-                .text(Some(e.object_id))
-                .int(e.created_at)
-                .owned(data);
+            q.push(String::from(EventId::new()))
+                .push(e.account_id.as_str())
+                .push(e.mode.as_str())
+                .push(e.kind.as_str())
+                .push(e.object_id)
+                .push(e.created_at)
+                .push(data);
         }
         conn.execute(&q).await?;
     }

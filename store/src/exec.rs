@@ -47,6 +47,12 @@ impl<'a> From<&'a str> for Arg<'a> {
     }
 }
 
+impl<'a> From<&&'a str> for Arg<'a> {
+    fn from(v: &&'a str) -> Self {
+        Arg::Text(Some(Cow::Borrowed(*v)))
+    }
+}
+
 impl<'a> From<&'a String> for Arg<'a> {
     fn from(v: &'a String) -> Self {
         Arg::Text(Some(Cow::Borrowed(v)))
@@ -91,24 +97,6 @@ impl<'a> Stmt<'a> {
             sql: crate::sql::positional(backend, sql),
             args: Vec::new(),
         }
-    }
-
-    /// Binds an integer (or NULL) next.
-    pub(crate) fn int(&mut self, v: impl Into<Option<i64>>) -> &mut Self {
-        self.args.push(Arg::Int(v.into()));
-        self
-    }
-
-    /// Binds borrowed text (or NULL) next.
-    pub(crate) fn text(&mut self, v: Option<&'a str>) -> &mut Self {
-        self.args.push(Arg::Text(v.map(Cow::Borrowed)));
-        self
-    }
-
-    /// Binds owned text next.
-    pub(crate) fn owned(&mut self, v: String) -> &mut Self {
-        self.args.push(Arg::Text(Some(Cow::Owned(v))));
-        self
     }
 
     /// Binds `v` next (an integer or text, or NULL of either), builder style:
@@ -470,14 +458,14 @@ mod tests {
             Backend::Sqlite,
             "SELECT $2 AS two, $1 AS one, $2 || $1 AS both".into(),
         );
-        q.text(Some("a")).int(7);
+        q.push("a").push(7);
         let rows = conn.fetch(&q).await.unwrap();
         assert_eq!(rows[0].integer("two").unwrap(), 7);
         assert_eq!(rows[0].string("one").unwrap(), "a");
         assert_eq!(rows[0].string("both").unwrap(), "7a");
         // In order, rewritten to anonymous `?`: bound by position.
         let mut q = Stmt::new(Backend::Sqlite, "SELECT $1 AS one, $2 AS two".into());
-        q.text(Some("a")).int(7);
+        q.push("a").push(7);
         let rows = conn.fetch(&q).await.unwrap();
         assert_eq!(rows[0].string("one").unwrap(), "a");
         assert_eq!(rows[0].integer("two").unwrap(), 7);

@@ -685,12 +685,12 @@ pub(crate) async fn mark_txs_in(
             ),
         );
         for (chain_id, hash, status, block, only_from) in chunk {
-            q.int(*chain_id as i64)
-                .text(Some(hash))
-                .text(Some(status.as_str()))
-                .int(block.map(|b| b as i64))
-                .text(only_from.map(TxStatus::as_str))
-                .int(now);
+            q.push(*chain_id as i64)
+                .push(hash)
+                .push(status.as_str())
+                .push(block.map(|b| b as i64))
+                .push(only_from.map(TxStatus::as_str))
+                .push(now);
         }
         conn.execute(&q).await?;
     }
@@ -720,7 +720,7 @@ pub(crate) async fn apply_fates_in(
                 ),
             );
             for hash in chunk {
-                q.text(Some(hash));
+                q.push(hash);
             }
             q
         };
@@ -795,15 +795,15 @@ pub(crate) async fn record_tx_in(conn: &mut impl Exec, t: &SignedRow) -> Result<
          OR EXISTS (SELECT 1 FROM leases WHERE name = $8 AND holder = $9 AND expires_at > $7)"
             .to_string(),
     );
-    q.int(t.chain_id as i64)
-        .int(t.nonce as i64)
-        .text(Some(&t.hash))
-        .text(Some(&t.raw))
-        .text(Some(t.kind.as_str()))
-        .owned(serde_json::to_string(&t.intents).expect("strings serialize"))
-        .int(t.now)
-        .text(Some(&t.lease))
-        .text(Some(&t.holder));
+    q.push(t.chain_id as i64)
+        .push(t.nonce as i64)
+        .push(&t.hash)
+        .push(&t.raw)
+        .push(t.kind.as_str())
+        .push(serde_json::to_string(&t.intents).expect("strings serialize"))
+        .push(t.now)
+        .push(&t.lease)
+        .push(&t.holder);
     if conn.execute(&q).await? != 1 {
         return Ok(false);
     }
@@ -816,7 +816,7 @@ pub(crate) async fn record_tx_in(conn: &mut impl Exec, t: &SignedRow) -> Result<
             ),
         );
         for intent in chunk {
-            q.text(Some(intent)).text(Some(&t.hash));
+            q.push(intent).push(&t.hash);
         }
         conn.execute(&q).await?;
     }

@@ -140,11 +140,11 @@ pub(crate) async fn enqueue_all(
             ),
         );
         for (intent, kind, chain_id, mode, now) in chunk {
-            q.text(Some(intent))
-                .text(Some(kind.as_str()))
-                .int(i64::try_from(*chain_id).unwrap_or(i64::MAX))
-                .text(Some(mode.as_str()))
-                .int(*now);
+            q.push(intent)
+                .push(kind.as_str())
+                .push(i64::try_from(*chain_id).unwrap_or(i64::MAX))
+                .push(mode.as_str())
+                .push(*now);
         }
         conn.execute(&q).await?;
     }
@@ -166,9 +166,9 @@ pub(crate) async fn close_all(
                 crate::sql::numbered(3, chunk.len())
             ),
         );
-        q.int(now).text(Some(kind.as_str()));
+        q.push(now).push(kind.as_str());
         for intent in chunk {
-            q.text(Some(intent));
+            q.push(intent);
         }
         conn.execute(&q).await?;
     }

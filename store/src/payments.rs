@@ -99,14 +99,14 @@ pub(crate) async fn move_payment_in(
          WHERE id = $1 AND status = $2 AND ($8 IS NULL OR refund_status = $8)"
             .into(),
     );
-    q.text(Some(id))
-        .text(Some(from.as_str()))
-        .text(Some(to.as_str()))
-        .text(change.failure_reason)
-        .text(change.tx_hash)
-        .text(refund_to.map(RefundStatus::as_str))
-        .int(now)
-        .text(refund_from.map(RefundStatus::as_str));
+    q.push(id)
+        .push(from.as_str())
+        .push(to.as_str())
+        .push(change.failure_reason)
+        .push(change.tx_hash)
+        .push(refund_to.map(RefundStatus::as_str))
+        .push(now)
+        .push(refund_from.map(RefundStatus::as_str));
     let moved = conn.execute(&q).await? == 1;
     if moved && from != to {
         events::record(conn, EventType::of_payment(to), id, now).await?;

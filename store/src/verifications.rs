@@ -138,18 +138,18 @@ pub(crate) async fn move_verification_in(
          due_at = $9, updated_at = $10, submissions = $12 WHERE id = $1 AND status = $11"
             .into(),
     );
-    q.text(Some(id.as_str()))
-        .text(Some(change.to.as_str()))
-        .text(Some(change.scenario.as_str()))
-        .text(change.failure_reason)
-        .text(code)
-        .text(reason)
-        .text(credential_id)
-        .text(credential)
-        .int(change.due_at)
-        .int(now)
-        .text(Some(from.as_str()))
-        .int(change.submissions);
+    q.push(id.as_str())
+        .push(change.to.as_str())
+        .push(change.scenario.as_str())
+        .push(change.failure_reason)
+        .push(code)
+        .push(reason)
+        .push(credential_id)
+        .push(credential)
+        .push(change.due_at)
+        .push(now)
+        .push(from.as_str())
+        .push(change.submissions);
     let moved = conn.execute(&q).await? == 1;
     if moved {
         record_in(
@@ -175,7 +175,7 @@ async fn record_in(
         conn.backend(),
         format!("SELECT {COLS} FROM identity_verifications WHERE id = $1"),
     );
-    q.text(Some(id));
+    q.push(id);
     let row = conn.fetch(&q).await?.into_iter().next();
     let v = verification_of(&row.ok_or(StoreError::NotFound)?)?;
     let (account_id, mode) = (v.account_id.clone(), v.mode);

@@ -1011,12 +1011,12 @@ pub(crate) async fn move_endpoint_in(
          WHERE id = $4 AND ($5 IS NULL OR status = $5) AND ($6 IS NULL OR failing_since <= $6)"
             .into(),
     );
-    q.text(Some(to.as_str()))
-        .text(reason)
-        .int(now)
-        .text(Some(id))
-        .text(only_from.map(EndpointStatus::as_str))
-        .int(cutoff);
+    q.push(to.as_str())
+        .push(reason)
+        .push(now)
+        .push(id)
+        .push(only_from.map(EndpointStatus::as_str))
+        .push(cutoff);
     let moved = conn.execute(&q).await? == 1;
     if moved && matches!(m, EndpointMove::Failing { .. }) {
         events::record(conn, EventType::WebhookEndpointDisabled, id, now).await?;

@@ -308,7 +308,7 @@ pub(crate) async fn spend_in(
              AND status IN ('authorized', 'settled', 'failed') AND authorized_at >= $2"
         ),
     );
-    q.text(Some(id)).int(since_ms);
+    q.push(id).push(since_ms);
     let rows = conn.fetch(&q).await?;
     let row = rows
         .first()

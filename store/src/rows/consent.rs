@@ -32,7 +32,7 @@ pub(crate) async fn authorization_in(
          WHERE object_id = $1"
             .to_string(),
     );
-    q.text(Some(object_id));
+    q.push(object_id);
     let rows = conn.fetch(&q).await?;
     rows.first()
         .map(|r| {

@@ -77,7 +77,7 @@ pub(crate) async fn endpoint_in(
         conn.backend(),
         format!("SELECT {ENDPOINT_COLS} FROM webhook_endpoints WHERE id = $1"),
     );
-    q.text(Some(id.as_str()));
+    q.push(id.as_str());
     let rows = conn.fetch(&q).await?;
     endpoint_of(rows.first().ok_or(StoreError::NotFound)?)
 }
