@@ -648,7 +648,7 @@ impl Submitter {
             nonce,
             asm,
             fee_cap: options.fee_cap,
-            item_gas: GAS_PER_PULL,
+            learnt_item_gas: None,
             guess_after: 0,
             max_batch_gas,
         };
@@ -874,8 +874,9 @@ struct Sender {
     nonce: u64,
     asm: Address,
     fee_cap: Option<u128>,
-    /// Gas an item of the last estimated batch took (with the batch's overhead shared).
-    item_gas: u64,
+    /// Gas an item of the last estimated batch took (with the batch's overhead shared);
+    /// none before the first estimate (see [`Sender::item_gas`]).
+    learnt_item_gas: Option<u64>,
     /// Batches to size by the refund bound before trying [`tight_limit`] again (0: try it).
     guess_after: u32,
     max_batch_gas: u64,
@@ -919,8 +920,8 @@ impl Sender {
                     // Everything that queued while the previous transaction was sent joins
                     // this batch; other jobs wait their turn.
                     let mut pulls = vec![(req, reply)];
-                    let most =
-                        ((self.max_batch_gas / self.item_gas.max(1)) as usize).clamp(1, MAX_BATCH);
+                    let most = ((self.max_batch_gas / self.item_gas().max(1)) as usize)
+                        .clamp(1, MAX_BATCH);
                     while pulls.len() < most {
                         match jobs.try_recv() {
                             Ok(Job::Pull(r, tx)) => pulls.push((r, tx)),
@@ -986,7 +987,7 @@ impl Sender {
     /// items cheaper (slots already written, ceilings reached), not dearer.
     async fn estimate(&mut self, payload: &Payload) -> u64 {
         let items = payload.intents.len().max(1) as u64;
-        let guess = tight_limit(self.item_gas, items);
+        let guess = tight_limit(self.item_gas(), items);
         if self.guess_after == 0 && guess < payload.gas {
             if let Some(used) = self.runs_within(payload, guess).await {
                 self.learn(used, items);
@@ -1027,9 +1028,15 @@ impl Sender {
     /// [`LEARN_FROM`] items or more, whose transaction's own overhead (21,000 and the
     /// batch's) is spread thin; the first batch teaches whatever its size.
     fn learn(&mut self, used: u64, items: u64) {
-        if items >= LEARN_FROM || self.item_gas == GAS_PER_PULL {
-            self.item_gas = (used / items).max(1);
+        if items >= LEARN_FROM || self.learnt_item_gas.is_none() {
+            self.learnt_item_gas = Some((used / items).max(1));
         }
+    }
+
+    /// Gas an item is reckoned to take: what the last estimate taught, else the static
+    /// budget.
+    fn item_gas(&self) -> u64 {
+        self.learnt_item_gas.unwrap_or(GAS_PER_PULL)
     }
 
     /// Whether `payload` runs to its end within `limit` gas (one execution, at that
