@@ -1968,6 +1968,146 @@ mod limit_tests {
 }
 
 #[cfg(test)]
+mod estimate_tests {
+    //! How a batch's gas limit is chosen, against a node answering from a script
+    //! (`eth_createAccessList` results in order): the first batch at its use's refund bound,
+    //! then a tenth over the learnt item gas while that runs, the refund bound of the
+    //! batch's own use for [`GUESS_PAUSE`] batches after a guess that ran short, and the
+    //! static budget when no execution completes.
+    use super::*;
+    use alloy::eips::eip2930::AccessListResult;
+    use alloy::providers::ProviderBuilder;
+    use alloy::transports::mock::Asserter;
+
+    fn sender(node: &Asserter) -> Sender {
+        let provider = ProviderBuilder::new()
+            .disable_recommended_fillers()
+            .connect_mocked_client(node.clone())
+            .erased();
+        let core = Arc::new(Core {
+            provider,
+            wallet: EthereumWallet::from(PrivateKeySigner::random()),
+            from: Address::ZERO,
+            chain_id: 31_337,
+            journal: Arc::new(NoJournal),
+        });
+        Sender {
+            fees: None,
+            core,
+            nonce: 0,
+            asm: Address::ZERO,
+            fee_cap: None,
+            learnt_item_gas: None,
+            guess_after: 0,
+            max_batch_gas: 1_875_000,
+        }
+    }
+
+    fn batch(items: u64) -> Payload {
+        Payload {
+            to: Address::ZERO,
+            input: Bytes::new(),
+            gas: 60_000 + GAS_TOKEN_RESERVE + GAS_PER_PULL * items,
+            kind: TxKind::PullBatch,
+            intents: (0..items).map(|i| format!("pull_{i}")).collect(),
+        }
+    }
+
+    fn ran(used: u64) -> AccessListResult {
+        AccessListResult {
+            access_list: Default::default(),
+            gas_used: U256::from(used),
+            error: None,
+        }
+    }
+
+    fn ran_short() -> AccessListResult {
+        AccessListResult {
+            access_list: Default::default(),
+            gas_used: U256::from(1_000_000u64),
+            error: Some("out of gas".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_limit_follows_what_batches_use_and_falls_back_when_a_guess_runs_short() {
+        let node = Asserter::new();
+        let mut s = sender(&node);
+        let items = 200;
+
+        // Nothing learnt: a guess at the static item budget is no tighter than the batch's
+        // budget, so one execution at the budget, and the refund bound of its use.
+        node.push_success(&ran(8_000 * items));
+        assert_eq!(s.estimate(&batch(items)).await, refund_bound(8_000 * items));
+        assert_eq!(s.item_gas(), 8_000);
+
+        // Learnt: tried at a tenth over, and that run is the answer (never above the
+        // refund bound of what it used).
+        node.push_success(&ran(7_900 * items));
+        assert_eq!(
+            s.estimate(&batch(items)).await,
+            tight_limit(8_000, items).min(refund_bound(7_900 * items))
+        );
+        assert_eq!(s.item_gas(), 7_900);
+
+        // Dearer items (fresh slots): the guess runs short; the execution at the budget
+        // gives this batch's use, and its refund bound is the limit.
+        node.push_success(&ran_short());
+        node.push_success(&ran(20_000 * items));
+        assert_eq!(
+            s.estimate(&batch(items)).await,
+            refund_bound(20_000 * items)
+        );
+        assert_eq!(s.item_gas(), 20_000);
+
+        // The next batches are not guessed: one execution each, at the budget.
+        for _ in 0..GUESS_PAUSE {
+            node.push_success(&ran(19_000 * items));
+            assert_eq!(
+                s.estimate(&batch(items)).await,
+                refund_bound(19_000 * items)
+            );
+        }
+        // Then a guess again.
+        node.push_success(&ran(19_000 * items));
+        assert_eq!(
+            s.estimate(&batch(items)).await,
+            tight_limit(19_000, items).min(refund_bound(19_000 * items))
+        );
+
+        // No execution completes (the node refuses, or the batch fails at the budget): the
+        // static budget, whatever was learnt.
+        node.push_success(&ran_short());
+        node.push_success(&ran_short());
+        assert_eq!(s.estimate(&batch(items)).await, batch(items).gas);
+        // (That guess ran short: the next batch goes straight to the budget's execution.)
+        node.push_failure_msg("node unavailable");
+        assert_eq!(s.estimate(&batch(items)).await, batch(items).gas);
+        assert!(
+            node.read_q().is_empty(),
+            "every scripted answer was asked for"
+        );
+    }
+
+    #[tokio::test]
+    async fn small_batches_do_not_teach_an_item_gas_once_one_is_learnt() {
+        let node = Asserter::new();
+        let mut s = sender(&node);
+        // A lone pull's transaction overhead makes its item look dear: it teaches only
+        // while nothing is learnt.
+        node.push_success(&ran(60_000));
+        s.estimate(&batch(1)).await;
+        assert_eq!(s.item_gas(), 60_000);
+        node.push_success(&ran(8_000 * 64));
+        s.estimate(&batch(64)).await;
+        assert_eq!(s.item_gas(), 8_000);
+        node.push_success(&ran(60_000));
+        s.estimate(&batch(1)).await;
+        assert_eq!(s.item_gas(), 8_000, "a batch under LEARN_FROM items taught");
+    }
+}
+
+#[cfg(test)]
 mod log_tests {
     #[test]
     fn object_ids_show_the_first_ten_then_a_count() {
