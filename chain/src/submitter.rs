@@ -2108,6 +2108,243 @@ mod estimate_tests {
 }
 
 #[cfg(test)]
+mod tracker_tests {
+    //! The tracker's reads of the chain against a node answering from a script: block
+    //! receipts read once a block, and the fall back to each flight's own receipt; the
+    //! revival of a transaction the node dropped from its pool.
+    use super::*;
+    use alloy::consensus::{
+        Receipt, ReceiptEnvelope, ReceiptWithBloom, SignableTransaction, TxEip1559,
+    };
+    use alloy::network::TxSignerSync;
+    use alloy::providers::ProviderBuilder;
+    use alloy::rpc::json_rpc::ErrorPayload;
+    use alloy::transports::mock::Asserter;
+
+    fn core(node: &Asserter) -> Core {
+        Core {
+            provider: ProviderBuilder::new()
+                .disable_recommended_fillers()
+                .connect_mocked_client(node.clone())
+                .erased(),
+            wallet: EthereumWallet::from(PrivateKeySigner::random()),
+            from: Address::ZERO,
+            chain_id: 31_337,
+            journal: Arc::new(NoJournal),
+        }
+    }
+
+    fn receipt(hash: TxHash, block: u64) -> TransactionReceipt {
+        TransactionReceipt {
+            inner: ReceiptEnvelope::Eip1559(ReceiptWithBloom {
+                receipt: Receipt {
+                    status: true.into(),
+                    cumulative_gas_used: 21_000,
+                    logs: vec![],
+                },
+                logs_bloom: Default::default(),
+            }),
+            transaction_hash: hash,
+            transaction_index: Some(0),
+            block_hash: Some(B256::with_last_byte(block as u8)),
+            block_number: Some(block),
+            gas_used: 21_000,
+            effective_gas_price: 1,
+            blob_gas_used: None,
+            blob_gas_price: None,
+            from: Address::ZERO,
+            to: Some(Address::ZERO),
+            contract_address: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn block_receipts_are_read_once_a_block_and_each_flight_is_looked_up_otherwise() {
+        let node = Asserter::new();
+        let core = core(&node);
+        let mut scan = BlockScan::default();
+        // The first pass: each flight is looked up (what was mined so far is found so).
+        node.push_success(&U256::from(10));
+        assert!(scan.new_receipts(&core, false).await.is_none());
+        // Two blocks later: their receipts, one call a block.
+        let (a, b) = (B256::repeat_byte(1), B256::repeat_byte(2));
+        node.push_success(&U256::from(12));
+        node.push_success(&vec![receipt(a, 11)]);
+        node.push_success(&vec![receipt(b, 12)]);
+        let got = scan
+            .new_receipts(&core, false)
+            .await
+            .expect("block receipts");
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[&a].block_number, Some(11));
+        assert_eq!(got[&b].block_number, Some(12));
+        // No new block: nothing to read, nothing found.
+        node.push_success(&U256::from(12));
+        assert_eq!(
+            scan.new_receipts(&core, false).await.map(|r| r.len()),
+            Some(0)
+        );
+        // A full pass looks each flight up (block 13's receipts, scripted, are not asked
+        // for).
+        let unasked = vec![receipt(B256::repeat_byte(9), 13)];
+        node.push_success(&U256::from(13));
+        node.push_success(&unasked);
+        assert!(scan.new_receipts(&core, true).await.is_none());
+        assert_eq!(node.read_q().len(), 1, "a full pass read block receipts");
+        node.pop_response();
+        // Further behind than MOST blocks: each flight is looked up instead.
+        node.push_success(&U256::from(13 + BlockScan::MOST + 1));
+        node.push_success(&unasked);
+        assert!(scan.new_receipts(&core, false).await.is_none());
+        assert_eq!(node.read_q().len(), 1, "read MOST blocks and more");
+        node.pop_response();
+    }
+
+    #[tokio::test]
+    async fn a_node_that_does_not_serve_block_receipts_is_polled_per_transaction() {
+        let node = Asserter::new();
+        let core = core(&node);
+        let mut scan = BlockScan::default();
+        node.push_success(&U256::from(10));
+        assert!(scan.new_receipts(&core, false).await.is_none());
+        // Refused (an error, or null) GIVE_UP times in a row ...
+        for i in 0..BlockScan::GIVE_UP {
+            node.push_success(&U256::from(11 + u64::from(i)));
+            if i % 2 == 0 {
+                node.push_failure_msg("the method eth_getBlockReceipts does not exist");
+            } else {
+                node.push_success(&serde_json::Value::Null);
+            }
+            assert!(scan.new_receipts(&core, false).await.is_none());
+        }
+        // ... and it is not asked again: the block number only, then each flight.
+        node.push_success(&U256::from(14));
+        node.push_success(&vec![receipt(B256::repeat_byte(4), 14)]);
+        assert!(scan.new_receipts(&core, false).await.is_none());
+        assert_eq!(node.read_q().len(), 1, "block receipts asked for again");
+    }
+
+    #[tokio::test]
+    async fn one_refusal_is_not_giving_up() {
+        let node = Asserter::new();
+        let core = core(&node);
+        let mut scan = BlockScan::default();
+        node.push_success(&U256::from(10));
+        assert!(scan.new_receipts(&core, false).await.is_none());
+        node.push_success(&U256::from(11));
+        node.push_failure_msg("busy");
+        assert!(scan.new_receipts(&core, false).await.is_none());
+        // The next block's receipts are read again (the failure count starts over).
+        node.push_success(&U256::from(12));
+        node.push_success(&vec![receipt(B256::repeat_byte(3), 12)]);
+        assert_eq!(
+            scan.new_receipts(&core, false).await.map(|r| r.len()),
+            Some(1)
+        );
+        assert_eq!(scan.failures, 0);
+    }
+
+    /// A signed transaction at `nonce` (its bytes, hash and the node's view of it).
+    fn signed(nonce: u64) -> (Variant, alloy::rpc::types::Transaction) {
+        let key = PrivateKeySigner::random();
+        let mut tx = TxEip1559 {
+            chain_id: 31_337,
+            nonce,
+            gas_limit: 21_000,
+            max_fee_per_gas: 2,
+            max_priority_fee_per_gas: 1,
+            to: Address::ZERO.into(),
+            ..Default::default()
+        };
+        let signature = key.sign_transaction_sync(&mut tx).unwrap();
+        let envelope = TxEnvelope::from(tx.into_signed(signature));
+        let variant = Variant {
+            hash: *envelope.tx_hash(),
+            raw: envelope.encoded_2718().into(),
+            fees: Fees { max_fee: 2, tip: 1 },
+            cancel: false,
+            refused: false,
+        };
+        let seen = alloy::rpc::types::Transaction {
+            inner: alloy::consensus::transaction::Recovered::new_unchecked(envelope, key.address()),
+            block_hash: None,
+            block_number: None,
+            transaction_index: None,
+            effective_gas_price: None,
+            block_timestamp: None,
+        };
+        (variant, seen)
+    }
+
+    fn flight(nonce: u64, variant: Variant, sent_ago: Duration) -> Flight {
+        let sent = Instant::now() - sent_ago;
+        Flight {
+            nonce,
+            payload: Payload {
+                to: Address::ZERO,
+                input: Bytes::new(),
+                gas: 21_000,
+                kind: TxKind::PullBatch,
+                intents: vec![format!("pull_{nonce}")],
+            },
+            variants: vec![variant],
+            first_sent: sent,
+            last_sent: sent,
+            waiters: Waiters::Nobody,
+        }
+    }
+
+    #[tokio::test]
+    async fn after_a_block_a_dropped_transaction_is_sent_again_and_a_kept_one_is_not() {
+        let node = Asserter::new();
+        let core = core(&node);
+        let old = REVIVE_AFTER * 2;
+        let ((v4, _), (v5, seen5), (v6, _)) = (signed(4), signed(5), signed(6));
+        let hash6 = v6.hash;
+        let mut pending = vec![
+            flight(6, v6, old),
+            flight(5, v5, old),
+            flight(4, v4, Duration::ZERO), // just sent: not asked about
+        ];
+        // In nonce order: 5 is in the pool; 6 was dropped and is sent again.
+        node.push_success(&seen5);
+        node.push_success(&serde_json::Value::Null);
+        node.push_success(&hash6);
+        revive_dropped(&core, &mut pending).await;
+        assert!(
+            node.read_q().is_empty(),
+            "every scripted answer was asked for"
+        );
+        assert_eq!(
+            pending.iter().map(|f| f.nonce).collect::<Vec<_>>(),
+            [4, 5, 6]
+        );
+        assert!(pending[1].last_sent.elapsed() >= old, "5 was sent again");
+        assert!(pending[2].last_sent.elapsed() < old, "6 was not sent again");
+    }
+
+    #[tokio::test]
+    async fn a_node_that_does_not_serve_its_pool_by_hash_is_not_asked_further() {
+        let node = Asserter::new();
+        let core = core(&node);
+        let old = REVIVE_AFTER * 2;
+        let ((v5, _), (v6, _)) = (signed(5), signed(6));
+        let mut pending = vec![flight(5, v5, old), flight(6, v6, old)];
+        // "Not there", then "already known" when sent: asking tells nothing; 6 is left to
+        // the periodic check.
+        node.push_success(&serde_json::Value::Null);
+        node.push_failure(ErrorPayload {
+            code: -32000,
+            message: "already known".into(),
+            data: None,
+        });
+        revive_dropped(&core, &mut pending).await;
+        assert!(node.read_q().is_empty());
+        assert!(pending.iter().all(|f| f.last_sent.elapsed() >= old));
+    }
+}
+
+#[cfg(test)]
 mod log_tests {
     #[test]
     fn object_ids_show_the_first_ten_then_a_count() {
