@@ -20,9 +20,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_identity as vc;
+use openrail_store::IdentityVerificationId;
 use openrail_store::agentic::Scope;
 use openrail_store::identity::NewCredential;
-use openrail_store::ids::IdentityVerificationId;
 use openrail_store::verifications::{
     NewVerification, Scenario, SimulatedAnswer, Verification, VerificationType,
 };

@@ -7,7 +7,7 @@ use alloy::providers::Provider;
 
 use crate::bindings::TestStablecoin;
 use openrail_domain::Currency;
-use openrail_domain::ids::PullId;
+use openrail_domain::PullId;
 use openrail_domain::pulls::DeclineReason;
 
 /// What stopped a transfer of `amount` of `token` from `payer` through `router`.

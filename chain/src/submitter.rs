@@ -360,7 +360,7 @@ pub enum PullOutcome {
 impl PullOutcome {
     /// How the store records this outcome; `authorized_at` is when it was observed (unix ms).
     pub fn resolution(&self, authorized_at: i64) -> openrail_domain::pulls::PullResolution {
-        use openrail_domain::{pulls::PullResolution, status::PullStatus};
+        use openrail_domain::{PullResolution, PullStatus};
         match self {
             PullOutcome::Authorized { tx_hash, .. } => PullResolution {
                 status: PullStatus::Authorized,

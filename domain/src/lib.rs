@@ -1,15 +1,19 @@
 //! The domain of Openrail without I/O: money and currencies (`money`), intervals and their
-//! calendar epochs (`epoch`), the lifecycle of each object with the transitions it allows,
-//! as data (`status`), the typed ids, secrets' hashes and the mode (`ids`), the journal's
-//! transaction kinds and statuses (`journal`), how a debit pull ends on chain (`pulls`:
-//! decline reasons and its resolution), and the process instrumentation every layer
-//! passes through (`crash`: named crash points for the crash tests, behind the
-//! `crash-points` feature; `stages`: latency stage marks for the bench). Every other crate
-//! builds on these, and the chain crate on these only (not on the store); this crate
-//! depends on no other crate of the workspace. Nothing here reads a database, a chain or
-//! the network (a new id reads the clock and the OS RNG; a stage mark is a `TRACE` event),
-//! so all of it is unit- and property-tested in place. The optional `sqlx` feature makes
-//! each id a `sqlx::Any` text column, for the store.
+//! calendar epochs (`epoch`), one module per object with its typed id and its lifecycle
+//! (`account`, `mandate`, `session_key`, `pulls`, `payment`, `bank`, `event`, `webhook`,
+//! `verification`, `attestation`; `pulls` also says how a debit pull ends on chain:
+//! decline reasons and its resolution), each re-exported here
+//! (`openrail_domain::MandateId`, `openrail_domain::MandateStatus`), what the objects share (`ids`: the `typed_id!`
+//! macro, secrets' hashes and the mode; `status`: the [`status::Lifecycle`] trait and
+//! `lifecycle!`, which also tests each lifecycle's shape), the journal's transaction kinds
+//! and statuses (`journal`), and the process instrumentation every layer passes through
+//! (`crash`: named crash points for the crash tests, behind the `crash-points` feature;
+//! `stages`: latency stage marks for the bench). Every other crate builds on these, and
+//! the chain crate on these only (not on the store); this crate depends on no other crate
+//! of the workspace. Nothing here reads a database, a chain or the network (a new id reads
+//! the clock and the OS RNG; a stage mark is a `TRACE` event), so all of it is unit- and
+//! property-tested in place. The optional `sqlx` feature makes each id a `sqlx::Any` text
+//! column, for the store.
 
 #[doc(hidden)]
 pub use serde as __serde;
@@ -46,9 +50,29 @@ pub mod epoch;
 pub mod ids;
 pub mod journal;
 pub mod money;
-pub mod pulls;
 pub mod stages;
 pub mod status;
 
+pub mod account;
+pub mod attestation;
+pub mod bank;
+pub mod event;
+pub mod mandate;
+pub mod payment;
+pub mod pulls;
+pub mod session_key;
+pub mod verification;
+pub mod webhook;
+
+pub use account::*;
+pub use attestation::*;
+pub use bank::*;
 pub use epoch::{Epoch, Interval};
+pub use event::*;
+pub use mandate::*;
 pub use money::{Amount, AmountError, Currency};
+pub use payment::*;
+pub use pulls::*;
+pub use session_key::*;
+pub use verification::*;
+pub use webhook::*;

@@ -1,9 +1,49 @@
-//! How a debit pull ends on chain: why it was declined ([`DeclineReason`]) and its
-//! resolution as recorded ([`PullResolution`]). The chain tells them (from a receipt or
-//! the logs), the store records them; both name them from here. The pull's lifecycle is
-//! [`PullStatus`](crate::status::PullStatus).
+//! A debit pull: a session key's pull of an amount under its mandate, enforced on chain.
+//! Its id (`pull_…`), its lifecycle with the transitions it allows, and how it ends on
+//! chain: why it was declined ([`DeclineReason`]) and its resolution as recorded
+//! ([`PullResolution`]). The chain tells them (from a receipt or the logs), the store
+//! records them; both name them from here.
 
-use crate::status::PullStatus;
+use crate::ids::typed_id;
+use crate::status::lifecycle;
+
+typed_id!(
+    /// A debit pull (`pull_…`).
+    PullId = "pull_"
+);
+
+string_enum!(
+    /// Lifecycle of a debit pull.
+    PullStatus {
+        /// Submitted, outcome unknown.
+        Pending = "pending",
+        /// Allowance consumed on chain, tokens moved.
+        Authorized = "authorized",
+        /// Any bank leg done.
+        Settled = "settled",
+        /// An on-chain rule refused it.
+        Declined = "declined",
+        /// A bank leg failed after authorization, or the transaction failed.
+        Failed = "failed",
+    }
+);
+
+impl PullStatus {
+    /// The statuses a pull may move to `self` from. `pending` again from `authorized` or
+    /// `declined`: a reorganisation took away the block that resolved it (it is resolved
+    /// again from the new chain); a pull whose bank leg ran is never undone.
+    pub fn sources(self) -> &'static [PullStatus] {
+        use PullStatus::*;
+        match self {
+            Pending => &[Authorized, Declined],
+            Authorized | Declined => &[Pending],
+            Settled => &[Authorized],
+            Failed => &[Pending, Authorized],
+        }
+    }
+}
+
+lifecycle!(PullStatus, starts: [Pending]);
 
 string_enum!(
     /// Why a pull (or a request) was declined: one set of reasons for the chain's custom
@@ -84,4 +124,22 @@ pub struct PullTransfer {
     pub currency: crate::money::Currency,
     /// The pull's amount, minor units of `currency`.
     pub amount: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::Lifecycle;
+
+    #[test]
+    fn what_ends_stays_ended() {
+        // A pull's bank leg runs once: settled and failed are final, authorized is not.
+        assert!(PullStatus::Settled.is_final() && PullStatus::Failed.is_final());
+        assert!(!PullStatus::Authorized.is_final());
+    }
+
+    #[test]
+    fn expired_is_not_a_pull_status() {
+        assert_eq!(PullStatus::parse("expired"), None);
+    }
 }

@@ -3,7 +3,8 @@
 
 use crate::db::{Store, StoreError};
 use crate::exec::Record;
-use crate::ids::{AccountId, ApiKeyId, Mode, hash_secret, random_id};
+use crate::ids::{Mode, hash_secret, random_id};
+use openrail_domain::{AccountId, ApiKeyId};
 
 /// API keys (`store.api_keys()`).
 #[derive(Debug, Clone, Copy)]

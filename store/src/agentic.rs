@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{BankAccountId, MandateId, Mode, PullId, SessionKeyId};
+use crate::ids::Mode;
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
 use crate::rows::Reads;
@@ -21,8 +21,8 @@ pub use crate::rows::{Page, Scope};
 pub(crate) use crate::rows::{corrupt, currency_of, i64_of, in_list, u64_of};
 use openrail_domain::journal::{TxKind, TxStatus};
 pub use openrail_domain::pulls::{DeclineReason, PullResolution};
-use openrail_domain::status::AttestationStatus;
-pub use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
+use openrail_domain::{AttestationStatus, BankAccountId, MandateId, PullId, SessionKeyId};
+pub use openrail_domain::{KeyStatus, MandateStatus, PullStatus};
 
 /// Session keys: their rows, lists, epoch use and the moves their owner makes (`store.keys()`).
 #[derive(Debug, Clone, Copy)]

@@ -2,9 +2,9 @@
 //! and the API read. No SQL here, so the store's modules that record events can name it
 //! without importing `attestations` (whose SQL records events: an import circle).
 
-use openrail_domain::status::AttestationStatus;
+use openrail_domain::{AccountId, AttestationId, AttestationStatus};
 
-use crate::ids::{AccountId, AttestationId, Mode};
+use crate::ids::Mode;
 
 /// One identity attestation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

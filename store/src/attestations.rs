@@ -11,14 +11,14 @@
 //! The row holds what the chain holds — the credential's digest, issuer, type, expiry and
 //! status reference, and the wallet it is about — never the credential's claims.
 
-pub use openrail_domain::status::AttestationStatus;
+pub use openrail_domain::AttestationStatus;
 
 use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::AttestationId;
 use crate::outbox::{self, WorkKind};
+use openrail_domain::AttestationId;
 
 pub(crate) use crate::agentic::{ATTESTATION_COLS as COLS, attestation_of, move_attestation_in};
 pub use crate::attestation::Attestation;

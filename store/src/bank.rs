@@ -5,12 +5,13 @@ use crate::exec::{Exec, Record, Stmt};
 
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{AccountId, BankAccountId, BankTransferId, Mode};
+use crate::ids::Mode;
 use crate::money::Currency;
 pub use crate::rows::bank::{BankTransfer, Direction};
 pub(crate) use crate::rows::bank::{TRANSFER_COLS, transfer_of};
 use crate::rows::{Page, Scope};
-pub use openrail_domain::status::TransferStatus;
+pub use openrail_domain::TransferStatus;
+use openrail_domain::{AccountId, BankAccountId, BankTransferId};
 
 /// Testnet's simulated bank: its accounts and their transfers (`store.bank()`).
 #[derive(Debug, Clone, Copy)]

@@ -6,11 +6,11 @@
 use crate::agentic::{Guard, MandateStatus, move_mandate_in};
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Stmt};
-use crate::ids::MandateId;
 use crate::outbox::WorkKind;
 use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
 pub use crate::rows::consent::Authorization;
 pub(crate) use crate::rows::consent::{authorization_in, insert_authorization_in};
+use openrail_domain::MandateId;
 
 /// Payer consent: what a payer is asked to sign, and the signature once given (`store.consent()`).
 #[derive(Debug, Clone, Copy)]

@@ -4,7 +4,7 @@
 use crate::accounts::Account;
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::AccountId;
+use openrail_domain::AccountId;
 
 /// The dashboard's users, sessions and failed logins (`store.dashboard()`).
 #[derive(Debug, Clone, Copy)]

@@ -15,7 +15,7 @@
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, EventId, Mode};
+use crate::ids::Mode;
 use crate::money::Currency;
 use crate::rows::agentic::{
     self as agentic, DebitPull, EpochUse, KEY_COLS, MANDATE_COLS, Mandate, PULL_COLS, SessionKey,
@@ -25,9 +25,9 @@ use crate::rows::consent::{self, Authorization};
 use crate::rows::payments::{self, Payment};
 use crate::rows::{Page, Scope};
 use crate::verification::{Verification, VerificationStatus};
-use openrail_domain::status::{
-    AttestationStatus, KeyStatus, MandateStatus, PaymentStatus, PullStatus, RefundStatus,
-    TransferStatus,
+use openrail_domain::{
+    AccountId, AttestationStatus, EventId, KeyStatus, MandateStatus, PaymentStatus, PullStatus,
+    RefundStatus, TransferStatus,
 };
 
 /// Events, as read back (each change writes its own, in its transaction) (`store.events()`).
@@ -494,7 +494,7 @@ async fn snapshot_in(
             (snap, account, mode)
         }
         ObjectKind::WebhookEndpoint => {
-            let id = crate::ids::WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
+            let id = openrail_domain::WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
             let e = crate::rows::webhooks::endpoint_in(conn, &id).await?;
             let (account, mode) = (e.account_id.clone(), e.mode);
             let snap = Snapshot::WebhookEndpoint {
@@ -705,7 +705,7 @@ impl Events<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::MandateId;
+    use openrail_domain::MandateId;
 
     #[test]
     fn every_type_round_trips() {

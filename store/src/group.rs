@@ -16,8 +16,8 @@ use tokio::sync::{mpsc, oneshot};
 use crate::agentic::{DebitPull, PullResolution};
 use crate::db::{Store, StoreError};
 use crate::exec::Exec;
-use crate::ids::PullId;
 use crate::journal::TxStatus;
+use openrail_domain::PullId;
 
 /// What a group wrote: per outcome job in order, its pull as recorded when it moved; per
 /// journal job in order, whether it was journaled (its lease still held).

@@ -8,7 +8,8 @@ use rand::Rng;
 use crate::agentic::{Page, Scope};
 use crate::db::{Backend, Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, Mode, SessionKeyId, random_id};
+use crate::ids::{Mode, random_id};
+use openrail_domain::{AccountId, SessionKeyId};
 
 /// Openrail's issuer: agent credentials, issued credentials, status lists and presentation challenges (`store.identity()`).
 #[derive(Debug, Clone, Copy)]

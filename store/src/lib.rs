@@ -14,15 +14,15 @@
 //! the aggregates above them; and `group`, the group writer, above the aggregates it
 //! writes (`db` keeps its queue without naming its type).
 //!
-//! Money, epochs, the lifecycles with their transitions, the typed ids (with secrets'
-//! hashes and the mode), the journal's `TxKind`/`TxStatus`, a pull's
-//! `DeclineReason`/`PullResolution`, and the `crash` points and `stages` marks live in
-//! `openrail-domain`, so the chain crate names them without depending on this one; they
+//! Money, epochs, each object's typed id and lifecycle with its transitions (one domain
+//! module per object), secrets' hashes and the mode, the journal's `TxKind`/`TxStatus`, a
+//! pull's `DeclineReason`/`PullResolution`, and the `crash` points and `stages` marks live
+//! in `openrail-domain`, so the chain crate names them without depending on this one; they
 //! are re-exported here under their old paths (`money`, `epoch`, `ids`, `crash`,
-//! `stages`, `journal::TxKind`, `agentic::DeclineReason`, …, and the ids at the crate
-//! root), as are the rows under their aggregates' paths (`agentic::Mandate`,
-//! `payments::Payment`, …). This crate's `crash-points` feature turns on the domain's. It
-//! knows nothing of HTTP or chains.
+//! `stages`, `journal::TxKind`, `agentic::DeclineReason`, `agentic::MandateStatus`, …, and
+//! the ids at the crate root), as are the rows under their aggregates' paths
+//! (`agentic::Mandate`, `payments::Payment`, …). This crate's `crash-points` feature turns
+//! on the domain's. It knows nothing of HTTP or chains.
 
 #[macro_use]
 extern crate openrail_domain;
@@ -61,11 +61,13 @@ mod writer;
 
 pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
-pub use ids::{
-    AccountId, ApiKeyId, AttestationId, BankAccountId, BankTransferId, EventId, MandateId, Mode,
-    PaymentId, PullId, SessionKeyId, WebhookDeliveryId, WebhookEndpointId,
-};
+pub use ids::Mode;
 pub use money::{Amount, AmountError, Currency};
+pub use openrail_domain::{
+    AccountId, ApiKeyId, AttestationId, BankAccountId, BankTransferId, EventId,
+    IdentityVerificationId, MandateId, PaymentId, PullId, SessionKeyId, WebhookDeliveryId,
+    WebhookEndpointId,
+};
 
 /// Now, in unix milliseconds.
 pub fn now_ms() -> i64 {

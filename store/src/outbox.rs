@@ -12,8 +12,9 @@
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{MandateId, Mode, SessionKeyId};
+use crate::ids::Mode;
 use openrail_domain::journal::TxKind;
+use openrail_domain::{MandateId, SessionKeyId};
 
 /// Work queued for a chain, and the journal's view of it (`store.outbox()`).
 #[derive(Debug, Clone, Copy)]

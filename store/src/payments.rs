@@ -4,12 +4,12 @@ use crate::exec::{Exec, Record, Stmt};
 
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::PaymentId;
 pub(crate) use crate::rows::payments::{COLS, payment_of};
 pub use crate::rows::payments::{PartyKind, Payment};
 use crate::rows::{Page, Scope};
+use openrail_domain::PaymentId;
 use openrail_domain::journal::TxStatus;
-pub use openrail_domain::status::{PaymentStatus, RefundStatus};
+pub use openrail_domain::{PaymentStatus, RefundStatus};
 
 /// One-time payments: their rows, lists and status changes (`store.payments()`).
 #[derive(Debug, Clone, Copy)]

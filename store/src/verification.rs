@@ -3,8 +3,9 @@
 //! (sans-IO). Apart from the SQL so that `events` can hold a session in its snapshot
 //! without importing the module that records events.
 
-use crate::ids::{AccountId, IdentityVerificationId, Mode};
-pub use openrail_domain::status::VerificationStatus;
+use crate::ids::Mode;
+pub use openrail_domain::VerificationStatus;
+use openrail_domain::{AccountId, IdentityVerificationId};
 
 string_enum!(
     /// What a session verifies: each is one credential type Openrail issues.

@@ -16,11 +16,12 @@ use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, IdentityVerificationId, Mode};
+use crate::ids::Mode;
 pub use crate::verification::{
     DEFAULT_FAILURE_REASON, FAILED_CHECK_CODE, LastError, Scenario, SimulatedAnswer, Verification,
     VerificationStatus, VerificationType,
 };
+use openrail_domain::{AccountId, IdentityVerificationId};
 
 /// Identity verification sessions (`store.verifications()`).
 #[derive(Debug, Clone, Copy)]

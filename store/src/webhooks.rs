@@ -22,10 +22,11 @@ use rand::RngCore;
 
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
-use crate::ids::{AccountId, EventId, Mode, WebhookDeliveryId, WebhookEndpointId};
+use crate::ids::Mode;
 pub(crate) use crate::rows::webhooks::{ENDPOINT_COLS, endpoint_of};
 pub use crate::rows::webhooks::{EndpointStatus, WebhookEndpoint};
 use crate::rows::{Page, Scope};
+use openrail_domain::{AccountId, EventId, WebhookDeliveryId, WebhookEndpointId};
 
 /// Webhook endpoints, the fan-out of events and the deliveries (`store.webhooks()`).
 #[derive(Debug, Clone, Copy)]

@@ -2,10 +2,10 @@
 //! writer (moves outside the table refused, nothing written), its events, the provider's
 //! due list, paging.
 
+use openrail_store::IdentityVerificationId;
 use openrail_store::agentic::Scope;
 use openrail_store::events::EventType;
 use openrail_store::identity::NewCredential;
-use openrail_store::ids::IdentityVerificationId;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::verifications::{
     NewVerification, Scenario, SimulatedAnswer, VerificationStatus, VerificationType,

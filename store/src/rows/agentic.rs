@@ -1,17 +1,19 @@
 //! The rows of mandates, session keys, debit pulls and identity attestations, and a
 //! mandate's or key's use of its epoch.
 
-use openrail_domain::status::AttestationStatus;
+use openrail_domain::{
+    AccountId, AttestationId, AttestationStatus, KeyStatus, MandateId, MandateStatus, PullId,
+    PullStatus, SessionKeyId,
+};
 
 use super::{corrupt, currency_of, mode_of, u64_of};
 use crate::attestation::Attestation;
 use crate::db::StoreError;
 use crate::epoch::Interval;
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, AttestationId, MandateId, Mode, PullId, SessionKeyId};
+use crate::ids::Mode;
 use crate::money::Currency;
 use openrail_domain::pulls::DeclineReason;
-use openrail_domain::status::{KeyStatus, MandateStatus, PullStatus};
 
 /// A mandate row.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

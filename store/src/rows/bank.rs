@@ -3,8 +3,7 @@
 use super::corrupt;
 use crate::db::StoreError;
 use crate::exec::Record;
-use crate::ids::{BankAccountId, BankTransferId};
-use openrail_domain::status::TransferStatus;
+use openrail_domain::{BankAccountId, BankTransferId, TransferStatus};
 
 string_enum!(
     /// Money out of or into the account.

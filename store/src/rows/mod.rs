@@ -5,8 +5,9 @@
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Row, Stmt};
-use crate::ids::{AccountId, Mode};
+use crate::ids::Mode;
 use crate::money::Currency;
+use openrail_domain::AccountId;
 
 pub(crate) mod agentic;
 pub(crate) mod bank;

@@ -2,9 +2,9 @@
 
 use crate::db::StoreError;
 use crate::exec::Record;
-use crate::ids::{AccountId, Mode, PaymentId};
+use crate::ids::Mode;
 use crate::money::Currency;
-use openrail_domain::status::{PaymentStatus, RefundStatus};
+use openrail_domain::{AccountId, PaymentId, PaymentStatus, RefundStatus};
 
 string_enum!(
     /// What a payment's source or destination is.

@@ -3,7 +3,8 @@
 use super::corrupt;
 use crate::db::StoreError;
 use crate::exec::{Exec, Record, Stmt};
-use crate::ids::{AccountId, Mode, WebhookEndpointId};
+use crate::ids::Mode;
+use openrail_domain::{AccountId, WebhookEndpointId};
 
 string_enum!(
     /// Whether an endpoint receives deliveries.

@@ -1,0 +1,55 @@
+//! An identity attestation on the attestation chain (mirrored to the settlement chain,
+//! where mandates may require it). Its id (`att_…`) and its stored lifecycle, with the
+//! transitions it allows.
+
+use crate::ids::typed_id;
+use crate::status::lifecycle;
+
+typed_id!(
+    /// An identity attestation on the attestation chain (`att_…`).
+    AttestationId = "att_"
+);
+
+string_enum!(
+    /// Stored lifecycle of an identity attestation on the attestation chain (`expired` is
+    /// computed from its expiration time, as a session key's).
+    AttestationStatus {
+        /// Accepted, its `attest` transaction not yet mined.
+        Pending = "pending",
+        /// On the attestation chain.
+        Active = "active",
+        /// Revoked on the attestation chain (for good).
+        Revoked = "revoked",
+        /// Its `attest` transaction failed; nothing is on chain.
+        Failed = "failed",
+    }
+);
+
+impl AttestationStatus {
+    /// The statuses an attestation may move to `self` from (none: only a new one has it).
+    /// Only an attestation on chain can be revoked: a revoke asked for a pending one waits
+    /// for it.
+    pub fn sources(self) -> &'static [AttestationStatus] {
+        use AttestationStatus::*;
+        match self {
+            Pending => &[],
+            Active | Failed => &[Pending],
+            Revoked => &[Active],
+        }
+    }
+}
+
+lifecycle!(AttestationStatus, starts: [Pending]);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::Lifecycle;
+
+    #[test]
+    fn what_ends_stays_ended() {
+        use AttestationStatus as A;
+        assert!(A::Revoked.is_final() && A::Failed.is_final() && !A::Active.is_final());
+        assert!(!A::Revoked.reachable_from(A::Pending) && !A::Active.reachable_from(A::Revoked));
+    }
+}

@@ -1,0 +1,52 @@
+//! A session key: what pulls under a mandate, within its own ceiling, destinations and
+//! expiry, issued on chain. Its id (`sk_…`) and its stored lifecycle, with the transitions
+//! it allows.
+
+use crate::ids::typed_id;
+use crate::status::lifecycle;
+
+typed_id!(
+    /// A session key (`sk_…`).
+    SessionKeyId = "sk_"
+);
+
+string_enum!(
+    /// Stored lifecycle of a session key (`expired` is computed from time).
+    KeyStatus {
+        /// Issued, its transaction not yet mined.
+        Pending = "pending",
+        /// On chain.
+        Active = "active",
+        /// Revoked.
+        Revoked = "revoked",
+        /// Its transaction failed.
+        Failed = "failed",
+    }
+);
+
+impl KeyStatus {
+    /// The statuses a key may move to `self` from (none: only a new key has it).
+    pub fn sources(self) -> &'static [KeyStatus] {
+        use KeyStatus::*;
+        match self {
+            Pending => &[],
+            Active | Failed => &[Pending],
+            Revoked => &[Pending, Active],
+        }
+    }
+}
+
+lifecycle!(KeyStatus, starts: [Pending]);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::Lifecycle;
+
+    #[test]
+    fn what_ends_stays_ended() {
+        for s in [KeyStatus::Revoked, KeyStatus::Failed] {
+            assert!(s.is_final(), "{s:?}");
+        }
+    }
+}
