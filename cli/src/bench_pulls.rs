@@ -29,9 +29,13 @@ const RAW_WINDOWS: [usize; 3] = [32, 128, 512];
 /// [`send_sliced`]).
 const SLICE: usize = 500;
 
-/// The raw rate over `n` pulls, sent as slices of `raws` (at most [`SLICE`]) with at most
-/// `window` unmined: before each slice the chain is snapshotted, after it reverted, so every
-/// slice runs at the same height with the same signed transactions. Anvil's cost per block
+/// The raw rate over `n` pulls, sent as slices (each of at most [`SLICE`] signed
+/// transactions, the next of `slices` for each) with at most `window` unmined: before each
+/// slice the chain is snapshotted, after it reverted, so every slice runs at the same
+/// height with the same nonces. Each slice's transactions are signed apart (their fees a
+/// wei apart), so no hash is sent twice: after `evm_revert` anvil answered a transaction
+/// sent again before the revert "already known" and never mined it (a third of the runs
+/// hung until the give-up). Anvil's cost per block
 /// grows with its height (measured: 500 pulls take 0.5 s from block 0 and 2.2 s from block
 /// 2,500), an artefact of the local node that a real chain does not have and that a
 /// batching sender, which makes few blocks, barely meets; without the reset the ceiling
@@ -39,13 +43,14 @@ const SLICE: usize = 500;
 /// slowest slice's rate, fastest slice's rate).
 async fn send_sliced<P: Provider + Clone + 'static>(
     op: &P,
-    raws: &[Vec<u8>],
+    slices: &mut impl Iterator<Item = Vec<Vec<u8>>>,
     n: usize,
     window: usize,
 ) -> anyhow::Result<(f64, f64, f64)> {
     let (mut total, mut slowest, mut fastest) = (Duration::ZERO, f64::MAX, 0.0f64);
     let mut left = n;
     while left > 0 {
+        let raws = slices.next().context("a signed slice")?;
         let count = left.min(raws.len());
         let snapshot: U256 = op.raw_request("evm_snapshot".into(), ()).await?;
         let took = send_windowed(op, &raws[..count], window).await?;
@@ -753,7 +758,7 @@ async fn measure(
     .await?;
     let wallet = EthereumWallet::from(dev_operator());
     let fees = op.estimate_eip1559_fees().await?;
-    let mut nonce = op.get_transaction_count(a.operator).await?;
+    let nonce = op.get_transaction_count(a.operator).await?;
     let chain_id = op.get_chain_id().await?;
     // The raw ceiling as the best one-transaction-per-pull sender would reach it: signed
     // transactions sent with a bounded window of unmined ones, at several window sizes;
@@ -762,28 +767,35 @@ async fn measure(
     // transactions from the same height (see `send_sliced`).
     let mut by_window = Vec::new();
     if !windows.is_empty() {
-        let mut raws = Vec::with_capacity(n.min(SLICE));
-        for _ in 0..n.min(SLICE) {
-            let input = AllowanceStateMachine::pullCall {
-                keyId: key,
-                destination: dest,
-                amount: U256::from(10_000u64),
+        // Every slice of every window signed before any is sent (signing is not the
+        // chain's work), each a wei dearer than the one before.
+        let per_window = n.div_ceil(SLICE);
+        let mut slices = Vec::with_capacity(per_window * windows.len());
+        for k in 0..(per_window * windows.len()) as u128 {
+            let mut raws = Vec::with_capacity(n.min(SLICE));
+            for i in 0..n.min(SLICE) as u64 {
+                let input = AllowanceStateMachine::pullCall {
+                    keyId: key,
+                    destination: dest,
+                    amount: U256::from(10_000u64),
+                }
+                .abi_encode();
+                let tx = TransactionRequest::default()
+                    .with_from(a.operator)
+                    .with_to(asm_addr)
+                    .with_input(input)
+                    .with_nonce(nonce + i)
+                    .with_chain_id(chain_id)
+                    .with_gas_limit(200_000)
+                    .with_max_fee_per_gas(fees.max_fee_per_gas + k)
+                    .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas + k);
+                raws.push(tx.build(&wallet).await?.encoded_2718());
             }
-            .abi_encode();
-            let tx = TransactionRequest::default()
-                .with_from(a.operator)
-                .with_to(asm_addr)
-                .with_input(input)
-                .with_nonce(nonce)
-                .with_chain_id(chain_id)
-                .with_gas_limit(200_000)
-                .with_max_fee_per_gas(fees.max_fee_per_gas)
-                .with_max_priority_fee_per_gas(fees.max_priority_fee_per_gas);
-            raws.push(tx.build(&wallet).await?.encoded_2718());
-            nonce += 1;
+            slices.push(raws);
         }
+        let mut slices = slices.into_iter();
         for &window in windows {
-            by_window.push((window, send_sliced(&op, &raws, n, window).await?));
+            by_window.push((window, send_sliced(&op, &mut slices, n, window).await?));
         }
     }
 
