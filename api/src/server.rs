@@ -204,3 +204,36 @@ pub fn listen(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpList
     socket.bind(addr)?;
     socket.listen(BACKLOG)
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::{BACKLOG, listen};
+
+    /// The kernel holds as many connections for the listener as it asked for (its backlog,
+    /// what `ss` shows as a listening socket's Send-Q), capped by `net.core.somaxconn`:
+    /// more than the 1,024 tokio's `bind` asks for, where the system allows it.
+    #[tokio::test]
+    async fn the_listener_asks_the_kernel_for_its_backlog() {
+        let listener = listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let out = std::process::Command::new("ss")
+            .args(["-ltnH", &format!("sport = :{port}")])
+            .output()
+            .expect("ss (iproute2) shows listening sockets");
+        let line = String::from_utf8_lossy(&out.stdout).to_string();
+        let backlog: u32 = line
+            .split_whitespace()
+            .nth(2)
+            .and_then(|q| q.parse().ok())
+            .unwrap_or_else(|| panic!("no listening socket on port {port} in {line:?}"));
+        let somaxconn: u32 = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(backlog, BACKLOG.min(somaxconn), "{line}");
+        if somaxconn > 1024 {
+            assert!(backlog > 1024, "{line}");
+        }
+    }
+}
