@@ -4,7 +4,7 @@ SHELL := /bin/bash
 FORGE := ./node_modules/.bin/forge
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint fmt-check clippy forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate python-sdk python-sdk-generate mcp-test test-deps test-build chromium
+.PHONY: dev test pr build browser-test setup contracts artifacts check-artifacts fmt lint fmt-check clippy forge-test cargo-test snapshot bench-gas webhook-receiver openapi schemathesis vendor-redoc ts-sdk ts-sdk-generate python-sdk python-sdk-generate mcp-test test-deps test-build chromium iproute2
 
 # The one build every test step reuses: the whole workspace, every target. Cargo resolves
 # features per selection of packages, so `cargo run -p xtask`, `cargo build -p
@@ -50,7 +50,7 @@ test: setup
 pr: test
 
 ## Everything the test steps install from the network, so that it can run beside the build.
-test-deps: webhook-receiver $(SCHEMATHESIS_VENV)/.installed $(PY_SDK_VENV)/.installed $(MCP_VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json tests/browser/node_modules/.package-lock.json chromium
+test-deps: webhook-receiver $(SCHEMATHESIS_VENV)/.installed $(PY_SDK_VENV)/.installed $(MCP_VENV)/.installed $(TS_SDK)/node_modules/.package-lock.json tests/browser/node_modules/.package-lock.json chromium iproute2
 
 ## The build under `make -j`: cargo keeps its own parallelism (one job per core) instead of
 ## sharing make's job slots with the downloads beside it.
@@ -138,6 +138,10 @@ browser-test: setup contracts build chromium tests/browser/node_modules/.package
 	tests/browser/run.sh
 chromium:
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+## `ss`, which the API's listener test reads the socket's backlog with (Debian's iproute2;
+## after chromium: two apt-gets at once would contend for its lock).
+iproute2: chromium
+	command -v ss >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2)
 tests/browser/node_modules/.package-lock.json: tests/browser/package.json tests/browser/package-lock.json
 	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
