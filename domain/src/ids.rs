@@ -25,28 +25,67 @@ const TIME_CHARS: usize = 8;
 
 /// An object id such as `pull_0PdQ1x2A…`: 24 base62 characters, the first eight the
 /// creation time in milliseconds (fixed width, so ids of one kind made in different
-/// milliseconds sort by creation), the other sixteen from the OS-seeded CSPRNG (~95 bits:
-/// no id can be guessed). Time first makes every index keyed by an id — a table's primary
-/// key, the events of an object, the outbox and journal rows of an intent — grow at its
-/// end: a group of new rows dirties the same few pages instead of one page at random per
-/// row, however large the table (with random ids the group writer's cost per pull grew
-/// with `n`; README, "Throughput").
+/// milliseconds sort by creation), the other sixteen random (~95 bits). Time first makes
+/// every index keyed by an id — a table's primary key, the events of an object, the outbox
+/// and journal rows of an intent — grow at its end: a group of new rows dirties the same
+/// few pages instead of one page at random per row, however large the table (with random
+/// ids the group writer's cost per pull grew with `n`; README, "Throughput").
+///
+/// Within one process ids also sort by creation inside a millisecond: an id made in the
+/// same millisecond as the one before it takes that one's random part plus a random step
+/// of up to 2^64 (so a neighbour still cannot be guessed). Lists are "newest first" by
+/// creation time, then id: two objects a client created one after the other within a
+/// millisecond were listed in either order (a browser test caught it on a fast machine).
 pub fn new_id(prefix: &str) -> String {
-    let mut s = random_id(prefix, 24);
-    let millis = std::time::SystemTime::now()
+    let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
-    s.replace_range(
-        prefix.len()..prefix.len() + TIME_CHARS,
-        &base62_fixed(millis),
-    );
+    let (millis, random) = next_stamp(now);
+    let mut s = String::with_capacity(prefix.len() + TIME_CHARS + RANDOM_CHARS);
+    s.push_str(prefix);
+    s.push_str(&base62_fixed(millis, TIME_CHARS));
+    s.push_str(&base62_fixed(random, RANDOM_CHARS));
     s
 }
 
-/// `v` in base62, exactly [`TIME_CHARS`] characters (leading zeros; the alphabet is in
-/// ASCII order, so text order is number order; 62^8 ms is about 6,900 years).
-fn base62_fixed(mut v: u128) -> String {
-    let mut out = [b'0'; TIME_CHARS];
+/// Characters of an id that are random.
+const RANDOM_CHARS: usize = 16;
+
+/// The (milliseconds, random part) of the next id of this process: never below the last
+/// one's, the random part stepped up by a random amount within a millisecond.
+fn next_stamp(now: u128) -> (u128, u128) {
+    static LAST: std::sync::Mutex<(u128, u128)> = std::sync::Mutex::new((0, 0));
+    let space = 62u128.pow(RANDOM_CHARS as u32);
+    let mut rng = rand::thread_rng();
+    let (fresh, increment) = (
+        rng.gen_range(0..space),
+        u128::from(rng.gen_range(1..=u64::MAX)),
+    );
+    let mut last = LAST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    *last = step(*last, now, space, fresh, increment);
+    *last
+}
+
+/// The stamp after `last` at clock `now` (a clock that went back counts as `last`'s
+/// millisecond); past the random part's `space`, the next millisecond.
+fn step(last: (u128, u128), now: u128, space: u128, fresh: u128, increment: u128) -> (u128, u128) {
+    if now > last.0 {
+        return (now, fresh);
+    }
+    let random = last.1 + increment;
+    if random < space {
+        (last.0, random)
+    } else {
+        (last.0 + 1, fresh)
+    }
+}
+
+/// `v` in base62, exactly `width` characters (leading zeros; the alphabet is in ASCII
+/// order, so text order is number order; 62^8 ms is about 6,900 years).
+fn base62_fixed(mut v: u128, width: usize) -> String {
+    let mut out = vec![b'0'; width];
     for c in out.iter_mut().rev() {
         *c = ALPHABET[(v % 62) as usize];
         v /= 62;
@@ -219,13 +258,43 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(2));
         let b = new_id("pull_");
         assert!(a < b, "{a} < {b}");
-        assert_eq!(base62_fixed(0), "00000000");
-        assert_eq!(base62_fixed(61), "0000000z");
-        assert_eq!(base62_fixed(62), "00000010");
-        assert!(base62_fixed(1_800_000_000_000) < base62_fixed(1_800_000_000_001));
-        assert!(base62_fixed(61) < base62_fixed(62));
+        let f = |v| base62_fixed(v, TIME_CHARS);
+        assert_eq!(f(0), "00000000");
+        assert_eq!(f(61), "0000000z");
+        assert_eq!(f(62), "00000010");
+        assert!(f(1_800_000_000_000) < f(1_800_000_000_001));
+        assert!(f(61) < f(62));
         // The random part differs within one millisecond.
         assert_ne!(new_id("pull_")[13..], new_id("pull_")[13..]);
+    }
+
+    #[test]
+    fn ids_made_one_after_another_sort_in_that_order_within_a_millisecond() {
+        let ids: Vec<String> = (0..20_000).map(|_| new_id("ba_")).collect();
+        for w in ids.windows(2) {
+            assert!(w[0] < w[1], "{} then {}", w[0], w[1]);
+        }
+        // Many share a millisecond (20,000 ids take a few), so the order is not the
+        // clock's alone.
+        let millis: std::collections::BTreeSet<&str> = ids.iter().map(|i| &i[3..11]).collect();
+        assert!(
+            millis.len() < ids.len() / 2,
+            "{} milliseconds",
+            millis.len()
+        );
+    }
+
+    #[test]
+    fn a_stamp_steps_up_within_a_millisecond_and_never_goes_back() {
+        let space = 1_000;
+        // A new millisecond: a fresh random part.
+        assert_eq!(step((5, 900), 6, space, 7, 1), (6, 7));
+        // The same millisecond: the last random part and a step.
+        assert_eq!(step((5, 900), 5, space, 7, 40), (5, 940));
+        // The clock went back: still after the last.
+        assert_eq!(step((5, 900), 3, space, 7, 40), (5, 940));
+        // The random part full: the next millisecond, fresh.
+        assert_eq!(step((5, 990), 5, space, 7, 40), (6, 7));
     }
 
     #[test]
