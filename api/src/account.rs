@@ -45,6 +45,14 @@ async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiErro
     })
 }
 
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &GET_ACCOUNT,
+    &UPDATE_ACCOUNT,
+];
+
 /// The operation [`get_account`] serves.
 pub const GET_ACCOUNT: Route = route!(get "/v1/account", "getAccount", get_account)
     .doc("Retrieve your account", "The account of the key, as its mode sees it: the chains this server has for the mode, and which of them settles the account's one-time payments (`payments_chain`). Requests never name a chain; agentic debits always settle on the settlement chain.")

@@ -14,7 +14,8 @@ use openrail_identity as vc;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
 use openrail_store::identity::{AgentCredential, AgentCredentialRecord, NewCredential};
 use openrail_store::money::format_minor;
-use openrail_store::{SessionKeyId, now_ms};
+use openrail_store::now_ms;
+use openrail_domain::SessionKeyId;
 use serde_json::{Map, Value, json};
 
 use crate::AppState;
@@ -164,6 +165,14 @@ fn answer(status: StatusCode, c: &AgentCredential) -> Result<Response, ApiError>
         .into_response())
 }
 
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &ISSUE_AGENT_CREDENTIAL,
+    &GET_AGENT_CREDENTIAL,
+];
+
 /// The operation [`issue_agent_credential`] serves.
 pub const ISSUE_AGENT_CREDENTIAL: Route = route!(post "/v1/session-keys/{id}/credential", "issueAgentCredential", issue_agent_credential)
     .doc("Issue a session key's agent credential", "Openrail, as the issuer of the key's mode (as `issueCredential`: `did:key`, `eddsa-rdfc-2022`, a revocation entry in one of its Bitstring Status Lists), signs a VC 2.0 `AgentCredential` binding the key's agent to what it may pull: `credentialSubject.id` is the key's `signer` as `did:pkh:eip155:<settlement chain>:<signer>`, with the `payer` (`did:pkh`; `payerBankAccount` for a bank-funded mandate), the `mandate` and `sessionKey` ids, the `ceiling` that binds the key (its own `max_amount`, else its mandate's: `amount`, `currency`, `interval`) and its `allowedDestinations` when it has a list; `validUntil` is the key's `expires_at`. Every term is defined in the credential's inline context, so `verifyCredential` verifies it with no network. One per key: 201 the first time, then 200 with the same credential. Revoking the key, or canceling its mandate, revokes it. A key without a `signer` is 409 `session_key_without_signer`; a key that can no longer pull is 422 (`session_key_revoked`, `session_key_expired`, `session_key_not_active`, `mandate_not_active`).")
@@ -305,7 +314,8 @@ pub async fn get_agent_credential(
 mod tests {
     use super::*;
     use openrail_store::agentic::Mandate;
-    use openrail_store::{AccountId, Currency, Interval, MandateId, Mode};
+    use openrail_store::{Currency, Interval, Mode};
+    use openrail_domain::{AccountId, MandateId};
 
     fn fixture(now: i64) -> (SessionKey, Mandate) {
         let m = Mandate {

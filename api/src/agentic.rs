@@ -20,9 +20,8 @@ use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
 use openrail_store::stages;
 use openrail_store::verification::VerificationType;
-use openrail_store::{
-    BankAccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, StoreError, now_ms,
-};
+use openrail_store::{Currency, Interval, Mode, StoreError, now_ms};
+use openrail_domain::{BankAccountId, MandateId, PullId, SessionKeyId};
 use serde::Serialize;
 
 use crate::AppState;
@@ -193,6 +192,24 @@ pub(crate) async fn render_key(
 }
 
 // ------------------------------------------------------------------ mandates
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &CREATE_MANDATE,
+    &LIST_MANDATES,
+    &GET_MANDATE,
+    &CANCEL_MANDATE,
+    &AUTHORIZE_MANDATE,
+    &CREATE_SESSION_KEY,
+    &LIST_SESSION_KEYS,
+    &GET_SESSION_KEY,
+    &REVOKE_SESSION_KEY,
+    &CREATE_DEBIT_PULL,
+    &LIST_DEBIT_PULLS,
+    &GET_DEBIT_PULL,
+];
 
 /// The operation [`create_mandate`] serves.
 pub const CREATE_MANDATE: Route = route!(post "/v1/mandates", "createMandate", create_mandate)

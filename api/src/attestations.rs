@@ -23,7 +23,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_store::attestations::{Attestation, AttestationStatus};
-use openrail_store::{AttestationId, StoreError, now_ms};
+use openrail_store::{StoreError, now_ms};
+use openrail_domain::AttestationId;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -165,6 +166,16 @@ fn facts_of_posted(c: &Map<String, Value>) -> Result<Facts, ApiError> {
         status_list_index: index,
     })
 }
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &CREATE_ATTESTATION,
+    &LIST_ATTESTATIONS,
+    &GET_ATTESTATION,
+    &REVOKE_ATTESTATION,
+];
 
 /// The operation [`create_attestation`] serves.
 pub const CREATE_ATTESTATION: Route = route!(post "/v1/identity/attestations", "createAttestation", create_attestation)

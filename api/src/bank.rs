@@ -6,7 +6,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior};
-use openrail_store::{BankAccountId, Mode, now_ms};
+use openrail_store::{Mode, now_ms};
+use openrail_domain::BankAccountId;
 
 use crate::AppState;
 use crate::agentic::{currency_of, missing};
@@ -54,6 +55,14 @@ pub(crate) fn account_view(a: &BankAccount, transfers: &[BankTransfer]) -> types
             .collect(),
     }
 }
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &CREATE_BANK_ACCOUNT,
+    &GET_BANK_ACCOUNT,
+];
 
 /// The operation [`create_bank_account`] serves.
 pub const CREATE_BANK_ACCOUNT: Route = route!(post "/v1/bank-accounts", "createBankAccount", create_bank_account)

@@ -3,8 +3,9 @@
 //! on the middleware, so the middleware (which renders objects through the handlers when it
 //! recovers an idempotent request) is the only one of them that depends on the handlers.
 
+use openrail_domain::{AccountId, SessionKeyId};
+use openrail_store::Mode;
 use openrail_store::accounts::Principal as KeyPrincipal;
-use openrail_store::{AccountId, Mode, SessionKeyId};
 
 use crate::AppState;
 use openrail_store::StoreError;

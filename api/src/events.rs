@@ -8,7 +8,7 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use openrail_store::EventId;
+use openrail_domain::EventId;
 use openrail_store::events::{Event, EventFilter, EventType, ObjectKind, TypeFilter};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -37,34 +37,12 @@ pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiErr
     })
 }
 
-/// The wildcards of `type=`: every type of one object.
-pub const TYPE_WILDCARDS: [&str; 8] = [
-    "mandate.*",
-    "session_key.*",
-    "debit_pull.*",
-    "payment.*",
-    "bank_account.transfer.*",
-    "webhook_endpoint.*",
-    "identity.verification.*",
-    "identity.attestation.*",
-];
-
 /// `type=`: one type, or every type of one object (`debit_pull.*`).
 fn type_filter(v: &str) -> Result<TypeFilter, ApiError> {
     if let Some(t) = EventType::parse(v) {
         return Ok(TypeFilter::One(t));
     }
-    let object = match TYPE_WILDCARDS.iter().position(|w| *w == v) {
-        Some(0) => Some(ObjectKind::Mandate),
-        Some(1) => Some(ObjectKind::SessionKey),
-        Some(2) => Some(ObjectKind::DebitPull),
-        Some(3) => Some(ObjectKind::Payment),
-        Some(4) => Some(ObjectKind::BankTransfer),
-        Some(5) => Some(ObjectKind::WebhookEndpoint),
-        Some(6) => Some(ObjectKind::IdentityVerification),
-        Some(7) => Some(ObjectKind::Attestation),
-        _ => None,
-    };
+    let object = ObjectKind::ALL.iter().copied().find(|k| k.wildcard() == v);
     object
         .map(TypeFilter::Object)
         .ok_or_else(|| invalid("type", "must be an event type, or mandate.*, session_key.*, debit_pull.*, payment.*, bank_account.transfer.*, webhook_endpoint.*, identity.verification.* or identity.attestation.*"))
@@ -92,6 +70,14 @@ fn account_only(p: &Principal) -> Result<(), ApiError> {
         Principal::Account(_) | Principal::Dashboard { .. } => Ok(()),
     }
 }
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &LIST_EVENTS,
+    &GET_EVENT,
+];
 
 /// The operation [`list_events`] serves.
 pub const LIST_EVENTS: Route = route!(get "/v1/events", "listEvents", list_events)

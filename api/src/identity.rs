@@ -197,6 +197,18 @@ pub(crate) async fn verify_off_thread(
     .map_err(|e| ApiError::Internal(format!("verification task: {e}")))
 }
 
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &VERIFY_CREDENTIAL,
+    &VERIFY_PRESENTATION,
+    &CREATE_CHALLENGE,
+    &ISSUE_CREDENTIAL,
+    &UPDATE_CREDENTIAL_STATUS,
+    &GET_STATUS_LIST,
+];
+
 /// The operation [`verify_credential`] serves.
 pub const VERIFY_CREDENTIAL: Route = route!(post "/v1/identity/credentials/verify", "verifyCredential", verify_credential)
     .doc("Verify a credential", "A W3C Verifiable Credential (VC Data Model 1.1 or 2.0) secured with Data Integrity proofs — `eddsa-rdfc-2022`, `eddsa-jcs-2022`, `ecdsa-rdfc-2019` and `ecdsa-jcs-2019` (P-256, P-384), proof sets and chains — with `did:key` verification methods; its validity period; its Bitstring Status List entries when the list is one this server publishes (any other list: not verified). Nothing is fetched from the network: JSON-LD contexts are built in, and a term no context defines is a failure. 200 `verified: true`; 422 `verified: false` with `problemDetails` (VC Data Model error types). Whether the issuer is trusted is your policy, not part of verification. `options` is accepted and ignored. May be called without a key (rate-limited per address).")

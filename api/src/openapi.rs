@@ -3,86 +3,41 @@
 //! handler together) with what the document says of it (summary, body, responses, the
 //! error statuses it answers and its own codes from [`crate::error`]'s tables, parameters,
 //! links), in the vocabulary of [`crate::route`], which the handlers import (this module
-//! imports the handlers, never the other way). [`ROUTES`] lists those constants; the router ([`crate::router`]) is built from
-//! it and the document describes it, so a served route cannot go undocumented nor a
+//! imports no handler module: it reads their operations through [`ROUTES`]). Each handler module lists its constants in its
+//! `OPERATIONS`, and [`ROUTES`] is theirs, module by module (`crate::handlers!`); the router
+//! ([`crate::router`]) is built from it and the document describes it, so a served route cannot go undocumented nor a
 //! documented one unserved (a test also fails on a declared route [`ROUTES`] does not
 //! list). The schemas come from the request and response types the handlers read and
 //! answer ([`crate::types`], through [`utoipa::ToSchema`]). `docs/openapi.json` is a
 //! committed copy (`make openapi`), checked equal to this by a test, and an end-to-end
 //! test validates real responses against it.
 
-use openrail_store::events::EventType;
+use openrail_store::events::{EventType, ObjectKind};
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
 use crate::error::ErrorCode;
 use crate::route::{Link, LinkArg, Param, Route, problem, route};
-use crate::{
-    account, agent_credentials, agentic, attestations, bank, events, identity, payments,
-    verifications, webhooks,
-};
 
-/// Every operation of the API, in the document's order: the router serves these and the
+
+/// Every operation of the API, in the document's order (each handler module's `OPERATIONS`,
+/// module by module as `crate::handlers!` declares them): the router serves these and the
 /// document describes these.
-pub const ROUTES: &[&Route] = &[
-    &agentic::CREATE_MANDATE,
-    &agentic::LIST_MANDATES,
-    &agentic::GET_MANDATE,
-    &agentic::CANCEL_MANDATE,
-    &agentic::AUTHORIZE_MANDATE,
-    &agentic::CREATE_SESSION_KEY,
-    &agentic::LIST_SESSION_KEYS,
-    &agentic::GET_SESSION_KEY,
-    &agentic::REVOKE_SESSION_KEY,
-    &agent_credentials::ISSUE_AGENT_CREDENTIAL,
-    &agent_credentials::GET_AGENT_CREDENTIAL,
-    &agentic::CREATE_DEBIT_PULL,
-    &agentic::LIST_DEBIT_PULLS,
-    &agentic::GET_DEBIT_PULL,
-    &payments::CREATE_PAYMENT,
-    &payments::LIST_PAYMENTS,
-    &payments::GET_PAYMENT,
-    &payments::AUTHORIZE_PAYMENT,
-    &payments::CANCEL_PAYMENT,
-    &bank::CREATE_BANK_ACCOUNT,
-    &bank::GET_BANK_ACCOUNT,
-    &events::LIST_EVENTS,
-    &events::GET_EVENT,
-    &webhooks::REDELIVER_EVENT,
-    &webhooks::CREATE_WEBHOOK_ENDPOINT,
-    &webhooks::LIST_WEBHOOK_ENDPOINTS,
-    &webhooks::GET_WEBHOOK_ENDPOINT,
-    &webhooks::UPDATE_WEBHOOK_ENDPOINT,
-    &webhooks::DELETE_WEBHOOK_ENDPOINT,
-    &webhooks::ROTATE_WEBHOOK_SECRET,
-    &webhooks::LIST_WEBHOOK_DELIVERIES,
-    &account::GET_ACCOUNT,
-    &account::UPDATE_ACCOUNT,
-    &identity::VERIFY_CREDENTIAL,
-    &identity::VERIFY_PRESENTATION,
-    &identity::CREATE_CHALLENGE,
-    &identity::ISSUE_CREDENTIAL,
-    &identity::UPDATE_CREDENTIAL_STATUS,
-    &identity::GET_STATUS_LIST,
-    &verifications::CREATE_IDENTITY_VERIFICATION,
-    &verifications::LIST_IDENTITY_VERIFICATIONS,
-    &verifications::GET_IDENTITY_VERIFICATION,
-    &verifications::SUBMIT_IDENTITY_VERIFICATION,
-    &verifications::CANCEL_IDENTITY_VERIFICATION,
-    &verifications::GET_IDENTITY_VERIFICATION_CREDENTIAL,
-    &attestations::CREATE_ATTESTATION,
-    &attestations::LIST_ATTESTATIONS,
-    &attestations::GET_ATTESTATION,
-    &attestations::REVOKE_ATTESTATION,
-    &GET_OPENAPI,
-];
+pub static ROUTES: std::sync::LazyLock<Vec<&'static Route>> =
+    std::sync::LazyLock::new(|| crate::HANDLER_ROUTES.iter().flat_map(|m| m.iter().copied()).collect());
 
 /// `GET /v1/openapi.json`
 pub const GET_OPENAPI: Route = route!(get "/v1/openapi.json", "getOpenApi", get_openapi)
     .doc("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
     .ok(200, || "OpenApiDocument".into())
     .public();
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &GET_OPENAPI,
+];
 
 /// `GET /v1/openapi.json`: the document, built once per process.
 pub async fn get_openapi() -> axum::Json<&'static Value> {
@@ -158,10 +113,10 @@ impl Param {
 
 /// What `type=` of `GET /v1/events` takes.
 fn event_type_filters() -> Vec<String> {
-    EventType::ALL
-        .iter()
+    EventType::all()
+        .into_iter()
         .map(|t| t.as_str().to_string())
-        .chain(crate::events::TYPE_WILDCARDS.iter().map(|w| w.to_string()))
+        .chain(ObjectKind::ALL.iter().map(|k| k.wildcard().to_string()))
         .collect()
 }
 
@@ -402,7 +357,7 @@ fn problem_schema() -> Value {
 /// The OpenAPI 3.1 document.
 pub fn document() -> Value {
     let mut paths = Map::new();
-    for route in ROUTES {
+    for route in ROUTES.iter() {
         let doc = *route;
         let write = route.method != "get";
         let mut responses = Map::new();
@@ -690,7 +645,7 @@ mod tests {
             .map(|item| item.as_object().unwrap().len())
             .sum();
         assert_eq!(operations, ROUTES.len());
-        for route in ROUTES {
+        for route in ROUTES.iter() {
             assert!(
                 doc["paths"][route.path][route.method]["operationId"] == route.id,
                 "{} {} is not documented",
@@ -751,7 +706,7 @@ mod tests {
         let mut listed: Vec<String> = ROUTES.iter().map(|r| r.id.to_string()).collect();
         listed.sort();
         let unlisted: Vec<&String> = declared.iter().filter(|d| !listed.contains(d)).collect();
-        assert!(unlisted.is_empty(), "declared, not in ROUTES: {unlisted:?}");
+        assert!(unlisted.is_empty(), "declared, not in its module's OPERATIONS: {unlisted:?}");
         assert_eq!(declared, listed, "each route declared once and listed once");
     }
 
@@ -761,7 +716,7 @@ mod tests {
     #[test]
     fn routes_are_consistent() {
         let mut seen = std::collections::HashSet::new();
-        for r in ROUTES {
+        for r in ROUTES.iter() {
             assert!(seen.insert(r.id), "{} twice", r.id);
             let same = ROUTES
                 .iter()

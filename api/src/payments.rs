@@ -29,7 +29,8 @@ use axum::response::{IntoResponse, Response};
 use openrail_engine::payments::service::{self as payments, Leg};
 use openrail_store::events::Snapshot;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::{BankAccountId, PaymentId, now_ms};
+use openrail_store::now_ms;
+use openrail_domain::{BankAccountId, PaymentId};
 
 /// A payment as the API shows it now, with its `authorization`.
 pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
@@ -44,6 +45,17 @@ pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payme
 fn leg_kind(param: &str, kind: &str) -> Result<PartyKind, ApiError> {
     PartyKind::parse(kind).ok_or_else(|| invalid(param, "must be wallet or bank_account"))
 }
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &CREATE_PAYMENT,
+    &LIST_PAYMENTS,
+    &GET_PAYMENT,
+    &AUTHORIZE_PAYMENT,
+    &CANCEL_PAYMENT,
+];
 
 /// The operation [`create_payment`] serves.
 pub const CREATE_PAYMENT: Route = route!(post "/v1/payments", "createPayment", create_payment)

@@ -304,7 +304,7 @@ leaf_schema!(
     /// Type of an event.
     EventType = json!({
         "type": "string",
-        "enum": openrail_store::events::EventType::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+        "enum": openrail_store::events::EventType::all().into_iter().map(|t| t.as_str()).collect::<Vec<_>>(),
     })
 );
 
@@ -312,7 +312,7 @@ leaf_schema!(
     /// What a webhook endpoint subscribes to.
     EnabledEvent = json!({
         "type": "string",
-        "enum": std::iter::once("*").chain(openrail_store::events::EventType::ALL.iter().map(|t| t.as_str())).collect::<Vec<_>>(),
+        "enum": std::iter::once("*").chain(openrail_store::events::EventType::all().into_iter().map(|t| t.as_str())).collect::<Vec<_>>(),
         "description": "An event type, or \"*\" (alone) for every type",
     })
 );

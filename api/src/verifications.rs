@@ -20,7 +20,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_identity as vc;
-use openrail_store::IdentityVerificationId;
+use openrail_domain::IdentityVerificationId;
 use openrail_store::agentic::Scope;
 use openrail_store::identity::NewCredential;
 use openrail_store::verifications::{
@@ -65,6 +65,18 @@ fn refused<'a>(
         other => missing("identity_verification", id)(other),
     }
 }
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &CREATE_IDENTITY_VERIFICATION,
+    &LIST_IDENTITY_VERIFICATIONS,
+    &GET_IDENTITY_VERIFICATION,
+    &SUBMIT_IDENTITY_VERIFICATION,
+    &CANCEL_IDENTITY_VERIFICATION,
+    &GET_IDENTITY_VERIFICATION_CREDENTIAL,
+];
 
 /// The operation [`create_verification`] serves.
 pub const CREATE_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications", "createIdentityVerification", create_verification)

@@ -11,7 +11,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use openrail_store::events::EventType;
 use openrail_store::webhooks::{EndpointChange, WebhookEndpoint, new_secret};
-use openrail_store::{EventId, Mode, WebhookEndpointId, now_ms};
+use openrail_store::{Mode, now_ms};
+use openrail_domain::{EventId, WebhookEndpointId};
 use serde::Serialize;
 
 use crate::AppState;
@@ -81,6 +82,20 @@ async fn checked_url(state: &AppState, mode: Mode, url: &str) -> Result<String, 
             delivery::DeliveryError::BadSecret => ApiError::Internal(e.to_string()),
         })
 }
+
+
+/// This module's operations, in the order the document lists them (the router and the
+/// document take every handler module's: [`crate::openapi::ROUTES`]).
+pub const OPERATIONS: &[&Route] = &[
+    &REDELIVER_EVENT,
+    &CREATE_WEBHOOK_ENDPOINT,
+    &LIST_WEBHOOK_ENDPOINTS,
+    &GET_WEBHOOK_ENDPOINT,
+    &UPDATE_WEBHOOK_ENDPOINT,
+    &DELETE_WEBHOOK_ENDPOINT,
+    &ROTATE_WEBHOOK_SECRET,
+    &LIST_WEBHOOK_DELIVERIES,
+];
 
 /// The operation [`create_webhook_endpoint`] serves.
 pub const CREATE_WEBHOOK_ENDPOINT: Route = route!(post "/v1/webhook-endpoints", "createWebhookEndpoint", create_webhook_endpoint)

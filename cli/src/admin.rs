@@ -1,8 +1,9 @@
 //! `openrail accounts …` and `openrail keys …`: developer accounts and API keys.
 
 use anyhow::{Context, bail};
+use openrail_domain::{AccountId, ApiKeyId};
 use openrail_store::now_ms;
-use openrail_store::{AccountId, ApiKeyId, Mode, StoreError};
+use openrail_store::{Mode, StoreError};
 
 use crate::DbArgs;
 

@@ -11,9 +11,10 @@ use anyhow::Context;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use openrail_domain::MandateId;
 use openrail_store::testing::active_mandate_row;
 use openrail_store::webhooks::{WebhookEndpoint, new_secret};
-use openrail_store::{MandateId, Mode, Store, now_ms};
+use openrail_store::{Mode, Store, now_ms};
 use openrail_webhooks::{Deliverer, DeliveryOptions, verify};
 
 struct Receiver {

@@ -41,6 +41,33 @@ impl AttestationStatus {
 
 lifecycle!(AttestationStatus, starts: [Pending]);
 
+
+events!(
+    /// What happens to an identity attestation: the types of its events.
+    AttestationEvent of Attestation {
+        /// An identity attestation was accepted; its transaction is on its way.
+        IdentityAttestationPending = "identity.attestation.pending",
+        /// The attestation is on the attestation chain.
+        IdentityAttestationActive = "identity.attestation.active",
+        /// The attestation was revoked on the attestation chain.
+        IdentityAttestationRevoked = "identity.attestation.revoked",
+        /// The attestation's transaction failed.
+        IdentityAttestationFailed = "identity.attestation.failed",
+    }
+);
+
+impl crate::EventType {
+    /// The event of an identity attestation reaching `s`.
+    pub fn of_attestation(s: AttestationStatus) -> crate::EventType {
+        match s {
+            AttestationStatus::Pending => crate::EventType::IdentityAttestationPending,
+            AttestationStatus::Active => crate::EventType::IdentityAttestationActive,
+            AttestationStatus::Revoked => crate::EventType::IdentityAttestationRevoked,
+            AttestationStatus::Failed => crate::EventType::IdentityAttestationFailed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

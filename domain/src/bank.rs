@@ -41,6 +41,30 @@ impl TransferStatus {
 
 lifecycle!(TransferStatus, starts: [Pending]);
 
+
+events!(
+    /// What happens to a bank transfer: the types of its events.
+    BankTransferEvent of BankTransfer {
+        /// A simulated bank transfer started.
+        BankTransferCreated = "bank_account.transfer.created",
+        /// It settled.
+        BankTransferSettled = "bank_account.transfer.settled",
+        /// It failed (`failure_reason`).
+        BankTransferFailed = "bank_account.transfer.failed",
+    }
+);
+
+impl crate::EventType {
+    /// The event of a bank transfer moving to `s` (`pending`: it started).
+    pub fn of_transfer(s: TransferStatus) -> crate::EventType {
+        match s {
+            TransferStatus::Pending => crate::EventType::BankTransferCreated,
+            TransferStatus::Settled => crate::EventType::BankTransferSettled,
+            TransferStatus::Failed => crate::EventType::BankTransferFailed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

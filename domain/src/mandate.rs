@@ -41,6 +41,38 @@ impl MandateStatus {
 
 lifecycle!(MandateStatus, starts: [RequiresAuthorization, Pending]);
 
+
+events!(
+    /// What happens to a mandate: the types of its events.
+    MandateEvent of Mandate {
+        /// A mandate was created (its status says whether the payer must still sign).
+        MandateCreated = "mandate.created",
+        /// A mandate waits for its payer's signature.
+        MandateRequiresAuthorization = "mandate.requires_authorization",
+        /// The payer signed; the mandate is being created on chain.
+        MandateAuthorized = "mandate.authorized",
+        /// The mandate is on chain; keys may be issued and pull.
+        MandateActivated = "mandate.activated",
+        /// The mandate was canceled (by the API, or by the payer on chain).
+        MandateCanceled = "mandate.canceled",
+        /// The mandate's transaction failed.
+        MandateFailed = "mandate.failed",
+    }
+);
+
+impl crate::EventType {
+    /// The event of a mandate moving to `s` (`pending` after creation: the payer signed).
+    pub fn of_mandate(s: MandateStatus) -> crate::EventType {
+        match s {
+            MandateStatus::RequiresAuthorization => crate::EventType::MandateRequiresAuthorization,
+            MandateStatus::Pending => crate::EventType::MandateAuthorized,
+            MandateStatus::Active => crate::EventType::MandateActivated,
+            MandateStatus::Canceled => crate::EventType::MandateCanceled,
+            MandateStatus::Failed => crate::EventType::MandateFailed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

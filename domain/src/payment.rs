@@ -70,6 +70,53 @@ impl RefundStatus {
 
 lifecycle!(RefundStatus, starts: [Pending]);
 
+
+events!(
+    /// What happens to a payment: the types of its events.
+    PaymentEvent of Payment {
+        /// A payment was created.
+        PaymentCreated = "payment.created",
+        /// A payment waits for its payer's signature.
+        PaymentRequiresAuthorization = "payment.requires_authorization",
+        /// The payer signed; the payment will run.
+        PaymentAuthorized = "payment.authorized",
+        /// The payment's transaction or bank transfer is under way.
+        PaymentProcessing = "payment.processing",
+        /// The money arrived.
+        PaymentSucceeded = "payment.succeeded",
+        /// The payment failed (`failure_reason`).
+        PaymentFailed = "payment.failed",
+        /// The developer withdrew the payment before its payer signed; nothing moved.
+        PaymentCanceled = "payment.canceled",
+        /// A refund owed to the payment's source arrived.
+        PaymentRefundSucceeded = "payment.refund_succeeded",
+        /// A refund owed to the payment's source failed.
+        PaymentRefundFailed = "payment.refund_failed",
+    }
+);
+
+impl crate::EventType {
+    /// The event of a payment moving to `s` (`pending` after creation: the payer signed).
+    pub fn of_payment(s: PaymentStatus) -> crate::EventType {
+        match s {
+            PaymentStatus::RequiresAuthorization => crate::EventType::PaymentRequiresAuthorization,
+            PaymentStatus::Pending => crate::EventType::PaymentAuthorized,
+            PaymentStatus::Processing => crate::EventType::PaymentProcessing,
+            PaymentStatus::Succeeded => crate::EventType::PaymentSucceeded,
+            PaymentStatus::Failed => crate::EventType::PaymentFailed,
+            PaymentStatus::Canceled => crate::EventType::PaymentCanceled,
+        }
+    }
+    /// The event of a refund ending in `s` (none for `pending`: the payment's failure says so).
+    pub fn of_refund(s: RefundStatus) -> Option<crate::EventType> {
+        match s {
+            RefundStatus::Pending => None,
+            RefundStatus::Succeeded => Some(crate::EventType::PaymentRefundSucceeded),
+            RefundStatus::Failed => Some(crate::EventType::PaymentRefundFailed),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,6 +126,39 @@ pub struct PullTransfer {
     pub amount: u64,
 }
 
+
+events!(
+    /// What happens to a debit pull: the types of its events.
+    DebitPullEvent of DebitPull {
+        /// A debit pull was accepted.
+        DebitPullCreated = "debit_pull.created",
+        /// The chain consumed the allowance and moved the tokens.
+        DebitPullAuthorized = "debit_pull.authorized",
+        /// A rule refused the pull (`decline_code` says which).
+        DebitPullDeclined = "debit_pull.declined",
+        /// A bank-funded pull's bank leg finished.
+        DebitPullSettled = "debit_pull.settled",
+        /// The pull's transaction, or its bank leg, failed.
+        DebitPullFailed = "debit_pull.failed",
+        /// A reorganisation removed the block that resolved the pull: it is pending again
+        /// and will be resolved again.
+        DebitPullReorged = "debit_pull.reorged",
+    }
+);
+
+impl crate::EventType {
+    /// The event of a pull moving to `s` (`pending` after creation: a reorganisation).
+    pub fn of_pull(s: PullStatus) -> crate::EventType {
+        match s {
+            PullStatus::Pending => crate::EventType::DebitPullReorged,
+            PullStatus::Authorized => crate::EventType::DebitPullAuthorized,
+            PullStatus::Declined => crate::EventType::DebitPullDeclined,
+            PullStatus::Settled => crate::EventType::DebitPullSettled,
+            PullStatus::Failed => crate::EventType::DebitPullFailed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

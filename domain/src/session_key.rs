@@ -38,6 +38,35 @@ impl KeyStatus {
 
 lifecycle!(KeyStatus, starts: [Pending]);
 
+
+events!(
+    /// What happens to a session key: the types of its events.
+    SessionKeyEvent of SessionKey {
+        /// A session key was issued.
+        SessionKeyCreated = "session_key.created",
+        /// The key is on chain and may pull.
+        SessionKeyActivated = "session_key.activated",
+        /// The key was revoked (by the API, or by the payer on chain).
+        SessionKeyRevoked = "session_key.revoked",
+        /// The key's time passed.
+        SessionKeyExpired = "session_key.expired",
+        /// The key's transaction failed.
+        SessionKeyFailed = "session_key.failed",
+    }
+);
+
+impl crate::EventType {
+    /// The event of a key moving to `s` (none for `pending`, which only a new key has).
+    pub fn of_key(s: KeyStatus) -> Option<crate::EventType> {
+        match s {
+            KeyStatus::Pending => None,
+            KeyStatus::Active => Some(crate::EventType::SessionKeyActivated),
+            KeyStatus::Revoked => Some(crate::EventType::SessionKeyRevoked),
+            KeyStatus::Failed => Some(crate::EventType::SessionKeyFailed),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,6 +42,35 @@ impl VerificationStatus {
 
 lifecycle!(VerificationStatus, starts: [RequiresInput]);
 
+
+events!(
+    /// What happens to an identity verification session: the types of its events.
+    IdentityVerificationEvent of IdentityVerification {
+        /// An identity verification session was created (it waits for input).
+        IdentityVerificationCreated = "identity.verification.created",
+        /// The session was submitted; the provider is checking.
+        IdentityVerificationProcessing = "identity.verification.processing",
+        /// The check passed and the credential was issued (`credential_id`).
+        IdentityVerificationVerified = "identity.verification.verified",
+        /// The check failed (`last_error`); the session waits for input again.
+        IdentityVerificationRequiresInput = "identity.verification.requires_input",
+        /// The session was canceled before it was submitted.
+        IdentityVerificationCanceled = "identity.verification.canceled",
+    }
+);
+
+impl crate::EventType {
+    /// The event of a verification session moving to `s`.
+    pub fn of_verification(s: VerificationStatus) -> crate::EventType {
+        match s {
+            VerificationStatus::RequiresInput => crate::EventType::IdentityVerificationRequiresInput,
+            VerificationStatus::Processing => crate::EventType::IdentityVerificationProcessing,
+            VerificationStatus::Verified => crate::EventType::IdentityVerificationVerified,
+            VerificationStatus::Canceled => crate::EventType::IdentityVerificationCanceled,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,3 +11,11 @@ typed_id!(
     /// One delivery of an event to a webhook endpoint (`whd_…`).
     WebhookDeliveryId = "whd_"
 );
+
+events!(
+    /// What happens to a webhook endpoint: the types of its events.
+    WebhookEndpointEvent of WebhookEndpoint {
+        /// A webhook endpoint failed for too long and was disabled.
+        WebhookEndpointDisabled = "webhook_endpoint.disabled",
+    }
+);

@@ -16,9 +16,10 @@ use openrail_chain::attestations::{
     attest_call, attested_uid, credential_data, credential_schema_uid, revoke_call,
     typed_credential_data,
 };
+use openrail_domain::AttestationId;
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::outbox::Work;
-use openrail_store::{AttestationId, Store, StoreError, now_ms};
+use openrail_store::{Store, StoreError, now_ms};
 
 use crate::network::Network;
 use crate::{Left, Next, Sent, send, target};

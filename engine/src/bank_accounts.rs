@@ -1,9 +1,10 @@
 //! The bank-account service: a simulated bank account as a request asks for it (testnet
 //! only; the handler checks the mode). [`prepare`] applies the rules, [`accept`] writes it.
 
+use openrail_domain::BankAccountId;
 use openrail_store::agentic::Scope;
 use openrail_store::bank::{BankAccount, Behavior};
-use openrail_store::{BankAccountId, Currency, Store};
+use openrail_store::{Currency, Store};
 
 use crate::service::ServiceError;
 

@@ -25,6 +25,7 @@ use alloy::sol_types::SolCall;
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
+use openrail_domain::{AttestationId, MandateId, PaymentId, PullId, SessionKeyId};
 use openrail_store::agentic::{
     DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
@@ -32,10 +33,7 @@ use openrail_store::consent::Authorization;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::{Work, WorkKind};
 use openrail_store::stages;
-use openrail_store::{
-    Amount, AttestationId, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, StoreError,
-    now_ms,
-};
+use openrail_store::{Amount, Mode, Store, StoreError, now_ms};
 
 use crate::network::Network;
 use crate::outcomes::Wake;
@@ -947,7 +945,7 @@ mod tests {
     fn mandate() -> Mandate {
         let mut m = openrail_store::testing::active_mandate_row(
             &MandateId::parse("man_test").expect("an id"),
-            &openrail_store::AccountId::parse("acct_test").expect("an id"),
+            &openrail_domain::AccountId::parse("acct_test").expect("an id"),
             Mode::Testnet,
             "0x3333333333333333333333333333333333333333",
             31337,
@@ -965,7 +963,7 @@ mod tests {
     fn key(destinations: &[&str], max_amount: Option<u64>) -> SessionKey {
         SessionKey {
             id: SessionKeyId::parse("sk_test").expect("an id"),
-            account_id: openrail_store::AccountId::parse("acct_test").expect("an id"),
+            account_id: openrail_domain::AccountId::parse("acct_test").expect("an id"),
             mode: Mode::Testnet,
             mandate_id: MandateId::parse("man_test").expect("an id"),
             expires_at: 1_800_000_000_000,

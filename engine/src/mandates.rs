@@ -8,10 +8,11 @@
 use std::time::Duration;
 
 use alloy::primitives::Address;
+use openrail_domain::{BankAccountId, MandateId};
 use openrail_store::agentic::{Mandate, MandateStatus, Scope};
 use openrail_store::consent::Authorization;
 use openrail_store::verification::VerificationType;
-use openrail_store::{Amount, BankAccountId, Interval, MandateId, Store};
+use openrail_store::{Amount, Interval, Store};
 
 use crate::network::Network;
 use crate::service::ServiceError;

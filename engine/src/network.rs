@@ -12,8 +12,9 @@ use alloy::providers::DynProvider;
 use openrail_chain::ChainError;
 use openrail_chain::deploy::ChainDeployment;
 use openrail_chain::submitter::Submitter;
+use openrail_domain::SessionKeyId;
 use openrail_store::accounts::PaymentsChain;
-use openrail_store::{Currency, SessionKeyId, Store, StoreError};
+use openrail_store::{Currency, Store, StoreError};
 
 /// Most on-chain key ids [`Network::key_onchain_id`] keeps (about 6 MB).
 const KEY_IDS_KEPT: usize = 100_000;

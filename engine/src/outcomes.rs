@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use openrail_store::PullId;
+use openrail_domain::PullId;
 use openrail_store::agentic::DebitPull;
 use openrail_store::outbox::WorkKind;
 use tokio::sync::mpsc;
@@ -128,8 +128,8 @@ impl Outcomes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use openrail_domain::{AccountId, MandateId, SessionKeyId};
     use openrail_store::testing::pending_pull_row;
-    use openrail_store::{AccountId, MandateId, SessionKeyId};
 
     fn pull(id: &str) -> DebitPull {
         pending_pull_row(

@@ -7,11 +7,12 @@
 
 use alloy::primitives::{Address, U256};
 use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
+use openrail_domain::{PullId, SessionKeyId};
 use openrail_store::agentic::{
     AgentAuthorization, DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullStatus,
     Scope, SessionKey,
 };
-use openrail_store::{Amount, PullId, SessionKeyId, Store, stages};
+use openrail_store::{Amount, Store, stages};
 
 use crate::network::Network;
 use crate::service::ServiceError;

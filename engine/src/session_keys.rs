@@ -5,12 +5,13 @@
 //! the engine to issue it on chain.
 
 use alloy::primitives::Address;
+use openrail_domain::{MandateId, SessionKeyId};
 use openrail_store::agentic::{
     DeclineReason, KeyStatus, Mandate, MandateStatus, Scope, SessionKey,
 };
 use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::money::format_minor;
-use openrail_store::{Amount, MandateId, SessionKeyId, Store};
+use openrail_store::{Amount, Store};
 
 use crate::network::Network;
 use crate::service::ServiceError;

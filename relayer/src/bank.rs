@@ -3,8 +3,9 @@
 //! account's chosen behaviour says; a `fails_late` debit first settles, then is returned.
 //! The rules ([`next`]) are sans-IO; [`SimulatedBank`] applies them through the store.
 
+use openrail_domain::BankAccountId;
 use openrail_store::bank::{BankTransfer, Behavior, Direction, TransferStatus};
-use openrail_store::{BankAccountId, Store, StoreError, now_ms};
+use openrail_store::{Store, StoreError, now_ms};
 
 /// The bank's decision for a transfer that is due.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,7 +229,7 @@ mod tests {
         due_at: i64,
     ) -> BankTransfer {
         BankTransfer {
-            id: openrail_store::BankTransferId::parse("btr_x").expect("an id"),
+            id: openrail_domain::BankTransferId::parse("btr_x").expect("an id"),
             bank_account_id: BankAccountId::parse("ba_x").expect("an id"),
             direction,
             amount,

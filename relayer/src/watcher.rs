@@ -28,10 +28,11 @@ use openrail_chain::bindings::AllowanceStateMachine::{
     DebitPullDeclined, DebitPulled, MandateCanceled, SessionKeyRevoked,
 };
 use openrail_chain::submitter::{Decline, PullOutcome, TxFate};
+use openrail_domain::PullId;
 use openrail_store::agentic::PullResolution;
 use openrail_store::journal::ChainCursor;
 use openrail_store::journal::OnchainEnds;
-use openrail_store::{Currency, PullId, Store, StoreError, now_ms};
+use openrail_store::{Currency, Store, StoreError, now_ms};
 
 /// How far back the watcher steps when its cursor's block was reorganised away.
 pub const REORG_REWIND: u64 = 64;

@@ -1,9 +1,10 @@
 //! The simulated bank through the store, on SQLite and, in CI, PostgreSQL.
 
+use openrail_domain::BankAccountId;
 use openrail_relayer::bank::{BankRail, SimulatedBank};
 use openrail_store::bank::{BankAccount, Behavior, TransferStatus};
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{BankAccountId, Currency, Mode, Store, now_ms};
+use openrail_store::{Currency, Mode, Store, now_ms};
 
 async fn account(store: &Store, owner: &str, behavior: Behavior, balance: i64) -> BankAccount {
     let dev = store

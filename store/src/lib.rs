@@ -63,11 +63,6 @@ pub use db::{Backend, Store, StoreError};
 pub use epoch::{Epoch, Interval};
 pub use ids::Mode;
 pub use money::{Amount, AmountError, Currency};
-pub use openrail_domain::{
-    AccountId, ApiKeyId, AttestationId, BankAccountId, BankTransferId, EventId,
-    IdentityVerificationId, MandateId, PaymentId, PullId, SessionKeyId, WebhookDeliveryId,
-    WebhookEndpointId,
-};
 
 /// Now, in unix milliseconds.
 pub fn now_ms() -> i64 {

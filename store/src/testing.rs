@@ -93,8 +93,8 @@ pub async fn fresh_postgres() -> Result<Option<Store>, StoreError> {
 /// account or a wallet address) on `chain_id`, created at `at`: the fixture tests and
 /// benches insert directly.
 pub fn active_mandate_row(
-    id: &crate::MandateId,
-    account_id: &crate::AccountId,
+    id: &openrail_domain::MandateId,
+    account_id: &openrail_domain::AccountId,
     mode: crate::Mode,
     payer_account_id: &str,
     chain_id: u64,
@@ -125,10 +125,10 @@ pub fn active_mandate_row(
 /// A `pending` USD pull row as `POST /v1/debit-pulls` writes it before the engine sends it
 /// (tests that play a request which died at some point insert it directly).
 pub fn pending_pull_row(
-    id: &crate::PullId,
-    account_id: &crate::AccountId,
-    key_id: &crate::SessionKeyId,
-    mandate_id: &crate::MandateId,
+    id: &openrail_domain::PullId,
+    account_id: &openrail_domain::AccountId,
+    key_id: &openrail_domain::SessionKeyId,
+    mandate_id: &openrail_domain::MandateId,
     amount_minor: u64,
     destination: &str,
 ) -> crate::agentic::DebitPull {

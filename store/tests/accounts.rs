@@ -1,8 +1,9 @@
 //! Accounts and API keys on SQLite and, in CI, PostgreSQL.
 
+use openrail_domain::{AccountId, ApiKeyId};
 use openrail_store::now_ms;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{AccountId, ApiKeyId, Mode, Store, StoreError};
+use openrail_store::{Mode, Store, StoreError};
 
 async fn accounts_and_keys(store: Store) {
     let account = store.accounts().create("Acme", now_ms()).await.unwrap();

@@ -5,13 +5,14 @@
 //! credential (and queue the revoke of its attestations) in the transaction that moves
 //! the key or the mandate.
 
+use openrail_domain::{AttestationId, MandateId, SessionKeyId};
 use openrail_store::agentic::{KeyStatus, MandateStatus, Scope, SessionKey};
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::identity::{AgentCredentialRecord, NewCredential};
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
-use openrail_store::{AttestationId, MandateId, Mode, SessionKeyId, Store, now_ms};
+use openrail_store::{Mode, Store, now_ms};
 
 const CHAIN_A: u64 = 31337;
 const CHAIN_B: u64 = 31338;

@@ -3,13 +3,14 @@
 //! `revoked`); the one writer refuses moves outside the lifecycle's table; revoking the
 //! credential queues the attestation's revoke in the same transaction.
 
+use openrail_domain::AttestationId;
 use openrail_store::agentic::Scope;
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::identity::NewCredential;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{AttestationId, Mode, Store, StoreError, now_ms};
+use openrail_store::{Mode, Store, StoreError, now_ms};
 
 const CHAIN_B: u64 = 31338;
 

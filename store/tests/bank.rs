@@ -4,11 +4,12 @@
 //! late), one event per change, and a debit holding its amount so concurrent debits never
 //! spend one balance twice.
 
+use openrail_domain::{AccountId, BankAccountId};
 use openrail_store::agentic::Scope;
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior, Direction, TransferStatus};
 use openrail_store::events::{EventFilter, EventType, Snapshot};
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{AccountId, BankAccountId, Currency, Mode, Store, StoreError};
+use openrail_store::{Currency, Mode, Store, StoreError};
 
 const NOW: i64 = 1_700_000_000_000;
 const DELAY: i64 = 5_000;
@@ -58,7 +59,6 @@ async fn types(store: &Store, t: &BankTransfer) -> Vec<EventType> {
 /// A debit on a `fails_late` account: started once per key, due after the delay, settled,
 /// then returned; every refused or stale move writes nothing.
 async fn lifecycle(store: Store) {
-    use EventType::{BankTransferCreated as Created, BankTransferFailed, BankTransferSettled};
     let account = store.accounts().create("Bank", NOW).await.unwrap();
     let ba = bank_account(&store, &account.id, Behavior::FailsLate, 1_000).await;
 
@@ -91,7 +91,7 @@ async fn lifecycle(store: Store) {
         (NOW + DELAY, NOW, NOW)
     );
     assert_eq!(money(&store, &ba).await, (1_000, 300), "the debit holds");
-    assert_eq!(types(&store, &t).await, [Created]);
+    assert_eq!(types(&store, &t).await, [EventType::BankTransferCreated]);
 
     // Idempotent: the same key is the same transfer, whatever else the call asks; no
     // second hold, no second event.
@@ -111,7 +111,7 @@ async fn lifecycle(store: Store) {
         assert_eq!(again, t);
     }
     assert_eq!(money(&store, &ba).await, (1_000, 300));
-    assert_eq!(types(&store, &t).await, [Created]);
+    assert_eq!(types(&store, &t).await, [EventType::BankTransferCreated]);
     let listed: Vec<_> = store.bank().transfers(&ba.id).await.unwrap();
     assert_eq!(listed, std::slice::from_ref(&t));
 
@@ -160,7 +160,13 @@ async fn lifecycle(store: Store) {
     );
     assert_eq!(settled.created_at, NOW);
     assert_eq!(money(&store, &ba).await, (700, 0));
-    assert_eq!(types(&store, &t).await, [Created, BankTransferSettled]);
+    assert_eq!(
+        types(&store, &t).await,
+        [
+            EventType::BankTransferCreated,
+            EventType::BankTransferSettled
+        ]
+    );
 
     // Settled again from the copy read while pending: another worker moved it first
     // (false), nothing written — no second event, no second balance change.
@@ -179,7 +185,13 @@ async fn lifecycle(store: Store) {
     assert!(!stale, "a stale pending copy moved again");
     assert_eq!(by_key(&store, "k1").await, settled);
     assert_eq!(money(&store, &ba).await, (700, 0));
-    assert_eq!(types(&store, &t).await, [Created, BankTransferSettled]);
+    assert_eq!(
+        types(&store, &t).await,
+        [
+            EventType::BankTransferCreated,
+            EventType::BankTransferSettled
+        ]
+    );
 
     // Back to pending is outside the lifecycle: refused, nothing written.
     let back = store
@@ -196,7 +208,13 @@ async fn lifecycle(store: Store) {
     assert!(matches!(back, Err(StoreError::Transition(_))), "{back:?}");
     assert_eq!(by_key(&store, "k1").await, settled);
     assert_eq!(money(&store, &ba).await, (700, 0));
-    assert_eq!(types(&store, &t).await, [Created, BankTransferSettled]);
+    assert_eq!(
+        types(&store, &t).await,
+        [
+            EventType::BankTransferCreated,
+            EventType::BankTransferSettled
+        ]
+    );
 
     // The late return is due one delay after it settled.
     assert!(
@@ -242,7 +260,11 @@ async fn lifecycle(store: Store) {
     assert_eq!(money(&store, &ba).await, (1_000, 0));
     assert_eq!(
         types(&store, &t).await,
-        [Created, BankTransferSettled, BankTransferFailed]
+        [
+            EventType::BankTransferCreated,
+            EventType::BankTransferSettled,
+            EventType::BankTransferFailed
+        ]
     );
 
     // Final: never due again, nothing leaves it.
@@ -265,7 +287,11 @@ async fn lifecycle(store: Store) {
     assert_eq!(money(&store, &ba).await, (1_000, 0));
     assert_eq!(
         types(&store, &t).await,
-        [Created, BankTransferSettled, BankTransferFailed]
+        [
+            EventType::BankTransferCreated,
+            EventType::BankTransferSettled,
+            EventType::BankTransferFailed
+        ]
     );
 
     // Each event shows the transfer as that change left it.
@@ -293,15 +319,20 @@ async fn lifecycle(store: Store) {
     assert_eq!(
         seen,
         [
-            (Created, TransferStatus::Pending, Currency::Usd, NOW),
             (
-                BankTransferSettled,
+                EventType::BankTransferCreated,
+                TransferStatus::Pending,
+                Currency::Usd,
+                NOW
+            ),
+            (
+                EventType::BankTransferSettled,
                 TransferStatus::Settled,
                 Currency::Usd,
                 at
             ),
             (
-                BankTransferFailed,
+                EventType::BankTransferFailed,
                 TransferStatus::Failed,
                 Currency::Usd,
                 late

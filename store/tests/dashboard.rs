@@ -1,9 +1,10 @@
 //! The dashboard's people, sessions, failed sign-ins and key use on SQLite and, in CI,
 //! PostgreSQL.
 
+use openrail_domain::{AccountId, MandateId, SessionKeyId};
 use openrail_store::agentic::{KeyFilter, KeyStatus, Scope, SessionKey};
 use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
-use openrail_store::{AccountId, MandateId, Mode, SessionKeyId, Store, StoreError};
+use openrail_store::{Mode, Store, StoreError};
 
 async fn dashboard(store: Store) {
     let now = 1_700_000_000_000;

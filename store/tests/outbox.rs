@@ -1,6 +1,7 @@
 //! The outbox's driving work, on both backends: which chain's engine may claim what, and
 //! when it is due.
 
+use openrail_domain::{AccountId, MandateId, PaymentId, PullId, SessionKeyId};
 use openrail_store::agentic::{KeyStatus, PullResolution, PullStatus, SessionKey};
 use openrail_store::consent::{Authorizable, Authorization};
 use openrail_store::journal::{TxKind, TxStatus};
@@ -9,9 +10,7 @@ use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::testing::{
     active_mandate_row, fresh_postgres, fresh_postgres_url, fresh_sqlite, pending_pull_row,
 };
-use openrail_store::{
-    AccountId, Currency, MandateId, Mode, PaymentId, PullId, SessionKeyId, Store, now_ms,
-};
+use openrail_store::{Currency, Mode, Store, now_ms};
 
 const CHAIN_A: u64 = 31337;
 const CHAIN_B: u64 = 31338;

@@ -1,11 +1,12 @@
 //! Where an account's payments settle, and a payment moving only along its lifecycle, on
 //! SQLite and, in CI, PostgreSQL.
 
+use openrail_domain::PaymentId;
 use openrail_store::accounts::PaymentsChain;
 use openrail_store::agentic::Scope;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
-use openrail_store::{Currency, Mode, PaymentId, Store, StoreError, now_ms};
+use openrail_store::{Currency, Mode, Store, StoreError, now_ms};
 
 async fn settings_and_lifecycle(store: Store) {
     let account = store.accounts().create("Acme", now_ms()).await.unwrap();

@@ -2,9 +2,10 @@
 //! account and its dashboard user, every other one is told `EmailTaken`, and none leaves
 //! an account behind (`sign_up` writes both rows in one `write_or_undo` transaction).
 
+use openrail_domain::AccountId;
+use openrail_store::Store;
 use openrail_store::dashboard::SignUp;
 use openrail_store::testing::{fresh_postgres_url, fresh_sqlite};
-use openrail_store::{AccountId, Store};
 
 const NOW: i64 = 1_700_000_000_000;
 /// Emails raced, one after the other.

@@ -2,7 +2,7 @@
 //! writer (moves outside the table refused, nothing written), its events, the provider's
 //! due list, paging.
 
-use openrail_store::IdentityVerificationId;
+use openrail_domain::IdentityVerificationId;
 use openrail_store::agentic::Scope;
 use openrail_store::events::EventType;
 use openrail_store::identity::NewCredential;

@@ -3,13 +3,14 @@
 //! attempts (retry, success, failure for good), disabling with its event, rotation's
 //! overlap, redelivery and deletion.
 
+use openrail_domain::{AccountId, MandateId, WebhookEndpointId};
 use openrail_store::agentic::Scope;
 use openrail_store::events::{EventFilter, EventType};
 use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
 use openrail_store::webhooks::{
     Attempt, DeliveryStatus, EndpointChange, EndpointStatus, WebhookEndpoint, new_secret,
 };
-use openrail_store::{AccountId, MandateId, Mode, Store, StoreError, WebhookEndpointId, now_ms};
+use openrail_store::{Mode, Store, StoreError, now_ms};
 
 async fn mandate(store: &Store, account: &AccountId, mode: Mode, at: i64) -> MandateId {
     let id = MandateId::new();

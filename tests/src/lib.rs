@@ -48,7 +48,7 @@ pub struct Server {
     /// The account's testnet API key.
     pub api_key: String,
     /// The developer account.
-    pub account_id: openrail_store::AccountId,
+    pub account_id: openrail_domain::AccountId,
     /// The server's database.
     pub store: Store,
     /// Its URL (what a server process is given).
@@ -968,7 +968,7 @@ pub struct DashboardSession {
     /// The session's CSRF token, which every form sends.
     pub csrf: String,
     /// The account signed in to.
-    pub account_id: openrail_store::AccountId,
+    pub account_id: openrail_domain::AccountId,
 }
 
 impl DashboardSession {
@@ -1085,17 +1085,17 @@ pub async fn fresh_database_url(dir: &std::path::Path) -> anyhow::Result<String>
 /// that play a request which died at some point insert it directly).
 pub fn pending_pull_row(
     id: &str,
-    account_id: &openrail_store::AccountId,
+    account_id: &openrail_domain::AccountId,
     key_id: &str,
     mandate_id: &str,
     amount_minor: u64,
     destination: Address,
 ) -> openrail_store::agentic::DebitPull {
     openrail_store::testing::pending_pull_row(
-        &openrail_store::PullId::parse(id).expect("a pull id"),
+        &openrail_domain::PullId::parse(id).expect("a pull id"),
         account_id,
-        &openrail_store::SessionKeyId::parse(key_id).expect("a session key id"),
-        &openrail_store::MandateId::parse(mandate_id).expect("a mandate id"),
+        &openrail_domain::SessionKeyId::parse(key_id).expect("a session key id"),
+        &openrail_domain::MandateId::parse(mandate_id).expect("a mandate id"),
         amount_minor,
         &destination.to_checksum(None),
     )

@@ -25,9 +25,10 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use hmac::{Hmac, Mac};
+use openrail_domain::WebhookDeliveryId;
 use openrail_store::agentic::Scope;
 use openrail_store::webhooks::{Attempt, DueDelivery, Fanout, Secrets};
-use openrail_store::{Mode, Store, StoreError, WebhookDeliveryId, now_ms};
+use openrail_store::{Mode, Store, StoreError, now_ms};
 use rand::Rng;
 use reqwest::Url;
 use sha2::Sha256;

@@ -31,9 +31,10 @@ use axum::extract::{ConnectInfo, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use openrail_domain::AccountId;
 use openrail_store::dashboard::{DashboardSession, SignUp};
 use openrail_store::ids::{hash_secret, random_id};
-use openrail_store::{AccountId, now_ms};
+use openrail_store::now_ms;
 use rand::RngCore;
 use subtle::ConstantTimeEq;
 

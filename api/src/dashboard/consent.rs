@@ -12,8 +12,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use openrail_domain::{AccountId, MandateId, PaymentId};
 use openrail_store::accounts::Account;
-use openrail_store::{AccountId, MandateId, PaymentId, StoreError, now_ms};
+use openrail_store::{StoreError, now_ms};
 use serde_json::Value;
 
 use super::html::{esc, page};

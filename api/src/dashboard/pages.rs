@@ -6,7 +6,8 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use openrail_store::{ApiKeyId, Mode, now_ms};
+use openrail_domain::ApiKeyId;
+use openrail_store::{Mode, now_ms};
 use serde_json::Value;
 
 use super::DashError;
@@ -1191,7 +1192,7 @@ pub async fn events(
         filter: Some((
             "type",
             "Type",
-            openrail_store::events::EventType::ALL.iter().map(|t| t.as_str()).collect(),
+            openrail_store::events::EventType::all().into_iter().map(|t| t.as_str()).collect(),
         )),
         caption: "Events",
         columns: &["Event", "Type", "Object", "Created", "Actions"],

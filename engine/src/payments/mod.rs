@@ -32,10 +32,11 @@ use alloy::primitives::{Address, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
+use openrail_domain::{BankAccountId, PaymentId, PullId};
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
-use openrail_store::{BankAccountId, Currency, PaymentId, PullId, Store, StoreError, now_ms};
+use openrail_store::{Currency, Store, StoreError, now_ms};
 
 use openrail_relayer::bank::{BankError, BankRail, SimulatedBank};
 

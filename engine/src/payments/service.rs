@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use alloy::primitives::Address;
+use openrail_domain::{BankAccountId, PaymentId};
 use openrail_store::agentic::Scope;
 use openrail_store::consent::Authorization;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::{Amount, BankAccountId, PaymentId, Store};
+use openrail_store::{Amount, Store};
 
 use crate::network::Network;
 use crate::service::{Conflict, ServiceError};

@@ -410,10 +410,10 @@ async fn an_expired_key_is_declined_off_chain() -> anyhow::Result<()> {
         .insert(
             &SessionKey {
                 onchain_id: alloy::primitives::keccak256(&id).to_string(),
-                id: openrail_store::SessionKeyId::parse(&id).expect("a session key id"),
+                id: openrail_domain::SessionKeyId::parse(&id).expect("a session key id"),
                 account_id: server.account_id.clone(),
                 mode: openrail_store::Mode::Testnet,
-                mandate_id: openrail_store::MandateId::parse(m.str("id")).expect("a mandate id"),
+                mandate_id: openrail_domain::MandateId::parse(m.str("id")).expect("a mandate id"),
                 expires_at: now - 1_000,
                 max_amount: None,
                 allowed_destinations: vec![],

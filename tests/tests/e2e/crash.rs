@@ -365,7 +365,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             .mandates()
             .get(
                 scope,
-                &openrail_store::MandateId::parse(id).expect("a mandate id"),
+                &openrail_domain::MandateId::parse(id).expect("a mandate id"),
             )
             .await?
             .payer_account_id
@@ -400,7 +400,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         audit::assert_events(&store, id, trail).await?;
     }
     for bank in [&payer_bank, &dest_bank] {
-        let bank = openrail_store::BankAccountId::parse(bank).expect("a bank account id");
+        let bank = openrail_domain::BankAccountId::parse(bank).expect("a bank account id");
         for t in store.bank().transfers(&bank).await? {
             audit::assert_events(
                 &store,
@@ -431,7 +431,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
                 account_id: &account_id,
                 mode: Mode::Testnet,
             };
-            let id = openrail_store::BankAccountId::parse(&id).expect("a bank account id");
+            let id = openrail_domain::BankAccountId::parse(&id).expect("a bank account id");
             anyhow::Ok(store.bank().account(scope, &id).await?.balance)
         }
     };
@@ -473,7 +473,7 @@ fn leg(kind: PartyKind) -> &'static str {
 async fn count(store: &Store, bank_account: &str, direction: Direction) -> anyhow::Result<usize> {
     Ok(store
         .bank()
-        .transfers(&openrail_store::BankAccountId::parse(bank_account).expect("an id"))
+        .transfers(&openrail_domain::BankAccountId::parse(bank_account).expect("an id"))
         .await?
         .iter()
         .filter(|t| t.direction == direction)

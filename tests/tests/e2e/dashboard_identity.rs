@@ -8,9 +8,10 @@
 
 use std::time::{Duration, Instant};
 
+use openrail_domain::AttestationId;
+use openrail_store::Mode;
 use openrail_store::agentic::Scope;
 use openrail_store::attestations::AttestationStatus;
-use openrail_store::{AttestationId, Mode};
 use openrail_tests::{DashboardSession, Harness};
 use reqwest::StatusCode;
 

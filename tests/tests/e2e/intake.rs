@@ -3,12 +3,13 @@
 //! row fails alone. Store only, no chains (works on both databases, like the rest).
 
 use alloy::primitives::Address;
+use openrail_domain::{AccountId, MandateId, PullId, SessionKeyId};
 use openrail_store::agentic::{KeyStatus, PullResolution, PullStatus, SessionKey};
 use openrail_store::events::EventType;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::active_mandate_row;
-use openrail_store::{AccountId, MandateId, Mode, PullId, SessionKeyId, Store, now_ms};
+use openrail_store::{Mode, Store, now_ms};
 use openrail_tests::{fresh_store, pending_pull_row};
 
 /// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);

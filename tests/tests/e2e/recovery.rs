@@ -61,7 +61,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
         .pulls()
         .get(
             scope,
-            &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
+            &openrail_domain::PullId::parse("pull_unsent").expect("a pull id"),
         )
         .await?;
     for _ in 0..100 {
@@ -73,7 +73,7 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
             .pulls()
             .get(
                 scope,
-                &openrail_store::PullId::parse("pull_unsent").expect("a pull id"),
+                &openrail_domain::PullId::parse("pull_unsent").expect("a pull id"),
             )
             .await?;
     }

@@ -11,13 +11,12 @@ use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_chain::submitter::{
     Journal, JournalFuture, PullRequest, SignedTx, Submitter, TxFate, UnsettledFuture,
 };
+use openrail_domain::{AccountId, MandateId, PullId, SessionKeyId};
 use openrail_engine::StoreJournal;
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
 use openrail_store::journal::TxKind;
-use openrail_store::{
-    AccountId, Currency, Interval, MandateId, Mode, PullId, SessionKeyId, now_ms,
-};
+use openrail_store::{Currency, Interval, Mode, now_ms};
 use openrail_tests::{Harness, pending_pull_row, units};
 
 /// Chains, a store, a submitter, and a mandate (100 USD a day, no key ceiling) with one key,
