@@ -56,7 +56,7 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`get_account`] serves.
 pub const GET_ACCOUNT: Route = route!(get "/v1/account", "getAccount", get_account)
     .doc("Retrieve your account", "The account of the key, as its mode sees it: the chains this server has for the mode, and which of them settles the account's one-time payments (`payments_chain`). Requests never name a chain; agentic debits always settle on the settlement chain.")
-    .ok(200, schema::<types::Account>)
+    .ok(200, schema::<types::Account>())
     .errors(READ);
 
 /// `GET /v1/account`
@@ -71,8 +71,8 @@ pub async fn get_account(
 /// The operation [`update_account`] serves.
 pub const UPDATE_ACCOUNT: Route = route!(post "/v1/account", "updateAccount", update_account)
     .doc("Update your account", "Sets the fields given for the key's mode. `payments_chain`: which chain settles the one-time payments the account creates from now on (`settlement`, the default, or `attestation` when the server has that chain for the mode: 400 otherwise). Payments already created keep their chain.")
-    .body(schema::<types::AccountUpdate>)
-    .ok(200, schema::<types::Account>)
+    .body(schema::<types::AccountUpdate>())
+    .ok(200, schema::<types::Account>())
     .errors(WRITE);
 
 /// `POST /v1/account`: changes the settings given, leaves the others.

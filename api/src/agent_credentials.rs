@@ -23,7 +23,8 @@ use crate::agentic::{account_only, agent_may_read_key, id_of, missing};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict, DeclineReason};
 use crate::identity::{issuer, public_base, rfc3339, sign_reserved};
-use crate::route::{Codes, READ, Route, WRITE, route};
+use crate::route::{Codes, READ, Route, WRITE, route, schema};
+use crate::types;
 use crate::verifications::{TYPES_VOCABULARY, derived_uuid};
 
 /// The credential's type.
@@ -176,8 +177,8 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`issue_agent_credential`] serves.
 pub const ISSUE_AGENT_CREDENTIAL: Route = route!(post "/v1/session-keys/{id}/credential", "issueAgentCredential", issue_agent_credential)
     .doc("Issue a session key's agent credential", "Openrail, as the issuer of the key's mode (as `issueCredential`: `did:key`, `eddsa-rdfc-2022`, a revocation entry in one of its Bitstring Status Lists), signs a VC 2.0 `AgentCredential` binding the key's agent to what it may pull: `credentialSubject.id` is the key's `signer` as `did:pkh:eip155:<settlement chain>:<signer>`, with the `payer` (`did:pkh`; `payerBankAccount` for a bank-funded mandate), the `mandate` and `sessionKey` ids, the `ceiling` that binds the key (its own `max_amount`, else its mandate's: `amount`, `currency`, `interval`) and its `allowedDestinations` when it has a list; `validUntil` is the key's `expires_at`. Every term is defined in the credential's inline context, so `verifyCredential` verifies it with no network. One per key: 201 the first time, then 200 with the same credential. Revoking the key, or canceling its mandate, revokes it. A key without a `signer` is 409 `session_key_without_signer`; a key that can no longer pull is 422 (`session_key_revoked`, `session_key_expired`, `session_key_not_active`, `mandate_not_active`).")
-    .ok(201, || "IssuedCredential".into())
-    .ok(200, || "IssuedCredential".into())
+    .ok(201, schema::<types::IssuedCredential>())
+    .ok(200, schema::<types::IssuedCredential>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409)
@@ -277,7 +278,7 @@ pub async fn issue_agent_credential(
 /// The operation [`get_agent_credential`] serves.
 pub const GET_AGENT_CREDENTIAL: Route = route!(get "/v1/session-keys/{id}/credential", "getAgentCredential", get_agent_credential)
     .doc("Retrieve a session key's agent credential", "The `AgentCredential` issued for the key (`{\"verifiableCredential\": {…}}`), whatever its status since (`verifyCredential` says whether it is revoked). The key's own secret may read it. 404 `resource_missing` before one was issued.")
-    .ok(200, || "IssuedCredential".into())
+    .ok(200, schema::<types::IssuedCredential>())
     .errors(READ)
     .path_id("sk_");
 

@@ -214,9 +214,9 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`create_mandate`] serves.
 pub const CREATE_MANDATE: Route = route!(post "/v1/mandates", "createMandate", create_mandate)
     .doc("Create a mandate", "A ceiling per epoch a payer grants, enforced on chain by the allowance state machine. A wallet payer must sign it first: the answer is 201 `requires_authorization` with the EIP-712 typed data to sign (then `POST /v1/mandates/{id}/authorize`). A bank-account payer's bank mandate is its consent: the mandate is created on chain at once (201 `active`, or 202 `pending` while the chain has not answered).")
-    .body(schema::<types::MandateCreate>)
-    .ok(201, schema::<types::Mandate>)
-    .ok(202, schema::<types::Mandate>)
+    .body(schema::<types::MandateCreate>())
+    .ok(201, schema::<types::Mandate>())
+    .ok(202, schema::<types::Mandate>())
     .errors(WRITE)
     .codes(&[Codes::of(403).own(&[ErrorCode::IdentityRequirementUnmet]).what(IDENTITY_FORBIDDEN)])
     .example(201, examples::created_mandate)
@@ -331,9 +331,9 @@ pub async fn create_mandate(
 /// The operation [`authorize_mandate`] serves.
 pub const AUTHORIZE_MANDATE: Route = route!(post "/v1/mandates/{id}/authorize", "authorizeMandate", authorize_mandate)
     .doc("Authorize a mandate with the payer's signature", "The payer's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`). Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is created on chain. A wrong or malformed signature is 422 `signature_invalid` and changes nothing; after `authorization.expires_at`, 422 `authorization_expired`. Authorizing an authorized mandate answers it as it is.")
-    .body(schema::<types::AuthorizationCreate>)
-    .ok(200, schema::<types::Mandate>)
-    .ok(202, schema::<types::Mandate>)
+    .body(schema::<types::AuthorizationCreate>())
+    .ok(200, schema::<types::Mandate>())
+    .ok(202, schema::<types::Mandate>())
     .errors(WRITE)
     .codes(&[
         Codes::of(422)
@@ -392,7 +392,7 @@ async fn mandate_after_chain_work(
 /// The operation [`get_mandate`] serves.
 pub const GET_MANDATE: Route = route!(get "/v1/mandates/{id}", "getMandate", get_mandate)
     .doc("Retrieve a mandate", "With its current epoch's use.")
-    .ok(200, schema::<types::Mandate>)
+    .ok(200, schema::<types::Mandate>())
     .errors(READ)
     .path_id("man_");
 
@@ -416,7 +416,7 @@ pub async fn get_mandate(
 /// The operation [`list_mandates`] serves.
 pub const LIST_MANDATES: Route = route!(get "/v1/mandates", "listMandates", list_mandates)
     .doc("List mandates", "Newest first.")
-    .ok(200, schema::<types::MandateList>)
+    .ok(200, schema::<types::MandateList>())
     .errors(READ)
     .query(LIST);
 
@@ -447,8 +447,8 @@ pub async fn list_mandates(
 /// The operation [`cancel_mandate`] serves.
 pub const CANCEL_MANDATE: Route = route!(post "/v1/mandates/{id}/cancel", "cancelMandate", cancel_mandate)
     .doc("Cancel a mandate", "Cancels it on chain; its keys can no longer pull. A mandate still waiting for its payer's signature (`requires_authorization`) is canceled at once (nothing is on chain), and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 422 `mandate_not_active`. Canceling a canceled mandate answers it as it is.")
-    .ok(200, schema::<types::Mandate>)
-    .ok(202, schema::<types::Mandate>)
+    .ok(200, schema::<types::Mandate>())
+    .ok(202, schema::<types::Mandate>())
     .errors(WRITE)
     .codes(&[Codes::of(422).declines(&[DeclineReason::MandateNotActive])])
     .path_id("man_")
@@ -481,9 +481,9 @@ pub async fn cancel_mandate(
 /// The operation [`create_session_key`] serves.
 pub const CREATE_SESSION_KEY: Route = route!(post "/v1/session-keys", "createSessionKey", create_session_key)
     .doc("Issue a session key", "A key an agent pulls with, under an active mandate, until `expires_at`, within its own ceiling. Answers its bearer `secret` (`sks_…`) once: it may only create pulls on this key and read the key and its pulls.")
-    .body(schema::<types::SessionKeyCreate>)
-    .ok(201, schema::<types::SessionKey>)
-    .ok(202, schema::<types::SessionKey>)
+    .body(schema::<types::SessionKeyCreate>())
+    .ok(201, schema::<types::SessionKey>())
+    .ok(202, schema::<types::SessionKey>())
     .errors(WRITE)
     .codes(&[
         Codes::of(403).own(&[ErrorCode::IdentityRequirementUnmet]).what(IDENTITY_FORBIDDEN),
@@ -580,7 +580,7 @@ pub const GET_SESSION_KEY: Route =
             "Retrieve a session key",
             "A session key's own secret may read it.",
         )
-        .ok(200, schema::<types::SessionKey>)
+        .ok(200, schema::<types::SessionKey>())
         .errors(READ)
         .path_id("sk_");
 
@@ -605,7 +605,7 @@ pub async fn get_session_key(
 /// The operation [`list_session_keys`] serves.
 pub const LIST_SESSION_KEYS: Route = route!(get "/v1/session-keys", "listSessionKeys", list_session_keys)
     .doc("List session keys", "Newest first; `mandate_id` filters by mandate. With a session key's secret (`sks_…`): that key alone, so an agent holding only its secret learns its key's id, ceiling and expiry.")
-    .ok(200, schema::<types::SessionKeyList>)
+    .ok(200, schema::<types::SessionKeyList>())
     .errors(READ)
     .query(&[Param::Limit, Param::StartingAfter, Param::MandateId]);
 
@@ -667,8 +667,8 @@ pub async fn list_session_keys(
 /// The operation [`revoke_session_key`] serves.
 pub const REVOKE_SESSION_KEY: Route = route!(delete "/v1/session-keys/{id}", "revokeSessionKey", revoke_session_key)
     .doc("Revoke a session key", "Revokes it on chain; its mandate and sibling keys are unaffected. Revoking a revoked key answers it again.")
-    .ok(200, schema::<types::SessionKey>)
-    .ok(202, schema::<types::SessionKey>)
+    .ok(200, schema::<types::SessionKey>())
+    .ok(202, schema::<types::SessionKey>())
     .errors(WRITE)
     .path_id("sk_")
     .waits();
@@ -709,9 +709,9 @@ pub async fn revoke_session_key(
 /// The operation [`create_pull`] serves.
 pub const CREATE_DEBIT_PULL: Route = route!(post "/v1/debit-pulls", "createDebitPull", create_pull)
     .doc("Pull against a session key", "Checked on chain (batched with concurrent pulls into one `pullBatch`). 201 `authorized` when the chain took it, 202 `pending` while it has not answered; a rule that refuses it is 422 with its `code` (`allowance_exceeded` with `remaining` and `resets_at`), and the declined pull stays readable under `pull_id`. A session key's own secret may pull on its key.")
-    .body(schema::<types::DebitPullCreate>)
-    .ok(201, schema::<types::DebitPull>)
-    .ok(202, schema::<types::DebitPull>)
+    .body(schema::<types::DebitPullCreate>())
+    .ok(201, schema::<types::DebitPull>())
+    .ok(202, schema::<types::DebitPull>())
     .errors(WRITE)
     .codes(&[
         Codes::of(403).own(&[ErrorCode::IdentityRequirementUnmet]).what(IDENTITY_FORBIDDEN),
@@ -870,7 +870,7 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
 /// The operation [`get_pull`] serves.
 pub const GET_DEBIT_PULL: Route = route!(get "/v1/debit-pulls/{id}", "getDebitPull", get_pull)
     .doc("Retrieve a debit pull", "Declined pulls too.")
-    .ok(200, schema::<types::DebitPull>)
+    .ok(200, schema::<types::DebitPull>())
     .errors(READ)
     .path_id("pull_");
 
@@ -906,7 +906,7 @@ pub const LIST_DEBIT_PULLS: Route = route!(get "/v1/debit-pulls", "listDebitPull
         "List debit pulls",
         "Newest first; `session_key_id` filters by key (a session key's secret sees only its own).",
     )
-    .ok(200, schema::<types::DebitPullList>)
+    .ok(200, schema::<types::DebitPullList>())
     .errors(READ)
     .query(&[Param::Limit, Param::StartingAfter, Param::SessionKeyId]);
 

@@ -180,10 +180,10 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`create_attestation`] serves.
 pub const CREATE_ATTESTATION: Route = route!(post "/v1/identity/attestations", "createAttestation", create_attestation)
     .doc("Attest a credential on chain", "Verifies a credential, then attests it on the mode's attestation chain (the `AttestationRegistry`; requests never name a chain): `credential_id` names one this account issued (not revoked), or `verifiableCredential` gives one whole, verified as `verifyCredential` does (422 with the verification when it does not verify). Its subject must be a wallet (`did:pkh:eip155:…:0x…`, or a bare 0x address in a credential named by `credential_id`; in a posted credential a bare address is no IRI, so its proof does not cover it) or `recipient` names one. The attestation holds the credential's SHA-256 digest, type and revocation status reference, its issuer and expiry (`validUntil`) — never its claims. 201 `active` once mined, 202 `pending` while the chain has not answered; events `identity.attestation.pending`, then `.active` (or `.failed`). A mode without an attestation chain is 503 `chain_unavailable`.")
-    .body(|| "AttestationCreate".into())
-    .ok(201, schema::<types::IdentityAttestation>)
-    .ok(202, schema::<types::IdentityAttestation>)
-    .ok(422, || "VerificationResult".into())
+    .body(schema::<types::AttestationCreate>())
+    .ok(201, schema::<types::IdentityAttestation>())
+    .ok(202, schema::<types::IdentityAttestation>())
+    .ok(422, schema::<types::VerificationResult>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409).conflicts(&[Conflict::CredentialRevoked]).what(CREDENTIAL_REVOKED),
@@ -400,7 +400,7 @@ pub const GET_ATTESTATION: Route =
             "Retrieve an attestation",
             "`expired` once its credential's `validUntil` passed.",
         )
-        .ok(200, schema::<types::IdentityAttestation>)
+        .ok(200, schema::<types::IdentityAttestation>())
         .errors(READ)
         .path_id("att_");
 
@@ -428,7 +428,7 @@ pub const LIST_ATTESTATIONS: Route =
             "List attestations",
             "Newest first; `subject` keeps those about one wallet.",
         )
-        .ok(200, schema::<types::IdentityAttestationList>)
+        .ok(200, schema::<types::IdentityAttestationList>())
         .errors(READ)
         .query(&[Param::Limit, Param::StartingAfter, Param::Subject]);
 
@@ -476,8 +476,8 @@ pub async fn list_attestations(
 /// The operation [`revoke_attestation`] serves.
 pub const REVOKE_ATTESTATION: Route = route!(post "/v1/identity/attestations/{id}/revoke", "revokeAttestation", revoke_attestation)
     .doc("Revoke an attestation", "Revokes it on the attestation chain (final; event `identity.attestation.revoked`): 200 once mined, 202 while the chain has not answered (a pending attestation is revoked once it is on chain). Revoking its credential (`POST /v1/identity/credentials/status`) does the same. A revoked or failed attestation is answered as it is.")
-    .ok(200, schema::<types::IdentityAttestation>)
-    .ok(202, schema::<types::IdentityAttestation>)
+    .ok(200, schema::<types::IdentityAttestation>())
+    .ok(202, schema::<types::IdentityAttestation>())
     .errors(WRITE)
     .path_id("att_")
     .waits();

@@ -67,8 +67,8 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`create_bank_account`] serves.
 pub const CREATE_BANK_ACCOUNT: Route = route!(post "/v1/bank-accounts", "createBankAccount", create_bank_account)
     .doc("Create a simulated bank account", "Testnet only (mainnet keys: 503 `mainnet_unavailable`). Choose how its transfers behave with `behavior`, and how long they stay pending with `delay_seconds`.")
-    .body(schema::<types::BankAccountCreate>)
-    .ok(201, schema::<types::BankAccount>)
+    .body(schema::<types::BankAccountCreate>())
+    .ok(201, schema::<types::BankAccount>())
     .errors(WRITE)
     .links(&[
         ("GetBankAccount", GET_BANK_ACCOUNT.id, LinkArg::Id),
@@ -124,7 +124,7 @@ pub const GET_BANK_ACCOUNT: Route =
             "Retrieve a simulated bank account",
             "Its balance, what pending debits hold, and its latest transfers.",
         )
-        .ok(200, schema::<types::BankAccount>)
+        .ok(200, schema::<types::BankAccount>())
         .errors(READ)
         .path_id("ba_");
 

@@ -82,7 +82,7 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`list_events`] serves.
 pub const LIST_EVENTS: Route = route!(get "/v1/events", "listEvents", list_events)
     .doc("List events", "Newest first. Every state change of the account's objects is one event, whose `data.object` is the object as a GET answered at that moment.")
-    .ok(200, schema::<types::EventList>)
+    .ok(200, schema::<types::EventList>())
     .errors(READ)
     .query(&[Param::Limit, Param::StartingAfter, Param::EventType, Param::ObjectId, Param::CreatedGte])
     .links(&[
@@ -135,7 +135,7 @@ pub async fn list_events(
 /// The operation [`get_event`] serves.
 pub const GET_EVENT: Route = route!(get "/v1/events/{id}", "getEvent", get_event)
     .doc("Retrieve an event", "")
-    .ok(200, schema::<types::Event>)
+    .ok(200, schema::<types::Event>())
     .errors(READ)
     .path_id("evt_");
 

@@ -33,7 +33,8 @@ use crate::agentic::account_only;
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict};
-use crate::route::{CREDENTIAL_REVOKED, Codes, Route, VERIFY, WRITE, route};
+use crate::route::{CREDENTIAL_REVOKED, Codes, Route, VERIFY, WRITE, route, schema};
+use crate::types;
 
 /// How long a presentation challenge may be used.
 pub const CHALLENGE_TTL_MS: i64 = 10 * 60 * 1000;
@@ -212,9 +213,9 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`verify_credential`] serves.
 pub const VERIFY_CREDENTIAL: Route = route!(post "/v1/identity/credentials/verify", "verifyCredential", verify_credential)
     .doc("Verify a credential", "A W3C Verifiable Credential (VC Data Model 1.1 or 2.0) secured with Data Integrity proofs — `eddsa-rdfc-2022`, `eddsa-jcs-2022`, `ecdsa-rdfc-2019` and `ecdsa-jcs-2019` (P-256, P-384), proof sets and chains — with `did:key` verification methods; its validity period; its Bitstring Status List entries when the list is one this server publishes (any other list: not verified). Nothing is fetched from the network: JSON-LD contexts are built in, and a term no context defines is a failure. 200 `verified: true`; 422 `verified: false` with `problemDetails` (VC Data Model error types). Whether the issuer is trusted is your policy, not part of verification. `options` is accepted and ignored. May be called without a key (rate-limited per address).")
-    .body(|| "CredentialVerifyRequest".into())
-    .ok(200, || "VerificationResult".into())
-    .ok(422, || "VerificationResult".into())
+    .body(schema::<types::CredentialVerifyRequest>())
+    .ok(200, schema::<types::VerificationResult>())
+    .ok(422, schema::<types::VerificationResult>())
     .errors(VERIFY)
     .anonymous();
 
@@ -242,9 +243,9 @@ pub async fn verify_credential(
 /// The operation [`verify_presentation`] serves.
 pub const VERIFY_PRESENTATION: Route = route!(post "/v1/identity/presentations/verify", "verifyPresentation", verify_presentation)
     .doc("Verify a presentation", "A Verifiable Presentation whose proof (purpose `authentication`) carries a challenge this server gave (`POST /v1/identity/challenges`): the challenge is used up here (a replay is 422 `INVALID_CHALLENGE_ERROR`), and `options.domain`, or the challenge's own domain, must match the proof's. Every embedded credential is verified as `verifyCredential` does. 200 verified, 422 not.")
-    .body(|| "PresentationVerifyRequest".into())
-    .ok(200, || "VerificationResult".into())
-    .ok(422, || "VerificationResult".into())
+    .body(schema::<types::PresentationVerifyRequest>())
+    .ok(200, schema::<types::VerificationResult>())
+    .ok(422, schema::<types::VerificationResult>())
     .errors(VERIFY);
 
 /// `POST /v1/identity/presentations/verify` (VC API): `{"verifiablePresentation": {…},
@@ -312,8 +313,8 @@ pub async fn verify_presentation(
 /// The operation [`create_challenge`] serves.
 pub const CREATE_CHALLENGE: Route = route!(post "/v1/identity/challenges", "createChallenge", create_challenge)
     .doc("Create a presentation challenge", "A single-use challenge, valid ten minutes, for a holder to sign into a presentation (optionally bound to a `domain`).")
-    .body(|| "ChallengeCreate".into())
-    .ok(201, || "IdentityChallenge".into())
+    .body(schema::<types::ChallengeCreate>())
+    .ok(201, schema::<types::IdentityChallenge>())
     .errors(VERIFY);
 
 /// `POST /v1/identity/challenges`: a single-use challenge (ten minutes) for a holder to
@@ -376,8 +377,8 @@ pub(crate) fn credential_type(c: &Map<String, Value>) -> String {
 /// The operation [`issue_credential`] serves.
 pub const ISSUE_CREDENTIAL: Route = route!(post "/v1/identity/credentials/issue", "issueCredential", issue_credential)
     .doc("Issue a credential", "Openrail signs a VC 2.0 credential as the issuer of the key's mode (`did:key`, Ed25519, `eddsa-rdfc-2022`, purpose `assertionMethod`): it adds `issuer` (or checks it is its own), `id` (`urn:uuid:…`) and `validFrom` when absent, and a revocation entry in one of its Bitstring Status Lists. `proof` and `credentialStatus` may not be given. A term no JSON-LD context defines cannot be signed (400). An `id` issued before is 409 `credential_exists`.")
-    .body(|| "CredentialIssueRequest".into())
-    .ok(201, || "IssuedCredential".into())
+    .body(schema::<types::CredentialIssueRequest>())
+    .ok(201, schema::<types::IssuedCredential>())
     .errors(WRITE)
     .codes(&[Codes::of(409).conflicts(&[Conflict::CredentialExists]).what("A request with this Idempotency-Key is still running (retry later), or a credential with this id was issued before")]);
 
@@ -569,8 +570,8 @@ pub(crate) async fn sign_reserved(
 /// The operation [`update_credential_status`] serves.
 pub const UPDATE_CREDENTIAL_STATUS: Route = route!(post "/v1/identity/credentials/status", "updateCredentialStatus", update_credential_status)
     .doc("Revoke a credential", "Sets the revocation bit of a credential this account issued (`status: true`, the default): final, and its status list says so within a minute. `status: false` for a revoked credential is 409 `credential_revoked`.")
-    .body(|| "CredentialStatusUpdate".into())
-    .ok(200, || "IdentityCredential".into())
+    .body(schema::<types::CredentialStatusUpdate>())
+    .ok(200, schema::<types::IdentityCredential>())
     .errors(WRITE)
     .codes(&[Codes::of(409).conflicts(&[Conflict::CredentialRevoked]).what(CREDENTIAL_REVOKED)]);
 
@@ -651,7 +652,7 @@ fn credential_view(r: &openrail_store::identity::IssuedCredential) -> Value {
 /// The operation [`get_status_list`] serves.
 pub const GET_STATUS_LIST: Route = route!(get "/v1/identity/status-lists/{id}", "getStatusList", get_status_list)
     .doc("Retrieve a status list", "A Bitstring Status List this server publishes, as a `BitstringStatusListCredential` signed by the issuer of its mode (131,072 entries, GZIP-compressed and multibase-encoded in `encodedList`). No authentication; cacheable for 60 seconds.")
-    .ok(200, || "StatusListCredential".into())
+    .ok(200, schema::<types::StatusListCredential>())
     .errors(&[404])
     .path_id("sl_")
     .public();

@@ -14,11 +14,9 @@
 
 use openrail_store::events::{EventType, ObjectKind};
 use serde_json::{Map, Value, json};
-use utoipa::ToSchema;
-use utoipa::openapi::{RefOr, Schema};
 
 use crate::error::ErrorCode;
-use crate::route::{Link, LinkArg, Param, Route, problem, route};
+use crate::route::{Components, Link, LinkArg, Param, Route, SchemaName, problem, route};
 
 
 /// Every operation of the API, in the document's order (each handler module's `OPERATIONS`,
@@ -30,7 +28,14 @@ pub static ROUTES: std::sync::LazyLock<Vec<&'static Route>> =
 /// `GET /v1/openapi.json`
 pub const GET_OPENAPI: Route = route!(get "/v1/openapi.json", "getOpenApi", get_openapi)
     .doc("This document", "The OpenAPI 3.1 document of the API, generated from the server's request and response types. No authentication.")
-    .ok(200, || "OpenApiDocument".into())
+    .ok(
+        200,
+        SchemaName {
+            name: || "OpenApiDocument".into(),
+            // A leaf of its own below.
+            add: |_| {},
+        },
+    )
     .public();
 
 /// This module's operations, in the order the document lists them (the router and the
@@ -171,59 +176,15 @@ fn r(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-/// Every schema the document lists: the request and response types and what they use.
+/// Every schema the document lists: what the operations read and answer, and the schemas
+/// those use (each operation's types reach the document through it).
 fn components() -> Map<String, Value> {
-    use crate::types as t;
-    let mut all: Vec<(String, RefOr<Schema>)> = Vec::new();
-    fn add<T: ToSchema>(all: &mut Vec<(String, RefOr<Schema>)>) {
-        all.push((T::name().into_owned(), T::schema()));
-        T::schemas(all);
+    let mut all: Components = Vec::new();
+    for route in ROUTES.iter() {
+        for schema in route.request.iter().chain(route.responses.iter().flatten().map(|(_, s)| s)) {
+            (schema.add)(&mut all);
+        }
     }
-    add::<t::MandateCreate>(&mut all);
-    add::<t::AuthorizationCreate>(&mut all);
-    add::<t::SessionKeyCreate>(&mut all);
-    add::<t::DebitPullCreate>(&mut all);
-    add::<t::PaymentCreate>(&mut all);
-    add::<t::BankAccountCreate>(&mut all);
-    add::<t::WebhookEndpointCreate>(&mut all);
-    add::<t::WebhookEndpointUpdate>(&mut all);
-    add::<t::RedeliverCreate>(&mut all);
-    add::<t::AccountUpdate>(&mut all);
-    add::<t::Account>(&mut all);
-    add::<t::Mandate>(&mut all);
-    add::<t::MandateList>(&mut all);
-    add::<t::SessionKey>(&mut all);
-    add::<t::SessionKeyList>(&mut all);
-    add::<t::DebitPull>(&mut all);
-    add::<t::DebitPullList>(&mut all);
-    add::<t::Payment>(&mut all);
-    add::<t::PaymentList>(&mut all);
-    add::<t::BankAccount>(&mut all);
-    add::<t::Event>(&mut all);
-    add::<t::EventList>(&mut all);
-    add::<t::WebhookEndpoint>(&mut all);
-    add::<t::WebhookEndpointList>(&mut all);
-    add::<t::DeletedWebhookEndpoint>(&mut all);
-    add::<t::WebhookDeliveryList>(&mut all);
-    add::<t::TypedData>(&mut all);
-    add::<t::Eip712Domain>(&mut all);
-    add::<t::Address>(&mut all);
-    add::<t::CredentialVerifyRequest>(&mut all);
-    add::<t::PresentationVerifyRequest>(&mut all);
-    add::<t::ChallengeCreate>(&mut all);
-    add::<t::CredentialIssueRequest>(&mut all);
-    add::<t::CredentialStatusUpdate>(&mut all);
-    add::<t::VerificationResult>(&mut all);
-    add::<t::IdentityChallenge>(&mut all);
-    add::<t::IssuedCredential>(&mut all);
-    add::<t::IdentityCredential>(&mut all);
-    add::<t::StatusListCredential>(&mut all);
-    add::<t::IdentityVerificationCreate>(&mut all);
-    add::<t::IdentityVerification>(&mut all);
-    add::<t::IdentityVerificationList>(&mut all);
-    add::<t::AttestationCreate>(&mut all);
-    add::<t::IdentityAttestation>(&mut all);
-    add::<t::IdentityAttestationList>(&mut all);
     let mut out = Map::new();
     for (name, schema) in all {
         let v = serde_json::to_value(schema).expect("schemas serialize");
@@ -367,7 +328,7 @@ pub fn document() -> Value {
                 json!({ "$ref": "#/components/headers/Idempotent-Replayed" });
         }
         for (status, schema) in doc.responses.iter().flatten() {
-            let name = schema();
+            let name = (schema.name)();
             let description = match status {
                 202 => format!(
                     "Accepted ({name}): the chain has not answered within the wait (`Prefer: wait=N`); the object exists, read it again later"
@@ -463,7 +424,7 @@ pub fn document() -> Value {
         if let Some(req) = doc.request {
             o["requestBody"] = json!({
                 "required": true,
-                "content": { "application/json": { "schema": r(&req()) } },
+                "content": { "application/json": { "schema": r(&(req.name)()) } },
             });
         }
         let entry = paths

@@ -60,9 +60,9 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`create_payment`] serves.
 pub const CREATE_PAYMENT: Route = route!(post "/v1/payments", "createPayment", create_payment)
     .doc("Create a one-time payment", "Wallet → wallet settles atomically through the settlement router once the source wallet signs (201 `requires_authorization` with EIP-712 `Payment` typed data, then `POST /v1/payments/{id}/authorize`). Payments with a bank leg go through the treasury in two legs and answer 201 when final, 202 `processing` while they run.")
-    .body(schema::<types::PaymentCreate>)
-    .ok(201, schema::<types::Payment>)
-    .ok(202, schema::<types::Payment>)
+    .body(schema::<types::PaymentCreate>())
+    .ok(201, schema::<types::Payment>())
+    .ok(202, schema::<types::Payment>())
     .errors(WRITE)
     .codes(&[Codes::of(503).own(&[ErrorCode::ChainUnavailable])])
     .waits()
@@ -158,9 +158,9 @@ pub async fn create_payment(
 /// The operation [`authorize_payment`] serves.
 pub const AUTHORIZE_PAYMENT: Route = route!(post "/v1/payments/{id}/authorize", "authorizePayment", authorize_payment)
     .doc("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is; a canceled payment is 409 `payment_canceled` (its link was withdrawn).")
-    .body(schema::<types::AuthorizationCreate>)
-    .ok(200, schema::<types::Payment>)
-    .ok(202, schema::<types::Payment>)
+    .body(schema::<types::AuthorizationCreate>())
+    .ok(200, schema::<types::Payment>())
+    .ok(202, schema::<types::Payment>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409)
@@ -207,7 +207,7 @@ pub async fn authorize_payment(
 /// The operation [`cancel_payment`] serves.
 pub const CANCEL_PAYMENT: Route = route!(post "/v1/payments/{id}/cancel", "cancelPayment", cancel_payment)
     .doc("Cancel a payment waiting for its payer", "Withdraws a wallet payment the payer has not signed yet (status `requires_authorization`): it becomes `canceled` (event `payment.canceled`), nothing moves, and its consent link (`/authorize/{id}`) says it was withdrawn and offers nothing to sign; authorizing it afterwards is 409 `payment_canceled`. Canceling a canceled payment answers it as it is. A payment past that stage (`pending`, `processing`, `succeeded`, `failed`) is 409 `payment_not_cancelable`.")
-    .ok(200, schema::<types::Payment>)
+    .ok(200, schema::<types::Payment>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409)
@@ -262,7 +262,7 @@ pub const GET_PAYMENT: Route = route!(get "/v1/payments/{id}", "getPayment", get
         "Retrieve a payment",
         "With its legs' outcome and any refund.",
     )
-    .ok(200, schema::<types::Payment>)
+    .ok(200, schema::<types::Payment>())
     .errors(READ)
     .path_id("pay_");
 
@@ -286,7 +286,7 @@ pub async fn get_payment(
 /// The operation [`list_payments`] serves.
 pub const LIST_PAYMENTS: Route = route!(get "/v1/payments", "listPayments", list_payments)
     .doc("List payments", "Newest first.")
-    .ok(200, schema::<types::PaymentList>)
+    .ok(200, schema::<types::PaymentList>())
     .errors(READ)
     .query(LIST);
 

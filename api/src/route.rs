@@ -26,13 +26,32 @@ macro_rules! route {
 }
 pub(crate) use route;
 
-/// A schema's component name, for [`Route::body`] and [`Route::ok`].
-pub(crate) fn schema<T: ToSchema>() -> Cow<'static, str> {
-    T::name()
+/// The document's component schemas, each with its name.
+pub(crate) type Components = Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>;
+
+/// A schema an operation reads or answers ([`Route::body`], [`Route::ok`]): its component
+/// name, and how it adds itself and the schemas it uses to the document's components, so
+/// a type reaches the document through the operations that use it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SchemaName {
+    /// Its component name.
+    pub(crate) name: fn() -> Cow<'static, str>,
+    /// Adds it and the schemas it uses.
+    pub(crate) add: fn(&mut Components),
 }
 
-/// The component name of a schema ([`schema`] of a type).
-pub(crate) type SchemaName = fn() -> Cow<'static, str>;
+/// The schema of a request or response type.
+pub(crate) const fn schema<T: ToSchema>() -> SchemaName {
+    SchemaName {
+        name: T::name,
+        add: add_schema::<T>,
+    }
+}
+
+fn add_schema<T: ToSchema>(all: &mut Components) {
+    all.push((T::name().into_owned(), T::schema()));
+    T::schemas(all);
+}
 
 /// The error statuses of a write (a POST or DELETE with a body or an effect).
 pub(crate) const WRITE: &[u16] = &[400, 401, 403, 404, 409, 413, 415, 422, 429, 503];

@@ -81,8 +81,8 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`create_verification`] serves.
 pub const CREATE_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications", "createIdentityVerification", create_verification)
     .doc("Create an identity verification session", "Asks whether a wallet (`subject`) is a person (`personhood`), is financially healthy (`financial_health`) or is an agent (`agent`). The session starts in `requires_input` (the person goes through the provider's flow), then `POST …/submit` hands it to the provider (`processing`): a passed check makes it `verified` and Openrail issues the matching credential (`PersonhoodCredential`, `FinancialHealthCredential`, `AgentCredential`; subject `did:pkh:eip155:<settlement chain>:<subject>`, signed as the mode's issuer with a revocation entry; `GET …/credential`); a failed check returns it to `requires_input` with `last_error`. Testnet only: the provider is simulated, answering as `simulate` says (mainnet keys: 503 `mainnet_unavailable`, no real provider is connected). Events: `identity.verification.created`, `.processing`, `.verified`, `.requires_input`, `.canceled`.")
-    .body(schema::<types::IdentityVerificationCreate>)
-    .ok(201, schema::<types::IdentityVerification>)
+    .body(schema::<types::IdentityVerificationCreate>())
+    .ok(201, schema::<types::IdentityVerification>())
     .errors(WRITE)
     .links(&[
         ("GetIdentityVerification", GET_IDENTITY_VERIFICATION.id, LinkArg::Id),
@@ -146,7 +146,7 @@ pub async fn create_verification(
 pub const GET_IDENTITY_VERIFICATION: Route =
     route!(get "/v1/identity/verifications/{id}", "getIdentityVerification", get_verification)
         .doc("Retrieve an identity verification session", "")
-        .ok(200, schema::<types::IdentityVerification>)
+        .ok(200, schema::<types::IdentityVerification>())
         .errors(READ)
         .path_id("idv_");
 
@@ -171,7 +171,7 @@ pub async fn get_verification(
 pub const LIST_IDENTITY_VERIFICATIONS: Route =
     route!(get "/v1/identity/verifications", "listIdentityVerifications", list_verifications)
         .doc("List identity verification sessions", "Newest first.")
-        .ok(200, schema::<types::IdentityVerificationList>)
+        .ok(200, schema::<types::IdentityVerificationList>())
         .errors(READ)
         .query(LIST);
 
@@ -201,7 +201,7 @@ pub async fn list_verifications(
 /// The operation [`submit_verification`] serves.
 pub const SUBMIT_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications/{id}/submit", "submitIdentityVerification", submit_verification)
     .doc("Submit an identity verification session", "The flow is finished: `requires_input` → `processing`, and the provider checks (the simulated one answers in about half a second, `slow` in about five). Clears `last_error`. Any other status is 409 `verification_not_submittable`.")
-    .ok(200, schema::<types::IdentityVerification>)
+    .ok(200, schema::<types::IdentityVerification>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409)
@@ -235,7 +235,7 @@ pub async fn submit_verification(
 /// The operation [`cancel_verification`] serves.
 pub const CANCEL_IDENTITY_VERIFICATION: Route = route!(post "/v1/identity/verifications/{id}/cancel", "cancelIdentityVerification", cancel_verification)
     .doc("Cancel an identity verification session", "Withdraws a session waiting for input (`requires_input` → `canceled`). Canceling a canceled session answers it as it is; a session being checked or verified is 409 `verification_not_cancelable`.")
-    .ok(200, schema::<types::IdentityVerification>)
+    .ok(200, schema::<types::IdentityVerification>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409)
@@ -268,7 +268,7 @@ pub async fn cancel_verification(
 /// The operation [`get_verification_credential`] serves.
 pub const GET_IDENTITY_VERIFICATION_CREDENTIAL: Route = route!(get "/v1/identity/verifications/{id}/credential", "getIdentityVerificationCredential", get_verification_credential)
     .doc("Retrieve a verified session's credential", "The W3C credential the session issued, signed (`{\"verifiableCredential\": {…}}`), to hand to its holder; `POST /v1/identity/credentials/verify` verifies it and `POST /v1/identity/credentials/status` revokes it. Before the session is verified: 409 `verification_not_verified`.")
-    .ok(200, || "IssuedCredential".into())
+    .ok(200, schema::<types::IssuedCredential>())
     .errors(&[400, 401, 403, 404, 409, 429, 503])
     .codes(&[
         Codes::of(409)

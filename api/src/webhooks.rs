@@ -100,8 +100,8 @@ pub const OPERATIONS: &[&Route] = &[
 /// The operation [`create_webhook_endpoint`] serves.
 pub const CREATE_WEBHOOK_ENDPOINT: Route = route!(post "/v1/webhook-endpoints", "createWebhookEndpoint", create_webhook_endpoint)
     .doc("Create a webhook endpoint", "Answers its signing secret (`whsec_…`) once. Deliveries are signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and retried over three days.")
-    .body(schema::<types::WebhookEndpointCreate>)
-    .ok(201, schema::<types::WebhookEndpoint>)
+    .body(schema::<types::WebhookEndpointCreate>())
+    .ok(201, schema::<types::WebhookEndpoint>())
     .errors(WRITE)
     .links(&[
         ("GetWebhookEndpoint", GET_WEBHOOK_ENDPOINT.id, LinkArg::Id),
@@ -144,7 +144,7 @@ pub async fn create_webhook_endpoint(
 pub const GET_WEBHOOK_ENDPOINT: Route =
     route!(get "/v1/webhook-endpoints/{id}", "getWebhookEndpoint", get_webhook_endpoint)
         .doc("Retrieve a webhook endpoint", "")
-        .ok(200, schema::<types::WebhookEndpoint>)
+        .ok(200, schema::<types::WebhookEndpoint>())
         .errors(READ)
         .path_id("we_");
 
@@ -169,7 +169,7 @@ pub async fn get_webhook_endpoint(
 pub const LIST_WEBHOOK_ENDPOINTS: Route =
     route!(get "/v1/webhook-endpoints", "listWebhookEndpoints", list_webhook_endpoints)
         .doc("List webhook endpoints", "Newest first.")
-        .ok(200, schema::<types::WebhookEndpointList>)
+        .ok(200, schema::<types::WebhookEndpointList>())
         .errors(READ)
         .query(LIST);
 
@@ -202,8 +202,8 @@ pub async fn list_webhook_endpoints(
 /// The operation [`update_webhook_endpoint`] serves.
 pub const UPDATE_WEBHOOK_ENDPOINT: Route = route!(post "/v1/webhook-endpoints/{id}", "updateWebhookEndpoint", update_webhook_endpoint)
     .doc("Update a webhook endpoint", "Change `url`, `enabled_events`, `description` or `status` (`enabled` clears the failure record).")
-    .body(schema::<types::WebhookEndpointUpdate>)
-    .ok(200, schema::<types::WebhookEndpoint>)
+    .body(schema::<types::WebhookEndpointUpdate>())
+    .ok(200, schema::<types::WebhookEndpoint>())
     .errors(WRITE)
     .path_id("we_");
 
@@ -257,7 +257,7 @@ pub const DELETE_WEBHOOK_ENDPOINT: Route =
             "Delete a webhook endpoint",
             "The endpoint and its deliveries are gone.",
         )
-        .ok(200, schema::<types::DeletedWebhookEndpoint>)
+        .ok(200, schema::<types::DeletedWebhookEndpoint>())
         .errors(WRITE)
         .path_id("we_");
 
@@ -288,7 +288,7 @@ pub async fn delete_webhook_endpoint(
 /// The operation [`rotate_webhook_secret`] serves.
 pub const ROTATE_WEBHOOK_SECRET: Route = route!(post "/v1/webhook-endpoints/{id}/rotate-secret", "rotateWebhookSecret", rotate_webhook_secret)
     .doc("Rotate a webhook endpoint's secret", "The new secret is answered once; the old one keeps signing beside it (a second `v1` signature) for 24 hours.")
-    .ok(200, schema::<types::WebhookEndpoint>)
+    .ok(200, schema::<types::WebhookEndpoint>())
     .errors(WRITE)
     .path_id("we_");
 
@@ -318,7 +318,7 @@ pub async fn rotate_webhook_secret(
 /// The operation [`list_webhook_deliveries`] serves.
 pub const LIST_WEBHOOK_DELIVERIES: Route = route!(get "/v1/webhook-endpoints/{id}/deliveries", "listWebhookDeliveries", list_webhook_deliveries)
     .doc("List an endpoint's deliveries", "Newest first: attempts, last status code, latency, next retry.")
-    .ok(200, schema::<types::WebhookDeliveryList>)
+    .ok(200, schema::<types::WebhookDeliveryList>())
     .errors(READ)
     .path_id("we_")
     .query(LIST);
@@ -360,8 +360,8 @@ pub async fn list_webhook_deliveries(
 /// The operation [`redeliver_event`] serves.
 pub const REDELIVER_EVENT: Route = route!(post "/v1/events/{id}/redeliver", "redeliverEvent", redeliver_event)
     .doc("Deliver an event again", "`{}`: to every enabled endpoint that wants its type; `{\"endpoint\": \"we_…\"}`: to that one. The same `webhook-id` as the first delivery.")
-    .body(schema::<types::RedeliverCreate>)
-    .ok(200, schema::<types::WebhookDeliveryList>)
+    .body(schema::<types::RedeliverCreate>())
+    .ok(200, schema::<types::WebhookDeliveryList>())
     .errors(WRITE)
     .path_id("evt_");
 
