@@ -37,7 +37,7 @@ use crate::route::{
 use crate::views;
 use openrail_engine::network::Network;
 use openrail_engine::{mandates, pulls, session_keys};
-use openrail_store::events::Snapshot;
+use openrail_store::events::{MandateSnapshot, SessionKeySnapshot, Snapshot};
 
 type ApiResult = Result<Response, ApiError>;
 
@@ -168,11 +168,11 @@ pub(crate) async fn render_mandate(
     m: &Mandate,
 ) -> Result<types::Mandate, ApiError> {
     let now = now_ms();
-    let snap = Snapshot::Mandate {
+    let snap = Snapshot::Mandate(MandateSnapshot {
         current_epoch: state.store.mandates().epoch_use(m, now).await?,
         authorization: state.store.consent().get(m.id.as_str()).await?,
         mandate: m.clone(),
-    };
+    });
     represent::mandate(state, &snap, now)
 }
 
@@ -183,11 +183,11 @@ pub(crate) async fn render_key(
     m: &Mandate,
 ) -> Result<types::SessionKey, ApiError> {
     let now = now_ms();
-    let snap = Snapshot::SessionKey {
+    let snap = Snapshot::SessionKey(SessionKeySnapshot {
         current_epoch: state.store.keys().epoch_use(k, m, now).await?,
         session_key: k.clone(),
         mandate: m.clone(),
-    };
+    });
     represent::session_key(state, &snap, now)
 }
 

@@ -27,17 +27,17 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_engine::payments::service::{self as payments, Leg};
-use openrail_store::events::Snapshot;
+use openrail_store::events::{PaymentSnapshot, Snapshot};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::now_ms;
 use openrail_domain::{BankAccountId, PaymentId};
 
 /// A payment as the API shows it now, with its `authorization`.
 pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
-    let snap = Snapshot::Payment {
+    let snap = Snapshot::Payment(PaymentSnapshot {
         authorization: state.store.consent().get(p.id.as_str()).await?,
         payment: p.clone(),
-    };
+    });
     represent::payment(state, &snap, now_ms())
 }
 

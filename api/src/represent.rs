@@ -10,7 +10,10 @@ use alloy::primitives::Address;
 use openrail_store::Mode;
 use openrail_store::agentic::Mandate;
 use openrail_store::consent::Authorization;
-use openrail_store::events::Snapshot;
+use openrail_store::events::{
+    AttestationSnapshot, BankTransferSnapshot, DebitPullSnapshot, IdentityVerificationSnapshot,
+    MandateSnapshot, PaymentSnapshot, SessionKeySnapshot, Snapshot, WebhookEndpointSnapshot,
+};
 use openrail_store::payments::{PartyKind, Payment};
 
 /// The network of objects of `mode`.
@@ -73,20 +76,20 @@ fn payment_authorization(
 /// The representation of `snap` at `now` (unix ms; a key shows `expired` from then on).
 pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiObject, ApiError> {
     Ok(match snap {
-        Snapshot::Mandate {
+        Snapshot::Mandate(MandateSnapshot {
             mandate,
             current_epoch,
             authorization,
-        } => {
+        }) => {
             let mut v = views::mandate(mandate, *current_epoch);
             v.authorization = mandate_authorization(state, mandate, authorization.as_ref())?;
             ApiObject::Mandate(v)
         }
-        Snapshot::SessionKey {
+        Snapshot::SessionKey(SessionKeySnapshot {
             session_key: k,
             mandate: m,
             current_epoch,
-        } => {
+        }) => {
             let mut v = views::session_key(k, m, *current_epoch, &m.contract, now);
             v.eip712_domain = match (&k.signer, m.contract.parse::<Address>()) {
                 (Some(_), Ok(contract)) => {
@@ -96,29 +99,29 @@ pub(crate) fn object(state: &AppState, snap: &Snapshot, now: i64) -> Result<ApiO
             };
             ApiObject::SessionKey(v)
         }
-        Snapshot::DebitPull {
+        Snapshot::DebitPull(DebitPullSnapshot {
             debit_pull,
             chain_id,
-        } => ApiObject::DebitPull(views::pull(debit_pull, *chain_id)),
-        Snapshot::Payment {
+        }) => ApiObject::DebitPull(views::pull(debit_pull, *chain_id)),
+        Snapshot::Payment(PaymentSnapshot {
             payment,
             authorization,
-        } => {
+        }) => {
             let mut v = views::payment(payment);
             v.authorization = payment_authorization(state, payment, authorization.as_ref())?;
             ApiObject::Payment(v)
         }
-        Snapshot::BankTransfer {
+        Snapshot::BankTransfer(BankTransferSnapshot {
             bank_transfer,
             currency,
-        } => ApiObject::BankTransfer(views::transfer(bank_transfer, *currency)),
-        Snapshot::WebhookEndpoint { webhook_endpoint } => {
+        }) => ApiObject::BankTransfer(views::transfer(bank_transfer, *currency)),
+        Snapshot::WebhookEndpoint(WebhookEndpointSnapshot { webhook_endpoint }) => {
             ApiObject::WebhookEndpoint(views::webhook_endpoint(webhook_endpoint))
         }
-        Snapshot::IdentityVerification {
+        Snapshot::IdentityVerification(IdentityVerificationSnapshot {
             identity_verification,
-        } => ApiObject::IdentityVerification(views::identity_verification(identity_verification)),
-        Snapshot::IdentityAttestation { attestation } => {
+        }) => ApiObject::IdentityVerification(views::identity_verification(identity_verification)),
+        Snapshot::Attestation(AttestationSnapshot { attestation }) => {
             ApiObject::IdentityAttestation(views::attestation(attestation, now))
         }
     })

@@ -16,15 +16,8 @@
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
 use crate::ids::Mode;
-use crate::money::Currency;
-use crate::rows::agentic::{
-    self as agentic, DebitPull, EpochUse, KEY_COLS, MANDATE_COLS, Mandate, PULL_COLS, SessionKey,
-};
-use crate::rows::bank::{self, BankTransfer, TRANSFER_COLS};
-use crate::rows::consent::{self, Authorization};
-use crate::rows::payments::{self, Payment};
+use crate::rows::agentic::DebitPull;
 use crate::rows::{Page, Scope};
-use crate::verification::Verification;
 use openrail_domain::{AccountId, EventId};
 
 /// Events, as read back (each change writes its own, in its transaction) (`store.events()`).
@@ -40,66 +33,8 @@ impl Store {
 
 pub use openrail_domain::{EventType, ObjectKind};
 
-/// The object of an event and what its representation is computed from, at the moment of
-/// the event.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "object", rename_all = "snake_case")]
-pub enum Snapshot {
-    /// A mandate, its epoch use and its payer's authorization.
-    Mandate {
-        /// The row.
-        mandate: Mandate,
-        /// The epoch containing the event's time.
-        current_epoch: EpochUse,
-        /// What a wallet payer was asked to sign, and the signature once given.
-        authorization: Option<Authorization>,
-    },
-    /// A session key, its mandate and its epoch use.
-    SessionKey {
-        /// The row.
-        session_key: SessionKey,
-        /// Its mandate.
-        mandate: Mandate,
-        /// The epoch containing the event's time.
-        current_epoch: EpochUse,
-    },
-    /// A debit pull.
-    DebitPull {
-        /// The row.
-        debit_pull: DebitPull,
-        /// The chain of its mandate.
-        chain_id: u64,
-    },
-    /// A payment and its payer's authorization.
-    Payment {
-        /// The row.
-        payment: Payment,
-        /// What a wallet source was asked to sign, and the signature once given.
-        authorization: Option<Authorization>,
-    },
-    /// A simulated bank transfer.
-    BankTransfer {
-        /// The row.
-        bank_transfer: BankTransfer,
-        /// Its account's currency.
-        currency: Currency,
-    },
-    /// A webhook endpoint (never its secrets).
-    WebhookEndpoint {
-        /// The row.
-        webhook_endpoint: crate::rows::webhooks::WebhookEndpoint,
-    },
-    /// An identity verification session.
-    IdentityVerification {
-        /// The row.
-        identity_verification: Verification,
-    },
-    /// An identity attestation.
-    IdentityAttestation {
-        /// The row.
-        attestation: crate::attestation::Attestation,
-    },
-}
+pub use crate::rows::Snapshot;
+pub use crate::rows::snapshots::*;
 
 /// One event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,133 +94,6 @@ fn event_of(r: &impl Record) -> Result<Event, StoreError> {
     })
 }
 
-async fn row_in<E: Exec>(
-    conn: &mut E,
-    table: &'static str,
-    cols: &'static str,
-    id: &str,
-) -> Result<E::Row, StoreError> {
-    let mut q = Stmt::new(
-        conn.backend(),
-        format!("SELECT {cols} FROM {table} WHERE id = $1"),
-    );
-    q.push(id);
-    conn.fetch(&q)
-        .await?
-        .into_iter()
-        .next()
-        .ok_or(StoreError::NotFound)
-}
-
-/// The snapshot of object `id` of `kind` as it is now inside `conn`'s transaction, with its
-/// owner and mode.
-async fn snapshot_in(
-    conn: &mut impl Exec,
-    kind: ObjectKind,
-    id: &str,
-    now: i64,
-) -> Result<(Snapshot, AccountId, Mode), StoreError> {
-    Ok(match kind {
-        ObjectKind::Mandate => {
-            let m = agentic::mandate_of(&row_in(conn, "mandates", MANDATE_COLS, id).await?)?;
-            let current_epoch = agentic::mandate_use_in(conn, &m, now).await?;
-            let authorization = consent::authorization_in(conn, id).await?;
-            let (account, mode) = (m.account_id.clone(), m.mode);
-            let snap = Snapshot::Mandate {
-                mandate: m,
-                current_epoch,
-                authorization,
-            };
-            (snap, account, mode)
-        }
-        ObjectKind::SessionKey => {
-            let k = agentic::key_of(&row_in(conn, "session_keys", KEY_COLS, id).await?)?;
-            let m = agentic::mandate_of(
-                &row_in(conn, "mandates", MANDATE_COLS, k.mandate_id.as_str()).await?,
-            )?;
-            let current_epoch = agentic::key_use_in(conn, &k, &m, now).await?;
-            let (account, mode) = (k.account_id.clone(), k.mode);
-            let snap = Snapshot::SessionKey {
-                session_key: k,
-                mandate: m,
-                current_epoch,
-            };
-            (snap, account, mode)
-        }
-        ObjectKind::DebitPull => {
-            let p = agentic::pull_of(&row_in(conn, "debit_pulls", PULL_COLS, id).await?)?;
-            let m = agentic::mandate_of(
-                &row_in(conn, "mandates", MANDATE_COLS, p.mandate_id.as_str()).await?,
-            )?;
-            let (account, mode) = (p.account_id.clone(), p.mode);
-            let snap = Snapshot::DebitPull {
-                debit_pull: p,
-                chain_id: m.chain_id,
-            };
-            (snap, account, mode)
-        }
-        ObjectKind::Payment => {
-            let p = payments::payment_of(&row_in(conn, "payments", payments::COLS, id).await?)?;
-            let authorization = consent::authorization_in(conn, id).await?;
-            let (account, mode) = (p.account_id.clone(), p.mode);
-            let snap = Snapshot::Payment {
-                payment: p,
-                authorization,
-            };
-            (snap, account, mode)
-        }
-        ObjectKind::BankTransfer => {
-            let t = bank::transfer_of(&row_in(conn, "bank_transfers", TRANSFER_COLS, id).await?)?;
-            let a = row_in(
-                conn,
-                "bank_accounts",
-                "account_id, mode, currency",
-                t.bank_account_id.as_str(),
-            )
-            .await?;
-            let (account, mode, currency) = (
-                AccountId::from_trusted(a.string("account_id")?),
-                a.string("mode")?,
-                a.string("currency")?,
-            );
-            let bad = |what: &str, v: &str| StoreError::Corrupt(format!("{what} {v:?}"));
-            let mode = Mode::parse(&mode).ok_or_else(|| bad("mode", &mode))?;
-            let currency = Currency::parse(&currency).ok_or_else(|| bad("currency", &currency))?;
-            let snap = Snapshot::BankTransfer {
-                bank_transfer: t,
-                currency,
-            };
-            (snap, account, mode)
-        }
-        ObjectKind::WebhookEndpoint => {
-            let id = openrail_domain::WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
-            let e = crate::rows::webhooks::endpoint_in(conn, &id).await?;
-            let (account, mode) = (e.account_id.clone(), e.mode);
-            let snap = Snapshot::WebhookEndpoint {
-                webhook_endpoint: e,
-            };
-            (snap, account, mode)
-        }
-        // Written with their snapshot by `store::verifications`, which reads the row.
-        ObjectKind::IdentityVerification => {
-            return Err(StoreError::Corrupt(format!(
-                "identity verification {id}: its events are written with their snapshot"
-            )));
-        }
-        ObjectKind::Attestation => {
-            let a = agentic::attestation_of(
-                &row_in(conn, "identity_attestations", agentic::ATTESTATION_COLS, id).await?,
-            )?;
-            let (account, mode) = (a.account_id.clone(), a.mode);
-            (
-                Snapshot::IdentityAttestation { attestation: a },
-                account,
-                mode,
-            )
-        }
-    })
-}
-
 /// Records that `kind` happened to object `id` at `now` (unix ms). Call it inside the
 /// transaction that made the change, after the change: the snapshot is read there.
 pub(crate) async fn record(
@@ -294,7 +102,8 @@ pub(crate) async fn record(
     id: &str,
     now: i64,
 ) -> Result<(), StoreError> {
-    let (snapshot, account_id, mode) = snapshot_in(conn, kind.object(), id, now).await?;
+    let (snapshot, account_id, mode) =
+        crate::rows::snapshot_in(conn, kind.object(), id, now).await?;
     insert_all(
         conn,
         &[NewEvent {
@@ -329,10 +138,10 @@ impl<'a> NewEvent<'a> {
             object_id: p.id.as_str(),
             account_id: &p.account_id,
             mode: p.mode,
-            snapshot: Snapshot::DebitPull {
+            snapshot: Snapshot::DebitPull(DebitPullSnapshot {
                 debit_pull: p.clone(),
                 chain_id,
-            },
+            }),
             created_at: at,
         }
     }
@@ -469,6 +278,8 @@ impl Events<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::money::Currency;
+    use crate::rows::agentic::{EpochUse, Mandate};
     use openrail_domain::{MandateId, MandateStatus};
 
     #[test]
@@ -493,7 +304,7 @@ mod tests {
             tx_hash: Some("0xab".into()),
             created_at: 1,
         };
-        let snap = Snapshot::Mandate {
+        let snap = Snapshot::Mandate(MandateSnapshot {
             mandate: m,
             current_epoch: EpochUse {
                 starts_at: 0,
@@ -502,7 +313,7 @@ mod tests {
                 remaining: 12_340,
             },
             authorization: None,
-        };
+        });
         let json = serde_json::to_string(&snap).unwrap();
         assert_eq!(serde_json::from_str::<Snapshot>(&json).unwrap(), snap);
     }

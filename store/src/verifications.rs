@@ -185,9 +185,9 @@ async fn record_in(
         object_id: id,
         account_id: &account_id,
         mode,
-        snapshot: events::Snapshot::IdentityVerification {
+        snapshot: events::Snapshot::IdentityVerification(events::IdentityVerificationSnapshot {
             identity_verification: v,
-        },
+        }),
         created_at: now,
     };
     events::insert_all(conn, &[event]).await

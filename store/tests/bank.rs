@@ -7,7 +7,7 @@
 use openrail_domain::{AccountId, BankAccountId};
 use openrail_store::agentic::Scope;
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior, Direction, TransferStatus};
-use openrail_store::events::{EventFilter, EventType, Snapshot};
+use openrail_store::events::{BankTransferSnapshot, EventFilter, EventType, Snapshot};
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{Currency, Mode, Store, StoreError};
 
@@ -309,10 +309,10 @@ async fn lifecycle(store: Store) {
         .iter()
         .rev()
         .map(|e| match &e.snapshot {
-            Snapshot::BankTransfer {
+            Snapshot::BankTransfer(BankTransferSnapshot {
                 bank_transfer,
                 currency,
-            } => (e.kind, bank_transfer.status, *currency, e.created_at),
+            }) => (e.kind, bank_transfer.status, *currency, e.created_at),
             other => panic!("{other:?}"),
         })
         .collect();

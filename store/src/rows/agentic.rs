@@ -400,3 +400,118 @@ pub(crate) fn attestation_of(r: &impl Record) -> Result<Attestation, StoreError>
         updated_at: r.integer("updated_at")?,
     })
 }
+
+/// What a mandate's events hold: the row, its epoch use and its payer's authorization.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MandateSnapshot {
+    /// The row.
+    pub mandate: Mandate,
+    /// The epoch containing the event's time.
+    pub current_epoch: EpochUse,
+    /// What a wallet payer was asked to sign, and the signature once given.
+    pub authorization: Option<super::consent::Authorization>,
+}
+
+impl MandateSnapshot {
+    /// Mandate `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl Exec,
+        id: &str,
+        now: i64,
+    ) -> Result<(Self, AccountId, Mode), StoreError> {
+        let m = mandate_of(&super::row_in(conn, "mandates", MANDATE_COLS, id).await?)?;
+        let current_epoch = mandate_use_in(conn, &m, now).await?;
+        let authorization = super::consent::authorization_in(conn, id).await?;
+        let (account, mode) = (m.account_id.clone(), m.mode);
+        let snap = MandateSnapshot {
+            mandate: m,
+            current_epoch,
+            authorization,
+        };
+        Ok((snap, account, mode))
+    }
+}
+
+/// What a session key's events hold: the row, its mandate and its epoch use.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SessionKeySnapshot {
+    /// The row.
+    pub session_key: SessionKey,
+    /// Its mandate.
+    pub mandate: Mandate,
+    /// The epoch containing the event's time.
+    pub current_epoch: EpochUse,
+}
+
+impl SessionKeySnapshot {
+    /// Key `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl Exec,
+        id: &str,
+        now: i64,
+    ) -> Result<(Self, AccountId, Mode), StoreError> {
+        let k = key_of(&super::row_in(conn, "session_keys", KEY_COLS, id).await?)?;
+        let m = mandate_of(
+            &super::row_in(conn, "mandates", MANDATE_COLS, k.mandate_id.as_str()).await?,
+        )?;
+        let current_epoch = key_use_in(conn, &k, &m, now).await?;
+        let (account, mode) = (k.account_id.clone(), k.mode);
+        let snap = SessionKeySnapshot {
+            session_key: k,
+            mandate: m,
+            current_epoch,
+        };
+        Ok((snap, account, mode))
+    }
+}
+
+/// What a debit pull's events hold: the row and the chain of its mandate.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DebitPullSnapshot {
+    /// The row.
+    pub debit_pull: DebitPull,
+    /// The chain of its mandate.
+    pub chain_id: u64,
+}
+
+impl DebitPullSnapshot {
+    /// Pull `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl Exec,
+        id: &str,
+        _now: i64,
+    ) -> Result<(Self, AccountId, Mode), StoreError> {
+        let p = pull_of(&super::row_in(conn, "debit_pulls", PULL_COLS, id).await?)?;
+        let m = mandate_of(
+            &super::row_in(conn, "mandates", MANDATE_COLS, p.mandate_id.as_str()).await?,
+        )?;
+        let (account, mode) = (p.account_id.clone(), p.mode);
+        let snap = DebitPullSnapshot {
+            debit_pull: p,
+            chain_id: m.chain_id,
+        };
+        Ok((snap, account, mode))
+    }
+}
+
+/// What an identity attestation's events hold: the row.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AttestationSnapshot {
+    /// The row.
+    pub attestation: Attestation,
+}
+
+impl AttestationSnapshot {
+    /// Attestation `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl Exec,
+        id: &str,
+        _now: i64,
+    ) -> Result<(Self, AccountId, Mode), StoreError> {
+        let a = attestation_of(
+            &super::row_in(conn, "identity_attestations", ATTESTATION_COLS, id).await?,
+        )?;
+        let (account, mode) = (a.account_id.clone(), a.mode);
+        Ok((AttestationSnapshot { attestation: a }, account, mode))
+    }
+}

@@ -56,3 +56,37 @@ pub(crate) fn transfer_of(r: &impl Record) -> Result<BankTransfer, StoreError> {
         updated_at: r.integer("updated_at")?,
     })
 }
+
+/// What a bank transfer's events hold: the row and its account's currency.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BankTransferSnapshot {
+    /// The row.
+    pub bank_transfer: BankTransfer,
+    /// Its account's currency.
+    pub currency: crate::money::Currency,
+}
+
+impl BankTransferSnapshot {
+    /// Transfer `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl crate::exec::Exec,
+        id: &str,
+        _now: i64,
+    ) -> Result<(Self, openrail_domain::AccountId, crate::ids::Mode), StoreError> {
+        let t = transfer_of(&super::row_in(conn, "bank_transfers", TRANSFER_COLS, id).await?)?;
+        let a = super::row_in(
+            conn,
+            "bank_accounts",
+            "account_id, mode, currency",
+            t.bank_account_id.as_str(),
+        )
+        .await?;
+        let account = openrail_domain::AccountId::from_trusted(a.string("account_id")?);
+        let (mode, currency) = (super::mode_of(&a, "mode")?, super::currency_of(&a, "currency")?);
+        let snap = BankTransferSnapshot {
+            bank_transfer: t,
+            currency,
+        };
+        Ok((snap, account, mode))
+    }
+}

@@ -7,13 +7,91 @@ use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Row, Stmt};
 use crate::ids::Mode;
 use crate::money::Currency;
-use openrail_domain::AccountId;
+use openrail_domain::{AccountId, ObjectKind};
 
-pub(crate) mod agentic;
-pub(crate) mod bank;
-pub(crate) mod consent;
-pub(crate) mod payments;
-pub(crate) mod webhooks;
+/// The rows modules, declared here and nowhere else, and for each object whose changes are
+/// events, its snapshot type (declared in its module, with `read_in`: the object as it is
+/// inside a transaction) and the `object` tag its JSON carries. [`Snapshot`] and
+/// [`snapshot_in`] are composed from these lines, so a new object adds its rows module and
+/// its line here; the compiler fails on an [`ObjectKind`] left without one.
+macro_rules! rows {
+    ($($module:ident $({ $($kind:ident($snapshot:ident) = $tag:literal),+ $(,)? })?),+ $(,)?) => {
+        $(pub(crate) mod $module;)+
+
+        /// The object of an event and what its representation is computed from, at the
+        /// moment of the event (stored as JSON, `object` naming which).
+        #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(tag = "object")]
+        pub enum Snapshot {
+            $($($(
+                #[doc = concat!("`", $tag, "`")]
+                #[serde(rename = $tag)]
+                $kind($module::$snapshot),
+            )+)?)+
+        }
+
+        impl Snapshot {
+            /// The kind of object it holds.
+            pub fn kind(&self) -> ObjectKind {
+                match self { $($($(Snapshot::$kind(_) => ObjectKind::$kind,)+)?)+ }
+            }
+        }
+
+        /// The snapshot of object `id` of `kind` as it is now inside `conn`'s transaction,
+        /// with its owner and mode.
+        pub(crate) async fn snapshot_in(
+            conn: &mut impl Exec,
+            kind: ObjectKind,
+            id: &str,
+            now: i64,
+        ) -> Result<(Snapshot, AccountId, Mode), StoreError> {
+            Ok(match kind {
+                $($($(ObjectKind::$kind => {
+                    let (s, account, mode) = $module::$snapshot::read_in(conn, id, now).await?;
+                    (Snapshot::$kind(s), account, mode)
+                })+)?)+
+            })
+        }
+
+        /// Every object's snapshot type.
+        pub mod snapshots {
+            $($($(pub use super::$module::$snapshot;)+)?)+
+        }
+    };
+}
+
+rows! {
+    agentic {
+        Mandate(MandateSnapshot) = "mandate",
+        SessionKey(SessionKeySnapshot) = "session_key",
+        DebitPull(DebitPullSnapshot) = "debit_pull",
+        Attestation(AttestationSnapshot) = "identity_attestation",
+    },
+    bank { BankTransfer(BankTransferSnapshot) = "bank_transfer" },
+    consent,
+    payments { Payment(PaymentSnapshot) = "payment" },
+    verification { IdentityVerification(IdentityVerificationSnapshot) = "identity_verification" },
+    webhooks { WebhookEndpoint(WebhookEndpointSnapshot) = "webhook_endpoint" },
+}
+
+/// The row of `table` with id `id` (columns `cols`), inside `conn`'s transaction.
+pub(crate) async fn row_in<E: Exec>(
+    conn: &mut E,
+    table: &'static str,
+    cols: &'static str,
+    id: &str,
+) -> Result<E::Row, StoreError> {
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!("SELECT {cols} FROM {table} WHERE id = $1"),
+    );
+    q.push(id);
+    conn.fetch(&q)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or(StoreError::NotFound)
+}
 
 /// A page of a list.
 #[derive(Debug, Clone)]

@@ -88,3 +88,30 @@ pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
         },
     })
 }
+
+/// What a payment's events hold: the row and its payer's authorization.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PaymentSnapshot {
+    /// The row.
+    pub payment: Payment,
+    /// What a wallet source was asked to sign, and the signature once given.
+    pub authorization: Option<super::consent::Authorization>,
+}
+
+impl PaymentSnapshot {
+    /// Payment `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl crate::exec::Exec,
+        id: &str,
+        _now: i64,
+    ) -> Result<(Self, AccountId, Mode), StoreError> {
+        let p = payment_of(&super::row_in(conn, "payments", COLS, id).await?)?;
+        let authorization = super::consent::authorization_in(conn, id).await?;
+        let (account, mode) = (p.account_id.clone(), p.mode);
+        let snap = PaymentSnapshot {
+            payment: p,
+            authorization,
+        };
+        Ok((snap, account, mode))
+    }
+}

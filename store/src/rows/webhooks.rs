@@ -82,3 +82,24 @@ pub(crate) async fn endpoint_in(
     let rows = conn.fetch(&q).await?;
     endpoint_of(rows.first().ok_or(StoreError::NotFound)?)
 }
+
+/// What a webhook endpoint's events hold: the row (never its secrets).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WebhookEndpointSnapshot {
+    /// The row.
+    pub webhook_endpoint: WebhookEndpoint,
+}
+
+impl WebhookEndpointSnapshot {
+    /// Endpoint `id` as it is now inside `conn`'s transaction, with its owner and mode.
+    pub(crate) async fn read_in(
+        conn: &mut impl Exec,
+        id: &str,
+        _now: i64,
+    ) -> Result<(Self, openrail_domain::AccountId, crate::ids::Mode), StoreError> {
+        let id = WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
+        let e = endpoint_in(conn, &id).await?;
+        let (account, mode) = (e.account_id.clone(), e.mode);
+        Ok((WebhookEndpointSnapshot { webhook_endpoint: e }, account, mode))
+    }
+}
