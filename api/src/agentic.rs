@@ -30,14 +30,14 @@ use crate::context::{Principal, link_created};
 use crate::types::{self, DebitPullCreate, MandateCreate, RequestBody, SessionKeyCreate, Text};
 
 use crate::error::{ApiError, DeclineReason, ErrorCode};
-use crate::represent;
 use crate::route::{
     Codes, IDENTITY_FORBIDDEN, LIST, LinkArg, Param, READ, Route, WRITE, examples, route, schema,
 };
 use crate::views;
 use openrail_engine::network::Network;
 use openrail_engine::{mandates, pulls, session_keys};
-use openrail_store::events::{MandateSnapshot, SessionKeySnapshot, Snapshot};
+use crate::represent::Represent;
+use openrail_store::events::{DebitPullSnapshot, MandateSnapshot, SessionKeySnapshot};
 
 type ApiResult = Result<Response, ApiError>;
 
@@ -168,12 +168,12 @@ pub(crate) async fn render_mandate(
     m: &Mandate,
 ) -> Result<types::Mandate, ApiError> {
     let now = now_ms();
-    let snap = Snapshot::Mandate(MandateSnapshot {
+    MandateSnapshot {
         current_epoch: state.store.mandates().epoch_use(m, now).await?,
         authorization: state.store.consent().get(m.id.as_str()).await?,
         mandate: m.clone(),
-    });
-    represent::mandate(state, &snap, now)
+    }
+    .represent(state, now)
 }
 
 /// A session key as the API shows it now.
@@ -183,12 +183,12 @@ pub(crate) async fn render_key(
     m: &Mandate,
 ) -> Result<types::SessionKey, ApiError> {
     let now = now_ms();
-    let snap = Snapshot::SessionKey(SessionKeySnapshot {
+    SessionKeySnapshot {
         current_epoch: state.store.keys().epoch_use(k, m, now).await?,
         session_key: k.clone(),
         mandate: m.clone(),
-    });
-    represent::session_key(state, &snap, now)
+    }
+    .represent(state, now)
 }
 
 // ------------------------------------------------------------------ mandates
@@ -947,4 +947,58 @@ pub async fn list_pulls(
             page.has_more,
         ),
     ))
+}
+/// A mandate's `authorization` member: the payer's signature (asked for or given), or the
+/// bank mandate of a bank-account payer.
+fn mandate_authorization(
+    state: &AppState,
+    m: &Mandate,
+    a: Option<&openrail_store::consent::Authorization>,
+) -> Result<Option<types::Consent>, ApiError> {
+    if m.is_bank_funded() {
+        return Ok(Some(crate::consent::bank_mandate_view()));
+    }
+    let Some(a) = a else {
+        return Ok(None);
+    };
+    let net = crate::represent::network(state, m.mode)?;
+    let msg = crate::consent::mandate_message(m, net, a)
+        .ok_or_else(|| ApiError::Internal(format!("mandate {} has no usable terms", m.id)))?;
+    let asm = net
+        .state_machine()
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Some(crate::consent::view_of(a, &msg, net, asm)))
+}
+
+
+impl Represent for MandateSnapshot {
+    type View = types::Mandate;
+    fn represent(&self, state: &AppState, _now: i64) -> Result<types::Mandate, ApiError> {
+        let mut v = views::mandate(&self.mandate, self.current_epoch);
+        v.authorization =
+            mandate_authorization(state, &self.mandate, self.authorization.as_ref())?;
+        Ok(v)
+    }
+}
+
+impl Represent for SessionKeySnapshot {
+    type View = types::SessionKey;
+    fn represent(&self, _state: &AppState, now: i64) -> Result<types::SessionKey, ApiError> {
+        let (k, m) = (&self.session_key, &self.mandate);
+        let mut v = views::session_key(k, m, self.current_epoch, &m.contract, now);
+        v.eip712_domain = match (&k.signer, m.contract.parse::<alloy::primitives::Address>()) {
+            (Some(_), Ok(contract)) => {
+                Some(openrail_chain::consent::domain_json(m.chain_id, contract))
+            }
+            _ => None,
+        };
+        Ok(v)
+    }
+}
+
+impl Represent for DebitPullSnapshot {
+    type View = types::DebitPull;
+    fn represent(&self, _state: &AppState, _now: i64) -> Result<types::DebitPull, ApiError> {
+        Ok(views::pull(&self.debit_pull, self.chain_id))
+    }
 }

@@ -532,6 +532,14 @@ pub async fn revoke_attestation(
     Ok((status, axum::Json(views::attestation(&a, now_ms()))).into_response())
 }
 
+
+impl crate::represent::Represent for openrail_store::events::AttestationSnapshot {
+    type View = types::IdentityAttestation;
+    fn represent(&self, _state: &AppState, now: i64) -> Result<types::IdentityAttestation, ApiError> {
+        Ok(crate::views::attestation(&self.attestation, now))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,3 +149,10 @@ pub async fn get_bank_account(
     )
         .into_response())
 }
+
+impl crate::represent::Represent for openrail_store::events::BankTransferSnapshot {
+    type View = types::BankTransfer;
+    fn represent(&self, _state: &AppState, _now: i64) -> Result<types::BankTransfer, ApiError> {
+        Ok(crate::views::transfer(&self.bank_transfer, self.currency))
+    }
+}

@@ -18,7 +18,6 @@ use crate::agentic::{missing, no_more_query, paging};
 use crate::body::invalid;
 use crate::context::Principal;
 use crate::error::ApiError;
-use crate::represent;
 use crate::route::{LinkArg, Param, READ, Route, route, schema};
 use crate::types;
 use crate::views::rfc3339_ms;
@@ -32,7 +31,7 @@ pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiErr
         livemode: e.mode.livemode(),
         created_at: rfc3339_ms(e.created_at),
         data: types::EventData {
-            object: represent::object(state, &e.snapshot, e.created_at)?,
+            object: crate::ApiObject::of(state, &e.snapshot, e.created_at)?,
         },
     })
 }

@@ -10,26 +10,76 @@
 /// The handler modules, declared here and nowhere else. Each declares its operations
 /// beside its handlers (`route::Route` constants) and lists them in its `OPERATIONS`;
 /// [`openapi::ROUTES`], which the router and the OpenAPI document are built from, is
-/// theirs in this order. A new object's handlers are its module and its line here.
+/// theirs in this order. A module that shows an object whose changes are events names it
+/// here with its store snapshot and its response type, and implements
+/// [`represent::Represent`] for the snapshot: [`ApiObject`] (an event's `data.object`) is
+/// composed from these. A new object's handlers are its module and its line here.
 macro_rules! handlers {
-    ($($module:ident),+ $(,)?) => {
+    ($($module:ident $({ $($(#[$doc:meta])* $kind:ident($snapshot:ident) => $view:ident),+ $(,)? })?),+ $(,)?) => {
         $(pub mod $module;)+
+
         /// Each handler module's operations, in the document's order.
         const HANDLER_ROUTES: &[&[&route::Route]] = &[$($module::OPERATIONS),+];
+
+        /// An event's object: exactly what a GET of it answered at the moment of the event.
+        #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+        #[serde(untagged)]
+        pub enum ApiObject {
+            $($($(
+                $(#[$doc])*
+                $kind(types::$view),
+            )+)?)+
+        }
+
+        impl ApiObject {
+            /// The representation of `snap` at `now` (unix ms).
+            pub(crate) fn of(
+                state: &AppState,
+                snap: &openrail_store::events::Snapshot,
+                now: i64,
+            ) -> Result<ApiObject, error::ApiError> {
+                use represent::Represent;
+                Ok(match snap {
+                    $($($(openrail_store::events::Snapshot::$kind(s) => ApiObject::$kind(s.represent(state, now)?),)+)?)+
+                })
+            }
+        }
     };
 }
 
 handlers! {
-    agentic,
+    agentic {
+        /// A mandate.
+        Mandate(MandateSnapshot) => Mandate,
+        /// A session key.
+        SessionKey(SessionKeySnapshot) => SessionKey,
+        /// A debit pull.
+        DebitPull(DebitPullSnapshot) => DebitPull,
+    },
     agent_credentials,
-    payments,
-    bank,
+    payments {
+        /// A payment.
+        Payment(PaymentSnapshot) => Payment
+    },
+    bank {
+        /// A bank transfer.
+        BankTransfer(BankTransferSnapshot) => BankTransfer
+    },
     events,
-    webhooks,
+    webhooks {
+        /// A webhook endpoint.
+        WebhookEndpoint(WebhookEndpointSnapshot) => WebhookEndpoint
+    },
     account,
     identity,
-    verifications,
-    attestations,
+    verifications {
+        /// An identity verification session.
+        IdentityVerification(IdentityVerificationSnapshot) => IdentityVerification
+    },
+    attestations {
+        /// An identity attestation.
+        Attestation(AttestationSnapshot) => IdentityAttestation
+    },
     openapi,
 }
 

@@ -19,7 +19,6 @@ use crate::agentic::{
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict, DeclineReason, ErrorCode};
-use crate::represent;
 use crate::route::{Codes, LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{self, AuthorizationCreate, PaymentCreate, RequestBody};
 use axum::Extension;
@@ -27,18 +26,19 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use openrail_engine::payments::service::{self as payments, Leg};
-use openrail_store::events::{PaymentSnapshot, Snapshot};
+use crate::represent::Represent;
+use openrail_store::events::PaymentSnapshot;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::now_ms;
 use openrail_domain::{BankAccountId, PaymentId};
 
 /// A payment as the API shows it now, with its `authorization`.
 pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
-    let snap = Snapshot::Payment(PaymentSnapshot {
+    PaymentSnapshot {
         authorization: state.store.consent().get(p.id.as_str()).await?,
         payment: p.clone(),
-    });
-    represent::payment(state, &snap, now_ms())
+    }
+    .represent(state, now_ms())
 }
 
 /// What a payment's source or destination is.
@@ -318,4 +318,40 @@ pub async fn list_payments(
         )),
     )
         .into_response())
+}
+/// A payment's `authorization` member (wallet sources: the payer's signature; bank
+/// sources: the bank mandate).
+fn payment_authorization(
+    state: &AppState,
+    p: &Payment,
+    a: Option<&openrail_store::consent::Authorization>,
+) -> Result<Option<types::Consent>, ApiError> {
+    if p.source_type == PartyKind::BankAccount {
+        return Ok(Some(crate::consent::bank_mandate_view()));
+    }
+    let Some(a) = a else {
+        return Ok(None);
+    };
+    let net = crate::represent::network(state, p.mode)?
+        .on_chain(p.chain_id)
+        .ok_or_else(|| {
+            ApiError::Internal(format!(
+                "payment {} is on chain {}, not served here",
+                p.id, p.chain_id
+            ))
+        })?;
+    let msg = crate::consent::payment_message(p, net, a)
+        .ok_or_else(|| ApiError::Internal(format!("payment {} has no usable terms", p.id)))?;
+    Ok(Some(crate::consent::view_of(a, &msg, net, net.router)))
+}
+
+
+impl Represent for PaymentSnapshot {
+    type View = types::Payment;
+    fn represent(&self, state: &AppState, _now: i64) -> Result<types::Payment, ApiError> {
+        let mut v = crate::views::payment(&self.payment);
+        v.authorization =
+            payment_authorization(state, &self.payment, self.authorization.as_ref())?;
+        Ok(v)
+    }
 }

@@ -1662,33 +1662,11 @@ pub struct WebhookDelivery {
     pub created_at: String,
 }
 
-/// An event's object: exactly what a GET of it answered at the moment of the event.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum ApiObject {
-    /// A mandate.
-    Mandate(Mandate),
-    /// A session key.
-    SessionKey(SessionKey),
-    /// A debit pull.
-    DebitPull(DebitPull),
-    /// A payment.
-    Payment(Payment),
-    /// A bank transfer.
-    BankTransfer(BankTransfer),
-    /// A webhook endpoint.
-    WebhookEndpoint(WebhookEndpoint),
-    /// An identity verification session.
-    IdentityVerification(IdentityVerification),
-    /// An identity attestation.
-    IdentityAttestation(IdentityAttestation),
-}
-
 /// What an event carries.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct EventData {
     /// The object as it was at the moment of the event.
-    pub object: ApiObject,
+    pub object: crate::ApiObject,
 }
 
 /// Something that happened to one of the account's objects.

@@ -477,6 +477,18 @@ impl SimulatedProvider {
     }
 }
 
+
+impl crate::represent::Represent for openrail_store::events::IdentityVerificationSnapshot {
+    type View = types::IdentityVerification;
+    fn represent(
+        &self,
+        _state: &AppState,
+        _now: i64,
+    ) -> Result<types::IdentityVerification, ApiError> {
+        Ok(crate::views::identity_verification(&self.identity_verification))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -403,3 +403,10 @@ pub async fn redeliver_event(
         ),
     ))
 }
+
+impl crate::represent::Represent for openrail_store::events::WebhookEndpointSnapshot {
+    type View = types::WebhookEndpoint;
+    fn represent(&self, _state: &AppState, _now: i64) -> Result<types::WebhookEndpoint, ApiError> {
+        Ok(crate::views::webhook_endpoint(&self.webhook_endpoint))
+    }
+}
