@@ -204,52 +204,60 @@ fn components() -> Map<String, Value> {
             "properties": { "openapi": { "const": "3.1.0" } },
         }),
     );
+    let responses = answered(&ROUTES, &out);
     let names: Vec<String> = out.keys().cloned().collect();
     for name in names {
-        let response = RESPONSE_TYPES.contains(&name.as_str());
+        let response =
+            responses.contains(&name) && !NOT_ALL_PRESENT.contains(&name.as_str());
         close(out.get_mut(&name).expect("listed"), response);
     }
     out
 }
 
-/// Schemas of responses: every member they declare is always present (nullable ones as
-/// `null`), except the secrets shown once.
-const RESPONSE_TYPES: &[&str] = &[
-    "Mandate",
-    "MandateList",
-    "SessionKey",
-    "SessionKeyList",
-    "DebitPull",
-    "DebitPullList",
-    "Payment",
-    "PaymentList",
-    "BankAccount",
-    "BankTransfer",
-    "Event",
-    "EventData",
-    "EventList",
-    "WebhookEndpoint",
-    "WebhookEndpointList",
-    "DeletedWebhookEndpoint",
-    "WebhookDelivery",
-    "WebhookDeliveryList",
-    "Epoch",
-    "OnChainObject",
-    "OnChainTx",
-    "Consent",
-    "PaymentSourceView",
-    "PaymentDestinationView",
-    "Account",
-    "AccountChain",
-    "IdentityChallenge",
-    "IdentityCredential",
-    "IdentityVerification",
-    "IdentityVerificationList",
-    "VerificationError",
-    "VerificationSimulation",
-    "IdentityAttestation",
-    "IdentityAttestationList",
-];
+/// Schemas a successful answer holds whose members are not all always present: this
+/// OpenAPI document (served as it is). Every other schema an operation answers (and those
+/// it uses) is a response type: every member it declares is always present (nullable ones
+/// as `null`), except the secrets shown once ([`SOMETIMES`]).
+const NOT_ALL_PRESENT: &[&str] = &["OpenApiDocument"];
+
+
+/// The schemas of successful answers (2xx) and every schema they use.
+fn answered(routes: &[&Route], all: &Map<String, Value>) -> std::collections::BTreeSet<String> {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    match (k.as_str(), x) {
+                        ("$ref", Value::String(r)) => {
+                            if let Some(name) = r.strip_prefix("#/components/schemas/") {
+                                out.push(name.to_string());
+                            }
+                        }
+                        _ => refs(x, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let mut todo: Vec<String> = routes
+        .iter()
+        .flat_map(|r| r.responses.iter().flatten())
+        .filter(|(status, _)| (200..300).contains(status))
+        .map(|(_, s)| (s.name)().into_owned())
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = todo.pop() {
+        if let Some(v) = all.get(&name)
+            && seen.insert(name)
+        {
+            refs(v, &mut todo);
+        }
+    }
+    seen
+}
+
 
 /// Members of responses that appear only sometimes.
 const SOMETIMES: &[&str] = &["secret", "secret_redacted"];

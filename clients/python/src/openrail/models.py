@@ -339,10 +339,10 @@ IntervalName = Literal["daily", "weekly", "monthly", "yearly"]
 class MandateRequirementsView(TypedDict):
     """What a mandate requires of identity."""
 
-    agent: NotRequired[Union[VerificationTypeName, None]]
+    agent: Union[VerificationTypeName, None]
     attester: Address
     """Whose attestations count: the mode's attestation chain operator (the attester the settlement chain's mirror trusts)."""
-    payer: NotRequired[Union[VerificationTypeName, None]]
+    payer: Union[VerificationTypeName, None]
 
 
 MandateStatus = Literal["requires_authorization", "pending", "active", "canceled", "failed"]

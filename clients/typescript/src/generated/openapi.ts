@@ -1486,10 +1486,10 @@ export interface components {
         };
         /** @description What a mandate requires of identity. */
         MandateRequirementsView: {
-            agent?: null | components["schemas"]["VerificationTypeName"];
+            agent: null | components["schemas"]["VerificationTypeName"];
             /** @description Whose attestations count: the mode's attestation chain operator (the attester the settlement chain's mirror trusts). */
             attester: components["schemas"]["Address"];
-            payer?: null | components["schemas"]["VerificationTypeName"];
+            payer: null | components["schemas"]["VerificationTypeName"];
         };
         /**
          * @description requires_authorization (a wallet payer must sign) → pending (sent) → active; canceled; failed (its transaction failed)
