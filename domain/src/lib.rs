@@ -1,9 +1,11 @@
 //! The domain of Openrail without I/O: money and currencies (`money`), intervals and their
-//! calendar epochs (`epoch`), one module per object with its typed id and its lifecycle
-//! (`account`, `mandate`, `session_key`, `pulls`, `payment`, `bank`, `event`, `webhook`,
-//! `verification`, `attestation`; `pulls` also says how a debit pull ends on chain:
-//! decline reasons and its resolution), each re-exported here
-//! (`openrail_domain::MandateId`, `openrail_domain::MandateStatus`), what the objects share (`ids`: the `typed_id!`
+//! calendar epochs (`epoch`), one module per object with its typed id, its lifecycle and
+//! its events (`account`, `mandate`, `session_key`, `pulls`, `payment`, `bank`, `event`,
+//! `webhook`, `verification`, `attestation`; `pulls` also says how a debit pull ends on
+//! chain: decline reasons and its resolution), declared by the one list `objects!`,
+//! which re-exports each here (`openrail_domain::MandateId`,
+//! `openrail_domain::MandateStatus`) and composes [`EventType`] and [`ObjectKind`] from
+//! what each declares with `events!`; what the objects share (`ids`: the `typed_id!`
 //! macro, secrets' hashes and the mode; `status`: the [`status::Lifecycle`] trait and
 //! `lifecycle!`, which also tests each lifecycle's shape), the journal's transaction kinds
 //! and statuses (`journal`), and the process instrumentation every layer passes through

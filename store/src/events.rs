@@ -1,10 +1,11 @@
-//! Events: every state change of a mandate, session key, debit pull, payment or bank
-//! transfer writes one `evt_` row **in the same database transaction** as the change, so a
-//! change is never without its event and an event never without its change, whatever
-//! crashes. The row holds a [`Snapshot`] — the object and everything its representation
-//! is computed from (a mandate's epoch use, a payer's authorization) — taken inside that
+//! Events: every state change of an object with a lifecycle writes one `evt_` row **in the
+//! same database transaction** as the change, so a change is never without its event and
+//! an event never without its change, whatever crashes. The row holds a [`Snapshot`] — the
+//! object and everything its representation is computed from (a mandate's epoch use, a
+//! payer's authorization), each object's declared in its `rows` module — taken inside that
 //! transaction after the change; the API renders `data.object` from it, so an event shows
-//! the object as it was at that moment, never as it is now.
+//! the object as it was at that moment, never as it is now. The types
+//! ([`EventType`], [`ObjectKind`]) are the domain's, each object's declared in its module.
 //!
 //! Order: events carry a sequence number assigned at insert. One object's changes are
 //! serialized by its row (the conditional `UPDATE` that makes a change holds the row's

@@ -19,8 +19,9 @@
 //! pull's `DeclineReason`/`PullResolution`, and the `crash` points and `stages` marks live
 //! in `openrail-domain`, so the chain crate names them without depending on this one; they
 //! are re-exported here under their old paths (`money`, `epoch`, `ids`, `crash`,
-//! `stages`, `journal::TxKind`, `agentic::DeclineReason`, `agentic::MandateStatus`, …, and
-//! the ids at the crate root), as are the rows under their aggregates' paths
+//! `stages`, `journal::TxKind`, `agentic::DeclineReason`, `agentic::MandateStatus`,
+//! `events::EventType`, …; the crates above name ids from the domain), as are the rows
+//! under their aggregates' paths
 //! (`agentic::Mandate`, `payments::Payment`, …). This crate's `crash-points` feature turns
 //! on the domain's. It knows nothing of HTTP or chains.
 

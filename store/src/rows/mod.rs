@@ -1,7 +1,9 @@
 //! Every object's row as the store reads it: its type, its columns and how a row becomes
-//! it (`*_of`), and the reads an event's snapshot takes inside the writer's transaction.
-//! Below every aggregate and `events` (whose snapshots hold these rows), above the
-//! executor; no module here writes a status.
+//! it (`*_of`), and what an object's events hold (`<Object>Snapshot`) with the read that
+//! takes it inside the writer's transaction (`read_in`). [`Snapshot`] and [`snapshot_in`]
+//! are composed from the list that declares these modules (`rows!`), so no other module
+//! names every object. Below every aggregate and `events` (whose snapshots these are),
+//! above the executor; no module here writes a status.
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Row, Stmt};
