@@ -242,6 +242,15 @@ leaf_schema!(
 );
 
 leaf_schema!(
+    /// Why money did not move: the `failure_reason` of a failed payment, bank transfer or
+    /// debit pull's bank leg (`null` while nothing failed).
+    FailureCode = json!({
+        "type": ["string", "null"],
+        "enum": openrail_domain::FailureReason::ALL.iter().map(|s| Value::from(s.as_str())).chain([Value::Null]).collect::<Vec<_>>(),
+    })
+);
+
+leaf_schema!(
     /// Why a pull was declined (also the 422 `code`).
     DeclineCode = json!({
         "type": ["string", "null"],
@@ -1346,8 +1355,9 @@ pub struct DebitPull {
     /// Why it was declined (status declined).
     #[schema(value_type = DeclineCode)]
     pub decline_code: Option<&'static str>,
-    /// Why it failed (status failed).
-    pub failure_reason: Option<String>,
+    /// Why its bank leg failed (status failed).
+    #[schema(value_type = FailureCode)]
+    pub failure_reason: Option<&'static str>,
     /// When the chain authorized it.
     #[schema(value_type = Option<Timestamp>)]
     pub authorized_at: Option<String>,
@@ -1403,8 +1413,9 @@ pub struct Payment {
     /// Lifecycle.
     #[schema(value_type = PaymentStatus)]
     pub status: &'static str,
-    /// Why it failed: insufficient_funds, account_closed, returned, transaction_failed, …
-    pub failure_reason: Option<String>,
+    /// Why it failed (status failed).
+    #[schema(value_type = FailureCode)]
+    pub failure_reason: Option<&'static str>,
     /// The refund a failed payment owes, if any.
     #[schema(value_type = RefundStatus)]
     pub refund_status: Option<&'static str>,
@@ -1434,8 +1445,9 @@ pub struct BankTransfer {
     /// Lifecycle.
     #[schema(value_type = TransferStatus)]
     pub status: &'static str,
-    /// Why it failed.
-    pub failure_reason: Option<String>,
+    /// Why it failed (status failed).
+    #[schema(value_type = FailureCode)]
+    pub failure_reason: Option<&'static str>,
     /// Creation time.
     #[schema(value_type = Timestamp)]
     pub created_at: String,

@@ -112,7 +112,7 @@ pub fn pull(p: &DebitPull, chain_id: u64) -> types::DebitPull {
         description: p.description.clone(),
         status: p.status.as_str(),
         decline_code: p.decline_code.map(|r| r.as_str()),
-        failure_reason: p.failure_reason.clone(),
+        failure_reason: p.failure_reason.map(|r| r.as_str()),
         authorized_at: p.authorized_at.map(rfc3339_ms),
         onchain: types::OnChainTx {
             chain_id,
@@ -139,7 +139,7 @@ pub fn payment(p: &Payment) -> types::Payment {
             address: p.destination_address.clone(),
         },
         status: p.status.as_str(),
-        failure_reason: p.failure_reason.clone(),
+        failure_reason: p.failure_reason.map(|r| r.as_str()),
         refund_status: p.refund_status.map(|r| r.as_str()),
         onchain: types::OnChainTx {
             chain_id: p.chain_id,
@@ -158,7 +158,7 @@ pub fn transfer(t: &BankTransfer, currency: Currency) -> types::BankTransfer {
         direction: t.direction.as_str(),
         amount: Money::of(t.amount, currency),
         status: t.status.as_str(),
-        failure_reason: t.failure_reason.clone(),
+        failure_reason: t.failure_reason.map(|r| r.as_str()),
         created_at: rfc3339_ms(t.created_at),
         updated_at: rfc3339_ms(t.updated_at),
     }

@@ -49,6 +49,7 @@ macro_rules! string_enum {
 
 pub mod crash;
 pub mod epoch;
+pub mod failure;
 pub mod ids;
 pub mod journal;
 pub mod money;
@@ -56,6 +57,7 @@ pub mod stages;
 pub mod status;
 
 pub use epoch::{Epoch, Interval};
+pub use failure::FailureReason;
 pub use money::{Amount, AmountError, Currency};
 
 /// An object's events: `$event`, a [`string_enum!`] of their types, and each as a constant

@@ -3,7 +3,7 @@
 //! account's chosen behaviour says; a `fails_late` debit first settles, then is returned.
 //! The rules ([`next`]) are sans-IO; [`SimulatedBank`] applies them through the store.
 
-use openrail_domain::BankAccountId;
+use openrail_domain::{BankAccountId, FailureReason};
 use openrail_store::bank::{BankTransfer, Behavior, Direction, TransferStatus};
 use openrail_store::{Store, StoreError, now_ms};
 
@@ -13,7 +13,7 @@ pub struct Transition {
     /// New status.
     pub status: TransferStatus,
     /// Why it failed.
-    pub failure_reason: Option<&'static str>,
+    pub failure_reason: Option<FailureReason>,
     /// Change of the account's balance, minor units.
     pub balance_delta: i64,
     /// Change of the amount pending debits hold, minor units (a pending debit holds its
@@ -51,14 +51,14 @@ pub fn next(
     };
     match (t.status, t.direction) {
         (TransferStatus::Pending, _) if behavior == Behavior::Closed => {
-            Some(fail("account_closed"))
+            Some(fail(FailureReason::AccountClosed))
         }
         // `balance` includes what this debit holds, so this holds only for debits that
         // started without a hold (before holds existed).
         (TransferStatus::Pending, Direction::Debit)
             if behavior == Behavior::InsufficientFunds || balance < amount =>
         {
-            Some(fail("insufficient_funds"))
+            Some(fail(FailureReason::InsufficientFunds))
         }
         (TransferStatus::Pending, Direction::Debit) => Some(Transition {
             status: TransferStatus::Settled,
@@ -78,7 +78,7 @@ pub fn next(
         (TransferStatus::Settled, Direction::Debit) if behavior == Behavior::FailsLate => {
             Some(Transition {
                 status: TransferStatus::Failed,
-                failure_reason: Some("returned"),
+                failure_reason: Some(FailureReason::Returned),
                 balance_delta: amount,
                 held_delta: 0,
                 next_due: None,
@@ -263,10 +263,16 @@ mod tests {
         let poor = next(&debit, Behavior::Settles, 4, 1000, 100).unwrap();
         assert_eq!(
             (poor.status, poor.failure_reason),
-            (TransferStatus::Failed, Some("insufficient_funds"))
+            (
+                TransferStatus::Failed,
+                Some(FailureReason::InsufficientFunds)
+            )
         );
         let forced = next(&debit, Behavior::InsufficientFunds, 1_000, 1000, 100).unwrap();
-        assert_eq!(forced.failure_reason, Some("insufficient_funds"));
+        assert_eq!(
+            forced.failure_reason,
+            Some(FailureReason::InsufficientFunds)
+        );
         let closed = next(&debit, Behavior::Closed, 1_000, 1000, 100).unwrap();
         assert_eq!(
             (
@@ -274,7 +280,7 @@ mod tests {
                 closed.balance_delta,
                 closed.held_delta
             ),
-            (Some("account_closed"), 0, -5)
+            (Some(FailureReason::AccountClosed), 0, -5)
         );
         let late = next(&debit, Behavior::FailsLate, 10, 1000, 100).unwrap();
         assert_eq!(
@@ -289,7 +295,7 @@ mod tests {
                 returned.failure_reason,
                 returned.balance_delta
             ),
-            (TransferStatus::Failed, Some("returned"), 5)
+            (TransferStatus::Failed, Some(FailureReason::Returned), 5)
         );
         let credit = transfer(Direction::Credit, TransferStatus::Pending, 7, 100);
         assert_eq!(

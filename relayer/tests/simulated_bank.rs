@@ -50,7 +50,7 @@ async fn scenario(store: Store) {
     // More than the available balance: refused at once, nothing held.
     let refused = bank.debit(&poor.id, 500, "k2").await.unwrap();
     assert_eq!(
-        (refused.status, refused.failure_reason.as_deref()),
+        (refused.status, refused.failure_reason.map(|r| r.as_str())),
         (TransferStatus::Failed, Some("insufficient_funds"))
     );
     bank.credit(&closed.id, 500, "k3").await.unwrap();
@@ -76,12 +76,12 @@ async fn scenario(store: Store) {
     );
     let p = status(&poor.id).await;
     assert_eq!(
-        (p.status, p.failure_reason.as_deref()),
+        (p.status, p.failure_reason.map(|r| r.as_str())),
         (TransferStatus::Failed, Some("insufficient_funds"))
     );
     assert_eq!(balance(&store, &poor).await, 100);
     assert_eq!(
-        status(&closed.id).await.failure_reason.as_deref(),
+        status(&closed.id).await.failure_reason.map(|r| r.as_str()),
         Some("account_closed")
     );
     // A `fails_late` debit (delay 5 s) looks settled first…
@@ -95,7 +95,7 @@ async fn scenario(store: Store) {
     assert_eq!(bank.process_due(t + 10_000).await.unwrap(), 1);
     let l = status(&late.id).await;
     assert_eq!(
-        (l.status, l.failure_reason.as_deref()),
+        (l.status, l.failure_reason.map(|r| r.as_str())),
         (TransferStatus::Failed, Some("returned"))
     );
     assert_eq!(balance(&store, &late).await, 10_000);
@@ -130,7 +130,7 @@ async fn concurrent_debits(store: Store) {
     let mut refused = 0;
     while let Some(t) = set.join_next().await {
         let t = t.unwrap();
-        match (t.status, t.failure_reason.as_deref()) {
+        match (t.status, t.failure_reason.map(|r| r.as_str())) {
             (TransferStatus::Pending, None) => pending += 1,
             (TransferStatus::Failed, Some("insufficient_funds")) => refused += 1,
             other => panic!("unexpected transfer {other:?}"),

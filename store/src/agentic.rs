@@ -19,6 +19,7 @@ pub use crate::rows::agentic::{
 };
 pub use crate::rows::{Page, Scope};
 pub(crate) use crate::rows::{corrupt, currency_of, i64_of, in_list, u64_of};
+use openrail_domain::FailureReason;
 use openrail_domain::journal::{TxKind, TxStatus};
 pub use openrail_domain::pulls::{DeclineReason, PullResolution};
 use openrail_domain::{AttestationStatus, BankAccountId, MandateId, PullId, SessionKeyId};
@@ -605,7 +606,7 @@ pub(crate) async fn insert_pull_rows_in(
                 .push(p.authorized_at)
                 .push(p.created_at)
                 .push(p.updated_at)
-                .push(p.failure_reason.as_deref())
+                .push(p.failure_reason.map(FailureReason::as_str))
                 .push(p.agent.as_ref().map(|a| a.nonce.as_str()))
                 .push(p.agent.as_ref().map(|a| a.deadline))
                 .push(p.agent.as_ref().map(|a| a.signature.as_str()));
@@ -845,7 +846,7 @@ pub(crate) enum PullChange<'a> {
     /// `authorized` → `settled` or `failed`: the bank leg of a bank-funded pull ended.
     BankLeg {
         status: PullStatus,
-        failure_reason: Option<&'a str>,
+        failure_reason: Option<FailureReason>,
     },
     /// `authorized` or `declined` → `pending`: the block that resolved it left the chain
     /// (it is resolved again from the new chain).
@@ -966,7 +967,7 @@ pub(crate) async fn change_pulls_in(
                         .push(None::<i64>)
                         .push(None::<&str>)
                         .push(None::<i64>)
-                        .push(*failure_reason);
+                        .push(failure_reason.map(FailureReason::as_str));
                 }
                 // The outcome read from the lost block goes with it.
                 PullChange::Reorg => {
@@ -1306,17 +1307,16 @@ impl Pulls<'_> {
         self,
         id: &PullId,
         status: PullStatus,
-        failure_reason: Option<&str>,
+        failure_reason: Option<FailureReason>,
         now: i64,
     ) -> Result<bool, StoreError> {
         let id = id.clone();
-        let failure_reason = failure_reason.map(str::to_owned);
         self.0
             .write(move |mut tx| {
                 Box::pin(async move {
                     let change = PullChange::BankLeg {
                         status,
-                        failure_reason: failure_reason.as_deref(),
+                        failure_reason,
                     };
                     let (moved, _) =
                         change_pulls_in(&mut tx, &[(id.as_str(), change)], Guard::None, now)

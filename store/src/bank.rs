@@ -10,6 +10,7 @@ use crate::money::Currency;
 pub use crate::rows::bank::{BankTransfer, Direction};
 pub(crate) use crate::rows::bank::{TRANSFER_COLS, transfer_of};
 use crate::rows::{Page, Scope};
+use openrail_domain::FailureReason;
 pub use openrail_domain::TransferStatus;
 use openrail_domain::{AccountId, BankAccountId, BankTransferId};
 
@@ -237,7 +238,7 @@ impl Bank<'_> {
                         if tx.execute(&q).await? == 0 {
                             let (from, due) = (TransferStatus::Pending, now + delay);
                             let change =
-                                (TransferStatus::Failed, Some("insufficient_funds"), i64::MAX);
+                                (TransferStatus::Failed, Some(FailureReason::InsufficientFunds), i64::MAX);
                             move_transfer_in(&mut tx, &id, (from, due), change, now).await?;
                         }
                     }
@@ -290,17 +291,16 @@ impl Bank<'_> {
         self,
         t: &BankTransfer,
         status: TransferStatus,
-        failure_reason: Option<&str>,
+        failure_reason: Option<FailureReason>,
         (balance_delta, held_delta): (i64, i64),
         next_due: i64,
         now: i64,
     ) -> Result<bool, StoreError> {
         let t = t.clone();
-        let failure_reason = failure_reason.map(str::to_owned);
         self.0
             .write(move |mut tx| {
                 Box::pin(async move {
-                    let change = (status, failure_reason.as_deref(), next_due);
+                    let change = (status, failure_reason, next_due);
                     if !move_transfer_in(&mut tx, &t.id, (t.status, t.due_at), change, now).await? {
                         return Ok(false);
                     }
@@ -347,7 +347,7 @@ pub(crate) async fn move_transfer_in(
     conn: &mut impl Exec,
     id: &BankTransferId,
     (from, due_at): (TransferStatus, i64),
-    (to, failure_reason, next_due): (TransferStatus, Option<&str>, i64),
+    (to, failure_reason, next_due): (TransferStatus, Option<FailureReason>, i64),
     now: i64,
 ) -> Result<bool, StoreError> {
     use openrail_domain::status::Lifecycle;
@@ -368,7 +368,7 @@ pub(crate) async fn move_transfer_in(
     );
     q.push(id.as_str())
         .push(to.as_str())
-        .push(failure_reason)
+        .push(failure_reason.map(FailureReason::as_str))
         .push(next_due)
         .push(now)
         .push(from.as_str())

@@ -7,6 +7,7 @@ use crate::events::{self, EventType};
 pub(crate) use crate::rows::payments::{COLS, payment_of};
 pub use crate::rows::payments::{PartyKind, Payment};
 use crate::rows::{Page, Scope};
+use openrail_domain::FailureReason;
 use openrail_domain::PaymentId;
 use openrail_domain::journal::TxStatus;
 pub use openrail_domain::{PaymentStatus, RefundStatus};
@@ -37,7 +38,7 @@ impl Payment {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PaymentChange<'a> {
     pub to: PaymentStatus,
-    pub failure_reason: Option<&'a str>,
+    pub failure_reason: Option<FailureReason>,
     pub tx_hash: Option<&'a str>,
     /// Its refund's move `(from, to)`: `(None, pending)` a refund now owed to its
     /// source, `(Some(pending), end)` that refund's end (only from `from`).
@@ -102,7 +103,7 @@ pub(crate) async fn move_payment_in(
     q.push(id)
         .push(from.as_str())
         .push(to.as_str())
-        .push(change.failure_reason)
+        .push(change.failure_reason.map(FailureReason::as_str))
         .push(change.tx_hash)
         .push(refund_to.map(RefundStatus::as_str))
         .push(now)
@@ -156,7 +157,7 @@ impl Payments<'_> {
                     .bind(p.destination_type.as_str())
                     .bind(&p.destination_address)
                     .bind(p.status.as_str())
-                    .bind(&p.failure_reason)
+                    .bind(p.failure_reason.map(FailureReason::as_str))
                     .bind(i64::try_from(p.chain_id).unwrap_or(i64::MAX))
                     .bind(&p.tx_hash)
                     .bind(p.created_at)
@@ -211,7 +212,7 @@ impl Payments<'_> {
     pub async fn fail_owing_refund(
         self,
         id: &PaymentId,
-        failure_reason: &str,
+        failure_reason: FailureReason,
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
@@ -250,7 +251,7 @@ impl Payments<'_> {
         id: &PaymentId,
         from: PaymentStatus,
         to: PaymentStatus,
-        failure_reason: Option<&str>,
+        failure_reason: Option<FailureReason>,
         tx_hash: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
@@ -272,14 +273,14 @@ impl Payments<'_> {
     ) -> Result<bool, StoreError> {
         let id = id.as_str().to_owned();
         let (to, refund) = (change.to, change.refund);
-        let failure_reason = change.failure_reason.map(str::to_owned);
+        let failure_reason = change.failure_reason;
         let tx_hash = change.tx_hash.map(str::to_owned);
         self.0
             .write(move |mut tx| {
                 Box::pin(async move {
                     let change = PaymentChange {
                         to,
-                        failure_reason: failure_reason.as_deref(),
+                        failure_reason,
                         tx_hash: tx_hash.as_deref(),
                         refund,
                     };

@@ -4,7 +4,7 @@
 //! late), one event per change, and a debit holding its amount so concurrent debits never
 //! spend one balance twice.
 
-use openrail_domain::{AccountId, BankAccountId};
+use openrail_domain::{AccountId, BankAccountId, FailureReason};
 use openrail_store::agentic::Scope;
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior, Direction, TransferStatus};
 use openrail_store::events::{BankTransferSnapshot, EventFilter, EventType, Snapshot};
@@ -82,7 +82,7 @@ async fn lifecycle(store: Store) {
             t.direction,
             t.amount,
             t.status,
-            t.failure_reason.as_deref()
+            t.failure_reason
         ),
         (&ba.id, Direction::Debit, 300, TransferStatus::Pending, None)
     );
@@ -239,7 +239,7 @@ async fn lifecycle(store: Store) {
             .apply_transition(
                 &settled,
                 TransferStatus::Failed,
-                Some("returned"),
+                Some(FailureReason::Returned),
                 (300, 0),
                 i64::MAX,
                 late
@@ -251,11 +251,16 @@ async fn lifecycle(store: Store) {
     assert_eq!(
         (
             failed.status,
-            failed.failure_reason.as_deref(),
+            failed.failure_reason,
             failed.due_at,
             failed.updated_at
         ),
-        (TransferStatus::Failed, Some("returned"), i64::MAX, late)
+        (
+            TransferStatus::Failed,
+            Some(FailureReason::Returned),
+            i64::MAX,
+            late
+        )
     );
     assert_eq!(money(&store, &ba).await, (1_000, 0));
     assert_eq!(
@@ -390,7 +395,7 @@ async fn failures_credits_and_order(store: Store) {
             .apply_transition(
                 &debit,
                 TransferStatus::Failed,
-                Some("account_closed"),
+                Some(FailureReason::AccountClosed),
                 (0, -200),
                 i64::MAX,
                 NOW + DELAY
@@ -400,8 +405,12 @@ async fn failures_credits_and_order(store: Store) {
     );
     let d = by_key(&store, "d").await;
     assert_eq!(
-        (d.status, d.failure_reason.as_deref(), d.due_at),
-        (TransferStatus::Failed, Some("account_closed"), i64::MAX)
+        (d.status, d.failure_reason, d.due_at),
+        (
+            TransferStatus::Failed,
+            Some(FailureReason::AccountClosed),
+            i64::MAX
+        )
     );
     assert_eq!(money(&store, &ba).await, (500, 0));
     assert_eq!(
@@ -550,12 +559,12 @@ async fn concurrency(store: Store) {
     };
     assert_eq!(pending.status, TransferStatus::Pending, "{both:?}");
     assert_eq!(
+        (failed.status, failed.failure_reason, failed.due_at),
         (
-            failed.status,
-            failed.failure_reason.as_deref(),
-            failed.due_at
+            TransferStatus::Failed,
+            Some(FailureReason::InsufficientFunds),
+            i64::MAX
         ),
-        (TransferStatus::Failed, Some("insufficient_funds"), i64::MAX),
         "{both:?}"
     );
     assert_eq!(
@@ -608,7 +617,7 @@ async fn no_move_to_the_same_status(store: Store) {
         (
             &debit,
             TransferStatus::Failed,
-            Some("account_closed"),
+            Some(FailureReason::AccountClosed),
             (0, -100),
         ),
     ] {
@@ -628,7 +637,7 @@ async fn no_move_to_the_same_status(store: Store) {
 
     for (key, t, reason, deltas) in [
         ("same-c", &settled, None, (50, 0)),
-        ("same-d", &failed, Some("returned"), (100, 0)),
+        ("same-d", &failed, Some(FailureReason::Returned), (100, 0)),
     ] {
         let again = store
             .bank()

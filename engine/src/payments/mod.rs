@@ -32,7 +32,7 @@ use alloy::primitives::{Address, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
-use openrail_domain::{BankAccountId, PaymentId, PullId};
+use openrail_domain::{BankAccountId, FailureReason, PaymentId, PullId};
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
@@ -55,7 +55,7 @@ enum Leg {
     /// Mined and reverted (`transaction_reverted`, refined for a wallet source by
     /// [`PaymentDriver::why_reverted`]) or refused by the node (`transaction_failed`).
     Failed {
-        reason: &'static str,
+        reason: FailureReason,
         hash: String,
     },
 }
@@ -195,7 +195,7 @@ impl PaymentDriver {
             TransferStatus::Pending => return Ok(false),
             TransferStatus::Settled if debit.due_at != i64::MAX => return Ok(false),
             TransferStatus::Failed => {
-                let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
+                let reason = debit.failure_reason.unwrap_or(FailureReason::BankFailure);
                 return Ok(self
                     .store
                     .pulls()
@@ -259,7 +259,7 @@ impl PaymentDriver {
                     .finish_bank_leg(
                         &pull.pull_id,
                         PullStatus::Failed,
-                        Some("payout_failed"),
+                        Some(FailureReason::PayoutFailed),
                         now_ms(),
                     )
                     .await?)
@@ -315,7 +315,7 @@ impl PaymentDriver {
             match debit.status {
                 TransferStatus::Pending => return Ok(false),
                 TransferStatus::Failed => {
-                    let reason = debit.failure_reason.as_deref().unwrap_or("bank_failure");
+                    let reason = debit.failure_reason.unwrap_or(FailureReason::BankFailure);
                     return self.fail(p, reason, None).await;
                 }
                 // Settled but still inside its return window: wait.
@@ -360,7 +360,7 @@ impl PaymentDriver {
                     .payments()
                     .fail_owing_refund(
                         &p.id,
-                        credit.failure_reason.as_deref().unwrap_or("bank_failure"),
+                        credit.failure_reason.unwrap_or(FailureReason::BankFailure),
                         None,
                         now_ms(),
                     )
@@ -374,7 +374,7 @@ impl PaymentDriver {
             Leg::Failed { hash, .. } => Ok(self
                 .store
                 .payments()
-                .fail_owing_refund(&p.id, "payout_failed", Some(&hash), now_ms())
+                .fail_owing_refund(&p.id, FailureReason::PayoutFailed, Some(&hash), now_ms())
                 .await?),
             Leg::NotSent => {
                 self.send_leg(
@@ -489,8 +489,8 @@ impl PaymentDriver {
     /// (`insufficient_funds`), its allowance to the router (`allowance_insufficient`), else
     /// `transaction_reverted` (a signature past its deadline, a token's own refusal…) —
     /// never `insufficient_funds` by default.
-    async fn why_reverted(&self, p: &Payment, reason: &'static str) -> &'static str {
-        if reason != "transaction_reverted" || p.source_type != PartyKind::Wallet {
+    async fn why_reverted(&self, p: &Payment, reason: FailureReason) -> FailureReason {
+        if reason != FailureReason::TransactionReverted || p.source_type != PartyKind::Wallet {
             return reason;
         }
         let (Ok(from), Some(token)) =
@@ -502,14 +502,14 @@ impl PaymentDriver {
         use openrail_chain::diagnose::{TransferFailure, transfer_failure};
         match transfer_failure(&self.reader, *token, from, self.router, amount).await {
             Ok(TransferFailure::TokenRefused) | Err(_) => reason,
-            Ok(f) => f.reason().as_str(),
+            Ok(f) => FailureReason::of_decline(f.reason()).unwrap_or(reason),
         }
     }
 
     async fn fail(
         &self,
         p: &Payment,
-        reason: &str,
+        reason: FailureReason,
         tx: Option<&str>,
     ) -> Result<bool, PaymentError> {
         Ok(self
@@ -538,11 +538,11 @@ impl PaymentDriver {
                     TxStatus::Succeeded | TxStatus::Reverted if !tx.confirmed => Leg::InFlight,
                     TxStatus::Succeeded => Leg::Done(tx.hash),
                     TxStatus::Reverted => Leg::Failed {
-                        reason: "transaction_reverted",
+                        reason: FailureReason::TransactionReverted,
                         hash: tx.hash,
                     },
                     TxStatus::Rejected => Leg::Failed {
-                        reason: "transaction_failed",
+                        reason: FailureReason::TransactionFailed,
                         hash: tx.hash,
                     },
                     // Marked only once another transaction carries the leg, which the journal's

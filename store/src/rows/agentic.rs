@@ -165,7 +165,7 @@ pub struct DebitPull {
     /// Unix ms.
     pub updated_at: i64,
     /// Why the bank leg of an authorized pull failed.
-    pub failure_reason: Option<String>,
+    pub failure_reason: Option<openrail_domain::FailureReason>,
     /// The agent's signature, on a key with a signer.
     pub agent: Option<AgentAuthorization>,
 }
@@ -281,7 +281,7 @@ pub(crate) fn pull_of(r: &impl Record) -> Result<DebitPull, StoreError> {
         authorized_at: r.int("authorized_at")?,
         created_at: r.integer("created_at")?,
         updated_at: r.integer("updated_at")?,
-        failure_reason: r.text("failure_reason")?,
+        failure_reason: super::failure_of(r)?,
         agent: match (
             r.text("agent_nonce")?,
             r.int("agent_deadline")?,

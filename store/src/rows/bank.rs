@@ -29,7 +29,7 @@ pub struct BankTransfer {
     /// Lifecycle.
     pub status: TransferStatus,
     /// Why it failed.
-    pub failure_reason: Option<String>,
+    pub failure_reason: Option<openrail_domain::FailureReason>,
     /// When it is next due for a transition (`i64::MAX`: final).
     pub due_at: i64,
     /// Unix ms.
@@ -50,7 +50,7 @@ pub(crate) fn transfer_of(r: &impl Record) -> Result<BankTransfer, StoreError> {
         amount: u64::try_from(r.integer("amount")?).unwrap_or_default(),
         status: TransferStatus::parse(&status)
             .ok_or_else(|| corrupt("transfer status", &status))?,
-        failure_reason: r.text("failure_reason")?,
+        failure_reason: super::failure_of(r)?,
         due_at: r.integer("due_at")?,
         created_at: r.integer("created_at")?,
         updated_at: r.integer("updated_at")?,

@@ -141,6 +141,17 @@ pub(crate) fn mode_of(r: &impl Record, col: &str) -> Result<Mode, StoreError> {
     Mode::parse(&s).ok_or_else(|| corrupt("mode", &s))
 }
 
+/// The `failure_reason` column.
+pub(crate) fn failure_of(
+    r: &impl Record,
+) -> Result<Option<openrail_domain::FailureReason>, StoreError> {
+    r.text("failure_reason")?
+        .map(|s| {
+            openrail_domain::FailureReason::parse(&s).ok_or_else(|| corrupt("failure reason", &s))
+        })
+        .transpose()
+}
+
 pub(crate) fn currency_of(r: &impl Record, col: &str) -> Result<Currency, StoreError> {
     let s = r.string(col)?;
     Currency::parse(&s).ok_or_else(|| corrupt("currency", &s))

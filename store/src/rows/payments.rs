@@ -40,7 +40,7 @@ pub struct Payment {
     /// Lifecycle.
     pub status: PaymentStatus,
     /// Why it failed.
-    pub failure_reason: Option<String>,
+    pub failure_reason: Option<openrail_domain::FailureReason>,
     /// Chain it settles on.
     pub chain_id: u64,
     /// Its transaction.
@@ -77,7 +77,7 @@ pub(crate) fn payment_of(r: &impl Record) -> Result<Payment, StoreError> {
         destination_type: party_of(r, "destination_type")?,
         destination_address: r.string("destination_address")?,
         status: PaymentStatus::parse(&status).ok_or_else(|| bad("payment status", &status))?,
-        failure_reason: r.text("failure_reason")?,
+        failure_reason: super::failure_of(r)?,
         chain_id: u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
         tx_hash: r.text("tx_hash")?,
         created_at: r.integer("created_at")?,

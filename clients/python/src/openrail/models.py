@@ -64,6 +64,9 @@ AmountString = str
 BankTransferTag = Literal["bank_transfer"]
 
 
+FailureCode = Union[Literal["insufficient_funds", "allowance_insufficient", "account_closed", "returned", "bank_failure", "transaction_reverted", "transaction_failed", "payout_failed"], None]
+
+
 Timestamp = str
 """RFC 3339, UTC"""
 
@@ -85,8 +88,8 @@ class BankTransfer(TypedDict):
     """Creation time."""
     direction: TransferDirection
     """Debit or credit."""
-    failure_reason: Union[str, None]
-    """Why it failed."""
+    failure_reason: FailureCode
+    """Why it failed (status failed)."""
     id: str
     """`btr_…`"""
     object: BankTransferTag
@@ -140,8 +143,8 @@ class DebitPull(TypedDict):
     """Free text."""
     destination: Address
     """The wallet paid."""
-    failure_reason: Union[str, None]
-    """Why it failed (status failed)."""
+    failure_reason: FailureCode
+    """Why its bank leg failed (status failed)."""
     id: str
     """`pull_…`"""
     livemode: bool
@@ -443,8 +446,8 @@ class Payment(TypedDict):
     """ISO 4217 code."""
     destination: PaymentDestinationView
     """Where it goes."""
-    failure_reason: Union[str, None]
-    """Why it failed: insufficient_funds, account_closed, returned, transaction_failed, …"""
+    failure_reason: FailureCode
+    """Why it failed (status failed)."""
     id: str
     """`pay_…`"""
     livemode: bool
@@ -1277,6 +1280,7 @@ __all__ = [
     "EventList",
     "EventTag",
     "EventType",
+    "FailureCode",
     "FreeText",
     "IdentityAttestation",
     "IdentityAttestationList",

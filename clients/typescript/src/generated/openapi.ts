@@ -958,8 +958,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Debit or credit. */
             direction: components["schemas"]["TransferDirection"];
-            /** @description Why it failed. */
-            failure_reason: string | null;
+            /** @description Why it failed (status failed). */
+            failure_reason: components["schemas"]["FailureCode"];
             /** @description `btr_…` */
             id: string;
             /** @description Always `bank_transfer`. */
@@ -1105,8 +1105,8 @@ export interface components {
             description: string | null;
             /** @description The wallet paid. */
             destination: components["schemas"]["Address"];
-            /** @description Why it failed (status failed). */
-            failure_reason: string | null;
+            /** @description Why its bank leg failed (status failed). */
+            failure_reason: components["schemas"]["FailureCode"];
             /** @description `pull_…` */
             id: string;
             /** @description Mainnet or testnet. */
@@ -1240,6 +1240,8 @@ export interface components {
         EventTag: "event";
         /** @enum {string} */
         EventType: "mandate.created" | "mandate.requires_authorization" | "mandate.authorized" | "mandate.activated" | "mandate.canceled" | "mandate.failed" | "session_key.created" | "session_key.activated" | "session_key.revoked" | "session_key.expired" | "session_key.failed" | "debit_pull.created" | "debit_pull.authorized" | "debit_pull.declined" | "debit_pull.settled" | "debit_pull.failed" | "debit_pull.reorged" | "payment.created" | "payment.requires_authorization" | "payment.authorized" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.canceled" | "payment.refund_succeeded" | "payment.refund_failed" | "bank_account.transfer.created" | "bank_account.transfer.settled" | "bank_account.transfer.failed" | "webhook_endpoint.disabled" | "identity.verification.created" | "identity.verification.processing" | "identity.verification.verified" | "identity.verification.requires_input" | "identity.verification.canceled" | "identity.attestation.pending" | "identity.attestation.active" | "identity.attestation.revoked" | "identity.attestation.failed";
+        /** @enum {string|null} */
+        FailureCode: "insufficient_funds" | "allowance_insufficient" | "account_closed" | "returned" | "bank_failure" | "transaction_reverted" | "transaction_failed" | "payout_failed" | null;
         /** @description Free text, up to 500 characters, without control characters (U+0000–U+001F, U+007F–U+009F: NUL, BEL, tab, line breaks) or bidirectional formatting characters (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); else 400 `parameter_invalid` naming the field. */
         FreeText: string;
         /**
@@ -1541,8 +1543,8 @@ export interface components {
             currency: components["schemas"]["CurrencyCode"];
             /** @description Where it goes. */
             destination: components["schemas"]["PaymentDestinationView"];
-            /** @description Why it failed: insufficient_funds, account_closed, returned, transaction_failed, … */
-            failure_reason: string | null;
+            /** @description Why it failed (status failed). */
+            failure_reason: components["schemas"]["FailureCode"];
             /** @description `pay_…` */
             id: string;
             /** @description Mainnet or testnet. */
