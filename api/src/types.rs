@@ -1589,7 +1589,7 @@ pub struct WebhookEndpoint {
     pub description: Option<String>,
     /// The event types delivered (`["*"]`: all).
     #[schema(value_type = Vec<EnabledEvent>)]
-    pub enabled_events: Vec<String>,
+    pub enabled_events: Vec<&'static str>,
     /// enabled or disabled.
     #[schema(value_type = EndpointStatus)]
     pub status: &'static str,

@@ -173,7 +173,7 @@ pub fn webhook_endpoint(e: &WebhookEndpoint) -> types::WebhookEndpoint {
         created_at: rfc3339_ms(e.created_at),
         url: e.url.clone(),
         description: e.description.clone(),
-        enabled_events: e.enabled_events.clone(),
+        enabled_events: e.enabled_events.names(),
         status: e.status.as_str(),
         disabled_reason: e.disabled_reason.clone(),
         failing_since: e.failing_since.map(rfc3339_ms),

@@ -9,8 +9,7 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use openrail_store::events::EventType;
-use openrail_store::webhooks::{EndpointChange, WebhookEndpoint, new_secret};
+use openrail_store::webhooks::{EnabledEvents, EndpointChange, WebhookEndpoint, new_secret};
 use openrail_store::{Mode, now_ms};
 use openrail_domain::{EventId, WebhookEndpointId};
 use serde::Serialize;
@@ -39,35 +38,16 @@ fn json_response<T: Serialize>(status: StatusCode, v: T) -> Response {
     (status, axum::Json(v)).into_response()
 }
 
-/// `enabled_events`: `["*"]` or known event types, each once.
-fn enabled_events(types: Vec<String>) -> Result<Vec<String>, ApiError> {
+/// `enabled_events`: `["*"]` or known event types (a repeated one counts once).
+fn enabled_events(types: Vec<String>) -> Result<EnabledEvents, ApiError> {
     const P: &str = "enabled_events";
-    if types.is_empty() {
-        return Err(invalid(P, "must list event types, or [\"*\"] for all"));
-    }
     if types.len() > MAX_EVENT_TYPES {
         return Err(invalid(P, "lists too many event types"));
     }
-    if types.iter().any(|t| t == "*") {
-        return if types.len() == 1 {
-            Ok(types)
-        } else {
-            Err(invalid(P, "\"*\" stands alone: it means every type"))
-        };
-    }
-    let mut out: Vec<String> = Vec::with_capacity(types.len());
-    for t in types {
-        if EventType::parse(&t).is_none() {
-            return Err(ApiError::ParameterInvalid {
-                param: P.into(),
-                detail: format!("names an unknown event type {t:?}"),
-            });
-        }
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    Ok(out)
+    EnabledEvents::parse(&types).map_err(|e| ApiError::ParameterInvalid {
+        param: P.into(),
+        detail: e.to_string(),
+    })
 }
 
 /// The endpoint URL as stored: checked for `mode` under the process's webhook targets,

@@ -74,7 +74,7 @@ pub async fn run(n: usize, concurrency: usize, postgres: Option<String>) -> anyh
                 Mode::Testnet,
                 format!("http://127.0.0.1:{port}/hook"),
                 None,
-                vec!["*".into()],
+                openrail_store::webhooks::EnabledEvents::All,
                 now,
             ),
             &secret,

@@ -36,7 +36,7 @@ async fn endpoint(
         mode,
         "http://127.0.0.1:9/hook".into(),
         None,
-        events.iter().map(|e| e.to_string()).collect(),
+        openrail_store::webhooks::EnabledEvents::parse(events).expect("event types"),
         at,
     );
     let secret = new_secret();

@@ -29,8 +29,8 @@ pub struct WebhookEndpoint {
     pub url: String,
     /// Free text.
     pub description: Option<String>,
-    /// Event types delivered; `["*"]` for all.
-    pub enabled_events: Vec<String>,
+    /// Event types delivered (stored as `["*"]` for all, or the types' names).
+    pub enabled_events: openrail_domain::EnabledEvents,
     /// Enabled or disabled.
     pub status: EndpointStatus,
     /// Why it is disabled ([`DISABLED_FAILING`], or `null` when its owner disabled it).
