@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::attestations::{NO_LIVE_TRANSACTION, move_attestation_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
@@ -10,12 +11,12 @@ use crate::ids::Mode;
 use crate::money::Currency;
 use crate::outbox::{self, WorkKind};
 use crate::rows::Reads;
-pub(crate) use crate::rows::agentic::{
-    ATTESTATION_COLS, KEY_COLS, MANDATE_COLS, PULL_COLS, attestation_of, bank_funded, key_of,
-    key_use_in, mandate_from, mandate_of, mandate_use_in, pull_of, spend_in,
-};
 pub use crate::rows::agentic::{
     AgentAuthorization, DebitPull, EpochUse, IdentityRequirements, Mandate, SessionKey,
+};
+pub(crate) use crate::rows::agentic::{
+    KEY_COLS, MANDATE_COLS, PULL_COLS, bank_funded, key_of, key_use_in, mandate_from, mandate_of,
+    mandate_use_in, pull_of, spend_in,
 };
 pub use crate::rows::{Page, Scope};
 pub(crate) use crate::rows::{corrupt, currency_of, i64_of, in_list, u64_of};
@@ -1445,50 +1446,3 @@ pub(crate) async fn fate_effect_in(
     };
     Ok(())
 }
-
-/// **The one place an attestation's status changes after creation.** Moves attestation `id`
-/// to `to` from a status it may move from ([`AttestationStatus::sources`]), under `guard`
-/// (an extra SQL condition, `""` for none), sets its transaction when given and its
-/// revocation time on `revoked`, and records the event — inside the caller's transaction.
-/// Returns whether it moved; a move outside the table is [`StoreError::Transition`].
-pub(crate) async fn move_attestation_in(
-    conn: &mut impl Exec,
-    id: &str,
-    to: AttestationStatus,
-    tx_hash: Option<&str>,
-    guard: &str,
-    now: i64,
-) -> Result<bool, StoreError> {
-    if to.sources().is_empty() {
-        return Err(StoreError::Transition(format!(
-            "attestation {id}: nothing moves to {}",
-            to.as_str()
-        )));
-    }
-    let revoked_at = (to == AttestationStatus::Revoked).then_some(now);
-    let mut q = Stmt::new(
-        conn.backend(),
-        format!(
-            "UPDATE identity_attestations SET status = $2, tx_hash = COALESCE(tx_hash, $3), \
-             revoked_at = COALESCE(revoked_at, $4), updated_at = $5 \
-             WHERE id = $1 AND status IN ({}){guard}",
-            in_list(to.sources().iter().map(|s| s.as_str()))
-        ),
-    );
-    q.push(id)
-        .push(to.as_str())
-        .push(tx_hash)
-        .push(revoked_at)
-        .push(now);
-    let moved = conn.execute(&q).await? == 1;
-    if moved {
-        events::record(conn, EventType::of_attestation(to), id, now).await?;
-    }
-    Ok(moved)
-}
-
-/// No other transaction carrying the attestation (`$1`) is still live: a failed `attest`
-/// fails it only if nothing else may still carry it.
-pub(crate) const NO_LIVE_TRANSACTION: &str = " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
-     JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 AND t.status IN ('signed', 'succeeded') \
-     AND t.kind = 'attest')";

@@ -13,15 +13,15 @@
 
 pub use openrail_domain::AttestationStatus;
 
-use crate::agentic::{Page, Scope};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType};
 use crate::exec::{Exec, Record, Stmt};
 use crate::outbox::{self, WorkKind};
+use crate::rows::{Page, Scope, in_list};
 use openrail_domain::AttestationId;
 
-pub(crate) use crate::agentic::{ATTESTATION_COLS as COLS, attestation_of, move_attestation_in};
 pub use crate::attestation::Attestation;
+pub(crate) use crate::rows::agentic::{ATTESTATION_COLS as COLS, attestation_of};
 
 /// Identity attestations and the receipts relayed to the mirror (`store.attestations()`).
 #[derive(Debug, Clone, Copy)]
@@ -337,7 +337,7 @@ impl Attestations<'_> {
         if schemas.is_empty() {
             return Ok(Vec::new());
         }
-        let listed = crate::agentic::in_list(schemas.iter().map(String::as_str));
+        let listed = in_list(schemas.iter().map(String::as_str));
         let q = self
             .0
             .stmt(format!(
@@ -465,3 +465,50 @@ pub fn revocable(status: AttestationStatus) -> bool {
         AttestationStatus::Pending | AttestationStatus::Active
     )
 }
+
+/// **The one place an attestation's status changes after creation.** Moves attestation `id`
+/// to `to` from a status it may move from ([`AttestationStatus::sources`]), under `guard`
+/// (an extra SQL condition, `""` for none), sets its transaction when given and its
+/// revocation time on `revoked`, and records the event — inside the caller's transaction.
+/// Returns whether it moved; a move outside the table is [`StoreError::Transition`].
+pub(crate) async fn move_attestation_in(
+    conn: &mut impl Exec,
+    id: &str,
+    to: AttestationStatus,
+    tx_hash: Option<&str>,
+    guard: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    if to.sources().is_empty() {
+        return Err(StoreError::Transition(format!(
+            "attestation {id}: nothing moves to {}",
+            to.as_str()
+        )));
+    }
+    let revoked_at = (to == AttestationStatus::Revoked).then_some(now);
+    let mut q = Stmt::new(
+        conn.backend(),
+        format!(
+            "UPDATE identity_attestations SET status = $2, tx_hash = COALESCE(tx_hash, $3), \
+             revoked_at = COALESCE(revoked_at, $4), updated_at = $5 \
+             WHERE id = $1 AND status IN ({}){guard}",
+            in_list(to.sources().iter().map(|s| s.as_str()))
+        ),
+    );
+    q.push(id)
+        .push(to.as_str())
+        .push(tx_hash)
+        .push(revoked_at)
+        .push(now);
+    let moved = conn.execute(&q).await? == 1;
+    if moved {
+        events::record(conn, EventType::of_attestation(to), id, now).await?;
+    }
+    Ok(moved)
+}
+
+/// No other transaction carrying the attestation (`$1`) is still live: a failed `attest`
+/// fails it only if nothing else may still carry it.
+pub(crate) const NO_LIVE_TRANSACTION: &str = " AND NOT EXISTS (SELECT 1 FROM chain_tx_intents i \
+     JOIN chain_txs t ON t.hash = i.hash WHERE i.intent = $1 AND t.status IN ('signed', 'succeeded') \
+     AND t.kind = 'attest')";
