@@ -413,13 +413,19 @@ async fn run_real(
         api.transactions,
         n as f64 / api.transactions.max(1) as f64
     );
-    if let Some(f) = api.block_fill {
+    if let Some(f) = &api.block_fill {
         println!(
             "blocks carrying the run: {}; the {} between the first and the last used {} of their gas limit (the first and last hold the run's start and end)",
             f.blocks,
             f.inner,
             f.inner_fill
                 .map_or("—".to_string(), |x| format!("{:.0} %", x * 100.0))
+        );
+        let counts: Vec<String> = f.per_block.iter().map(|c| c.to_string()).collect();
+        println!(
+            "pulls settled by each of those blocks: {} (the batched ceiling: {:.0} a block)",
+            counts.join(", "),
+            batched_ceiling * real.block_time as f64
         );
         if let Some(pulls) = f.inner_pulls.filter(|_| f.inner > 0) {
             let per_sec = pulls as f64 / (f.inner as u64 * real.block_time) as f64;
@@ -1119,31 +1125,37 @@ async fn block_fill<P: Provider>(op: &P, before: u64, asm: Address) -> anyhow::R
     let (gas, limit) = inner.iter().fold((0u128, 0u128), |(g, l), (_, bg, bl)| {
         (g + u128::from(*bg), l + u128::from(*bl))
     });
-    // The pulls those blocks settled: their `DebitPulled` logs.
-    let inner_pulls = match (inner.first(), inner.last()) {
-        (Some(first), Some(last)) => Some(
-            op.get_logs(
+    // The pulls each block settled: their `DebitPulled` logs.
+    let mut per_block: Vec<usize> = vec![0; carrying.len()];
+    if let (Some(first), Some(last)) = (carrying.first(), carrying.last()) {
+        let logs = op
+            .get_logs(
                 &alloy::rpc::types::Filter::new()
                     .address(asm)
                     .event_signature(AllowanceStateMachine::DebitPulled::SIGNATURE_HASH)
                     .from_block(first.0)
                     .to_block(last.0),
             )
-            .await?
-            .len(),
-        ),
-        _ => None,
-    };
+            .await?;
+        for log in logs {
+            if let Some(i) = carrying.iter().position(|b| Some(b.0) == log.block_number) {
+                per_block[i] += 1;
+            }
+        }
+    }
+    let inner_pulls =
+        (!inner.is_empty()).then(|| per_block[1..per_block.len() - 1].iter().sum::<usize>());
     Ok(BlockFill {
         blocks: carrying.len(),
         inner: inner.len(),
         inner_fill: (limit > 0).then(|| gas as f64 / limit as f64),
         inner_pulls,
+        per_block,
     })
 }
 
 /// See [`block_fill`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct BlockFill {
     /// Blocks that carried the run's transactions.
     blocks: usize,
@@ -1153,4 +1165,6 @@ struct BlockFill {
     inner_fill: Option<f64>,
     /// The pulls they settled (`DebitPulled` logs).
     inner_pulls: Option<usize>,
+    /// The pulls each block that carried the run settled, in block order.
+    per_block: Vec<usize>,
 }
