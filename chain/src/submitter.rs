@@ -67,12 +67,24 @@ fn refund_bound(used: u64) -> u64 {
 /// The limit a batch of `items` is tried at first: what an item of the last batch used,
 /// a tenth more (the node's trial runs with the access list it built, which makes each
 /// first touch of an address or slot 100 gas cheaper than the transaction sent without
-/// it), and the reserve the contract keeps before each token call. A block is filled by
+/// it), the transaction's own overhead ([`GAS_BATCH_OVERHEAD`]), and the reserve the
+/// contract keeps before each token call. A block is filled by
 /// limits: at the refund bound (a quarter more than the use) a block held at most four
 /// fifths of the pulls its gas could settle.
 fn tight_limit(item_gas: u64, items: u64) -> u64 {
-    item_gas.saturating_mul(items).saturating_mul(11) / 10 + GAS_TOKEN_RESERVE + 10_000
+    item_gas.saturating_mul(items).saturating_mul(11) / 10
+        + GAS_BATCH_OVERHEAD
+        + GAS_TOKEN_RESERVE
+        + 10_000
 }
+
+/// A batch transaction's own gas, which an item learnt from a full batch barely carries:
+/// 21,000, the calldata's and the batch's first touches of the contract, the token and
+/// the key. A lone pull uses ~57,000, ~48,500 more than an item of a full batch (`bench
+/// gas`); without it the guess for a batch of 16–22 items ran short (the contract's
+/// `InsufficientGas` before the last token call, seen in `bench pulls`) and sent the
+/// batches after it at the refund bound.
+const GAS_BATCH_OVERHEAD: u64 = 50_000;
 
 /// How long a fee estimate is used before it is asked for again. The estimate's maximum fee
 /// is twice the base fee plus the tip, which covers the base fee's largest rise over
@@ -987,20 +999,27 @@ impl Sender {
     /// items cheaper (slots already written, ceilings reached), not dearer.
     async fn estimate(&mut self, payload: &Payload) -> u64 {
         let items = payload.intents.len().max(1) as u64;
-        let guess = tight_limit(self.item_gas(), items);
-        if self.guess_after == 0 && guess < payload.gas {
-            if let Some(used) = self.runs_within(payload, guess).await {
-                self.learn(used, items);
-                // Enough, as the run proved; and never above the refund bound of what it
-                // used (a guess from a batch of a few items, whose transaction's own
-                // overhead made each item look dear, would waste much of a block).
-                return guess.min(refund_bound(used));
+        // A batch of fewer than `LEARN_FROM` items is not guessed: the item gas learnt from
+        // large batches leaves out its transaction's own overhead (21,000 and the batch's
+        // first touches), so its guess runs short — and a guess that ran short sent the next
+        // `GUESS_PAUSE` batches at the refund bound (seen in `bench pulls`: a one-pull batch
+        // sent when the queue ran dry, then sixteen full batches at 11,416 gas a pull instead
+        // of 10,127). Its own limit wastes little of a block either way.
+        if items >= LEARN_FROM {
+            let guess = tight_limit(self.item_gas(), items);
+            if self.guess_after == 0 && guess < payload.gas {
+                if let Some(used) = self.runs_within(payload, guess).await {
+                    self.learn(used, items);
+                    // Enough, as the run proved; and never above the refund bound of what
+                    // it used.
+                    return guess.min(refund_bound(used));
+                }
+                // It needed more (refunds it earns back, or dearer items): the bound below
+                // for the next batches, then the guess again.
+                self.guess_after = GUESS_PAUSE;
+            } else {
+                self.guess_after = self.guess_after.saturating_sub(1);
             }
-            // It needed more (refunds it earns back, or dearer items): the bound below for
-            // the next batches, then the guess again.
-            self.guess_after = GUESS_PAUSE;
-        } else {
-            self.guess_after = self.guess_after.saturating_sub(1);
         }
         let request = TransactionRequest::default()
             .with_from(self.core.from)
@@ -1053,7 +1072,14 @@ impl Sender {
             .with_gas_limit(limit);
         match self.core.provider.create_access_list(&request).await {
             Ok(r) if r.error.is_none() => u64::try_from(r.gas_used).ok(),
-            Ok(_) | Err(_) => None,
+            Ok(r) => {
+                tracing::info!(chain_id = self.core.chain_id, limit, items = payload.intents.len(), gas_used = %r.gas_used, error = ?r.error, "a batch's guessed limit did not run it");
+                None
+            }
+            Err(e) => {
+                tracing::info!(chain_id = self.core.chain_id, limit, items = payload.intents.len(), error = %e, "a batch's guessed limit was not tried");
+                None
+            }
         }
     }
 
@@ -1939,9 +1965,10 @@ mod limit_tests {
     /// covers a tenth over the last batch's use and the contract's reserve.
     #[test]
     fn a_batch_is_tried_at_a_tenth_over_its_use_not_a_quarter() {
+        // (A batch under `LEARN_FROM` items is not guessed.)
         for (item_gas, items) in [
             (8_827u64, 1024u64),
-            (8_827, 1),
+            (8_827, 64),
             (25_000, 300),
             (90_000, 128),
         ] {
@@ -2087,6 +2114,47 @@ mod estimate_tests {
             node.read_q().is_empty(),
             "every scripted answer was asked for"
         );
+    }
+
+    /// The guess covers what a batch of any size needs: its transaction's own gas, its
+    /// items, and the reserve the contract wants left before the last token call (from
+    /// `bench gas`: a lone pull 57,149 gas, an item of a full batch ~8,700), with the item
+    /// gas learnt from a full batch of 215.
+    #[test]
+    fn a_guess_covers_a_batch_s_own_overhead_at_every_size() {
+        let (item, overhead, reserve) = (8_700u64, 48_500u64, 104_000u64);
+        let learnt = (215 * item + overhead) / 215;
+        for items in LEARN_FROM..=MAX_BATCH as u64 {
+            let needs = overhead + items * item + reserve;
+            assert!(
+                tight_limit(learnt, items) >= needs,
+                "{items} items: {} < {needs}",
+                tight_limit(learnt, items)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_small_batch_is_not_guessed_and_leaves_the_next_batches_guessed() {
+        let node = Asserter::new();
+        let mut s = sender(&node);
+        node.push_success(&ran(8_000 * 64));
+        s.estimate(&batch(64)).await;
+        assert_eq!(s.item_gas(), 8_000);
+        // A lone pull: one execution at its budget (its overhead is not in the item gas, so
+        // a guess would run short), and the refund bound of its use.
+        node.push_success(&ran(57_000));
+        assert_eq!(
+            s.estimate(&batch(1)).await,
+            refund_bound(57_000).min(batch(1).gas)
+        );
+        // The full batch after it is guessed: one execution, at the tight limit.
+        node.push_success(&ran(8_000 * 200));
+        assert_eq!(
+            s.estimate(&batch(200)).await,
+            tight_limit(8_000, 200).min(refund_bound(8_000 * 200))
+        );
+        assert!(node.read_q().is_empty(), "one execution a batch");
     }
 
     #[tokio::test]
