@@ -999,12 +999,12 @@ impl Sender {
     /// items cheaper (slots already written, ceilings reached), not dearer.
     async fn estimate(&mut self, payload: &Payload) -> u64 {
         let items = payload.intents.len().max(1) as u64;
-        // A batch of fewer than `LEARN_FROM` items is not guessed: the item gas learnt from
-        // large batches leaves out its transaction's own overhead (21,000 and the batch's
-        // first touches), so its guess runs short — and a guess that ran short sent the next
-        // `GUESS_PAUSE` batches at the refund bound (seen in `bench pulls`: a one-pull batch
-        // sent when the queue ran dry, then sixteen full batches at 11,416 gas a pull instead
-        // of 10,127). Its own limit wastes little of a block either way.
+        // A batch of fewer than `LEARN_FROM` items is not guessed: its guess rests mostly on
+        // the transaction's own overhead, which the item gas learnt from full batches barely
+        // carries, and a guess that ran short sends the next `GUESS_PAUSE` full batches at
+        // the refund bound (seen in `bench pulls` before `GAS_BATCH_OVERHEAD`: a one-pull
+        // batch sent when the queue ran dry, then sixteen full batches at 11,416 gas a pull
+        // instead of 10,127). Its own limit wastes little of a block either way.
         if items >= LEARN_FROM {
             let guess = tight_limit(self.item_gas(), items);
             if self.guess_after == 0 && guess < payload.gas {

@@ -427,7 +427,8 @@ async fn run_real(
             counts.join(", "),
             batched_ceiling * real.block_time as f64
         );
-        if let Some(pulls) = f.inner_pulls.filter(|_| f.inner > 0) {
+        if f.inner > 0 {
+            let pulls: usize = f.per_block[1..f.per_block.len() - 1].iter().sum();
             let per_sec = pulls as f64 / (f.inner as u64 * real.block_time) as f64;
             println!(
                 "steady state, those {} blocks: {pulls} pulls settled, {per_sec:.0} pulls/s = {:.0} % of the batched ceiling",
@@ -1143,13 +1144,10 @@ async fn block_fill<P: Provider>(op: &P, before: u64, asm: Address) -> anyhow::R
             }
         }
     }
-    let inner_pulls =
-        (!inner.is_empty()).then(|| per_block[1..per_block.len() - 1].iter().sum::<usize>());
     Ok(BlockFill {
         blocks: carrying.len(),
         inner: inner.len(),
         inner_fill: (limit > 0).then(|| gas as f64 / limit as f64),
-        inner_pulls,
         per_block,
     })
 }
@@ -1163,8 +1161,7 @@ struct BlockFill {
     inner: usize,
     /// Their gas used over their gas limit.
     inner_fill: Option<f64>,
-    /// The pulls they settled (`DebitPulled` logs).
-    inner_pulls: Option<usize>,
-    /// The pulls each block that carried the run settled, in block order.
+    /// The pulls each block that carried the run settled (`DebitPulled` logs), in block
+    /// order.
     per_block: Vec<usize>,
 }

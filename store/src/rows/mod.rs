@@ -32,13 +32,6 @@ macro_rules! rows {
             )+)?)+
         }
 
-        impl Snapshot {
-            /// The kind of object it holds.
-            pub fn kind(&self) -> ObjectKind {
-                match self { $($($(Snapshot::$kind(_) => ObjectKind::$kind,)+)?)+ }
-            }
-        }
-
         /// The snapshot of object `id` of `kind` as it is now inside `conn`'s transaction,
         /// with its owner and mode.
         pub(crate) async fn snapshot_in(
