@@ -35,6 +35,7 @@ pub mod devnet;
 pub mod diagnose;
 mod error;
 pub mod fees;
+mod packing;
 pub mod rpc;
 pub mod submitter;
 pub mod tls;
