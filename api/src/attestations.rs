@@ -25,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::{StoreError, now_ms};
 use openrail_domain::AttestationId;
+use openrail_domain::journal::Intent;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -370,7 +371,7 @@ pub async fn create_attestation(
         updated_at: now,
     };
     link_created(&state, &format!("/v1/identity/attestations/{}", a.id)).await?;
-    let waiter = openrail_engine::waiter(&chain, a.id.as_str());
+    let waiter = openrail_engine::waiter(&chain, Intent::Attestation(a.id.clone()));
     state.store.attestations().insert(&a).await?;
     let store = &state.store;
     let id = &a.id;
@@ -506,7 +507,7 @@ pub async fn revoke_attestation(
     let chain = net.on_chain(a.chain_id).ok_or(ApiError::ChainUnavailable {
         chain: "attestation",
     })?;
-    let waiter = openrail_engine::waiter(chain, id.as_str());
+    let waiter = openrail_engine::waiter(chain, Intent::Attestation(id.clone()));
     state
         .store
         .attestations()

@@ -5,6 +5,8 @@
 //! - Each transaction is signed locally and handed to the [`Journal`] (persisted) before it
 //!   is broadcast, so after a crash the same raw bytes can be rebroadcast: never two
 //!   transactions for one intent.
+//! - A transaction carries its intents ([`Intent`]: the objects, or a payment's or payout's
+//!   leg, it acts on), which the journal stores with it.
 //! - Debit pulls that arrive while a transaction is being sent are batched into one
 //!   `pullBatch`; each waiting request is resolved with its own item's outcome, read from
 //!   the receipt's `DebitPulled` / `DebitPullDeclined` logs (one per item, in order).
@@ -34,7 +36,8 @@ use crate::bindings::AllowanceStateMachine::{self, AllowanceStateMachineErrors a
 use crate::fees::{self, Fees};
 use crate::packing::{self, InFlight, Packing};
 use crate::{ChainError, Refusal};
-use openrail_domain::journal::TxKind;
+use openrail_domain::PullId;
+use openrail_domain::journal::{Intent, TxKind};
 use openrail_domain::pulls::DeclineReason;
 
 /// Most items in one `pullBatch` (its calldata, 61 bytes an item, stays well under the
@@ -115,8 +118,8 @@ pub struct SignedTx {
     pub raw: Bytes,
     /// What it does.
     pub kind: TxKind,
-    /// The intents (API object ids) it carries, in item order.
-    pub intents: Vec<String>,
+    /// The intents it carries, in item order.
+    pub intents: Vec<Intent>,
 }
 
 /// Error of a [`Journal`].
@@ -143,7 +146,7 @@ pub struct JournaledTx {
     /// What it does.
     pub kind: TxKind,
     /// The intents it carries.
-    pub intents: Vec<String>,
+    pub intents: Vec<Intent>,
 }
 
 /// A boxed future of [`Journal::unsettled`].
@@ -225,8 +228,8 @@ impl Journal for NoJournal {
 /// One debit pull to submit.
 #[derive(Debug, Clone)]
 pub struct PullRequest {
-    /// The API's pull id (the intent).
-    pub intent: String,
+    /// The API's pull (its item's intent is [`Intent::Pull`]).
+    pub pull: PullId,
     /// On-chain session key id.
     pub key_id: B256,
     /// Destination wallet.
@@ -490,7 +493,7 @@ enum Job {
         to: Address,
         input: Bytes,
         kind: TxKind,
-        intent: String,
+        intent: Intent,
         reply: oneshot::Sender<Result<Mined, ChainError>>,
     },
     /// Work whose nonce an outside transaction took: sent again under a new nonce, then
@@ -533,7 +536,7 @@ struct Payload {
     input: Bytes,
     gas: u64,
     kind: TxKind,
-    intents: Vec<String>,
+    intents: Vec<Intent>,
 }
 
 /// One signed variant of a nonce.
@@ -741,7 +744,7 @@ impl Submitter {
         &self,
         call: C,
         kind: TxKind,
-        intent: &str,
+        intent: &Intent,
     ) -> Result<Mined, ChainError> {
         self.call(self.asm, call, kind, intent).await
     }
@@ -752,7 +755,7 @@ impl Submitter {
         to: Address,
         call: C,
         kind: TxKind,
-        intent: &str,
+        intent: &Intent,
     ) -> Result<Mined, ChainError> {
         self.call_raw(to, call.abi_encode().into(), kind, intent)
             .await
@@ -764,14 +767,14 @@ impl Submitter {
         to: Address,
         input: Bytes,
         kind: TxKind,
-        intent: &str,
+        intent: &Intent,
     ) -> Result<Mined, ChainError> {
         let (tx, rx) = oneshot::channel();
         let job = Job::Call {
             to,
             input,
             kind,
-            intent: intent.to_string(),
+            intent: intent.clone(),
             reply: tx,
         };
         self.jobs
@@ -1192,7 +1195,7 @@ impl Sender {
     /// for the tracker; "nonce too low" means an outside transaction took the nonce: the
     /// work is signed again under the chain's next one.
     async fn send(&mut self, payload: &Payload) -> Result<Flight, ChainError> {
-        openrail_domain::stages::mark("batched", payload.intents.iter().map(String::as_str));
+        openrail_domain::stages::mark("batched", payload.intents.iter().map(Intent::text));
         // Variants refused because an outside transaction held their nonce.
         let mut taken: Vec<TxHash> = Vec::new();
         let result = loop {
@@ -1208,7 +1211,7 @@ impl Sender {
             // The nonce is spent once the transaction is journaled: a crash from here on
             // rebroadcasts these exact bytes.
             self.nonce += 1;
-            openrail_domain::stages::mark("journaled", payload.intents.iter().map(String::as_str));
+            openrail_domain::stages::mark("journaled", payload.intents.iter().map(Intent::text));
             crash::point(crash::AFTER_NONCE_ALLOCATION);
             let mut refusal = self.core.broadcast(&variant.raw).await.err();
             if refusal == Some(Refusal::NonceTooLow) && self.core.knows(variant.hash).await {
@@ -1233,7 +1236,7 @@ impl Sender {
                     );
                     openrail_domain::stages::mark(
                         "broadcast",
-                        payload.intents.iter().map(String::as_str),
+                        payload.intents.iter().map(Intent::text),
                     );
                     crash::point(crash::AFTER_BROADCAST);
                     let now = Instant::now();
@@ -1351,7 +1354,7 @@ fn batch_payload(asm: Address, pulls: &[PullRequest]) -> Payload {
             + GAS_PER_PULL * pulls.len() as u64
             + GAS_PER_SIGNED_PULL * signed,
         kind: TxKind::PullBatch,
-        intents: pulls.iter().map(|r| r.intent.clone()).collect(),
+        intents: pulls.iter().map(|r| Intent::Pull(r.pull.clone())).collect(),
     }
 }
 
@@ -2046,13 +2049,13 @@ fn resolve(waiters: Waiters, receipt: &TransactionReceipt, asm: Address) {
     }
 }
 
-/// The object ids a transaction carries, for a log line: the first ten, then how many more.
-fn object_ids(intents: &[String]) -> String {
+/// The intents a transaction carries, for a log line: the first ten, then how many more.
+fn object_ids(intents: &[Intent]) -> String {
     const SHOWN: usize = 10;
     let mut out = intents
         .iter()
         .take(SHOWN)
-        .map(String::as_str)
+        .map(Intent::to_string)
         .collect::<Vec<_>>()
         .join(",");
     if intents.len() > SHOWN {
@@ -2172,13 +2175,19 @@ mod estimate_tests {
         assert_eq!(s.packing.len(), 0);
     }
 
+    fn pull_intent(id: &str) -> Intent {
+        Intent::Pull(PullId::parse(id).expect("a pull id"))
+    }
+
     fn batch(items: u64) -> Payload {
         Payload {
             to: Address::ZERO,
             input: Bytes::new(),
             gas: 60_000 + GAS_TOKEN_RESERVE + GAS_PER_PULL * items,
             kind: TxKind::PullBatch,
-            intents: (0..items).map(|i| format!("pull_{i}")).collect(),
+            intents: (0..items)
+                .map(|i| pull_intent(&format!("pull_{i}")))
+                .collect(),
         }
     }
 
@@ -2501,7 +2510,9 @@ mod tracker_tests {
                 input: Bytes::new(),
                 gas: 21_000,
                 kind: TxKind::PullBatch,
-                intents: vec![format!("pull_{nonce}")],
+                intents: vec![Intent::Pull(
+                    PullId::parse(&format!("pull_{nonce}")).expect("a pull id"),
+                )],
             },
             variants: vec![variant],
             first_sent: sent,
@@ -2565,7 +2576,11 @@ mod tracker_tests {
 mod log_tests {
     #[test]
     fn object_ids_show_the_first_ten_then_a_count() {
-        let ids: Vec<String> = (0..12).map(|i| format!("pull_{i}")).collect();
+        use openrail_domain::PullId;
+        use openrail_domain::journal::Intent;
+        let ids: Vec<Intent> = (0..12)
+            .map(|i| Intent::Pull(PullId::parse(&format!("pull_{i}")).expect("a pull id")))
+            .collect();
         assert_eq!(super::object_ids(&ids[..2]), "pull_0,pull_1");
         let line = super::object_ids(&ids);
         assert!(line.starts_with("pull_0,pull_1,"), "{line}");

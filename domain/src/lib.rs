@@ -8,7 +8,7 @@
 //! what each declares with `events!`; what the objects share (`ids`: the `typed_id!`
 //! macro, secrets' hashes and the mode; `status`: the [`status::Lifecycle`] trait and
 //! `lifecycle!`, which also tests each lifecycle's shape), the journal's transaction kinds
-//! and statuses (`journal`), and the process instrumentation every layer passes through
+//! and statuses, the outbox's work and the intents both carry (`journal`), and the process instrumentation every layer passes through
 //! (`crash`: named crash points for the crash tests, behind the `crash-points` feature;
 //! `stages`: latency stage marks for the bench). Every other crate builds on these, and
 //! the chain crate on these only (not on the store); this crate depends on no other crate

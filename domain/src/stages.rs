@@ -6,11 +6,12 @@
 /// The tracing target of stage marks.
 pub const TARGET: &str = "openrail::stage";
 
-/// Marks that each of `ids` reached `stage` now.
-pub fn mark<'a>(stage: &'static str, ids: impl IntoIterator<Item = &'a str>) {
+/// Marks that each of `ids` reached `stage` now (`ids` is not iterated unless stage marks
+/// are recorded).
+pub fn mark<I: AsRef<str>>(stage: &'static str, ids: impl IntoIterator<Item = I>) {
     if tracing::enabled!(target: TARGET, tracing::Level::TRACE) {
         for id in ids {
-            tracing::trace!(target: TARGET, stage, id);
+            tracing::trace!(target: TARGET, stage, id = id.as_ref());
         }
     }
 }

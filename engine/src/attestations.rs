@@ -16,13 +16,13 @@ use openrail_chain::attestations::{
     attest_call, attested_uid, credential_data, credential_schema_uid, revoke_call,
     typed_credential_data,
 };
-use openrail_domain::AttestationId;
+use openrail_domain::journal::Intent;
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::outbox::Work;
 use openrail_store::{Store, StoreError, now_ms};
 
 use crate::network::Network;
-use crate::{Left, Next, Sent, send, target};
+use crate::{Left, Next, Sent, close_corrupt, send};
 
 /// The `attest` call of attestation `a`, from its row; `None` when the row makes no usable
 /// call (never written so).
@@ -53,12 +53,13 @@ pub(crate) async fn run(
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording an attestation failed");
         Left
     };
-    let Some(id) = target(store, w, AttestationId::parse).await else {
+    let Intent::Attestation(id) = &w.intent else {
+        close_corrupt(store, w).await;
         return Ok(Next::Kept);
     };
     let a = store
         .attestations()
-        .get_unscoped(&id)
+        .get_unscoped(id)
         .await
         .map_err(logged)?;
     if !revoke {
@@ -68,7 +69,7 @@ pub(crate) async fn run(
         if send(store, net, attest_input(&a), w).await? == Sent::Unsent {
             store
                 .attestations()
-                .fail_unsent(&id, now_ms())
+                .fail_unsent(id, now_ms())
                 .await
                 .map_err(logged)?;
             return Ok(Next::Close);
@@ -76,7 +77,7 @@ pub(crate) async fn run(
         // Its fate is recorded: on success, the uid from the receipt.
         let a = store
             .attestations()
-            .get_unscoped(&id)
+            .get_unscoped(id)
             .await
             .map_err(logged)?;
         if a.status == AttestationStatus::Active {
@@ -192,7 +193,10 @@ pub(crate) async fn relay(store: &Store, net: &Network) {
             RelayStep::Revoked => {
                 match store
                     .outbox()
-                    .succeeded_tx(a.id.as_str(), TxKind::RevokeAttestation)
+                    .succeeded_tx(
+                        &Intent::Attestation(a.id.clone()),
+                        TxKind::RevokeAttestation,
+                    )
                     .await
                 {
                     Ok(h) => h,

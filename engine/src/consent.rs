@@ -155,10 +155,10 @@ pub async fn signed_by(
 /// Writes an object (`insert`) that may wait for its payer's signature. When `asking`
 /// (an authorization is written with it), nothing is sent until the payer signs: `None`.
 /// Otherwise the object is written with its work: a waiter for the engine's steps on
-/// `id`, listening since before the write.
+/// `intent`, listening since before the write.
 pub(crate) async fn write_asking<'a, F, Fut>(
     net: &'a Network,
-    id: &str,
+    intent: openrail_domain::journal::Intent,
     asking: bool,
     insert: F,
 ) -> Result<Option<crate::Waiter<'a>>, crate::service::ServiceError>
@@ -166,7 +166,7 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<(), openrail_store::StoreError>>,
 {
-    let waiter = (!asking).then(|| crate::waiter(net, id));
+    let waiter = (!asking).then(|| crate::waiter(net, intent));
     insert().await?;
     Ok(waiter)
 }

@@ -25,7 +25,8 @@ use alloy::sol_types::SolCall;
 use openrail_chain::ChainError;
 use openrail_chain::bindings::AllowanceStateMachine;
 use openrail_chain::submitter::{AgentSignature, PullRequest};
-use openrail_domain::{AttestationId, MandateId, PaymentId, PullId, SessionKeyId};
+use openrail_domain::PullId;
+use openrail_domain::journal::Intent;
 use openrail_store::agentic::{
     DebitPull, KeyStatus, Mandate, MandateStatus, PullResolution, PullStatus, SessionKey,
 };
@@ -81,7 +82,7 @@ const CLAIM: u32 = 1000;
 #[derive(Debug)]
 pub struct Waiter<'a> {
     net: &'a Network,
-    intent: String,
+    intent: Intent,
     rx: Option<tokio::sync::watch::Receiver<Wake>>,
     /// The work went straight to this process's engine: no need to wake it to read the
     /// database.
@@ -97,11 +98,11 @@ impl Drop for Waiter<'_> {
 }
 
 /// Starts waiting for `intent`'s work; write the work after this.
-pub fn waiter<'a>(net: &'a Network, intent: &str) -> Waiter<'a> {
+pub fn waiter(net: &Network, intent: Intent) -> Waiter<'_> {
     Waiter {
         net,
-        intent: intent.to_string(),
-        rx: Some(net.outcomes.watch(intent)),
+        rx: Some(net.outcomes.watch(&intent)),
+        intent,
         handed_off: false,
     }
 }
@@ -130,11 +131,11 @@ impl Waiter<'_> {
     ) -> Result<(bool, Option<DebitPull>), StoreError> {
         let intent = self.intent.clone();
         self.wait_for(wait, true, || async {
-            if kind == WorkKind::PullBatch {
+            if let (WorkKind::PullBatch, Intent::Pull(id)) = (kind, &intent) {
                 // A mined batch's fate closes its pulls' work as it is recorded, which may
                 // be a moment before their outcomes are: the request waits for the pull
                 // itself (it answered 202 `pending` under load while the outcome was due).
-                return Ok(store.pulls().status(&intent).await? != Some(PullStatus::Pending));
+                return Ok(store.pulls().status(id.as_str()).await? != Some(PullStatus::Pending));
             }
             Ok(!store.outbox().is_open(&intent, kind).await?)
         })
@@ -271,7 +272,7 @@ pub fn start(
                     for p in pulls {
                         let w = Work {
                             seq: 0,
-                            intent: p.id.to_string(),
+                            intent: Intent::Pull(p.id.clone()),
                             kind: WorkKind::PullBatch,
                         };
                         // Written by this process's request a moment ago: pending, and no
@@ -287,7 +288,7 @@ pub fn start(
 }
 
 /// The work this engine has taken and not finished: (intent, kind).
-pub(crate) type Inflight = Arc<Mutex<HashSet<(String, WorkKind)>>>;
+pub(crate) type Inflight = Arc<Mutex<HashSet<(Intent, WorkKind)>>>;
 
 /// What every piece of work the engine runs needs.
 #[derive(Clone)]
@@ -322,10 +323,12 @@ async fn poll_queued(ctx: &Ctx, mode: Mode) {
     // The pulls claimed together are read together (one query, not one each).
     let mut read = prefetch_pulls(&ctx.store, &fresh).await;
     for w in fresh {
-        let prefetched = (
-            read.pulls.remove(&w.intent),
-            read.journaled.as_ref().map(|j| j.contains(&w.intent)),
-        );
+        let pull = if let Intent::Pull(id) = &w.intent {
+            read.pulls.remove(id)
+        } else {
+            None
+        };
+        let prefetched = (pull, read.journaled.as_ref().map(|j| j.contains(&w.intent)));
         tokio::spawn(run_work(ctx.clone(), w, prefetched));
     }
 }
@@ -345,14 +348,21 @@ async fn run_work(ctx: Ctx, w: Work, prefetched: (Option<DebitPull>, Option<bool
     // A pull's row as its outcome was recorded, for its request.
     let mut pull = None;
     let next = match (w.kind, &payments) {
-        (WorkKind::Payment, Some(d)) => match PaymentId::parse(&w.intent) {
-            Some(id) => drive(d.drive_payment(&id).await, &w),
-            None => Ok(corrupt(&w)),
-        },
-        (WorkKind::Payout, Some(d)) => match PullId::parse(&w.intent) {
-            Some(id) => drive(d.drive_payout(&id).await, &w),
-            None => Ok(corrupt(&w)),
-        },
+        (WorkKind::Payment, Some(d)) => {
+            if let Intent::Payment(id) = &w.intent {
+                drive(d.drive_payment(id).await, &w)
+            } else {
+                Ok(corrupt(&w))
+            }
+        }
+        // A payout's work is its pull's.
+        (WorkKind::Payout, Some(d)) => {
+            if let Intent::Pull(id) = &w.intent {
+                drive(d.drive_payout(id).await, &w)
+            } else {
+                Ok(corrupt(&w))
+            }
+        }
         // No submitter (never so once `lead` started the engine): try later rather than
         // claim it again on every pass.
         (WorkKind::Payment | WorkKind::Payout, None) => Ok(Next::Later),
@@ -408,23 +418,19 @@ enum Next {
     Later,
 }
 
-/// A row whose intent is no id of the kind its work is for (never written so): logged
-/// and closed, rather than claimed again on every pass.
+/// A row whose intent is not the kind of object its work is for (never written so):
+/// logged and closed, rather than claimed again on every pass.
 fn corrupt(w: &Work) -> Next {
-    tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "work for an id of another kind; closed");
+    tracing::error!(intent = %w.intent, kind = w.kind.as_str(), "work for an object of another kind; closed");
     Next::Close
 }
 
-/// The id of `w`'s object, parsed with `parse`; a corrupt row is closed (see [`corrupt`]).
-async fn target<T>(store: &Store, w: &Work, parse: fn(&str) -> Option<T>) -> Option<T> {
-    let id = parse(&w.intent);
-    if id.is_none() {
-        corrupt(w);
-        if let Err(e) = store.outbox().close(&w.intent, w.kind, now_ms()).await {
-            tracing::error!(intent = %w.intent, error = %e, "closing corrupt work failed");
-        }
+/// Closes `w`, whose intent is not the kind of object its work is for (see [`corrupt`]).
+async fn close_corrupt(store: &Store, w: &Work) {
+    corrupt(w);
+    if let Err(e) = store.outbox().close(&w.intent, w.kind, now_ms()).await {
+        tracing::error!(intent = %w.intent, error = %e, "closing corrupt work failed");
     }
-    id
 }
 
 /// What a step of driving work leaves.
@@ -453,10 +459,10 @@ fn token_units(a: Amount) -> U256 {
 #[derive(Debug, Default)]
 struct Prefetched {
     /// The rows, by id (a pull missing here is read alone).
-    pulls: HashMap<String, DebitPull>,
+    pulls: HashMap<PullId, DebitPull>,
     /// Those a journaled `pull_batch` transaction already carries; `None` when that read
     /// failed (each pull is then checked alone).
-    journaled: Option<HashSet<String>>,
+    journaled: Option<HashSet<Intent>>,
 }
 
 /// The pulls of the `pull_batch` work in `work`, read after the work was marked in flight:
@@ -466,7 +472,13 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
     let ids: Vec<PullId> = work
         .iter()
         .filter(|w| w.kind == WorkKind::PullBatch)
-        .filter_map(|w| PullId::parse(&w.intent))
+        .filter_map(|w| {
+            if let Intent::Pull(id) = &w.intent {
+                Some(id.clone())
+            } else {
+                None
+            }
+        })
         .collect();
     let mut out = Prefetched {
         pulls: HashMap::with_capacity(ids.len()),
@@ -475,7 +487,7 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
     if ids.is_empty() {
         return out;
     }
-    let intents: Vec<&str> = ids.iter().map(|id| id.as_str()).collect();
+    let intents: Vec<Intent> = ids.iter().cloned().map(Intent::Pull).collect();
     out.journaled = match store
         .outbox()
         .journaled_intents(&intents, TxKind::PullBatch)
@@ -491,7 +503,7 @@ async fn prefetch_pulls(store: &Store, work: &[Work]) -> Prefetched {
         match store.pulls().get_many_unscoped(chunk).await {
             Ok(pulls) => out
                 .pulls
-                .extend(pulls.into_iter().map(|p| (p.id.to_string(), p))),
+                .extend(pulls.into_iter().map(|p| (p.id.clone(), p))),
             Err(e) => tracing::warn!(error = %e, "reading claimed pulls together failed"),
         }
     }
@@ -513,10 +525,11 @@ async fn deliver(
     };
     match w.kind {
         WorkKind::CreateMandate => {
-            let Some(id) = target(store, w, MandateId::parse).await else {
+            let Intent::Mandate(id) = &w.intent else {
+                close_corrupt(store, w).await;
                 return Ok(None);
             };
-            let m = store.mandates().get_unscoped(&id).await.map_err(logged)?;
+            let m = store.mandates().get_unscoped(id).await.map_err(logged)?;
             if m.status != MandateStatus::Pending {
                 return Ok(None);
             }
@@ -531,10 +544,11 @@ async fn deliver(
             }
         }
         WorkKind::IssueSessionKey => {
-            let Some(id) = target(store, w, SessionKeyId::parse).await else {
+            let Intent::SessionKey(id) = &w.intent else {
+                close_corrupt(store, w).await;
                 return Ok(None);
             };
-            let k = store.keys().get_unscoped(&id).await.map_err(logged)?;
+            let k = store.keys().get_unscoped(id).await.map_err(logged)?;
             if k.status != KeyStatus::Pending {
                 return Ok(None);
             }
@@ -552,10 +566,11 @@ async fn deliver(
             }
         }
         WorkKind::CancelMandate => {
-            let Some(id) = target(store, w, MandateId::parse).await else {
+            let Intent::Mandate(id) = &w.intent else {
+                close_corrupt(store, w).await;
                 return Ok(None);
             };
-            let m = store.mandates().get_unscoped(&id).await.map_err(logged)?;
+            let m = store.mandates().get_unscoped(id).await.map_err(logged)?;
             let call = m.onchain_id.parse().ok().map(|mandate_id| {
                 AllowanceStateMachine::cancelMandateCall {
                     mandateId: mandate_id,
@@ -568,10 +583,11 @@ async fn deliver(
             send(store, net, call, w).await?;
         }
         WorkKind::RevokeSessionKey => {
-            let Some(id) = target(store, w, SessionKeyId::parse).await else {
+            let Intent::SessionKey(id) = &w.intent else {
+                close_corrupt(store, w).await;
                 return Ok(None);
             };
-            let k = store.keys().get_unscoped(&id).await.map_err(logged)?;
+            let k = store.keys().get_unscoped(id).await.map_err(logged)?;
             let call = k.onchain_id.parse().ok().map(|key_id| {
                 AllowanceStateMachine::revokeSessionKeyCall { keyId: key_id }
                     .abi_encode()
@@ -580,14 +596,15 @@ async fn deliver(
             send(store, net, call, w).await?;
         }
         WorkKind::PullBatch => {
-            let Some(id) = target(store, w, PullId::parse).await else {
+            let Intent::Pull(id) = &w.intent else {
+                close_corrupt(store, w).await;
                 return Ok(None);
             };
             let journaled = match journaled {
                 Some(j) => j,
                 None => store
                     .outbox()
-                    .journaled_status(id.as_str(), TxKind::PullBatch)
+                    .journaled_status(&w.intent, TxKind::PullBatch)
                     .await
                     .map_err(logged)?
                     .is_some(),
@@ -600,13 +617,13 @@ async fn deliver(
             stages::mark("claimed", [id.as_str()]);
             let p = match prefetched {
                 Some(p) => p,
-                None => store.pulls().get_unscoped(&id).await.map_err(logged)?,
+                None => store.pulls().get_unscoped(id).await.map_err(logged)?,
             };
             if p.status != PullStatus::Pending {
                 // Resolved by another path meanwhile; its work need not stay open.
                 store
                     .outbox()
-                    .close(p.id.as_str(), w.kind, now_ms())
+                    .close(&w.intent, w.kind, now_ms())
                     .await
                     .map_err(logged)?;
                 return Ok(None);
@@ -627,7 +644,8 @@ async fn deliver(
             return submit_and_record(store, net, &p.id, request).await;
         }
         WorkKind::MirrorAttested | WorkKind::MirrorRevoked => {
-            let Some(id) = target(store, w, AttestationId::parse).await else {
+            let Intent::Attestation(id) = &w.intent else {
+                close_corrupt(store, w).await;
                 return Ok(None);
             };
             // The receipt the attestation chain's operator signed for this mirror; none
@@ -843,7 +861,7 @@ fn issue_key_call(k: &SessionKey, m: &Mandate) -> Option<Bytes> {
 /// row is unusable.
 fn pull_request(p: &DebitPull, key_id: B256) -> Option<PullRequest> {
     Some(PullRequest {
-        intent: p.id.to_string(),
+        pull: p.id.clone(),
         key_id,
         destination: p.destination_address.parse().ok()?,
         amount: token_units(Amount::from_minor(p.amount, p.currency)?),
@@ -908,7 +926,8 @@ async fn submit_and_record(
             // mined (or is mined and its receipt was missed): the pull stays `pending` for
             // the watcher, and a restart rebroadcasts it. Only a pull with no live
             // transaction has failed.
-            match store.payments().tx_status_for_intent(id.as_str()).await {
+            let intent = Intent::Pull(id.clone());
+            match store.payments().tx_status_for_intent(&intent).await {
                 Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
                     tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
                     return Err(Left);
@@ -938,6 +957,7 @@ async fn submit_and_record(
 mod tests {
     use super::*;
     use alloy::sol_types::SolCall;
+    use openrail_domain::{MandateId, SessionKeyId};
 
     const PAYEE_A: &str = "0x1111111111111111111111111111111111111111";
     const PAYEE_B: &str = "0x2222222222222222222222222222222222222222";
@@ -1015,7 +1035,7 @@ mod tests {
     fn driving_steps_map_to_what_becomes_of_the_work() {
         let w = Work {
             seq: 1,
-            intent: "pay_test".into(),
+            intent: Intent::Payment(openrail_domain::PaymentId::parse("pay_test").expect("an id")),
             kind: WorkKind::Payment,
         };
         assert_eq!(drive(Ok(Drive::Done), &w).ok(), Some(Next::Close));

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use alloy::primitives::Address;
+use openrail_domain::journal::Intent;
 use openrail_domain::{BankAccountId, MandateId};
 use openrail_store::agentic::{Mandate, MandateStatus, Scope};
 use openrail_store::consent::Authorization;
@@ -224,7 +225,7 @@ pub async fn accept<'a>(
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     crate::consent::write_asking(
         net,
-        prepared.mandate.id.as_str(),
+        Intent::Mandate(prepared.mandate.id.clone()),
         prepared.authorization.is_some(),
         || {
             store
@@ -288,7 +289,7 @@ pub async fn authorize<'a>(
     let digest = msg.digest(net.chain_id, net.state_machine()?);
     let signature =
         crate::consent::check_given(net, &auth, msg.payer, digest, signature, now).await?;
-    let waiter = waiter(net, m.id.as_str());
+    let waiter = waiter(net, Intent::Mandate(m.id.clone()));
     if store
         .consent()
         .authorize(
@@ -332,7 +333,7 @@ pub async fn cancel<'a>(
             ),
         }),
         MandateStatus::Active => {
-            let waiter = waiter(net, m.id.as_str());
+            let waiter = waiter(net, Intent::Mandate(m.id.clone()));
             store.outbox().request_cancel(&m.id, now).await?;
             Ok(Step::Queued(waiter))
         }

@@ -1,10 +1,12 @@
-//! Wakes: a request of this process waiting for its work, and this process's engine when a
-//! request queued work. Other processes are not woken; they poll the database.
+//! Wakes: a request of this process waiting for its work (by the work's [`Intent`]), and
+//! this process's engine when a request queued work. Other processes are not woken; they
+//! poll the database.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use openrail_domain::PullId;
+use openrail_domain::journal::Intent;
 use openrail_store::agentic::DebitPull;
 use openrail_store::outbox::WorkKind;
 use tokio::sync::mpsc;
@@ -29,7 +31,7 @@ pub(crate) enum Wake {
 /// Wakes requests waiting for their work (in this process; others poll the database).
 #[derive(Debug, Default)]
 pub struct Outcomes {
-    waiting: Mutex<HashMap<String, watch::Sender<Wake>>>,
+    waiting: Mutex<HashMap<Intent, watch::Sender<Wake>>>,
     /// Wakes the engine when a request of this process queued work.
     pub(crate) wake: Notify,
     /// This process's engine, once it runs: where a request hands the pull it wrote, and
@@ -38,16 +40,16 @@ pub struct Outcomes {
 }
 
 impl Outcomes {
-    pub(crate) fn watch(&self, intent: &str) -> watch::Receiver<Wake> {
+    pub(crate) fn watch(&self, intent: &Intent) -> watch::Receiver<Wake> {
         let mut w = self.waiting.lock().expect("outcomes lock");
-        w.entry(intent.to_string())
+        w.entry(intent.clone())
             .or_insert_with(|| watch::channel(Wake::Waiting).0)
             .subscribe()
     }
 
     /// Tells the requests waiting for `intent` that its outcome is recorded and its work
     /// closed (committed before this call), with the pull as recorded when it is one.
-    pub(crate) fn recorded(&self, intent: &str, pull: Option<DebitPull>) {
+    pub(crate) fn recorded(&self, intent: &Intent, pull: Option<DebitPull>) {
         let tx = self.waiting.lock().expect("outcomes lock").remove(intent);
         if let Some(tx) = tx {
             tx.send_replace(Wake::Recorded(pull.map(Arc::new)));
@@ -56,13 +58,13 @@ impl Outcomes {
 
     /// Wakes the requests waiting for `intent` without ending their wait: driving work took
     /// a step and stays open.
-    pub(crate) fn moved(&self, intent: &str) {
+    pub(crate) fn moved(&self, intent: &Intent) {
         if let Some(tx) = self.waiting.lock().expect("outcomes lock").get(intent) {
             tx.send_replace(Wake::Stepped);
         }
     }
 
-    pub(crate) fn forget(&self, intent: &str) {
+    pub(crate) fn forget(&self, intent: &Intent) {
         let mut w = self.waiting.lock().expect("outcomes lock");
         if w.get(intent).is_some_and(|tx| tx.receiver_count() == 0) {
             w.remove(intent);
@@ -91,7 +93,7 @@ impl Outcomes {
                 inflight
                     .lock()
                     .expect("inflight lock")
-                    .insert((id.to_string(), WorkKind::PullBatch));
+                    .insert((Intent::Pull(id.clone()), WorkKind::PullBatch));
                 true
             }
             None => false,
@@ -120,7 +122,7 @@ impl Outcomes {
             inflight
                 .lock()
                 .expect("inflight lock")
-                .remove(&(id.to_string(), WorkKind::PullBatch));
+                .remove(&(Intent::Pull(id.clone()), WorkKind::PullBatch));
         }
     }
 }
@@ -143,10 +145,10 @@ mod tests {
     }
 
     fn taken(inflight: &Inflight, id: &str) -> bool {
-        inflight
-            .lock()
-            .expect("inflight lock")
-            .contains(&(id.to_string(), WorkKind::PullBatch))
+        inflight.lock().expect("inflight lock").contains(&(
+            Intent::Pull(PullId::parse(id).expect("an id")),
+            WorkKind::PullBatch,
+        ))
     }
 
     #[test]

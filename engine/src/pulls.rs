@@ -7,6 +7,7 @@
 
 use alloy::primitives::{Address, U256};
 use openrail_chain::consent::{DebitPull as SignedPull, TypedMessage};
+use openrail_domain::journal::Intent;
 use openrail_domain::{PullId, SessionKeyId};
 use openrail_store::agentic::{
     AgentAuthorization, DebitPull, DeclineReason, KeyStatus, Mandate, MandateStatus, PullStatus,
@@ -196,7 +197,7 @@ pub async fn accept<'a>(
     prepared: Prepared,
 ) -> Result<(DebitPull, Waiter<'a>), ServiceError> {
     let pull = prepared.pull;
-    let mut waiter = waiter(net, pull.id.as_str());
+    let mut waiter = waiter(net, Intent::Pull(pull.id.clone()));
     stages::mark("accepted", [pull.id.as_str()]);
     // A pull to send, in the process that sends: taken for this process's engine before
     // it is visible, handed to it once committed.

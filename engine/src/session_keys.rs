@@ -5,6 +5,7 @@
 //! the engine to issue it on chain.
 
 use alloy::primitives::Address;
+use openrail_domain::journal::Intent;
 use openrail_domain::{MandateId, SessionKeyId};
 use openrail_store::agentic::{
     DeclineReason, KeyStatus, Mandate, MandateStatus, Scope, SessionKey,
@@ -228,7 +229,7 @@ pub async fn accept<'a>(
     net: &'a Network,
     prepared: &Prepared,
 ) -> Result<Waiter<'a>, ServiceError> {
-    let waiter = waiter(net, prepared.key.id.as_str());
+    let waiter = waiter(net, Intent::SessionKey(prepared.key.id.clone()));
     store
         .keys()
         .insert(&prepared.key, &hash_secret(&prepared.secret))
@@ -253,7 +254,7 @@ pub async fn revoke<'a>(
     if k.status == KeyStatus::Revoked {
         return Ok(None);
     }
-    let waiter = waiter(net, k.id.as_str());
+    let waiter = waiter(net, Intent::SessionKey(k.id.clone()));
     store.outbox().request_revoke(&k.id, now).await?;
     Ok(Some(waiter))
 }

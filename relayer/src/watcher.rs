@@ -1,6 +1,7 @@
 //! The event watcher of one chain. It reads the allowance state machine's logs from its
 //! persisted cursor up to `head - confirmations`, maps each pull outcome to its intent
-//! through the transaction journal (a batch's k-th outcome log is its k-th item), and
+//! through the transaction journal (a batch's k-th outcome log is its k-th item, whose
+//! intent is the pull's, [`Intent::Pull`]), and
 //! commits the outcomes together with the new cursor in one database transaction, so a
 //! crash never applies events twice or skips them. Outcomes already recorded by the API
 //! are left alone.
@@ -29,6 +30,7 @@ use openrail_chain::bindings::AllowanceStateMachine::{
 };
 use openrail_chain::submitter::{Decline, PullOutcome, TxFate};
 use openrail_domain::PullId;
+use openrail_domain::journal::Intent;
 use openrail_store::agentic::PullResolution;
 use openrail_store::journal::ChainCursor;
 use openrail_store::journal::OnchainEnds;
@@ -236,7 +238,7 @@ impl Watcher {
                 _ => txs.push((tx_hash, vec![outcome])),
             }
         }
-        let mut resolutions: Vec<(String, PullResolution)> = Vec::new();
+        let mut resolutions: Vec<(PullId, PullResolution)> = Vec::new();
         for (hash, outcomes) in txs {
             // Transactions the service did not journal (a direct operator call) carry no intents.
             let Some((kind, intents)) = self
@@ -247,20 +249,38 @@ impl Watcher {
             else {
                 continue;
             };
-            if kind != openrail_store::journal::TxKind::PullBatch || intents.len() != outcomes.len()
-            {
-                tracing::error!(%hash, kind = kind.as_str(), "journal and outcome logs disagree; skipping");
-                continue;
-            }
-            for (intent, outcome) in intents.into_iter().zip(outcomes) {
+            // A batch's intents are its pulls, in item order.
+            let pulls: Option<Vec<PullId>> = intents
+                .into_iter()
+                .map(|intent| match intent {
+                    Intent::Pull(id) => Some(id),
+                    Intent::Mandate(_)
+                    | Intent::SessionKey(_)
+                    | Intent::Payment(_)
+                    | Intent::PaymentSource(_)
+                    | Intent::PaymentRefund(_)
+                    | Intent::Payout(_)
+                    | Intent::Attestation(_) => None,
+                })
+                .collect();
+            let pulls = match pulls {
+                Some(pulls)
+                    if kind == openrail_store::journal::TxKind::PullBatch
+                        && pulls.len() == outcomes.len() =>
+                {
+                    pulls
+                }
+                _ => {
+                    tracing::error!(%hash, kind = kind.as_str(), "journal and outcome logs disagree; skipping");
+                    continue;
+                }
+            };
+            for (id, outcome) in pulls.into_iter().zip(outcomes) {
                 let mut r = outcome.resolution(now_ms());
-                if let (
-                    PullOutcome::Declined {
-                        reason: Decline::TransferFailed,
-                        ..
-                    },
-                    Some(id),
-                ) = (&outcome, PullId::parse(&intent))
+                if let PullOutcome::Declined {
+                    reason: Decline::TransferFailed,
+                    ..
+                } = &outcome
                 {
                     let transfer = self.store.pulls().transfer(&id).await.ok();
                     r.decline_code = Some(
@@ -274,7 +294,7 @@ impl Watcher {
                         .await,
                     );
                 }
-                resolutions.push((intent, r));
+                resolutions.push((id, r));
             }
         }
         let cursor = self.cursor_at(to).await?;

@@ -21,9 +21,11 @@ pub(crate) use crate::rows::agentic::{
 pub use crate::rows::{Page, Scope};
 pub(crate) use crate::rows::{corrupt, currency_of, i64_of, in_list, u64_of};
 use openrail_domain::FailureReason;
-use openrail_domain::journal::{TxKind, TxStatus};
+use openrail_domain::journal::{Intent, TxKind, TxStatus};
 pub use openrail_domain::pulls::{DeclineReason, PullResolution};
-use openrail_domain::{AttestationStatus, BankAccountId, MandateId, PullId, SessionKeyId};
+use openrail_domain::{
+    AttestationId, AttestationStatus, BankAccountId, MandateId, PullId, SessionKeyId,
+};
 pub use openrail_domain::{KeyStatus, MandateStatus, PullStatus};
 
 /// Session keys: their rows, lists, epoch use and the moves their owner makes (`store.keys()`).
@@ -453,7 +455,7 @@ async fn insert_mandate_in(conn: &mut impl Exec, m: &Mandate) -> Result<(), Stor
     if m.status == MandateStatus::Pending {
         outbox::enqueue(
             conn,
-            m.id.as_str(),
+            &Intent::Mandate(m.id.clone()),
             WorkKind::CreateMandate,
             m.chain_id,
             m.mode,
@@ -510,7 +512,7 @@ async fn insert_key_in(
         let chain_id = outbox::chain_of(conn, &k.mandate_id).await?;
         outbox::enqueue(
             conn,
-            k.id.as_str(),
+            &Intent::SessionKey(k.id.clone()),
             WorkKind::IssueSessionKey,
             chain_id,
             k.mode,
@@ -629,7 +631,7 @@ fn chain_of(chains: &MandateChains, p: &DebitPull) -> Result<(u64, bool), StoreE
 }
 
 /// Work queued for an intent: (intent, kind, chain, mode, at).
-pub(crate) type NewWork<'a> = (&'a str, WorkKind, u64, Mode, i64);
+pub(crate) type NewWork = (Intent, WorkKind, u64, Mode, i64);
 
 /// What new pulls' rows bring: each its `debit_pull.created` event and, when pending, its
 /// work; a pull declined off chain its `debit_pull.declined` event instead.
@@ -637,7 +639,7 @@ pub(crate) fn created_effects<'a>(
     pulls: &'a [DebitPull],
     chains: &MandateChains,
     events: &mut Vec<NewEvent<'a>>,
-    work: &mut Vec<NewWork<'a>>,
+    work: &mut Vec<NewWork>,
 ) -> Result<(), StoreError> {
     for p in pulls {
         let (chain_id, _) = chain_of(chains, p)?;
@@ -649,7 +651,7 @@ pub(crate) fn created_effects<'a>(
         ));
         if p.status == PullStatus::Pending {
             work.push((
-                p.id.as_str(),
+                Intent::Pull(p.id.clone()),
                 WorkKind::PullBatch,
                 chain_id,
                 p.mode,
@@ -805,23 +807,13 @@ async fn revoke_agent_credentials_in(
     for r in conn.fetch(&q).await? {
         let mode = r.string("mode")?;
         work.push((
-            r.string("id")?,
+            Intent::Attestation(AttestationId::from_trusted(r.string("id")?)),
+            WorkKind::RevokeAttestation,
             u64::try_from(r.integer("chain_id")?).unwrap_or_default(),
             Mode::parse(&mode).ok_or_else(|| corrupt("mode", &mode))?,
+            now,
         ));
     }
-    let work: Vec<_> = work
-        .iter()
-        .map(|(a, chain_id, mode)| {
-            (
-                a.as_str(),
-                WorkKind::RevokeAttestation,
-                *chain_id,
-                *mode,
-                now,
-            )
-        })
-        .collect();
     outbox::enqueue_all(conn, &work).await
 }
 
@@ -1012,9 +1004,17 @@ pub(crate) async fn change_pulls_in(
                 now,
             ));
             if let PullChange::Resolve(_) = c {
-                closed.push(p.id.as_str());
+                closed.push(Intent::Pull(p.id.clone()));
                 if p.status == PullStatus::Authorized && bank_funded {
-                    payouts.push((p.id.as_str(), WorkKind::Payout, chain_id, p.mode, now));
+                    // The payout's work is the pull's (its transaction's intent is the
+                    // pull's payout leg).
+                    payouts.push((
+                        Intent::Pull(p.id.clone()),
+                        WorkKind::Payout,
+                        chain_id,
+                        p.mode,
+                        now,
+                    ));
                 }
             }
         }
@@ -1342,7 +1342,7 @@ pub(crate) async fn fate_effect_in(
     kind: TxKind,
     fate: TxStatus,
     hash: &str,
-    intent: &str,
+    intent: &Intent,
     now: i64,
 ) -> Result<(), StoreError> {
     let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
@@ -1350,11 +1350,11 @@ pub(crate) async fn fate_effect_in(
     let live = Guard::NoLiveTransaction;
     // Whether the object moved is not asked: a fate recorded again, or an object another
     // path moved first, changes nothing.
-    match kind {
-        TxKind::CreateMandate if succeeded => {
+    match (kind, intent) {
+        (TxKind::CreateMandate, Intent::Mandate(id)) if succeeded => {
             move_mandate_in(
                 conn,
-                intent,
+                id.as_str(),
                 MandateStatus::Active,
                 Some(hash),
                 Guard::None,
@@ -1362,10 +1362,10 @@ pub(crate) async fn fate_effect_in(
             )
             .await?
         }
-        TxKind::IssueSessionKey if succeeded => {
+        (TxKind::IssueSessionKey, Intent::SessionKey(id)) if succeeded => {
             move_key_in(
                 conn,
-                intent,
+                id.as_str(),
                 KeyStatus::Active,
                 Some(hash),
                 Guard::None,
@@ -1373,10 +1373,10 @@ pub(crate) async fn fate_effect_in(
             )
             .await?
         }
-        TxKind::CancelMandate if succeeded => {
+        (TxKind::CancelMandate, Intent::Mandate(id)) if succeeded => {
             move_mandate_in(
                 conn,
-                intent,
+                id.as_str(),
                 MandateStatus::Canceled,
                 None,
                 Guard::None,
@@ -1384,28 +1384,43 @@ pub(crate) async fn fate_effect_in(
             )
             .await?
         }
-        TxKind::RevokeSessionKey if succeeded => {
-            move_key_in(conn, intent, KeyStatus::Revoked, None, Guard::None, now).await?
+        (TxKind::RevokeSessionKey, Intent::SessionKey(id)) if succeeded => {
+            move_key_in(
+                conn,
+                id.as_str(),
+                KeyStatus::Revoked,
+                None,
+                Guard::None,
+                now,
+            )
+            .await?
         }
-        TxKind::CreateMandate if failed => {
-            move_mandate_in(conn, intent, MandateStatus::Failed, None, live, now).await?
+        (TxKind::CreateMandate, Intent::Mandate(id)) if failed => {
+            move_mandate_in(conn, id.as_str(), MandateStatus::Failed, None, live, now).await?
         }
-        TxKind::IssueSessionKey if failed => {
-            move_key_in(conn, intent, KeyStatus::Failed, None, live, now).await?
+        (TxKind::IssueSessionKey, Intent::SessionKey(id)) if failed => {
+            move_key_in(conn, id.as_str(), KeyStatus::Failed, None, live, now).await?
         }
-        TxKind::PullBatch if failed => {
+        (TxKind::PullBatch, Intent::Pull(id)) if failed => {
             let failed = PullResolution::failed();
-            let change = [(intent, PullChange::Resolve(&failed))];
+            let change = [(id.as_str(), PullChange::Resolve(&failed))];
             change_pulls_in(conn, &change, live, now).await?.0[0]
         }
-        TxKind::Attest if succeeded => {
-            move_attestation_in(conn, intent, AttestationStatus::Active, Some(hash), "", now)
-                .await?
-        }
-        TxKind::Attest if failed => {
+        (TxKind::Attest, Intent::Attestation(id)) if succeeded => {
             move_attestation_in(
                 conn,
-                intent,
+                id.as_str(),
+                AttestationStatus::Active,
+                Some(hash),
+                "",
+                now,
+            )
+            .await?
+        }
+        (TxKind::Attest, Intent::Attestation(id)) if failed => {
+            move_attestation_in(
+                conn,
+                id.as_str(),
                 AttestationStatus::Failed,
                 None,
                 NO_LIVE_TRANSACTION,
@@ -1413,12 +1428,13 @@ pub(crate) async fn fate_effect_in(
             )
             .await?
         }
-        TxKind::RevokeAttestation if succeeded => {
-            move_attestation_in(conn, intent, AttestationStatus::Revoked, None, "", now).await?
+        (TxKind::RevokeAttestation, Intent::Attestation(id)) if succeeded => {
+            move_attestation_in(conn, id.as_str(), AttestationStatus::Revoked, None, "", now)
+                .await?
         }
         // The mirror recorded the attestation's latest receipt (not a status: the
         // settlement chain's view, which the API's identity checks require).
-        TxKind::MirrorAttested | TxKind::MirrorRevoked if succeeded => {
+        (TxKind::MirrorAttested | TxKind::MirrorRevoked, Intent::Attestation(id)) if succeeded => {
             let mut q = Stmt::new(
                 conn.backend(),
                 "UPDATE identity_attestations SET mirrored_sequence = receipt_sequence \
@@ -1426,23 +1442,27 @@ pub(crate) async fn fate_effect_in(
                  AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)"
                     .to_string(),
             );
-            q.push(intent);
+            q.push(id.as_str());
             conn.execute(&q).await? == 1
         }
         // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
         // the engine's payment driver (which reads their fates); a cancel or revoke that
-        // failed changed nothing.
-        TxKind::CreateMandate
-        | TxKind::IssueSessionKey
-        | TxKind::CancelMandate
-        | TxKind::RevokeSessionKey
-        | TxKind::PullBatch
-        | TxKind::Settle
-        | TxKind::Attest
-        | TxKind::RevokeAttestation
-        | TxKind::MirrorAttested
-        | TxKind::MirrorRevoked
-        | TxKind::CancelNonce => false,
+        // failed changed nothing. An intent of another object than the kind acts on is
+        // never journaled so, and changes nothing either.
+        (
+            TxKind::CreateMandate
+            | TxKind::IssueSessionKey
+            | TxKind::CancelMandate
+            | TxKind::RevokeSessionKey
+            | TxKind::PullBatch
+            | TxKind::Settle
+            | TxKind::Attest
+            | TxKind::RevokeAttestation
+            | TxKind::MirrorAttested
+            | TxKind::MirrorRevoked
+            | TxKind::CancelNonce,
+            _,
+        ) => false,
     };
     Ok(())
 }

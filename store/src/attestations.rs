@@ -19,6 +19,7 @@ use crate::exec::{Exec, Record, Stmt};
 use crate::outbox::{self, WorkKind};
 use crate::rows::{Page, Scope, in_list};
 use openrail_domain::AttestationId;
+use openrail_domain::journal::Intent;
 
 pub use crate::attestation::Attestation;
 pub(crate) use crate::rows::agentic::{ATTESTATION_COLS as COLS, attestation_of};
@@ -60,7 +61,7 @@ pub(crate) async fn revoke_for_credential_in(
         outbox::enqueue_for(
             &mut *conn,
             OF_ATTESTATION,
-            &id,
+            &Intent::Attestation(AttestationId::from_trusted(id)),
             WorkKind::RevokeAttestation,
             now,
         )
@@ -122,7 +123,7 @@ impl Attestations<'_> {
                     .await?;
                     outbox::enqueue(
                         &mut tx,
-                        a.id.as_str(),
+                        &Intent::Attestation(a.id.clone()),
                         WorkKind::Attest,
                         a.chain_id,
                         a.mode,
@@ -219,14 +220,14 @@ impl Attestations<'_> {
             a.status,
             AttestationStatus::Pending | AttestationStatus::Active
         ) {
-            let id = id.clone();
+            let intent = Intent::Attestation(id.clone());
             self.0
                 .write(move |mut tx| {
                     Box::pin(async move {
                         outbox::enqueue_for(
                             &mut tx,
                             OF_ATTESTATION,
-                            id.as_str(),
+                            &intent,
                             WorkKind::RevokeAttestation,
                             now,
                         )
@@ -405,7 +406,7 @@ impl Attestations<'_> {
                             .ok_or_else(|| StoreError::Corrupt(format!("mode {mode:?}")))?;
                         outbox::enqueue(
                             &mut tx,
-                            id.as_str(),
+                            &Intent::Attestation(id.clone()),
                             step.work(),
                             settlement_chain_id,
                             mode,

@@ -10,7 +10,8 @@ use crate::outbox::WorkKind;
 use crate::payments::{PaymentChange, PaymentStatus, move_payment_in};
 pub use crate::rows::consent::Authorization;
 pub(crate) use crate::rows::consent::{authorization_in, insert_authorization_in};
-use openrail_domain::MandateId;
+use openrail_domain::journal::Intent;
+use openrail_domain::{MandateId, PaymentId};
 
 /// Payer consent: what a payer is asked to sign, and the signature once given (`store.consent()`).
 #[derive(Debug, Clone, Copy)]
@@ -104,7 +105,16 @@ impl Consent<'_> {
                         }
                         Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::Payment),
                     };
-                    crate::outbox::enqueue_for(&mut tx, lookup, &object_id, work, now_ms).await?;
+                    // The object's row moved: `object_id` names one.
+                    let intent = match what {
+                        Authorizable::Mandate => {
+                            Intent::Mandate(MandateId::from_trusted(object_id.clone()))
+                        }
+                        Authorizable::Payment => {
+                            Intent::Payment(PaymentId::from_trusted(object_id.clone()))
+                        }
+                    };
+                    crate::outbox::enqueue_for(&mut tx, lookup, &intent, work, now_ms).await?;
                     Ok(Some(()))
                 })
             })

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
+use openrail_domain::journal::{Intent, IntentError};
 use sqlx::{AnyConnection, Row as _};
 
 use crate::sql::{Backend, StoreError};
@@ -80,6 +81,13 @@ impl From<String> for Arg<'_> {
 impl From<Option<String>> for Arg<'_> {
     fn from(v: Option<String>) -> Self {
         Arg::Text(v.map(Cow::Owned))
+    }
+}
+
+impl<'a> From<&'a Intent> for Arg<'a> {
+    /// An intent as it is stored: its text (borrowed when it is only an id).
+    fn from(v: &'a Intent) -> Self {
+        Arg::Text(Some(v.text()))
     }
 }
 
@@ -157,6 +165,20 @@ pub(crate) trait Record {
     fn integer(&self, col: &str) -> Result<i64, StoreError> {
         self.int(col)?
             .ok_or_else(|| StoreError::Corrupt(format!("{col} is NULL")))
+    }
+
+    /// A text column holding an [`Intent`] (never NULL; text that is no intent is corrupt).
+    fn intent(&self, col: &str) -> Result<Intent, StoreError> {
+        let text = self.string(col)?;
+        text.parse()
+            .map_err(|e: IntentError| StoreError::Corrupt(format!("{col}: {e}")))
+    }
+
+    /// A text column holding a JSON array of [`Intent`]s (a journaled transaction's
+    /// `intents`).
+    fn intents(&self, col: &str) -> Result<Vec<Intent>, StoreError> {
+        let text = self.string(col)?;
+        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(format!("{col} {text:?}: {e}")))
     }
 }
 

@@ -1,11 +1,15 @@
-//! The outbound transaction journal and idempotency records.
+//! The outbound transaction journal and idempotency records. A journaled transaction
+//! carries its intents ([`Intent`]): stored as a JSON array of their text in
+//! `chain_txs.intents` and one `chain_tx_intents` row each, converted to and from text only
+//! here, at the SQL.
 
 use crate::agentic::{
     Guard, KeyStatus, MandateStatus, PullChange, change_pulls_in, move_key_in, move_mandate_in,
 };
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
-pub use openrail_domain::journal::{TxKind, TxStatus};
+use openrail_domain::PullId;
+pub use openrail_domain::journal::{Intent, TxKind, TxStatus};
 
 /// Idempotency keys of API requests (`store.idempotency()`).
 #[derive(Debug, Clone, Copy)]
@@ -66,7 +70,7 @@ pub struct UnsettledTx {
     /// What it does.
     pub kind: TxKind,
     /// The intents it carries.
-    pub intents: Vec<String>,
+    pub intents: Vec<Intent>,
 }
 
 /// Counts of a chain's journal by status (see [`Journal::summary`]).
@@ -113,7 +117,7 @@ impl Journal<'_> {
         hash: &str,
         raw: &str,
         kind: TxKind,
-        intents: &[String],
+        intents: &[Intent],
         fence: Option<(&str, &str)>,
         now: i64,
     ) -> Result<bool, StoreError> {
@@ -147,22 +151,20 @@ impl Journal<'_> {
         rows.iter()
             .map(|r| {
                 let kind = r.string("kind")?;
-                let intents = r.string("intents")?;
                 Ok(UnsettledTx {
                     nonce: r.integer("nonce")? as u64,
                     hash: r.string("hash")?,
                     raw: r.string("raw")?,
                     kind: TxKind::parse(&kind)
                         .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?,
-                    intents: serde_json::from_str(&intents)
-                        .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?,
+                    intents: r.intents("intents")?,
                 })
             })
             .collect()
     }
 
     /// Number of journaled transactions carrying `intent` (tests prove it is never two).
-    pub async fn count_for_intent(self, intent: &str) -> Result<u64, StoreError> {
+    pub async fn count_for_intent(self, intent: &Intent) -> Result<u64, StoreError> {
         let q = self
             .0
             .stmt("SELECT COUNT(*) AS n FROM chain_tx_intents WHERE intent = $1")
@@ -407,7 +409,7 @@ impl Journal<'_> {
         self,
         chain_id: u64,
         hash: &str,
-    ) -> Result<Option<(TxKind, Vec<String>)>, StoreError> {
+    ) -> Result<Option<(TxKind, Vec<Intent>)>, StoreError> {
         let q = self
             .0
             .stmt("SELECT kind, intents FROM chain_txs WHERE chain_id = $1 AND hash = $2")
@@ -418,10 +420,7 @@ impl Journal<'_> {
             let kind = r.string("kind")?;
             let kind = TxKind::parse(&kind)
                 .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
-            let intents = r.string("intents")?;
-            let intents = serde_json::from_str(&intents)
-                .map_err(|_| StoreError::Corrupt(format!("intents {intents:?}")))?;
-            Ok((kind, intents))
+            Ok((kind, r.intents("intents")?))
         })
         .transpose()
     }
@@ -449,7 +448,7 @@ impl Journal<'_> {
         self,
         chain_id: u64,
         cursor: &ChainCursor,
-        pulls: &[(String, crate::agentic::PullResolution)],
+        pulls: &[(PullId, crate::agentic::PullResolution)],
         mined: &[(String, u64)],
         ended: &OnchainEnds,
         now: i64,
@@ -510,14 +509,15 @@ async fn commit_chain_events_in(
     conn: &mut impl Exec,
     chain_id: u64,
     cursor: &ChainCursor,
-    pulls: &[(String, crate::agentic::PullResolution)],
+    pulls: &[(PullId, crate::agentic::PullResolution)],
     mined: &[(String, u64)],
     ended: &OnchainEnds,
     now: i64,
 ) -> Result<usize, StoreError> {
     let mut changed = 0;
     for (id, resolution) in pulls {
-        changed += usize::from(crate::agentic::resolve_pull_in(conn, id, resolution, now).await?);
+        changed +=
+            usize::from(crate::agentic::resolve_pull_in(conn, id.as_str(), resolution, now).await?);
     }
     // Cancels and revokes the chain shows, whoever sent them (the payer can, alone).
     // Not undone by `rewind_chain`: a reorganisation that drops a payer's own cancel
@@ -728,14 +728,9 @@ pub(crate) async fn apply_fates_in(
             .fetch(&known("SELECT hash, kind, status, intents FROM chain_txs"))
             .await?;
         // The work each transaction leaves nothing to send for, closed per kind at once.
-        let mut closed: Vec<(crate::outbox::WorkKind, Vec<String>)> = Vec::new();
+        let mut closed: Vec<(crate::outbox::WorkKind, Vec<Intent>)> = Vec::new();
         for r in &rows {
-            let (hash, kind, status, text) = (
-                r.string("hash")?,
-                r.string("kind")?,
-                r.string("status")?,
-                r.string("intents")?,
-            );
+            let (hash, kind, status) = (r.string("hash")?, r.string("kind")?, r.string("status")?);
             let kind = TxKind::parse(&kind)
                 .ok_or_else(|| StoreError::Corrupt(format!("transaction kind {kind:?}")))?;
             let fate = TxStatus::parse(&status)
@@ -744,8 +739,7 @@ pub(crate) async fn apply_fates_in(
                 // Another transaction carries its work: nothing follows from this one.
                 continue;
             }
-            let intents: Vec<String> = serde_json::from_str(&text)
-                .map_err(|_| StoreError::Corrupt(format!("intents {text:?}")))?;
+            let intents = r.intents("intents")?;
             for intent in &intents {
                 crate::agentic::fate_effect_in(conn, kind, fate, &hash, intent, now).await?;
             }
@@ -757,8 +751,7 @@ pub(crate) async fn apply_fates_in(
             }
         }
         for (work, intents) in &closed {
-            let intents: Vec<&str> = intents.iter().map(String::as_str).collect();
-            crate::outbox::close_all(conn, &intents, *work, now).await?;
+            crate::outbox::close_all(conn, intents, *work, now).await?;
         }
         if !rows.is_empty() {
             conn.execute(&known("UPDATE chain_txs SET applied = 1"))
@@ -776,7 +769,7 @@ pub(crate) struct SignedRow {
     pub(crate) hash: String,
     pub(crate) raw: String,
     pub(crate) kind: TxKind,
-    pub(crate) intents: Vec<String>,
+    pub(crate) intents: Vec<Intent>,
     /// The lease (name, holder) it is fenced by; empty names: none.
     pub(crate) lease: String,
     pub(crate) holder: String,
@@ -800,7 +793,7 @@ pub(crate) async fn record_tx_in(conn: &mut impl Exec, t: &SignedRow) -> Result<
         .push(&t.hash)
         .push(&t.raw)
         .push(t.kind.as_str())
-        .push(serde_json::to_string(&t.intents).expect("strings serialize"))
+        .push(serde_json::to_string(&t.intents).expect("intents serialize as strings"))
         .push(t.now)
         .push(&t.lease)
         .push(&t.holder);

@@ -9,11 +9,15 @@
 //! fate, whoever records it (its sender, the next sender at start-up, the watcher), closes
 //! its work and takes effect in the same database transaction (see
 //! [`crate::journal::apply_fates_in`]).
+//!
+//! A row's `intent` is an [`Intent`]'s text: the object the work is for (`man_…`, `sk_…`,
+//! `pull_…`, `pay_…`, `att_…`), the same text as the journaled transaction that does the
+//! work carries. It is converted to and from text only here, at the SQL.
 
 use crate::db::{Store, StoreError};
 use crate::exec::{Exec, Record, Stmt};
 use crate::ids::Mode;
-use openrail_domain::journal::TxKind;
+use openrail_domain::journal::{Intent, TxKind};
 use openrail_domain::{MandateId, SessionKeyId};
 
 /// Work queued for a chain, and the journal's view of it (`store.outbox()`).
@@ -34,8 +38,8 @@ pub use openrail_domain::journal::WorkKind;
 pub struct Work {
     /// Queue order.
     pub seq: i64,
-    /// The object (`man_…`, `sk_…`, `pull_…`, `pay_…`).
-    pub intent: String,
+    /// The object it is for.
+    pub intent: Intent,
     /// What to do for it.
     pub kind: WorkKind,
 }
@@ -44,7 +48,7 @@ pub struct Work {
 /// kind stays the only one). Inside the transaction that writes the object.
 pub(crate) async fn enqueue(
     conn: &mut impl Exec,
-    intent: &str,
+    intent: &Intent,
     kind: WorkKind,
     chain_id: u64,
     mode: Mode,
@@ -72,7 +76,7 @@ const ROWS_PER_STATEMENT: usize = 500;
 /// now)`, in their order.
 pub(crate) async fn enqueue_all(
     conn: &mut impl Exec,
-    work: &[(&str, WorkKind, u64, Mode, i64)],
+    work: &[(Intent, WorkKind, u64, Mode, i64)],
 ) -> Result<(), StoreError> {
     for chunk in work.chunks(ROWS_PER_STATEMENT) {
         let mut q = Stmt::new(
@@ -98,7 +102,7 @@ pub(crate) async fn enqueue_all(
 /// Closes the open `kind` rows of `intents` at `now` (as [`close`] each).
 pub(crate) async fn close_all(
     conn: &mut impl Exec,
-    intents: &[&str],
+    intents: &[Intent],
     kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
@@ -122,7 +126,7 @@ pub(crate) async fn close_all(
 /// Closes the open row of `intent` and `kind`, if any, at `now`.
 pub(crate) async fn close(
     conn: &mut impl Exec,
-    intent: &str,
+    intent: &Intent,
     kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
@@ -181,7 +185,7 @@ impl Outbox<'_> {
                 let kind = r.string("kind")?;
                 Ok(Work {
                     seq: r.integer("seq")?,
-                    intent: r.string("intent")?,
+                    intent: r.intent("intent")?,
                     kind: WorkKind::parse(&kind)
                         .ok_or_else(|| StoreError::Corrupt(format!("outbox kind {kind:?}")))?,
                 })
@@ -194,9 +198,9 @@ impl Outbox<'_> {
     /// stale while an earlier pass sent the same intent.
     pub async fn journaled_intents(
         self,
-        intents: &[&str],
+        intents: &[Intent],
         kind: TxKind,
-    ) -> Result<std::collections::HashSet<String>, StoreError> {
+    ) -> Result<std::collections::HashSet<Intent>, StoreError> {
         let mut found = std::collections::HashSet::new();
         for chunk in intents.chunks(500) {
             let sql = format!(
@@ -206,17 +210,17 @@ impl Outbox<'_> {
             );
             let mut q = self.0.stmt(sql).bind(kind.as_str());
             for intent in chunk {
-                q.push(*intent);
+                q.push(intent);
             }
             for r in self.0.fetch(&q).await? {
-                found.insert(r.string("intent")?);
+                found.insert(r.intent("intent")?);
             }
         }
         Ok(found)
     }
 
     /// Whether `intent` still has open `kind` work (queued, or sent and not yet recorded).
-    pub async fn is_open(self, intent: &str, kind: WorkKind) -> Result<bool, StoreError> {
+    pub async fn is_open(self, intent: &Intent, kind: WorkKind) -> Result<bool, StoreError> {
         let q = self
             .0
             .stmt("SELECT 1 FROM outbox WHERE intent = $1 AND kind = $2 AND done_at IS NULL")
@@ -228,7 +232,7 @@ impl Outbox<'_> {
     /// The journal status of the newest `kind` transaction carrying `intent`, if any.
     pub async fn journaled_status(
         self,
-        intent: &str,
+        intent: &Intent,
         kind: TxKind,
     ) -> Result<Option<openrail_domain::journal::TxStatus>, StoreError> {
         let q = self
@@ -252,7 +256,7 @@ impl Outbox<'_> {
     /// The hash of the succeeded transaction of `kind` carrying `intent`, when there is one.
     pub async fn succeeded_tx(
         self,
-        intent: &str,
+        intent: &Intent,
         kind: TxKind,
     ) -> Result<Option<String>, StoreError> {
         let q = self
@@ -269,8 +273,8 @@ impl Outbox<'_> {
     }
 
     /// Closes the open row of `intent` and `kind` at `now` (its outcome is recorded).
-    pub async fn close(self, intent: &str, kind: WorkKind, now: i64) -> Result<(), StoreError> {
-        let intent = intent.to_owned();
+    pub async fn close(self, intent: &Intent, kind: WorkKind, now: i64) -> Result<(), StoreError> {
+        let intent = intent.clone();
         self.0
             .write(move |mut tx| Box::pin(async move { close(&mut tx, &intent, kind, now).await }))
             .await
@@ -278,7 +282,12 @@ impl Outbox<'_> {
 
     /// Makes the open row of `intent` and `kind` due again only at `due_at` (driving work
     /// waiting for a bank transfer or a confirmation).
-    pub async fn defer(self, intent: &str, kind: WorkKind, due_at: i64) -> Result<(), StoreError> {
+    pub async fn defer(
+        self,
+        intent: &Intent,
+        kind: WorkKind,
+        due_at: i64,
+    ) -> Result<(), StoreError> {
         let q = self
             .0
             .stmt(
@@ -293,18 +302,11 @@ impl Outbox<'_> {
 
     /// Queues the cancel of active mandate `mandate_id` at `now`.
     pub async fn request_cancel(self, mandate_id: &MandateId, now: i64) -> Result<(), StoreError> {
-        let mandate_id = mandate_id.clone();
+        let intent = Intent::Mandate(mandate_id.clone());
         self.0
             .write(move |mut tx| {
                 Box::pin(async move {
-                    enqueue_for(
-                        &mut tx,
-                        OF_MANDATE,
-                        mandate_id.as_str(),
-                        WorkKind::CancelMandate,
-                        now,
-                    )
-                    .await
+                    enqueue_for(&mut tx, OF_MANDATE, &intent, WorkKind::CancelMandate, now).await
                 })
             })
             .await
@@ -312,18 +314,11 @@ impl Outbox<'_> {
 
     /// Queues the revoke of session key `key_id` at `now`.
     pub async fn request_revoke(self, key_id: &SessionKeyId, now: i64) -> Result<(), StoreError> {
-        let key_id = key_id.clone();
+        let intent = Intent::SessionKey(key_id.clone());
         self.0
             .write(move |mut tx| {
                 Box::pin(async move {
-                    enqueue_for(
-                        &mut tx,
-                        OF_KEY,
-                        key_id.as_str(),
-                        WorkKind::RevokeSessionKey,
-                        now,
-                    )
-                    .await
+                    enqueue_for(&mut tx, OF_KEY, &intent, WorkKind::RevokeSessionKey, now).await
                 })
             })
             .await
@@ -340,12 +335,12 @@ pub(crate) const OF_KEY: &str = "SELECT m.chain_id, k.mode FROM session_keys k \
 /// The chain and mode of a payment (`$1`: its id), for [`enqueue_for`].
 pub(crate) const OF_PAYMENT: &str = "SELECT chain_id, mode FROM payments WHERE id = $1";
 
-/// Queues `kind` for `intent`, whose chain and mode `lookup` reads, inside the caller's
-/// transaction.
+/// Queues `kind` for `intent`, whose chain and mode `lookup` reads (`$1`: the intent's
+/// object id), inside the caller's transaction.
 pub(crate) async fn enqueue_for(
     conn: &mut impl Exec,
     lookup: &'static str,
-    intent: &str,
+    intent: &Intent,
     kind: WorkKind,
     now: i64,
 ) -> Result<(), StoreError> {
@@ -361,11 +356,11 @@ pub(crate) async fn enqueue_for(
 pub(crate) async fn enqueue_if(
     conn: &mut impl Exec,
     lookup: &'static str,
-    intent: &str,
+    intent: &Intent,
     kind: WorkKind,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let q = Stmt::new(conn.backend(), lookup.into()).bind(intent);
+    let q = Stmt::new(conn.backend(), lookup.into()).bind(intent.object_id());
     let Some(row) = conn.fetch_optional(&q).await? else {
         return Ok(false);
     };

@@ -9,7 +9,7 @@ pub use crate::rows::payments::{PartyKind, Payment};
 use crate::rows::{Page, Scope};
 use openrail_domain::FailureReason;
 use openrail_domain::PaymentId;
-use openrail_domain::journal::TxStatus;
+use openrail_domain::journal::{Intent, TxStatus};
 pub use openrail_domain::{PaymentStatus, RefundStatus};
 
 /// One-time payments: their rows, lists and status changes (`store.payments()`).
@@ -175,7 +175,7 @@ impl Payments<'_> {
                         // Nothing to sign: the engine drives it from now on.
                         crate::outbox::enqueue(
                             &mut tx,
-                            p.id.as_str(),
+                            &Intent::Payment(p.id.clone()),
                             crate::outbox::WorkKind::Payment,
                             p.chain_id,
                             p.mode,
@@ -353,7 +353,7 @@ impl Payments<'_> {
     /// which stays the chain's confirmation depth behind its head).
     pub async fn tx_status_for_intent(
         self,
-        intent: &str,
+        intent: &Intent,
     ) -> Result<Option<JournaledStatus>, StoreError> {
         let q = self
             .0

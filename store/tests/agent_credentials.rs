@@ -9,7 +9,7 @@ use openrail_domain::{AttestationId, MandateId, SessionKeyId};
 use openrail_store::agentic::{KeyStatus, MandateStatus, Scope, SessionKey};
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::identity::{AgentCredentialRecord, NewCredential};
-use openrail_store::journal::{TxKind, TxStatus};
+use openrail_store::journal::{Intent, TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::{active_mandate_row, fresh_postgres, fresh_sqlite};
 use openrail_store::{Mode, Store, now_ms};
@@ -91,7 +91,7 @@ async fn revoked(store: &Store, scope: Scope<'_>, id: &str) -> bool {
 
 /// A fate of `kind` for `intent`, journaled then recorded as succeeded (the group writer
 /// applies it).
-async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
+async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: Intent) {
     let hash = format!("0x{nonce:064x}");
     assert!(
         store
@@ -102,7 +102,7 @@ async fn succeeded(store: &Store, nonce: u64, kind: TxKind, intent: &str) {
                 &hash,
                 "0x00",
                 kind,
-                &[intent.to_string()],
+                &[intent],
                 None,
                 now_ms()
             )
@@ -216,12 +216,21 @@ async fn agent_credentials(store: Store) {
     assert!(
         !store
             .outbox()
-            .is_open(att.as_str(), WorkKind::RevokeAttestation)
+            .is_open(
+                &Intent::Attestation(att.clone()),
+                WorkKind::RevokeAttestation
+            )
             .await
             .unwrap()
     );
     assert!(!revoked(&store, scope, &c1).await);
-    succeeded(&store, 0, TxKind::RevokeSessionKey, k1.as_str()).await;
+    succeeded(
+        &store,
+        0,
+        TxKind::RevokeSessionKey,
+        Intent::SessionKey(k1.clone()),
+    )
+    .await;
     assert_eq!(
         store.keys().get(scope, &k1).await.unwrap().status,
         KeyStatus::Revoked
@@ -230,7 +239,10 @@ async fn agent_credentials(store: Store) {
     assert!(
         store
             .outbox()
-            .is_open(att.as_str(), WorkKind::RevokeAttestation)
+            .is_open(
+                &Intent::Attestation(att.clone()),
+                WorkKind::RevokeAttestation
+            )
             .await
             .unwrap()
     );
@@ -246,7 +258,13 @@ async fn agent_credentials(store: Store) {
     assert!(matches!(r2, AgentCredentialRecord::New(_)));
     let (c4, r4) = issue(&store, scope, &k4, "{}").await;
     assert!(matches!(r4, AgentCredentialRecord::New(_)));
-    succeeded(&store, 1, TxKind::CancelMandate, m1.as_str()).await;
+    succeeded(
+        &store,
+        1,
+        TxKind::CancelMandate,
+        Intent::Mandate(m1.clone()),
+    )
+    .await;
     assert_eq!(
         store.mandates().get(scope, &m1).await.unwrap().status,
         MandateStatus::Canceled

@@ -7,7 +7,7 @@ use openrail_domain::AttestationId;
 use openrail_store::agentic::Scope;
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::identity::NewCredential;
-use openrail_store::journal::{TxKind, TxStatus};
+use openrail_store::journal::{Intent, TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::{fresh_postgres, fresh_sqlite};
 use openrail_store::{Mode, Store, StoreError, now_ms};
@@ -58,7 +58,7 @@ async fn attestations(store: Store) {
     assert!(
         store
             .outbox()
-            .is_open(a.as_str(), WorkKind::Attest)
+            .is_open(&Intent::Attestation(a.clone()), WorkKind::Attest)
             .await
             .unwrap()
     );
@@ -69,7 +69,7 @@ async fn attestations(store: Store) {
             .await
             .unwrap()[0]
             .intent,
-        a.as_str()
+        Intent::Attestation(a.clone())
     );
     assert!(
         store
@@ -104,7 +104,7 @@ async fn attestations(store: Store) {
                 &hash,
                 "0x00",
                 TxKind::Attest,
-                &[a.to_string()],
+                &[Intent::Attestation(a.clone())],
                 None,
                 now
             )
@@ -122,7 +122,7 @@ async fn attestations(store: Store) {
     assert!(
         !store
             .outbox()
-            .is_open(a.as_str(), WorkKind::Attest)
+            .is_open(&Intent::Attestation(a.clone()), WorkKind::Attest)
             .await
             .unwrap()
     );
@@ -155,7 +155,7 @@ async fn attestations(store: Store) {
     assert!(
         store
             .outbox()
-            .is_open(a.as_str(), WorkKind::RevokeAttestation)
+            .is_open(&Intent::Attestation(a.clone()), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -168,7 +168,7 @@ async fn attestations(store: Store) {
             &revoke,
             "0x01",
             TxKind::RevokeAttestation,
-            &[a.to_string()],
+            &[Intent::Attestation(a.clone())],
             None,
             now,
         )
@@ -187,7 +187,7 @@ async fn attestations(store: Store) {
     assert!(
         !store
             .outbox()
-            .is_open(a.as_str(), WorkKind::RevokeAttestation)
+            .is_open(&Intent::Attestation(a.clone()), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -215,7 +215,7 @@ async fn attestations(store: Store) {
             &reverted,
             "0x02",
             TxKind::Attest,
-            &[f.to_string()],
+            &[Intent::Attestation(f.clone())],
             None,
             now,
         )
@@ -256,7 +256,7 @@ async fn attestations(store: Store) {
     assert!(
         !store
             .outbox()
-            .is_open(c.as_str(), WorkKind::RevokeAttestation)
+            .is_open(&Intent::Attestation(c.clone()), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );
@@ -268,7 +268,7 @@ async fn attestations(store: Store) {
     assert!(
         store
             .outbox()
-            .is_open(c.as_str(), WorkKind::RevokeAttestation)
+            .is_open(&Intent::Attestation(c.clone()), WorkKind::RevokeAttestation)
             .await
             .unwrap()
     );

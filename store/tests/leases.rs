@@ -19,7 +19,7 @@ async fn record(store: &Store, nonce: u64, holder: &str) -> bool {
             &format!("0xhash{nonce}"),
             "0xraw",
             openrail_store::journal::TxKind::PullBatch,
-            &[format!("pull_{nonce}")],
+            &[format!("pull_{nonce}").parse().unwrap()],
             Some((&lease, holder)),
             now_ms(),
         )
@@ -87,8 +87,22 @@ async fn leases_and_fence(store: Store) {
     );
     assert!(record(&store, 1, "b").await);
     assert!(!record(&store, 2, "a").await);
-    assert_eq!(store.journal().count_for_intent("pull_1").await.unwrap(), 1);
-    assert_eq!(store.journal().count_for_intent("pull_2").await.unwrap(), 0);
+    assert_eq!(
+        store
+            .journal()
+            .count_for_intent(&"pull_1".parse().unwrap())
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .journal()
+            .count_for_intent(&"pull_2".parse().unwrap())
+            .await
+            .unwrap(),
+        0
+    );
 
     // A clean stop hands it over at once.
     store.leases().release(&lease, "b").await.unwrap();

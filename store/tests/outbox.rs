@@ -4,7 +4,7 @@
 use openrail_domain::{AccountId, MandateId, PaymentId, PullId, SessionKeyId};
 use openrail_store::agentic::{KeyStatus, PullResolution, PullStatus, SessionKey};
 use openrail_store::consent::{Authorizable, Authorization};
-use openrail_store::journal::{TxKind, TxStatus};
+use openrail_store::journal::{Intent, TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 use openrail_store::testing::{
@@ -87,7 +87,8 @@ fn authorized() -> PullResolution {
     }
 }
 
-/// What the engine of `chain` would claim now (+ `later` ms): (intent, kind) pairs.
+/// What the engine of `chain` would claim now (+ `later` ms): (intent as stored, kind)
+/// pairs.
 async fn claimable(store: &Store, chain: u64, later: i64) -> Vec<(String, WorkKind)> {
     store
         .outbox()
@@ -95,7 +96,7 @@ async fn claimable(store: &Store, chain: u64, later: i64) -> Vec<(String, WorkKi
         .await
         .unwrap()
         .into_iter()
-        .map(|w| (w.intent, w.kind))
+        .map(|w| (w.intent.to_string(), w.kind))
         .collect()
 }
 
@@ -177,14 +178,14 @@ async fn driving_work(store: Store) {
     assert!(
         !store
             .outbox()
-            .is_open(bank_pull.as_str(), WorkKind::PullBatch)
+            .is_open(&Intent::Pull(bank_pull.clone()), WorkKind::PullBatch)
             .await
             .unwrap()
     );
     assert!(
         !store
             .outbox()
-            .is_open(wallet_pull.as_str(), WorkKind::Payout)
+            .is_open(&Intent::Pull(wallet_pull.clone()), WorkKind::Payout)
             .await
             .unwrap()
     );
@@ -192,7 +193,11 @@ async fn driving_work(store: Store) {
     // Driving work that waits is due again only at its time; closed, it is gone.
     store
         .outbox()
-        .defer(bank_pull.as_str(), WorkKind::Payout, now_ms() + 60_000)
+        .defer(
+            &Intent::Pull(bank_pull.clone()),
+            WorkKind::Payout,
+            now_ms() + 60_000,
+        )
         .await
         .unwrap();
     assert_eq!(claimable(&store, CHAIN_A, 0).await, vec![]);
@@ -202,7 +207,7 @@ async fn driving_work(store: Store) {
     );
     store
         .outbox()
-        .close(bank_pull.as_str(), WorkKind::Payout, now_ms())
+        .close(&Intent::Pull(bank_pull.clone()), WorkKind::Payout, now_ms())
         .await
         .unwrap();
     assert_eq!(claimable(&store, CHAIN_A, 61_000).await, vec![]);
@@ -361,20 +366,23 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
                 "0xbatch",
                 "0x00",
                 TxKind::PullBatch,
-                &[sent.to_string()],
+                &[Intent::Pull(sent.clone())],
                 None,
                 now_ms(),
             )
             .await
             .unwrap()
     );
-    let ids = [sent.as_str(), queued.as_str()];
+    let ids = [Intent::Pull(sent.clone()), Intent::Pull(queued.clone())];
     let journaled = store
         .outbox()
         .journaled_intents(&ids, TxKind::PullBatch)
         .await
         .unwrap();
-    assert_eq!(journaled, [sent.to_string()].into_iter().collect());
+    assert_eq!(
+        journaled,
+        [Intent::Pull(sent.clone())].into_iter().collect()
+    );
     // Another kind of transaction carrying the same id does not count.
     assert!(
         store
@@ -392,7 +400,7 @@ async fn journaled_pulls_are_not_sent_again(store: Store) {
 }
 
 /// Journals a transaction of `kind` carrying `intents` on chain A.
-async fn journal(store: &Store, hash: &str, nonce: u64, kind: TxKind, intents: &[String]) {
+async fn journal(store: &Store, hash: &str, nonce: u64, kind: TxKind, intents: &[Intent]) {
     assert!(
         store
             .journal()
@@ -421,13 +429,23 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
         "0xsettled",
         0,
         TxKind::PullBatch,
-        &[a.to_string(), b.to_string()],
+        &[Intent::Pull(a.clone()), Intent::Pull(b.clone())],
     )
     .await;
-    journal(&store, "0xreverted", 1, TxKind::PullBatch, &[c.to_string()]).await;
+    journal(
+        &store,
+        "0xreverted",
+        1,
+        TxKind::PullBatch,
+        &[Intent::Pull(c.clone())],
+    )
+    .await;
     let open = |id: String, kind: WorkKind| {
         let store = store.clone();
-        async move { store.outbox().is_open(&id, kind).await.unwrap() }
+        async move {
+            let intent: Intent = id.parse().unwrap();
+            store.outbox().is_open(&intent, kind).await.unwrap()
+        }
     };
     store
         .journal()
@@ -475,7 +493,7 @@ async fn a_fate_takes_effect_where_it_is_recorded(store: Store) {
     let mut m = active_mandate_row(&mid, &account, Mode::Testnet, wallet, CHAIN_A, now);
     m.status = MandateStatus::Pending;
     store.mandates().insert(&m).await.unwrap();
-    let intents = [mid.to_string()];
+    let intents = [Intent::Mandate(mid.clone())];
     journal(&store, "0xfirst", 2, TxKind::CreateMandate, &intents).await;
     journal(&store, "0xsecond", 3, TxKind::CreateMandate, &intents).await;
     store

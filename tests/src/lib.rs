@@ -1081,6 +1081,12 @@ pub async fn fresh_database_url(dir: &std::path::Path) -> anyhow::Result<String>
     })
 }
 
+/// The intent whose stored text is `text` (an object id, or a payment's or payout's leg:
+/// `pay_…:source`); panics on any other text.
+pub fn intent_of(text: &str) -> openrail_store::journal::Intent {
+    text.parse().expect("an intent")
+}
+
 /// A `pending` USD pull row, as `POST /v1/debit-pulls` writes it before submitting (tests
 /// that play a request which died at some point insert it directly).
 pub fn pending_pull_row(

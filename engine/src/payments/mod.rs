@@ -3,24 +3,28 @@
 //! from the outbox and calls [`PaymentDriver::drive_payment`] or
 //! [`PaymentDriver::drive_payout`] until the object is final; every step reads where the
 //! object stands from the database and the transaction journal, so a restart picks each one
-//! up where it stood. A wallet-to-wallet
-//! payment is one router transfer (intent `<payment>`); a payment with a bank leg has two
+//! up where it stood. Each router transfer is journaled with its [`Intent`], whose text is
+//! also hashed into the transfer's on-chain reference. A wallet-to-wallet payment is one
+//! router transfer ([`Intent::Payment`], `<payment>`); a payment with a bank leg has two
 //! legs:
 //!
 //! - Source leg. A bank account is debited (idempotency key `<payment>:debit`, so a restart
 //!   never debits twice) and the leg is done when the debit is final (settled and past any
-//!   return window); a wallet pays the treasury through the router (one journaled
-//!   transaction per payment: a restart waits for the journaled one, never sends another).
-//! - Destination leg. A wallet is paid from the treasury through the router (same rule);
-//!   a bank account is credited (key `<payment>:credit`).
+//!   return window); a wallet pays the treasury through the router
+//!   ([`Intent::PaymentSource`], `<payment>:source`; one journaled transaction per payment:
+//!   a restart waits for the journaled one, never sends another).
+//! - Destination leg. A wallet is paid from the treasury through the router
+//!   ([`Intent::Payment`]; same rule); a bank account is credited (key
+//!   `<payment>:credit`).
 //!
 //! A failed leg fails the payment with its reason (the bank's, or `insufficient_funds`
 //! when the router refuses the payer's transfer). When the destination leg fails after the
 //! source leg succeeded, the payment fails owing a refund (`refund_status = pending`, in
 //! the same statement) and the driver sends the amount back to the source: a bank account
-//! is credited (key `<payment>:refund`), a wallet is paid from the treasury (intent
-//! `<payment>:refund`, one journaled transaction). The refund ends `succeeded`, or
-//! `failed` (logged as an error: an operator must act).
+//! is credited (key `<payment>:refund`), a wallet is paid from the treasury
+//! ([`Intent::PaymentRefund`], `<payment>:refund`, one journaled transaction). The refund
+//! ends `succeeded`, or `failed` (logged as an error: an operator must act). A bank-funded
+//! pull's payout is the treasury's transfer [`Intent::Payout`] (`<pull>:payout`).
 //!
 //! [`service`]: what a request for a payment means (`prepare`, then `accept`).
 
@@ -32,6 +36,7 @@ use alloy::primitives::{Address, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
+use openrail_domain::journal::Intent;
 use openrail_domain::{BankAccountId, FailureReason, PaymentId, PullId};
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
@@ -173,8 +178,8 @@ impl PaymentDriver {
     /// The bank leg and payout of an authorized pull of a bank-funded mandate. The chain
     /// authorized it on a deferred mandate: the ceiling is used, nothing moved. Debit the
     /// payer's bank account exactly once (key `<pull>:debit`); only once the debit is final
-    /// (settled and past any return window) does the treasury pay the destination (intent
-    /// `<pull>:payout`, one journaled `settle`), and the pull ends `settled` when that is
+    /// (settled and past any return window) does the treasury pay the destination
+    /// ([`Intent::Payout`], one journaled `settle`), and the pull ends `settled` when that is
     /// confirmed. A failed or returned debit ends the pull `failed` with the bank's reason
     /// and nothing paid; a payout the chain refuses credits the debit back (key
     /// `<pull>:refund`) and ends it `failed` (`payout_failed`).
@@ -204,7 +209,7 @@ impl PaymentDriver {
             }
             TransferStatus::Settled => {}
         }
-        let intent = format!("{}:payout", pull.pull_id);
+        let intent = Intent::Payout(pull.pull_id.clone());
         match self.leg_status(&intent).await? {
             Leg::InFlight => Ok(false),
             Leg::NotSent => {
@@ -216,7 +221,7 @@ impl PaymentDriver {
                     return Ok(false);
                 };
                 let call = SettlementRouter::settleCall {
-                    r#ref: keccak256(intent.as_bytes()),
+                    r#ref: keccak256(intent.text().as_bytes()),
                     token: *token,
                     to,
                     amount: openrail_chain::token_units(pull.amount, pull.currency),
@@ -276,7 +281,7 @@ impl PaymentDriver {
         if !from_bank && !to_bank {
             return self.wallet_to_wallet(p).await;
         }
-        let source_intent = format!("{}:source", p.id);
+        let source_intent = Intent::PaymentSource(p.id.clone());
         if p.status == PaymentStatus::Pending {
             if from_bank {
                 self.bank
@@ -367,8 +372,8 @@ impl PaymentDriver {
                     .await?),
             };
         }
-        let payout_intent = p.id.clone();
-        match self.leg_status(payout_intent.as_str()).await? {
+        let payout_intent = Intent::Payment(p.id.clone());
+        match self.leg_status(&payout_intent).await? {
             Leg::InFlight => Ok(false),
             Leg::Done(hash) => Ok(self.succeed(p, Some(&hash)).await?),
             Leg::Failed { hash, .. } => Ok(self
@@ -381,7 +386,7 @@ impl PaymentDriver {
                     p,
                     Party::Treasury,
                     Party::Wallet(&p.destination_address),
-                    payout_intent.as_str(),
+                    &payout_intent,
                 )
                 .await;
                 Ok(true)
@@ -396,14 +401,15 @@ impl PaymentDriver {
         if p.status == PaymentStatus::Pending && !self.start_processing(p).await? {
             return Ok(false);
         }
-        match self.leg_status(p.id.as_str()).await? {
+        let intent = Intent::Payment(p.id.clone());
+        match self.leg_status(&intent).await? {
             Leg::InFlight => Ok(false),
             Leg::NotSent => {
                 self.send_leg(
                     p,
                     Party::Wallet(&p.source_id),
                     Party::Wallet(&p.destination_address),
-                    p.id.as_str(),
+                    &intent,
                 )
                 .await;
                 Ok(true)
@@ -433,7 +439,7 @@ impl PaymentDriver {
                 TransferStatus::Failed => RefundStatus::Failed,
             }
         } else {
-            let intent = format!("{}:refund", p.id);
+            let intent = Intent::PaymentRefund(p.id.clone());
             match self.leg_status(&intent).await? {
                 Leg::InFlight => return Ok(false),
                 Leg::NotSent => {
@@ -527,7 +533,7 @@ impl PaymentDriver {
     }
 
     /// The fate of the journaled transaction carrying `intent`.
-    async fn leg_status(&self, intent: &str) -> Result<Leg, PaymentError> {
+    async fn leg_status(&self, intent: &Intent) -> Result<Leg, PaymentError> {
         Ok(
             match self.store.payments().tx_status_for_intent(intent).await? {
                 None => Leg::NotSent,
@@ -558,7 +564,7 @@ impl PaymentDriver {
     /// treasury it is the operator's `settle`; from a payer wallet it is
     /// `settleWithSignature` with the payment's stored authorization (the router moves a
     /// wallet's tokens only as the wallet signed).
-    async fn send_leg(&self, p: &Payment, from: Party<'_>, to: Party<'_>, intent: &str) {
+    async fn send_leg(&self, p: &Payment, from: Party<'_>, to: Party<'_>, intent: &Intent) {
         let parse = |who: Party<'_>| match who {
             Party::Treasury => Some(self.treasury),
             Party::Wallet(a) => a.parse::<Address>().ok(),
@@ -570,7 +576,8 @@ impl PaymentDriver {
             return;
         };
         let amount = openrail_chain::token_units(p.amount, p.currency);
-        let r#ref = keccak256(intent.as_bytes());
+        // The on-chain reference is the hash of the intent's text (what the payer signed).
+        let r#ref = keccak256(intent.text().as_bytes());
         let input: Bytes = if from == Party::Treasury {
             SettlementRouter::settleCall {
                 r#ref,

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use alloy::primitives::Address;
+use openrail_domain::journal::Intent;
 use openrail_domain::{BankAccountId, PaymentId};
 use openrail_store::agentic::Scope;
 use openrail_store::consent::Authorization;
@@ -150,7 +151,7 @@ pub async fn accept<'a>(
 ) -> Result<Option<Waiter<'a>>, ServiceError> {
     crate::consent::write_asking(
         net,
-        prepared.payment.id.as_str(),
+        Intent::Payment(prepared.payment.id.clone()),
         prepared.authorization.is_some(),
         || {
             store
@@ -205,7 +206,7 @@ pub async fn authorize<'a>(
     let digest = msg.digest(net.chain_id, net.router);
     let signature =
         crate::consent::check_given(net, &auth, msg.from, digest, signature, now).await?;
-    let waiter = waiter(net, payment.id.as_str());
+    let waiter = waiter(net, Intent::Payment(payment.id.clone()));
     if store
         .consent()
         .authorize(

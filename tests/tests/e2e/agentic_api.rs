@@ -4,7 +4,7 @@
 use alloy::primitives::Address;
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_store::Mode;
-use openrail_tests::{Harness, units};
+use openrail_tests::{Harness, intent_of, units};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -87,7 +87,7 @@ async fn mandate_key_pulls_declines_and_revocation() -> anyhow::Result<()> {
     let store = &h.server().store;
     for intent in [&declined, &mandate, &k1] {
         assert_eq!(
-            store.journal().count_for_intent(intent).await?,
+            store.journal().count_for_intent(&intent_of(intent)).await?,
             1,
             "{intent}"
         );

@@ -20,7 +20,7 @@ use openrail_store::bank::Direction;
 use openrail_store::crash;
 use openrail_store::payments::{PartyKind, PaymentStatus};
 use openrail_store::{Mode, Store};
-use openrail_tests::{Harness, audit};
+use openrail_tests::{Harness, audit, intent_of};
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_openrail-under-test");
@@ -282,7 +282,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     for (id, status) in &all.mandates {
         assert_eq!(*status, MandateStatus::Active, "mandate {id}");
         assert_eq!(
-            store.journal().count_for_intent(id).await?,
+            store.journal().count_for_intent(&intent_of(id)).await?,
             1,
             "one transaction for {id}"
         );
@@ -290,7 +290,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
     for (id, status) in &all.keys {
         assert_eq!(*status, KeyStatus::Active, "session key {id}");
         assert_eq!(
-            store.journal().count_for_intent(id).await?,
+            store.journal().count_for_intent(&intent_of(id)).await?,
             1,
             "one transaction for {id}"
         );
@@ -310,7 +310,7 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
             wallet_pulled += amount;
         }
         assert_eq!(
-            store.journal().count_for_intent(id).await?,
+            store.journal().count_for_intent(&intent_of(id)).await?,
             1,
             "one transaction for pull {id}"
         );
@@ -330,7 +330,11 @@ async fn crash_and_recover(point: &str) -> anyhow::Result<()> {
         e.1 += 1;
         for intent in [id.clone(), format!("{id}:source"), format!("{id}:refund")] {
             assert!(
-                store.journal().count_for_intent(&intent).await? <= 1,
+                store
+                    .journal()
+                    .count_for_intent(&intent_of(&intent))
+                    .await?
+                    <= 1,
                 "one transaction for {intent}"
             );
         }

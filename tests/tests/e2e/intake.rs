@@ -10,7 +10,7 @@ use openrail_store::journal::{TxKind, TxStatus};
 use openrail_store::outbox::WorkKind;
 use openrail_store::testing::active_mandate_row;
 use openrail_store::{Mode, Store, now_ms};
-use openrail_tests::{fresh_store, pending_pull_row};
+use openrail_tests::{fresh_store, intent_of, pending_pull_row};
 
 /// An account with a bank-funded mandate (`man_intake`) and one key on it (`sk_intake`);
 /// returns the account's id.
@@ -88,7 +88,12 @@ async fn a_bad_pull_in_a_batch_fails_alone() -> anyhow::Result<()> {
             store.events().types_of(id).await?,
             [EventType::DebitPullCreated]
         );
-        assert!(store.outbox().is_open(id, WorkKind::PullBatch).await?);
+        assert!(
+            store
+                .outbox()
+                .is_open(&intent_of(id), WorkKind::PullBatch)
+                .await?
+        );
     }
     Ok(())
 }
@@ -120,7 +125,7 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
                 "0xsent",
                 "0x00",
                 TxKind::PullBatch,
-                &["pull_sent".to_string()],
+                &[intent_of("pull_sent")],
                 None,
                 now_ms(),
             )
@@ -163,7 +168,7 @@ async fn outcomes_and_fates_of_a_failed_group_are_written_alone() -> anyhow::Res
     assert_eq!(
         store
             .outbox()
-            .journaled_status("pull_sent", TxKind::PullBatch)
+            .journaled_status(&intent_of("pull_sent"), TxKind::PullBatch)
             .await?,
         Some(TxStatus::Succeeded)
     );

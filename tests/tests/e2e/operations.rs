@@ -10,7 +10,7 @@ use openrail_api::hardening::TrustedProxies;
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_store::Mode;
 use openrail_store::agentic::{PullStatus, Scope};
-use openrail_tests::{Harness, audit};
+use openrail_tests::{Harness, audit, intent_of};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -148,7 +148,7 @@ async fn sigterm_during_a_burst_answers_every_request_and_loses_no_pull() -> any
         // 60 pulls of 1.25 stay within the mandate's 1,000 a day: each one moved.
         assert_eq!(*status, PullStatus::Authorized, "{id}");
         assert_eq!(
-            store.journal().count_for_intent(id).await?,
+            store.journal().count_for_intent(&intent_of(id)).await?,
             1,
             "{id}: one transaction"
         );

@@ -4,7 +4,7 @@
 use openrail_chain::devnet::{dev_demo_payer, dev_spare};
 use openrail_store::Mode;
 use openrail_store::agentic::{PullStatus, Scope};
-use openrail_tests::{Harness, pending_pull_row, units};
+use openrail_tests::{Harness, intent_of, pending_pull_row, units};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -50,7 +50,13 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
             dev_spare().address(),
         ))
         .await?;
-    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 0);
+    assert_eq!(
+        store
+            .journal()
+            .count_for_intent(&intent_of("pull_unsent"))
+            .await?,
+        0
+    );
 
     h.restart().await?;
     let scope = Scope {
@@ -78,7 +84,13 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
             .await?;
     }
     assert_eq!(pull.status, PullStatus::Authorized);
-    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 1);
+    assert_eq!(
+        store
+            .journal()
+            .count_for_intent(&intent_of("pull_unsent"))
+            .await?,
+        1
+    );
     assert_eq!(
         h.balance("USD", dev_spare().address()).await?,
         units(12) + alloy::primitives::U256::from(500_000u64)
@@ -90,7 +102,13 @@ async fn a_pull_accepted_but_never_sent_is_sent_after_a_restart() -> anyhow::Res
     // A second restart finds nothing left to send.
     h.restart().await?;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(store.journal().count_for_intent("pull_unsent").await?, 1);
+    assert_eq!(
+        store
+            .journal()
+            .count_for_intent(&intent_of("pull_unsent"))
+            .await?,
+        1
+    );
     h.stop().await;
     Ok(())
 }

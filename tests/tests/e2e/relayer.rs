@@ -15,9 +15,9 @@ use openrail_domain::{AccountId, MandateId, PullId, SessionKeyId};
 use openrail_engine::StoreJournal;
 use openrail_relayer::watcher::Watcher;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, PullStatus, Scope, SessionKey};
-use openrail_store::journal::TxKind;
+use openrail_store::journal::{Intent, TxKind};
 use openrail_store::{Currency, Interval, Mode, now_ms};
-use openrail_tests::{Harness, pending_pull_row, units};
+use openrail_tests::{Harness, intent_of, pending_pull_row, units};
 
 /// Chains, a store, a submitter, and a mandate (100 USD a day, no key ceiling) with one key,
 /// in the store and on chain.
@@ -138,7 +138,7 @@ async fn fixture() -> anyhow::Result<Fixture> {
     };
     assert!(
         submitter
-            .call_asm(create, TxKind::CreateMandate, mid.as_str())
+            .call_asm(create, TxKind::CreateMandate, &Intent::Mandate(mid.clone()))
             .await?
             .success
     );
@@ -155,7 +155,11 @@ async fn fixture() -> anyhow::Result<Fixture> {
     };
     assert!(
         submitter
-            .call_asm(issue, TxKind::IssueSessionKey, kid.as_str())
+            .call_asm(
+                issue,
+                TxKind::IssueSessionKey,
+                &Intent::SessionKey(kid.clone())
+            )
             .await?
             .success
     );
@@ -207,7 +211,7 @@ async fn watcher_resolves_pulls_left_pending() -> anyhow::Result<()> {
         let id = format!("pull_relayer_{i}");
         pending_pull(&f, &id, amount * 100).await?;
         let req = PullRequest {
-            intent: id.clone(),
+            pull: PullId::parse(&id).expect("a pull id"),
             key_id: key_onchain(mid, kid),
             destination: dev_spare().address(),
             amount: units(amount),
@@ -282,7 +286,7 @@ async fn watcher_says_what_stopped_a_refused_transfer() -> anyhow::Result<()> {
     .await?;
     pending_pull(&f, "pull_unapproved", 1_000).await?;
     let req = PullRequest {
-        intent: "pull_unapproved".into(),
+        pull: PullId::parse("pull_unapproved").expect("a pull id"),
         key_id: key_onchain(&f.mid, &f.kid),
         destination: dev_spare().address(),
         amount: units(10),
@@ -362,7 +366,7 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     )
     .await?;
     let req = PullRequest {
-        intent: "pull_crash".into(),
+        pull: PullId::parse("pull_crash").expect("a pull id"),
         key_id: key_onchain(&f.mid, &f.kid),
         destination: dev_spare().address(),
         amount: units(15),
@@ -372,7 +376,13 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
         crashing.pull(req).await.is_err(),
         "the crashed submitter cannot answer"
     );
-    assert_eq!(f.store.journal().count_for_intent("pull_crash").await?, 1);
+    assert_eq!(
+        f.store
+            .journal()
+            .count_for_intent(&intent_of("pull_crash"))
+            .await?,
+        1
+    );
     assert_eq!(f.store.journal().unsettled(f.chain_id).await?.len(), 1);
 
     // A new process rebroadcasts the exact journaled bytes; the watcher records the outcome.
@@ -408,14 +418,24 @@ async fn restart_rebroadcasts_a_journaled_transaction_once() -> anyhow::Result<(
     }
     assert_eq!(status, PullStatus::Authorized);
     // Never two transactions for one intent, and the nonce moved on (the next call works).
-    assert_eq!(f.store.journal().count_for_intent("pull_crash").await?, 1);
+    assert_eq!(
+        f.store
+            .journal()
+            .count_for_intent(&intent_of("pull_crash"))
+            .await?,
+        1
+    );
     assert_eq!(f.h.balance("USD", dev_spare().address()).await?, units(15));
     let cancel = AllowanceStateMachine::cancelMandateCall {
         mandateId: mandate_onchain(&f.mid),
     };
     assert!(
         restarted
-            .call_asm(cancel, TxKind::CancelMandate, f.mid.as_str())
+            .call_asm(
+                cancel,
+                TxKind::CancelMandate,
+                &Intent::Mandate(f.mid.clone())
+            )
             .await?
             .success
     );
@@ -436,7 +456,7 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     let node = openrail_chain::tls::reader(&f.url)?;
     pending_pull(&f, "pull_reorg", 2_500).await?;
     let req = PullRequest {
-        intent: "pull_reorg".into(),
+        pull: PullId::parse("pull_reorg").expect("a pull id"),
         key_id: key_onchain(&f.mid, &f.kid),
         destination: dev_spare().address(),
         amount: units(25),
@@ -516,7 +536,13 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     assert!(receipt.status());
     // Effects once: one transaction for the intent, tokens moved once, spend counted once,
     // the journal settled, and the operator's nonce not jammed (the next call works).
-    assert_eq!(f.store.journal().count_for_intent("pull_reorg").await?, 1);
+    assert_eq!(
+        f.store
+            .journal()
+            .count_for_intent(&intent_of("pull_reorg"))
+            .await?,
+        1
+    );
     // Its events tell the story: authorized, undone by the reorganisation, authorized again.
     {
         use openrail_store::events::EventType as E;
@@ -538,7 +564,11 @@ async fn reorg_undoes_and_redoes_a_pull() -> anyhow::Result<()> {
     };
     assert!(
         f.submitter
-            .call_asm(cancel, TxKind::CancelMandate, f.mid.as_str())
+            .call_asm(
+                cancel,
+                TxKind::CancelMandate,
+                &Intent::Mandate(f.mid.clone())
+            )
             .await?
             .success
     );
@@ -636,7 +666,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
     assert_eq!(
         store
             .outbox()
-            .journaled_status(mid.as_str(), TxKind::CreateMandate)
+            .journaled_status(&Intent::Mandate(mid.clone()), TxKind::CreateMandate)
             .await?,
         Some(openrail_store::journal::TxStatus::Succeeded),
         "the fate the submitter could not write ({tx})"
@@ -645,7 +675,7 @@ async fn a_mined_call_whose_fate_was_not_journaled_still_moves_its_object() -> a
         !store
             .outbox()
             .is_open(
-                mid.as_str(),
+                &Intent::Mandate(mid.clone()),
                 openrail_store::outbox::WorkKind::CreateMandate
             )
             .await?

@@ -16,7 +16,7 @@ use openrail_store::agentic::{PullStatus, Scope};
 use openrail_store::lease::chain_lease;
 use openrail_store::outbox::WorkKind;
 use openrail_store::payments::PaymentStatus;
-use openrail_tests::{Harness, audit};
+use openrail_tests::{Harness, audit, intent_of};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -180,7 +180,7 @@ async fn a_follower_takes_over_when_the_lease_holder_dies() -> anyhow::Result<()
         };
         assert_eq!(*status, want, "pull {id}");
         assert_eq!(
-            store.journal().count_for_intent(id).await?,
+            store.journal().count_for_intent(&intent_of(id)).await?,
             1,
             "one transaction for {id}"
         );
@@ -257,7 +257,12 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.body);
     assert_eq!(r.str("status"), "pending");
     let id = r.str("id").to_string();
-    assert!(store.outbox().is_open(&id, WorkKind::CreateMandate).await?);
+    assert!(
+        store
+            .outbox()
+            .is_open(&intent_of(&id), WorkKind::CreateMandate)
+            .await?
+    );
     // A payment is driven by the same engine: the follower writes it and its work, and
     // neither debits the bank nor pays out.
     let r = h
@@ -274,12 +279,17 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
         r.body
     );
     let pay = r.str("id").to_string();
-    assert!(store.outbox().is_open(&pay, WorkKind::Payment).await?);
+    assert!(
+        store
+            .outbox()
+            .is_open(&intent_of(&pay), WorkKind::Payment)
+            .await?
+    );
     // It never sends: no transaction journaled, the operator's nonce untouched, the bank
     // never asked.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(store.journal().count_for_intent(&id).await?, 0);
-    assert_eq!(store.journal().count_for_intent(&pay).await?, 0);
+    assert_eq!(store.journal().count_for_intent(&intent_of(&id)).await?, 0);
+    assert_eq!(store.journal().count_for_intent(&intent_of(&pay)).await?, 0);
     assert!(
         store
             .bank()
@@ -309,8 +319,13 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(status, "active");
-    assert_eq!(store.journal().count_for_intent(&id).await?, 1);
-    assert!(!store.outbox().is_open(&id, WorkKind::CreateMandate).await?);
+    assert_eq!(store.journal().count_for_intent(&intent_of(&id)).await?, 1);
+    assert!(
+        !store
+            .outbox()
+            .is_open(&intent_of(&id), WorkKind::CreateMandate)
+            .await?
+    );
     // The payment too: the bank debited once, one payout, and its work closed.
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
@@ -321,8 +336,13 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(status, "succeeded");
-    assert_eq!(store.journal().count_for_intent(&pay).await?, 1);
-    assert!(!store.outbox().is_open(&pay, WorkKind::Payment).await?);
+    assert_eq!(store.journal().count_for_intent(&intent_of(&pay)).await?, 1);
+    assert!(
+        !store
+            .outbox()
+            .is_open(&intent_of(&pay), WorkKind::Payment)
+            .await?
+    );
     follower.kill().await?;
     h.stop().await;
     Ok(())

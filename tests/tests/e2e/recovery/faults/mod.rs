@@ -18,7 +18,7 @@ use alloy::rpc::types::TransactionRequest;
 use openrail_chain::devnet::{dev_demo_payer, dev_operator, dev_spare};
 use openrail_chain::submitter::SubmitterOptions;
 use openrail_store::journal::TxStatus;
-use openrail_tests::Harness;
+use openrail_tests::{Harness, intent_of};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -96,11 +96,11 @@ async fn one_waiting_pull(
 async fn journaled(h: &Harness, intent: &str, n: u64, within: Duration) -> anyhow::Result<()> {
     let store = &h.server().store;
     let until = Instant::now() + within;
-    while store.journal().count_for_intent(intent).await? < n {
+    while store.journal().count_for_intent(&intent_of(intent)).await? < n {
         anyhow::ensure!(
             Instant::now() < until,
             "{intent} has {} journaled transactions, not {n}, after {within:?}",
-            store.journal().count_for_intent(intent).await?
+            store.journal().count_for_intent(&intent_of(intent)).await?
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -113,7 +113,7 @@ async fn journaled_hash(h: &Harness, intent: &str) -> anyhow::Result<alloy::prim
         .server()
         .store
         .payments()
-        .tx_status_for_intent(intent)
+        .tx_status_for_intent(&intent_of(intent))
         .await?
         .ok_or_else(|| anyhow::anyhow!("{intent} has no transaction"))?;
     Ok(tx.hash.parse()?)
@@ -160,7 +160,10 @@ async fn books_balance(
     let store = &h.server().store;
     let mut paid = U256::ZERO;
     for ((id, cents), status) in pulls.iter().zip(statuses) {
-        let tx = store.payments().tx_status_for_intent(id).await?;
+        let tx = store
+            .payments()
+            .tx_status_for_intent(&intent_of(id))
+            .await?;
         match status.as_str() {
             "authorized" => {
                 paid += U256::from(*cents) * U256::from(10_000u64);
