@@ -207,12 +207,23 @@ impl Store {
         job: Job,
         answer: oneshot::Receiver<Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
+        // A signed transaction is journaled ahead of the queue: the submitter waits for it
+        // before it broadcasts, and nothing queued needs it first.
+        let first = matches!(job, Job::Record(..));
         match self.sqlite_writer() {
             Some(writer) => {
-                if writer.group(Box::new(job), write_on_writer).is_err() {
+                let queued = if first {
+                    writer.group_first(Box::new(job), write_on_writer)
+                } else {
+                    writer.group(Box::new(job), write_on_writer)
+                };
+                if queued.is_err() {
                     return Err(stopped(()));
                 }
             }
+            // PostgreSQL takes writers side by side: written at once, in a transaction of
+            // its own, instead of behind the group task's queue.
+            None if first => write_through_sqlx(self, vec![job]).await,
             None => {
                 if let Err(mpsc::error::SendError(job)) = sender(self).send(job) {
                     write_through_sqlx(self, vec![job]).await;
