@@ -1108,14 +1108,16 @@ impl Sender {
     /// The limit a batch of `items` pulls will be sent with, as [`Sender::estimate`]
     /// will set it (at most; a guess is lowered to the refund bound of what it used).
     fn limit_of(&self, items: u64) -> u64 {
-        let use_ = self
-            .item_gas()
-            .saturating_mul(items)
-            .saturating_add(GAS_BATCH_OVERHEAD);
         if items >= LEARN_FROM && self.guess_after == 0 {
             tight_limit(self.item_gas(), items)
         } else {
-            refund_bound(use_).min(items.saturating_mul(GAS_PER_PULL))
+            let used = self
+                .item_gas()
+                .saturating_mul(items)
+                .saturating_add(GAS_BATCH_OVERHEAD);
+            // Unsigned items: a signed one's budget is larger, and the batch's use is what
+            // the trial then reports.
+            refund_bound(used).min(static_budget(items, 0))
         }
     }
 
@@ -1349,13 +1351,16 @@ fn batch_payload(asm: Address, pulls: &[PullRequest]) -> Payload {
     Payload {
         to: asm,
         input,
-        gas: 60_000
-            + GAS_TOKEN_RESERVE
-            + GAS_PER_PULL * pulls.len() as u64
-            + GAS_PER_SIGNED_PULL * signed,
+        gas: static_budget(pulls.len() as u64, signed),
         kind: TxKind::PullBatch,
         intents: pulls.iter().map(|r| Intent::Pull(r.pull.clone())).collect(),
     }
+}
+
+/// The static gas budget of a batch of `items` pulls, `signed` of them agent-signed: the
+/// limit of a batch whose trial failed, and the bound on any trial.
+fn static_budget(items: u64, signed: u64) -> u64 {
+    60_000 + GAS_TOKEN_RESERVE + GAS_PER_PULL * items + GAS_PER_SIGNED_PULL * signed
 }
 
 /// What the market asks for a transaction now.
@@ -2175,6 +2180,25 @@ mod estimate_tests {
         assert_eq!(s.packing.len(), 0);
     }
 
+    #[tokio::test]
+    async fn the_limit_a_closing_batch_is_sized_by_is_the_one_it_is_sent_with() {
+        for (items, used) in [(1u64, 59_000u64), (4, 86_000), (15, 185_000)] {
+            let node = Asserter::new();
+            let mut s = sender(&node);
+            s.learnt_item_gas = Some(9_000);
+            // A batch under `LEARN_FROM` pulls is tried once at its static budget; one
+            // that uses what the learnt item gas and the overhead say is sent at the
+            // refund bound of that, which is what the cut reckoned with.
+            node.push_success(&ran(used));
+            let predicted = s.limit_of(items);
+            assert_eq!(
+                s.estimate(&batch(items)).await.0,
+                predicted,
+                "{items} pulls"
+            );
+        }
+    }
+
     fn pull_intent(id: &str) -> Intent {
         Intent::Pull(PullId::parse(id).expect("a pull id"))
     }
@@ -2183,7 +2207,7 @@ mod estimate_tests {
         Payload {
             to: Address::ZERO,
             input: Bytes::new(),
-            gas: 60_000 + GAS_TOKEN_RESERVE + GAS_PER_PULL * items,
+            gas: static_budget(items, 0),
             kind: TxKind::PullBatch,
             intents: (0..items)
                 .map(|i| pull_intent(&format!("pull_{i}")))
