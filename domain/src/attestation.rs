@@ -42,6 +42,46 @@ impl AttestationStatus {
 lifecycle!(AttestationStatus, starts: [Pending]);
 
 
+kinds!(TxKind:
+    /// What an identity attestation's transactions do (their intent: the attestation).
+    AttestationTx of Attestation {
+        /// `AttestationRegistry.attest`.
+        Attest = "attest",
+        /// `AttestationRegistry.revoke`.
+        RevokeAttestation = "revoke_attestation",
+        /// `AttestationMirror.record` of an attestation's receipt.
+        MirrorAttested = "mirror_attested",
+        /// `AttestationMirror.record` of a revocation's receipt.
+        MirrorRevoked = "mirror_revoked",
+    }
+);
+
+kinds!(WorkKind:
+    /// What the outbox asks the engine to do for an identity attestation.
+    AttestationWork of Attestation {
+        /// Attest it on the attestation chain's registry.
+        Attest = "attest",
+        /// Revoke it on the attestation chain's registry.
+        RevokeAttestation = "revoke_attestation",
+        /// Record its receipt in the settlement chain's attestation mirror.
+        MirrorAttested = "mirror_attested",
+        /// Record its revocation's receipt in the settlement chain's attestation mirror.
+        MirrorRevoked = "mirror_revoked",
+    }
+);
+
+impl AttestationWork {
+    /// The one transaction this work sends.
+    pub fn tx_kind(self) -> Option<crate::TxKind> {
+        Some(crate::TxKind::Attestation(match self {
+            AttestationWork::Attest => AttestationTx::Attest,
+            AttestationWork::RevokeAttestation => AttestationTx::RevokeAttestation,
+            AttestationWork::MirrorAttested => AttestationTx::MirrorAttested,
+            AttestationWork::MirrorRevoked => AttestationTx::MirrorRevoked,
+        }))
+    }
+}
+
 events!(
     /// What happens to an identity attestation: the types of its events.
     AttestationEvent of Attestation {

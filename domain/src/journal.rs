@@ -5,45 +5,17 @@
 //! journal itself (its rows and queries) is the store's; the chain's submitter names these
 //! when it signs and records.
 //!
+//! [`Intent`], [`TxKind`] and [`WorkKind`] are composed from the on-chain objects' lines in
+//! `objects!` (`crate::lib`): each object declares its transaction and work kinds in its
+//! own module (`MandateTx`, `MandateWork`, …, with `kinds!`), so a new on-chain object
+//! adds nothing here.
+//!
 //! An intent is stored as text (a transaction's `intents` JSON array, its
 //! `chain_tx_intents` rows, the outbox's `intent` column, and hashed into a router
 //! transfer's on-chain reference): [`Intent`]'s `Display` writes that text and `FromStr`
 //! reads it back; text that is no intent is an [`IntentError`].
 
-use std::borrow::Cow;
-use std::fmt;
-use std::str::FromStr;
-
-use crate::{AttestationId, MandateId, PaymentId, PullId, SessionKeyId};
-
-string_enum!(
-    /// What a journaled operator transaction does.
-    TxKind {
-        /// `createMandate` / `createMandateWithSignature` (intent: the mandate).
-        CreateMandate = "create_mandate",
-        /// `cancelMandate` (intent: the mandate).
-        CancelMandate = "cancel_mandate",
-        /// `issueSessionKey` (intent: the key).
-        IssueSessionKey = "issue_session_key",
-        /// `revokeSessionKey` (intent: the key).
-        RevokeSessionKey = "revoke_session_key",
-        /// `pullBatch` (intents: its pulls, in item order).
-        PullBatch = "pull_batch",
-        /// `settle` / `settleWithSignature` (intent: a payment leg or a pull's payout).
-        Settle = "settle",
-        /// A zero-value self-send that takes the nonce of a transaction the submitter gave
-        /// up on (past its fee cap or deadline); carries no intent.
-        CancelNonce = "cancel_nonce",
-        /// `AttestationRegistry.attest` (intent: the identity attestation).
-        Attest = "attest",
-        /// `AttestationRegistry.revoke` (intent: the identity attestation).
-        RevokeAttestation = "revoke_attestation",
-        /// `AttestationMirror.record` of an attestation's receipt (intent: the attestation).
-        MirrorAttested = "mirror_attested",
-        /// `AttestationMirror.record` of a revocation's receipt (intent: the attestation).
-        MirrorRevoked = "mirror_revoked",
-    }
-);
+pub use crate::{Intent, TxKind, WorkKind};
 
 string_enum!(
     /// Where a journaled transaction stands.
@@ -65,92 +37,26 @@ string_enum!(
     }
 );
 
-string_enum!(
-    /// What a row of the outbox asks the engine to do. The first five send one operator
-    /// transaction of the same name (and are done once its outcome is recorded); the last
-    /// two drive an object through legs that take from seconds to days (bank transfers,
-    /// router transfers), step by step, until it is final.
-    WorkKind {
-        /// Create a mandate on chain.
-        CreateMandate = "create_mandate",
-        /// Issue a session key on chain.
-        IssueSessionKey = "issue_session_key",
-        /// Cancel a mandate on chain.
-        CancelMandate = "cancel_mandate",
-        /// Revoke a session key on chain.
-        RevokeSessionKey = "revoke_session_key",
-        /// Send a debit pull (batched with the others in flight).
-        PullBatch = "pull_batch",
-        /// Drive a payment (`pay_…`): its legs, then any refund owed.
-        Payment = "payment",
-        /// Drive the bank leg and payout of an authorized pull on a bank-funded mandate.
-        Payout = "payout",
-        /// Attest an identity attestation on the attestation chain's registry.
-        Attest = "attest",
-        /// Revoke an identity attestation on the attestation chain's registry.
-        RevokeAttestation = "revoke_attestation",
-        /// Record an attestation's receipt in the settlement chain's attestation mirror.
-        MirrorAttested = "mirror_attested",
-        /// Record a revocation's receipt in the settlement chain's attestation mirror.
-        MirrorRevoked = "mirror_revoked",
-    }
-);
-
-impl WorkKind {
-    /// The one transaction this work sends (`None` for the work that drives an object
-    /// through several legs).
-    pub fn tx_kind(self) -> Option<TxKind> {
+impl TxStatus {
+    /// What an object's transition reads of this status.
+    pub fn fate(self) -> Fate {
         match self {
-            WorkKind::CreateMandate => Some(TxKind::CreateMandate),
-            WorkKind::IssueSessionKey => Some(TxKind::IssueSessionKey),
-            WorkKind::CancelMandate => Some(TxKind::CancelMandate),
-            WorkKind::RevokeSessionKey => Some(TxKind::RevokeSessionKey),
-            WorkKind::PullBatch => Some(TxKind::PullBatch),
-            WorkKind::Attest => Some(TxKind::Attest),
-            WorkKind::RevokeAttestation => Some(TxKind::RevokeAttestation),
-            WorkKind::MirrorAttested => Some(TxKind::MirrorAttested),
-            WorkKind::MirrorRevoked => Some(TxKind::MirrorRevoked),
-            WorkKind::Payment | WorkKind::Payout => None,
+            TxStatus::Succeeded => Fate::Succeeded,
+            TxStatus::Reverted | TxStatus::Rejected => Fate::Failed,
+            TxStatus::Signed | TxStatus::Replaced => Fate::Open,
         }
-    }
-
-    /// The work that sends one transaction of `kind` (`None` for a payment's legs, which
-    /// are sent by driving work).
-    pub fn sending(kind: TxKind) -> Option<WorkKind> {
-        WorkKind::ALL
-            .iter()
-            .copied()
-            .find(|w| w.tx_kind() == Some(kind))
     }
 }
 
-/// What a journaled transaction carries, and what a row of the outbox is for: the object it
-/// acts on, or one leg of a payment or of a pull's payout. Its text (`Display`, `FromStr`,
-/// serde) is the object's id, with `:source`, `:refund` or `:payout` after it for a leg
-/// that is not the object's own transaction.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Intent {
-    /// A mandate (`man_…`): its create and cancel transactions, and their work.
-    Mandate(MandateId),
-    /// A session key (`sk_…`): its issue and revoke transactions, and their work.
-    SessionKey(SessionKeyId),
-    /// A debit pull (`pull_…`): its item of a `pullBatch`, and its `pull_batch` and
-    /// `payout` work.
-    Pull(PullId),
-    /// A payment (`pay_…`): its own router transfer to the destination, and its `payment`
-    /// work.
-    Payment(PaymentId),
-    /// The router transfer that takes a payment's funds from its source wallet
-    /// (`pay_…:source`; a payment with a bank leg).
-    PaymentSource(PaymentId),
-    /// The router transfer that pays a payment's refund back to its source wallet
-    /// (`pay_…:refund`).
-    PaymentRefund(PaymentId),
-    /// The treasury's router transfer paying out a bank-funded pull (`pull_…:payout`).
-    Payout(PullId),
-    /// An identity attestation (`att_…`): its attest, revoke and mirror transactions, and
-    /// their work.
-    Attestation(AttestationId),
+/// A journaled transaction's fate as an object's transition reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Mined and succeeded.
+    Succeeded,
+    /// Mined and reverted, or refused with nothing else carrying its work.
+    Failed,
+    /// Not known yet, or another transaction carries its work: nothing follows from it.
+    Open,
 }
 
 /// Text that is no [`Intent`] (see [`Intent`]'s `FromStr`).
@@ -158,96 +64,77 @@ pub enum Intent {
 #[error("not an intent: {0:?}")]
 pub struct IntentError(pub String);
 
-/// What follows the id in a leg's text.
-const SOURCE: &str = "source";
-const REFUND: &str = "refund";
-const PAYOUT: &str = "payout";
-
-impl Intent {
-    /// The id of the object it is for (a payment's, for its legs; a pull's, for its
-    /// payout).
-    pub fn object_id(&self) -> &str {
-        match self {
-            Intent::Mandate(id) => id.as_str(),
-            Intent::SessionKey(id) => id.as_str(),
-            Intent::Pull(id) | Intent::Payout(id) => id.as_str(),
-            Intent::Payment(id) | Intent::PaymentSource(id) | Intent::PaymentRefund(id) => {
-                id.as_str()
-            }
-            Intent::Attestation(id) => id.as_str(),
-        }
-    }
-
-    /// What follows the object's id in the text, if anything.
-    fn leg(&self) -> Option<&'static str> {
-        match self {
-            Intent::PaymentSource(_) => Some(SOURCE),
-            Intent::PaymentRefund(_) => Some(REFUND),
-            Intent::Payout(_) => Some(PAYOUT),
-            Intent::Mandate(_)
-            | Intent::SessionKey(_)
-            | Intent::Pull(_)
-            | Intent::Payment(_)
-            | Intent::Attestation(_) => None,
-        }
-    }
-
-    /// The stored text (as `Display`), borrowed from the id when it is only the id.
-    pub fn text(&self) -> Cow<'_, str> {
-        match self.leg() {
-            None => Cow::Borrowed(self.object_id()),
-            Some(leg) => Cow::Owned(format!("{}:{leg}", self.object_id())),
-        }
-    }
-}
-
-impl fmt::Display for Intent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.object_id())?;
-        match self.leg() {
-            Some(leg) => write!(f, ":{leg}"),
-            None => Ok(()),
-        }
-    }
-}
-
-impl FromStr for Intent {
-    type Err = IntentError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let parsed = match s.split_once(':') {
-            Some((id, SOURCE)) => PaymentId::parse(id).map(Intent::PaymentSource),
-            Some((id, REFUND)) => PaymentId::parse(id).map(Intent::PaymentRefund),
-            Some((id, PAYOUT)) => PullId::parse(id).map(Intent::Payout),
-            Some(_) => None,
-            None => MandateId::parse(s)
-                .map(Intent::Mandate)
-                .or_else(|| SessionKeyId::parse(s).map(Intent::SessionKey))
-                .or_else(|| PullId::parse(s).map(Intent::Pull))
-                .or_else(|| PaymentId::parse(s).map(Intent::Payment))
-                .or_else(|| AttestationId::parse(s).map(Intent::Attestation)),
-        };
-        parsed.ok_or_else(|| IntentError(s.to_string()))
-    }
-}
-
-impl serde::Serialize for Intent {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Intent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{AttestationId, MandateId, PaymentId, PullId, SessionKeyId};
     use proptest::prelude::*;
+
+    #[test]
+    fn every_kind_has_one_name_and_round_trips() {
+        let txs = TxKind::all();
+        let names: std::collections::BTreeSet<_> = txs.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), txs.len(), "transaction kind names are unique");
+        for k in &txs {
+            assert_eq!(TxKind::parse(k.as_str()), Some(*k));
+            let json = serde_json::to_string(k).expect("serializes");
+            assert_eq!(serde_json::from_str::<TxKind>(&json).ok(), Some(*k));
+        }
+        let works = WorkKind::all();
+        let names: std::collections::BTreeSet<_> = works.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), works.len(), "work kind names are unique");
+        for w in &works {
+            assert_eq!(WorkKind::parse(w.as_str()), Some(*w));
+            // Work that sends one transaction is the only work sending that kind.
+            if let Some(tx) = w.tx_kind() {
+                assert_eq!(WorkKind::sending(tx), Some(*w));
+            }
+        }
+        assert_eq!(TxKind::parse("cancel_nonce"), Some(TxKind::CancelNonce));
+        assert_eq!(WorkKind::sending(TxKind::CancelNonce), None);
+        assert_eq!(WorkKind::sending(TxKind::Settle), None);
+        assert_eq!(TxKind::parse("payment"), None);
+        assert_eq!(WorkKind::parse("settle"), None);
+        // The names stored before the kinds were split by object.
+        let stored = [
+            "create_mandate",
+            "cancel_mandate",
+            "issue_session_key",
+            "revoke_session_key",
+            "pull_batch",
+            "settle",
+            "cancel_nonce",
+            "attest",
+            "revoke_attestation",
+            "mirror_attested",
+            "mirror_revoked",
+        ];
+        assert_eq!(names_of(&txs), stored.iter().copied().collect());
+        let stored = [
+            "create_mandate",
+            "issue_session_key",
+            "cancel_mandate",
+            "revoke_session_key",
+            "pull_batch",
+            "payment",
+            "payout",
+            "attest",
+            "revoke_attestation",
+            "mirror_attested",
+            "mirror_revoked",
+        ];
+        assert_eq!(
+            works
+                .iter()
+                .map(|w| w.as_str())
+                .collect::<std::collections::BTreeSet<_>>(),
+            stored.iter().copied().collect()
+        );
+    }
+
+    fn names_of(kinds: &[TxKind]) -> std::collections::BTreeSet<&'static str> {
+        kinds.iter().map(|k| k.as_str()).collect()
+    }
 
     fn id<T>(parse: fn(&str) -> Option<T>, s: &str) -> T {
         parse(s).expect("an id")

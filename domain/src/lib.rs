@@ -74,14 +74,228 @@ macro_rules! events {
     };
 }
 
+/// An on-chain object's transaction kinds (`$name`, a [`string_enum!`], with `TxKind`) or
+/// work kinds (with `WorkKind`), each also a constant of the composite
+/// (`TxKind::CreateMandate`), so that the rest of the house names a kind without knowing
+/// which object's enum holds it. Used in the object's module; the object's `on_chain`
+/// part of its line in [`objects!`] names the enums.
+macro_rules! kinds {
+    ($composite:ident: $(#[$m:meta])* $name:ident of $on:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        string_enum!($(#[$m])* $name { $($(#[$vm])* $variant = $text),+ });
+        #[allow(non_upper_case_globals)]
+        impl $crate::$composite {
+            $($(#[$vm])* pub const $variant: $crate::$composite = $crate::$composite::$on($name::$variant);)+
+        }
+    };
+}
+
+/// What the journal and the outbox name, composed from the `on_chain` parts of
+/// [`objects!`]' lines: [`Intent`] (an object, or a leg of one, as `man_…` or
+/// `pay_…:source`), [`TxKind`] (what a journaled transaction does: each object's kinds,
+/// and `CancelNonce`, the submitter's own) and [`WorkKind`] (what a row of the outbox
+/// asks the engine to do). Each object declares its kinds in its module with [`kinds!`]
+/// and says in its work enum's `tx_kind` which transaction each work sends.
+macro_rules! on_chain {
+    ($($on:ident($id:ident): $tx:ident, $work:ident $(legs { $($(#[$lm:meta])* $leg:ident = $legtext:literal),+ })?;)+) => {
+        /// What a journaled transaction carries, and what a row of the outbox is for: the
+        /// object it acts on, or one leg of it (a payment's transfer from its source, a
+        /// pull's payout). Its text (`Display`, `FromStr`, serde) is the object's id, with
+        /// the leg's name after a colon for a leg (`pay_…:source`).
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Intent {
+            $(
+                #[doc = concat!("The ", stringify!($on), " itself: its transactions and its work.")]
+                $on($id),
+                $($($(#[$lm])* $leg($id),)+)?
+            )+
+        }
+
+        impl Intent {
+            /// The id of the object it is for (for a leg, its object's).
+            pub fn object_id(&self) -> &str {
+                match self {
+                    $(Intent::$on(id) $($(| Intent::$leg(id))+)? => id.as_str(),)+
+                }
+            }
+
+            /// What follows the object's id in the text, if anything.
+            fn leg(&self) -> Option<&'static str> {
+                match self {
+                    $(
+                        Intent::$on(_) => None,
+                        $($(Intent::$leg(_) => Some($legtext),)+)?
+                    )+
+                }
+            }
+
+            /// The stored text (as `Display`), borrowed from the id when it is only the id.
+            pub fn text(&self) -> std::borrow::Cow<'_, str> {
+                match self.leg() {
+                    None => std::borrow::Cow::Borrowed(self.object_id()),
+                    Some(leg) => std::borrow::Cow::Owned(format!("{}:{leg}", self.object_id())),
+                }
+            }
+        }
+
+        impl std::fmt::Display for Intent {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.object_id())?;
+                match self.leg() {
+                    Some(leg) => write!(f, ":{leg}"),
+                    None => Ok(()),
+                }
+            }
+        }
+
+        impl std::str::FromStr for Intent {
+            type Err = journal::IntentError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let parsed = match s.split_once(':') {
+                    $($($(Some((id, $legtext)) => $id::parse(id).map(Intent::$leg),)+)?)+
+                    Some(_) => None,
+                    None => None$(.or_else(|| $id::parse(s).map(Intent::$on)))+,
+                };
+                parsed.ok_or_else(|| journal::IntentError(s.to_string()))
+            }
+        }
+
+        impl serde::Serialize for Intent {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for Intent {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
+        /// What a journaled operator transaction does: one of an on-chain object's kinds
+        /// (each also a constant, `TxKind::CreateMandate`), or the submitter's own
+        /// cancellation.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum TxKind {
+            $(
+                #[doc = concat!("A transaction of a ", stringify!($on), "'s.")]
+                $on($tx),
+            )+
+            /// A zero-value self-send that takes the nonce of a transaction the submitter
+            /// gave up on (past its fee cap or deadline); carries no intent.
+            CancelNonce,
+        }
+
+        impl TxKind {
+            /// Every kind, object by object, each object's in declaration order.
+            pub fn all() -> Vec<TxKind> {
+                let mut all = Vec::new();
+                $(all.extend($tx::ALL.iter().map(|k| TxKind::$on(*k)));)+
+                all.push(TxKind::CancelNonce);
+                all
+            }
+
+            /// The stored name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(TxKind::$on(k) => k.as_str(),)+
+                    TxKind::CancelNonce => "cancel_nonce",
+                }
+            }
+
+            /// Parses the stored name.
+            pub fn parse(s: &str) -> Option<Self> {
+                $(if let Some(k) = $tx::parse(s) { return Some(TxKind::$on(k)); })+
+                (s == "cancel_nonce").then_some(TxKind::CancelNonce)
+            }
+        }
+
+        /// What a row of the outbox asks the engine to do: one of an on-chain object's
+        /// kinds of work (each also a constant, `WorkKind::PullBatch`). Work whose
+        /// `tx_kind` is some sends one transaction of that kind (and is done once its
+        /// outcome is recorded); the rest drives its object through legs that take from
+        /// seconds to days (bank transfers, router transfers), step by step.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum WorkKind {
+            $(
+                #[doc = concat!("Work for a ", stringify!($on), ".")]
+                $on($work),
+            )+
+        }
+
+        impl WorkKind {
+            /// Every kind, object by object, each object's in declaration order.
+            pub fn all() -> Vec<WorkKind> {
+                let mut all = Vec::new();
+                $(all.extend($work::ALL.iter().map(|k| WorkKind::$on(*k)));)+
+                all
+            }
+
+            /// The stored name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(WorkKind::$on(k) => k.as_str(),)+ }
+            }
+
+            /// Parses the stored name.
+            pub fn parse(s: &str) -> Option<Self> {
+                $(if let Some(k) = $work::parse(s) { return Some(WorkKind::$on(k)); })+
+                None
+            }
+
+            /// The one transaction this work sends (`None` for work that drives its object
+            /// through several legs).
+            pub fn tx_kind(self) -> Option<TxKind> {
+                match self { $(WorkKind::$on(k) => k.tx_kind(),)+ }
+            }
+
+            /// The work that sends one transaction of `kind` (`None` for a kind only
+            /// driving work sends).
+            pub fn sending(kind: TxKind) -> Option<WorkKind> {
+                WorkKind::all().into_iter().find(|w| w.tx_kind() == Some(kind))
+            }
+        }
+
+        $crate::string_serde!(TxKind, "transaction kind");
+        $crate::string_serde!(WorkKind, "work kind");
+    };
+}
+
+/// Serde by name for a composed kind with `as_str` and `parse`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! string_serde {
+    ($name:ident, $what:literal) => {
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                Self::parse(&s).ok_or_else(|| {
+                    serde::de::Error::custom(format!(concat!("unknown ", $what, " {:?}"), s))
+                })
+            }
+        }
+    };
+}
+
 /// The object modules, declared here and nowhere else: `pub mod m; pub use m::*;` for each,
 /// and, for an object whose changes are events, its kind (`ObjectKind`), the enum of its
 /// events (declared in its module with [`events!`]) and the wildcard a list filter names all
 /// of them by. [`EventType`] and [`ObjectKind`] are composed from these lines, so a new
 /// object adds its module and this one line.
 macro_rules! objects {
-    ($($module:ident $({ $(#[$km:meta])* $kind:ident: $event:ident = $wildcard:literal })?),+ $(,)?) => {
+    ($($module:ident
+        $({ $(#[$km:meta])* $kind:ident: $event:ident = $wildcard:literal })?
+        $(on_chain $on:ident($id:ident): $tx:ident, $work:ident $(legs { $($(#[$lm:meta])* $leg:ident = $legtext:literal),+ })?)?
+    ),+ $(,)?) => {
         $(pub mod $module; pub use $module::*;)+
+
+        on_chain! { $($($on($id): $tx, $work $(legs { $($(#[$lm])* $leg = $legtext),+ })?;)?)+ }
 
         /// The kind of object an event is about.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -150,18 +364,28 @@ objects! {
     mandate {
         /// `man_…`
         Mandate: MandateEvent = "mandate.*"
-    },
+    } on_chain Mandate(MandateId): MandateTx, MandateWork,
     session_key {
         /// `sk_…`
         SessionKey: SessionKeyEvent = "session_key.*"
-    },
+    } on_chain SessionKey(SessionKeyId): SessionKeyTx, SessionKeyWork,
     pulls {
         /// `pull_…`
         DebitPull: DebitPullEvent = "debit_pull.*"
+    } on_chain Pull(PullId): PullTx, PullWork legs {
+        /// The treasury's router transfer paying out a bank-funded pull (`pull_…:payout`).
+        Payout = "payout"
     },
     payment {
         /// `pay_…`
         Payment: PaymentEvent = "payment.*"
+    } on_chain Payment(PaymentId): PaymentTx, PaymentWork legs {
+        /// The router transfer that takes a payment's funds from its source wallet
+        /// (`pay_…:source`; a payment with a bank leg).
+        PaymentSource = "source",
+        /// The router transfer that pays a payment's refund back to its source wallet
+        /// (`pay_…:refund`).
+        PaymentRefund = "refund"
     },
     bank {
         /// `btr_…`
@@ -178,7 +402,7 @@ objects! {
     attestation {
         /// `att_…`
         Attestation: AttestationEvent = "identity.attestation.*"
-    },
+    } on_chain Attestation(AttestationId): AttestationTx, AttestationWork,
     account,
     event,
 }

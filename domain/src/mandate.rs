@@ -42,6 +42,36 @@ impl MandateStatus {
 lifecycle!(MandateStatus, starts: [RequiresAuthorization, Pending]);
 
 
+kinds!(TxKind:
+    /// What a mandate's transactions do (their intent: the mandate).
+    MandateTx of Mandate {
+        /// `createMandate` / `createMandateWithSignature`.
+        CreateMandate = "create_mandate",
+        /// `cancelMandate`.
+        CancelMandate = "cancel_mandate",
+    }
+);
+
+kinds!(WorkKind:
+    /// What the outbox asks the engine to do for a mandate.
+    MandateWork of Mandate {
+        /// Create the mandate on chain.
+        CreateMandate = "create_mandate",
+        /// Cancel the mandate on chain.
+        CancelMandate = "cancel_mandate",
+    }
+);
+
+impl MandateWork {
+    /// The one transaction this work sends.
+    pub fn tx_kind(self) -> Option<crate::TxKind> {
+        Some(crate::TxKind::Mandate(match self {
+            MandateWork::CreateMandate => MandateTx::CreateMandate,
+            MandateWork::CancelMandate => MandateTx::CancelMandate,
+        }))
+    }
+}
+
 events!(
     /// What happens to a mandate: the types of its events.
     MandateEvent of Mandate {

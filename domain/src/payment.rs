@@ -71,6 +71,32 @@ impl RefundStatus {
 lifecycle!(RefundStatus, starts: [Pending]);
 
 
+kinds!(TxKind:
+    /// What a payment's transactions do.
+    PaymentTx of Payment {
+        /// `settle` / `settleWithSignature`, a router transfer (intent: a payment or one of
+        /// its legs, or a pull's payout).
+        Settle = "settle",
+    }
+);
+
+kinds!(WorkKind:
+    /// What the outbox asks the engine to do for a payment.
+    PaymentWork of Payment {
+        /// Drive the payment: its legs, then any refund owed.
+        DrivePayment = "payment",
+    }
+);
+
+impl PaymentWork {
+    /// None: a payment is driven step by step, each leg its own transfer.
+    pub fn tx_kind(self) -> Option<crate::TxKind> {
+        match self {
+            PaymentWork::DrivePayment => None,
+        }
+    }
+}
+
 events!(
     /// What happens to a payment: the types of its events.
     PaymentEvent of Payment {

@@ -127,6 +127,35 @@ pub struct PullTransfer {
 }
 
 
+kinds!(TxKind:
+    /// What a debit pull's transactions do.
+    PullTx of Pull {
+        /// `pullBatch` (its intents: its pulls, in item order).
+        PullBatch = "pull_batch",
+    }
+);
+
+kinds!(WorkKind:
+    /// What the outbox asks the engine to do for a debit pull.
+    PullWork of Pull {
+        /// Send the pull (batched with the others in flight).
+        PullBatch = "pull_batch",
+        /// Drive the bank leg and payout of an authorized pull on a bank-funded mandate
+        /// (its payout is a router transfer, `TxKind::Settle`, intent `pull_…:payout`).
+        Payout = "payout",
+    }
+);
+
+impl PullWork {
+    /// The one transaction this work sends (`None` for the payout, driven step by step).
+    pub fn tx_kind(self) -> Option<crate::TxKind> {
+        match self {
+            PullWork::PullBatch => Some(crate::TxKind::Pull(PullTx::PullBatch)),
+            PullWork::Payout => None,
+        }
+    }
+}
+
 events!(
     /// What happens to a debit pull: the types of its events.
     DebitPullEvent of DebitPull {

@@ -39,6 +39,36 @@ impl KeyStatus {
 lifecycle!(KeyStatus, starts: [Pending]);
 
 
+kinds!(TxKind:
+    /// What a session key's transactions do (their intent: the key).
+    SessionKeyTx of SessionKey {
+        /// `issueSessionKey` / `issueSessionKeyWithSignature`.
+        IssueSessionKey = "issue_session_key",
+        /// `revokeSessionKey`.
+        RevokeSessionKey = "revoke_session_key",
+    }
+);
+
+kinds!(WorkKind:
+    /// What the outbox asks the engine to do for a session key.
+    SessionKeyWork of SessionKey {
+        /// Issue the key on chain.
+        IssueSessionKey = "issue_session_key",
+        /// Revoke the key on chain.
+        RevokeSessionKey = "revoke_session_key",
+    }
+);
+
+impl SessionKeyWork {
+    /// The one transaction this work sends.
+    pub fn tx_kind(self) -> Option<crate::TxKind> {
+        Some(crate::TxKind::SessionKey(match self {
+            SessionKeyWork::IssueSessionKey => SessionKeyTx::IssueSessionKey,
+            SessionKeyWork::RevokeSessionKey => SessionKeyTx::RevokeSessionKey,
+        }))
+    }
+}
+
 events!(
     /// What happens to a session key: the types of its events.
     SessionKeyEvent of SessionKey {

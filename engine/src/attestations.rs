@@ -17,12 +17,13 @@ use openrail_chain::attestations::{
     typed_credential_data,
 };
 use openrail_domain::journal::Intent;
+use openrail_domain::{AttestationId, AttestationWork};
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::outbox::Work;
 use openrail_store::{Store, StoreError, now_ms};
 
 use crate::network::Network;
-use crate::{Left, Next, Sent, close_corrupt, send};
+use crate::{Left, Next, Sent, corrupt, send};
 
 /// The `attest` call of attestation `a`, from its row; `None` when the row makes no usable
 /// call (never written so).
@@ -42,20 +43,27 @@ pub(crate) fn attest_input(a: &Attestation) -> Option<Bytes> {
     Some(call.abi_encode().into())
 }
 
-/// Runs `attest` or `revoke_attestation` work to its next resting point.
+/// Runs an attestation's work to its next resting point: its `attest`, its revoke (once
+/// it is on chain), or the record of its receipt in the settlement chain's mirror.
 pub(crate) async fn run(
     store: &Store,
     net: &Network,
+    kind: AttestationWork,
     w: &Work,
-    revoke: bool,
 ) -> Result<Next, Left> {
     let logged = |e: StoreError| {
         tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording an attestation failed");
         Left
     };
     let Intent::Attestation(id) = &w.intent else {
-        close_corrupt(store, w).await;
-        return Ok(Next::Kept);
+        return Ok(corrupt(w));
+    };
+    let revoke = match kind {
+        AttestationWork::Attest => false,
+        AttestationWork::RevokeAttestation => true,
+        AttestationWork::MirrorAttested | AttestationWork::MirrorRevoked => {
+            return mirror(store, net, id, w).await;
+        }
     };
     let a = store
         .attestations()
@@ -66,7 +74,7 @@ pub(crate) async fn run(
         if a.status != AttestationStatus::Pending {
             return Ok(Next::Close);
         }
-        if send(store, net, attest_input(&a), w).await? == Sent::Unsent {
+        if send(store, net, net.registry(), attest_input(&a), w).await? == Sent::Unsent {
             store
                 .attestations()
                 .fail_unsent(id, now_ms())
@@ -103,10 +111,29 @@ pub(crate) async fn run(
                 .map(|schema| revoke_call(schema, uid).abi_encode().into());
             // Its fate, applied as the journal records it, revokes the attestation; a
             // revoke that failed changed nothing.
-            send(store, net, input, w).await?;
+            send(store, net, net.registry(), input, w).await?;
             Ok(Next::Close)
         }
     }
+}
+
+/// Sends the receipt the attestation chain's operator signed for attestation `id` to the
+/// settlement chain's mirror; none is left to record when the mirror has it (or a later
+/// one) already. Its fate, applied as the journal records it, marks the receipt recorded;
+/// a receipt the mirror refused (a later one was there first) changes nothing.
+async fn mirror(store: &Store, net: &Network, id: &AttestationId, w: &Work) -> Result<Next, Left> {
+    let Some(json) = store
+        .attestations()
+        .receipt_to_record(id.as_str())
+        .await
+        .map_err(crate::logged(w))?
+    else {
+        return Ok(Next::Close);
+    };
+    let call = openrail_chain::attestations::SignedReceipt::from_json(&json)
+        .map(|r| r.record_call().abi_encode().into());
+    send(store, net, net.mirror(), call, w).await?;
+    Ok(Next::Close)
 }
 
 /// The on-chain uid of active attestation `a`: its row's (unless `fresh`), else read from

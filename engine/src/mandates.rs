@@ -15,9 +15,16 @@ use openrail_store::consent::Authorization;
 use openrail_store::verification::VerificationType;
 use openrail_store::{Amount, Interval, Store};
 
+use alloy::primitives::{Bytes, keccak256};
+use alloy::sol_types::SolCall;
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_domain::MandateWork;
+use openrail_store::now_ms;
+use openrail_store::outbox::Work;
+
 use crate::network::Network;
 use crate::service::ServiceError;
-use crate::{Waiter, waiter};
+use crate::{Left, Next, Sent, Waiter, corrupt, logged, send, waiter};
 
 /// Who funds a mandate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -338,4 +345,105 @@ pub async fn cancel<'a>(
             Ok(Step::Queued(waiter))
         }
     }
+}
+
+// ------------------------------------------------------------------ its work
+
+/// Runs a mandate's work: sends its `createMandate` (a pending mandate's, from its rows)
+/// or its `cancelMandate`. The fate, applied as the journal records it, moves the mandate
+/// (`openrail_store::journal::apply_fates_in`); a create that could not be sent fails it
+/// here.
+pub(crate) async fn run(
+    store: &Store,
+    net: &Network,
+    kind: MandateWork,
+    w: &Work,
+) -> Result<Next, Left> {
+    let Intent::Mandate(id) = &w.intent else {
+        return Ok(corrupt(w));
+    };
+    let m = store.mandates().get_unscoped(id).await.map_err(logged(w))?;
+    match kind {
+        MandateWork::CreateMandate => {
+            if m.status != MandateStatus::Pending {
+                return Ok(Next::Close);
+            }
+            let auth = store
+                .consent()
+                .get(m.id.as_str())
+                .await
+                .map_err(logged(w))?;
+            let call = create_mandate_call(&m, net, auth.as_ref());
+            if send(store, net, net.state_machine(), call, w).await? == Sent::Unsent {
+                store
+                    .mandates()
+                    .fail_unsent(&m.id, now_ms())
+                    .await
+                    .map_err(logged(w))?;
+            }
+        }
+        MandateWork::CancelMandate => {
+            let call = m.onchain_id.parse().ok().map(|mandate_id| {
+                AllowanceStateMachine::cancelMandateCall {
+                    mandateId: mandate_id,
+                }
+                .abi_encode()
+                .into()
+            });
+            // Its fate cancels the mandate; one never sent changes nothing.
+            send(store, net, net.state_machine(), call, w).await?;
+        }
+    }
+    Ok(Next::Close)
+}
+
+/// The transaction creating mandate `m` on `net`, from its rows (so a request and a resume
+/// after a crash send the same): the operator's `createMandate` for a bank-funded mandate
+/// (its payer is the treasury), else `createMandateWithSignature` with the payer's
+/// signature. `None` when the rows are unusable or the payer has not signed.
+pub(crate) fn create_mandate_call(
+    m: &Mandate,
+    net: &Network,
+    auth: Option<&Authorization>,
+) -> Option<Bytes> {
+    let payees = m
+        .payees
+        .iter()
+        .map(|p| p.parse().ok())
+        .collect::<Option<Vec<Address>>>()?;
+    let agent = match &m.agent {
+        Some(a) => a.parse().ok()?,
+        None => Address::ZERO,
+    };
+    let terms = openrail_chain::bindings::IAllowanceStateMachine::MandateTerms {
+        salt: openrail_chain::consent::salt(m.id.as_str()),
+        payer: m.payer_address.parse().ok()?,
+        token: *net.tokens.get(&m.currency)?,
+        maxAmount: crate::token_units(Amount::from_minor(m.max_amount, m.currency)?),
+        interval: m.interval.onchain(),
+        payees,
+        agent,
+        purposeHash: keccak256(m.purpose.as_deref().unwrap_or_default().as_bytes()),
+        requirements: crate::identity::onchain(m.requirements.as_ref())?,
+    };
+    if m.is_bank_funded() {
+        return Some(
+            AllowanceStateMachine::createMandateCall { terms }
+                .abi_encode()
+                .into(),
+        );
+    }
+    let a = auth?;
+    let msg = crate::consent::mandate_message(m, net, a)?;
+    let signature: Bytes = a.signature.as_deref()?.parse().ok()?;
+    Some(
+        AllowanceStateMachine::createMandateWithSignatureCall {
+            terms,
+            nonce: msg.nonce,
+            deadline: msg.deadline,
+            signature,
+        }
+        .abi_encode()
+        .into(),
+    )
 }

@@ -15,9 +15,21 @@ use openrail_store::agentic::{
 };
 use openrail_store::{Amount, Store, stages};
 
+use std::collections::{HashMap, HashSet};
+
+use alloy::primitives::B256;
+use openrail_chain::ChainError;
+use openrail_chain::submitter::{AgentSignature, PullRequest};
+use openrail_domain::PullWork;
+use openrail_domain::journal::{TxKind, TxStatus};
+use openrail_store::agentic::PullResolution;
+use openrail_store::now_ms;
+use openrail_store::outbox::{Work, WorkKind};
+
 use crate::network::Network;
+use crate::payments::PaymentDriver;
 use crate::service::ServiceError;
-use crate::{Waiter, waiter};
+use crate::{Left, Next, Waiter, corrupt, drive, logged, waiter};
 
 /// A pull as a request asks for it, parsed (syntax checked) but not yet judged.
 #[derive(Debug, Clone)]
@@ -298,4 +310,236 @@ async fn agent_authorization(
         deadline,
         signature,
     }))
+}
+
+// ------------------------------------------------------------------ its work
+
+/// Runs a pull's work: its `pull_batch` work sends it (batched with the others in flight)
+/// and records its outcome, returning the pull as recorded; its `payout` work takes one
+/// step of a bank-funded pull's bank leg and payout (`driver`: none until the engine
+/// leads, when it is tried later). A pull's row, and whether a journaled transaction
+/// carries it, may come read already (`prefetched`).
+pub(crate) async fn run(
+    store: &Store,
+    net: &Network,
+    driver: Option<&PaymentDriver>,
+    kind: PullWork,
+    w: &Work,
+    prefetched: (Option<DebitPull>, Option<bool>),
+) -> Result<(Next, Option<DebitPull>), Left> {
+    let Intent::Pull(id) = &w.intent else {
+        return Ok((corrupt(w), None));
+    };
+    match (kind, driver) {
+        (PullWork::Payout, Some(d)) => drive(d.drive_payout(id).await, w).map(|n| (n, None)),
+        (PullWork::Payout, None) => Ok((Next::Later, None)),
+        // A resolved pull's work is closed with its status, in one transaction.
+        (PullWork::PullBatch, _) => {
+            Ok((Next::Kept, send_pull(store, net, id, w, prefetched).await?))
+        }
+    }
+}
+
+/// Sends pull `id` unless a journaled transaction carries it already or it was resolved
+/// meanwhile, and records its outcome; returns the pull as recorded.
+async fn send_pull(
+    store: &Store,
+    net: &Network,
+    id: &PullId,
+    w: &Work,
+    (prefetched, journaled): (Option<DebitPull>, Option<bool>),
+) -> Result<Option<DebitPull>, Left> {
+    let journaled = match journaled {
+        Some(j) => j,
+        None => store
+            .outbox()
+            .journaled_status(&w.intent, TxKind::PullBatch)
+            .await
+            .map_err(logged(w))?
+            .is_some(),
+    };
+    if journaled {
+        // Sent already (by an earlier pass, or before a restart): its outcome comes from
+        // that transaction, never from a second one.
+        return Err(Left);
+    }
+    stages::mark("claimed", [id.as_str()]);
+    let p = match prefetched {
+        Some(p) => p,
+        None => store.pulls().get_unscoped(id).await.map_err(logged(w))?,
+    };
+    if p.status != PullStatus::Pending {
+        // Resolved by another path meanwhile; its work need not stay open.
+        store
+            .outbox()
+            .close(&w.intent, w.kind, now_ms())
+            .await
+            .map_err(logged(w))?;
+        return Ok(None);
+    }
+    let key_id = net
+        .key_onchain_id(store, &p.session_key_id)
+        .await
+        .map_err(logged(w))?;
+    let Some(request) = pull_request(&p, key_id) else {
+        tracing::error!(pull = %p.id, "pull has an unusable destination or amount");
+        store
+            .pulls()
+            .resolve(&p.id, &PullResolution::failed(), now_ms())
+            .await
+            .map_err(logged(w))?;
+        return Ok(None);
+    };
+    submit_and_record(store, net, &p.id, request).await
+}
+
+/// What the engine read of the pulls it claimed together, in two queries (not two each).
+#[derive(Debug, Default)]
+pub(crate) struct Prefetched {
+    /// The rows, by id (a pull missing here is read alone).
+    pub(crate) pulls: HashMap<PullId, DebitPull>,
+    /// Those a journaled `pull_batch` transaction already carries; `None` when that read
+    /// failed (each pull is then checked alone).
+    pub(crate) journaled: Option<HashSet<Intent>>,
+}
+
+/// The pulls of the `pull_batch` work in `work`, read after the work was marked in flight:
+/// a pull an earlier pass resolved shows its new status, and one it journaled shows its
+/// transaction, however stale the read of queued work was.
+pub(crate) async fn prefetch(store: &Store, work: &[Work]) -> Prefetched {
+    let ids: Vec<PullId> = work
+        .iter()
+        .filter(|w| w.kind == WorkKind::PullBatch)
+        .filter_map(|w| {
+            if let Intent::Pull(id) = &w.intent {
+                Some(id.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    let mut out = Prefetched {
+        pulls: HashMap::with_capacity(ids.len()),
+        journaled: Some(HashSet::new()),
+    };
+    if ids.is_empty() {
+        return out;
+    }
+    let intents: Vec<Intent> = ids.iter().cloned().map(Intent::Pull).collect();
+    out.journaled = match store
+        .outbox()
+        .journaled_intents(&intents, TxKind::PullBatch)
+        .await
+    {
+        Ok(j) => Some(j),
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the journal of claimed pulls failed");
+            None
+        }
+    };
+    for chunk in ids.chunks(500) {
+        match store.pulls().get_many_unscoped(chunk).await {
+            Ok(pulls) => out
+                .pulls
+                .extend(pulls.into_iter().map(|p| (p.id.clone(), p))),
+            Err(e) => tracing::warn!(error = %e, "reading claimed pulls together failed"),
+        }
+    }
+    out
+}
+
+/// The pull request of pull `p` on key `key_id` (on chain), from its row; `None` when the
+/// row is unusable.
+fn pull_request(p: &DebitPull, key_id: B256) -> Option<PullRequest> {
+    Some(PullRequest {
+        pull: p.id.clone(),
+        key_id,
+        destination: p.destination_address.parse().ok()?,
+        amount: crate::token_units(Amount::from_minor(p.amount, p.currency)?),
+        agent: match &p.agent {
+            None => None,
+            Some(a) => Some(AgentSignature {
+                nonce: U256::from_str_radix(&a.nonce, 10).ok()?,
+                deadline: U256::from(u64::try_from(a.deadline).ok()?),
+                signature: a.signature.parse().ok()?,
+            }),
+        },
+    })
+}
+
+/// Sends one pull through the submitter (batched with the others in flight) and records
+/// its outcome; returns the pull as recorded (`None`: it was resolved by another path).
+async fn submit_and_record(
+    store: &Store,
+    net: &Network,
+    id: &PullId,
+    request: PullRequest,
+) -> Result<Option<DebitPull>, Left> {
+    let sent = match (net.submitter(), net.state_machine()) {
+        (Some(s), Ok(_)) => s.pull(request.clone()).await,
+        (None, _) => Err(ChainError::LeaseLost),
+        (_, Err(e)) => Err(e),
+    };
+    let resolution = match sent {
+        Ok(outcome) => {
+            stages::mark("mined", [id.as_str()]);
+            let mut r = outcome.resolution(now_ms());
+            if let (
+                openrail_chain::submitter::PullOutcome::Declined {
+                    reason: openrail_chain::submitter::Decline::TransferFailed,
+                    ..
+                },
+                Some(asm),
+            ) = (&outcome, net.allowance_state_machine)
+            {
+                let transfer = store.pulls().transfer(id).await.ok();
+                r.decline_code = Some(
+                    openrail_chain::diagnose::pull_transfer_failure(
+                        &net.reader,
+                        &net.tokens,
+                        asm,
+                        id,
+                        transfer,
+                    )
+                    .await,
+                );
+            }
+            r
+        }
+        Err(ChainError::LeaseLost) => {
+            // Nothing was journaled or sent: the pull stays queued for the chain's new
+            // lease holder.
+            tracing::warn!(pull = %id, "pull left queued for the chain's new lease holder");
+            return Err(Left);
+        }
+        Err(e) => {
+            // A transaction journaled for the pull and not refused by the node may still be
+            // mined (or is mined and its receipt was missed): the pull stays `pending` for
+            // the watcher, and a restart rebroadcasts it. Only a pull with no live
+            // transaction has failed.
+            let intent = Intent::Pull(id.clone());
+            match store.payments().tx_status_for_intent(&intent).await {
+                Ok(Some(tx)) if matches!(tx.status, TxStatus::Signed | TxStatus::Succeeded) => {
+                    tracing::warn!(pull = %id, error = %e, "pull outcome unknown; left pending for the watcher");
+                    return Err(Left);
+                }
+                Ok(_) => tracing::error!(pull = %id, error = %e, "pull submission failed"),
+                Err(se) => {
+                    tracing::error!(pull = %id, error = %e, store_error = %se, "pull outcome unknown; left pending");
+                    return Err(Left);
+                }
+            }
+            PullResolution::failed()
+        }
+    };
+    // Committed with the other outcomes, new pulls and fates that arrive meanwhile.
+    let recorded = match store.pulls().record_outcome(id, resolution, now_ms()).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(pull = %id, error = %e, "recording pull outcome failed");
+            return Err(Left);
+        }
+    };
+    stages::mark("recorded", [id.as_str()]);
+    Ok(recorded)
 }

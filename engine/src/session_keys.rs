@@ -14,9 +14,16 @@ use openrail_store::ids::{hash_secret, random_id};
 use openrail_store::money::format_minor;
 use openrail_store::{Amount, Store};
 
+use alloy::primitives::{Bytes, U256};
+use alloy::sol_types::SolCall;
+use openrail_chain::bindings::AllowanceStateMachine;
+use openrail_domain::SessionKeyWork;
+use openrail_store::now_ms;
+use openrail_store::outbox::Work;
+
 use crate::network::Network;
 use crate::service::ServiceError;
-use crate::{Waiter, waiter};
+use crate::{Left, Next, Sent, Waiter, corrupt, logged, send, waiter};
 
 /// Bounds of a key's lifetime, seconds.
 pub const EXPIRES_IN: std::ops::RangeInclusive<u64> = 60..=31_536_000;
@@ -257,4 +264,172 @@ pub async fn revoke<'a>(
     let waiter = waiter(net, Intent::SessionKey(k.id.clone()));
     store.outbox().request_revoke(&k.id, now).await?;
     Ok(Some(waiter))
+}
+
+// ------------------------------------------------------------------ its work
+
+/// Runs a session key's work: sends its `issueSessionKey` (a pending key's, from its rows
+/// and its mandate's) or its `revokeSessionKey`. The fate, applied as the journal records
+/// it, moves the key; an issue that could not be sent fails it here.
+pub(crate) async fn run(
+    store: &Store,
+    net: &Network,
+    kind: SessionKeyWork,
+    w: &Work,
+) -> Result<Next, Left> {
+    let Intent::SessionKey(id) = &w.intent else {
+        return Ok(corrupt(w));
+    };
+    let k = store.keys().get_unscoped(id).await.map_err(logged(w))?;
+    match kind {
+        SessionKeyWork::IssueSessionKey => {
+            if k.status != KeyStatus::Pending {
+                return Ok(Next::Close);
+            }
+            let m = store
+                .mandates()
+                .get_unscoped(&k.mandate_id)
+                .await
+                .map_err(logged(w))?;
+            let call = issue_key_call(&k, &m);
+            if send(store, net, net.state_machine(), call, w).await? == Sent::Unsent {
+                store
+                    .keys()
+                    .fail_unsent(&k.id, now_ms())
+                    .await
+                    .map_err(logged(w))?;
+            }
+        }
+        SessionKeyWork::RevokeSessionKey => {
+            let call = k.onchain_id.parse().ok().map(|key_id| {
+                AllowanceStateMachine::revokeSessionKeyCall { keyId: key_id }
+                    .abi_encode()
+                    .into()
+            });
+            // Its fate revokes the key; one never sent changes nothing.
+            send(store, net, net.state_machine(), call, w).await?;
+        }
+    }
+    Ok(Next::Close)
+}
+
+/// The transaction issuing session key `k` of mandate `m`, from their rows, the allow-list
+/// without repeats (with the mandate's signed payees for the contract to check it against);
+/// `None` when a row is unusable.
+fn issue_key_call(k: &SessionKey, m: &Mandate) -> Option<Bytes> {
+    let mut addresses: Vec<Address> = Vec::with_capacity(k.allowed_destinations.len());
+    for d in &k.allowed_destinations {
+        let a = d.parse().ok()?;
+        if !addresses.contains(&a) {
+            addresses.push(a);
+        }
+    }
+    let payees = m
+        .payees
+        .iter()
+        .map(|p| p.parse().ok())
+        .collect::<Option<Vec<Address>>>()?;
+    let max = match k.max_amount {
+        Some(minor) => crate::token_units(Amount::from_minor(minor, m.currency)?),
+        None => U256::ZERO,
+    };
+    let signer = match &k.signer {
+        Some(a) => a.parse().ok()?,
+        None => Address::ZERO,
+    };
+    Some(
+        AllowanceStateMachine::issueSessionKeyCall {
+            terms: openrail_chain::bindings::IAllowanceStateMachine::KeyTerms {
+                salt: openrail_chain::consent::salt(k.id.as_str()),
+                mandateId: m.onchain_id.parse().ok()?,
+                expiresAt: u64::try_from(k.expires_at / 1000).ok()?,
+                maxAmount: max,
+                allowedDestinations: addresses,
+                signer,
+            },
+            payees,
+        }
+        .abi_encode()
+        .into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy::primitives::{B256, U256};
+    use openrail_domain::{AccountId, MandateId};
+    use openrail_store::Mode;
+
+    const PAYEE_A: &str = "0x1111111111111111111111111111111111111111";
+    const PAYEE_B: &str = "0x2222222222222222222222222222222222222222";
+
+    fn mandate() -> Mandate {
+        let mut m = openrail_store::testing::active_mandate_row(
+            &MandateId::parse("man_test").expect("an id"),
+            &AccountId::parse("acct_test").expect("an id"),
+            Mode::Testnet,
+            "0x3333333333333333333333333333333333333333",
+            31337,
+            0,
+        );
+        m.payees = vec![PAYEE_A.into(), PAYEE_B.into()];
+        m.onchain_id = openrail_chain::consent::mandate_id(
+            m.payer_address.parse().unwrap(),
+            openrail_chain::consent::salt(m.id.as_str()),
+        )
+        .to_string();
+        m
+    }
+
+    fn key(destinations: &[&str], max_amount: Option<u64>) -> SessionKey {
+        SessionKey {
+            id: SessionKeyId::parse("sk_test").expect("an id"),
+            account_id: openrail_domain::AccountId::parse("acct_test").expect("an id"),
+            mode: Mode::Testnet,
+            mandate_id: MandateId::parse("man_test").expect("an id"),
+            expires_at: 1_800_000_000_000,
+            max_amount,
+            allowed_destinations: destinations.iter().map(|d| d.to_string()).collect(),
+            status: KeyStatus::Pending,
+            onchain_id: B256::ZERO.to_string(),
+            tx_hash: None,
+            created_at: 0,
+            signer: None,
+        }
+    }
+
+    #[test]
+    fn a_key_is_issued_with_its_allow_list_once_each_and_its_ceiling_in_token_units() {
+        let (a, b) = (PAYEE_A, PAYEE_B);
+        let m = mandate();
+        let input = issue_key_call(&key(&[a, b, a], Some(250)), &m).expect("a call");
+        let call = AllowanceStateMachine::issueSessionKeyCall::abi_decode(&input).expect("abi");
+        let t = &call.terms;
+        assert_eq!(
+            t.allowedDestinations,
+            vec![a.parse::<Address>().unwrap(), b.parse().unwrap()]
+        );
+        // The mandate's signed payees go with it, for the contract to check the list against.
+        assert_eq!(call.payees, t.allowedDestinations);
+        // 2.50 USD: 250 minor units, 2,500,000 token units (6 decimals).
+        assert_eq!(t.maxAmount, U256::from(2_500_000u64));
+        // The chain derives the key's id from its mandate's and the key's salt.
+        assert_eq!(t.salt, openrail_chain::consent::salt("sk_test"));
+        assert_eq!(t.mandateId.to_string(), m.onchain_id);
+        assert_eq!(t.expiresAt, 1_800_000_000);
+        assert_eq!(t.signer, Address::ZERO);
+        // No ceiling of its own: zero, which the contract reads as "the mandate's".
+        let input = issue_key_call(&key(&[], None), &m).expect("a call");
+        let call = AllowanceStateMachine::issueSessionKeyCall::abi_decode(&input).expect("abi");
+        assert_eq!(call.terms.maxAmount, U256::ZERO);
+    }
+
+    #[test]
+    fn rows_that_make_no_usable_call_make_none() {
+        assert!(issue_key_call(&key(&["not an address"], None), &mandate()).is_none());
+        let mut m = mandate();
+        m.payees.push("not an address".into());
+        assert!(issue_key_call(&key(&[], None), &m).is_none());
+    }
 }

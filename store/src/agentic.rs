@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use crate::attestations::{NO_LIVE_TRANSACTION, move_attestation_in};
 use crate::db::{Store, StoreError};
 use crate::events::{self, EventType, NewEvent};
 use crate::exec::{Exec, Record, Stmt};
@@ -21,12 +20,11 @@ pub(crate) use crate::rows::agentic::{
 pub use crate::rows::{Page, Scope};
 pub(crate) use crate::rows::{corrupt, currency_of, i64_of, in_list, u64_of};
 use openrail_domain::FailureReason;
-use openrail_domain::journal::{Intent, TxKind, TxStatus};
+use openrail_domain::journal::{Fate, Intent, TxStatus};
 pub use openrail_domain::pulls::{DeclineReason, PullResolution};
-use openrail_domain::{
-    AttestationId, AttestationStatus, BankAccountId, MandateId, PullId, SessionKeyId,
-};
+use openrail_domain::{AttestationId, BankAccountId, MandateId, PullId, SessionKeyId};
 pub use openrail_domain::{KeyStatus, MandateStatus, PullStatus};
+use openrail_domain::{MandateTx, PullTx, SessionKeyTx};
 
 /// Session keys: their rows, lists, epoch use and the moves their owner makes (`store.keys()`).
 #[derive(Debug, Clone, Copy)]
@@ -1329,140 +1327,85 @@ impl Pulls<'_> {
     }
 }
 
-/// What one journaled transaction's fate does to the object `intent` it carries, inside
-/// the caller's transaction (see [`crate::journal::apply_fates_in`], its only caller): a
-/// mandate or key still `pending` whose creating transaction succeeded (→ `active`) or was
-/// reverted or refused with no other live one (→ `failed`); a mandate whose cancel, or a
-/// key whose revoke, succeeded (→ `canceled`, `revoked`); a `pending` pull whose batch was
-/// reverted or refused with no other live transaction (→ `failed`: a reverted batch emits
-/// no outcome to read). A successful batch changes no pull here: its pulls' outcomes are
-/// its logs, recorded from its receipt or by the watcher.
-pub(crate) async fn fate_effect_in(
+/// What the fate of a mandate's transaction does to it, inside the caller's transaction
+/// (see [`crate::journal::apply_fates_in`], the only caller): a mandate still `pending`
+/// whose create succeeded (→ `active`) or was reverted or refused with no other live
+/// transaction (→ `failed`); one whose cancel succeeded (→ `canceled`). A cancel that
+/// failed changes nothing. Whether the mandate moved is not asked: a fate recorded again,
+/// or a mandate another path moved first, changes nothing.
+pub(crate) async fn mandate_fate_in(
     conn: &mut impl Exec,
-    kind: TxKind,
+    kind: MandateTx,
     fate: TxStatus,
     hash: &str,
     intent: &Intent,
     now: i64,
 ) -> Result<(), StoreError> {
-    let failed = matches!(fate, TxStatus::Reverted | TxStatus::Rejected);
-    let succeeded = fate == TxStatus::Succeeded;
-    let live = Guard::NoLiveTransaction;
-    // Whether the object moved is not asked: a fate recorded again, or an object another
-    // path moved first, changes nothing.
-    match (kind, intent) {
-        (TxKind::CreateMandate, Intent::Mandate(id)) if succeeded => {
-            move_mandate_in(
-                conn,
-                id.as_str(),
-                MandateStatus::Active,
-                Some(hash),
-                Guard::None,
-                now,
-            )
-            .await?
-        }
-        (TxKind::IssueSessionKey, Intent::SessionKey(id)) if succeeded => {
-            move_key_in(
-                conn,
-                id.as_str(),
-                KeyStatus::Active,
-                Some(hash),
-                Guard::None,
-                now,
-            )
-            .await?
-        }
-        (TxKind::CancelMandate, Intent::Mandate(id)) if succeeded => {
-            move_mandate_in(
-                conn,
-                id.as_str(),
-                MandateStatus::Canceled,
-                None,
-                Guard::None,
-                now,
-            )
-            .await?
-        }
-        (TxKind::RevokeSessionKey, Intent::SessionKey(id)) if succeeded => {
-            move_key_in(
-                conn,
-                id.as_str(),
-                KeyStatus::Revoked,
-                None,
-                Guard::None,
-                now,
-            )
-            .await?
-        }
-        (TxKind::CreateMandate, Intent::Mandate(id)) if failed => {
-            move_mandate_in(conn, id.as_str(), MandateStatus::Failed, None, live, now).await?
-        }
-        (TxKind::IssueSessionKey, Intent::SessionKey(id)) if failed => {
-            move_key_in(conn, id.as_str(), KeyStatus::Failed, None, live, now).await?
-        }
-        (TxKind::PullBatch, Intent::Pull(id)) if failed => {
-            let failed = PullResolution::failed();
-            let change = [(id.as_str(), PullChange::Resolve(&failed))];
-            change_pulls_in(conn, &change, live, now).await?.0[0]
-        }
-        (TxKind::Attest, Intent::Attestation(id)) if succeeded => {
-            move_attestation_in(
-                conn,
-                id.as_str(),
-                AttestationStatus::Active,
-                Some(hash),
-                "",
-                now,
-            )
-            .await?
-        }
-        (TxKind::Attest, Intent::Attestation(id)) if failed => {
-            move_attestation_in(
-                conn,
-                id.as_str(),
-                AttestationStatus::Failed,
-                None,
-                NO_LIVE_TRANSACTION,
-                now,
-            )
-            .await?
-        }
-        (TxKind::RevokeAttestation, Intent::Attestation(id)) if succeeded => {
-            move_attestation_in(conn, id.as_str(), AttestationStatus::Revoked, None, "", now)
-                .await?
-        }
-        // The mirror recorded the attestation's latest receipt (not a status: the
-        // settlement chain's view, which the API's identity checks require).
-        (TxKind::MirrorAttested | TxKind::MirrorRevoked, Intent::Attestation(id)) if succeeded => {
-            let mut q = Stmt::new(
-                conn.backend(),
-                "UPDATE identity_attestations SET mirrored_sequence = receipt_sequence \
-                 WHERE id = $1 AND receipt_sequence IS NOT NULL \
-                 AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)"
-                    .to_string(),
-            );
-            q.push(id.as_str());
-            conn.execute(&q).await? == 1
-        }
-        // Recorded elsewhere: pull outcomes from a batch's logs, payment legs and payouts by
-        // the engine's payment driver (which reads their fates); a cancel or revoke that
-        // failed changed nothing. An intent of another object than the kind acts on is
-        // never journaled so, and changes nothing either.
-        (
-            TxKind::CreateMandate
-            | TxKind::IssueSessionKey
-            | TxKind::CancelMandate
-            | TxKind::RevokeSessionKey
-            | TxKind::PullBatch
-            | TxKind::Settle
-            | TxKind::Attest
-            | TxKind::RevokeAttestation
-            | TxKind::MirrorAttested
-            | TxKind::MirrorRevoked
-            | TxKind::CancelNonce,
-            _,
-        ) => false,
+    let Intent::Mandate(id) = intent else {
+        // Never journaled so: a mandate's transaction carries the mandate.
+        return Ok(());
     };
+    let (to, hash, guard) = match (kind, fate.fate()) {
+        (MandateTx::CreateMandate, Fate::Succeeded) => {
+            (MandateStatus::Active, Some(hash), Guard::None)
+        }
+        (MandateTx::CreateMandate, Fate::Failed) => {
+            (MandateStatus::Failed, None, Guard::NoLiveTransaction)
+        }
+        (MandateTx::CancelMandate, Fate::Succeeded) => (MandateStatus::Canceled, None, Guard::None),
+        (MandateTx::CreateMandate | MandateTx::CancelMandate, _) => return Ok(()),
+    };
+    move_mandate_in(conn, id.as_str(), to, hash, guard, now).await?;
+    Ok(())
+}
+
+/// What the fate of a session key's transaction does to it (as [`mandate_fate_in`]): a key
+/// still `pending` whose issue succeeded (→ `active`) or was reverted or refused with no
+/// other live transaction (→ `failed`); one whose revoke succeeded (→ `revoked`).
+pub(crate) async fn key_fate_in(
+    conn: &mut impl Exec,
+    kind: SessionKeyTx,
+    fate: TxStatus,
+    hash: &str,
+    intent: &Intent,
+    now: i64,
+) -> Result<(), StoreError> {
+    let Intent::SessionKey(id) = intent else {
+        return Ok(());
+    };
+    let (to, hash, guard) = match (kind, fate.fate()) {
+        (SessionKeyTx::IssueSessionKey, Fate::Succeeded) => {
+            (KeyStatus::Active, Some(hash), Guard::None)
+        }
+        (SessionKeyTx::IssueSessionKey, Fate::Failed) => {
+            (KeyStatus::Failed, None, Guard::NoLiveTransaction)
+        }
+        (SessionKeyTx::RevokeSessionKey, Fate::Succeeded) => {
+            (KeyStatus::Revoked, None, Guard::None)
+        }
+        (SessionKeyTx::IssueSessionKey | SessionKeyTx::RevokeSessionKey, _) => return Ok(()),
+    };
+    move_key_in(conn, id.as_str(), to, hash, guard, now).await?;
+    Ok(())
+}
+
+/// What the fate of a `pullBatch` does to a pull it carries (as [`mandate_fate_in`]): a
+/// `pending` pull whose batch was reverted or refused with no other live transaction
+/// (→ `failed`: a reverted batch emits no outcome to read). A successful batch changes no
+/// pull here: its pulls' outcomes are its logs, recorded from its receipt or by the
+/// watcher.
+pub(crate) async fn pull_fate_in(
+    conn: &mut impl Exec,
+    kind: PullTx,
+    fate: TxStatus,
+    intent: &Intent,
+    now: i64,
+) -> Result<(), StoreError> {
+    let (PullTx::PullBatch, Intent::Pull(id), Fate::Failed) = (kind, intent, fate.fate()) else {
+        return Ok(());
+    };
+    let failed = PullResolution::failed();
+    let change = [(id.as_str(), PullChange::Resolve(&failed))];
+    change_pulls_in(conn, &change, Guard::NoLiveTransaction, now).await?;
     Ok(())
 }

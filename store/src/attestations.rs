@@ -2,7 +2,7 @@
 //! operator on the mode's attestation chain (`AttestationRegistry`). A request writes the
 //! row (`pending`), its `identity.attestation.pending` event and its `attest` work in one
 //! transaction; the attestation chain's engine sends it, and the journaled transaction's
-//! fate moves it ([`crate::agentic::fate_effect_in`]): `active` once mined (its on-chain
+//! fate moves it ([`fate_in`]): `active` once mined (its on-chain
 //! `uid` is read from the receipt's `Attested` log by the engine), `failed` when reverted
 //! or refused. A revoke (asked for, or because its credential was revoked) is `revoke`
 //! work; its success moves it to `revoked`. `expired` is time (its `expires_at`), as a
@@ -19,7 +19,8 @@ use crate::exec::{Exec, Record, Stmt};
 use crate::outbox::{self, WorkKind};
 use crate::rows::{Page, Scope, in_list};
 use openrail_domain::AttestationId;
-use openrail_domain::journal::Intent;
+use openrail_domain::AttestationTx;
+use openrail_domain::journal::{Fate, Intent, TxStatus};
 
 pub use crate::attestation::Attestation;
 pub(crate) use crate::rows::agentic::{ATTESTATION_COLS as COLS, attestation_of};
@@ -465,6 +466,60 @@ pub fn revocable(status: AttestationStatus) -> bool {
         status,
         AttestationStatus::Pending | AttestationStatus::Active
     )
+}
+
+/// What the fate of an attestation's transaction does to it, inside the caller's
+/// transaction (see [`crate::journal::apply_fates_in`], the only caller): one still
+/// `pending` whose attest succeeded (→ `active`, with its hash) or was reverted or refused
+/// with no other live transaction (→ `failed`); one whose revoke succeeded (→ `revoked`);
+/// and a mirror's record that succeeded marks its latest receipt mirrored (not a status:
+/// the settlement chain's view, which the API's identity checks require). Whether it
+/// moved is not asked: a fate recorded again changes nothing.
+pub(crate) async fn fate_in(
+    conn: &mut impl Exec,
+    kind: AttestationTx,
+    fate: TxStatus,
+    hash: &str,
+    intent: &Intent,
+    now: i64,
+) -> Result<(), StoreError> {
+    let Intent::Attestation(id) = intent else {
+        // Never journaled so: an attestation's transaction carries the attestation.
+        return Ok(());
+    };
+    let id = id.as_str();
+    match (kind, fate.fate()) {
+        (AttestationTx::Attest, Fate::Succeeded) => {
+            move_attestation_in(conn, id, AttestationStatus::Active, Some(hash), "", now).await?;
+        }
+        (AttestationTx::Attest, Fate::Failed) => {
+            let live = NO_LIVE_TRANSACTION;
+            move_attestation_in(conn, id, AttestationStatus::Failed, None, live, now).await?;
+        }
+        (AttestationTx::RevokeAttestation, Fate::Succeeded) => {
+            move_attestation_in(conn, id, AttestationStatus::Revoked, None, "", now).await?;
+        }
+        (AttestationTx::MirrorAttested | AttestationTx::MirrorRevoked, Fate::Succeeded) => {
+            let mut q = Stmt::new(
+                conn.backend(),
+                "UPDATE identity_attestations SET mirrored_sequence = receipt_sequence \
+                 WHERE id = $1 AND receipt_sequence IS NOT NULL \
+                 AND (mirrored_sequence IS NULL OR mirrored_sequence < receipt_sequence)"
+                    .to_string(),
+            );
+            q.push(id);
+            conn.execute(&q).await?;
+        }
+        // A revoke or a mirror's record that failed changes nothing.
+        (
+            AttestationTx::Attest
+            | AttestationTx::RevokeAttestation
+            | AttestationTx::MirrorAttested
+            | AttestationTx::MirrorRevoked,
+            _,
+        ) => {}
+    }
+    Ok(())
 }
 
 /// **The one place an attestation's status changes after creation.** Moves attestation `id`

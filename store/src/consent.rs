@@ -103,7 +103,7 @@ impl Consent<'_> {
                         Authorizable::Mandate => {
                             (crate::outbox::OF_MANDATE, WorkKind::CreateMandate)
                         }
-                        Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::Payment),
+                        Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::DrivePayment),
                     };
                     // The object's row moved: `object_id` names one.
                     let intent = match what {

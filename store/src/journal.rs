@@ -700,7 +700,7 @@ pub(crate) async fn mark_txs_in(
 /// **The one place a journaled transaction's fate takes effect**, inside the transaction
 /// that records the fate (the group commit's, for a receipt; the watcher's, for a
 /// transaction seen in a block): for each of `hashes` whose fate is known and not yet
-/// applied, the effect on every object it carries ([`crate::agentic::fate_effect_in`]),
+/// applied, the effect on every object it carries ([`fate_effect_in`]),
 /// its work closed (nothing is left to send for it), and the fate marked applied — so a
 /// fate recorded twice (a receipt and a rescan) takes effect once, and a reorganisation,
 /// which puts the transaction back to `signed`, lets its next fate take effect again.
@@ -741,7 +741,7 @@ pub(crate) async fn apply_fates_in(
             }
             let intents = r.intents("intents")?;
             for intent in &intents {
-                crate::agentic::fate_effect_in(conn, kind, fate, &hash, intent, now).await?;
+                fate_effect_in(conn, kind, fate, &hash, intent, now).await?;
             }
             if let Some(work) = crate::outbox::WorkKind::sending(kind) {
                 match closed.iter_mut().find(|(k, _)| *k == work) {
@@ -759,6 +759,34 @@ pub(crate) async fn apply_fates_in(
         }
     }
     Ok(())
+}
+
+/// What one journaled transaction's fate does to the object `intent` it carries: its
+/// object's own rule, in the object's store handle (each on-chain object has one arm here;
+/// a kind without its effect does not compile).
+async fn fate_effect_in(
+    conn: &mut impl Exec,
+    kind: TxKind,
+    fate: TxStatus,
+    hash: &str,
+    intent: &Intent,
+    now: i64,
+) -> Result<(), StoreError> {
+    match kind {
+        TxKind::Mandate(k) => {
+            crate::agentic::mandate_fate_in(conn, k, fate, hash, intent, now).await
+        }
+        TxKind::SessionKey(k) => {
+            crate::agentic::key_fate_in(conn, k, fate, hash, intent, now).await
+        }
+        TxKind::Pull(k) => crate::agentic::pull_fate_in(conn, k, fate, intent, now).await,
+        TxKind::Attestation(k) => {
+            crate::attestations::fate_in(conn, k, fate, hash, intent, now).await
+        }
+        // A payment's legs and a pull's payout are recorded by the engine's payment
+        // driver, which reads their fates; a cancellation carries no intent.
+        TxKind::Payment(_) | TxKind::CancelNonce => Ok(()),
+    }
 }
 
 /// A signed transaction to journal (see [`Journal::record`]).

@@ -157,7 +157,7 @@ pub(crate) async fn chain_of(
 
 impl Outbox<'_> {
     /// Open rows of `chain_id` and `mode` due at `now` whose transaction is not journaled,
-    /// oldest first (at most `limit`). Driving work ([`WorkKind::Payment`],
+    /// oldest first (at most `limit`). Driving work ([`WorkKind::DrivePayment`],
     /// [`WorkKind::Payout`]) journals transactions of another kind and stays claimable until
     /// it is closed; it is due again after [`Outbox::defer`].
     pub async fn queued(

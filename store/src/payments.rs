@@ -176,7 +176,7 @@ impl Payments<'_> {
                         crate::outbox::enqueue(
                             &mut tx,
                             &Intent::Payment(p.id.clone()),
-                            crate::outbox::WorkKind::Payment,
+                            crate::outbox::WorkKind::DrivePayment,
                             p.chain_id,
                             p.mode,
                             p.created_at,

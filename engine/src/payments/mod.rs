@@ -36,10 +36,12 @@ use alloy::primitives::{Address, Bytes, U256, keccak256};
 use alloy::sol_types::SolCall;
 use openrail_chain::bindings::SettlementRouter;
 use openrail_chain::submitter::Submitter;
+use openrail_domain::PaymentWork;
 use openrail_domain::journal::Intent;
 use openrail_domain::{BankAccountId, FailureReason, PaymentId, PullId};
 use openrail_store::bank::TransferStatus;
 use openrail_store::journal::{TxKind, TxStatus};
+use openrail_store::outbox::Work;
 use openrail_store::payments::{PartyKind, Payment, PaymentStatus, RefundStatus};
 use openrail_store::{Currency, Store, StoreError, now_ms};
 
@@ -626,5 +628,21 @@ impl PaymentDriver {
         {
             tracing::warn!(payment = %p.id, error = %e, "payment leg not confirmed");
         }
+    }
+}
+/// Runs a payment's work: one step of driving it (its legs, then any refund owed).
+/// `driver`: none until the engine leads (never so once `lead` started it), when the work
+/// is tried later rather than claimed again on every pass.
+pub(crate) async fn run(
+    driver: Option<&PaymentDriver>,
+    kind: PaymentWork,
+    w: &Work,
+) -> Result<crate::Next, crate::Left> {
+    let Intent::Payment(id) = &w.intent else {
+        return Ok(crate::corrupt(w));
+    };
+    match (kind, driver) {
+        (PaymentWork::DrivePayment, Some(d)) => crate::drive(d.drive_payment(id).await, w),
+        (PaymentWork::DrivePayment, None) => Ok(crate::Next::Later),
     }
 }

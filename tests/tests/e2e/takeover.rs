@@ -282,7 +282,7 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     assert!(
         store
             .outbox()
-            .is_open(&intent_of(&pay), WorkKind::Payment)
+            .is_open(&intent_of(&pay), WorkKind::DrivePayment)
             .await?
     );
     // It never sends: no transaction journaled, the operator's nonce untouched, the bank
@@ -340,7 +340,7 @@ async fn a_follower_only_queues_work_and_the_holder_sends_it() -> anyhow::Result
     assert!(
         !store
             .outbox()
-            .is_open(&intent_of(&pay), WorkKind::Payment)
+            .is_open(&intent_of(&pay), WorkKind::DrivePayment)
             .await?
     );
     follower.kill().await?;

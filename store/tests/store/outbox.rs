@@ -249,7 +249,7 @@ async fn driving_work(store: Store) {
         .unwrap();
     assert_eq!(
         claimable(&store, CHAIN_A, 0).await,
-        vec![("pay_bank".to_string(), WorkKind::Payment)]
+        vec![("pay_bank".to_string(), WorkKind::DrivePayment)]
     );
     assert!(
         store
@@ -261,8 +261,8 @@ async fn driving_work(store: Store) {
     assert_eq!(
         claimable(&store, CHAIN_A, 0).await,
         vec![
-            ("pay_bank".to_string(), WorkKind::Payment),
-            ("pay_wallet".to_string(), WorkKind::Payment)
+            ("pay_bank".to_string(), WorkKind::DrivePayment),
+            ("pay_wallet".to_string(), WorkKind::DrivePayment)
         ]
     );
 }
@@ -332,7 +332,7 @@ async fn backfill(url: &str) {
     assert_eq!(
         work,
         vec![
-            ("pay_open".to_string(), WorkKind::Payment),
+            ("pay_open".to_string(), WorkKind::DrivePayment),
             (bank_pull.to_string(), WorkKind::Payout),
         ]
     );
