@@ -300,8 +300,7 @@ pub async fn authorize<'a>(
     if store
         .consent()
         .authorize(
-            openrail_store::consent::Authorizable::Mandate,
-            m.id.as_str(),
+            openrail_store::consent::Authorizable::Mandate(m.id.clone()),
             &signature,
             now,
         )

@@ -25,12 +25,22 @@ impl Store {
 }
 
 /// The object whose authorization is recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Authorizable {
     /// A mandate (`mandates`).
-    Mandate,
+    Mandate(MandateId),
     /// A payment (`payments`).
-    Payment,
+    Payment(PaymentId),
+}
+
+impl Authorizable {
+    /// Its id.
+    pub fn id(&self) -> &str {
+        match self {
+            Authorizable::Mandate(id) => id.as_str(),
+            Authorizable::Payment(id) => id.as_str(),
+        }
+    }
 }
 
 impl Consent<'_> {
@@ -56,11 +66,9 @@ impl Consent<'_> {
     pub async fn authorize(
         self,
         what: Authorizable,
-        object_id: &str,
         signature: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let object_id = object_id.to_owned();
         let signature = signature.to_owned();
         let done = self
             .0
@@ -73,47 +81,39 @@ impl Consent<'_> {
                         "UPDATE authorizations SET signature = $2, authorized_at = $3 WHERE object_id = $1"
                             .into(),
                     )
-                    .bind(object_id.as_str())
+                    .bind(what.id())
                     .bind(signature.as_str())
                     .bind(now_ms);
                     tx.execute(&q).await?;
-                    let moved = match what {
-                        Authorizable::Mandate => {
-                            move_mandate_in(
+                    // The object moves, and can then be sent: its work is queued in the
+                    // same transaction.
+                    let (moved, lookup, intent, work) = match &what {
+                        Authorizable::Mandate(id) => {
+                            let moved = move_mandate_in(
                                 &mut tx,
-                                &object_id,
+                                id.as_str(),
                                 MandateStatus::Pending,
                                 None,
                                 Guard::None,
                                 now_ms,
                             )
-                            .await?
+                            .await?;
+                            let intent = Intent::Mandate(id.clone());
+                            (moved, crate::outbox::OF_MANDATE, intent, WorkKind::CreateMandate)
                         }
-                        Authorizable::Payment => {
+                        Authorizable::Payment(id) => {
                             let change = PaymentChange::to(PaymentStatus::Pending);
                             let from = PaymentStatus::RequiresAuthorization;
-                            move_payment_in(&mut tx, &object_id, from, &change, now_ms).await?
+                            let moved =
+                                move_payment_in(&mut tx, id.as_str(), from, &change, now_ms)
+                                    .await?;
+                            let intent = Intent::Payment(id.clone());
+                            (moved, crate::outbox::OF_PAYMENT, intent, WorkKind::DrivePayment)
                         }
                     };
                     if !moved {
                         return Ok(None);
                     }
-                    // The object can now be sent: queue it in the same transaction.
-                    let (lookup, work) = match what {
-                        Authorizable::Mandate => {
-                            (crate::outbox::OF_MANDATE, WorkKind::CreateMandate)
-                        }
-                        Authorizable::Payment => (crate::outbox::OF_PAYMENT, WorkKind::DrivePayment),
-                    };
-                    // The object's row moved: `object_id` names one.
-                    let intent = match what {
-                        Authorizable::Mandate => {
-                            Intent::Mandate(MandateId::from_trusted(object_id.clone()))
-                        }
-                        Authorizable::Payment => {
-                            Intent::Payment(PaymentId::from_trusted(object_id.clone()))
-                        }
-                    };
                     crate::outbox::enqueue_for(&mut tx, lookup, &intent, work, now_ms).await?;
                     Ok(Some(()))
                 })

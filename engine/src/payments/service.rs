@@ -210,8 +210,7 @@ pub async fn authorize<'a>(
     if store
         .consent()
         .authorize(
-            openrail_store::consent::Authorizable::Payment,
-            payment.id.as_str(),
+            openrail_store::consent::Authorizable::Payment(payment.id.clone()),
             &signature,
             now,
         )

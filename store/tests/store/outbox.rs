@@ -254,7 +254,11 @@ async fn driving_work(store: Store) {
     assert!(
         store
             .consent()
-            .authorize(Authorizable::Payment, "pay_wallet", "0xsig", now_ms())
+            .authorize(
+                Authorizable::Payment(PaymentId::parse("pay_wallet").unwrap()),
+                "0xsig",
+                now_ms(),
+            )
             .await
             .unwrap()
     );
