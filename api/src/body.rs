@@ -1,7 +1,8 @@
 //! Strict JSON request bodies: content type checked, size limited, an object required, each
 //! field taken by name with its own error, unknown fields refused. Fields are kept as raw
 //! JSON text so amounts sent as numbers are parsed exactly, never through a float. The
-//! request types of [`crate::types`] read themselves from these fields.
+//! request types (each handler module's `types`, declared with [`crate::types`]'s
+//! `request_body!`) read themselves from these fields.
 
 use std::collections::BTreeMap;
 

@@ -8,8 +8,8 @@ use openrail_chain::consent::TypedMessage;
 use openrail_store::consent::Authorization;
 use serde_json::Value;
 
+use crate::rfc3339::{rfc3339_ms, rfc3339_s};
 use crate::types::Consent;
-use crate::views::{rfc3339_ms, rfc3339_s};
 pub use openrail_engine::consent::{mandate_message, payment_message};
 use openrail_engine::network::Network;
 

@@ -11,9 +11,12 @@
 /// beside its handlers (`route::Route` constants) and lists them in its `OPERATIONS`;
 /// [`openapi::ROUTES`], which the router and the OpenAPI document are built from, is
 /// theirs in this order. A module that shows an object whose changes are events names it
-/// here with its store snapshot and its response type, and implements
-/// [`represent::Represent`] for the snapshot: [`ApiObject`] (an event's `data.object`) is
-/// composed from these. A new object's handlers are its module and its line here.
+/// here with its store snapshot and its response type (a type of the module's own
+/// `types`: `$module::types::$view`), and implements [`represent::Represent`] for the
+/// snapshot: [`ApiObject`] (an event's `data.object`) is composed from these. A new
+/// object's handlers are its module (`api/src/<module>/`: its handlers in `mod.rs`, its
+/// request and response types in `types.rs`, its renderings of the store's rows in
+/// `views.rs`) and its line here; [`types`] holds only the vocabulary objects share.
 macro_rules! handlers {
     ($($module:ident $({ $($(#[$doc:meta])* $kind:ident($snapshot:ident) => $view:ident),+ $(,)? })?),+ $(,)?) => {
         $(pub mod $module;)+
@@ -27,7 +30,7 @@ macro_rules! handlers {
         pub enum ApiObject {
             $($($(
                 $(#[$doc])*
-                $kind(types::$view),
+                $kind($module::types::$view),
             )+)?)+
         }
 
@@ -98,7 +101,6 @@ mod rfc3339;
 pub mod route;
 pub mod server;
 pub mod types;
-mod views;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -8,7 +8,8 @@
 //! ([`crate::router`]) is built from it and the document describes it, so a served route cannot go undocumented nor a
 //! documented one unserved (a test also fails on a declared route [`ROUTES`] does not
 //! list). The schemas come from the request and response types the handlers read and
-//! answer ([`crate::types`], through [`utoipa::ToSchema`]). `docs/openapi.json` is a
+//! answer (each handler module's `types`, in the shared vocabulary of [`crate::types`],
+//! through [`utoipa::ToSchema`]). `docs/openapi.json` is a
 //! committed copy (`make openapi`), checked equal to this by a test, and an end-to-end
 //! test validates real responses against it.
 

@@ -891,7 +891,7 @@ pub async fn pulls(
     let views: Vec<Value> = page_
         .data
         .iter()
-        .map(|x| serde_json::to_value(crate::views::pull(x, chain_id)).unwrap_or_default())
+        .map(|x| serde_json::to_value(crate::agentic::views::pull(x, chain_id)).unwrap_or_default())
         .collect();
     let blocks = blocks_of(&state, &views).await?;
     let rows: Vec<(String, Vec<String>)> = views

@@ -2,6 +2,9 @@
 //! deliveries, and `POST /v1/events/{id}/redeliver`. Delivery itself is the lease
 //! holder's (`openrail-webhooks`); these handlers only read and write rows.
 
+pub mod types;
+mod views;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -21,10 +24,8 @@ use crate::context::{Principal, link_created};
 use crate::delivery;
 use crate::error::ApiError;
 use crate::route::{LIST, LinkArg, READ, Route, WRITE, route, schema};
-use crate::types::{
-    self, RedeliverCreate, RequestBody, Text, WebhookEndpointCreate, WebhookEndpointUpdate,
-};
-use crate::views;
+use crate::types::{RequestBody, Text};
+use self::types::{RedeliverCreate, WebhookEndpointCreate, WebhookEndpointUpdate};
 
 /// How long the secret before a rotation keeps signing beside the new one.
 pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);
@@ -171,7 +172,7 @@ pub async fn list_webhook_endpoints(
     Ok(json_response(
         StatusCode::OK,
         types::WebhookEndpointList::new(
-            types::ListTag,
+            crate::types::ListTag,
             "/v1/webhook-endpoints".into(),
             data,
             page.has_more,
@@ -329,7 +330,7 @@ pub async fn list_webhook_deliveries(
     Ok(json_response(
         StatusCode::OK,
         types::WebhookDeliveryList::new(
-            types::ListTag,
+            crate::types::ListTag,
             format!("/v1/webhook-endpoints/{id}/deliveries"),
             data,
             page.has_more,
@@ -376,7 +377,7 @@ pub async fn redeliver_event(
     Ok(json_response(
         StatusCode::OK,
         types::WebhookDeliveryList::new(
-            types::ListTag,
+            crate::types::ListTag,
             format!("/v1/events/{id}/redeliver"),
             data,
             false,
@@ -387,6 +388,6 @@ pub async fn redeliver_event(
 impl crate::represent::Represent for openrail_store::events::WebhookEndpointSnapshot {
     type View = types::WebhookEndpoint;
     fn represent(&self, _state: &AppState, _now: i64) -> Result<types::WebhookEndpoint, ApiError> {
-        Ok(crate::views::webhook_endpoint(&self.webhook_endpoint))
+        Ok(views::webhook_endpoint(&self.webhook_endpoint))
     }
 }

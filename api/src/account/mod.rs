@@ -3,6 +3,8 @@
 //! chooses once, here, and every payment it creates afterwards settles there (a payment
 //! keeps the chain it was created on).
 
+pub mod types;
+
 use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -16,7 +18,8 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::route::{READ, Route, WRITE, route, schema};
-use crate::types::{self, AccountUpdate, RequestBody};
+use crate::types::RequestBody;
+use self::types::AccountUpdate;
 
 async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiError> {
     let net = network(state, p)?;

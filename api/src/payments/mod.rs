@@ -9,6 +9,9 @@
 //! moves a wallet's tokens only as the wallet signed. Until it signs, the developer may
 //! withdraw it (`POST /v1/payments/{id}/cancel` → `canceled`).
 
+pub mod types;
+mod views;
+
 use std::collections::HashMap;
 
 use crate::AppState;
@@ -20,7 +23,8 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict, DeclineReason, ErrorCode};
 use crate::route::{Codes, LIST, LinkArg, READ, Route, WRITE, route, schema};
-use crate::types::{self, AuthorizationCreate, PaymentCreate, RequestBody};
+use crate::types::{AuthorizationCreate, RequestBody};
+use self::types::PaymentCreate;
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -158,7 +162,7 @@ pub async fn create_payment(
 /// The operation [`authorize_payment`] serves.
 pub const AUTHORIZE_PAYMENT: Route = route!(post "/v1/payments/{id}/authorize", "authorizePayment", authorize_payment)
     .doc("Authorize a wallet payment with the payer's signature", "The source wallet's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`); the payment then runs. A wrong or malformed signature is 422 `signature_invalid`; after `expires_at`, 422 `authorization_expired`. Authorizing an authorized payment answers it as it is; a canceled payment is 409 `payment_canceled` (its link was withdrawn).")
-    .body(schema::<types::AuthorizationCreate>())
+    .body(schema::<AuthorizationCreate>())
     .ok(200, schema::<types::Payment>())
     .ok(202, schema::<types::Payment>())
     .errors(WRITE)
@@ -311,7 +315,7 @@ pub async fn list_payments(
     Ok((
         StatusCode::OK,
         axum::Json(types::PaymentList::new(
-            types::ListTag,
+            crate::types::ListTag,
             "/v1/payments".into(),
             data,
             page.has_more,
@@ -325,7 +329,7 @@ fn payment_authorization(
     state: &AppState,
     p: &Payment,
     a: Option<&openrail_store::consent::Authorization>,
-) -> Result<Option<types::Consent>, ApiError> {
+) -> Result<Option<crate::types::Consent>, ApiError> {
     if p.source_type == PartyKind::BankAccount {
         return Ok(Some(crate::consent::bank_mandate_view()));
     }
@@ -349,7 +353,7 @@ fn payment_authorization(
 impl Represent for PaymentSnapshot {
     type View = types::Payment;
     fn represent(&self, state: &AppState, _now: i64) -> Result<types::Payment, ApiError> {
-        let mut v = crate::views::payment(&self.payment);
+        let mut v = views::payment(&self.payment);
         v.authorization =
             payment_authorization(state, &self.payment, self.authorization.as_ref())?;
         Ok(v)

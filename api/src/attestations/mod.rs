@@ -15,6 +15,9 @@
 //! Revoking it (`POST …/{id}/revoke`), or revoking its credential
 //! (`POST /v1/identity/credentials/status`), queues its `revoke` on chain.
 
+pub mod types;
+mod views;
+
 use std::collections::HashMap;
 
 use alloy::primitives::Address;
@@ -42,7 +45,6 @@ use crate::identity::{
     STATUS_LISTS_PATH, credential_type, issuer, own_lists, public_base, verify_off_thread,
 };
 use crate::route::{CREDENTIAL_REVOKED, Codes, LinkArg, Param, READ, Route, WRITE, route, schema};
-use crate::{types, views};
 
 /// What the attestation says of its credential (no claims).
 struct Facts {
@@ -184,7 +186,7 @@ pub const CREATE_ATTESTATION: Route = route!(post "/v1/identity/attestations", "
     .body(schema::<types::AttestationCreate>())
     .ok(201, schema::<types::IdentityAttestation>())
     .ok(202, schema::<types::IdentityAttestation>())
-    .ok(422, schema::<types::VerificationResult>())
+    .ok(422, schema::<crate::types::VerificationResult>())
     .errors(WRITE)
     .codes(&[
         Codes::of(409).conflicts(&[Conflict::CredentialRevoked]).what(CREDENTIAL_REVOKED),
@@ -465,7 +467,7 @@ pub async fn list_attestations(
     Ok((
         StatusCode::OK,
         axum::Json(types::IdentityAttestationList::new(
-            types::ListTag,
+            crate::types::ListTag,
             "/v1/identity/attestations".into(),
             data,
             page.has_more,
@@ -537,7 +539,7 @@ pub async fn revoke_attestation(
 impl crate::represent::Represent for openrail_store::events::AttestationSnapshot {
     type View = types::IdentityAttestation;
     fn represent(&self, _state: &AppState, now: i64) -> Result<types::IdentityAttestation, ApiError> {
-        Ok(crate::views::attestation(&self.attestation, now))
+        Ok(views::attestation(&self.attestation, now))
     }
 }
 

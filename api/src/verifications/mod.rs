@@ -11,6 +11,9 @@
 //! holder of the testnet settlement chain's lease beside the simulated bank), with the
 //! scenario chosen at creation (`simulate`); mainnet keys get 503 `mainnet_unavailable`.
 
+pub mod types;
+mod views;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -40,8 +43,8 @@ use crate::identity::{issuer_of, public_base, rfc3339, sign_reserved};
 use crate::route::{
     Codes, LIST, LinkArg, NOT_WAITING_FOR_INPUT, READ, Route, WRITE, route, schema,
 };
-use crate::types::{self, IdentityVerificationCreate, RequestBody};
-use crate::views;
+use crate::types::RequestBody;
+use self::types::IdentityVerificationCreate;
 
 /// How long a credential issued by a verified session is valid.
 pub const CREDENTIAL_VALIDITY_MS: i64 = 365 * 24 * 60 * 60 * 1000;
@@ -190,7 +193,7 @@ pub async fn list_verifications(
         .list(p.scope(), limit, after.as_deref())
         .await?;
     let list = types::IdentityVerificationList::new(
-        types::ListTag,
+        crate::types::ListTag,
         "/v1/identity/verifications".into(),
         page.data.iter().map(views::identity_verification).collect(),
         page.has_more,
@@ -268,7 +271,7 @@ pub async fn cancel_verification(
 /// The operation [`get_verification_credential`] serves.
 pub const GET_IDENTITY_VERIFICATION_CREDENTIAL: Route = route!(get "/v1/identity/verifications/{id}/credential", "getIdentityVerificationCredential", get_verification_credential)
     .doc("Retrieve a verified session's credential", "The W3C credential the session issued, signed (`{\"verifiableCredential\": {…}}`), to hand to its holder; `POST /v1/identity/credentials/verify` verifies it and `POST /v1/identity/credentials/status` revokes it. Before the session is verified: 409 `verification_not_verified`.")
-    .ok(200, schema::<types::IssuedCredential>())
+    .ok(200, schema::<crate::types::IssuedCredential>())
     .errors(&[400, 401, 403, 404, 409, 429, 503])
     .codes(&[
         Codes::of(409)
@@ -485,7 +488,7 @@ impl crate::represent::Represent for openrail_store::events::IdentityVerificatio
         _state: &AppState,
         _now: i64,
     ) -> Result<types::IdentityVerification, ApiError> {
-        Ok(crate::views::identity_verification(&self.identity_verification))
+        Ok(views::identity_verification(&self.identity_verification))
     }
 }
 

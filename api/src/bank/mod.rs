@@ -1,6 +1,9 @@
 //! Simulated bank accounts of testnet (`/v1/bank-accounts`). Mainnet has no bank connector
 //! yet, so mainnet keys get 503 `mainnet_unavailable` here.
 
+pub mod types;
+mod views;
+
 use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -15,8 +18,9 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::route::{LinkArg, READ, Route, WRITE, route, schema};
-use crate::types::{self, BankAccountCreate, Money, RequestBody};
-use crate::views::{self, rfc3339_ms};
+use crate::types::{Money, RequestBody};
+use crate::rfc3339::rfc3339_ms;
+use self::types::BankAccountCreate;
 use openrail_engine::bank_accounts;
 
 /// Longest delay a simulated account may ask for, seconds.
@@ -153,6 +157,6 @@ pub async fn get_bank_account(
 impl crate::represent::Represent for openrail_store::events::BankTransferSnapshot {
     type View = types::BankTransfer;
     fn represent(&self, _state: &AppState, _now: i64) -> Result<types::BankTransfer, ApiError> {
-        Ok(crate::views::transfer(&self.bank_transfer, self.currency))
+        Ok(views::transfer(&self.bank_transfer, self.currency))
     }
 }

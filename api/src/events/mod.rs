@@ -2,6 +2,8 @@
 //! newest first. Each event renders its object as it was at that moment (see
 //! [`crate::represent`]).
 
+pub mod types;
+
 use std::collections::HashMap;
 
 use axum::Extension;
@@ -19,8 +21,7 @@ use crate::body::invalid;
 use crate::context::Principal;
 use crate::error::ApiError;
 use crate::route::{LinkArg, Param, READ, Route, route, schema};
-use crate::types;
-use crate::views::rfc3339_ms;
+use crate::rfc3339::rfc3339_ms;
 
 /// An event as the API shows it.
 pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiError> {
@@ -122,7 +123,7 @@ pub async fn list_events(
     Ok((
         StatusCode::OK,
         axum::Json(types::EventList::new(
-            types::ListTag,
+            crate::types::ListTag,
             "/v1/events".into(),
             data,
             page.has_more,

@@ -9,6 +9,8 @@
 //! its proofs, validity and status hold, whoever signed it; the caller's policy decides
 //! what to make of its `issuer`.
 
+pub mod types;
+
 use std::collections::HashMap;
 
 use axum::Extension;
@@ -34,7 +36,6 @@ use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict};
 use crate::route::{CREDENTIAL_REVOKED, Codes, Route, VERIFY, WRITE, route, schema};
-use crate::types;
 
 /// How long a presentation challenge may be used.
 pub const CHALLENGE_TTL_MS: i64 = 10 * 60 * 1000;
@@ -214,8 +215,8 @@ pub const OPERATIONS: &[&Route] = &[
 pub const VERIFY_CREDENTIAL: Route = route!(post "/v1/identity/credentials/verify", "verifyCredential", verify_credential)
     .doc("Verify a credential", "A W3C Verifiable Credential (VC Data Model 1.1 or 2.0) secured with Data Integrity proofs — `eddsa-rdfc-2022`, `eddsa-jcs-2022`, `ecdsa-rdfc-2019` and `ecdsa-jcs-2019` (P-256, P-384), proof sets and chains — with `did:key` verification methods; its validity period; its Bitstring Status List entries when the list is one this server publishes (any other list: not verified). Nothing is fetched from the network: JSON-LD contexts are built in, and a term no context defines is a failure. 200 `verified: true`; 422 `verified: false` with `problemDetails` (VC Data Model error types). Whether the issuer is trusted is your policy, not part of verification. `options` is accepted and ignored. May be called without a key (rate-limited per address).")
     .body(schema::<types::CredentialVerifyRequest>())
-    .ok(200, schema::<types::VerificationResult>())
-    .ok(422, schema::<types::VerificationResult>())
+    .ok(200, schema::<crate::types::VerificationResult>())
+    .ok(422, schema::<crate::types::VerificationResult>())
     .errors(VERIFY)
     .anonymous();
 
@@ -244,8 +245,8 @@ pub async fn verify_credential(
 pub const VERIFY_PRESENTATION: Route = route!(post "/v1/identity/presentations/verify", "verifyPresentation", verify_presentation)
     .doc("Verify a presentation", "A Verifiable Presentation whose proof (purpose `authentication`) carries a challenge this server gave (`POST /v1/identity/challenges`): the challenge is used up here (a replay is 422 `INVALID_CHALLENGE_ERROR`), and `options.domain`, or the challenge's own domain, must match the proof's. Every embedded credential is verified as `verifyCredential` does. 200 verified, 422 not.")
     .body(schema::<types::PresentationVerifyRequest>())
-    .ok(200, schema::<types::VerificationResult>())
-    .ok(422, schema::<types::VerificationResult>())
+    .ok(200, schema::<crate::types::VerificationResult>())
+    .ok(422, schema::<crate::types::VerificationResult>())
     .errors(VERIFY);
 
 /// `POST /v1/identity/presentations/verify` (VC API): `{"verifiablePresentation": {…},
@@ -378,7 +379,7 @@ pub(crate) fn credential_type(c: &Map<String, Value>) -> String {
 pub const ISSUE_CREDENTIAL: Route = route!(post "/v1/identity/credentials/issue", "issueCredential", issue_credential)
     .doc("Issue a credential", "Openrail signs a VC 2.0 credential as the issuer of the key's mode (`did:key`, Ed25519, `eddsa-rdfc-2022`, purpose `assertionMethod`): it adds `issuer` (or checks it is its own), `id` (`urn:uuid:…`) and `validFrom` when absent, and a revocation entry in one of its Bitstring Status Lists. `proof` and `credentialStatus` may not be given. A term no JSON-LD context defines cannot be signed (400). An `id` issued before is 409 `credential_exists`.")
     .body(schema::<types::CredentialIssueRequest>())
-    .ok(201, schema::<types::IssuedCredential>())
+    .ok(201, schema::<crate::types::IssuedCredential>())
     .errors(WRITE)
     .codes(&[Codes::of(409).conflicts(&[Conflict::CredentialExists]).what("A request with this Idempotency-Key is still running (retry later), or a credential with this id was issued before")]);
 

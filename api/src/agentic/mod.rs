@@ -6,6 +6,9 @@
 //! bound (`Prefer: wait=N`, default 10 s) and answers 201 when it is done, 202 while it is
 //! still pending.
 
+pub mod types;
+pub(crate) mod views;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,13 +30,14 @@ use serde::Serialize;
 use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
-use crate::types::{self, DebitPullCreate, MandateCreate, RequestBody, SessionKeyCreate, Text};
+use crate::types::{AuthorizationCreate, RequestBody, Text};
+use self::types::{DebitPullCreate, MandateCreate, SessionKeyCreate};
 
 use crate::error::{ApiError, DeclineReason, ErrorCode};
 use crate::route::{
     Codes, IDENTITY_FORBIDDEN, LIST, LinkArg, Param, READ, Route, WRITE, examples, route, schema,
 };
-use crate::views;
+use crate::rfc3339::rfc3339_ms;
 use openrail_engine::network::Network;
 use openrail_engine::{mandates, pulls, session_keys};
 use crate::represent::Represent;
@@ -331,7 +335,7 @@ pub async fn create_mandate(
 /// The operation [`authorize_mandate`] serves.
 pub const AUTHORIZE_MANDATE: Route = route!(post "/v1/mandates/{id}/authorize", "authorizeMandate", authorize_mandate)
     .doc("Authorize a mandate with the payer's signature", "The payer's EIP-712 signature of `authorization.typed_data` (status `requires_authorization`). Checked here (ECDSA, or the wallet's ERC-1271 answer), then the mandate is created on chain. A wrong or malformed signature is 422 `signature_invalid` and changes nothing; after `authorization.expires_at`, 422 `authorization_expired`. Authorizing an authorized mandate answers it as it is.")
-    .body(schema::<types::AuthorizationCreate>())
+    .body(schema::<AuthorizationCreate>())
     .ok(200, schema::<types::Mandate>())
     .ok(202, schema::<types::Mandate>())
     .errors(WRITE)
@@ -357,7 +361,7 @@ pub async fn authorize_mandate(
     account_only(&p)?;
     let id = id_of("mandate", &id, MandateId::parse)?;
     let net = network(&state, &p)?;
-    let types::AuthorizationCreate { signature } = types::AuthorizationCreate::read(fields)?;
+    let AuthorizationCreate { signature } = AuthorizationCreate::read(fields)?;
     let step =
         mandates::authorize(&state.store, &net, p.scope(), &id, &signature, now_ms()).await?;
     let mandates::Step::Queued(waiter) = step else {
@@ -440,7 +444,7 @@ pub async fn list_mandates(
     }
     Ok(json(
         StatusCode::OK,
-        types::MandateList::new(types::ListTag, "/v1/mandates".into(), data, page.has_more),
+        types::MandateList::new(crate::types::ListTag, "/v1/mandates".into(), data, page.has_more),
     ))
 }
 
@@ -640,7 +644,12 @@ pub async fn list_session_keys(
         }
         return Ok(json(
             StatusCode::OK,
-            types::SessionKeyList::new(types::ListTag, "/v1/session-keys".into(), data, false),
+            types::SessionKeyList::new(
+                crate::types::ListTag,
+                "/v1/session-keys".into(),
+                data,
+                false,
+            ),
         ));
     }
     let page = state
@@ -656,7 +665,7 @@ pub async fn list_session_keys(
     Ok(json(
         StatusCode::OK,
         types::SessionKeyList::new(
-            types::ListTag,
+            crate::types::ListTag,
             "/v1/session-keys".into(),
             data,
             page.has_more,
@@ -861,7 +870,7 @@ fn pull_response(pull: &DebitPull, chain_id: u64) -> ApiResult {
                 detail,
                 pull_id: Some(pull.id.to_string()),
                 remaining: pull.remaining.map(|r| format_minor(r, pull.currency)),
-                resets_at: pull.resets_at.map(views::rfc3339_ms),
+                resets_at: pull.resets_at.map(rfc3339_ms),
             })
         }
     }
@@ -941,7 +950,7 @@ pub async fn list_pulls(
     Ok(json(
         StatusCode::OK,
         types::DebitPullList::new(
-            types::ListTag,
+            crate::types::ListTag,
             "/v1/debit-pulls".into(),
             data,
             page.has_more,
@@ -954,7 +963,7 @@ fn mandate_authorization(
     state: &AppState,
     m: &Mandate,
     a: Option<&openrail_store::consent::Authorization>,
-) -> Result<Option<types::Consent>, ApiError> {
+) -> Result<Option<crate::types::Consent>, ApiError> {
     if m.is_bank_funded() {
         return Ok(Some(crate::consent::bank_mandate_view()));
     }
