@@ -173,13 +173,20 @@ build:
 check-artifacts: setup contracts build
 	$(BIN)/xtask artifacts --check
 
+## `cargo fmt` formats what rustfmt finds from each crate's root, which skips the modules
+## declared inside the layers' lists (`objects!`, `rows!`, `handlers!`): rustfmt also runs on
+## every tracked Rust file by name.
+RUST_FILES = $(shell git ls-files '*.rs')
 fmt: setup
 	cargo fmt --all
+	@rustfmt --edition 2024 $(RUST_FILES)
 	$(FORGE) fmt
 
 lint: fmt-check clippy
 fmt-check: setup
 	cargo fmt --all --check
+	@rustfmt --edition 2024 --check $(RUST_FILES) || { echo "rustfmt: the files above are not formatted (make fmt)"; exit 1; }
+	@echo "rustfmt --check: every tracked Rust file formatted"
 	@# `forge fmt --check` prints the diff but exits 0 (forge 1.7.1): fail on any output.
 	@out=$$($(FORGE) fmt --check 2>&1); if [ -n "$$out" ]; then echo "$$out"; \
 		echo "forge fmt: the contracts above are not formatted (make fmt)"; exit 1; fi

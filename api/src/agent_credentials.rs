@@ -10,12 +10,12 @@ use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use openrail_domain::SessionKeyId;
 use openrail_identity as vc;
 use openrail_store::agentic::{KeyStatus, Mandate, MandateStatus, SessionKey};
 use openrail_store::identity::{AgentCredential, AgentCredentialRecord, NewCredential};
 use openrail_store::money::format_minor;
 use openrail_store::now_ms;
-use openrail_domain::SessionKeyId;
 use serde_json::{Map, Value, json};
 
 use crate::AppState;
@@ -166,13 +166,9 @@ fn answer(status: StatusCode, c: &AgentCredential) -> Result<Response, ApiError>
         .into_response())
 }
 
-
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
-pub const OPERATIONS: &[&Route] = &[
-    &ISSUE_AGENT_CREDENTIAL,
-    &GET_AGENT_CREDENTIAL,
-];
+pub const OPERATIONS: &[&Route] = &[&ISSUE_AGENT_CREDENTIAL, &GET_AGENT_CREDENTIAL];
 
 /// The operation [`issue_agent_credential`] serves.
 pub const ISSUE_AGENT_CREDENTIAL: Route = route!(post "/v1/session-keys/{id}/credential", "issueAgentCredential", issue_agent_credential)
@@ -314,9 +310,9 @@ pub async fn get_agent_credential(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use openrail_domain::{AccountId, MandateId};
     use openrail_store::agentic::Mandate;
     use openrail_store::{Currency, Interval, Mode};
-    use openrail_domain::{AccountId, MandateId};
 
     fn fixture(now: i64) -> (SessionKey, Mandate) {
         let m = Mandate {

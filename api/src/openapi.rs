@@ -19,12 +19,15 @@ use serde_json::{Map, Value, json};
 use crate::error::ErrorCode;
 use crate::route::{Components, Link, LinkArg, Param, Route, SchemaName, problem, route};
 
-
 /// Every operation of the API, in the document's order (each handler module's `OPERATIONS`,
 /// module by module as `crate::handlers!` declares them): the router serves these and the
 /// document describes these.
-pub static ROUTES: std::sync::LazyLock<Vec<&'static Route>> =
-    std::sync::LazyLock::new(|| crate::HANDLER_ROUTES.iter().flat_map(|m| m.iter().copied()).collect());
+pub static ROUTES: std::sync::LazyLock<Vec<&'static Route>> = std::sync::LazyLock::new(|| {
+    crate::HANDLER_ROUTES
+        .iter()
+        .flat_map(|m| m.iter().copied())
+        .collect()
+});
 
 /// `GET /v1/openapi.json`
 pub const GET_OPENAPI: Route = route!(get "/v1/openapi.json", "getOpenApi", get_openapi)
@@ -41,9 +44,7 @@ pub const GET_OPENAPI: Route = route!(get "/v1/openapi.json", "getOpenApi", get_
 
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
-pub const OPERATIONS: &[&Route] = &[
-    &GET_OPENAPI,
-];
+pub const OPERATIONS: &[&Route] = &[&GET_OPENAPI];
 
 /// `GET /v1/openapi.json`: the document, built once per process.
 pub async fn get_openapi() -> axum::Json<&'static Value> {
@@ -182,7 +183,11 @@ fn r(name: &str) -> Value {
 fn components() -> Map<String, Value> {
     let mut all: Components = Vec::new();
     for route in ROUTES.iter() {
-        for schema in route.request.iter().chain(route.responses.iter().flatten().map(|(_, s)| s)) {
+        for schema in route
+            .request
+            .iter()
+            .chain(route.responses.iter().flatten().map(|(_, s)| s))
+        {
             (schema.add)(&mut all);
         }
     }
@@ -208,8 +213,7 @@ fn components() -> Map<String, Value> {
     let responses = answered(&ROUTES, &out);
     let names: Vec<String> = out.keys().cloned().collect();
     for name in names {
-        let response =
-            responses.contains(&name) && !NOT_ALL_PRESENT.contains(&name.as_str());
+        let response = responses.contains(&name) && !NOT_ALL_PRESENT.contains(&name.as_str());
         close(out.get_mut(&name).expect("listed"), response);
     }
     out
@@ -220,7 +224,6 @@ fn components() -> Map<String, Value> {
 /// it uses) is a response type: every member it declares is always present (nullable ones
 /// as `null`), except the secrets shown once ([`SOMETIMES`]).
 const NOT_ALL_PRESENT: &[&str] = &["OpenApiDocument"];
-
 
 /// The schemas of successful answers (2xx) and every schema they use.
 fn answered(routes: &[&Route], all: &Map<String, Value>) -> std::collections::BTreeSet<String> {
@@ -258,7 +261,6 @@ fn answered(routes: &[&Route], all: &Map<String, Value>) -> std::collections::BT
     }
     seen
 }
-
 
 /// Members of responses that appear only sometimes.
 const SOMETIMES: &[&str] = &["secret", "secret_redacted"];
@@ -676,7 +678,10 @@ mod tests {
         let mut listed: Vec<String> = ROUTES.iter().map(|r| r.id.to_string()).collect();
         listed.sort();
         let unlisted: Vec<&String> = declared.iter().filter(|d| !listed.contains(d)).collect();
-        assert!(unlisted.is_empty(), "declared, not in its module's OPERATIONS: {unlisted:?}");
+        assert!(
+            unlisted.is_empty(),
+            "declared, not in its module's OPERATIONS: {unlisted:?}"
+        );
         assert_eq!(declared, listed, "each route declared once and listed once");
     }
 

@@ -251,16 +251,30 @@ fn the_command_lines_parse() {
 /// Every `OPENRAIL_…` variable the image and compose set is one the program reads.
 #[test]
 fn every_variable_set_is_read() {
-    let mut sources = String::new();
-    for dir in ["cli/src", "api/src", "engine/src", "chain/src", "store/src"] {
-        for e in std::fs::read_dir(root().join(dir))
+    // Every Rust file under each crate's `src`, its subfolders included.
+    fn read_all(dir: &std::path::Path, sources: &mut String) {
+        for e in std::fs::read_dir(dir)
             .expect("a source directory")
             .flatten()
         {
-            if e.path().extension().and_then(|x| x.to_str()) == Some("rs") {
-                sources.push_str(&std::fs::read_to_string(e.path()).expect("a source file"));
+            let path = e.path();
+            if path.is_dir() {
+                read_all(&path, sources);
+            } else if path.extension().and_then(|x| x.to_str()) == Some("rs") {
+                sources.push_str(&std::fs::read_to_string(&path).expect("a source file"));
             }
         }
+    }
+    let mut sources = String::new();
+    for dir in [
+        "cli/src",
+        "api/src",
+        "engine/src",
+        "chain/src",
+        "store/src",
+        "webhooks/src",
+    ] {
+        read_all(&root().join(dir), &mut sources);
     }
     let text = format!("{}\n{}", read("Dockerfile"), read("compose.yaml"));
     let mut seen = BTreeSet::new();

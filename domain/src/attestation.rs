@@ -41,7 +41,6 @@ impl AttestationStatus {
 
 lifecycle!(AttestationStatus, starts: [Pending]);
 
-
 kinds!(TxKind:
     /// What an identity attestation's transactions do (their intent: the attestation).
     AttestationTx of Attestation {

@@ -41,7 +41,6 @@ impl TransferStatus {
 
 lifecycle!(TransferStatus, starts: [Pending]);
 
-
 events!(
     /// What happens to a bank transfer: the types of its events.
     BankTransferEvent of BankTransfer {

@@ -41,7 +41,6 @@ impl MandateStatus {
 
 lifecycle!(MandateStatus, starts: [RequiresAuthorization, Pending]);
 
-
 kinds!(TxKind:
     /// What a mandate's transactions do (their intent: the mandate).
     MandateTx of Mandate {

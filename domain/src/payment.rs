@@ -70,7 +70,6 @@ impl RefundStatus {
 
 lifecycle!(RefundStatus, starts: [Pending]);
 
-
 kinds!(TxKind:
     /// What a payment's transactions do.
     PaymentTx of Payment {

@@ -126,7 +126,6 @@ pub struct PullTransfer {
     pub amount: u64,
 }
 
-
 kinds!(TxKind:
     /// What a debit pull's transactions do.
     PullTx of Pull {

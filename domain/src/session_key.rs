@@ -38,7 +38,6 @@ impl KeyStatus {
 
 lifecycle!(KeyStatus, starts: [Pending]);
 
-
 kinds!(TxKind:
     /// What a session key's transactions do (their intent: the key).
     SessionKeyTx of SessionKey {

@@ -42,7 +42,6 @@ impl VerificationStatus {
 
 lifecycle!(VerificationStatus, starts: [RequiresInput]);
 
-
 events!(
     /// What happens to an identity verification session: the types of its events.
     IdentityVerificationEvent of IdentityVerification {
@@ -63,7 +62,9 @@ impl crate::EventType {
     /// The event of a verification session moving to `s`.
     pub fn of_verification(s: VerificationStatus) -> crate::EventType {
         match s {
-            VerificationStatus::RequiresInput => crate::EventType::IdentityVerificationRequiresInput,
+            VerificationStatus::RequiresInput => {
+                crate::EventType::IdentityVerificationRequiresInput
+            }
             VerificationStatus::Processing => crate::EventType::IdentityVerificationProcessing,
             VerificationStatus::Verified => crate::EventType::IdentityVerificationVerified,
             VerificationStatus::Canceled => crate::EventType::IdentityVerificationCanceled,

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use openrail_store::accounts::PaymentsChain;
 use openrail_store::now_ms;
 
+use self::types::AccountUpdate;
 use crate::AppState;
 use crate::agentic::{account_only, network};
 use crate::body::{Fields, invalid};
@@ -19,7 +20,6 @@ use crate::context::Principal;
 use crate::error::ApiError;
 use crate::route::{READ, Route, WRITE, route, schema};
 use crate::types::RequestBody;
-use self::types::AccountUpdate;
 
 async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiError> {
     let net = network(state, p)?;
@@ -48,13 +48,9 @@ async fn view(state: &AppState, p: &Principal) -> Result<types::Account, ApiErro
     })
 }
 
-
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
-pub const OPERATIONS: &[&Route] = &[
-    &GET_ACCOUNT,
-    &UPDATE_ACCOUNT,
-];
+pub const OPERATIONS: &[&Route] = &[&GET_ACCOUNT, &UPDATE_ACCOUNT];
 
 /// The operation [`get_account`] serves.
 pub const GET_ACCOUNT: Route = route!(get "/v1/account", "getAccount", get_account)

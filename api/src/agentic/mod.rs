@@ -18,29 +18,29 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use openrail_domain::{BankAccountId, MandateId, PullId, SessionKeyId};
 use openrail_store::agentic::{DebitPull, Mandate, PullStatus, SessionKey};
 use openrail_store::money::format_minor;
 use openrail_store::outbox::WorkKind;
 use openrail_store::stages;
 use openrail_store::verification::VerificationType;
 use openrail_store::{Currency, Interval, Mode, StoreError, now_ms};
-use openrail_domain::{BankAccountId, MandateId, PullId, SessionKeyId};
 use serde::Serialize;
 
+use self::types::{DebitPullCreate, MandateCreate, SessionKeyCreate};
 use crate::AppState;
 use crate::body::{Fields, invalid};
 use crate::context::{Principal, link_created};
 use crate::types::{AuthorizationCreate, RequestBody, Text};
-use self::types::{DebitPullCreate, MandateCreate, SessionKeyCreate};
 
 use crate::error::{ApiError, DeclineReason, ErrorCode};
+use crate::represent::Represent;
+use crate::rfc3339::rfc3339_ms;
 use crate::route::{
     Codes, IDENTITY_FORBIDDEN, LIST, LinkArg, Param, READ, Route, WRITE, examples, route, schema,
 };
-use crate::rfc3339::rfc3339_ms;
 use openrail_engine::network::Network;
 use openrail_engine::{mandates, pulls, session_keys};
-use crate::represent::Represent;
 use openrail_store::events::{DebitPullSnapshot, MandateSnapshot, SessionKeySnapshot};
 
 type ApiResult = Result<Response, ApiError>;
@@ -196,7 +196,6 @@ pub(crate) async fn render_key(
 }
 
 // ------------------------------------------------------------------ mandates
-
 
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
@@ -444,7 +443,12 @@ pub async fn list_mandates(
     }
     Ok(json(
         StatusCode::OK,
-        types::MandateList::new(crate::types::ListTag, "/v1/mandates".into(), data, page.has_more),
+        types::MandateList::new(
+            crate::types::ListTag,
+            "/v1/mandates".into(),
+            data,
+            page.has_more,
+        ),
     ))
 }
 
@@ -979,13 +983,11 @@ fn mandate_authorization(
     Ok(Some(crate::consent::view_of(a, &msg, net, asm)))
 }
 
-
 impl Represent for MandateSnapshot {
     type View = types::Mandate;
     fn represent(&self, state: &AppState, _now: i64) -> Result<types::Mandate, ApiError> {
         let mut v = views::mandate(&self.mandate, self.current_epoch);
-        v.authorization =
-            mandate_authorization(state, &self.mandate, self.authorization.as_ref())?;
+        v.authorization = mandate_authorization(state, &self.mandate, self.authorization.as_ref())?;
         Ok(v)
     }
 }

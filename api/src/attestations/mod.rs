@@ -25,10 +25,10 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_store::attestations::{Attestation, AttestationStatus};
-use openrail_store::{StoreError, now_ms};
 use openrail_domain::AttestationId;
 use openrail_domain::journal::Intent;
+use openrail_store::attestations::{Attestation, AttestationStatus};
+use openrail_store::{StoreError, now_ms};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -169,7 +169,6 @@ fn facts_of_posted(c: &Map<String, Value>) -> Result<Facts, ApiError> {
         status_list_index: index,
     })
 }
-
 
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
@@ -535,10 +534,13 @@ pub async fn revoke_attestation(
     Ok((status, axum::Json(views::attestation(&a, now_ms()))).into_response())
 }
 
-
 impl crate::represent::Represent for openrail_store::events::AttestationSnapshot {
     type View = types::IdentityAttestation;
-    fn represent(&self, _state: &AppState, now: i64) -> Result<types::IdentityAttestation, ApiError> {
+    fn represent(
+        &self,
+        _state: &AppState,
+        now: i64,
+    ) -> Result<types::IdentityAttestation, ApiError> {
         Ok(views::attestation(&self.attestation, now))
     }
 }

@@ -8,19 +8,19 @@ use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use openrail_domain::BankAccountId;
 use openrail_store::bank::{BankAccount, BankTransfer, Behavior};
 use openrail_store::{Mode, now_ms};
-use openrail_domain::BankAccountId;
 
+use self::types::BankAccountCreate;
 use crate::AppState;
 use crate::agentic::{currency_of, missing};
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::ApiError;
+use crate::rfc3339::rfc3339_ms;
 use crate::route::{LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{Money, RequestBody};
-use crate::rfc3339::rfc3339_ms;
-use self::types::BankAccountCreate;
 use openrail_engine::bank_accounts;
 
 /// Longest delay a simulated account may ask for, seconds.
@@ -60,13 +60,9 @@ pub(crate) fn account_view(a: &BankAccount, transfers: &[BankTransfer]) -> types
     }
 }
 
-
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
-pub const OPERATIONS: &[&Route] = &[
-    &CREATE_BANK_ACCOUNT,
-    &GET_BANK_ACCOUNT,
-];
+pub const OPERATIONS: &[&Route] = &[&CREATE_BANK_ACCOUNT, &GET_BANK_ACCOUNT];
 
 /// The operation [`create_bank_account`] serves.
 pub const CREATE_BANK_ACCOUNT: Route = route!(post "/v1/bank-accounts", "createBankAccount", create_bank_account)

@@ -20,8 +20,8 @@ use crate::agentic::{missing, no_more_query, paging};
 use crate::body::invalid;
 use crate::context::Principal;
 use crate::error::ApiError;
-use crate::route::{LinkArg, Param, READ, Route, route, schema};
 use crate::rfc3339::rfc3339_ms;
+use crate::route::{LinkArg, Param, READ, Route, route, schema};
 
 /// An event as the API shows it.
 pub(crate) fn render(state: &AppState, e: &Event) -> Result<types::Event, ApiError> {
@@ -71,13 +71,9 @@ fn account_only(p: &Principal) -> Result<(), ApiError> {
     }
 }
 
-
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
-pub const OPERATIONS: &[&Route] = &[
-    &LIST_EVENTS,
-    &GET_EVENT,
-];
+pub const OPERATIONS: &[&Route] = &[&LIST_EVENTS, &GET_EVENT];
 
 /// The operation [`list_events`] serves.
 pub const LIST_EVENTS: Route = route!(get "/v1/events", "listEvents", list_events)

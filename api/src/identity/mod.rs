@@ -199,7 +199,6 @@ pub(crate) async fn verify_off_thread(
     .map_err(|e| ApiError::Internal(format!("verification task: {e}")))
 }
 
-
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
 pub const OPERATIONS: &[&Route] = &[

@@ -14,6 +14,7 @@ mod views;
 
 use std::collections::HashMap;
 
+use self::types::PaymentCreate;
 use crate::AppState;
 use crate::agentic::{
     account_only, currency_of, id_of, missing, network, no_more_query, paging, parse_address,
@@ -22,19 +23,18 @@ use crate::agentic::{
 use crate::body::{Fields, invalid};
 use crate::context::Principal;
 use crate::error::{ApiError, Conflict, DeclineReason, ErrorCode};
+use crate::represent::Represent;
 use crate::route::{Codes, LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{AuthorizationCreate, RequestBody};
-use self::types::PaymentCreate;
 use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_engine::payments::service::{self as payments, Leg};
-use crate::represent::Represent;
-use openrail_store::events::PaymentSnapshot;
-use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
-use openrail_store::now_ms;
 use openrail_domain::{BankAccountId, PaymentId};
+use openrail_engine::payments::service::{self as payments, Leg};
+use openrail_store::events::PaymentSnapshot;
+use openrail_store::now_ms;
+use openrail_store::payments::{PartyKind, Payment, PaymentStatus};
 
 /// A payment as the API shows it now, with its `authorization`.
 pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payment, ApiError> {
@@ -49,7 +49,6 @@ pub(crate) async fn render(state: &AppState, p: &Payment) -> Result<types::Payme
 fn leg_kind(param: &str, kind: &str) -> Result<PartyKind, ApiError> {
     PartyKind::parse(kind).ok_or_else(|| invalid(param, "must be wallet or bank_account"))
 }
-
 
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
@@ -349,13 +348,11 @@ fn payment_authorization(
     Ok(Some(crate::consent::view_of(a, &msg, net, net.router)))
 }
 
-
 impl Represent for PaymentSnapshot {
     type View = types::Payment;
     fn represent(&self, state: &AppState, _now: i64) -> Result<types::Payment, ApiError> {
         let mut v = views::payment(&self.payment);
-        v.authorization =
-            payment_authorization(state, &self.payment, self.authorization.as_ref())?;
+        v.authorization = payment_authorization(state, &self.payment, self.authorization.as_ref())?;
         Ok(v)
     }
 }

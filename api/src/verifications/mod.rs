@@ -22,8 +22,8 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use openrail_identity as vc;
 use openrail_domain::IdentityVerificationId;
+use openrail_identity as vc;
 use openrail_store::agentic::Scope;
 use openrail_store::identity::NewCredential;
 use openrail_store::verifications::{
@@ -33,6 +33,7 @@ use openrail_store::{Mode, Store, StoreError, now_ms};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use self::types::IdentityVerificationCreate;
 use crate::AppState;
 use crate::agentic::{id_of, missing, no_more_query, paging, parse_address};
 use crate::bank::testnet_only;
@@ -44,7 +45,6 @@ use crate::route::{
     Codes, LIST, LinkArg, NOT_WAITING_FOR_INPUT, READ, Route, WRITE, route, schema,
 };
 use crate::types::RequestBody;
-use self::types::IdentityVerificationCreate;
 
 /// How long a credential issued by a verified session is valid.
 pub const CREDENTIAL_VALIDITY_MS: i64 = 365 * 24 * 60 * 60 * 1000;
@@ -68,7 +68,6 @@ fn refused<'a>(
         other => missing("identity_verification", id)(other),
     }
 }
-
 
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).
@@ -479,7 +478,6 @@ impl SimulatedProvider {
         }
     }
 }
-
 
 impl crate::represent::Represent for openrail_store::events::IdentityVerificationSnapshot {
     type View = types::IdentityVerification;

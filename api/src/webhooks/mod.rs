@@ -12,11 +12,12 @@ use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use openrail_domain::{EventId, WebhookEndpointId};
 use openrail_store::webhooks::{EnabledEvents, EndpointChange, WebhookEndpoint, new_secret};
 use openrail_store::{Mode, now_ms};
-use openrail_domain::{EventId, WebhookEndpointId};
 use serde::Serialize;
 
+use self::types::{RedeliverCreate, WebhookEndpointCreate, WebhookEndpointUpdate};
 use crate::AppState;
 use crate::agentic::{account_only, id_of, missing, no_more_query, paging};
 use crate::body::{Fields, invalid};
@@ -25,7 +26,6 @@ use crate::delivery;
 use crate::error::ApiError;
 use crate::route::{LIST, LinkArg, READ, Route, WRITE, route, schema};
 use crate::types::{RequestBody, Text};
-use self::types::{RedeliverCreate, WebhookEndpointCreate, WebhookEndpointUpdate};
 
 /// How long the secret before a rotation keeps signing beside the new one.
 pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);
@@ -63,7 +63,6 @@ async fn checked_url(state: &AppState, mode: Mode, url: &str) -> Result<String, 
             delivery::DeliveryError::BadSecret => ApiError::Internal(e.to_string()),
         })
 }
-
 
 /// This module's operations, in the order the document lists them (the router and the
 /// document take every handler module's: [`crate::openapi::ROUTES`]).

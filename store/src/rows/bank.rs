@@ -82,7 +82,10 @@ impl BankTransferSnapshot {
         )
         .await?;
         let account = openrail_domain::AccountId::from_trusted(a.string("account_id")?);
-        let (mode, currency) = (super::mode_of(&a, "mode")?, super::currency_of(&a, "currency")?);
+        let (mode, currency) = (
+            super::mode_of(&a, "mode")?,
+            super::currency_of(&a, "currency")?,
+        );
         let snap = BankTransferSnapshot {
             bank_transfer: t,
             currency,

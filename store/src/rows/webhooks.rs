@@ -100,6 +100,12 @@ impl WebhookEndpointSnapshot {
         let id = WebhookEndpointId::parse(id).ok_or(StoreError::NotFound)?;
         let e = endpoint_in(conn, &id).await?;
         let (account, mode) = (e.account_id.clone(), e.mode);
-        Ok((WebhookEndpointSnapshot { webhook_endpoint: e }, account, mode))
+        Ok((
+            WebhookEndpointSnapshot {
+                webhook_endpoint: e,
+            },
+            account,
+            mode,
+        ))
     }
 }
