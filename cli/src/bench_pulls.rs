@@ -1025,13 +1025,14 @@ async fn measure(
     let threads_before = cpu_by_thread();
     let mut block_before = op.get_block_number().await?;
     // On a chain with a block time, the run starts as a block is mined. Where in the block
-    // clock a run starts moves its whole-run figure by up to a block: one that starts a
-    // moment before a block has that block carry almost nothing and needs a block more
-    // than one that starts just after one, whatever the service does (at n = 10,000 and
-    // 1 s blocks: 4 blocks instead of 3, 76-81 % instead of 86-96 %), and left to itself
-    // the phase is whatever the set-up took, the same in every run. Starting just after a
-    // block makes it the same in every run: the phase at which a run needs the fewest
-    // blocks (the first has the run's first second to fill), which the report says.
+    // clock a run starts moves its whole-run figure by up to a block: the first block
+    // carries what the service took in before it, so a run that starts a moment before a
+    // block needs a block more than one that starts just after one, unless the service
+    // takes in a block's worth in that moment (at n = 10,000 and 1 s blocks on two cores
+    // shared with the clients and anvil: 4 blocks instead of 3, 76-81 % instead of
+    // 86-96 %). Left to itself the phase is whatever the set-up took, the same in every
+    // run. Starting just after a block fixes it, at the phase most favourable to the
+    // first block (it has the run's first second to fill), which the report says.
     if real.is_some() {
         let waited = Instant::now();
         loop {
