@@ -54,8 +54,10 @@ test-deps: webhook-receiver $(SCHEMATHESIS_VENV)/.installed $(PY_SDK_VENV)/.inst
 
 ## The build under `make -j`: cargo keeps its own parallelism (one job per core) instead of
 ## sharing make's job slots with the downloads beside it.
+## `--timings`: where the build's time went, each unit's seconds, in
+## $(CARGO_TARGET_DIR)/cargo-timings/cargo-timing.html (the path is printed at the end).
 test-build:
-	MAKEFLAGS= cargo build --workspace --all-targets --locked
+	MAKEFLAGS= cargo build --workspace --all-targets --locked --timings
 
 ## Install the pinned Solidity toolchain (Foundry, solcjs, OpenZeppelin) from npm.
 setup: $(NODE_STAMP)
