@@ -252,7 +252,13 @@ macro_rules! on_chain {
             /// The work that sends one transaction of `kind` (`None` for a kind only
             /// driving work sends).
             pub fn sending(kind: TxKind) -> Option<WorkKind> {
-                WorkKind::all().into_iter().find(|w| w.tx_kind() == Some(kind))
+                // Called for every journaled transaction's fate: no list is built.
+                $(
+                    if let Some(w) = $work::ALL.iter().copied().find(|w| w.tx_kind() == Some(kind)) {
+                        return Some(WorkKind::$on(w));
+                    }
+                )+
+                None
             }
         }
 

@@ -20,10 +20,10 @@ use openrail_domain::journal::Intent;
 use openrail_domain::{AttestationId, AttestationWork};
 use openrail_store::attestations::{Attestation, AttestationStatus};
 use openrail_store::outbox::Work;
-use openrail_store::{Store, StoreError, now_ms};
+use openrail_store::{Store, now_ms};
 
 use crate::network::Network;
-use crate::{Left, Next, Sent, corrupt, send};
+use crate::{Left, Next, Sent, corrupt, logged, send};
 
 /// The `attest` call of attestation `a`, from its row; `None` when the row makes no usable
 /// call (never written so).
@@ -51,10 +51,6 @@ pub(crate) async fn run(
     kind: AttestationWork,
     w: &Work,
 ) -> Result<Next, Left> {
-    let logged = |e: StoreError| {
-        tracing::error!(intent = %w.intent, error = %e, "engine: reading or recording an attestation failed");
-        Left
-    };
     let Intent::Attestation(id) = &w.intent else {
         return Ok(corrupt(w));
     };
@@ -69,7 +65,7 @@ pub(crate) async fn run(
         .attestations()
         .get_unscoped(id)
         .await
-        .map_err(logged)?;
+        .map_err(logged(w))?;
     if !revoke {
         if a.status != AttestationStatus::Pending {
             return Ok(Next::Close);
@@ -79,7 +75,7 @@ pub(crate) async fn run(
                 .attestations()
                 .fail_unsent(id, now_ms())
                 .await
-                .map_err(logged)?;
+                .map_err(logged(w))?;
             return Ok(Next::Close);
         }
         // Its fate is recorded: on success, the uid from the receipt.
@@ -87,7 +83,7 @@ pub(crate) async fn run(
             .attestations()
             .get_unscoped(id)
             .await
-            .map_err(logged)?;
+            .map_err(logged(w))?;
         if a.status == AttestationStatus::Active {
             uid_of(store, net, &a, false).await;
         }
@@ -126,7 +122,7 @@ async fn mirror(store: &Store, net: &Network, id: &AttestationId, w: &Work) -> R
         .attestations()
         .receipt_to_record(id.as_str())
         .await
-        .map_err(crate::logged(w))?
+        .map_err(logged(w))?
     else {
         return Ok(Next::Close);
     };
